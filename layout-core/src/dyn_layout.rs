@@ -1,0 +1,587 @@
+//! [`DynLayout`]: a layout whose structure is known only at run time.
+
+use crate::tuple::{CLOSE, LEAF, MAX_LEAVES, OPEN, Profile, write_profiled};
+use crate::{DynTuple, LayoutError};
+use core::fmt;
+
+/// A run-time layout: a hierarchical shape and a congruent stride, heap-free.
+///
+/// Holds at most [`MAX_LEAVES`] leaves. Every value of this type has been validated: shape and
+/// stride are congruent, every extent is positive, and `size`, `cosize` and every offset of the
+/// domain fit in `i64` — so the accessors never fail and never overflow.
+///
+/// All operations are `const fn`: static layouts compute their associated consts with this same
+/// code, and the `layout!` macro checks its input with it.
+///
+/// ```
+/// use layout_core::DynLayout;
+/// let l: DynLayout = "((2,3),(2,4)):((1,4),(2,12))".parse().unwrap();
+/// assert_eq!(l.size(), 48);
+/// assert_eq!(l.cosize(), 48);
+/// assert_eq!(l.offset(5), 1 + 2 * 4); // index 5 = coordinate ((1,2),(0,0))
+/// assert_eq!(l.to_string(), "((2,3),(2,4)):((1,4),(2,12))");
+/// ```
+#[derive(Clone, Copy)]
+pub struct DynLayout {
+    profile: Profile,
+    shape: [i64; MAX_LEAVES],
+    stride: [i64; MAX_LEAVES],
+    n: usize,
+}
+
+/// `?` for `const fn`: unwrap a `Result` or return its error.
+macro_rules! ctry {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Err(e),
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use ctry;
+
+impl DynLayout {
+    /// Build a layout from a shape and a stride, checking every invariant of the type.
+    ///
+    /// # Errors
+    /// [`LayoutError::NotCongruent`] when the profiles differ, [`LayoutError::NonPositiveExtent`]
+    /// for an extent ≤ 0, [`LayoutError::Overflow`] when the size, cosize or an offset does not fit
+    /// in `i64`.
+    pub const fn new(shape: &DynTuple, stride: &DynTuple) -> Result<DynLayout, LayoutError> {
+        if !shape.congruent(stride) {
+            return Err(LayoutError::NotCongruent { shape_leaves: shape.n, stride_leaves: stride.n });
+        }
+        let l = DynLayout { profile: shape.profile, shape: shape.vals, stride: stride.vals, n: shape.n };
+        ctry!(l.validate());
+        Ok(l)
+    }
+
+    /// Check the invariants of the type on possibly unvalidated parts.
+    const fn validate(&self) -> Result<(), LayoutError> {
+        let mut size: i64 = 1;
+        let mut lo: i64 = 0;
+        let mut hi: i64 = 0;
+        let mut i = 0;
+        while i < self.n {
+            let s = self.shape[i];
+            if s <= 0 {
+                return Err(LayoutError::NonPositiveExtent { leaf: i, extent: s });
+            }
+            size = match size.checked_mul(s) {
+                Some(v) => v,
+                None => return Err(LayoutError::Overflow { what: "size" }),
+            };
+            let span = match (s - 1).checked_mul(self.stride[i]) {
+                Some(v) => v,
+                None => return Err(LayoutError::Overflow { what: "cosize" }),
+            };
+            if span < 0 {
+                lo = match lo.checked_add(span) {
+                    Some(v) => v,
+                    None => return Err(LayoutError::Overflow { what: "cosize" }),
+                };
+            } else {
+                hi = match hi.checked_add(span) {
+                    Some(v) => v,
+                    None => return Err(LayoutError::Overflow { what: "cosize" }),
+                };
+            }
+            i += 1;
+        }
+        match hi.checked_sub(lo) {
+            Some(v) if v < i64::MAX => Ok(()),
+            _ => Err(LayoutError::Overflow { what: "cosize" }),
+        }
+    }
+
+    /// Build from a profile and flat shape/stride values; validates.
+    pub(crate) const fn from_flat_parts(
+        profile: Profile,
+        shape: &[i64],
+        stride: &[i64],
+    ) -> Result<DynLayout, LayoutError> {
+        if shape.len() != stride.len() || shape.len() != profile.leaves() {
+            return Err(LayoutError::NotCongruent { shape_leaves: shape.len(), stride_leaves: stride.len() });
+        }
+        let s = DynTuple::from_profile(profile, shape);
+        let d = DynTuple::from_profile(profile, stride);
+        DynLayout::new(&s, &d)
+    }
+
+    /// The flat (depth-1) layout `(s0,s1,…):(d0,d1,…)`.
+    pub const fn from_flat(shape: &[i64], stride: &[i64]) -> Result<DynLayout, LayoutError> {
+        let profile = ctry!(Profile::flat(shape.len()));
+        DynLayout::from_flat_parts(profile, shape, stride)
+    }
+
+    /// The rank-0-style integer layout `s:d`.
+    pub const fn leaf(shape: i64, stride: i64) -> Result<DynLayout, LayoutError> {
+        DynLayout::new(&DynTuple::leaf(shape), &DynTuple::leaf(stride))
+    }
+
+    /// The compact column-major layout of `shape` (CuTe's default, `LayoutLeft`): strides are
+    /// the exclusive prefix products of the flattened shape, left to right.
+    ///
+    /// ```
+    /// use layout_core::{DynLayout, DynTuple};
+    /// let s: DynTuple = "(2,(3,4))".parse().unwrap();
+    /// assert_eq!(DynLayout::col_major(&s).unwrap().to_string(), "(2,(3,4)):(1,(2,6))");
+    /// ```
+    pub const fn col_major(shape: &DynTuple) -> Result<DynLayout, LayoutError> {
+        let mut stride = *shape;
+        let mut p: i64 = 1;
+        let mut i = 0;
+        while i < shape.n {
+            stride.vals[i] = p;
+            p = match p.checked_mul(shape.vals[i]) {
+                Some(v) => v,
+                None => return Err(LayoutError::Overflow { what: "size" }),
+            };
+            i += 1;
+        }
+        DynLayout::new(shape, &stride)
+    }
+
+    /// The compact row-major layout of `shape` (`LayoutRight`): prefix products right to left
+    /// over the flattened shape.
+    ///
+    /// ```
+    /// use layout_core::{DynLayout, DynTuple};
+    /// let s: DynTuple = "(2,(2,2))".parse().unwrap();
+    /// assert_eq!(DynLayout::row_major(&s).unwrap().to_string(), "(2,(2,2)):(4,(2,1))");
+    /// ```
+    pub const fn row_major(shape: &DynTuple) -> Result<DynLayout, LayoutError> {
+        let mut stride = *shape;
+        let mut p: i64 = 1;
+        let mut i = shape.n;
+        while i > 0 {
+            i -= 1;
+            stride.vals[i] = p;
+            p = match p.checked_mul(shape.vals[i]) {
+                Some(v) => v,
+                None => return Err(LayoutError::Overflow { what: "size" }),
+            };
+        }
+        DynLayout::new(shape, &stride)
+    }
+
+    /// The shape.
+    pub const fn shape(&self) -> DynTuple {
+        DynTuple::from_profile(self.profile, self.shape_leaves())
+    }
+
+    /// The stride.
+    pub const fn stride(&self) -> DynTuple {
+        DynTuple::from_profile(self.profile, self.stride_leaves())
+    }
+
+    /// The flattened shape values.
+    pub const fn shape_leaves(&self) -> &[i64] {
+        self.shape.split_at(self.n).0
+    }
+
+    /// The flattened stride values.
+    pub const fn stride_leaves(&self) -> &[i64] {
+        self.stride.split_at(self.n).0
+    }
+
+    /// The profile shared by shape and stride.
+    pub const fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// Number of leaves (modes of the flattened layout).
+    pub const fn leaf_count(&self) -> usize {
+        self.n
+    }
+
+    /// Number of elements of the domain: the product of the shape.
+    pub const fn size(&self) -> i64 {
+        let mut p = 1;
+        let mut i = 0;
+        while i < self.n {
+            p *= self.shape[i];
+            i += 1;
+        }
+        p
+    }
+
+    /// CuTe's cosize: `1 + Σ (sᵢ-1)·|dᵢ|`, the length of the codomain interval the layout spans.
+    /// For non-negative strides this is `L(size-1) + 1`.
+    pub const fn cosize(&self) -> i64 {
+        let mut c = 1;
+        let mut i = 0;
+        while i < self.n {
+            c += (self.shape[i] - 1) * self.stride[i].abs();
+            i += 1;
+        }
+        c
+    }
+
+    /// The smallest and largest offset of the domain (negative strides give negative offsets).
+    pub const fn offset_range(&self) -> (i64, i64) {
+        let mut lo = 0;
+        let mut hi = 0;
+        let mut i = 0;
+        while i < self.n {
+            let span = (self.shape[i] - 1) * self.stride[i];
+            if span < 0 {
+                lo += span;
+            } else {
+                hi += span;
+            }
+            i += 1;
+        }
+        (lo, hi)
+    }
+
+    /// Number of top-level modes (1 for an integer-shaped layout).
+    pub const fn rank(&self) -> usize {
+        self.profile.rank()
+    }
+
+    /// Nesting depth of the shape.
+    pub const fn depth(&self) -> usize {
+        self.profile.depth()
+    }
+
+    /// The offset of 1-D index `i` (colexicographic: leftmost leaf fastest). The last leaf takes
+    /// the undivided quotient, so the layout extends naturally past `size` as in CuTe.
+    ///
+    /// Plain `i64` arithmetic: within `[0, size)` it cannot overflow (checked at construction).
+    #[inline(always)]
+    pub const fn offset(&self, i: i64) -> i64 {
+        let mut rest = i;
+        let mut off = 0;
+        let mut k = 0;
+        while k + 1 < self.n {
+            let s = self.shape[k];
+            off += (rest % s) * self.stride[k];
+            rest /= s;
+            k += 1;
+        }
+        if self.n > 0 {
+            off += rest * self.stride[self.n - 1];
+        }
+        off
+    }
+
+    /// The offset of 1-D index `i`, refusing indices outside `[0, size)`.
+    pub const fn try_offset(&self, i: i64) -> Result<i64, LayoutError> {
+        if i < 0 || i >= self.size() {
+            return Err(LayoutError::IndexOutOfRange { index: i, size: self.size() });
+        }
+        Ok(self.offset(i))
+    }
+
+    /// The offset of a hierarchical coordinate: a 1-D index, a per-mode coordinate or a fully
+    /// hierarchical one (any coordinate weakly congruent with the shape). Each integer of the
+    /// coordinate is distributed colexicographically over the sub-shape it stands for and must lie
+    /// inside that sub-shape.
+    ///
+    /// ```
+    /// use layout_core::{DynLayout, DynTuple};
+    /// let l: DynLayout = "(3,(2,3)):(3,(12,1))".parse().unwrap();
+    /// for c in ["16", "(1,5)", "(1,(1,2))"] {
+    ///     let c: DynTuple = c.parse().unwrap();
+    ///     assert_eq!(l.offset_of(&c), Ok(17));
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    /// [`LayoutError::CoordinateMismatch`] when the coordinate's nesting does not fit the shape,
+    /// [`LayoutError::CoordinateOutOfRange`] / [`LayoutError::IndexOutOfRange`] when it lies outside.
+    pub const fn offset_of(&self, coord: &DynTuple) -> Result<i64, LayoutError> {
+        if !coord.weakly_congruent(&self.shape()) {
+            return Err(LayoutError::CoordinateMismatch { coord_leaves: coord.n, shape_leaves: self.n });
+        }
+        // Walk both token strings; a coordinate leaf covers a whole shape subtree.
+        let ct = coord.profile.tokens();
+        let st = self.profile.tokens();
+        let (mut ci, mut si) = (0usize, 0usize);
+        let (mut cl, mut sl) = (0usize, 0usize);
+        let mut off = 0i64;
+        while ci < ct.len() {
+            if ct[ci] == LEAF {
+                // the subtree of the shape starting at si
+                let first = sl;
+                let mut depth = 0usize;
+                loop {
+                    match st[si] {
+                        OPEN => depth += 1,
+                        CLOSE => depth -= 1,
+                        _ => sl += 1,
+                    }
+                    si += 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                let c = coord.vals[cl];
+                let mut sz: i64 = 1;
+                let mut k = first;
+                while k < sl {
+                    sz *= self.shape[k];
+                    k += 1;
+                }
+                if c < 0 || c >= sz {
+                    if sl - first == 1 {
+                        return Err(LayoutError::CoordinateOutOfRange { leaf: first, coord: c, extent: sz });
+                    }
+                    return Err(LayoutError::IndexOutOfRange { index: c, size: sz });
+                }
+                let mut rest = c;
+                let mut k = first;
+                while k < sl {
+                    off += (rest % self.shape[k]) * self.stride[k];
+                    rest /= self.shape[k];
+                    k += 1;
+                }
+                cl += 1;
+            } else {
+                si += 1;
+            }
+            ci += 1;
+        }
+        Ok(off)
+    }
+
+    /// The coordinate of 1-D index `i` in the shape (colexicographic), hierarchical like the shape.
+    pub const fn index_to_coord(&self, i: i64) -> DynTuple {
+        let mut c = self.shape();
+        let mut rest = i;
+        let mut k = 0;
+        while k < self.n {
+            if k + 1 < self.n {
+                c.vals[k] = rest % self.shape[k];
+                rest /= self.shape[k];
+            } else {
+                c.vals[k] = rest;
+            }
+            k += 1;
+        }
+        c
+    }
+
+    /// The 1-D index whose offset is `offset`, for an injective layout; `None` when no coordinate
+    /// of the domain maps there.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(3,2):(2,3)".parse().unwrap(); // offsets 0,2,4,3,5,7
+    /// assert_eq!(l.index_of_offset(4), Some(2));
+    /// assert_eq!(l.index_of_offset(7), Some(5));
+    /// assert_eq!(l.index_of_offset(1), None);
+    /// ```
+    pub fn index_of_offset(&self, offset: i64) -> Option<i64> {
+        // Depth-first search over the modes, largest |stride| first, pruned by the range the
+        // remaining modes can still reach. Negative strides are mirrored first.
+        let mut order = [0usize; MAX_LEAVES];
+        let mut target = offset;
+        let mut m = 0;
+        for k in 0..self.n {
+            if self.shape[k] > 1 {
+                order[m] = k;
+                m += 1;
+                if self.stride[k] < 0 {
+                    target -= (self.shape[k] - 1) * self.stride[k];
+                }
+            }
+        }
+        let order = &mut order[..m];
+        order.sort_unstable_by_key(|&k| core::cmp::Reverse(self.stride[k].abs()));
+        // reach[j] = max offset the modes order[j..] can add
+        let mut reach = [0i64; MAX_LEAVES + 1];
+        for j in (0..m).rev() {
+            let k = order[j];
+            reach[j] = reach[j + 1] + (self.shape[k] - 1) * self.stride[k].abs();
+        }
+        let mut coord = [0i64; MAX_LEAVES];
+        if !self.search(order, &reach, 0, target, &mut coord) {
+            return None;
+        }
+        // translate mirrored coordinates back and linearise colexicographically
+        let mut idx = 0;
+        let mut k = self.n;
+        while k > 0 {
+            k -= 1;
+            let mut c = coord[k];
+            if self.stride[k] < 0 {
+                c = self.shape[k] - 1 - c;
+            }
+            idx = idx * self.shape[k] + c;
+        }
+        Some(idx)
+    }
+
+    fn search(&self, order: &[usize], reach: &[i64], j: usize, rem: i64, coord: &mut [i64]) -> bool {
+        if j == order.len() {
+            return rem == 0;
+        }
+        if rem < 0 || rem > reach[j] {
+            return false;
+        }
+        let k = order[j];
+        let d = self.stride[k].abs();
+        if d == 0 {
+            coord[k] = 0;
+            return self.search(order, reach, j + 1, rem, coord);
+        }
+        let mut c = (rem / d).min(self.shape[k] - 1);
+        loop {
+            if rem - c * d > reach[j + 1] {
+                return false;
+            }
+            coord[k] = c;
+            if self.search(order, reach, j + 1, rem - c * d, coord) {
+                return true;
+            }
+            if c == 0 {
+                return false;
+            }
+            c -= 1;
+        }
+    }
+
+    /// Top-level mode `i` as a layout.
+    pub const fn mode(&self, i: usize) -> Result<DynLayout, LayoutError> {
+        let s = ctry!(self.shape().mode(i));
+        let d = ctry!(self.stride().mode(i));
+        DynLayout::new(&s, &d)
+    }
+
+    /// The layout made of the listed top-level modes, in that order (CuTe's `select`).
+    pub const fn select(&self, modes: &[usize]) -> Result<DynLayout, LayoutError> {
+        let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
+        if modes.len() > MAX_LEAVES {
+            return Err(LayoutError::TooManyLeaves { needed: modes.len() });
+        }
+        let mut i = 0;
+        while i < modes.len() {
+            parts[i] = ctry!(self.mode(modes[i]));
+            i += 1;
+        }
+        DynLayout::concat(parts.split_at(modes.len()).0)
+    }
+
+    /// The empty layout `():()`.
+    pub const EMPTY: DynLayout =
+        DynLayout { profile: Profile::EMPTY, shape: [0; MAX_LEAVES], stride: [0; MAX_LEAVES], n: 0 };
+
+    /// `(L0,L1,…)`: the layout whose modes are the given layouts (CuTe's `make_layout(L0, L1, …)`).
+    pub const fn concat(parts: &[DynLayout]) -> Result<DynLayout, LayoutError> {
+        let mut s = DynTuple::EMPTY;
+        let mut d = DynTuple::EMPTY;
+        let mut i = 0;
+        while i < parts.len() {
+            ctry!(s.push_mode(&parts[i].shape()));
+            ctry!(d.push_mode(&parts[i].stride()));
+            i += 1;
+        }
+        DynLayout::new(&s, &d)
+    }
+
+    /// Add `mode` as a new last mode (an integer-shaped layout first becomes rank 1).
+    pub const fn append(&self, mode: &DynLayout) -> Result<DynLayout, LayoutError> {
+        let mut s = self.shape();
+        let mut d = self.stride();
+        ctry!(s.push_mode(&mode.shape()));
+        ctry!(d.push_mode(&mode.stride()));
+        DynLayout::new(&s, &d)
+    }
+
+    /// Add `mode` as a new first mode.
+    pub const fn prepend(&self, mode: &DynLayout) -> Result<DynLayout, LayoutError> {
+        let mut parts = [DynLayout::EMPTY; MAX_LEAVES + 1];
+        parts[0] = *mode;
+        let r = self.rank();
+        let mut i = 0;
+        while i < r {
+            parts[i + 1] = ctry!(self.mode(i));
+            i += 1;
+        }
+        if self.profile.is_leaf() {
+            parts[1] = *self;
+        }
+        DynLayout::concat(parts.split_at(r + 1).0)
+    }
+
+    /// Nest modes `[begin, end)` into one mode (CuTe's `group<B,E>`).
+    pub const fn group(&self, begin: usize, end: usize) -> Result<DynLayout, LayoutError> {
+        let r = self.rank();
+        if begin >= end || end > r {
+            return Err(LayoutError::ModeOutOfRange { mode: end, rank: r });
+        }
+        let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
+        let mut inner = [DynLayout::EMPTY; MAX_LEAVES];
+        let mut n = 0;
+        let mut i = 0;
+        while i < r {
+            let m = ctry!(self.mode(i));
+            if i >= begin && i < end {
+                inner[i - begin] = m;
+                if i + 1 == end {
+                    parts[n] = ctry!(DynLayout::concat(inner.split_at(end - begin).0));
+                    n += 1;
+                }
+            } else {
+                parts[n] = m;
+                n += 1;
+            }
+            i += 1;
+        }
+        DynLayout::concat(parts.split_at(n).0)
+    }
+
+    /// Depth ≤ 1: all leaves as top-level modes; an integer-shaped layout stays as it is.
+    pub const fn flatten(&self) -> DynLayout {
+        if self.profile.is_leaf() {
+            return *self;
+        }
+        match Profile::flat(self.n) {
+            Ok(profile) => DynLayout { profile, ..*self },
+            Err(_) => *self,
+        }
+    }
+
+    /// Equal shapes and equal strides.
+    pub const fn eq(&self, other: &DynLayout) -> bool {
+        self.shape().eq(&other.shape()) && self.stride().eq(&other.stride())
+    }
+
+    /// Equal as functions on `[0, size)` (same size, same offset for every index).
+    pub fn functionally_eq(&self, other: &DynLayout) -> bool {
+        self.size() == other.size() && (0..self.size()).all(|i| self.offset(i) == other.offset(i))
+    }
+}
+
+impl PartialEq for DynLayout {
+    fn eq(&self, other: &Self) -> bool {
+        DynLayout::eq(self, other)
+    }
+}
+impl Eq for DynLayout {}
+
+impl core::hash::Hash for DynLayout {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.shape().hash(state);
+        self.stride().hash(state);
+    }
+}
+
+impl fmt::Display for DynLayout {
+    /// CuTe's text for run-time values: `((2,3),(2,4)):((1,4),(2,12))`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut leaf = |f: &mut fmt::Formatter<'_>, _: usize, v: i64| write!(f, "{v}");
+        write_profiled(f, &self.profile, self.shape_leaves(), &mut leaf)?;
+        f.write_str(":")?;
+        write_profiled(f, &self.profile, self.stride_leaves(), &mut leaf)
+    }
+}
+
+impl fmt::Debug for DynLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}

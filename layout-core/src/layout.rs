@@ -1,0 +1,318 @@
+//! [`Layout<S, D>`]: a shape and a stride whose structure (and static values) live in types.
+
+use crate::int_tuple::IntTuple;
+use crate::int::ToDynInt;
+use crate::{DynLayout, DynTuple, Int, Integer, LayoutError};
+use core::fmt;
+
+/// A shape `Self` congruent with the stride `D`: same nesting, integer against integer.
+///
+/// This is the type-level form of congruence; `layout!` checks it first with a spanned message.
+#[diagnostic::on_unimplemented(
+    message = "shape `{Self}` and stride `{D}` are not congruent",
+    label = "the shape and the stride must have the same nesting",
+    note = "every integer of the shape pairs with one integer of the stride, tuple with tuple"
+)]
+pub trait Congruent<D: IntTuple>: IntTuple {
+    /// The offset of 1-D index `i`: colexicographic, the last leaf takes the undivided quotient.
+    fn index_offset(&self, stride: &D, i: i64) -> i64;
+}
+
+impl<S: Integer + IntTuple, D: Integer + IntTuple> Congruent<D> for S {
+    #[inline(always)]
+    fn index_offset(&self, stride: &D, i: i64) -> i64 {
+        i * stride.value()
+    }
+}
+
+/// A coordinate of a layout with shape `S` and stride `D`: a 1-D index (any integer), a tuple of
+/// per-mode coordinates, or a fully hierarchical coordinate, in any mix.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a coordinate for a layout of shape `{S}`",
+    label = "expected an integer, or a tuple with one coordinate per mode of the shape",
+    note = "a coordinate is an integer (a 1-D index into the mode) or a tuple as deep as the shape"
+)]
+pub trait Coord<S: Congruent<D>, D: IntTuple> {
+    /// The offset of this coordinate.
+    fn offset_in(&self, shape: &S, stride: &D) -> i64;
+}
+
+macro_rules! int_coord {
+    ($($t:ty),*) => {$(
+        impl<S: Congruent<D>, D: IntTuple> Coord<S, D> for $t {
+            #[inline(always)]
+            fn offset_in(&self, shape: &S, stride: &D) -> i64 {
+                shape.index_offset(stride, self.to_dyn_int())
+            }
+        }
+    )*};
+}
+int_coord!(i32, i64, u32, usize, isize);
+
+impl<S: Congruent<D>, D: IntTuple, const N: i64> Coord<S, D> for Int<N> {
+    #[inline(always)]
+    fn offset_in(&self, shape: &S, stride: &D) -> i64 {
+        shape.index_offset(stride, N)
+    }
+}
+
+macro_rules! impl_tuple_layout {
+    ($($S:ident $D:ident $C:ident $i:tt),+ ; $last:tt) => {
+        impl<$($S: Congruent<$D>, $D: IntTuple),+> Congruent<($($D,)+)> for ($($S,)+) {
+            #[inline(always)]
+            fn index_offset(&self, stride: &($($D,)+), i: i64) -> i64 {
+                let mut rest = i;
+                let mut off = 0;
+                $(
+                    if $i == $last {
+                        off += self.$i.index_offset(&stride.$i, rest);
+                    } else {
+                        let s = self.$i.size();
+                        off += self.$i.index_offset(&stride.$i, rest % s);
+                        rest /= s;
+                    }
+                )+
+                let _ = rest;
+                off
+            }
+        }
+
+        impl<$($S: Congruent<$D>, $D: IntTuple, $C: Coord<$S, $D>),+>
+            Coord<($($S,)+), ($($D,)+)> for ($($C,)+)
+        {
+            #[inline(always)]
+            fn offset_in(&self, shape: &($($S,)+), stride: &($($D,)+)) -> i64 {
+                0 $(+ self.$i.offset_in(&shape.$i, &stride.$i))+
+            }
+        }
+    };
+}
+
+impl_tuple_layout!(S0 D0 C0 0; 0);
+impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1; 1);
+impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2; 2);
+impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2, S3 D3 C3 3; 3);
+impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2, S3 D3 C3 3, S4 D4 C4 4; 4);
+impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2, S3 D3 C3 3, S4 D4 C4 4, S5 D5 C5 5; 5);
+impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2, S3 D3 C3 3, S4 D4 C4 4, S5 D5 C5 5, S6 D6 C6 6; 6);
+impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2, S3 D3 C3 3, S4 D4 C4 4, S5 D5 C5 5, S6 D6 C6 6, S7 D7 C7 7; 7);
+
+/// A layout: the function from coordinates to offsets given by a shape `S` and a congruent
+/// stride `D`, both typed integer tuples.
+///
+/// Static leaves are [`Int<N>`], dynamic leaves `i64`. A fully static layout is a zero-sized type
+/// whose offset function compiles to constants. Usually written with the `layout!` macro; by hand:
+///
+/// ```
+/// use layout_core::{Int, Layout};
+/// let l = Layout::new((Int::<2>, Int::<3>), (Int::<1>, Int::<2>));
+/// assert_eq!(core::mem::size_of_val(&l), 0);
+/// assert_eq!(l.offset((1, 2)), 5);   // per-mode coordinate
+/// assert_eq!(l.offset(5), 5);        // 1-D index
+/// assert_eq!(l.to_string(), "(_2,_3):(_1,_2)");
+///
+/// let rows = 6i64;
+/// let m = Layout::new((Int::<2>, rows / 2), (rows / 2, Int::<1>)); // mixed, row-major 2 x 3
+/// assert_eq!(m.offset((1, 0)), 3);
+/// assert_eq!(m.to_string(), "(_2,3):(3,_1)");
+/// ```
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Layout<S, D> {
+    shape: S,
+    stride: D,
+}
+
+impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
+    /// The size when the shape is fully static, computed at compile time.
+    pub const STATIC_SIZE: Option<i64> = S::STATIC_SIZE;
+
+    /// The layout as a run-time value when shape and stride are fully static, computed at
+    /// compile time (a compile error if the static values are invalid, e.g. a zero extent).
+    pub const STATIC: Option<DynLayout> = match (S::STATIC, D::STATIC) {
+        (Some(s), Some(d)) => match DynLayout::new(&s, &d) {
+            Ok(l) => Some(l),
+            Err(_) => panic!("invalid static layout: zero or negative extent, or size/cosize overflow"),
+        },
+        _ => None,
+    };
+
+    /// The cosize when the layout is fully static, computed at compile time.
+    pub const STATIC_COSIZE: Option<i64> = match Self::STATIC {
+        Some(l) => Some(l.cosize()),
+        None => None,
+    };
+
+    /// A layout from its parts. Dynamic leaves are not checked here; use [`Layout::try_new`] (or
+    /// [`Layout::to_dyn`], which every consumer of a layout calls) to validate them.
+    #[inline(always)]
+    pub const fn new(shape: S, stride: D) -> Self {
+        Layout { shape, stride }
+    }
+
+    /// A layout from its parts, validated: positive extents, and size, cosize and every offset of
+    /// the domain within `i64`.
+    ///
+    /// ```
+    /// use layout_core::{Int, Layout, LayoutError};
+    /// let bad = Layout::try_new((Int::<4>, 0i64), (Int::<1>, Int::<4>));
+    /// assert_eq!(bad, Err(LayoutError::NonPositiveExtent { leaf: 1, extent: 0 }));
+    /// ```
+    ///
+    /// # Errors
+    /// See [`DynLayout::new`].
+    pub fn try_new(shape: S, stride: D) -> Result<Self, LayoutError> {
+        let l = Layout { shape, stride };
+        l.to_dyn()?;
+        Ok(l)
+    }
+
+    /// The shape.
+    #[inline(always)]
+    pub fn shape(&self) -> S {
+        self.shape
+    }
+
+    /// The stride.
+    #[inline(always)]
+    pub fn stride(&self) -> D {
+        self.stride
+    }
+
+    /// Number of top-level modes.
+    #[inline(always)]
+    pub const fn rank(&self) -> usize {
+        S::RANK
+    }
+
+    /// Nesting depth of the shape.
+    #[inline(always)]
+    pub const fn depth(&self) -> usize {
+        S::DEPTH
+    }
+
+    /// Number of elements of the domain (plain arithmetic; validated layouts cannot overflow).
+    #[inline(always)]
+    pub fn size(&self) -> i64 {
+        match S::STATIC_SIZE {
+            Some(s) => s,
+            None => self.shape.size(),
+        }
+    }
+
+    /// CuTe's cosize, `1 + Σ (sᵢ-1)·|dᵢ|`.
+    ///
+    /// # Errors
+    /// When dynamic leaves make the layout invalid (see [`Layout::try_new`]).
+    pub fn cosize(&self) -> Result<i64, LayoutError> {
+        match Self::STATIC_COSIZE {
+            Some(c) => Ok(c),
+            None => Ok(self.to_dyn()?.cosize()),
+        }
+    }
+
+    /// The offset of a coordinate: a 1-D index, a per-mode tuple, or a hierarchical tuple.
+    ///
+    /// Coordinates are not range-checked (a layout is a function on all of ℤ≥0 that extends past
+    /// `size` through its last mode, as in CuTe); tensors check before they touch memory.
+    #[inline(always)]
+    pub fn offset<C: Coord<S, D>>(&self, coord: C) -> i64 {
+        coord.offset_in(&self.shape, &self.stride)
+    }
+
+    /// The run-time form of this layout, validated.
+    ///
+    /// # Errors
+    /// See [`DynLayout::new`].
+    pub fn to_dyn(&self) -> Result<DynLayout, LayoutError> {
+        if let Some(l) = Self::STATIC {
+            return Ok(l);
+        }
+        DynLayout::new(&self.shape.to_dyn(), &self.stride.to_dyn())
+    }
+}
+
+impl<S: Congruent<D>, D: IntTuple> fmt::Display for Layout<S, D> {
+    /// CuTe's text: `(_2,_3):(_1,_2)` — static leaves with `_`, dynamic ones without.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.shape.write(f)?;
+        f.write_str(":")?;
+        self.stride.write(f)
+    }
+}
+
+impl<S: Congruent<D>, D: IntTuple> fmt::Debug for Layout<S, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// A layout whose every value is known at compile time: a zero-sized type whose run-time form is
+/// an associated const. Algebra results on static layouts implement this trait too.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a fully static layout",
+    label = "this layout has dynamic parts",
+    note = "write every shape and stride leaf as a literal or `Int<N>` to make it static"
+)]
+pub trait StaticLayout: Copy + Default + 'static {
+    /// The layout's value, computed at compile time.
+    const LAYOUT: DynLayout;
+}
+
+impl<S: Congruent<D>, D: IntTuple> StaticLayout for Layout<S, D> {
+    const LAYOUT: DynLayout = match Self::STATIC {
+        Some(l) => l,
+        None => panic!("this layout has dynamic parts"),
+    };
+}
+
+/// Anything that maps a 1-D index to an offset: typed, run-time and algebra-result layouts (and,
+/// later, swizzled ones). Tensors, tables and copies accept any `AnyLayout`.
+pub trait AnyLayout: Copy + fmt::Display {
+    /// The shape of the domain.
+    fn domain(&self) -> DynTuple;
+
+    /// The number of elements of the domain.
+    fn size(&self) -> i64;
+
+    /// The offset of 1-D index `i` (colexicographic).
+    fn offset_of_index(&self, i: i64) -> i64;
+
+    /// The affine run-time form (`shape:stride`), validated.
+    ///
+    /// # Errors
+    /// When the layout is invalid, or not affine (a swizzled layout).
+    fn to_dyn_layout(&self) -> Result<DynLayout, LayoutError>;
+}
+
+impl AnyLayout for DynLayout {
+    fn domain(&self) -> DynTuple {
+        self.shape()
+    }
+    fn size(&self) -> i64 {
+        DynLayout::size(self)
+    }
+    #[inline(always)]
+    fn offset_of_index(&self, i: i64) -> i64 {
+        self.offset(i)
+    }
+    fn to_dyn_layout(&self) -> Result<DynLayout, LayoutError> {
+        Ok(*self)
+    }
+}
+
+impl<S: Congruent<D>, D: IntTuple> AnyLayout for Layout<S, D> {
+    fn domain(&self) -> DynTuple {
+        self.shape.to_dyn()
+    }
+    #[inline(always)]
+    fn size(&self) -> i64 {
+        Layout::size(self)
+    }
+    #[inline(always)]
+    fn offset_of_index(&self, i: i64) -> i64 {
+        self.offset(i)
+    }
+    fn to_dyn_layout(&self) -> Result<DynLayout, LayoutError> {
+        self.to_dyn()
+    }
+}

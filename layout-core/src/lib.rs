@@ -1,0 +1,54 @@
+//! # layout-core
+//!
+//! The arithmetic of the `layout` crate: static and dynamic integers, hierarchical integer
+//! tuples, layouts (CuTe's `Shape:Stride` functions from coordinates to offsets), their printing
+//! and parsing. Most users depend on the facade crate `layout`, which re-exports everything here
+//! together with the `layout!` macro.
+//!
+//! ## One source of truth
+//!
+//! All arithmetic on layouts is written once, as `const fn`s on the run-time types [`DynTuple`]
+//! and [`DynLayout`]. Static layouts compute their associated consts with those functions, the
+//! `layout!` macro runs them at expansion time to check its input, and run-time layouts call them
+//! directly.
+//!
+//! ```
+//! use layout_core::{DynLayout, Int, Layout};
+//! // ((2,3),(2,4)):((1,4),(2,12)) written by hand (the `layout!` macro writes this for you)
+//! type S = ((Int<2>, Int<3>), (Int<2>, Int<4>));
+//! type D = ((Int<1>, Int<4>), (Int<2>, Int<12>));
+//! let l = Layout::<S, D>::default();
+//! assert_eq!(core::mem::size_of_val(&l), 0);
+//! assert_eq!(Layout::<S, D>::STATIC_SIZE, Some(48));
+//! assert_eq!(l.offset(((1, 2), (1, 3))), 1 + 8 + 2 + 36);
+//! let d: DynLayout = "((2,3),(2,4)):((1,4),(2,12))".parse().unwrap();
+//! assert_eq!(l.to_dyn().unwrap(), d);
+//! ```
+#![no_std]
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+#![warn(missing_docs)]
+
+#[cfg(feature = "std")]
+extern crate std;
+
+mod dyn_layout;
+mod error;
+mod int;
+mod int_tuple;
+mod layout;
+mod parse;
+mod table;
+mod tuple;
+
+pub use dyn_layout::DynLayout;
+pub use error::LayoutError;
+pub use int::{Int, Integer, ToDynInt};
+pub use int_tuple::IntTuple;
+pub use layout::{AnyLayout, Congruent, Coord, Layout, StaticLayout};
+pub use table::LayoutTable;
+pub use tuple::{DynTuple, MAX_LEAVES, MAX_TOKENS, Profile};
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::int_tuple::{tuple_leaf_values, tuple_profile};
+}
