@@ -50,9 +50,17 @@ impl DynLayout {
     /// in `i64`.
     pub const fn new(shape: &DynTuple, stride: &DynTuple) -> Result<DynLayout, LayoutError> {
         if !shape.congruent(stride) {
-            return Err(LayoutError::NotCongruent { shape_leaves: shape.n, stride_leaves: stride.n });
+            return Err(LayoutError::NotCongruent {
+                shape_leaves: shape.n,
+                stride_leaves: stride.n,
+            });
         }
-        let l = DynLayout { profile: shape.profile, shape: shape.vals, stride: stride.vals, n: shape.n };
+        let l = DynLayout {
+            profile: shape.profile,
+            shape: shape.vals,
+            stride: stride.vals,
+            n: shape.n,
+        };
         ctry!(l.validate());
         Ok(l)
     }
@@ -102,7 +110,10 @@ impl DynLayout {
         stride: &[i64],
     ) -> Result<DynLayout, LayoutError> {
         if shape.len() != stride.len() || shape.len() != profile.leaves() {
-            return Err(LayoutError::NotCongruent { shape_leaves: shape.len(), stride_leaves: stride.len() });
+            return Err(LayoutError::NotCongruent {
+                shape_leaves: shape.len(),
+                stride_leaves: stride.len(),
+            });
         }
         let s = DynTuple::from_profile(profile, shape);
         let d = DynTuple::from_profile(profile, stride);
@@ -270,7 +281,10 @@ impl DynLayout {
     /// The offset of 1-D index `i`, refusing indices outside `[0, size)`.
     pub const fn try_offset(&self, i: i64) -> Result<i64, LayoutError> {
         if i < 0 || i >= self.size() {
-            return Err(LayoutError::IndexOutOfRange { index: i, size: self.size() });
+            return Err(LayoutError::IndexOutOfRange {
+                index: i,
+                size: self.size(),
+            });
         }
         Ok(self.offset(i))
     }
@@ -294,7 +308,10 @@ impl DynLayout {
     /// [`LayoutError::CoordinateOutOfRange`] / [`LayoutError::IndexOutOfRange`] when it lies outside.
     pub const fn offset_of(&self, coord: &DynTuple) -> Result<i64, LayoutError> {
         if !coord.weakly_congruent(&self.shape()) {
-            return Err(LayoutError::CoordinateMismatch { coord_leaves: coord.n, shape_leaves: self.n });
+            return Err(LayoutError::CoordinateMismatch {
+                coord_leaves: coord.n,
+                shape_leaves: self.n,
+            });
         }
         // Walk both token strings; a coordinate leaf covers a whole shape subtree.
         let ct = coord.profile.tokens();
@@ -327,7 +344,11 @@ impl DynLayout {
                 }
                 if c < 0 || c >= sz {
                     if sl - first == 1 {
-                        return Err(LayoutError::CoordinateOutOfRange { leaf: first, coord: c, extent: sz });
+                        return Err(LayoutError::CoordinateOutOfRange {
+                            leaf: first,
+                            coord: c,
+                            extent: sz,
+                        });
                     }
                     return Err(LayoutError::IndexOutOfRange { index: c, size: sz });
                 }
@@ -415,7 +436,14 @@ impl DynLayout {
         Some(idx)
     }
 
-    fn search(&self, order: &[usize], reach: &[i64], j: usize, rem: i64, coord: &mut [i64]) -> bool {
+    fn search(
+        &self,
+        order: &[usize],
+        reach: &[i64],
+        j: usize,
+        rem: i64,
+        coord: &mut [i64],
+    ) -> bool {
         if j == order.len() {
             return rem == 0;
         }
@@ -455,7 +483,9 @@ impl DynLayout {
     pub const fn select(&self, modes: &[usize]) -> Result<DynLayout, LayoutError> {
         let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
         if modes.len() > MAX_LEAVES {
-            return Err(LayoutError::TooManyLeaves { needed: modes.len() });
+            return Err(LayoutError::TooManyLeaves {
+                needed: modes.len(),
+            });
         }
         let mut i = 0;
         while i < modes.len() {
@@ -466,8 +496,12 @@ impl DynLayout {
     }
 
     /// The empty layout `():()`.
-    pub const EMPTY: DynLayout =
-        DynLayout { profile: Profile::EMPTY, shape: [0; MAX_LEAVES], stride: [0; MAX_LEAVES], n: 0 };
+    pub const EMPTY: DynLayout = DynLayout {
+        profile: Profile::EMPTY,
+        shape: [0; MAX_LEAVES],
+        stride: [0; MAX_LEAVES],
+        n: 0,
+    };
 
     /// `(L0,L1,…)`: the layout whose modes are the given layouts (CuTe's `make_layout(L0, L1, …)`).
     pub const fn concat(parts: &[DynLayout]) -> Result<DynLayout, LayoutError> {

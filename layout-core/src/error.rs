@@ -123,33 +123,55 @@ impl fmt::Display for LayoutError {
                 "nesting needs {needed} structure tokens but a run-time tuple holds at most {}",
                 crate::MAX_TOKENS
             ),
-            LayoutError::NotCongruent { shape_leaves, stride_leaves } => write!(
+            LayoutError::NotCongruent {
+                shape_leaves,
+                stride_leaves,
+            } => write!(
                 f,
                 "shape and stride are not congruent: shape has {shape_leaves} leaves, stride has {stride_leaves}, or their nesting differs"
             ),
             LayoutError::NonPositiveExtent { leaf, extent } => {
-                write!(f, "shape leaf {leaf} has extent {extent}; extents must be positive")
+                write!(
+                    f,
+                    "shape leaf {leaf} has extent {extent}; extents must be positive"
+                )
             }
             LayoutError::Overflow { what } => write!(f, "{what} overflows i64"),
             LayoutError::ModeOutOfRange { mode, rank } => {
                 write!(f, "mode {mode} does not exist in a rank-{rank} value")
             }
-            LayoutError::CoordinateMismatch { coord_leaves, shape_leaves } => write!(
+            LayoutError::CoordinateMismatch {
+                coord_leaves,
+                shape_leaves,
+            } => write!(
                 f,
                 "coordinate does not fit the shape: coordinate has {coord_leaves} leaves, shape has {shape_leaves}, or their nesting differs"
             ),
-            LayoutError::CoordinateOutOfRange { leaf, coord, extent } => write!(
+            LayoutError::CoordinateOutOfRange {
+                leaf,
+                coord,
+                extent,
+            } => write!(
                 f,
                 "coordinate {coord} is out of range for mode {leaf} of extent {extent}"
             ),
             LayoutError::IndexOutOfRange { index, size } => {
-                write!(f, "index {index} is out of range for a domain of size {size}")
+                write!(
+                    f,
+                    "index {index} is out of range for a domain of size {size}"
+                )
             }
             LayoutError::NotInjective { offset } => {
-                write!(f, "layout is not injective: offset {offset} is reached twice")
+                write!(
+                    f,
+                    "layout is not injective: offset {offset} is reached twice"
+                )
             }
             LayoutError::Inadmissible { rule, a, b } => {
-                write!(f, "composition is not admissible: {rule} (numbers {a} and {b})")
+                write!(
+                    f,
+                    "composition is not admissible: {rule} (numbers {a} and {b})"
+                )
             }
             LayoutError::Precondition { what, a, b } => write!(f, "{what} (numbers {a} and {b})"),
             LayoutError::Parse { at, expected } => {

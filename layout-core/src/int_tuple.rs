@@ -41,7 +41,10 @@ pub trait IntTuple: Copy + Default + fmt::Debug + 'static {
     const LEAF_VALUES: [i64; MAX_LEAVES];
     /// The value, when every leaf is static.
     const STATIC: Option<DynTuple> = if Self::IS_STATIC {
-        Some(DynTuple::from_profile(Self::PROFILE, Self::LEAF_VALUES.split_at(Self::LEAVES).0))
+        Some(DynTuple::from_profile(
+            Self::PROFILE,
+            Self::LEAF_VALUES.split_at(Self::LEAVES).0,
+        ))
     } else {
         None
     };

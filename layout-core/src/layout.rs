@@ -1,7 +1,7 @@
 //! [`Layout<S, D>`]: a shape and a stride whose structure (and static values) live in types.
 
-use crate::int_tuple::IntTuple;
 use crate::int::ToDynInt;
+use crate::int_tuple::IntTuple;
 use crate::{DynLayout, DynTuple, Int, Integer, LayoutError};
 use core::fmt;
 
@@ -131,7 +131,9 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     pub const STATIC: Option<DynLayout> = match (S::STATIC, D::STATIC) {
         (Some(s), Some(d)) => match DynLayout::new(&s, &d) {
             Ok(l) => Some(l),
-            Err(_) => panic!("invalid static layout: zero or negative extent, or size/cosize overflow"),
+            Err(_) => {
+                panic!("invalid static layout: zero or negative extent, or size/cosize overflow")
+            }
         },
         _ => None,
     };

@@ -25,7 +25,11 @@
 //! assert_eq!(l.to_dyn().unwrap(), d);
 //! ```
 #![no_std]
-#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+#![deny(
+    unsafe_op_in_unsafe_fn,
+    clippy::undocumented_unsafe_blocks,
+    clippy::missing_safety_doc
+)]
 #![warn(missing_docs)]
 
 #[cfg(feature = "std")]

@@ -12,7 +12,10 @@ pub(crate) struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     pub(crate) fn new(s: &'a str) -> Self {
-        Cursor { s: s.as_bytes(), at: 0 }
+        Cursor {
+            s: s.as_bytes(),
+            at: 0,
+        }
     }
 
     pub(crate) fn skip_ws(&mut self) {
@@ -36,7 +39,10 @@ impl<'a> Cursor<'a> {
     }
 
     pub(crate) fn err(&self, expected: &'static str) -> LayoutError {
-        LayoutError::Parse { at: self.at, expected }
+        LayoutError::Parse {
+            at: self.at,
+            expected,
+        }
     }
 
     /// An integer, optionally written `_N` (static in CuTe's print) or with a sign.
@@ -61,7 +67,9 @@ impl<'a> Cursor<'a> {
             v = v
                 .checked_mul(10)
                 .and_then(|v| v.checked_add(i64::from(c - b'0')))
-                .ok_or(LayoutError::Overflow { what: "integer literal" })?;
+                .ok_or(LayoutError::Overflow {
+                    what: "integer literal",
+                })?;
             self.at += 1;
         }
         if self.at == digits {

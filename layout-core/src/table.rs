@@ -14,7 +14,7 @@ use core::fmt;
 /// let table = LayoutTable::new(&l).unwrap().to_string();
 /// assert_eq!(table, "\
 /// (2,(2,2)):(4,(2,1))
-///       0   1   2   3 
+///       0   1   2   3
 ///     +---+---+---+---+
 ///  0  | 0 | 2 | 1 | 3 |
 ///     +---+---+---+---+
@@ -72,7 +72,11 @@ impl<L: AnyLayout> fmt::Display for LayoutTable<'_, L> {
                 max = max.max(v);
             }
         }
-        let cosize = self.layout.to_dyn_layout().map(|d| d.cosize()).unwrap_or(max + 1);
+        let cosize = self
+            .layout
+            .to_dyn_layout()
+            .map(|d| d.cosize())
+            .unwrap_or(max + 1);
         let w = digits(cosize).max(widest) + 2;
         writeln!(f, "{}", self.layout)?;
         f.write_str("    ")?;

@@ -137,7 +137,10 @@ impl Profile {
     pub(crate) const fn mode_span(&self, mode: usize) -> Option<Span> {
         if self.is_leaf() {
             return if mode == 0 {
-                Some(Span { tok: (0, 1), leaf: (0, 1) })
+                Some(Span {
+                    tok: (0, 1),
+                    leaf: (0, 1),
+                })
             } else {
                 None
             };
@@ -161,7 +164,10 @@ impl Profile {
             }
             if depth == 0 {
                 if m == mode {
-                    return Some(Span { tok: (start_tok, i + 1), leaf: (start_leaf, leaves) });
+                    return Some(Span {
+                        tok: (start_tok, i + 1),
+                        leaf: (start_leaf, leaves),
+                    });
                 }
                 m += 1;
             }
@@ -184,7 +190,9 @@ impl Profile {
     /// Add `child` as the last mode of this tuple profile.
     pub(crate) const fn wrap_push(&mut self, child: &Profile) -> Result<(), LayoutError> {
         if self.len + child.len > MAX_TOKENS {
-            return Err(LayoutError::TooComplex { needed: self.len + child.len });
+            return Err(LayoutError::TooComplex {
+                needed: self.len + child.len,
+            });
         }
         self.len -= 1;
         let mut i = 0;
@@ -283,13 +291,21 @@ pub struct DynTuple {
 
 impl DynTuple {
     /// The empty tuple `()`.
-    pub const EMPTY: DynTuple = DynTuple { profile: Profile::EMPTY, vals: [0; MAX_LEAVES], n: 0 };
+    pub const EMPTY: DynTuple = DynTuple {
+        profile: Profile::EMPTY,
+        vals: [0; MAX_LEAVES],
+        n: 0,
+    };
 
     /// A single integer.
     pub const fn leaf(v: i64) -> DynTuple {
         let mut vals = [0; MAX_LEAVES];
         vals[0] = v;
-        DynTuple { profile: Profile::LEAF, vals, n: 1 }
+        DynTuple {
+            profile: Profile::LEAF,
+            vals,
+            n: 1,
+        }
     }
 
     /// A flat tuple `(v0,v1,…)` of the given integers.
@@ -304,7 +320,11 @@ impl DynTuple {
             vals[i] = v[i];
             i += 1;
         }
-        Ok(DynTuple { profile, vals, n: v.len() })
+        Ok(DynTuple {
+            profile,
+            vals,
+            n: v.len(),
+        })
     }
 
     /// A tuple whose modes are the given tuples.
@@ -328,13 +348,19 @@ impl DynTuple {
             vals[i] = v[i];
             i += 1;
         }
-        DynTuple { profile, vals, n: v.len() }
+        DynTuple {
+            profile,
+            vals,
+            n: v.len(),
+        }
     }
 
     /// Append `child` as a new last mode. A leaf first becomes the rank-1 tuple `(leaf)`.
     pub const fn push_mode(&mut self, child: &DynTuple) -> Result<(), LayoutError> {
         if self.n + child.n > MAX_LEAVES {
-            return Err(LayoutError::TooManyLeaves { needed: self.n + child.n });
+            return Err(LayoutError::TooManyLeaves {
+                needed: self.n + child.n,
+            });
         }
         if self.profile.is_leaf() {
             *self = match DynTuple::tuple(&[*self]) {
@@ -376,7 +402,11 @@ impl DynTuple {
 
     /// The integer, when this is a leaf.
     pub const fn as_leaf(&self) -> Option<i64> {
-        if self.is_leaf() { Some(self.vals[0]) } else { None }
+        if self.is_leaf() {
+            Some(self.vals[0])
+        } else {
+            None
+        }
     }
 
     /// Number of top-level modes; 1 for a leaf.
@@ -407,7 +437,10 @@ impl DynTuple {
     pub const fn mode(&self, i: usize) -> Result<DynTuple, LayoutError> {
         match self.profile.mode_span(i) {
             Some(s) => Ok(self.span(s)),
-            None => Err(LayoutError::ModeOutOfRange { mode: i, rank: self.rank() }),
+            None => Err(LayoutError::ModeOutOfRange {
+                mode: i,
+                rank: self.rank(),
+            }),
         }
     }
 
@@ -419,7 +452,11 @@ impl DynTuple {
             vals[i - s.leaf.0] = self.vals[i];
             i += 1;
         }
-        DynTuple { profile, vals, n: s.leaf.1 - s.leaf.0 }
+        DynTuple {
+            profile,
+            vals,
+            n: s.leaf.1 - s.leaf.0,
+        }
     }
 
     /// All leaves as one flat tuple; a leaf stays a leaf.
@@ -428,7 +465,11 @@ impl DynTuple {
             return *self;
         }
         match Profile::flat(self.n) {
-            Ok(profile) => DynTuple { profile, vals: self.vals, n: self.n },
+            Ok(profile) => DynTuple {
+                profile,
+                vals: self.vals,
+                n: self.n,
+            },
             Err(_) => *self, // unreachable: n <= MAX_LEAVES already
         }
     }
@@ -580,7 +621,9 @@ pub(crate) fn write_profiled(
 impl fmt::Display for DynTuple {
     /// CuTe's text: `(3,(2,3))`, a rank-1 tuple as `(8)`, a leaf as `8`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_profiled(f, &self.profile, self.leaves(), &mut |f, _, v| write!(f, "{v}"))
+        write_profiled(f, &self.profile, self.leaves(), &mut |f, _, v| {
+            write!(f, "{v}")
+        })
     }
 }
 
