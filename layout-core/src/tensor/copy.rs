@@ -17,6 +17,9 @@ use crate::{AnyLayout, DynLayout, LayoutError};
 #[cfg(feature = "alloc")]
 use alloc::{borrow::Cow, vec::Vec};
 
+/// Block size (in elements per mode) of the cache-blocked walk used for transposing copies.
+const TILE: i64 = 32;
+
 /// Check that two layouts have the same axis extents.
 pub(crate) fn same_shape(a: &DynLayout, b: &DynLayout) -> Result<(), LayoutError> {
     let (xa, xb) = (Axes::new(a), Axes::new(b));
@@ -38,6 +41,7 @@ fn copy_plan(src: &DynLayout, dst: &DynLayout) -> Option<Plan<2>> {
         Joint::Fast(mut p) => {
             p.sort_by_stride(1);
             p.coalesce();
+            p.tile(0, TILE);
             Some(p)
         }
         Joint::Slow(_) => None,
