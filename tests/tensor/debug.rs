@@ -30,3 +30,17 @@ fn prints_any_layout_in_logical_order() {
         "axis 0 is a hierarchical mode that is not one stride; this operation needs a strided axis"
     );
 }
+
+#[test]
+fn large_tensors_are_summarised() {
+    let t = Tensor::from_fn(&[10000], |i| i as i32).unwrap();
+    assert_eq!(format!("{t:?}"), "[   0,    1,    2, ..., 9997, 9998, 9999]");
+    let t = Tensor::from_fn(&[100, 100], |i| i as i32).unwrap();
+    assert_eq!(
+        format!("{t:?}"),
+        "[[   0,    1,    2, ...,   97,   98,   99],\n [ 100,  101,  102, ...,  197,  198,  199],\n [ 200,  201,  202, ...,  297,  298,  299],\n ...,\n [9700, 9701, 9702, ..., 9797, 9798, 9799],\n [9800, 9801, 9802, ..., 9897, 9898, 9899],\n [9900, 9901, 9902, ..., 9997, 9998, 9999]]"
+    );
+    // at the threshold nothing is elided
+    let t = Tensor::from_fn(&[1000], |i| i as i32).unwrap();
+    assert!(!format!("{t:?}").contains("..."));
+}
