@@ -34,7 +34,10 @@ fn prints_any_layout_in_logical_order() {
 #[test]
 fn large_tensors_are_summarised() {
     let t = Tensor::from_fn(&[10000], |i| i as i32).unwrap();
-    assert_eq!(format!("{t:?}"), "[   0,    1,    2, ..., 9997, 9998, 9999]");
+    assert_eq!(
+        format!("{t:?}"),
+        "[   0,    1,    2, ..., 9997, 9998, 9999]"
+    );
     let t = Tensor::from_fn(&[100, 100], |i| i as i32).unwrap();
     assert_eq!(
         format!("{t:?}"),

@@ -19,6 +19,10 @@ use alloc::{borrow::Cow, vec::Vec};
 
 /// Block size (in elements per mode) of the cache-blocked walk used for transposing copies.
 const TILE: i64 = 32;
+/// Runs up to this many elements are copied by a loop rather than a `memcpy` call.
+const SHORT_RUN: usize = 32;
+/// Elements a short common run is widened to in the source's memory order (NZ fractal rows).
+const RUN: i64 = 64;
 
 /// Check that two layouts have the same axis extents.
 pub(crate) fn same_shape(a: &DynLayout, b: &DynLayout) -> Result<(), LayoutError> {
@@ -42,6 +46,7 @@ fn copy_plan(src: &DynLayout, dst: &DynLayout) -> Option<Plan<2>> {
             p.sort_by_stride(1);
             p.coalesce();
             p.tile(0, TILE);
+            p.widen_runs(0, RUN);
             Some(p)
         }
         Joint::Slow(_) => None,
@@ -114,7 +119,15 @@ where
                     unsafe { *d.get_unchecked_mut(di) = *s.get_unchecked(si) };
                 } else {
                     let n = len as usize;
-                    d[di..di + n].copy_from_slice(&s[si..si + n]);
+                    let (dr, sr) = (&mut d[di..di + n], &s[si..si + n]);
+                    if n <= SHORT_RUN {
+                        // short runs (NZ fractal rows): a plain loop beats a `memcpy` call
+                        for (x, y) in dr.iter_mut().zip(sr) {
+                            *x = *y;
+                        }
+                    } else {
+                        dr.copy_from_slice(sr);
+                    }
                 }
             }),
             None => Joint::new([&sl, &dl]).for_each(|[so, dof]| {

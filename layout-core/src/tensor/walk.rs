@@ -167,6 +167,54 @@ impl<const N: usize> Plan<N> {
         }
     }
 
+    /// Widen short common runs: when the innermost mode is contiguous in every layout but short
+    /// (an NZ fractal row: 16 elements), and layout `r` continues it in memory through another
+    /// mode `j` that the walk visits far outside, split `j` and move up to `target / run` of its
+    /// indices just outside the run. Each visit of `r`'s memory then reads whole cache lines
+    /// (and pages) at once instead of revisiting them later. Visits the same elements.
+    pub fn widen_runs(&mut self, r: usize, target: i64) {
+        let n = self.n;
+        if n < 3 || self.n + 1 > MAX_MODES {
+            return;
+        }
+        let run = self.contiguous_run();
+        if run == 1 || run >= target {
+            return;
+        }
+        // the mode continuing the run in layout `r`, if it is not already next to it
+        let Some(j) = (0..n - 2).find(|&j| self.modes[j].st[r] == run) else {
+            return;
+        };
+        let e = self.modes[j].ext;
+        let Some(b) = (2..=(target / run).min(e)).rev().find(|b| e % b == 0) else {
+            return;
+        };
+        let m = self.modes[j];
+        let mut outer = Mode {
+            ext: e / b,
+            st: m.st,
+        };
+        for k in 0..N {
+            // b·stride lies inside the mode's own span, which fits
+            outer.st[k] = m.st[k] * b;
+        }
+        let inner = Mode { ext: b, st: m.st };
+        let run_mode = self.modes[n - 1];
+        let mut out = [Self::EMPTY_MODE; MAX_MODES];
+        let mut c = 0;
+        for k in 0..n - 1 {
+            out[c] = if k == j { outer } else { self.modes[k] };
+            c += 1;
+        }
+        out[c] = inner;
+        out[c + 1] = run_mode;
+        self.n = 0;
+        for md in out[..c + 2].iter() {
+            // capacity checked above
+            let _ = self.push(*md);
+        }
+    }
+
     /// Call `f` with the offsets of every element (relative to each layout's origin, `start`
     /// included), in plan order.
     #[inline]
