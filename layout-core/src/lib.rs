@@ -53,7 +53,7 @@ pub use dyn_layout::DynLayout;
 pub use error::LayoutError;
 pub use int::{Int, Integer, ToDynInt};
 pub use int_tuple::IntTuple;
-pub use layout::{AnyLayout, Congruent, Coord, Layout, StaticLayout};
+pub use layout::{AnyLayout, Congruent, Coord, Layout, StaticLayout, offset};
 pub use modes::{Append, Get, Prepend};
 pub use table::LayoutTable;
 pub use tensor::Tensor;
