@@ -168,3 +168,37 @@ pub fn config() -> proptest::test_runner::Config {
         ..Default::default()
     }
 }
+
+mod total {
+    use super::*;
+    use layout::{SliceCoord, Tile};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(config())]
+
+        /// Every operation returns a value or an error on any valid input — never a panic, even
+        /// with huge strides where products overflow.
+        #[test]
+        fn no_operation_panics(seed in any::<u64>()) {
+            let mut rng = Seeded(seed);
+            let g = Gen { negative: true, ..SMALL };
+            let mut a = layout(&mut rng, g);
+            let b = layout(&mut rng, g);
+            if rng.chance(10) {
+                let mut s = a.stride();
+                for x in s.leaves_mut() { *x = x.saturating_mul(1 << 40); }
+                if let Ok(big) = DynLayout::new(&a.shape(), &s) { a = big; }
+            }
+            let t = Tile::from_shape(&DynTuple::from_slice(&[2, 3]).unwrap()).unwrap();
+            let _ = (a.coalesce(), a.filter(), a.right_inverse(), a.nullspace());
+            let _ = (a.composition(&b), a.composition_by_mode(&t), a.complement(rng.range(-2, 50)));
+            let _ = (a.left_inverse(), a.logical_divide(&b), a.zipped_divide_by_mode(&t));
+            let _ = (a.logical_product(&b), a.blocked_product(&b), a.raked_product(&b));
+            let _ = (a.flat_product_by_mode(&t), a.tiled_divide(&b), a.max_common_layout(&b));
+            let _ = (a.upcast(rng.range(-1, 8)), a.downcast(rng.range(-1, 8)), a.recast_layout(8, 32));
+            let _ = (a.slice(&"(_,1)".parse::<SliceCoord>().unwrap()), a.local_partition(&b, rng.range(-1, 20)));
+            let _ = a.local_tile(&t, &DynTuple::from_slice(&[rng.range(-1, 3), 0]).unwrap());
+        }
+    }
+}
