@@ -41,6 +41,7 @@ mod error;
 mod int;
 mod int_tuple;
 mod layout;
+mod modes;
 mod parse;
 mod table;
 mod tuple;
@@ -51,6 +52,7 @@ pub use error::{CompositionRule, LayoutError};
 pub use int::{Int, Integer, ToDynInt};
 pub use int_tuple::IntTuple;
 pub use layout::{AnyLayout, Congruent, Coord, Layout, StaticLayout};
+pub use modes::{Append, Get, Prepend};
 pub use table::LayoutTable;
 pub use tuple::{DynTuple, MAX_LEAVES, MAX_TOKENS, Profile};
 
