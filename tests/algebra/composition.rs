@@ -233,3 +233,30 @@ fn tutorial_by_mode_composition() {
         "(3):(3)"
     );
 }
+
+#[test]
+fn tutorial_dividing_and_modding_out() {
+    // (3,6,2,8):(w,x,y,z) o 16:9 = (1,2,2,4):(9w,3x,y,z); extent-1 modes drop here
+    let (w, x, y, z) = (1, 100, 1000, 5000);
+    let a = DynLayout::from_flat(&[3, 6, 2, 8], &[w, x, y, z]).unwrap();
+    let r = a.composition(&dl("16:9")).unwrap();
+    assert_eq!(r, DynLayout::from_flat(&[2, 2, 4], &[3 * x, y, z]).unwrap());
+    // (6,2):(8,2) o 4:3 = (2,2):(24,2), and o 3:1 = 3:8 (C++ prints (3,1):(8,2) before coalescing)
+    assert_eq!(
+        dl("(6,2):(8,2)")
+            .composition(&dl("4:3"))
+            .unwrap()
+            .to_string(),
+        "(2,2):(24,2)"
+    );
+    assert_eq!(
+        dl("(6,2):(8,2)")
+            .composition(&dl("3:1"))
+            .unwrap()
+            .to_string(),
+        "3:8"
+    );
+    // the dynamic CuTe print ((5,1),(2,2)):((16,4),(80,4)) is the same function
+    let r = dl("(10,2):(16,4)").composition(&dl("(5,4):(1,5)")).unwrap();
+    assert!(r.functionally_eq(&dl("((5,1),(2,2)):((16,4),(80,4))")));
+}

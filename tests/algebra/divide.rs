@@ -125,3 +125,25 @@ fn tutorial_divides() {
         "((4,8),3,4):((1,12),4,96)"
     );
 }
+
+#[test]
+fn tutorial_zipped_divide() {
+    let a = dl("(9,(4,8)):(59,(13,1))");
+    let t: Tile = "[3:3,(2,4):(1,8)]".parse().unwrap();
+    let ld = a.logical_divide_by_mode(&t).unwrap();
+    assert_eq!(ld.mode(0).unwrap().shape().to_string(), "(3,3)");
+    assert_eq!(ld.mode(1).unwrap().size(), 32);
+    let zd = a.zipped_divide_by_mode(&t).unwrap();
+    assert_eq!(zd.mode(0).unwrap().size(), 24);
+    assert_eq!(zd.mode(1).unwrap().size(), 12);
+    // layout<0>(zipped_divide(a, b)) == composition(a, b), the sublayout the tutorial shows
+    assert_eq!(zd.mode(0).unwrap(), a.composition_by_mode(&t).unwrap());
+    assert_eq!(zd.mode(0).unwrap().to_string(), "(3,(2,4)):(177,(13,2))");
+    // offset of tile (1,2) is zd(0, (1,2))
+    let c = "(0,(1,2))".parse().unwrap();
+    let rest = zd.mode(1).unwrap();
+    assert_eq!(
+        zd.offset_of(&c).unwrap(),
+        rest.offset_of(&"(1,2)".parse().unwrap()).unwrap()
+    );
+}

@@ -95,3 +95,25 @@ fn tutorial_products() {
         "((4,3)):((1,4))"
     );
 }
+
+#[test]
+fn tutorial_product_orders() {
+    // the complement step: complement((2,2):(4,1), 24) = (2,3):(2,8)
+    assert_eq!(
+        dl("(2,2):(4,1)").complement(24).unwrap().to_string(),
+        "(2,3):(2,8)"
+    );
+    // B = (4,2):(2,1): eight tiles in another order
+    let r = dl("(2,2):(4,1)")
+        .logical_product(&dl("(4,2):(2,1)"))
+        .unwrap();
+    assert_eq!(r.size(), 32);
+    let mut img: Vec<i64> = offsets(&r);
+    img.sort();
+    assert_eq!(img, (0..32).collect::<Vec<_>>());
+    // 1-D product and divide agree on this example, as the tutorial notes
+    assert_eq!(
+        dl("(2,2):(4,1)").logical_product(&dl("6:1")).unwrap(),
+        dl("(4,2,3):(2,1,8)").logical_divide(&dl("4:2")).unwrap()
+    );
+}

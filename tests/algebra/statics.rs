@@ -52,3 +52,33 @@ fn mixed_layouts_go_through_the_runtime_path() {
     let r = a.to_dyn().unwrap().composition(&dl("(4,3):(3,1)")).unwrap();
     assert_eq!(r, Composition::<A, B>::LAYOUT);
 }
+
+/// A failing operation on static layouts is a compile error under `cargo check`, naming the rule.
+#[test]
+fn static_errors_are_compile_errors() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui/algebra/*.rs");
+}
+
+/// The static offset function is a compile-time computation: the whole result layout, and any
+/// offset of it, can be evaluated in a `const`.
+#[test]
+fn static_offsets_are_compile_time_values() {
+    const R: DynLayout = <Composition<A, B> as StaticLayout>::LAYOUT;
+    const O5: i64 = R.offset(5);
+    const TABLE: [i64; 12] = {
+        let mut t = [0; 12];
+        let mut i = 0;
+        while i < 12 {
+            t[i] = R.offset(i as i64);
+            i += 1;
+        }
+        t
+    };
+    let a = dl("(6,2):(8,2)");
+    let b = dl("(4,3):(3,1)");
+    assert_eq!(O5, a.offset(b.offset(5)));
+    for (i, &o) in TABLE.iter().enumerate() {
+        assert_eq!(o, a.offset(b.offset(i as i64)));
+    }
+}
