@@ -11,7 +11,9 @@
 //!
 //! The [`offset`](Composition::offset) of a result reads the const, so the whole offset function
 //! is constant-folded: `Composition::<A, B>::default().offset(i)` compiles to the same code as
-//! the offset of the literal result layout.
+//! the offset of the literal result layout (checked in the release assembly for
+//! `(6,2):(8,2) ∘ (4,3):(3,1)`: no memory loads, divisions strength-reduced to shifts and masks,
+//! and `offset(5)` becomes the immediate `32`).
 //!
 //! Inputs: any [`StaticLayout`] (a fully static [`Layout`](crate::Layout), or another result
 //! here). 1-D tilers are static layouts; by-mode tilers are tuples of [`StaticTileMode`]s
@@ -453,6 +455,73 @@ entry!(
     /// `nullspace(L)`.
     nullspace<L: StaticLayout>(l) -> Nullspace
 );
+
+entry!(
+    /// `filter_zeros(L)`.
+    filter_zeros<L: StaticLayout>(l) -> FilterZeros
+);
+entry!(
+    /// `coalesce(L, P)` by mode, with a static profile value `P` (only its nesting matters).
+    coalesce_by_mode<L: StaticLayout, P: IntTuple>(l, p) -> CoalesceByMode
+);
+entry!(
+    /// `composition(A, S)` with a static integer or flat shape `S` (`(M,N)` = `[M:1,N:1]`).
+    composition_shape<A: StaticLayout, S: IntTuple>(a, s) -> CompositionShape
+);
+entry!(
+    /// `complement(L, S)` with a static shape cotarget.
+    complement_shape<L: StaticLayout, S: IntTuple>(l, s) -> ComplementShape
+);
+entry!(
+    /// `zipped_divide(A, B)`, 1-D tiler.
+    zipped_divide<A: StaticLayout, B: StaticLayout>(a, b) -> ZippedDivide
+);
+entry!(
+    /// `tiled_divide(A, B)`, 1-D tiler.
+    tiled_divide<A: StaticLayout, B: StaticLayout>(a, b) -> TiledDivide
+);
+entry!(
+    /// `flat_divide(A, B)`, 1-D tiler.
+    flat_divide<A: StaticLayout, B: StaticLayout>(a, b) -> FlatDivide
+);
+entry!(
+    /// `logical_product(A, T)`, by-mode tiler.
+    logical_product_by_mode<A: StaticLayout, T: StaticTile>(a, t) -> LogicalProductByMode
+);
+entry!(
+    /// `zipped_product(A, B)`, 1-D tiler.
+    zipped_product<A: StaticLayout, B: StaticLayout>(a, b) -> ZippedProduct
+);
+entry!(
+    /// `zipped_product(A, T)`, by-mode tiler.
+    zipped_product_by_mode<A: StaticLayout, T: StaticTile>(a, t) -> ZippedProductByMode
+);
+entry!(
+    /// `tiled_product(A, B)`, 1-D tiler.
+    tiled_product<A: StaticLayout, B: StaticLayout>(a, b) -> TiledProduct
+);
+entry!(
+    /// `tiled_product(A, T)`, by-mode tiler.
+    tiled_product_by_mode<A: StaticLayout, T: StaticTile>(a, t) -> TiledProductByMode
+);
+entry!(
+    /// `flat_product(A, B)`, 1-D tiler.
+    flat_product<A: StaticLayout, B: StaticLayout>(a, b) -> FlatProduct
+);
+entry!(
+    /// `flat_product(A, T)`, by-mode tiler.
+    flat_product_by_mode<A: StaticLayout, T: StaticTile>(a, t) -> FlatProductByMode
+);
+
+/// `recast_layout` from `OLD`-bit to `NEW`-bit elements:
+/// `statics::recast_layout::<_, 16, 32>(l)`.
+#[inline(always)]
+pub fn recast_layout<L: StaticLayout, const OLD: i64, const NEW: i64>(
+    l: L,
+) -> RecastLayout<L, OLD, NEW> {
+    let _ = l;
+    make()
+}
 
 /// `complement(L, M)` with a const-generic integer cotarget:
 /// `statics::complement::<_, 24>(l)`.
