@@ -87,7 +87,10 @@
 //! paper that CuTe does not check). The rule is sufficient, not necessary: it can refuse a
 //! composition whose leaf-by-leaf construction happens to be right anyway — on thousands of random
 //! cases the only ones found step unevenly through a stride-0 mode of `A`, where only the carry
-//! out of the mode matters (`(12,5,3):(1,0,12) ∘ 4:36`). CuTe C++'s weak check accepts
+//! out of the mode matters (`(12,5,3):(1,0,12) ∘ 4:36`). On 200,000 random pairs of the property tests' generator,
+//! 136,638 compositions are accepted (all exact); of the 63,362 refused, CuTe C++ would stop
+//! 56,386 with a static assertion, return a wrong layout for 6,956, and be right by such an
+//! accident for 20. CuTe C++'s weak check accepts
 //! `(6,2):(1,10) ∘ 4:4` and `(4,6,8):(2,3,5) ∘ 6:3` (cutlass#3177, stride divisibility here) and
 //! C++ and pycute accept `(6,2):(1,7) ∘ (3,2):(2,3)` (cutlass#2955, straddling here); all three are
 //! refused with a [`LayoutError::Composition`](crate::LayoutError::Composition) naming the rule,
