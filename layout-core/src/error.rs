@@ -436,6 +436,17 @@ impl LayoutError {
                 }
             },
             LayoutError::Parse { .. } => "parse error",
+            LayoutError::OutOfBuffer { .. } => "the layout reaches outside the buffer",
+            LayoutError::AxisOutOfRange { .. } => "an axis is out of range",
+            LayoutError::RepeatedAxis { .. } => "an axis is named twice",
+            LayoutError::AxisIndexOutOfRange { .. } => "an index is out of range for its axis",
+            LayoutError::SqueezeNotOne { .. } => "only axes of extent 1 can be squeezed",
+            LayoutError::EmptyAxis { .. } => "an axis would have extent 0",
+            LayoutError::NotStrided { .. } => "an axis is not one stride",
+            LayoutError::Broadcast { .. } => "shapes cannot be broadcast together",
+            LayoutError::ShapeMismatch { .. } => "shapes differ",
+            LayoutError::ReshapeSize { .. } => "reshape changes the number of elements",
+            LayoutError::ReshapeNeedsCopy { .. } => "reshape needs a copy",
         }
     }
 }
