@@ -6,9 +6,12 @@
 //!
 //! The two layouts are first refined to common modes (see [`common_contiguous_run`]); the walk
 //! then follows the destination's memory order, coalescing modes, and when the innermost mode
-//! has stride 1 in both layouts it copies whole runs with `copy_from_slice`. Layouts without a
-//! common refinement (`(2,3)` against `(3,2)` inside one axis) fall back to evaluating both
-//! layouts per element.
+//! has stride 1 in both layouts it copies whole runs with `copy_from_slice` (runs of at most 32
+//! elements with a plain loop). When the two layouts' fastest modes differ (a transpose), the
+//! walk is cache-blocked in 32 x 32 tiles; when the common run is short and the source continues
+//! it through another mode (ND → NZ: 16-element fractal rows), up to 64 source-contiguous
+//! elements are visited together. Layouts without a common refinement (`(2,3)` against `(3,2)`
+//! inside one axis) fall back to evaluating both layouts per element.
 
 use super::axes::Axes;
 use super::walk::{Joint, Plan};
