@@ -15,4 +15,5 @@ mod elementwise;
 mod interop;
 mod reshape;
 mod seeds;
+mod tour;
 mod views;
