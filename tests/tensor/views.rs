@@ -319,3 +319,55 @@ proptest! {
         prop_assert_eq!(materialize(&c), materialize(&t));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// `split_at_mut` gives two simultaneously writable halves exactly when their buffer ranges
+    /// are disjoint, and they are the two slices of the axis.
+    #[test]
+    fn split_at_mut_halves(seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let shape = random_shape(&mut rng, 3);
+        let (l, base, len) = random_layout(&mut rng, &shape);
+        let mut buf = buffer(len);
+        let t = Tensor::with_offset(&buf[..], l, base).unwrap();
+        let nd = materialize(&t);
+        let k = rng.range(0, shape.len() as i64 - 1) as usize;
+        let i = rng.range(0, shape[k]);
+        let mut lo_idx = vec![Slice::ALL; k + 1];
+        lo_idx[k] = Slice::from(0..i);
+        let mut hi_idx = vec![Slice::ALL; k + 1];
+        hi_idx[k] = Slice::from(i..shape[k]);
+        let want_a = ref_slice(&nd, &lo_idx);
+        let want_b = ref_slice(&nd, &hi_idx);
+        // absolute offsets of each half, from the reference model
+        let halves: Option<(Vec<i64>, Vec<i64>)> = (|| {
+            let a = t.slice(&lo_idx).ok()?;
+            let b = t.slice(&hi_idx).ok()?;
+            let abs = |v: &Tensor<&[i32], DynLayout>| crate::reference::offsets(v.layout()).iter().map(|o| o + v.base_offset() as i64).collect::<Vec<_>>();
+            Some((abs(&a), abs(&b)))
+        })();
+        let mut tm = Tensor::with_offset(&mut buf[..], l, base).unwrap();
+        match tm.view_mut().split_at_mut(k as i64, i) {
+            Ok((mut a, mut b)) => {
+                prop_assert_eq!(Some(materialize(&a)), want_a);
+                prop_assert_eq!(Some(materialize(&b)), want_b);
+                a.fill(-1);
+                b.fill(-2);
+                let (oa, ob) = halves.unwrap();
+                let disjoint = oa.iter().max() < ob.iter().min() || ob.iter().max() < oa.iter().min();
+                prop_assert!(disjoint);
+                for o in oa { prop_assert_eq!(tm.as_slice()[o as usize], -1); }
+                for o in ob { prop_assert_eq!(tm.as_slice()[o as usize], -2); }
+            }
+            Err(LayoutError::EmptyAxis { .. }) => prop_assert!(want_a.is_none() || want_b.is_none()),
+            Err(LayoutError::NotStrided { .. }) => {}
+            Err(e) => {
+                let (oa, ob) = halves.unwrap();
+                let disjoint = oa.iter().max() < ob.iter().min() || ob.iter().max() < oa.iter().min();
+                prop_assert!(!disjoint, "{}", e);
+            }
+        }
+    }
+}
