@@ -61,3 +61,25 @@ fn as_ndarray_mut_writes_through() {
     }
     assert_eq!(t[[0, 2]], 100);
 }
+
+#[test]
+fn from_ndarray_strided_views() {
+    let a = Array3::from_shape_fn((4, 3, 5), |(i, j, k)| (100 * i + 10 * j + k) as i32);
+    for v in [
+        a.slice(nds![.., ..;2, 1..]),
+        a.slice(nds![..;-2, .., ..;3]),
+        a.slice(nds![1..2, .., ..;-1]),
+    ] {
+        // SAFETY: views of the owned array `a`, which nothing mutates here
+        let t = unsafe { TensorRef::from_ndarray_strided(v.view()) }.unwrap();
+        assert!(t.iter().eq(v.iter()));
+        assert_eq!(
+            t.shape()
+                .leaves()
+                .iter()
+                .map(|&e| e as usize)
+                .collect::<Vec<_>>(),
+            v.shape()
+        );
+    }
+}
