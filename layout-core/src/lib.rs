@@ -41,6 +41,7 @@ mod int;
 mod int_tuple;
 mod layout;
 mod parse;
+pub mod swizzle;
 mod table;
 mod tuple;
 
@@ -49,6 +50,7 @@ pub use error::LayoutError;
 pub use int::{Int, Integer, ToDynInt};
 pub use int_tuple::IntTuple;
 pub use layout::{AnyLayout, Congruent, Coord, Layout, StaticLayout};
+pub use swizzle::{Sw, Swizzle, SwizzleFn, SwizzledLayout};
 pub use table::LayoutTable;
 pub use tuple::{DynTuple, MAX_LEAVES, MAX_TOKENS, Profile};
 
