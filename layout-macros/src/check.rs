@@ -1,0 +1,425 @@
+//! Stage 2: semantic validation of a parsed input. Every independent error is collected, each
+//! spanned on the offending leaf or sub-tuple; the arithmetic rules (congruence, extents, size,
+//! cosize, capacity) are decided by layout-core through [`crate::eval`].
+//!
+//! After an error the input is *repaired* (bad leaves become `1` in a shape, `0` in a stride; a
+//! stride that does not fit becomes the compact one) so that the expansion is still a well-typed
+//! layout and one typo does not cascade into errors at every later use.
+
+use crate::eval::{self, CompactStride, Tree, Val};
+use crate::parse::{Input, Leaf, LeafKind, Mode, Node, ORDER_KEYWORDS, Order, Stride};
+use layout_core::{LayoutError, MAX_LEAVES, MAX_TOKENS};
+
+/// The most modes of one tuple (the typed tuples implement arity 1 to 8).
+pub const MAX_ARITY: usize = 8;
+
+/// What the expansion needs: the (repaired) shape and the stride to emit.
+pub struct Plan {
+    /// The shape.
+    pub shape: Node,
+    /// The stride.
+    pub stride: PlanStride,
+}
+
+/// The stride of a [`Plan`].
+pub enum PlanStride {
+    /// As written.
+    Explicit(Node),
+    /// Compact, one entry per shape leaf.
+    Compact(Vec<CompactStride>),
+}
+
+/// The outcome of checking: the plan to expand (absent when the input cannot be represented as a
+/// typed layout at all) and the errors found.
+pub struct Checked {
+    /// What to expand.
+    pub plan: Option<Plan>,
+    /// All errors, combined.
+    pub errors: Option<syn::Error>,
+}
+
+struct Errors(Option<syn::Error>);
+
+impl Errors {
+    fn push(&mut self, e: syn::Error) {
+        match &mut self.0 {
+            Some(all) => all.combine(e),
+            None => self.0 = Some(e),
+        }
+    }
+}
+
+/// Check an input.
+pub fn check(input: Input, mode: Mode) -> Checked {
+    let mut errors = Errors(None);
+    let Input {
+        mut shape,
+        mut stride,
+    } = input;
+
+    // A stride written as one unknown identifier that looks like a keyword is a misspelt keyword.
+    if let Stride::Explicit(Node::Leaf(l)) = &stride {
+        if let Some(suggestion) = misspelt_keyword(l) {
+            errors.push(syn::Error::new_spanned(
+                &l.tokens,
+                format!(
+                    "unknown stride keyword `{}`; did you mean `{suggestion}`? (a stride is a tuple, RowMajor or ColMajor)",
+                    l.text()
+                ),
+            ));
+            stride = Stride::Default;
+        }
+    }
+
+    // Leaves that are not integers, structure the typed tuples cannot hold.
+    let mut representable = true;
+    check_leaves(&mut shape, 1, &mut errors);
+    representable &= check_structure(&shape, &mut errors);
+    if let Stride::Explicit(d) = &mut stride {
+        check_leaves(d, 0, &mut errors);
+        representable &= check_structure(d, &mut errors);
+    }
+    if !representable {
+        return Checked {
+            plan: None,
+            errors: errors.0,
+        };
+    }
+
+    // Capacity of run-time tuples (MAX_LEAVES, MAX_TOKENS): the same code as at run time.
+    let shape_dyn = match eval::to_dyn(&skeleton(&shape), eval::SHAPE_PLACEHOLDER) {
+        Ok(t) => t,
+        Err(e) => {
+            errors.push(capacity_error(&shape, e));
+            return Checked {
+                plan: None,
+                errors: errors.0,
+            };
+        }
+    };
+    let stride_dyn = match &stride {
+        Stride::Explicit(d) => match eval::to_dyn(&skeleton(d), eval::STRIDE_PLACEHOLDER) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                errors.push(capacity_error(d, e));
+                return Checked {
+                    plan: None,
+                    errors: errors.0,
+                };
+            }
+        },
+        _ => None,
+    };
+
+    // Extents and size.
+    let (bad, overflow) = eval::check_shape(&shape_dyn);
+    for (leaf, extent) in bad {
+        let l = &shape.leaves()[leaf];
+        errors.push(syn::Error::new_spanned(
+            &l.tokens,
+            format!("shape extent {extent} is not positive (extents must be at least 1)"),
+        ));
+        set_leaf(&mut shape, leaf, 1);
+    }
+    let size_overflow = overflow.is_some();
+    if size_overflow {
+        errors.push(shape.error(format!("the size of {} overflows i64", shape.text())));
+        repair_all(&mut shape, 1);
+    }
+
+    // The stride.
+    let plan_stride = match (stride, stride_dyn) {
+        (Stride::Explicit(d), Some(d_dyn)) => {
+            let s_dyn = eval::to_dyn(&skeleton(&shape), eval::SHAPE_PLACEHOLDER)
+                .expect("the repaired shape has the capacity checked above");
+            if !s_dyn.congruent(&d_dyn) {
+                errors.push(incongruence(&shape, &d));
+                compact_or_fallback(&shape, Order::Col)
+            } else {
+                match eval::check_layout(&s_dyn, &d_dyn) {
+                    Ok(_) => PlanStride::Explicit(d),
+                    Err(LayoutError::Overflow { .. }) if size_overflow => PlanStride::Explicit(d),
+                    Err(LayoutError::Overflow { what }) => {
+                        errors.push(d.error(format!(
+                            "the {what} of {}:{} overflows i64",
+                            shape.text(),
+                            d.text()
+                        )));
+                        let mut d = d;
+                        repair_all(&mut d, 0);
+                        PlanStride::Explicit(d)
+                    }
+                    Err(e) => {
+                        errors.push(d.error(e));
+                        compact_or_fallback(&shape, Order::Col)
+                    }
+                }
+            }
+        }
+        (Stride::Order(order), _) => compact_or_fallback(&shape, order),
+        _ => compact_or_fallback(&shape, Order::Col),
+    };
+
+    if mode == Mode::Type {
+        if let PlanStride::Compact(strides) = &plan_stride {
+            check_type_compact(&shape, strides, &mut errors);
+        }
+    }
+
+    Checked {
+        plan: Some(Plan {
+            shape,
+            stride: plan_stride,
+        }),
+        errors: errors.0,
+    }
+}
+
+fn compact_or_fallback(shape: &Node, order: Order) -> PlanStride {
+    let tree = skeleton(shape);
+    match eval::compact(&tree, order == Order::Row) {
+        Ok(s) => PlanStride::Compact(s),
+        // Only after a size overflow, already reported and repaired: cannot happen twice.
+        Err(_) => PlanStride::Compact(
+            shape
+                .leaves()
+                .iter()
+                .map(|_| CompactStride {
+                    known: 0,
+                    factors: Vec::new(),
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// `Layout!` cannot multiply const generics in a type (that needs `generic_const_exprs`).
+fn check_type_compact(shape: &Node, strides: &[CompactStride], errors: &mut Errors) {
+    let leaves = shape.leaves();
+    for (k, s) in strides.iter().enumerate() {
+        let any_dynamic = s
+            .factors
+            .iter()
+            .any(|&f| matches!(leaves[f].kind, LeafKind::Dynamic(_)));
+        if any_dynamic || s.factors.is_empty() || (s.factors.len() == 1 && s.known == 1) {
+            continue;
+        }
+        let mut parts: Vec<String> = Vec::new();
+        if s.known != 1 {
+            parts.push(s.known.to_string());
+        }
+        parts.extend(s.factors.iter().map(|&f| leaves[f].text()));
+        errors.push(syn::Error::new_spanned(
+            &leaves[k].tokens,
+            format!(
+                "the compact stride of this leaf is {}, which a type cannot compute from const generics; write the stride explicitly",
+                parts.join("*")
+            ),
+        ));
+    }
+}
+
+/// The arithmetic skeleton of a node.
+pub fn skeleton(node: &Node) -> Tree {
+    match node {
+        Node::Leaf(l) => Tree::Leaf(match l.kind {
+            LeafKind::Known(v) => Val::Known(v),
+            _ => Val::Unknown,
+        }),
+        Node::Tuple(t) => Tree::Tuple(t.elems.iter().map(skeleton).collect()),
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("{n} {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+/// The error for a shape and stride that are not congruent, spanned on the part of the stride
+/// where they first differ.
+fn incongruence(s: &Node, d: &Node) -> syn::Error {
+    let (a, b) = (s.leaves().len(), d.leaves().len());
+    if a != b {
+        return d.error(format!(
+            "shape and stride are not congruent: {} has {}, {} has {}",
+            s.text(),
+            plural(a, "leaf", "leaves"),
+            d.text(),
+            b
+        ));
+    }
+    first_divergence(s, d).unwrap_or_else(|| {
+        d.error(format!(
+            "shape and stride are not congruent: {} and {} are nested differently",
+            s.text(),
+            d.text()
+        ))
+    })
+}
+
+fn first_divergence(s: &Node, d: &Node) -> Option<syn::Error> {
+    let msg = |what: String| Some(d.error(format!("shape and stride are not congruent: {what}")));
+    match (s, d) {
+        (Node::Leaf(_), Node::Leaf(_)) => None,
+        (Node::Leaf(_), Node::Tuple(_)) => msg(format!(
+            "{} is an integer, {} is a tuple",
+            s.text(),
+            d.text()
+        )),
+        (Node::Tuple(_), Node::Leaf(_)) => msg(format!(
+            "{} is a tuple, {} is an integer",
+            s.text(),
+            d.text()
+        )),
+        (Node::Tuple(x), Node::Tuple(y)) if x.elems.len() != y.elems.len() => msg(format!(
+            "{} has {}, {} has {}",
+            s.text(),
+            plural(x.elems.len(), "mode", "modes"),
+            d.text(),
+            y.elems.len()
+        )),
+        (Node::Tuple(x), Node::Tuple(y)) => x
+            .elems
+            .iter()
+            .zip(&y.elems)
+            .find_map(|(a, b)| first_divergence(a, b)),
+    }
+}
+
+/// Non-integer and out-of-range leaves: report, and repair to `repair`.
+fn check_leaves(node: &mut Node, repair: i64, errors: &mut Errors) {
+    match node {
+        Node::Leaf(l) => {
+            let msg = match &l.kind {
+                LeafKind::NotInteger(what) => format!("expected an integer leaf, found {what}"),
+                LeafKind::OutOfRange => {
+                    format!("integer literal {} does not fit in i64", l.text())
+                }
+                _ => return,
+            };
+            errors.push(syn::Error::new_spanned(&l.tokens, msg));
+            l.kind = LeafKind::Known(repair);
+        }
+        Node::Tuple(t) => t
+            .elems
+            .iter_mut()
+            .for_each(|e| check_leaves(e, repair, errors)),
+    }
+}
+
+/// Tuples the typed representation cannot hold: `()` and more than eight modes.
+fn check_structure(node: &Node, errors: &mut Errors) -> bool {
+    match node {
+        Node::Leaf(_) => true,
+        Node::Tuple(t) => {
+            let mut ok = true;
+            if t.elems.is_empty() {
+                errors.push(node.error("an empty tuple () is not a shape or stride mode"));
+                ok = false;
+            } else if t.elems.len() > MAX_ARITY {
+                errors.push(node.error(format!(
+                    "this tuple has {} modes but at most {MAX_ARITY} are supported; group some of them, e.g. ((a,b),c,…)",
+                    t.elems.len()
+                )));
+                ok = false;
+            }
+            for e in &t.elems {
+                ok &= check_structure(e, errors);
+            }
+            ok
+        }
+    }
+}
+
+fn capacity_error(node: &Node, e: LayoutError) -> syn::Error {
+    let leaves = node.leaves();
+    match e {
+        LayoutError::TooManyLeaves { .. } => syn::Error::new_spanned(
+            &leaves[MAX_LEAVES].tokens,
+            format!(
+                "{} has {} leaves but a layout holds at most {MAX_LEAVES} (MAX_LEAVES)",
+                node.text(),
+                leaves.len()
+            ),
+        ),
+        LayoutError::TooComplex { needed } => node.error(format!(
+            "this tuple is nested too deeply: it needs {needed} structure tokens but a layout holds at most {MAX_TOKENS} (MAX_TOKENS)"
+        )),
+        other => node.error(other),
+    }
+}
+
+fn set_leaf(node: &mut Node, index: usize, value: i64) {
+    let mut k = 0;
+    for_each_leaf(node, &mut |l| {
+        if k == index {
+            l.kind = LeafKind::Known(value);
+        }
+        k += 1;
+    });
+}
+
+fn repair_all(node: &mut Node, value: i64) {
+    for_each_leaf(node, &mut |l| {
+        if let LeafKind::Known(_) = l.kind {
+            l.kind = LeafKind::Known(value);
+        }
+    });
+}
+
+fn for_each_leaf(node: &mut Node, f: &mut impl FnMut(&mut Leaf)) {
+    match node {
+        Node::Leaf(l) => f(l),
+        Node::Tuple(t) => t.elems.iter_mut().for_each(|e| for_each_leaf(e, f)),
+    }
+}
+
+/// `Some(keyword)` when a one-identifier stride looks like a misspelt order keyword.
+fn misspelt_keyword(l: &Leaf) -> Option<&'static str> {
+    let mut it = l.tokens.clone().into_iter();
+    let (Some(proc_macro2::TokenTree::Ident(id)), None) = (it.next(), it.next()) else {
+        return None;
+    };
+    let word = id.to_string();
+    let lower = word.to_lowercase();
+    let (best, dist) = ORDER_KEYWORDS
+        .iter()
+        .map(|k| (*k, edit_distance(&lower, &k.to_lowercase())))
+        .min_by_key(|&(_, d)| d)?;
+    let looks_like = dist <= 3 || lower.contains("major") || lower.starts_with("layout");
+    looks_like.then_some(match best {
+        "LayoutRight" => "RowMajor",
+        "LayoutLeft" => "ColMajor",
+        k => k,
+    })
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::edit_distance;
+
+    #[test]
+    fn edit_distance_counts_single_edits() {
+        assert_eq!(edit_distance("rowmajr", "rowmajor"), 1);
+        assert_eq!(edit_distance("colmajor", "rowmajor"), 2);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("ld", "rowmajor"), 8);
+    }
+}

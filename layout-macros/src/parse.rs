@@ -1,0 +1,454 @@
+//! Stage 1: tokens → a typed syntax tree in which every number, expression and sub-tuple keeps
+//! its span.
+//!
+//! Grammar (`layout!` and `Layout!` share it; only the leaves differ):
+//!
+//! ```text
+//! input  := node [ ':' stride ]
+//! stride := RowMajor | ColMajor | LayoutRight | LayoutLeft | node
+//! node   := '(' node { ',' node } [','] ')' | leaf
+//! leaf   := INT | '-' INT | _N | Int<INT> | Int<-INT> | Int<N> | Int<{expr}>
+//!         | expr                  (layout!: a dynamic leaf)
+//!         | i64 | N | {expr}      (Layout!: dynamic marker, const generic, const expression)
+//! ```
+//!
+//! In `layout!`, a parenthesised group is a tuple when it stands alone between separators;
+//! `(a + b) * 2` is an expression. Write `{ a + b }` for an expression leaf in parentheses.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::parse::{ParseStream, Parser};
+use syn::{Expr, Ident, Lit, Token, UnOp, token};
+
+/// Which macro is parsing: the value macro `layout!` or the type macro `Layout!`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    /// `layout!`: leaves are Rust expressions.
+    Value,
+    /// `Layout!`: leaves are types or const-generic arguments.
+    Type,
+}
+
+/// A whole `shape : stride` input.
+pub struct Input {
+    /// The shape.
+    pub shape: Node,
+    /// The stride, as written.
+    pub stride: Stride,
+}
+
+/// The stride part of an input.
+#[derive(Clone)]
+pub enum Stride {
+    /// No stride: compact column-major (CuTe's default).
+    Default,
+    /// `RowMajor` / `ColMajor` (or CuTe's `LayoutRight` / `LayoutLeft`).
+    Order(Order),
+    /// An explicit stride tuple or integer.
+    Explicit(Node),
+}
+
+/// A compact order.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Order {
+    /// Leftmost leaf fastest (CuTe's `LayoutLeft`, the default).
+    Col,
+    /// Rightmost leaf fastest (`LayoutRight`).
+    Row,
+}
+
+/// A shape or stride: a leaf or a tuple of nodes.
+#[derive(Clone)]
+pub enum Node {
+    /// `(a, b, …)`.
+    Tuple(Tuple),
+    /// An integer.
+    Leaf(Leaf),
+}
+
+/// A parenthesised tuple.
+#[derive(Clone)]
+pub struct Tuple {
+    /// Span of the whole group, parentheses included.
+    pub span: Span,
+    /// The elements.
+    pub elems: Vec<Node>,
+}
+
+/// One integer of a shape or stride.
+#[derive(Clone)]
+pub struct Leaf {
+    /// What kind of integer it is.
+    pub kind: LeafKind,
+    /// The tokens as written (for spans covering the whole leaf, and for messages).
+    pub tokens: TokenStream,
+}
+
+/// The kinds of leaves.
+#[derive(Clone)]
+pub enum LeafKind {
+    /// A value the macro knows: `16`, `-1`, `_16`, `Int<16>`.
+    Known(i64),
+    /// A static value the macro cannot see: `Int<N>`, `Int<{N}>`, or in `Layout!` a const
+    /// generic `N` or `{expr}`. The tokens are the const argument.
+    Opaque(TokenStream),
+    /// A run-time value: any other expression (`layout!`), or `i64` (`Layout!`).
+    Dynamic(TokenStream),
+    /// Not an integer; the string describes what it is.
+    NotInteger(String),
+    /// An integer literal outside `i64`.
+    OutOfRange,
+}
+
+impl Leaf {
+    /// The leaf as the user wrote it, spaces normalised the way `stringify!` does.
+    pub fn text(&self) -> String {
+        let s = self.tokens.to_string();
+        // `Int < 16 >` → `Int<16>`; keep expressions as the tokens print them.
+        if s.starts_with("Int") {
+            s.replace(' ', "")
+        } else if let Some(rest) = s.strip_prefix("- ") {
+            format!("-{rest}")
+        } else {
+            s
+        }
+    }
+}
+
+impl Node {
+    /// The node in the user's notation: `(4,(2,2))`, `(Int<16>,rows / 16)`.
+    pub fn text(&self) -> String {
+        match self {
+            Node::Leaf(l) => l.text(),
+            Node::Tuple(t) => {
+                let parts: Vec<String> = t.elems.iter().map(Node::text).collect();
+                format!("({})", parts.join(","))
+            }
+        }
+    }
+
+    /// An error covering the whole node.
+    pub fn error(&self, msg: impl std::fmt::Display) -> syn::Error {
+        match self {
+            Node::Tuple(t) => syn::Error::new(t.span, msg),
+            Node::Leaf(l) => syn::Error::new_spanned(&l.tokens, msg),
+        }
+    }
+
+    /// The leaves in order.
+    pub fn leaves(&self) -> Vec<&Leaf> {
+        let mut out = Vec::new();
+        self.collect_leaves(&mut out);
+        out
+    }
+
+    fn collect_leaves<'a>(&'a self, out: &mut Vec<&'a Leaf>) {
+        match self {
+            Node::Leaf(l) => out.push(l),
+            Node::Tuple(t) => t.elems.iter().for_each(|e| e.collect_leaves(out)),
+        }
+    }
+}
+
+/// Parse a macro input in the given mode.
+pub fn parse(tokens: TokenStream, mode: Mode) -> syn::Result<Input> {
+    (|input: ParseStream| parse_input(input, mode)).parse2(tokens)
+}
+
+fn peek_colon(input: ParseStream) -> bool {
+    input.peek(Token![:]) && !input.peek(Token![::])
+}
+
+pub(crate) fn parse_input(input: ParseStream, mode: Mode) -> syn::Result<Input> {
+    if input.is_empty() {
+        return Err(input.error("expected a layout such as (2,4):(1,2), or a shape such as (2,4)"));
+    }
+    let shape = parse_node(input, mode)?;
+    let stride = if input.is_empty() {
+        Stride::Default
+    } else if peek_colon(input) {
+        let colon: Token![:] = input.parse()?;
+        if input.is_empty() {
+            return Err(syn::Error::new(
+                colon.span,
+                "expected a stride after `:`, such as (1,4), RowMajor or ColMajor",
+            ));
+        }
+        match order_keyword(input) {
+            Some(order) => {
+                input.parse::<Ident>()?;
+                Stride::Order(order)
+            }
+            None => Stride::Explicit(parse_node(input, mode)?),
+        }
+    } else {
+        return Err(input.error(format!(
+            "expected `:` between the shape {} and its stride",
+            shape.text()
+        )));
+    };
+    if !input.is_empty() {
+        return Err(input.error("unexpected tokens after the layout"));
+    }
+    Ok(Input { shape, stride })
+}
+
+/// `RowMajor` / `ColMajor` / `LayoutRight` / `LayoutLeft` standing alone at the end.
+fn order_keyword(input: ParseStream) -> Option<Order> {
+    let fork = input.fork();
+    let id: Ident = fork.parse().ok()?;
+    if !fork.is_empty() {
+        return None;
+    }
+    match id.to_string().as_str() {
+        "RowMajor" | "LayoutRight" => Some(Order::Row),
+        "ColMajor" | "LayoutLeft" => Some(Order::Col),
+        _ => None,
+    }
+}
+
+/// The keywords a stride may be, for suggestions.
+pub const ORDER_KEYWORDS: [&str; 4] = ["RowMajor", "ColMajor", "LayoutRight", "LayoutLeft"];
+
+pub(crate) fn parse_node(input: ParseStream, mode: Mode) -> syn::Result<Node> {
+    if input.peek(token::Paren) {
+        let fork = input.fork();
+        let _content;
+        syn::parenthesized!(_content in fork);
+        let alone = fork.is_empty() || fork.peek(Token![,]) || peek_colon(&fork);
+        if mode == Mode::Type || alone {
+            let content;
+            let paren = syn::parenthesized!(content in input);
+            let mut elems = Vec::new();
+            while !content.is_empty() {
+                elems.push(parse_node(&content, mode)?);
+                if content.is_empty() {
+                    break;
+                }
+                if !content.peek(Token![,]) {
+                    return Err(content.error(format!(
+                        "expected `,` or `)` after {}",
+                        elems.last().map(Node::text).unwrap_or_default()
+                    )));
+                }
+                content.parse::<Token![,]>()?;
+            }
+            return Ok(Node::Tuple(Tuple {
+                span: paren.span.join(),
+                elems,
+            }));
+        }
+    }
+    if input.is_empty() || input.peek(Token![,]) || peek_colon(input) {
+        return Err(input.error("expected an integer, `Int<N>`, an expression or a tuple of those"));
+    }
+    let leaf = match mode {
+        Mode::Value => parse_value_leaf(input)?,
+        Mode::Type => parse_type_leaf(input)?,
+    };
+    Ok(Node::Leaf(leaf))
+}
+
+fn peek_int_type(input: ParseStream) -> bool {
+    let fork = input.fork();
+    match fork.parse::<Ident>() {
+        Ok(id) if id == "Int" => fork.peek(Token![<]) || fork.peek(Token![::]),
+        _ => false,
+    }
+}
+
+/// `_16` → 16.
+fn underscore_int(id: &Ident) -> Option<i64> {
+    let s = id.to_string();
+    let digits = s.strip_prefix('_')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// The value of an integer literal, negated when `neg`; `None` outside `i64`.
+fn int_value(lit: &syn::LitInt, neg: bool) -> Option<i64> {
+    let v: u64 = lit.base10_parse().ok()?;
+    if neg {
+        0i64.checked_sub_unsigned(v)
+    } else {
+        i64::try_from(v).ok()
+    }
+}
+
+fn describe_lit(lit: &Lit) -> String {
+    let text = lit.to_token_stream().to_string();
+    match lit {
+        Lit::Float(_) => format!("the floating-point literal {text}"),
+        Lit::Str(_) => format!("the string literal {text}"),
+        Lit::ByteStr(_) | Lit::CStr(_) => format!("the byte string literal {text}"),
+        Lit::Char(_) => format!("the character literal {text}"),
+        Lit::Byte(_) => format!("the byte literal {text}"),
+        Lit::Bool(_) => format!("the boolean literal {text}"),
+        _ => format!("the literal {text}"),
+    }
+}
+
+/// `Int<16>`, `Int::<-1>`, `Int<N>`, `Int<{N * 2}>`, optionally followed by Ascend's `{}`.
+fn parse_int_type(input: ParseStream) -> syn::Result<Leaf> {
+    let start = input.fork();
+    let int: Ident = input.parse()?;
+    if input.peek(Token![::]) {
+        input.parse::<Token![::]>()?;
+    }
+    input.parse::<Token![<]>()?;
+    let kind = if input.peek(syn::LitInt) || (input.peek(Token![-]) && input.peek2(syn::LitInt)) {
+        let neg = input.parse::<Option<Token![-]>>()?.is_some();
+        let lit: syn::LitInt = input.parse()?;
+        match int_value(&lit, neg) {
+            Some(v) => LeafKind::Known(v),
+            None => LeafKind::OutOfRange,
+        }
+    } else if input.peek(token::Brace) {
+        let group: proc_macro2::Group = input.parse()?;
+        // `{16}` / `{-1}` are still literals the macro can see.
+        let inner: Option<(bool, syn::LitInt)> = (|s: ParseStream| {
+            let neg = s.parse::<Option<Token![-]>>()?.is_some();
+            Ok((neg, s.parse::<syn::LitInt>()?))
+        })
+        .parse2(group.stream())
+        .ok();
+        match inner.and_then(|(neg, lit)| int_value(&lit, neg)) {
+            Some(v) => LeafKind::Known(v),
+            None => LeafKind::Opaque(group.into_token_stream()),
+        }
+    } else if input.peek(Ident) {
+        LeafKind::Opaque(input.parse::<Ident>()?.into_token_stream())
+    } else {
+        return Err(
+            input.error("expected an integer, a const generic `N` or `{ expr }` inside `Int<…>`")
+        );
+    };
+    if !input.peek(Token![>]) {
+        return Err(input.error(format!("expected `>` to close `{int}<…`")));
+    }
+    input.parse::<Token![>]>()?;
+    if input.peek(token::Brace) {
+        let fork = input.fork();
+        let g: proc_macro2::Group = fork.parse()?;
+        if g.stream().is_empty() {
+            input.parse::<proc_macro2::Group>()?;
+        }
+    }
+    Ok(Leaf {
+        kind,
+        tokens: tokens_between(&start, input),
+    })
+}
+
+/// The tokens consumed between a fork taken earlier and the current position.
+fn tokens_between(start: ParseStream, end: ParseStream) -> TokenStream {
+    let mut out = TokenStream::new();
+    let mut cursor = start.cursor();
+    while cursor != end.cursor() {
+        match cursor.token_tree() {
+            Some((tt, next)) => {
+                out.extend([tt]);
+                cursor = next;
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+fn parse_value_leaf(input: ParseStream) -> syn::Result<Leaf> {
+    if peek_int_type(input) {
+        return parse_int_type(input);
+    }
+    let expr: Expr = input.parse()?;
+    let tokens = expr.to_token_stream();
+    Ok(Leaf {
+        kind: classify(&expr, tokens.clone()),
+        tokens,
+    })
+}
+
+fn classify(expr: &Expr, tokens: TokenStream) -> LeafKind {
+    match expr {
+        Expr::Lit(e) => match &e.lit {
+            Lit::Int(lit) => int_value(lit, false).map_or(LeafKind::OutOfRange, LeafKind::Known),
+            other => LeafKind::NotInteger(describe_lit(other)),
+        },
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => match &*u.expr {
+            Expr::Lit(e) => match &e.lit {
+                Lit::Int(lit) => int_value(lit, true).map_or(LeafKind::OutOfRange, LeafKind::Known),
+                other => LeafKind::NotInteger(describe_lit(other)),
+            },
+            _ => LeafKind::Dynamic(tokens),
+        },
+        Expr::Path(p) if p.qself.is_none() => match p.path.get_ident().and_then(underscore_int) {
+            Some(v) => LeafKind::Known(v),
+            None => LeafKind::Dynamic(tokens),
+        },
+        Expr::Infer(_) => LeafKind::NotInteger("`_`".into()),
+        Expr::Group(g) => classify(&g.expr, tokens),
+        _ => LeafKind::Dynamic(tokens),
+    }
+}
+
+fn parse_type_leaf(input: ParseStream) -> syn::Result<Leaf> {
+    if peek_int_type(input) {
+        return parse_int_type(input);
+    }
+    let start = input.fork();
+    let kind = if input.peek(syn::LitInt) || (input.peek(Token![-]) && input.peek2(syn::LitInt)) {
+        let neg = input.parse::<Option<Token![-]>>()?.is_some();
+        let lit: syn::LitInt = input.parse()?;
+        int_value(&lit, neg).map_or(LeafKind::OutOfRange, LeafKind::Known)
+    } else if input.peek(Lit) || (input.peek(Token![-]) && input.peek2(Lit)) {
+        input.parse::<Option<Token![-]>>()?;
+        LeafKind::NotInteger(describe_lit(&input.parse()?))
+    } else if input.peek(token::Brace) {
+        LeafKind::Opaque(input.parse::<proc_macro2::Group>()?.into_token_stream())
+    } else if input.peek(Ident) || input.peek(Token![::]) || input.peek(Token![Self]) {
+        let path: syn::Path = input.parse()?;
+        match path.get_ident() {
+            Some(id) if id == "i64" => LeafKind::Dynamic(id.to_token_stream()),
+            Some(id) => match underscore_int(id) {
+                Some(v) => LeafKind::Known(v),
+                None => LeafKind::Opaque(id.to_token_stream()),
+            },
+            None => {
+                let span = path_span(&path);
+                LeafKind::Opaque(
+                    proc_macro2::Group::new(
+                        proc_macro2::Delimiter::Brace,
+                        path.into_token_stream(),
+                    )
+                    .into_token_stream()
+                    .into_iter()
+                    .map(|mut t| {
+                        t.set_span(span);
+                        t
+                    })
+                    .collect(),
+                )
+            }
+        }
+    } else if input.peek(Token![_]) {
+        input.parse::<Token![_]>()?;
+        LeafKind::NotInteger("`_`".into())
+    } else {
+        return Err(input.error(
+            "expected an integer, `Int<N>`, a const generic `N`, `{ expr }`, or `i64` for a dynamic leaf",
+        ));
+    };
+    Ok(Leaf {
+        kind,
+        tokens: tokens_between(&start, input),
+    })
+}
+
+fn path_span(path: &syn::Path) -> Span {
+    path.to_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |t: TokenTree| t.span())
+}
