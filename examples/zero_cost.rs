@@ -8,6 +8,12 @@
 //!
 //! With a `VARIANT` name (e.g. `sum_tiled_static`) only that loop runs, `REPS` times:
 //! `scripts/count-instructions.sh` runs it that way under callgrind to count its instructions.
+//!
+//! With `VARIANT` = `interleaved`, each kernel's four variants are timed in `REPS` rounds, the
+//! variants taking turns within every round (in a rotating order), and the medians of the
+//! per-call times and of the per-round static/hand ratios are printed. Taking turns makes the
+//! ratio robust to a machine whose load changes while it runs (criterion times one variant
+//! after the other).
 
 #[path = "../benches/support/walks.rs"]
 mod walks;
@@ -111,6 +117,11 @@ fn main() {
         ),
     ];
 
+    if only.as_deref() == Some("interleaved") {
+        interleaved(&variants, reps, &src, &mut dst);
+        return;
+    }
+
     if let Some(name) = only {
         let Some((_, f)) = variants.iter().find(|(n, _)| *n == name) else {
             eprintln!("unknown variant {name}; one of:");
@@ -145,6 +156,54 @@ fn main() {
             "{:<24} {reps} repetitions, all four variants agree ({})",
             group[0].0.trim_end_matches("_hand"),
             results[0]
+        );
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Per-call nanoseconds of each variant, the variants taking turns in each round.
+fn interleaved(variants: &[(&str, Run)], rounds: usize, src: &[u64], dst: &mut [u64]) {
+    const CALLS: u32 = 64; // calls per timing, so a timing is well above the clock resolution
+    println!(
+        "{:<24} {:>10} {:>10} {:>10} {:>10} {:>14}",
+        "kernel", "hand ns", "static ns", "mixed ns", "dyn ns", "static/hand"
+    );
+    for group in variants.chunks(4) {
+        let mut times: Vec<Vec<f64>> = (0..4).map(|_| Vec::with_capacity(rounds)).collect();
+        let mut ratios = Vec::with_capacity(rounds);
+        for round in 0..rounds.max(1) {
+            let mut t = [0f64; 4];
+            for k in 0..4 {
+                let v = (k + round) % 4; // rotate who goes first
+                let start = std::time::Instant::now();
+                for _ in 0..CALLS {
+                    black_box(group[v].1(black_box(src), black_box(dst)));
+                }
+                t[v] = start.elapsed().as_nanos() as f64 / f64::from(CALLS);
+            }
+            for k in 0..4 {
+                times[k].push(t[k]);
+            }
+            ratios.push(t[1] / t[0]);
+        }
+        let m: Vec<f64> = times.iter_mut().map(|v| median(v)).collect();
+        println!(
+            "{:<24} {:>10.0} {:>10.0} {:>10.0} {:>10.0} {:>14.4}",
+            group[0].0.trim_end_matches("_hand"),
+            m[0],
+            m[1],
+            m[2],
+            m[3],
+            median(&mut ratios)
         );
     }
 }

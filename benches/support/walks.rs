@@ -18,7 +18,14 @@ pub type Tiled =
     Layout<((Int<8>, Int<8>), (Int<8>, Int<8>)), ((Int<1>, Int<64>), (Int<8>, Int<512>))>;
 
 /// `(64,64):(64,1)`: a row-major 64×64 matrix.
-pub type RowMajor = Layout<(Int<64>, Int<64>), (Int<64>, Int<1>)>;
+pub type RowMajor = layout::Layout![(64,64) : RowMajor];
+
+// The macro's types are the hand-written const-generic types.
+type TiledByHand =
+    Layout<((Int<8>, Int<8>), (Int<8>, Int<8>)), ((Int<1>, Int<64>), (Int<8>, Int<512>))>;
+type RowMajorByHand = Layout<(Int<64>, Int<64>), (Int<64>, Int<1>)>;
+const _: fn(Tiled) -> TiledByHand = |l| l;
+const _: fn(RowMajor) -> RowMajorByHand = |l| l;
 
 /// The tiled layout with static inner modes (extent 8, strides 1 and 8) and run-time outer modes.
 pub type TiledMixed = Layout<((Int<8>, i64), (Int<8>, i64)), ((Int<1>, i64), (Int<8>, i64))>;
@@ -29,16 +36,13 @@ pub type RowMajorMixed = Layout<(i64, i64), (i64, Int<1>)>;
 /// The tiled layout, mixed, from run-time values (pass them through `black_box`).
 #[inline(always)]
 pub fn tiled_mixed(outer_extent: i64, row_tile_stride: i64, col_tile_stride: i64) -> TiledMixed {
-    Layout::new(
-        ((Int::<8>, outer_extent), (Int::<8>, outer_extent)),
-        ((Int::<1>, row_tile_stride), (Int::<8>, col_tile_stride)),
-    )
+    layout::layout!(((8, outer_extent), (8, outer_extent)) : ((1, row_tile_stride), (8, col_tile_stride)))
 }
 
 /// The row-major layout, mixed, from run-time values (pass them through `black_box`).
 #[inline(always)]
 pub fn row_major_mixed(rows: i64, cols: i64, ld: i64) -> RowMajorMixed {
-    Layout::new((rows, cols), (ld, Int::<1>))
+    layout::layout!((rows, cols) : (ld, 1))
 }
 
 /// The run-time form of `L` (its associated const; pass it through `black_box` so the compiler
