@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Print the criterion medians of `cargo bench --bench offset` (from target/criterion) as a table,
+# with each variant's ratio to the hand-written loop of the same kernel.
+#
+# Usage: cargo bench --bench offset && scripts/bench-summary.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DIR=target/criterion
+median() {
+    perl -0ne 'print $1 if /"median":\{"confidence_interval":\{[^}]*\},"point_estimate":([-0-9.e+]+)/' \
+        "$DIR/$1/$2/new/estimates.json"
+}
+printf '%-16s %11s %11s %11s %11s %12s %12s %12s\n' kernel "hand µs" "static µs" "mixed µs" "dyn µs" \
+    static/hand mixed/hand dyn/hand
+for k in sum_tiled sum_row_major copy_tiled copy_row_major; do
+    h=$(median "$k" hand); s=$(median "$k" static); m=$(median "$k" mixed); d=$(median "$k" dyn)
+    perl -e 'my ($k, $h, $s, $m, $d) = @ARGV;
+             printf "%-16s %11.3f %11.3f %11.3f %11.3f %12.4f %12.4f %12.4f\n",
+                    $k, $h / 1e3, $s / 1e3, $m / 1e3, $d / 1e3, $s / $h, $m / $h, $d / $h' \
+        "$k" "$h" "$s" "$m" "$d"
+done
