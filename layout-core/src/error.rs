@@ -4,6 +4,7 @@
 //! so that `const fn` code (the same code the macro and static layouts use) can build and return
 //! it; its `Display` names the rule that was broken and the numbers involved.
 
+use crate::tensor::Extents;
 use core::fmt;
 
 /// Why a layout operation was refused.
@@ -101,6 +102,91 @@ pub enum LayoutError {
         /// A second number involved.
         b: i64,
     },
+    /// The layout reaches memory outside the buffer of a tensor.
+    OutOfBuffer {
+        /// The tensor's base offset into the buffer.
+        base: i64,
+        /// The smallest offset the layout produces (negative strides give negative offsets).
+        lo: i64,
+        /// The largest offset the layout produces.
+        hi: i64,
+        /// The number of elements in the buffer.
+        len: i64,
+    },
+    /// An axis number outside `[-ndim, ndim)`.
+    AxisOutOfRange {
+        /// The axis given.
+        axis: i64,
+        /// The number of axes it must index.
+        ndim: usize,
+    },
+    /// The same axis was named twice (in a permutation, `expand_dims` or `squeeze`).
+    RepeatedAxis {
+        /// The repeated axis.
+        axis: usize,
+    },
+    /// An index outside `[-extent, extent)` along an axis.
+    AxisIndexOutOfRange {
+        /// The axis.
+        axis: usize,
+        /// The index given.
+        index: i64,
+        /// The extent of the axis.
+        extent: i64,
+    },
+    /// `squeeze` of an axis whose extent is not 1.
+    SqueezeNotOne {
+        /// The axis.
+        axis: usize,
+        /// Its extent.
+        extent: i64,
+    },
+    /// An operation that would create an axis of extent 0 (layouts have positive extents).
+    EmptyAxis {
+        /// The axis that would be empty.
+        axis: usize,
+    },
+    /// An axis whose mode is hierarchical and not expressible as one stride.
+    NotStrided {
+        /// The axis.
+        axis: usize,
+    },
+    /// Two shapes that cannot be broadcast together (NumPy's rule: right-aligned, equal or 1).
+    Broadcast {
+        /// The first shape.
+        a: Extents,
+        /// The second shape (for `broadcast_to`, the requested shape).
+        b: Extents,
+        /// `true` for `broadcast_to` (only `a` may be stretched).
+        to: bool,
+    },
+    /// Two shapes that must be equal (copy, element-wise in place, concat) are not.
+    ShapeMismatch {
+        /// The first shape.
+        a: Extents,
+        /// The second shape.
+        b: Extents,
+    },
+    /// A reshape to a shape with a different number of elements.
+    ReshapeSize {
+        /// The current shape.
+        from: Extents,
+        /// The requested shape (`-1` kept as written).
+        to: Extents,
+    },
+    /// A reshape that cannot be a view: a new axis would span old axes `axis` and `axis+1`,
+    /// which are not nested in memory (old axes counted over the tensor's leaves in row-major
+    /// order, which are its axes when no axis is hierarchical).
+    ReshapeNeedsCopy {
+        /// The requested shape.
+        to: Extents,
+        /// The old axis whose stride breaks the nesting.
+        axis: usize,
+        /// Its stride.
+        stride: i64,
+        /// The stride a view would need it to have.
+        needed: i64,
+    },
     /// Text that does not parse as a layout or integer tuple.
     Parse {
         /// Byte offset in the input where the problem is.
@@ -195,6 +281,59 @@ impl fmt::Display for LayoutError {
                 )
             }
             LayoutError::Precondition { what, a, b } => write!(f, "{what} (numbers {a} and {b})"),
+            LayoutError::OutOfBuffer { base, lo, hi, len } => write!(
+                f,
+                "layout reaches offsets {lo}..={hi} from base offset {base}, outside a buffer of {len} elements"
+            ),
+            LayoutError::AxisOutOfRange { axis, ndim } => {
+                write!(f, "axis {axis} is out of range for a tensor of {ndim} axes")
+            }
+            LayoutError::RepeatedAxis { axis } => write!(f, "axis {axis} is named twice"),
+            LayoutError::AxisIndexOutOfRange {
+                axis,
+                index,
+                extent,
+            } => write!(
+                f,
+                "index {index} is out of range for axis {axis} of extent {extent}"
+            ),
+            LayoutError::SqueezeNotOne { axis, extent } => write!(
+                f,
+                "cannot squeeze axis {axis} of extent {extent}; only axes of extent 1 can be removed"
+            ),
+            LayoutError::EmptyAxis { axis } => write!(
+                f,
+                "axis {axis} would have extent 0; tensors with empty axes are not supported"
+            ),
+            LayoutError::NotStrided { axis } => write!(
+                f,
+                "axis {axis} is a hierarchical mode that is not one stride; this operation needs a strided axis"
+            ),
+            LayoutError::Broadcast { a, b, to: false } => write!(
+                f,
+                "operands could not be broadcast together with shapes {a} {b}"
+            ),
+            LayoutError::Broadcast { a, b, to: true } => {
+                write!(f, "cannot broadcast a tensor of shape {a} to shape {b}")
+            }
+            LayoutError::ShapeMismatch { a, b } => {
+                write!(f, "shapes {a} and {b} differ")
+            }
+            LayoutError::ReshapeSize { from, to } => write!(
+                f,
+                "cannot reshape a tensor of shape {from} ({} elements) into shape {to}",
+                from.product()
+            ),
+            LayoutError::ReshapeNeedsCopy {
+                to,
+                axis,
+                stride,
+                needed,
+            } => write!(
+                f,
+                "cannot reshape into shape {to} without a copy: old axis {axis} has stride {stride} but a view needs {needed} to merge it with old axis {}; use reshape_copy",
+                axis + 1
+            ),
             LayoutError::Parse { at, expected } => {
                 write!(f, "parse error at byte {at}: expected {expected}")
             }

@@ -32,6 +32,8 @@
 )]
 #![warn(missing_docs)]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
@@ -46,6 +48,8 @@ pub mod swizzle;
 mod table;
 mod tuple;
 
+pub mod tensor;
+
 pub use dyn_layout::DynLayout;
 pub use error::LayoutError;
 pub use int::{Int, Integer, ToDynInt};
@@ -54,6 +58,7 @@ pub use layout::{AnyLayout, Congruent, Coord, Layout, StaticLayout};
 pub use modes::{Append, Get, Prepend};
 pub use swizzle::{Sw, Swizzle, SwizzleFn, SwizzledLayout};
 pub use table::LayoutTable;
+pub use tensor::Tensor;
 pub use tuple::{DynTuple, MAX_LEAVES, MAX_TOKENS, Profile};
 
 #[doc(hidden)]
