@@ -316,6 +316,22 @@ impl<S: Congruent<D>, D: IntTuple> fmt::Debug for Layout<S, D> {
     }
 }
 
+/// The offset of `coord` in `layout` (CuTe's `crd2idx(coord, shape, stride)`, or `layout(coord)`):
+/// a free-function spelling of [`Layout::offset`].
+///
+/// ```
+/// use layout_core::{offset, Int, Layout};
+/// let l = Layout::new((Int::<4>, Int::<8>), (Int::<8>, Int::<1>));
+/// assert_eq!(offset(&l, (2, 5)), 21);
+/// ```
+#[inline(always)]
+pub fn offset<S: Congruent<D>, D: IntTuple, C: Coord<S, D>>(
+    layout: &Layout<S, D>,
+    coord: C,
+) -> i64 {
+    layout.offset(coord)
+}
+
 /// A layout whose every value is known at compile time: a zero-sized type whose run-time form is
 /// an associated const. Algebra results on static layouts implement this trait too.
 #[diagnostic::on_unimplemented(

@@ -37,6 +37,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod algebra;
 mod dyn_layout;
 mod error;
 mod int;
@@ -50,11 +51,12 @@ mod tuple;
 
 pub mod tensor;
 
+pub use algebra::{MAX_TILE_MODES, SliceCoord, Tile, TileMode};
 pub use dyn_layout::DynLayout;
-pub use error::LayoutError;
+pub use error::{CompositionRule, LayoutError};
 pub use int::{Int, Integer, ToDynInt};
 pub use int_tuple::IntTuple;
-pub use layout::{AnyLayout, Congruent, Coord, Layout, StaticLayout};
+pub use layout::{AnyLayout, Congruent, Coord, Layout, StaticLayout, offset};
 pub use modes::{Append, Get, Prepend};
 pub use swizzle::{Sw, Swizzle, SwizzleFn, SwizzledLayout};
 pub use table::LayoutTable;
