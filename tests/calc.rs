@@ -240,6 +240,115 @@ proptest! {
     }
 }
 
+/// Random calls of every function on random layouts and tilers.
+fn call_line() -> impl Strategy<Value = String> {
+    let unary = prop::sample::select(vec![
+        "size",
+        "cosize",
+        "rank",
+        "depth",
+        "offsets",
+        "coalesce",
+        "filter",
+        "right_inverse",
+        "left_inverse",
+        "complement",
+        "print_layout",
+        "filter_zeros",
+        "nullspace",
+    ]);
+    let binary = prop::sample::select(vec![
+        "composition",
+        "logical_divide",
+        "zipped_divide",
+        "tiled_divide",
+        "flat_divide",
+        "logical_product",
+        "zipped_product",
+        "tiled_product",
+        "flat_product",
+        "blocked_product",
+        "raked_product",
+        "max_common_layout",
+        "max_common_vector",
+    ]);
+    let tile_mode = prop_oneof![
+        Just("_".to_string()),
+        (1i64..6).prop_map(|n| n.to_string()),
+        layout_text(),
+    ];
+    let tiler = prop_oneof![
+        layout_text(),
+        prop::collection::vec(tile_mode, 1..=3).prop_map(|m| format!("[{}]", m.join(","))),
+    ];
+    let coord = prop::collection::vec(
+        prop_oneof![Just("_".to_string()), (0i64..3).prop_map(|c| c.to_string())],
+        1..=3,
+    )
+    .prop_map(|c| {
+        if c.len() == 1 {
+            c[0].clone()
+        } else {
+            format!("({})", c.join(","))
+        }
+    });
+    prop_oneof![
+        (unary, layout_text()).prop_map(|(f, l)| format!("{f}({l})")),
+        (binary, layout_text(), tiler).prop_map(|(f, a, t)| format!("{f}({a}, {t})")),
+        (layout_text(), 1i64..80).prop_map(|(l, c)| format!("complement({l}, {c})")),
+        (layout_text(), coord.clone()).prop_map(|(l, c)| format!("slice_and_offset({l}, {c})")),
+        (layout_text(), coord).prop_map(|(l, c)| format!("eval({l}, {c})")),
+        (layout_text(), prop::collection::vec(1i64..3, 1..=3)).prop_map(|(l, p)| format!(
+            "coalesce({l}, ({}))",
+            p.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        )),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// Every function on random arguments: one line each (the table and its empty line for
+    /// `print_layout`), no caught panic, and every composition that succeeds is `A ∘ B`.
+    #[test]
+    fn random_calls_answer_on_one_line(calls in prop::collection::vec(call_line(), 1..40)) {
+        let input: String = calls.iter().map(|l| format!("{l}\n")).collect();
+        let out = run(&input);
+        prop_assert!(!out.contains("internal error"), "a panic was caught:\n{}", out);
+        let mut lines = out.lines();
+        for call in &calls {
+            let line = lines.next();
+            prop_assert!(line.is_some(), "no output for {}", call);
+            let line = line.unwrap();
+            if call.starts_with("print_layout(") && !line.starts_with("error: ") {
+                // skip the rest of the table, through its empty line
+                for rest in lines.by_ref() {
+                    if rest.is_empty() {
+                        break;
+                    }
+                }
+                continue;
+            }
+            if let Some(args) = call.strip_prefix("composition(").and_then(|c| c.strip_suffix(')')) {
+                let (a, b) = args.split_once(", ").unwrap();
+                if !line.starts_with("error: ") && !b.starts_with('[') {
+                    let a: DynLayout = a.parse().unwrap();
+                    let b: DynLayout = b.parse().unwrap();
+                    let r: DynLayout = line.parse().unwrap();
+                    prop_assert_eq!(r.size(), b.size(), "{} = {}", call, line);
+                    for i in 0..b.size() {
+                        prop_assert_eq!(r.offset(i), a.offset(b.offset(i)), "{} = {} at {}", call, line, i);
+                    }
+                }
+            }
+        }
+        prop_assert!(lines.next().is_none(), "extra output:\n{}", out);
+    }
+}
+
 /// Lines made of the calculator's own vocabulary, shuffled: names, numbers (huge and negative
 /// too), brackets, `_`, `:`, `o`, `Sw<…>`, and a few stray bytes.
 fn garbage_line() -> impl Strategy<Value = String> {
