@@ -95,6 +95,29 @@ fn strided_copy(c: &mut Criterion) {
     g.finish();
 }
 
+/// The composition `(64,64):(64,1) ∘ ((8,8),(8,8)):((1,64),(8,512))`: as a static algebra result,
+/// as the literal static layout it equals, by hand, and computed at run time.
+fn composed(c: &mut Criterion) {
+    let buf = buffer();
+    let composed_dyn = black_box(
+        dyn_of::<RowMajor>()
+            .composition(&dyn_of::<Tiled>())
+            .expect("row-major ∘ tiled is admissible"),
+    );
+    let mut g = c.benchmark_group("sum_composed");
+    g.bench_function("hand", |b| b.iter(|| sum_composed_hand(black_box(&buf))));
+    g.bench_function("static", |b| {
+        b.iter(|| sum_composed_static(black_box(&buf)))
+    });
+    g.bench_function("literal", |b| {
+        b.iter(|| sum_composed_literal(black_box(&buf)))
+    });
+    g.bench_function("dyn", |b| {
+        b.iter(|| sum_composed_dyn(black_box(&composed_dyn), black_box(&buf)))
+    });
+    g.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_millis(500))
@@ -102,5 +125,5 @@ fn config() -> Criterion {
         .sample_size(60)
 }
 
-criterion_group! { name = benches; config = config(); targets = gather_sum, strided_copy }
+criterion_group! { name = benches; config = config(); targets = gather_sum, strided_copy, composed }
 criterion_main!(benches);

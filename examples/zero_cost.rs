@@ -39,8 +39,14 @@ fn main() {
     let rd = black_box(dyn_of::<RowMajor>());
     let tm = tiled_mixed(black_box(8), black_box(64), black_box(512));
     let rm = row_major_mixed(black_box(64), black_box(64), black_box(64));
+    let cd = black_box(
+        dyn_of::<RowMajor>()
+            .composition(&dyn_of::<Tiled>())
+            .expect("row-major ∘ tiled is admissible"),
+    );
 
-    // Groups of four: hand-written first, then static, mixed, dyn; all four must agree.
+    // Groups of four: hand-written first, then static, mixed, dyn; all four must agree. For the
+    // composed layout the third variant is the literal static layout equal to the composition.
     let variants: Vec<(&str, Run)> = vec![
         ("sum_tiled_hand", Box::new(|s, _| sum_tiled_hand(s))),
         ("sum_tiled_static", Box::new(|s, _| sum_tiled_static(s))),
@@ -115,6 +121,19 @@ fn main() {
                 checksum(d)
             }),
         ),
+        ("sum_composed_hand", Box::new(|s, _| sum_composed_hand(s))),
+        (
+            "sum_composed_static",
+            Box::new(|s, _| sum_composed_static(s)),
+        ),
+        (
+            "sum_composed_literal",
+            Box::new(|s, _| sum_composed_literal(s)),
+        ),
+        (
+            "sum_composed_dyn",
+            Box::new(|s, _| sum_composed_dyn(&cd, s)),
+        ),
     ];
 
     if only.as_deref() == Some("interleaved") {
@@ -177,6 +196,7 @@ fn interleaved(variants: &[(&str, Run)], rounds: usize, src: &[u64], dst: &mut [
         "{:<24} {:>10} {:>10} {:>10} {:>10} {:>14}",
         "kernel", "hand ns", "static ns", "mixed ns", "dyn ns", "static/hand"
     );
+    println!("(for sum_composed the `mixed` column is the literal static layout equal to A ∘ B)");
     for group in variants.chunks(4) {
         let mut times: Vec<Vec<f64>> = (0..4).map(|_| Vec::with_capacity(rounds)).collect();
         let mut ratios = Vec::with_capacity(rounds);

@@ -41,8 +41,10 @@ dynamic_count() {
 }
 
 printf '%-22s %9s %10s %14s %12s\n' "loop" "fn insns" "loop insns" "Ir (x$REPS)" "Ir/element"
-for kernel in sum_tiled sum_row_major copy_tiled copy_row_major; do
-    for variant in hand static mixed dyn; do
+for kernel in sum_tiled sum_row_major copy_tiled copy_row_major sum_composed; do
+    variants="hand static mixed dyn"
+    [ "$kernel" = sum_composed ] && variants="hand static literal dyn"
+    for variant in $variants; do
         name="${kernel}_${variant}"
         read -r total loop < <(static_counts "$name")
         ir=$(dynamic_count "$name")

@@ -181,6 +181,46 @@ pub fn copy_row_major_dyn(l: &DynLayout, src: &[u64], dst: &mut [u64]) {
     copy_by(src, dst, |m, n| l.offset(m + 64 * n))
 }
 
+// ---------------------------------------------------------------------------------------------
+// Kernel 3: gather-sum through an algebra result. `A ∘ B` with A = (64,64):(64,1) (row-major)
+// and B = ((8,8),(8,8)):((1,64),(8,512)) (the tiled index map) is
+// R = ((8,8),(8,8)):((64,1),(512,8)): index i = (r0,r1,c0,c1) goes to 64·r0 + r1 + 512·c0 + 8·c1.
+// ---------------------------------------------------------------------------------------------
+
+/// The composition `RowMajor ∘ Tiled` as a zero-sized static algebra result.
+pub type Composed = layout::algebra::statics::Composition<RowMajor, Tiled>;
+
+/// The composition's result written out as a literal static layout.
+pub type ComposedLiteral = layout::Layout![((8,8),(8,8)) : ((64,1),(512,8))];
+
+/// Hand-written: the composed mapping of 1-D index `i`.
+#[inline(never)]
+pub fn sum_composed_hand(buf: &[u64]) -> u64 {
+    sum_by(buf, |i| {
+        (i % 8) * 64 + (i / 8 % 8) + (i / 64 % 8) * 512 + (i / 512) * 8
+    })
+}
+
+/// Through the static composition `RowMajor ∘ Tiled` (computed at compile time).
+#[inline(never)]
+pub fn sum_composed_static(buf: &[u64]) -> u64 {
+    let l = layout::algebra::statics::composition(RowMajor::default(), Tiled::default());
+    sum_by(buf, |i| l.offset(i))
+}
+
+/// Through the literal static layout equal to the composition.
+#[inline(never)]
+pub fn sum_composed_literal(buf: &[u64]) -> u64 {
+    let l = ComposedLiteral::default();
+    sum_by(buf, |i| l.offset(i))
+}
+
+/// Through the composition computed at run time (`DynLayout::composition`).
+#[inline(never)]
+pub fn sum_composed_dyn(l: &DynLayout, buf: &[u64]) -> u64 {
+    sum_by(buf, |i| l.offset(i))
+}
+
 /// A buffer of `N` distinct values (so a wrong mapping changes the sums).
 pub fn buffer() -> Vec<u64> {
     (0..N as u64)
