@@ -233,6 +233,16 @@ pub enum LayoutError {
         /// `S` of the swizzle.
         s: i64,
     },
+    /// A fact about a non-affine layout (its offset bounds or injectivity) that has no closed
+    /// form here would need a scan of more elements than the cap allows.
+    TooLargeToScan {
+        /// What was to be decided.
+        what: &'static str,
+        /// The number of elements the scan would visit.
+        size: i64,
+        /// The most elements a scan visits.
+        cap: i64,
+    },
 }
 
 impl fmt::Display for LayoutError {
@@ -398,6 +408,10 @@ impl fmt::Display for LayoutError {
                 f,
                 "a layout swizzled by Sw<{b},{m},{s}> is not affine: it has no shape:stride form"
             ),
+            LayoutError::TooLargeToScan { what, size, cap } => write!(
+                f,
+                "cannot decide the {what} of a non-affine layout of {size} elements: a scan visits at most {cap}"
+            ),
         }
     }
 }
@@ -477,6 +491,7 @@ impl LayoutError {
             LayoutError::ReshapeNeedsCopy { .. } => "reshape needs a copy",
             LayoutError::InvalidSwizzle { rule, .. } => rule,
             LayoutError::NotAffine { .. } => "a swizzled layout has no shape:stride form",
+            LayoutError::TooLargeToScan { .. } => "a non-affine layout is too large to scan",
         }
     }
 }

@@ -45,6 +45,7 @@ mod int_tuple;
 mod layout;
 mod modes;
 mod parse;
+mod scan;
 pub mod swizzle;
 mod table;
 mod tuple;

@@ -126,6 +126,41 @@ impl Swizzle {
     pub const fn is_identity(&self) -> bool {
         self.b == 0
     }
+
+    /// An interval containing `apply(x)` for every `x` in `lo..=hi` (`lo <= hi`), and whether
+    /// the swizzle is the identity on all of `lo..=hi` (then the interval is `(lo, hi)` itself).
+    ///
+    /// Proof. Let `z = M - min(0,S) + B`, one past the highest destination bit. `apply(x)` is
+    /// `x ^ t` with `t = shiftr(x & yyy_mask, S)`: `x & yyy_mask` has bits only in the `B`
+    /// source bits (below bit 63, since `B + M + |S| <= 63`, so it is non-negative and the shift
+    /// is exact), and the shift by `S` moves them exactly onto the destination bits. So `t` has
+    /// bits only in `zzz_mask`, below bit `z`: `apply(x)` and `x` agree on every bit from `z` up,
+    /// sign included, i.e. `apply(x) >> z == x >> z` (arithmetic shift) — a swizzle maps each
+    /// aligned block `[k·2^z, (k+1)·2^z)` into itself. `x >> z` does not decrease as `x` grows,
+    /// so for `lo <= x <= hi`, `apply(x)` lies in `[lo & !(2^z-1), hi | (2^z-1)]` (bit
+    /// operations, no overflow). This is at most the block of `2^(B+M+|S|)` in which a swizzle
+    /// permutes bits, and usually much less (`Sw<3,3,3>`: blocks of 64, not 512).
+    ///
+    /// Identity. Let `y = M + max(0,S)`, the lowest source bit. If `lo >> y == hi >> y`, every
+    /// `x` in `lo..=hi` has the bits of `lo` from `y` up (again monotonicity of `>>`), hence
+    /// `lo`'s source bits; when those are zero, `t == 0` and `apply(x) == x` on the interval.
+    ///
+    /// ```
+    /// use layout_core::Swizzle;
+    /// let sw = Swizzle::new(3, 3, 3).unwrap();
+    /// assert_eq!(sw.image_bounds(0, 511), ((0, 511), false));
+    /// assert_eq!(sw.image_bounds(0, 63), ((0, 63), true));     // source bits 6..9 all zero
+    /// assert_eq!(sw.image_bounds(64, 100), ((64, 127), false)); // inside one 64-block
+    /// ```
+    pub const fn image_bounds(&self, lo: i64, hi: i64) -> ((i64, i64), bool) {
+        let y = if self.s > 0 { self.m + self.s } else { self.m };
+        if self.b == 0 || ((lo >> y) == (hi >> y) && lo & self.yyy_mask() == 0) {
+            return ((lo, hi), true);
+        }
+        let z = if self.s < 0 { self.m - self.s } else { self.m } + self.b;
+        let block = (1i64 << z) - 1; // z <= 63 by the parameter rule
+        ((lo & !block, hi | block), false)
+    }
 }
 
 impl fmt::Display for Swizzle {
@@ -162,8 +197,17 @@ impl<const B: i64, const M: i64, const S: i64> fmt::Display for Sw<B, M, S> {
     }
 }
 
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Swizzle {}
+    impl<const B: i64, const M: i64, const S: i64> Sealed for super::Sw<B, M, S> {}
+}
+
 /// A swizzle function, static ([`Sw<B,M,S>`]) or run-time ([`Swizzle`]).
-pub trait SwizzleFn: Copy + fmt::Display {
+///
+/// Sealed: tensors over swizzled layouts check their bounds with the parameters
+/// [`SwizzleFn::swizzle`] returns, so no other implementation may exist.
+pub trait SwizzleFn: sealed::Sealed + Copy + fmt::Display {
     /// The parameters as a run-time value.
     fn swizzle(&self) -> Swizzle;
 
@@ -243,7 +287,8 @@ impl<L: AnyLayout, W: SwizzleFn, O: Integer> SwizzledLayout<L, W, O> {
     /// `W(O + x)`: the swizzled form of an offset `x` of the inner layout.
     #[inline(always)]
     pub fn swizzle_offset(&self, x: i64) -> i64 {
-        self.swizzle.apply(self.offset.value() + x)
+        // the parameters (a constant for `Sw`), so that bounds and offsets use the same function
+        self.swizzle.swizzle().apply(self.offset.value() + x)
     }
 
     /// The cosize of the inner layout (CuTe's `cosize` of a composed layout).
@@ -282,7 +327,20 @@ impl<L: AnyLayout, W: SwizzleFn, O: Integer> fmt::Display for SwizzledLayout<L, 
     }
 }
 
-impl<L: AnyLayout, W: SwizzleFn + 'static, O: Integer> AnyLayout for SwizzledLayout<L, W, O> {
+// SAFETY: the contract of `AnyLayout`, rule by rule.
+// - `inner_layout` is `L`'s, with `L`'s domain; `post_offset(x) = W(O + L.post_offset(x))` and
+//   `offset_of_index(i) = W(O + L.offset_of_index(i)) = W(O + L.post(L.inner.offset(i)))` by `L`'s
+//   contract. `W` is sealed (`Swizzle` or `Sw`, pure) and read through its parameters only.
+// - `AFFINE` is false; `to_dyn_layout` succeeds only for the identity swizzle and offset 0, where
+//   the function is `L`'s.
+// - `offset_bounds`: `L`'s bounds shifted by `O` (checked), then `Swizzle::image_bounds`, whose
+//   proof is on that function; or an exact scan.
+// - `find_collision`: `x ↦ W(O + x)` is injective (see the method), so collisions are `L`'s.
+unsafe impl<L: AnyLayout, W: SwizzleFn + 'static, O: Integer> AnyLayout
+    for SwizzledLayout<L, W, O>
+{
+    const AFFINE: bool = false;
+
     fn domain(&self) -> DynTuple {
         self.layout.domain()
     }
@@ -309,6 +367,78 @@ impl<L: AnyLayout, W: SwizzleFn + 'static, O: Integer> AnyLayout for SwizzledLay
             m: sw.base(),
             s: sw.shift(),
         })
+    }
+
+    /// The inner layout's own inner layout (`L` itself when it is affine).
+    fn inner_layout(&self) -> Result<DynLayout, LayoutError> {
+        self.layout.inner_layout()
+    }
+
+    #[inline(always)]
+    fn post_offset(&self, x: i64) -> i64 {
+        self.swizzle_offset(self.layout.post_offset(x))
+    }
+
+    /// The bounds of `W(O + L(i))`. With `lo..=hi` the bounds of `O + L(i)`:
+    /// 1. the swizzle is the identity on `lo..=hi` ([`Swizzle::image_bounds`]): `(lo, hi)`;
+    /// 2. else the aligned-block bound `(a, z)` of [`Swizzle::image_bounds`]; it is exact when
+    ///    both ends are attained — for an affine `L`, when `W(a) - O` and `W(z) - O` are offsets
+    ///    of `L` (`W` is an involution, so `W(v) == a` exactly for `v == W(a)`) — which is the
+    ///    case for the usual swizzled atoms, whose inner offsets fill whole blocks;
+    /// 3. else the exact bounds by visiting every offset, up to 2^24 elements;
+    /// 4. else the block bound (sound, maybe loose).
+    ///
+    /// ```
+    /// use layout_core::{AnyLayout, DynLayout, Swizzle, SwizzledLayout};
+    /// let sw = Swizzle::new(3, 3, 3).unwrap();
+    /// let atom: DynLayout = "(8,64):(64,1)".parse().unwrap();
+    /// assert_eq!(SwizzledLayout::new(sw, 0i64, atom).offset_bounds(), Ok((0, 511)));
+    /// // 4 rows of 16: offsets 0..=207 whose rows 1..3 are swizzled within their 64-block
+    /// let rows: DynLayout = "(4,16):(64,1)".parse().unwrap();
+    /// assert_eq!(SwizzledLayout::new(sw, 0i64, rows).offset_bounds(), Ok((0, 223)));
+    /// ```
+    fn offset_bounds(&self) -> Result<(i64, i64), LayoutError> {
+        let sw = self.swizzle.swizzle();
+        let o = self.offset.value();
+        let (ilo, ihi) = self.layout.offset_bounds()?;
+        let overflow = LayoutError::Overflow {
+            what: "offset of a swizzled layout",
+        };
+        let lo = o.checked_add(ilo).ok_or(overflow)?;
+        let hi = o.checked_add(ihi).ok_or(overflow)?;
+        let ((a, z), identity) = sw.image_bounds(lo, hi);
+        if identity {
+            return Ok((a, z));
+        }
+        if L::AFFINE {
+            let d = self.layout.to_dyn_layout()?;
+            let attained = |v: i64| {
+                sw.apply(v)
+                    .checked_sub(o)
+                    .is_some_and(|x| d.index_of_offset(x).is_some())
+            };
+            if attained(a) && attained(z) {
+                return Ok((a, z));
+            }
+        }
+        if self.size() <= crate::scan::SCAN_CAP {
+            return crate::scan::scan_bounds(self);
+        }
+        Ok((a, z))
+    }
+
+    /// `L`'s collisions, swizzled: `x ↦ O + x` is injective (a shift) and so is `W` (an
+    /// involution: `W(W(x)) == x`, because `W` flips only destination bits and reads only
+    /// source bits, which are disjoint), so `W(O + L(i)) == W(O + L(j))` exactly when
+    /// `L(i) == L(j)`. A swizzle never makes a layout injective or not; whether its image stays
+    /// inside a buffer is [`AnyLayout::offset_bounds`]'s question.
+    fn find_collision(&self) -> Result<Option<i64>, LayoutError> {
+        let sw = self.swizzle.swizzle();
+        let o = self.offset.value();
+        Ok(self
+            .layout
+            .find_collision()?
+            .map(|x| o.checked_add(x).map_or(x, |y| sw.apply(y))))
     }
 }
 

@@ -15,5 +15,6 @@ mod elementwise;
 mod interop;
 mod reshape;
 mod seeds;
+mod swizzled;
 mod tour;
 mod views;

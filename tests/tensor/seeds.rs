@@ -143,7 +143,7 @@ fn megengine_concat_stack_split() {
     use layout::tensor::{concat, stack};
     let a = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
     let b = Tensor::from_vec((6..12).collect::<Vec<i32>>(), &[2, 3]).unwrap();
-    let (va, vb) = (a.view().into_dyn(), b.view().into_dyn());
+    let (va, vb) = (a.view().into_dyn().unwrap(), b.view().into_dyn().unwrap());
     assert_eq!(concat(&[va, vb], 0).unwrap().shape().to_string(), "(4,3)");
     assert_eq!(concat(&[va, vb], 1).unwrap().shape().to_string(), "(2,6)");
     assert_eq!(stack(&[va, vb], 0).unwrap().shape().to_string(), "(2,2,3)");

@@ -168,7 +168,8 @@ macro_rules! zst {
                 fmt::Display::fmt(self, f)
             }
         }
-        impl<$($gen)*> AnyLayout for $name<$($args)*> {
+        // SAFETY: affine: every method reads the one compile-time `LAYOUT`.
+        unsafe impl<$($gen)*> AnyLayout for $name<$($args)*> {
             fn domain(&self) -> DynTuple {
                 <Self as StaticLayout>::LAYOUT.shape()
             }

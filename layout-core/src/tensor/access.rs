@@ -4,7 +4,9 @@ use super::axes::Axes;
 use super::walk::{Plan, PlanIter};
 use super::{Storage, StorageMut, Tensor};
 use crate::layout::{Congruent, Coord};
-use crate::{AnyLayout, DynLayout, DynTuple, Int, IntTuple, Layout};
+use crate::{
+    AnyLayout, DynLayout, DynTuple, Int, IntTuple, Integer, Layout, SwizzleFn, SwizzledLayout,
+};
 use core::marker::PhantomData;
 
 /// A coordinate that can say whether it lies in the domain of a typed shape `S`.
@@ -109,10 +111,21 @@ impl TensorIndex<DynLayout> for &DynTuple {
     }
 }
 
-impl<St: Storage, L: AnyLayout> Tensor<St, L> {
-    /// Position in the buffer of an offset relative to the base.
+/// A swizzled layout `W o O o L` takes every coordinate form of its inner layout `L`.
+impl<L: AnyLayout, W: SwizzleFn, O: Integer, C: TensorIndex<L>> TensorIndex<SwizzledLayout<L, W, O>>
+    for C
+{
     #[inline(always)]
-    fn pos(&self, off: i64) -> usize {
+    fn checked_offset(&self, layout: &SwizzledLayout<L, W, O>) -> Option<i64> {
+        let x = self.checked_offset(&layout.layout())?;
+        Some(layout.swizzle_offset(x))
+    }
+}
+
+impl<St: Storage, L: AnyLayout> Tensor<St, L> {
+    /// Position in the buffer of an offset of the layout (relative to the base).
+    #[inline(always)]
+    fn final_pos(&self, off: i64) -> usize {
         // in range by the construction invariant whenever `off` is an offset of the domain
         (self.base as i64 + off) as usize
     }
@@ -130,9 +143,9 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     #[inline(always)]
     pub fn get<C: TensorIndex<L>>(&self, c: C) -> Option<&St::Elem> {
         let off = c.checked_offset(&self.layout)?;
-        let p = self.pos(off);
+        let p = self.final_pos(off);
         // SAFETY: `off` is the offset of a coordinate in the layout's domain, so it lies in the
-        // layout's offset range; construction checked `base + range ⊆ [0, len)`.
+        // layout's `offset_bounds`; construction checked `base + bounds ⊆ [0, len)`.
         Some(unsafe { self.storage.as_slice().get_unchecked(p) })
     }
 
@@ -154,30 +167,39 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// `0 <= i < self.len()`.
     #[inline(always)]
     pub unsafe fn at_unchecked(&self, i: i64) -> &St::Elem {
-        let p = self.pos(self.layout.offset_of_index(i));
+        let p = self.final_pos(self.layout.offset_of_index(i));
         // SAFETY: the caller guarantees `i` is in the domain, so its offset lies in the layout's
-        // offset range, which construction checked against the buffer.
+        // `offset_bounds`, which construction checked against the buffer.
         unsafe { self.storage.as_slice().get_unchecked(p) }
     }
 
     /// Iterate over the elements in NumPy's logical order: row-major over the axes (last axis
     /// fastest), and along a hierarchical axis in its mode's index order.
-    pub fn iter(&self) -> Iter<'_, St::Elem> {
+    pub fn iter(&self) -> Iter<'_, St::Elem, L> {
         Iter {
             data: self.storage.as_slice(),
             base: self.base as i64,
-            it: Plan::logical(&self.dyn_layout()).iter(),
+            layout: self.layout,
+            it: Plan::logical(&self.inner()).iter(),
         }
     }
 
     /// Iterate over the elements in memory order: by increasing address for layouts whose modes
     /// do not overlap (negative strides walked backwards, modes by decreasing stride). The
     /// fastest order to read a tensor.
-    pub fn iter_memory(&self) -> Iter<'_, St::Elem> {
+    ///
+    /// A non-affine layout is walked in its inner layout's memory order: for a swizzle `Sw<B,M,S>`
+    /// addresses increase from one aligned block of `2^(M - min(0,S) + B)` elements to the next
+    /// (a swizzle maps each such block into itself, see [`Swizzle::image_bounds`]) and are
+    /// permuted inside a block.
+    ///
+    /// [`Swizzle::image_bounds`]: crate::Swizzle::image_bounds
+    pub fn iter_memory(&self) -> Iter<'_, St::Elem, L> {
         Iter {
             data: self.storage.as_slice(),
             base: self.base as i64,
-            it: Plan::memory(&self.dyn_layout()).iter(),
+            layout: self.layout,
+            it: Plan::memory(&self.inner()).iter(),
         }
     }
 }
@@ -187,7 +209,7 @@ impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
     #[inline(always)]
     pub fn get_mut<C: TensorIndex<L>>(&mut self, c: C) -> Option<&mut St::Elem> {
         let off = c.checked_offset(&self.layout)?;
-        let p = self.pos(off);
+        let p = self.final_pos(off);
         // SAFETY: as in `get`: an offset of the domain, inside the buffer by construction.
         Some(unsafe { self.storage.as_mut_slice().get_unchecked_mut(p) })
     }
@@ -208,32 +230,34 @@ impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
     /// `0 <= i < self.len()`.
     #[inline(always)]
     pub unsafe fn at_unchecked_mut(&mut self, i: i64) -> &mut St::Elem {
-        let p = self.pos(self.layout.offset_of_index(i));
+        let p = self.final_pos(self.layout.offset_of_index(i));
         // SAFETY: the caller guarantees `i` is in the domain; see `at_unchecked`.
         unsafe { self.storage.as_mut_slice().get_unchecked_mut(p) }
     }
 
     /// Iterate mutably in logical (row-major) order.
-    pub fn iter_mut(&mut self) -> IterMut<'_, St::Elem> {
-        let it = Plan::logical(&self.dyn_layout()).iter();
-        let base = self.base as i64;
+    pub fn iter_mut(&mut self) -> IterMut<'_, St::Elem, L> {
+        let it = Plan::logical(&self.inner()).iter();
+        let (base, layout) = (self.base as i64, self.layout);
         let s = self.storage.as_mut_slice();
         IterMut {
             ptr: s.as_mut_ptr(),
             base,
+            layout,
             it,
             _m: PhantomData,
         }
     }
 
     /// Iterate mutably in memory order.
-    pub fn iter_memory_mut(&mut self) -> IterMut<'_, St::Elem> {
-        let it = Plan::memory(&self.dyn_layout()).iter();
-        let base = self.base as i64;
+    pub fn iter_memory_mut(&mut self) -> IterMut<'_, St::Elem, L> {
+        let it = Plan::memory(&self.inner()).iter();
+        let (base, layout) = (self.base as i64, self.layout);
         let s = self.storage.as_mut_slice();
         IterMut {
             ptr: s.as_mut_ptr(),
             base,
+            layout,
             it,
             _m: PhantomData,
         }
@@ -279,53 +303,60 @@ impl<St: StorageMut, L: AnyLayout, C: TensorIndex<L>> core::ops::IndexMut<C> for
 
 /// Iterator over a tensor's elements (see [`Tensor::iter`] and [`Tensor::iter_memory`]).
 #[derive(Clone)]
-pub struct Iter<'a, T> {
+pub struct Iter<'a, T, L = DynLayout> {
     data: &'a [T],
     base: i64,
+    layout: L,
     it: PlanIter<1>,
 }
 
-impl<'a, T> Iterator for Iter<'a, T> {
+impl<'a, T, L: AnyLayout> Iterator for Iter<'a, T, L> {
     type Item = &'a T;
     #[inline]
     fn next(&mut self) -> Option<&'a T> {
-        let [o] = self.it.next()?;
-        // SAFETY: the plan yields offsets of the layout's domain only; construction checked
-        // that `base + offset` lies in the buffer for all of them.
-        Some(unsafe { self.data.get_unchecked((self.base + o) as usize) })
+        let [x] = self.it.next()?;
+        let p = self.base + self.layout.post_offset(x);
+        // SAFETY: the plan yields offsets of the inner layout's domain only, which
+        // `post_offset` maps to offsets of the layout (`AnyLayout` contract); construction
+        // checked that `base + offset` lies in the buffer for all of them.
+        Some(unsafe { self.data.get_unchecked(p as usize) })
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.it.size_hint()
     }
 }
-impl<T> ExactSizeIterator for Iter<'_, T> {}
+impl<T, L: AnyLayout> ExactSizeIterator for Iter<'_, T, L> {}
 
 /// Mutable iterator over a tensor's elements (see [`Tensor::iter_mut`]).
-pub struct IterMut<'a, T> {
+pub struct IterMut<'a, T, L = DynLayout> {
     ptr: *mut T,
     base: i64,
+    layout: L,
     it: PlanIter<1>,
     _m: PhantomData<&'a mut T>,
 }
 
-impl<'a, T> Iterator for IterMut<'a, T> {
+impl<'a, T, L: AnyLayout> Iterator for IterMut<'a, T, L> {
     type Item = &'a mut T;
     #[inline]
     fn next(&mut self) -> Option<&'a mut T> {
-        let [o] = self.it.next()?;
-        // SAFETY: `base + o` is in the buffer (construction bounds check, `o` an offset of the
-        // domain). The tensor's storage is writable, so its layout is injective (checked at
-        // construction): each offset is yielded once and the `&mut` never alias. The buffer is
-        // mutably borrowed for `'a` by `iter_mut`.
-        Some(unsafe { &mut *self.ptr.add((self.base + o) as usize) })
+        let [x] = self.it.next()?;
+        let p = self.base + self.layout.post_offset(x);
+        // SAFETY: `p` is in the buffer (construction bounds check, `x` an offset of the inner
+        // domain mapped by `post_offset`, as in `Iter`). The tensor's storage is writable, so
+        // its layout is injective (checked at construction): each index is visited once by the
+        // plan and yields a distinct position, so the `&mut` never alias. The buffer is mutably
+        // borrowed for `'a` by `iter_mut`.
+        Some(unsafe { &mut *self.ptr.add(p as usize) })
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.it.size_hint()
     }
 }
-impl<T> ExactSizeIterator for IterMut<'_, T> {}
+impl<T, L: AnyLayout> ExactSizeIterator for IterMut<'_, T, L> {}
 
-// SAFETY: `IterMut` is a set of disjoint `&'a mut T`; sending it is sending those.
-unsafe impl<T: Send> Send for IterMut<'_, T> {}
+// SAFETY: `IterMut` is a set of disjoint `&'a mut T` plus a layout (plain `Copy` data: integers,
+// and zero-sized or integer swizzle parameters); sending it is sending those.
+unsafe impl<T: Send, L: Send> Send for IterMut<'_, T, L> {}
 // SAFETY: shared access to `IterMut` gives no access to the elements.
-unsafe impl<T: Sync> Sync for IterMut<'_, T> {}
+unsafe impl<T: Sync, L: Sync> Sync for IterMut<'_, T, L> {}

@@ -110,7 +110,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// # Errors
     /// [`LayoutError::Broadcast`] naming both shapes.
     pub fn broadcast_to(&self, shape: &[i64]) -> Result<TensorRef<'_, St::Elem>, LayoutError> {
-        let l = broadcast_layout(&self.dyn_layout(), shape)?;
+        let l = broadcast_layout(&self.dyn_layout()?, shape)?;
         self.alias_view(l, 0)
     }
 }

@@ -13,9 +13,9 @@ use alloc::vec::Vec;
 /// use layout_core::tensor::{concat, Tensor};
 /// let a = Tensor::from_vec(vec![1, 2, 3, 4], &[2, 2]).unwrap();
 /// let b = Tensor::from_vec(vec![5, 6], &[1, 2]).unwrap();
-/// let c = concat(&[a.view().into_dyn(), b.view().into_dyn()], 0).unwrap();
+/// let c = concat(&[a.view().into_dyn().unwrap(), b.view().into_dyn().unwrap()], 0).unwrap();
 /// assert_eq!(format!("{c:?}"), "[[1, 2],\n [3, 4],\n [5, 6]]");
-/// assert_eq!(concat(&[a.view().into_dyn(), b.view().into_dyn()], 1).unwrap_err().to_string(),
+/// assert_eq!(concat(&[a.view().into_dyn().unwrap(), b.view().into_dyn().unwrap()], 1).unwrap_err().to_string(),
 ///     "shapes (2,2) and (1,2) differ");
 /// ```
 ///
@@ -81,7 +81,7 @@ pub fn concat<T: Copy>(
 /// use layout_core::tensor::{stack, Tensor};
 /// let a = Tensor::from_vec(vec![1, 2], &[2]).unwrap();
 /// let b = Tensor::from_vec(vec![3, 4], &[2]).unwrap();
-/// let s = stack(&[a.view().into_dyn(), b.view().into_dyn()], 1).unwrap();
+/// let s = stack(&[a.view().into_dyn().unwrap(), b.view().into_dyn().unwrap()], 1).unwrap();
 /// assert_eq!(format!("{s:?}"), "[[1, 3],\n [2, 4]]");
 /// ```
 ///

@@ -1,7 +1,5 @@
 //! Construction: the one place where a layout is checked against a buffer.
 
-#[cfg(feature = "alloc")]
-use super::walk::Plan;
 use super::{Storage, Tensor};
 use crate::{AnyLayout, DynLayout, DynTuple, LayoutError};
 #[cfg(feature = "alloc")]
@@ -32,7 +30,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// strides: `(3):(-1)` with base 2 reads elements 2, 1, 0).
     ///
     /// Checks, with checked arithmetic, that `base + offset` lies in `[0, len)` for every offset
-    /// of the layout, and for writable storage that the layout is injective.
+    /// of the layout ([`AnyLayout::offset_bounds`]), and for writable storage that the layout is
+    /// injective ([`AnyLayout::find_collision`]). Works for any layout, swizzled ones included.
     ///
     /// ```
     /// use layout_core::{DynLayout, LayoutError, tensor::Tensor};
@@ -49,15 +48,20 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ```
     ///
     /// # Errors
-    /// The layout's own validation error (dynamic leaves of a typed layout), or a
-    /// non-affine layout; [`LayoutError::OutOfBuffer`] when some offset leaves the buffer;
+    /// The layout's own validation error (dynamic leaves of a typed layout);
+    /// [`LayoutError::TooLargeToScan`] for a non-affine layout whose facts need a scan that is
+    /// too long; [`LayoutError::OutOfBuffer`] when some offset leaves the buffer;
     /// [`LayoutError::NotInjective`] when the storage is writable and two coordinates share an
     /// offset.
     pub fn with_offset(storage: St, layout: L, base: usize) -> Result<Self, LayoutError> {
-        let d = layout.to_dyn_layout()?;
-        check_bounds(&d, base, storage.as_slice().len())?;
+        // the walks of every tensor operation use the inner layout: it must exist
+        layout.inner_layout()?;
+        let (lo, hi) = layout.offset_bounds()?;
+        check_range(lo, hi, base, storage.as_slice().len())?;
         if St::WRITABLE {
-            check_injective(&d)?;
+            if let Some(offset) = layout.find_collision()? {
+                return Err(LayoutError::NotInjective { offset });
+            }
         }
         Ok(Tensor {
             storage,
@@ -69,9 +73,9 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// A tensor without any check.
     ///
     /// # Safety
-    /// `base + layout.offset_of_index(i)` must lie in `[0, storage.len())` for every `i` in
-    /// `[0, layout.size())`, the layout's `to_dyn_layout` must succeed and describe the same
-    /// function, and when `St` is writable no two indices may share an offset.
+    /// `layout.inner_layout()` must succeed; `base + layout.offset_of_index(i)` must lie in
+    /// `[0, storage.len())` for every `i` in `[0, layout.size())`; and when `St` is writable no
+    /// two indices may share an offset.
     pub unsafe fn new_unchecked(storage: St, layout: L, base: usize) -> Self {
         Tensor {
             storage,
@@ -124,6 +128,11 @@ impl<T> Tensor<Vec<T>, DynLayout> {
 /// Check that `base + lo ..= base + hi` lies inside a buffer of `len` elements.
 pub(crate) fn check_bounds(d: &DynLayout, base: usize, len: usize) -> Result<(), LayoutError> {
     let (lo, hi) = d.offset_range();
+    check_range(lo, hi, base, len)
+}
+
+/// Check that `base + lo ..= base + hi` lies inside a buffer of `len` elements.
+fn check_range(lo: i64, hi: i64, base: usize, len: usize) -> Result<(), LayoutError> {
     let len_i = i64::try_from(len).unwrap_or(i64::MAX);
     let base_i = i64::try_from(base).unwrap_or(i64::MAX);
     let err = LayoutError::OutOfBuffer {
@@ -138,69 +147,10 @@ pub(crate) fn check_bounds(d: &DynLayout, base: usize, len: usize) -> Result<(),
     }
 }
 
-/// Check that no two coordinates of `d` share an offset.
-///
-/// First the sufficient test PyTorch uses for "non-overlapping": with the modes sorted by
-/// `|stride|`, each stride exceeds the span of all smaller ones. Layouts that fail it (e.g.
-/// `(3,3):(2,3)`, which is injective) are decided exactly by visiting every offset.
+/// Check that no two coordinates of `d` share an offset (see `AnyLayout::find_collision`).
 pub(crate) fn check_injective(d: &DynLayout) -> Result<(), LayoutError> {
-    let mut modes = [(0i64, 0i64); crate::MAX_LEAVES];
-    let mut m = 0;
-    for (&e, &s) in d.shape_leaves().iter().zip(d.stride_leaves()) {
-        if e > 1 {
-            if s == 0 {
-                return Err(LayoutError::NotInjective { offset: 0 });
-            }
-            modes[m] = (e, s.abs());
-            m += 1;
-        }
-    }
-    let modes = &mut modes[..m];
-    modes.sort_unstable_by_key(|&(_, s)| s);
-    let mut reach = 0i64;
-    let mut separated = true;
-    for &(e, s) in modes.iter() {
-        if s <= reach {
-            separated = false;
-            break;
-        }
-        reach += (e - 1) * s; // within the validated cosize
-    }
-    if separated {
-        return Ok(());
-    }
-    exact_injective(d)
-}
-
-#[cfg(feature = "alloc")]
-fn exact_injective(d: &DynLayout) -> Result<(), LayoutError> {
-    // a bitmap over the offset range; the range fits the buffer (bounds were checked first)
-    let (lo, hi) = d.offset_range();
-    let span =
-        usize::try_from(hi - lo + 1).map_err(|_| LayoutError::Overflow { what: "cosize" })?;
-    let mut seen = alloc::vec![0u64; span.div_ceil(64)];
-    let mut dup = None;
-    Plan::logical(d).for_each(|[o]| {
-        let k = (o - lo) as usize;
-        let (w, b) = (k / 64, 1u64 << (k % 64));
-        if seen[w] & b != 0 && dup.is_none() {
-            dup = Some(o);
-        }
-        seen[w] |= b;
-    });
-    match dup {
+    match crate::scan::affine_collision(d)? {
         Some(offset) => Err(LayoutError::NotInjective { offset }),
         None => Ok(()),
     }
-}
-
-#[cfg(not(feature = "alloc"))]
-fn exact_injective(d: &DynLayout) -> Result<(), LayoutError> {
-    for i in 0..d.size() {
-        let o = d.offset(i);
-        if d.index_of_offset(o) != Some(i) {
-            return Err(LayoutError::NotInjective { offset: o });
-        }
-    }
-    Ok(())
 }

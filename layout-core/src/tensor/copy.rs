@@ -4,14 +4,17 @@
 //! index into a hierarchical axis being a 1-D index of its mode — so it converts between any two
 //! layouts of the same shape: row-major to column-major, ND to NZ, NCHW to blocked.
 //!
-//! The two layouts are first refined to common modes (see [`common_contiguous_run`]); the walk
-//! then follows the destination's memory order, coalescing modes, and when the innermost mode
-//! has stride 1 in both layouts it copies whole runs with `copy_from_slice` (runs of at most 32
+//! When the two layouts' common vector ([`DynLayout::max_common_vector`], CuTe's
+//! `max_common_vector`) is the whole tensor, the copy is one `copy_from_slice`. Otherwise the
+//! two layouts are refined to common modes; the walk then follows the destination's memory
+//! order, coalescing modes, and when the innermost mode has stride 1 in both layouts it copies
+//! whole runs — the translates of the common vector — with `copy_from_slice` (runs of at most 32
 //! elements with a plain loop). When the two layouts' fastest modes differ (a transpose), the
 //! walk is cache-blocked in 32 x 32 tiles; when the common run is short and the source continues
 //! it through another mode (ND → NZ: 16-element fractal rows), up to 64 source-contiguous
 //! elements are visited together. Layouts without a common refinement (`(2,3)` against `(3,2)`
-//! inside one axis) fall back to evaluating both layouts per element.
+//! inside one axis) fall back to evaluating both layouts per element. Non-affine layouts
+//! (swizzled) are copied element by element along their inner layouts.
 
 use super::axes::Axes;
 use super::walk::{Joint, Plan};
@@ -56,33 +59,6 @@ fn copy_plan(src: &DynLayout, dst: &DynLayout) -> Option<Plan<2>> {
     }
 }
 
-/// The length of the longest run of logical elements that is contiguous (stride 1) in both
-/// layouts at once — the vector a copy between them can move with one `memcpy`. 1 when there is
-/// none.
-///
-/// Both layouts are refined to common modes axis by axis (a leaf of one is split by the leaves
-/// of the other where one extent divides the other), the modes are put in `b`'s memory order
-/// (decreasing `|stride|` in `b`) and neighbours that continue each other in both layouts are
-/// merged; the answer is the innermost mode's extent when its stride is 1 in both. This is the
-/// tensor-level counterpart of CuTe's `max_common_vector`.
-///
-/// ```
-/// use layout_core::{DynLayout, tensor::common_contiguous_run};
-/// let rm: DynLayout = "(64,32):(32,1)".parse().unwrap();
-/// let nz: DynLayout = "((16,4),(16,2)):((16,256),(1,1024))".parse().unwrap();
-/// assert_eq!(common_contiguous_run(&rm, &rm), Ok(2048));
-/// assert_eq!(common_contiguous_run(&rm, &nz), Ok(16));   // one fractal row
-/// let cm: DynLayout = "(64,32):(1,64)".parse().unwrap();
-/// assert_eq!(common_contiguous_run(&rm, &cm), Ok(1));    // a transpose
-/// ```
-///
-/// # Errors
-/// [`LayoutError::ShapeMismatch`] when the axis extents differ.
-pub fn common_contiguous_run(a: &DynLayout, b: &DynLayout) -> Result<i64, LayoutError> {
-    same_shape(a, b)?;
-    Ok(copy_plan(a, b).map_or(1, |p| p.contiguous_run()))
-}
-
 impl<St: StorageMut, L: AnyLayout> Tensor<St, L>
 where
     St::Elem: Copy,
@@ -108,11 +84,28 @@ where
         &mut self,
         src: &Tensor<S2, L2>,
     ) -> Result<(), LayoutError> {
-        let (sl, dl) = (src.dyn_layout(), self.dyn_layout());
+        // the inner layouts are the layouts themselves when affine
+        let (sl, dl) = (src.inner(), self.inner());
         same_shape(&sl, &dl)?;
-        let (sb, db) = (src.base as i64, self.base as i64);
+        if !(L::AFFINE && L2::AFFINE) {
+            self.copy_per_element(src, &sl, &dl);
+            return Ok(());
+        }
+        let (sb, db) = (src.base, self.base);
         let s = src.storage.as_slice();
         let d = self.storage.as_mut_slice();
+        // Equal axis extents make the 1-D index of a logical coordinate the same in both
+        // layouts, so when their common vector (CuTe's `max_common_vector`) is the whole domain,
+        // both map index `R(i)` to offset `i` for every `i`: one `memcpy` of the offset range.
+        let n = sl.size();
+        let dense = |l: &DynLayout| l.offset_range() == (0, n - 1);
+        if dense(&sl) && dense(&dl) && sl.max_common_vector(&dl) == n {
+            let n = n as usize;
+            // in the buffers by the construction bounds checks (offsets 0..n)
+            d[db..db + n].copy_from_slice(&s[sb..sb + n]);
+            return Ok(());
+        }
+        let (sb, db) = (sb as i64, db as i64);
         match copy_plan(&sl, &dl) {
             Some(p) => p.for_each_run(|[so, dof], len| {
                 let (si, di) = ((sb + so) as usize, (db + dof) as usize);
@@ -141,6 +134,36 @@ where
             }),
         }
         Ok(())
+    }
+
+    /// The generic copy for non-affine layouts: walk the inner layouts in lock-step (in the
+    /// destination's inner memory order when they refine each other) and map every offset
+    /// through `post_offset`, one element at a time.
+    fn copy_per_element<S2: Storage<Elem = St::Elem>, L2: AnyLayout>(
+        &mut self,
+        src: &Tensor<S2, L2>,
+        sl: &DynLayout,
+        dl: &DynLayout,
+    ) {
+        let (sb, db) = (src.base as i64, self.base as i64);
+        let (ps, pd) = (src.layout, self.layout);
+        let s = src.storage.as_slice();
+        let d = self.storage.as_mut_slice();
+        let mut body = |[so, dof]: [i64; 2]| {
+            let (si, di) = (sb + ps.post_offset(so), db + pd.post_offset(dof));
+            // SAFETY: `so`, `dof` are offsets of the inner layouts' domains at one logical
+            // coordinate; `post_offset` maps them to offsets of the two layouts (`AnyLayout`
+            // contract), inside both buffers by the construction bounds checks.
+            unsafe { *d.get_unchecked_mut(di as usize) = *s.get_unchecked(si as usize) };
+        };
+        match Joint::new([sl, dl]) {
+            Joint::Fast(mut p) => {
+                p.sort_by_stride(1);
+                p.coalesce();
+                p.for_each(body);
+            }
+            slow => slow.for_each(&mut body),
+        }
     }
 }
 

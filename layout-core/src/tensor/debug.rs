@@ -25,14 +25,23 @@ const THRESHOLD: i64 = 1000;
 /// Indices printed at each end of a summarised axis (NumPy's `edgeitems=3`).
 const EDGE: i64 = 3;
 
-struct Printer<'a, T> {
+struct Printer<'a, T, L> {
     data: &'a [T],
+    /// The layout, for `post_offset` (`ax` walks its inner layout).
+    layout: L,
+    base: i64,
     ax: Axes<'a>,
     w: usize,
     summarise: bool,
 }
 
-impl<T: fmt::Debug> Printer<'_, T> {
+impl<T: fmt::Debug, L: AnyLayout> Printer<'_, T, L> {
+    /// The element at inner offset `x`.
+    fn at(&self, x: i64) -> &T {
+        // bounds-checked indexing: printing is not hot
+        &self.data[(self.base + self.layout.post_offset(x)) as usize]
+    }
+
     /// The indices of axis `k` that are printed; `None` marks the `...` between the two ends.
     fn indices(&self, k: usize) -> impl Iterator<Item = Option<i64>> {
         let n = self.ax.extent(k);
@@ -47,7 +56,7 @@ impl<T: fmt::Debug> Printer<'_, T> {
     /// The widest printed element.
     fn width(&self, k: usize, off: i64) -> usize {
         if k == self.ax.rank {
-            return width(&self.data[off as usize]);
+            return width(self.at(off));
         }
         self.indices(k)
             .flatten()
@@ -57,7 +66,7 @@ impl<T: fmt::Debug> Printer<'_, T> {
     }
 
     fn elem(&self, f: &mut fmt::Formatter<'_>, off: i64) -> fmt::Result {
-        let x = &self.data[off as usize];
+        let x = self.at(off);
         for _ in width(x)..self.w {
             f.write_char(' ')?;
         }
@@ -108,14 +117,16 @@ where
     /// assert_eq!(format!("{t:?}"), "[[[0, 1],\n  [2, 3]],\n\n [[4, 5],\n  [6, 7]]]");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let d = self.dyn_layout();
+        let d = self.inner();
         let mut p = Printer {
             data: self.storage.as_slice(),
+            layout: self.layout,
+            base: self.base as i64,
             ax: Axes::new(&d),
             w: 0,
             summarise: d.size() > THRESHOLD,
         };
-        p.w = p.width(0, self.base as i64);
-        p.rec(f, 0, self.base as i64)
+        p.w = p.width(0, 0);
+        p.rec(f, 0, 0)
     }
 }

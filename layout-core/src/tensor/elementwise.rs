@@ -56,7 +56,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         other: &Tensor<S2, L2>,
         mut f: impl FnMut(&St::Elem, &S2::Elem) -> V,
     ) -> Result<super::TensorOwned<V>, LayoutError> {
-        let (la, lb) = (self.dyn_layout(), other.dyn_layout());
+        // walk the inner layouts (the layouts themselves when affine); `post_offset` maps
+        let (la, lb) = (self.inner(), other.inner());
         let (sa, sb) = (self.shape(), other.shape());
         let (shape, n) = broadcast_extents(sa.leaves(), sb.leaves())?;
         let shape = &shape[..n];
@@ -65,17 +66,15 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         let mut v = alloc::vec::Vec::with_capacity(out.size() as usize);
         let (x, y) = (self.storage.as_slice(), other.storage.as_slice());
         let (ox, oy) = (self.base as i64, other.base as i64);
+        let (pa, pb) = (self.layout, other.layout);
         // logical order (the joint plan is not re-sorted), which is the output's memory order
         Joint::new([&ba, &bb]).for_each(|[i, j]| {
-            // SAFETY: `i`, `j` are offsets of the broadcast layouts' domains, whose offsets are
-            // offsets of the operands' own domains (a broadcast repeats them), inside the buffers
-            // by the construction bounds checks.
-            let (p, q) = unsafe {
-                (
-                    x.get_unchecked((ox + i) as usize),
-                    y.get_unchecked((oy + j) as usize),
-                )
-            };
+            let (i, j) = (ox + pa.post_offset(i), oy + pb.post_offset(j));
+            // SAFETY: `i`, `j` (before the base) are offsets of the broadcast inner layouts'
+            // domains, which are offsets of the operands' inner domains (a broadcast repeats
+            // them), mapped by `post_offset` to offsets of the operands' layouts: inside the
+            // buffers by the construction bounds checks.
+            let (p, q) = unsafe { (x.get_unchecked(i as usize), y.get_unchecked(j as usize)) };
             v.push(f(p, q));
         });
         Ok(Tensor {
@@ -112,20 +111,18 @@ impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
         other: &Tensor<S2, L2>,
         mut f: impl FnMut(&mut St::Elem, &S2::Elem),
     ) -> Result<(), LayoutError> {
-        let la = self.dyn_layout();
+        let la = self.inner();
         let shape = self.shape();
-        let lb = broadcast_layout(&other.dyn_layout(), shape.leaves())?;
+        let lb = broadcast_layout(&other.inner(), shape.leaves())?;
         let (ox, oy) = (self.base as i64, other.base as i64);
+        let (pa, pb) = (self.layout, other.layout);
         let x = self.storage.as_mut_slice();
         let y = other.storage.as_slice();
         let mut body = |[i, j]: [i64; 2]| {
-            // SAFETY: offsets of the two domains, inside both buffers by construction.
-            let (p, q) = unsafe {
-                (
-                    x.get_unchecked_mut((ox + i) as usize),
-                    y.get_unchecked((oy + j) as usize),
-                )
-            };
+            let (i, j) = (ox + pa.post_offset(i), oy + pb.post_offset(j));
+            // SAFETY: offsets of the two inner domains mapped by `post_offset` (as in
+            // `zip_map`), inside both buffers by construction.
+            let (p, q) = unsafe { (x.get_unchecked_mut(i as usize), y.get_unchecked(j as usize)) };
             f(p, q);
         };
         match Joint::new([&la, &lb]) {

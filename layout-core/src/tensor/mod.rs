@@ -57,18 +57,17 @@ mod ndarray_interop;
 mod reshape;
 mod storage;
 mod view;
-mod walk;
+pub(crate) mod walk;
 
 pub use access::{InDomain, Iter, IterMut, TensorIndex};
 pub use broadcast::broadcast_shapes;
 #[cfg(feature = "alloc")]
 pub use concat::{concat, stack};
-pub use copy::common_contiguous_run;
 pub use extents::{EXTENTS_KEPT, Extents};
 pub use storage::{Storage, StorageMut};
 pub use view::Slice;
 
-use crate::{AnyLayout, DynLayout};
+use crate::{AnyLayout, DynLayout, LayoutError};
 
 /// A strided tensor: storage `St`, a layout `L` and a base offset. See the [module
 /// docs](self) for the guarantees.
@@ -129,21 +128,29 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         false
     }
 
-    /// The run-time layout (validated at construction, so this cannot fail for affine layouts).
-    pub(crate) fn dyn_layout(&self) -> DynLayout {
-        // construction called `to_dyn_layout` successfully on this very layout
-        self.layout.to_dyn_layout().unwrap_or(DynLayout::EMPTY)
+    /// The affine run-time layout, for the view operations that need strides: an error naming
+    /// the layout (e.g. its swizzle) when it is not affine.
+    pub(crate) fn dyn_layout(&self) -> Result<DynLayout, LayoutError> {
+        self.layout.to_dyn_layout()
+    }
+
+    /// The inner (affine) layout that walks visit; an offset `x` of it is at buffer position
+    /// `base + layout.post_offset(x)`. The layout itself when it is affine.
+    pub(crate) fn inner(&self) -> DynLayout {
+        // construction called `inner_layout` successfully on this very layout, and
+        // `AnyLayout` implementations are pure
+        self.layout.inner_layout().unwrap_or(DynLayout::EMPTY)
     }
 
     /// Number of axes (top-level modes of the layout).
     pub fn ndim(&self) -> usize {
-        self.dyn_layout().rank()
+        self.inner().rank()
     }
 
     /// The extent of every axis, as a flat tuple: `(2,3)` for a 2 x 3 tensor whatever its
     /// layout's nesting.
     pub fn shape(&self) -> crate::DynTuple {
-        let l = self.dyn_layout();
+        let l = self.inner();
         let (e, r) = axes::Axes::new(&l).extents();
         crate::DynTuple::from_slice(&e[..r]).unwrap_or(crate::DynTuple::EMPTY)
     }
@@ -158,13 +165,16 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     }
 
     /// The same tensor with its layout as a run-time [`DynLayout`].
-    pub fn into_dyn(self) -> Tensor<St, DynLayout> {
-        let layout = self.dyn_layout();
-        Tensor {
+    ///
+    /// # Errors
+    /// When the layout is not affine ([`LayoutError::NotAffine`] for a swizzle).
+    pub fn into_dyn(self) -> Result<Tensor<St, DynLayout>, LayoutError> {
+        let layout = self.dyn_layout()?;
+        Ok(Tensor {
             storage: self.storage,
             layout,
             base: self.base,
-        }
+        })
     }
 }
 

@@ -71,7 +71,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// # Errors
     /// [`LayoutError::NotStrided`] for a hierarchical axis that is not one stride.
     pub fn as_ndarray(&self) -> Result<ArrayViewD<'_, St::Elem>, LayoutError> {
-        let s = strided(&self.dyn_layout(), self.base)?;
+        let s = strided(&self.dyn_layout()?, self.base)?;
         let buf = &self.storage.as_slice()[s.lo..=s.hi];
         let shape = IxDyn(&s.shape[..s.rank]).strides(IxDyn(&s.abs[..s.rank]));
         let mut a = ArrayView::from_shape(shape, buf).map_err(|_| REJECTED)?;
@@ -90,7 +90,7 @@ impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
     /// # Errors
     /// [`LayoutError::NotStrided`]; ndarray refuses some injective but interleaved layouts.
     pub fn as_ndarray_mut(&mut self) -> Result<ArrayViewMutD<'_, St::Elem>, LayoutError> {
-        let s = strided(&self.dyn_layout(), self.base)?;
+        let s = strided(&self.dyn_layout()?, self.base)?;
         let buf = &mut self.storage.as_mut_slice()[s.lo..=s.hi];
         let shape = IxDyn(&s.shape[..s.rank]).strides(IxDyn(&s.abs[..s.rank]));
         let mut a = ArrayViewMut::from_shape(shape, buf).map_err(|_| REJECTED)?;

@@ -126,7 +126,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// [`LayoutError::ReshapeSize`], [`LayoutError::ReshapeNeedsCopy`], a second `-1` or a
     /// non-positive extent.
     pub fn reshape(self, shape: &[i64]) -> Result<Tensor<St, DynLayout>, LayoutError> {
-        let d = self.dyn_layout();
+        let d = self.dyn_layout()?;
         let ax = Axes::new(&d);
         let (new, n) = infer_shape(ax.extents_short(), d.size(), shape)?;
         let new = &new[..n];
@@ -170,7 +170,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// [`LayoutError::AxisOutOfRange`], `start > end` ([`LayoutError::Precondition`]), and the
     /// errors of [`Tensor::reshape`] when the merged axes are not nested in memory.
     pub fn flatten(self, start: i64, end: i64) -> Result<Tensor<St, DynLayout>, LayoutError> {
-        let d = self.dyn_layout();
+        let d = self.dyn_layout()?;
         let ax = Axes::new(&d);
         if ax.rank == 0 {
             return self.reshape(&[1]);

@@ -224,7 +224,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
 
     /// The layout and base shift of [`Tensor::slice`].
     fn slice_layout(&self, index: &[Slice]) -> Result<(DynLayout, i64), LayoutError> {
-        let d = self.dyn_layout();
+        let d = self.dyn_layout()?;
         let ax = Axes::new(&d);
         let mut specs = Specs::new();
         let mut delta = 0i64;
@@ -315,7 +315,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// [`LayoutError::AxisOutOfRange`], [`LayoutError::RepeatedAxis`], or a list of the wrong
     /// length ([`LayoutError::Precondition`]).
     pub fn permute(self, axes: &[i64]) -> Result<Tensor<St, DynLayout>, LayoutError> {
-        let d = self.dyn_layout();
+        let d = self.dyn_layout()?;
         let rank = d.rank();
         if axes.len() != rank {
             return Err(LayoutError::Precondition {
@@ -371,7 +371,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// # Errors
     /// Only on internal capacity limits.
     pub fn squeeze(self) -> Result<Tensor<St, DynLayout>, LayoutError> {
-        let d = self.dyn_layout();
+        let d = self.dyn_layout()?;
         let ax = Axes::new(&d);
         let mut specs = Specs::new();
         for k in 0..ax.rank {
@@ -399,7 +399,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// [`LayoutError::SqueezeNotOne`] naming the first such axis, [`LayoutError::AxisOutOfRange`],
     /// [`LayoutError::RepeatedAxis`].
     pub fn squeeze_axes(self, axes: &[i64]) -> Result<Tensor<St, DynLayout>, LayoutError> {
-        let d = self.dyn_layout();
+        let d = self.dyn_layout()?;
         let ax = Axes::new(&d);
         let mut drop = [false; MAX_LEAVES];
         for &a in axes {
@@ -440,7 +440,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// # Errors
     /// [`LayoutError::AxisOutOfRange`], [`LayoutError::RepeatedAxis`].
     pub fn expand_dims(self, axes: &[i64]) -> Result<Tensor<St, DynLayout>, LayoutError> {
-        let d = self.dyn_layout();
+        let d = self.dyn_layout()?;
         let ax = Axes::new(&d);
         let out = ax.rank + axes.len();
         if out > MAX_LEAVES {
@@ -502,7 +502,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         a1: i64,
         a2: i64,
     ) -> Result<Tensor<St, DynLayout>, LayoutError> {
-        let d = self.dyn_layout();
+        let d = self.dyn_layout()?;
         let ax = Axes::new(&d);
         let (k1, k2) = (Axes::norm_axis(a1, ax.rank)?, Axes::norm_axis(a2, ax.rank)?);
         if k1 == k2 {
@@ -560,7 +560,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         size: i64,
         step: i64,
     ) -> Result<TensorRef<'_, St::Elem>, LayoutError> {
-        let d = self.dyn_layout();
+        let d = self.dyn_layout()?;
         let ax = Axes::new(&d);
         let k = Axes::norm_axis(axis, ax.rank)?;
         let (n, s) = ax.strided_or_err(k)?;
@@ -618,7 +618,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         sections: i64,
     ) -> Result<Vec<TensorRef<'_, St::Elem>>, LayoutError> {
         let k = Axes::norm_axis(axis, self.ndim())?;
-        let n = Axes::new(&self.dyn_layout()).extent(k);
+        let n = Axes::new(&self.dyn_layout()?).extent(k);
         if sections < 1 || n % sections != 0 {
             return Err(LayoutError::Precondition {
                 what: "split does not result in an equal division (extent and sections)",
@@ -644,7 +644,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         indices: &[i64],
     ) -> Result<Vec<TensorRef<'_, St::Elem>>, LayoutError> {
         let k = Axes::norm_axis(axis, self.ndim())?;
-        let n = Axes::new(&self.dyn_layout()).extent(k);
+        let n = Axes::new(&self.dyn_layout()?).extent(k);
         let mut out = Vec::with_capacity(indices.len() + 1);
         let mut prev = 0;
         for &cut in indices.iter().chain(core::iter::once(&n)) {
@@ -676,7 +676,10 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// assert!(!t.transpose(0, 1).unwrap().is_contiguous());
     /// ```
     pub fn is_contiguous(&self) -> bool {
-        let p = super::walk::Plan::logical(&self.dyn_layout());
+        let Ok(d) = self.dyn_layout() else {
+            return false; // a non-affine layout (a swizzle) is not contiguous in this sense
+        };
+        let p = super::walk::Plan::logical(&d);
         let mut expected = 1i64;
         for m in p.modes().iter().rev() {
             if m.st[0] != expected {
@@ -690,7 +693,9 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// `true` when the tensor is Fortran-contiguous (first axis fastest, and inside an axis the
     /// first leaf fastest): CuTe's compact column-major layouts. Extent-1 leaves are ignored.
     pub fn is_f_contiguous(&self) -> bool {
-        let d = self.dyn_layout();
+        let Ok(d) = self.dyn_layout() else {
+            return false;
+        };
         let mut expected = 1i64;
         for (&e, &s) in d.shape_leaves().iter().zip(d.stride_leaves()) {
             if e == 1 {
@@ -733,7 +738,7 @@ impl<'a, T, L: AnyLayout> Tensor<&'a mut [T], L> {
         index: i64,
     ) -> Result<(TensorMut<'a, T>, TensorMut<'a, T>), LayoutError> {
         let k = Axes::norm_axis(axis, self.ndim())?;
-        let n = Axes::new(&self.dyn_layout()).extent(k);
+        let n = Axes::new(&self.dyn_layout()?).extent(k);
         if index <= 0 || index >= n {
             return Err(LayoutError::EmptyAxis { axis: k });
         }

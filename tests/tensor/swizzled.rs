@@ -1,0 +1,339 @@
+//! Tensors over swizzled layouts `Sw o O o L` (CuTe's `ComposedLayout`): construction facts,
+//! element access, iteration, copies, element-wise operations and printing, all against brute
+//! force with a bit-by-bit reference swizzle.
+
+use crate::reference::{Rng, buffer, coords, random_layout, random_shape};
+use layout::tensor::Tensor;
+use layout::{
+    AnyLayout, DynLayout, DynTuple, Int, Layout, LayoutError, Sw, Swizzle, SwizzledLayout,
+};
+use proptest::prelude::*;
+use std::collections::HashSet;
+
+/// The swizzle by its definition, bit by bit: destination bit `M - min(0,S) + k` is XORed with
+/// source bit `M + max(0,S) + k`, for `k < B` (independent of the crate's masks).
+fn ref_swizzle(b: i64, m: i64, s: i64, x: i64) -> i64 {
+    let mut out = x;
+    for k in 0..b {
+        let src = m + s.max(0) + k;
+        let dst = m - s.min(0) + k;
+        out ^= ((x >> src) & 1) << dst;
+    }
+    out
+}
+
+/// A random valid swizzle with small parameters (the identity sometimes).
+fn random_swizzle(rng: &mut Rng) -> Swizzle {
+    let b = rng.range(0, 3);
+    let m = rng.range(0, 4);
+    let s = rng.range(b.max(1), 5) * if rng.coin() { 1 } else { -1 };
+    Swizzle::new(b, m, s).unwrap()
+}
+
+/// A random layout for a random shape: injective (from `random_layout`), or with one stride
+/// made 0 (a broadcast, not injective when its extent exceeds 1).
+fn random_inner(rng: &mut Rng) -> DynLayout {
+    let shape = random_shape(rng, 3);
+    let (l, _, _) = random_layout(rng, &shape);
+    if rng.range(0, 4) > 0 {
+        return l;
+    }
+    let k = rng.range(0, l.leaf_count() as i64 - 1) as usize;
+    let mut st = l.stride_leaves().to_vec();
+    st[k] = 0;
+    // flat: one axis per leaf
+    DynLayout::new(&l.shape().flatten(), &DynTuple::from_slice(&st).unwrap()).unwrap()
+}
+
+/// The swizzled offsets of every 1-D index, by brute force.
+fn brute_offsets(sw: Swizzle, o: i64, l: &DynLayout) -> Vec<i64> {
+    (0..l.size())
+        .map(|i| ref_swizzle(sw.bits(), sw.base(), sw.shift(), o + l.offset(i)))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// `Swizzle::image_bounds` contains every image, and its identity flag is right.
+    #[test]
+    fn image_bounds_contain_every_image(seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let sw = random_swizzle(&mut rng);
+        let lo = rng.range(-300, 300);
+        let hi = lo + rng.range(0, 300);
+        let ((a, z), identity) = sw.image_bounds(lo, hi);
+        for x in lo..=hi {
+            let y = ref_swizzle(sw.bits(), sw.base(), sw.shift(), x);
+            prop_assert!(a <= y && y <= z, "{sw} on {lo}..={hi}: {x} -> {y} outside {a}..={z}");
+            if identity {
+                prop_assert_eq!(y, x);
+            }
+        }
+    }
+
+    /// Bounds and injectivity of `Sw o O o L` agree with brute force; the bounds are exact.
+    #[test]
+    fn bounds_and_injectivity_agree_with_brute_force(seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let sw = random_swizzle(&mut rng);
+        let l = random_inner(&mut rng);
+        let o = rng.range(-20, 100);
+        let s = SwizzledLayout::new(sw, o, l);
+        let offs = brute_offsets(sw, o, &l);
+        for (i, &want) in offs.iter().enumerate() {
+            prop_assert_eq!(s.offset_of_index(i as i64), want);
+            prop_assert_eq!(s.post_offset(l.offset(i as i64)), want);
+        }
+        let lo = *offs.iter().min().unwrap();
+        let hi = *offs.iter().max().unwrap();
+        prop_assert_eq!(s.offset_bounds(), Ok((lo, hi)), "{}", s);
+        let distinct: HashSet<i64> = offs.iter().copied().collect();
+        let injective = distinct.len() == offs.len();
+        prop_assert_eq!(s.is_injective(), Ok(injective), "{}", s);
+        match s.find_collision().unwrap() {
+            None => prop_assert!(injective),
+            Some(c) => prop_assert!(offs.iter().filter(|&&x| x == c).count() >= 2, "{} {}", s, c),
+        }
+    }
+
+    /// A swizzled tensor's elements are `buffer[base + Sw(O + L(i))]`: by index, by
+    /// coordinate, in logical order, in memory order, and printed.
+    #[test]
+    fn elements_equal_the_reference(seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let sw = random_swizzle(&mut rng);
+        let l = random_inner(&mut rng);
+        let o = rng.range(0, 40);
+        let s = SwizzledLayout::new(sw, o, l);
+        let offs = brute_offsets(sw, o, &l);
+        let lo = *offs.iter().min().unwrap();
+        let hi = *offs.iter().max().unwrap();
+        let base = (-lo).max(0) as usize + rng.range(0, 2) as usize;
+        let len = (base as i64 + hi + 1) as usize;
+        let buf = buffer(len);
+        let t = Tensor::with_offset(&buf[..], s, base).unwrap();
+        let at = |off: i64| buf[(base as i64 + off) as usize];
+        for i in 0..l.size() {
+            prop_assert_eq!(*t.at(i).unwrap(), at(offs[i as usize]));
+        }
+        prop_assert_eq!(t.at(l.size()), None);
+        // logical (row-major over the axes) order, and access by per-axis coordinates
+        let shape: Vec<i64> = t.shape().leaves().to_vec();
+        let modes: Vec<DynLayout> = (0..l.rank()).map(|k| l.mode(k).unwrap()).collect();
+        let mut want = vec![];
+        for c in coords(&shape) {
+            let x: i64 = c.iter().zip(&modes).map(|(&i, m)| m.offset(i)).sum();
+            let v = at(ref_swizzle(sw.bits(), sw.base(), sw.shift(), o + x));
+            prop_assert_eq!(t.get(&c[..]), Some(&v));
+            want.push(v);
+        }
+        let got: Vec<i32> = t.iter().copied().collect();
+        prop_assert_eq!(&got, &want);
+        // memory order visits every element once
+        let mut mem: Vec<i32> = t.iter_memory().copied().collect();
+        let mut all = want.clone();
+        mem.sort_unstable();
+        all.sort_unstable();
+        prop_assert_eq!(mem, all);
+        // printing: the same as the row-major tensor of the same values
+        let nd = Tensor::from_vec(want.clone(), &shape).unwrap();
+        prop_assert_eq!(format!("{t:?}"), format!("{nd:?}"));
+        // element-wise operations see the same values
+        let sq = t.map(|x| x * 2);
+        prop_assert!(sq.iter().copied().eq(want.iter().map(|x| x * 2)));
+        let sum = t.zip_map(&nd, |x, y| x + y).unwrap();
+        prop_assert!(sum.iter().copied().eq(want.iter().map(|x| x * 2)));
+        let owned = t.to_owned();
+        prop_assert_eq!(owned.as_slice(), nd.as_slice());
+    }
+
+    /// Copies ND -> swizzled -> ND round-trip, land where the reference says, and copy between
+    /// two swizzled tensors; writes go through `iter_mut`, `fill` and `zip_map_inplace` too.
+    #[test]
+    fn copy_round_trips(seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let sw = random_swizzle(&mut rng);
+        let shape = random_shape(&mut rng, 3);
+        let (l, _, _) = random_layout(&mut rng, &shape);
+        let o = rng.range(0, 40);
+        let s = SwizzledLayout::new(sw, o, l);
+        let offs = brute_offsets(sw, o, &l);
+        let lo = *offs.iter().min().unwrap();
+        let hi = *offs.iter().max().unwrap();
+        let base = (-lo).max(0) as usize;
+        let len = (base as i64 + hi + 1) as usize;
+        let n: i64 = shape.iter().product();
+        let nd = Tensor::from_vec((0..n as i32).map(|i| i * 3 + 1).collect(), &shape).unwrap();
+
+        let mut t = Tensor::with_offset(vec![0i32; len], s, base).unwrap();
+        t.copy_from(&nd).unwrap();
+        // element at 1-D index i of the layout = ND element at the same logical coordinate
+        let modes: Vec<DynLayout> = (0..l.rank()).map(|k| l.mode(k).unwrap()).collect();
+        for (j, c) in coords(&shape).iter().enumerate() {
+            let x: i64 = c.iter().zip(&modes).map(|(&i, m)| m.offset(i)).sum();
+            let p = base as i64 + ref_swizzle(sw.bits(), sw.base(), sw.shift(), o + x);
+            prop_assert_eq!(t.as_slice()[p as usize], nd.as_slice()[j]);
+        }
+        let mut back = Tensor::from_vec(vec![0i32; n as usize], &shape).unwrap();
+        back.copy_from(&t).unwrap();
+        prop_assert_eq!(back.as_slice(), nd.as_slice());
+
+        // swizzled -> differently swizzled
+        let sw2 = random_swizzle(&mut rng);
+        let s2 = SwizzledLayout::new(sw2, 0i64, l);
+        let (lo2, hi2) = s2.offset_bounds().unwrap();
+        let base2 = (-lo2).max(0) as usize;
+        let mut u = Tensor::with_offset(vec![0i32; base2 + hi2 as usize + 1], s2, base2).unwrap();
+        u.copy_from(&t).unwrap();
+        prop_assert!(u.iter().eq(nd.iter()));
+
+        // writes
+        for (k, x) in u.iter_mut().enumerate() {
+            *x = k as i32;
+        }
+        prop_assert!(u.iter().copied().eq(0..n as i32));
+        u.zip_map_inplace(&nd, |x, y| *x += y).unwrap();
+        prop_assert!(u.iter().copied().eq(nd.iter().enumerate().map(|(k, y)| k as i32 + y)));
+        u.fill(7);
+        prop_assert!(u.iter().all(|&x| x == 7));
+        u.map_inplace(|x| *x += 1);
+        prop_assert!(u.iter().all(|&x| x == 8));
+    }
+
+    /// A buffer one element too short, or a base that puts an offset below 0, is refused.
+    #[test]
+    fn out_of_buffer_is_refused(seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let sw = random_swizzle(&mut rng);
+        let l = random_inner(&mut rng);
+        let o = rng.range(-20, 40);
+        let s = SwizzledLayout::new(sw, o, l);
+        let offs = brute_offsets(sw, o, &l);
+        let lo = *offs.iter().min().unwrap();
+        let hi = *offs.iter().max().unwrap();
+        let base = (-lo).max(0) as usize;
+        let len = (base as i64 + hi + 1) as usize;
+        let buf = buffer(len);
+        prop_assert!(Tensor::with_offset(&buf[..], s, base).is_ok());
+        let short = Tensor::with_offset(&buf[..len - 1], s, base);
+        prop_assert!(matches!(short, Err(LayoutError::OutOfBuffer { .. })), "{}", s);
+        if base as i64 + lo == 0 && base > 0 {
+            let low = Tensor::with_offset(&buf[..], s, base - 1);
+            prop_assert!(matches!(low, Err(LayoutError::OutOfBuffer { .. })), "{}", s);
+        }
+        // writable storage: only injective layouts
+        let mut w = vec![0; len];
+        let writable = Tensor::with_offset(&mut w[..], s, base);
+        let injective = offs.iter().copied().collect::<HashSet<_>>().len() == offs.len();
+        prop_assert_eq!(writable.is_ok(), injective);
+        if !injective {
+            prop_assert!(matches!(writable, Err(LayoutError::NotInjective { .. })), "{}", s);
+        }
+    }
+}
+
+/// The fp16 128-byte shared-memory atom `Sw<3,3,3> o _0 o (_8,_64):(_64,_1)` over 512 elements:
+/// zero-sized, every element of the buffer used once, row `r` column `c` at
+/// `64·r + (c XOR 8·(r mod 8))`, and ND -> atom -> ND round-trips.
+#[test]
+fn shared_memory_atom() {
+    let atom = SwizzledLayout::new(
+        Sw::<3, 3, 3>,
+        Int::<0>,
+        Layout::new((Int::<8>, Int::<64>), (Int::<64>, Int::<1>)),
+    );
+    assert_eq!(core::mem::size_of_val(&atom), 0);
+    assert_eq!(atom.offset_bounds(), Ok((0, 511)));
+    assert_eq!(atom.is_injective(), Ok(true));
+    let mut smem = Tensor::new(vec![0u16; 512], atom).unwrap();
+    for r in 0..8i64 {
+        for c in 0..64i64 {
+            smem[(r, c)] = (r * 64 + c) as u16;
+        }
+    }
+    let buf = smem.as_slice();
+    let mut seen = [false; 512];
+    for r in 0..8usize {
+        for c in 0..64usize {
+            let p = 64 * r + (c ^ (8 * (r % 8)));
+            assert_eq!(buf[p], (r * 64 + c) as u16);
+            seen[p] = true;
+        }
+    }
+    assert!(seen.iter().all(|&s| s));
+    // the 8-element vectors of one column block land in 8 different 16-byte chunks of a row
+    for j in 0..8usize {
+        let chunks: HashSet<usize> = (0..8)
+            .map(|r| (64 * r + 8 * j) ^ (8 * r))
+            .map(|p| (p % 64) / 8)
+            .collect();
+        assert_eq!(chunks.len(), 8);
+    }
+    // copies
+    let nd = Tensor::from_vec((0..512u16).rev().collect(), &[8, 64]).unwrap();
+    smem.copy_from(&nd).unwrap();
+    assert_eq!(smem[(3, 17)], nd[[3, 17]]);
+    assert_eq!(smem.as_slice()[3 * 64 + (17 ^ 24)], nd[[3, 17]]);
+    let mut back = Tensor::from_vec(vec![0u16; 512], &[8, 64]).unwrap();
+    back.copy_from(&smem).unwrap();
+    assert_eq!(back.as_slice(), nd.as_slice());
+    assert!(smem.iter().eq(nd.iter()));
+    assert_eq!(format!("{smem:?}"), format!("{nd:?}"));
+    // a buffer of 511 elements is refused
+    assert_eq!(
+        Tensor::new(&[0u16; 511][..], atom).unwrap_err(),
+        LayoutError::OutOfBuffer {
+            base: 0,
+            lo: 0,
+            hi: 511,
+            len: 511
+        }
+    );
+}
+
+/// The same atom as a run-time layout gives the same tensor.
+#[test]
+fn static_and_dynamic_atoms_agree() {
+    let st = SwizzledLayout::new(
+        Sw::<3, 3, 3>,
+        Int::<0>,
+        Layout::new((Int::<8>, Int::<64>), (Int::<64>, Int::<1>)),
+    );
+    let dy = SwizzledLayout::new(
+        Swizzle::new(3, 3, 3).unwrap(),
+        0i64,
+        "(8,64):(64,1)".parse::<DynLayout>().unwrap(),
+    );
+    let buf = buffer(512);
+    let a = Tensor::new(&buf[..], st).unwrap();
+    let b = Tensor::new(&buf[..], dy).unwrap();
+    assert!(a.iter().eq(b.iter()));
+    assert!(a.iter_memory().eq(b.iter_memory()));
+    assert_eq!(a[(5, 9)], b[[5, 9]]);
+}
+
+/// View operations need strides: they refuse a swizzled tensor naming the swizzle.
+#[test]
+fn views_of_swizzled_tensors_are_refused() {
+    let l: DynLayout = "(8,8):(8,1)".parse().unwrap();
+    let s = SwizzledLayout::new(Swizzle::new(2, 0, 3).unwrap(), 0i64, l);
+    let buf = buffer(64);
+    let t = Tensor::new(&buf[..], s).unwrap();
+    let not_affine = LayoutError::NotAffine { b: 2, m: 0, s: 3 };
+    assert_eq!(t.view().t().unwrap_err(), not_affine);
+    assert_eq!(t.view().reshape(&[64]).unwrap_err(), not_affine);
+    assert_eq!(t.broadcast_to(&[2, 8, 8]).unwrap_err(), not_affine);
+    assert_eq!(t.view().into_dyn().unwrap_err(), not_affine);
+    assert_eq!(
+        not_affine.to_string(),
+        "a layout swizzled by Sw<2,0,3> is not affine: it has no shape:stride form"
+    );
+    assert!(!t.is_contiguous());
+    // copying works: a row-major owned copy
+    let c = t.contiguous();
+    assert!(c.is_contiguous());
+    assert!(c.iter().eq(t.iter()));
+    assert_eq!(t.ndim(), 2);
+    assert_eq!(t.shape().to_string(), "(8,8)");
+}
