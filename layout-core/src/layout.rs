@@ -26,14 +26,42 @@ impl<S: Integer + IntTuple, D: Integer + IntTuple> Congruent<D> for S {
     }
 }
 
+/// Seals [`Coord`] and the tensor's `InDomain`: safe tensor access trusts their offsets and
+/// domain checks, so only this crate's coordinate types (integers, `Int<N>`, tuples of them)
+/// implement them.
+pub(crate) mod coord_sealed {
+    /// A coordinate type of this crate.
+    pub trait Sealed {}
+    macro_rules! sealed {
+        ($($t:ty),*) => {$(impl Sealed for $t {})*};
+    }
+    sealed!(i32, i64, u32, usize, isize);
+    impl<const N: i64> Sealed for crate::Int<N> {}
+    macro_rules! sealed_tuple {
+        ($($C:ident),+) => {
+            impl<$($C: Sealed),+> Sealed for ($($C,)+) {}
+        };
+    }
+    sealed_tuple!(C0);
+    sealed_tuple!(C0, C1);
+    sealed_tuple!(C0, C1, C2);
+    sealed_tuple!(C0, C1, C2, C3);
+    sealed_tuple!(C0, C1, C2, C3, C4);
+    sealed_tuple!(C0, C1, C2, C3, C4, C5);
+    sealed_tuple!(C0, C1, C2, C3, C4, C5, C6);
+    sealed_tuple!(C0, C1, C2, C3, C4, C5, C6, C7);
+}
+
 /// A coordinate of a layout with shape `S` and stride `D`: a 1-D index (any integer), a tuple of
 /// per-mode coordinates, or a fully hierarchical coordinate, in any mix.
+///
+/// Sealed: tensors trust its offsets, so only this crate's coordinate types implement it.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a coordinate for a layout of shape `{S}`",
     label = "expected an integer, or a tuple with one coordinate per mode of the shape",
     note = "a coordinate is an integer (a 1-D index into the mode) or a tuple as deep as the shape"
 )]
-pub trait Coord<S: Congruent<D>, D: IntTuple> {
+pub trait Coord<S: Congruent<D>, D: IntTuple>: coord_sealed::Sealed {
     /// The offset of this coordinate.
     fn offset_in(&self, shape: &S, stride: &D) -> i64;
 }

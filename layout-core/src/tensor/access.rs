@@ -14,7 +14,9 @@ use core::marker::PhantomData;
 /// An integer is a 1-D index into the whole (sub)shape: it must lie in `[0, size)`; a tuple is
 /// checked mode by mode. Together with [`Coord`] this gives checked element access on typed
 /// layouts; for static shapes and constant coordinates the check folds away.
-pub trait InDomain<S> {
+///
+/// Sealed (like [`Coord`]): safe element access trusts it.
+pub trait InDomain<S>: crate::layout::coord_sealed::Sealed {
     /// `true` when the coordinate lies in the domain of `shape`.
     fn in_domain(&self, shape: &S) -> bool;
 }
@@ -64,12 +66,22 @@ tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3, S4 C4 4, S5 C5 5, S6 C6 6, 
 ///   hierarchical tuples — with static parts kept static.
 /// - [`DynLayout`]: one index per axis as `[i64; N]` or `&[i64]` (NumPy's `t[i, j]`; an index
 ///   into a hierarchical axis is a 1-D index of its mode), or a hierarchical `&DynTuple`.
-pub trait TensorIndex<L> {
+/// - [`SwizzledLayout`]: every coordinate form of its inner layout.
+///
+/// # Safety
+/// Safe element access reads the buffer at the returned offset unchecked: `checked_offset` may
+/// return `Some(off)` only when `off` is the offset of an index of `layout`'s domain
+/// (`layout.offset_of_index(i)` for some `i` in `[0, size)`).
+pub unsafe trait TensorIndex<L> {
     /// The offset (relative to the tensor's base) when the coordinate is in the domain.
     fn checked_offset(&self, layout: &L) -> Option<i64>;
 }
 
-impl<S: Congruent<D>, D: IntTuple, C: Coord<S, D> + InDomain<S>> TensorIndex<Layout<S, D>> for C {
+// SAFETY: `Coord` and `InDomain` are sealed; for this crate's coordinates, a coordinate in the
+// domain (checked first) has the offset of an index of the domain.
+unsafe impl<S: Congruent<D>, D: IntTuple, C: Coord<S, D> + InDomain<S>> TensorIndex<Layout<S, D>>
+    for C
+{
     #[inline(always)]
     fn checked_offset(&self, layout: &Layout<S, D>) -> Option<i64> {
         let shape = layout.shape();
@@ -81,7 +93,9 @@ impl<S: Congruent<D>, D: IntTuple, C: Coord<S, D> + InDomain<S>> TensorIndex<Lay
     }
 }
 
-impl TensorIndex<DynLayout> for &[i64] {
+// SAFETY: every index is range-checked against its axis's extent, and the offset is the sum of
+// the axes' offsets: the offset of one coordinate of the domain.
+unsafe impl TensorIndex<DynLayout> for &[i64] {
     fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
         let ax = Axes::new(layout);
         if self.len() != ax.rank {
@@ -98,22 +112,26 @@ impl TensorIndex<DynLayout> for &[i64] {
     }
 }
 
-impl<const N: usize> TensorIndex<DynLayout> for [i64; N] {
+// SAFETY: delegates to the `&[i64]` implementation.
+unsafe impl<const N: usize> TensorIndex<DynLayout> for [i64; N] {
     #[inline]
     fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
         (&self[..]).checked_offset(layout)
     }
 }
 
-impl TensorIndex<DynLayout> for &DynTuple {
+// SAFETY: `DynLayout::offset_of` checks the coordinate against the shape (an error otherwise).
+unsafe impl TensorIndex<DynLayout> for &DynTuple {
     fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
         layout.offset_of(self).ok()
     }
 }
 
 /// A swizzled layout `W o O o L` takes every coordinate form of its inner layout `L`.
-impl<L: AnyLayout, W: SwizzleFn, O: Integer, C: TensorIndex<L>> TensorIndex<SwizzledLayout<L, W, O>>
-    for C
+// SAFETY: `x` is the offset of an index `i` of `L`'s domain (`C`'s contract), so `W(O + x)` is
+// the swizzled layout's offset of the same `i`.
+unsafe impl<L: AnyLayout, W: SwizzleFn, O: Integer, C: TensorIndex<L>>
+    TensorIndex<SwizzledLayout<L, W, O>> for C
 {
     #[inline(always)]
     fn checked_offset(&self, layout: &SwizzledLayout<L, W, O>) -> Option<i64> {
