@@ -130,8 +130,16 @@ proptest! {
         }
         let got: Vec<i32> = t.iter().copied().collect();
         prop_assert_eq!(&got, &want);
-        // memory order visits every element once
+        // memory order visits every element once, and for an injective inner layout (whose
+        // memory order is increasing) goes through the swizzle's aligned blocks in order
         let mut mem: Vec<i32> = t.iter_memory().copied().collect();
+        let injective = offs.iter().collect::<HashSet<_>>().len() == offs.len();
+        if injective {
+            let z = sw.base() - sw.shift().min(0) + sw.bits();
+            // `buffer` holds 7·p + 3 at position p
+            let blocks: Vec<i64> = mem.iter().map(|&v| (i64::from(v - 3) / 7 - base as i64) >> z).collect();
+            prop_assert!(blocks.windows(2).all(|w| w[0] <= w[1]), "{} {:?}", s, blocks);
+        }
         let mut all = want.clone();
         mem.sort_unstable();
         all.sort_unstable();
@@ -336,4 +344,95 @@ fn views_of_swizzled_tensors_are_refused() {
     assert!(c.iter().eq(t.iter()));
     assert_eq!(t.ndim(), 2);
     assert_eq!(t.shape().to_string(), "(8,8)");
+}
+
+/// A non-affine layout defined outside the crate with only the required methods plus its
+/// `inner ∘ post` form: `i ↦ (i · mul) mod modulo` over `n` indices. Bounds and injectivity come
+/// from the provided (scanning) methods.
+#[derive(Clone, Copy, Debug)]
+struct Modular {
+    n: i64,
+    mul: i64,
+    modulo: i64,
+}
+
+impl std::fmt::Display for Modular {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "i -> {}i mod {} on {}", self.mul, self.modulo, self.n)
+    }
+}
+
+// SAFETY: pure; the inner layout is the compact layout `n:1` of the domain (offset = index) and
+// `post_offset` is the function; `to_dyn_layout` always fails; bounds and collisions are the
+// provided scans.
+unsafe impl AnyLayout for Modular {
+    const AFFINE: bool = false;
+    fn domain(&self) -> DynTuple {
+        DynTuple::leaf(self.n)
+    }
+    fn size(&self) -> i64 {
+        self.n
+    }
+    fn offset_of_index(&self, i: i64) -> i64 {
+        (i * self.mul) % self.modulo
+    }
+    fn to_dyn_layout(&self) -> Result<DynLayout, LayoutError> {
+        Err(LayoutError::Overflow {
+            what: "no affine form",
+        })
+    }
+    fn inner_layout(&self) -> Result<DynLayout, LayoutError> {
+        DynLayout::leaf(self.n, 1)
+    }
+    fn post_offset(&self, x: i64) -> i64 {
+        self.offset_of_index(x)
+    }
+}
+
+#[test]
+fn any_non_affine_layout_works_through_the_provided_scans() {
+    for (n, mul, modulo) in [(12, 5, 12), (12, 4, 12), (7, 3, 10), (1, 1, 1)] {
+        let l = Modular { n, mul, modulo };
+        let offs: Vec<i64> = (0..n).map(|i| (i * mul) % modulo).collect();
+        let (lo, hi) = (*offs.iter().min().unwrap(), *offs.iter().max().unwrap());
+        assert_eq!(l.offset_bounds(), Ok((lo, hi)), "{l}");
+        let injective = offs.iter().collect::<HashSet<_>>().len() == offs.len();
+        assert_eq!(l.is_injective(), Ok(injective), "{l}");
+        let buf = buffer(hi as usize + 1);
+        let t = Tensor::new(&buf[..], l).unwrap();
+        assert!(t.iter().copied().eq(offs.iter().map(|&o| buf[o as usize])));
+        assert!(Tensor::new(&buf[..hi as usize], l).is_err());
+        let mut w = vec![0; hi as usize + 1];
+        match Tensor::new(&mut w[..], l) {
+            Ok(mut tw) => {
+                assert!(injective);
+                let src = Tensor::from_vec((0..n as i32).collect(), &[n]).unwrap();
+                tw.copy_from(&src).unwrap();
+                assert!(tw.iter().copied().eq(0..n as i32));
+                assert_eq!(format!("{tw:?}"), format!("{src:?}"));
+            }
+            Err(e) => {
+                assert!(!injective);
+                assert!(matches!(e, LayoutError::NotInjective { .. }));
+            }
+        }
+    }
+    // too large to scan: an error, not a panic or a guess
+    let big = Modular {
+        n: (1 << 24) + 1,
+        mul: 1,
+        modulo: 1 << 30,
+    };
+    assert_eq!(
+        big.offset_bounds(),
+        Err(LayoutError::TooLargeToScan {
+            what: "offset bounds",
+            size: (1 << 24) + 1,
+            cap: 1 << 24
+        })
+    );
+    assert!(matches!(
+        Tensor::new(&[0u8; 4][..], big),
+        Err(LayoutError::TooLargeToScan { .. })
+    ));
 }

@@ -4,12 +4,37 @@
 //! A [`Tensor<St, L>`] is storage `St` (owned [`Vec<T>`](alloc::vec::Vec), shared `&[T]` or
 //! mutably borrowed `&mut [T]`, see [`Storage`]), a layout `L` (any [`AnyLayout`]: a typed
 //! [`Layout<S, D>`](crate::Layout) — static layouts stay zero-sized so element access compiles to
-//! constant offsets — or a run-time [`DynLayout`]), and a base offset into the buffer.
+//! constant offsets — a run-time [`DynLayout`], an algebra result, or a swizzled layout
+//! [`SwizzledLayout`](crate::SwizzledLayout)), and a base offset into the buffer.
+//!
+//! # Non-affine layouts
+//! Every layout is walked as `post ∘ inner` ([`AnyLayout::inner_layout`],
+//! [`AnyLayout::post_offset`]): tensor walks (iteration, copies, element-wise operations,
+//! printing) run their odometers on the affine inner layout and map each offset through
+//! `post_offset`, which is the identity for affine layouts and `x ↦ Sw(O + x)` for a swizzled
+//! one. So a swizzled tensor supports construction, element access, iteration, `copy_from` in
+//! both directions, `map`/`zip_map` and `Debug`; view operations that need strides (`slice`,
+//! `permute`, `reshape`, `broadcast_to`, …) return [`LayoutError::NotAffine`] naming the swizzle.
+//!
+//! ```
+//! use layout_core::{Int, Layout, Sw, SwizzledLayout, tensor::Tensor};
+//! // the fp16 shared-memory atom Sw<3,3,3> o _0 o (_8,_64):(_64,_1) over 512 elements
+//! let atom = SwizzledLayout::new(Sw::<3, 3, 3>, Int::<0>,
+//!     Layout::new((Int::<8>, Int::<64>), (Int::<64>, Int::<1>)));
+//! let nd = Tensor::from_vec((0..512u16).collect(), &[8, 64]).unwrap();
+//! let mut smem = Tensor::new(vec![0u16; 512], atom).unwrap();
+//! smem.copy_from(&nd).unwrap();
+//! assert_eq!(smem[(3, 17)], 3 * 64 + 17);
+//! assert_eq!(smem.as_slice()[3 * 64 + (17 ^ 24)], 3 * 64 + 17);
+//! assert!(smem.iter().eq(nd.iter()));
+//! assert!(Tensor::new(&[0u16; 511][..], atom).is_err()); // one element short
+//! ```
 //!
 //! # Safe by construction
 //! Construction checks once, with checked arithmetic, that every offset the layout produces
-//! (`base + lo ..= base + hi`, negative strides included) lies inside the buffer, and — when the
-//! storage is writable — that the layout is injective. After that, safe element access checks
+//! (`base + lo ..= base + hi` with [`AnyLayout::offset_bounds`], negative strides included) lies
+//! inside the buffer, and — when the storage is writable — that the layout is injective
+//! ([`AnyLayout::find_collision`]). After that, safe element access checks
 //! only that the coordinate lies in the layout's domain, and can never leave the buffer nor hand
 //! out two `&mut` to one element. Broadcast (stride 0) and overlapping views are `&[T]` views:
 //! writing through them does not compile.
