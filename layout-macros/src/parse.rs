@@ -389,6 +389,12 @@ fn classify(expr: &Expr, tokens: TokenStream) -> LeafKind {
         },
         Expr::Infer(_) => LeafKind::NotInteger("`_`".into()),
         Expr::Group(g) => classify(&g.expr, tokens),
+        // `{ n * 2 }` is passed on as `n * 2`, so that `unused_braces` stays quiet.
+        Expr::Block(b) if b.attrs.is_empty() && b.label.is_none() => match b.block.stmts.as_slice()
+        {
+            [syn::Stmt::Expr(inner, None)] => LeafKind::Dynamic(inner.to_token_stream()),
+            _ => LeafKind::Dynamic(tokens),
+        },
         _ => LeafKind::Dynamic(tokens),
     }
 }
