@@ -90,7 +90,7 @@ pub fn check(input: Input, mode: Mode) -> Checked {
     let shape_dyn = match eval::to_dyn(&skeleton(&shape), eval::SHAPE_PLACEHOLDER) {
         Ok(t) => t,
         Err(e) => {
-            errors.push(capacity_error(&shape, e));
+            errors.push(capacity_error(&shape, "shape", e));
             return Checked {
                 plan: None,
                 errors: errors.0,
@@ -101,7 +101,7 @@ pub fn check(input: Input, mode: Mode) -> Checked {
         Stride::Explicit(d) => match eval::to_dyn(&skeleton(d), eval::STRIDE_PLACEHOLDER) {
             Ok(t) => Some(t),
             Err(e) => {
-                errors.push(capacity_error(d, e));
+                errors.push(capacity_error(d, "stride", e));
                 return Checked {
                     plan: None,
                     errors: errors.0,
@@ -334,19 +334,19 @@ fn check_structure(node: &Node, errors: &mut Errors) -> bool {
     }
 }
 
-fn capacity_error(node: &Node, e: LayoutError) -> syn::Error {
+fn capacity_error(node: &Node, what: &str, e: LayoutError) -> syn::Error {
     let leaves = node.leaves();
     match e {
         LayoutError::TooManyLeaves { .. } => syn::Error::new_spanned(
             &leaves[MAX_LEAVES].tokens,
             format!(
-                "{} has {} leaves but a layout holds at most {MAX_LEAVES} (MAX_LEAVES)",
-                node.text(),
-                leaves.len()
+                "the {what} has {} leaves but a layout holds at most {MAX_LEAVES} (MAX_LEAVES); this is leaf {}",
+                leaves.len(),
+                MAX_LEAVES + 1
             ),
         ),
         LayoutError::TooComplex { needed } => node.error(format!(
-            "this tuple is nested too deeply: it needs {needed} structure tokens but a layout holds at most {MAX_TOKENS} (MAX_TOKENS)"
+            "the {what} is nested too deeply: it needs at least {needed} structure tokens (leaves and parentheses) but a layout holds at most {MAX_TOKENS} (MAX_TOKENS)"
         )),
         other => node.error(other),
     }

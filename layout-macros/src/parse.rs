@@ -215,8 +215,7 @@ pub(crate) fn parse_node(input: ParseStream, mode: Mode) -> syn::Result<Node> {
         let fork = input.fork();
         let _content;
         syn::parenthesized!(_content in fork);
-        let alone = fork.is_empty() || fork.peek(Token![,]) || peek_colon(&fork);
-        if mode == Mode::Type || alone {
+        if mode == Mode::Type || !continues_expression(&fork) {
             let content;
             let paren = syn::parenthesized!(content in input);
             let mut elems = Vec::new();
@@ -240,13 +239,32 @@ pub(crate) fn parse_node(input: ParseStream, mode: Mode) -> syn::Result<Node> {
         }
     }
     if input.is_empty() || input.peek(Token![,]) || peek_colon(input) {
-        return Err(input.error("expected an integer, `Int<N>`, an expression or a tuple of those"));
+        let before = if input.peek(Token![,]) {
+            " before `,`"
+        } else {
+            ""
+        };
+        return Err(input.error(format!(
+            "expected an integer, `Int<N>`, an expression or a tuple{before}"
+        )));
     }
     let leaf = match mode {
         Mode::Value => parse_value_leaf(input)?,
         Mode::Type => parse_type_leaf(input)?,
     };
     Ok(Node::Leaf(leaf))
+}
+
+/// After a parenthesised group: does an expression go on (`(a + b) * 2`, `(x).len()`,
+/// `(n) as i64`)? Otherwise the group is a tuple.
+fn continues_expression(after: ParseStream) -> bool {
+    if after.peek(Token![as]) {
+        return true;
+    }
+    match after.cursor().punct() {
+        Some((p, _)) => !matches!(p.as_char(), ',' | ':'),
+        None => false,
+    }
 }
 
 fn peek_int_type(input: ParseStream) -> bool {
