@@ -4,6 +4,7 @@
 //! so that `const fn` code (the same code the macro and static layouts use) can build and return
 //! it; its `Display` names the rule that was broken and the numbers involved.
 
+use crate::tensor::Extents;
 use core::fmt;
 
 /// Why a layout operation was refused.
@@ -101,6 +102,109 @@ pub enum LayoutError {
         /// A second number involved.
         b: i64,
     },
+    /// The layout reaches memory outside the buffer of a tensor.
+    OutOfBuffer {
+        /// The tensor's base offset into the buffer.
+        base: i64,
+        /// The smallest offset the layout produces (negative strides give negative offsets).
+        lo: i64,
+        /// The largest offset the layout produces.
+        hi: i64,
+        /// The number of elements in the buffer.
+        len: i64,
+    },
+    /// An axis number outside `[-ndim, ndim)`.
+    AxisOutOfRange {
+        /// The axis given.
+        axis: i64,
+        /// The number of axes it must index.
+        ndim: usize,
+    },
+    /// The same axis was named twice (in a permutation, `expand_dims` or `squeeze`).
+    RepeatedAxis {
+        /// The repeated axis.
+        axis: usize,
+    },
+    /// An index outside `[-extent, extent)` along an axis.
+    AxisIndexOutOfRange {
+        /// The axis.
+        axis: usize,
+        /// The index given.
+        index: i64,
+        /// The extent of the axis.
+        extent: i64,
+    },
+    /// `squeeze` of an axis whose extent is not 1.
+    SqueezeNotOne {
+        /// The axis.
+        axis: usize,
+        /// Its extent.
+        extent: i64,
+    },
+    /// An operation that would create an axis of extent 0 (layouts have positive extents).
+    EmptyAxis {
+        /// The axis that would be empty.
+        axis: usize,
+    },
+    /// An axis whose mode is hierarchical and not expressible as one stride.
+    NotStrided {
+        /// The axis.
+        axis: usize,
+    },
+    /// Two shapes that cannot be broadcast together (NumPy's rule: right-aligned, equal or 1).
+    Broadcast {
+        /// The first shape.
+        a: Extents,
+        /// The second shape (for `broadcast_to`, the requested shape).
+        b: Extents,
+        /// `true` for `broadcast_to` (only `a` may be stretched).
+        to: bool,
+    },
+    /// Two shapes that must be equal (copy, element-wise in place, concat) are not.
+    ShapeMismatch {
+        /// The first shape.
+        a: Extents,
+        /// The second shape.
+        b: Extents,
+    },
+    /// A reshape to a shape with a different number of elements.
+    ReshapeSize {
+        /// The current shape.
+        from: Extents,
+        /// The requested shape (`-1` kept as written).
+        to: Extents,
+    },
+    /// A reshape that cannot be a view: a new axis would span old axes `axis` and `axis+1`,
+    /// which are not nested in memory (old axes counted over the tensor's leaves in row-major
+    /// order, which are its axes when no axis is hierarchical).
+    ReshapeNeedsCopy {
+        /// The requested shape.
+        to: Extents,
+        /// The old axis whose stride breaks the nesting.
+        axis: usize,
+        /// Its stride.
+        stride: i64,
+        /// The stride a view would need it to have.
+        needed: i64,
+    },
+    /// A composition `A ∘ B` refused by the admissibility rule (see `crate::algebra`): the result
+    /// would not equal `A(B(i))` for every `i` of `B`'s domain.
+    Composition {
+        /// Which condition failed.
+        rule: CompositionRule,
+        /// The mode of the coalesced `A` involved (0-based).
+        a_mode: usize,
+        /// The extent of that mode of the coalesced `A`.
+        a_extent: i64,
+        /// The leaf of `B` involved (0-based, in flattened order).
+        b_leaf: usize,
+        /// That leaf of `B`: its extent …
+        b_shape: i64,
+        /// … and its stride.
+        b_stride: i64,
+        /// The number that broke the rule (see [`CompositionRule`]).
+        x: i64,
+    },
     /// Text that does not parse as a layout or integer tuple.
     Parse {
         /// Byte offset in the input where the problem is.
@@ -174,9 +278,175 @@ impl fmt::Display for LayoutError {
                 )
             }
             LayoutError::Precondition { what, a, b } => write!(f, "{what} (numbers {a} and {b})"),
+            LayoutError::OutOfBuffer { base, lo, hi, len } => write!(
+                f,
+                "layout reaches offsets {lo}..={hi} from base offset {base}, outside a buffer of {len} elements"
+            ),
+            LayoutError::AxisOutOfRange { axis, ndim } => {
+                write!(f, "axis {axis} is out of range for a tensor of {ndim} axes")
+            }
+            LayoutError::RepeatedAxis { axis } => write!(f, "axis {axis} is named twice"),
+            LayoutError::AxisIndexOutOfRange {
+                axis,
+                index,
+                extent,
+            } => write!(
+                f,
+                "index {index} is out of range for axis {axis} of extent {extent}"
+            ),
+            LayoutError::SqueezeNotOne { axis, extent } => write!(
+                f,
+                "cannot squeeze axis {axis} of extent {extent}; only axes of extent 1 can be removed"
+            ),
+            LayoutError::EmptyAxis { axis } => write!(
+                f,
+                "axis {axis} would have extent 0; tensors with empty axes are not supported"
+            ),
+            LayoutError::NotStrided { axis } => write!(
+                f,
+                "axis {axis} is a hierarchical mode that is not one stride; this operation needs a strided axis"
+            ),
+            LayoutError::Broadcast { a, b, to: false } => write!(
+                f,
+                "operands could not be broadcast together with shapes {a} {b}"
+            ),
+            LayoutError::Broadcast { a, b, to: true } => {
+                write!(f, "cannot broadcast a tensor of shape {a} to shape {b}")
+            }
+            LayoutError::ShapeMismatch { a, b } => {
+                write!(f, "shapes {a} and {b} differ")
+            }
+            LayoutError::ReshapeSize { from, to } => write!(
+                f,
+                "cannot reshape a tensor of shape {from} ({} elements) into shape {to}",
+                from.product()
+            ),
+            LayoutError::ReshapeNeedsCopy {
+                to,
+                axis,
+                stride,
+                needed,
+            } => write!(
+                f,
+                "cannot reshape into shape {to} without a copy: old axis {axis} has stride {stride} but a view needs {needed} to merge it with old axis {}; use reshape_copy",
+                axis + 1
+            ),
+            LayoutError::Composition {
+                rule,
+                a_mode,
+                a_extent,
+                b_leaf,
+                b_shape,
+                b_stride,
+                x,
+            } => match rule {
+                CompositionRule::StrideDivisibility => write!(
+                    f,
+                    "composition is not admissible (stride divisibility): leaf {b_leaf} of B, \
+                     {b_shape}:{b_stride}, steps through mode {a_mode} of coalesced A (extent \
+                     {a_extent}) with stride {x}; {x} and {a_extent} do not divide one another and \
+                     the steps cross the end of the mode"
+                ),
+                CompositionRule::ShapeDivisibility => write!(
+                    f,
+                    "composition is not admissible (shape divisibility): leaf {b_leaf} of B, \
+                     {b_shape}:{b_stride}, takes {x} steps in mode {a_mode} of coalesced A (extent \
+                     {a_extent}) but its remaining extent is not a multiple of {x}"
+                ),
+                CompositionRule::Straddle => write!(
+                    f,
+                    "composition is not admissible (modes of B straddle a mode of A): up to leaf \
+                     {b_leaf} of B ({b_shape}:{b_stride}) the leaves of B together reach coordinate \
+                     {x} of mode {a_mode} of coalesced A, whose extent is {a_extent}, so A(B(c)) \
+                     would carry into the next mode"
+                ),
+                CompositionRule::NegativeStride => write!(
+                    f,
+                    "composition is not admissible (negative stride): leaf {b_leaf} of B, \
+                     {b_shape}:{b_stride}, has a negative stride but coalesced A has {x} modes \
+                     (only a one-mode A is defined on negative indices)"
+                ),
+            },
             LayoutError::Parse { at, expected } => {
                 write!(f, "parse error at byte {at}: expected {expected}")
             }
+        }
+    }
+}
+
+/// The condition of the composition admissibility rule that failed (see `crate::algebra`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CompositionRule {
+    /// A leaf `s:d` of `B` walks a mode of extent `e` of coalesced `A` with remaining stride `r`
+    /// such that neither `r | e` nor `e | r`, and its `s` steps do not fit inside the mode
+    /// (`(s-1)·r ≥ e`). `x` is `r`.
+    StrideDivisibility,
+    /// A leaf of `B` fills a mode of `A` in `x = e / r` steps but its remaining extent is not a
+    /// multiple of `x`.
+    ShapeDivisibility,
+    /// Several leaves of `B` use the same mode of `A` and their largest coordinates sum past its
+    /// extent (`x` is the sum), so `A(Σ bᵢ) ≠ Σ A(bᵢ)`: cutlass#2955.
+    Straddle,
+    /// A leaf of `B` has a negative stride and `A` has more than one mode (`x` is that count).
+    NegativeStride,
+}
+
+impl CompositionRule {
+    /// The rule's name, as printed in messages.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CompositionRule::StrideDivisibility => "stride divisibility",
+            CompositionRule::ShapeDivisibility => "shape divisibility",
+            CompositionRule::Straddle => "modes of B straddle a mode of A",
+            CompositionRule::NegativeStride => "negative stride in B",
+        }
+    }
+}
+
+impl LayoutError {
+    /// A short constant description of the error kind, without numbers: used for the messages
+    /// of compile-time (`const`) failures, where numbers cannot be formatted.
+    pub const fn rule(&self) -> &'static str {
+        match self {
+            LayoutError::TooManyLeaves { .. } => "too many leaves for a run-time layout",
+            LayoutError::TooComplex { .. } => "nesting too deep for a run-time layout",
+            LayoutError::NotCongruent { .. } => "shape and stride are not congruent",
+            LayoutError::NonPositiveExtent { .. } => "a result would have an extent <= 0",
+            LayoutError::Overflow { .. } => "a result overflows i64",
+            LayoutError::ModeOutOfRange { .. } => "a mode index is past the rank",
+            LayoutError::CoordinateMismatch { .. } => "a coordinate does not fit the shape",
+            LayoutError::CoordinateOutOfRange { .. } => "a coordinate is out of range",
+            LayoutError::IndexOutOfRange { .. } => "an index is out of range",
+            LayoutError::NotInjective { .. } => "the layout is not injective",
+            LayoutError::Inadmissible { rule, .. } => rule,
+            LayoutError::Precondition { what, .. } => what,
+            LayoutError::Composition { rule, .. } => match rule {
+                CompositionRule::StrideDivisibility => {
+                    "composition is not admissible: stride divisibility"
+                }
+                CompositionRule::ShapeDivisibility => {
+                    "composition is not admissible: shape divisibility"
+                }
+                CompositionRule::Straddle => {
+                    "composition is not admissible: modes of B straddle a mode of A"
+                }
+                CompositionRule::NegativeStride => {
+                    "composition is not admissible: negative stride in B"
+                }
+            },
+            LayoutError::Parse { .. } => "parse error",
+            LayoutError::OutOfBuffer { .. } => "the layout reaches outside the buffer",
+            LayoutError::AxisOutOfRange { .. } => "an axis is out of range",
+            LayoutError::RepeatedAxis { .. } => "an axis is named twice",
+            LayoutError::AxisIndexOutOfRange { .. } => "an index is out of range for its axis",
+            LayoutError::SqueezeNotOne { .. } => "only axes of extent 1 can be squeezed",
+            LayoutError::EmptyAxis { .. } => "an axis would have extent 0",
+            LayoutError::NotStrided { .. } => "an axis is not one stride",
+            LayoutError::Broadcast { .. } => "shapes cannot be broadcast together",
+            LayoutError::ShapeMismatch { .. } => "shapes differ",
+            LayoutError::ReshapeSize { .. } => "reshape changes the number of elements",
+            LayoutError::ReshapeNeedsCopy { .. } => "reshape needs a copy",
         }
     }
 }

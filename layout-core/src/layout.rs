@@ -2,6 +2,7 @@
 
 use crate::int::ToDynInt;
 use crate::int_tuple::IntTuple;
+use crate::modes::{Append, Get, Prepend};
 use crate::{DynLayout, DynTuple, Int, Integer, LayoutError};
 use core::fmt;
 
@@ -221,6 +222,73 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
         coord.offset_in(&self.shape, &self.stride)
     }
 
+    /// Mode `I` as a layout, keeping static values static (CuTe's `get<I>` / `layout<I>`).
+    ///
+    /// ```
+    /// use layout_core::{Int, Layout};
+    /// let l = Layout::new((Int::<3>, (Int::<2>, Int::<3>)), (Int::<3>, (Int::<12>, Int::<1>)));
+    /// assert_eq!(l.get::<1>().to_string(), "(_2,_3):(_12,_1)");
+    /// ```
+    #[inline(always)]
+    pub fn get<const I: usize>(&self) -> Layout<<S as Get<I>>::Out, <D as Get<I>>::Out>
+    where
+        S: Get<I>,
+        D: Get<I>,
+        <S as Get<I>>::Out: Congruent<<D as Get<I>>::Out>,
+    {
+        Layout::new(self.shape.get(), self.stride.get())
+    }
+
+    /// Add `mode` as a new last mode (an integer-shaped layout becomes rank 2), keeping static
+    /// values static (CuTe's `append`).
+    ///
+    /// ```
+    /// use layout_core::{Int, Layout};
+    /// let a = Layout::new(Int::<3>, Int::<1>);
+    /// assert_eq!(a.append(Layout::new(Int::<4>, Int::<3>)).to_string(), "(_3,_4):(_1,_3)");
+    /// ```
+    #[inline(always)]
+    pub fn append<S2: Congruent<D2>, D2: IntTuple>(
+        &self,
+        mode: Layout<S2, D2>,
+    ) -> Layout<<S as Append<S2>>::Out, <D as Append<D2>>::Out>
+    where
+        S: Append<S2>,
+        D: Append<D2>,
+        <S as Append<S2>>::Out: Congruent<<D as Append<D2>>::Out>,
+    {
+        Layout::new(
+            self.shape.append(mode.shape),
+            self.stride.append(mode.stride),
+        )
+    }
+
+    /// Add `mode` as a new first mode, keeping static values static (CuTe's `prepend`).
+    #[inline(always)]
+    pub fn prepend<S2: Congruent<D2>, D2: IntTuple>(
+        &self,
+        mode: Layout<S2, D2>,
+    ) -> Layout<<S as Prepend<S2>>::Out, <D as Prepend<D2>>::Out>
+    where
+        S: Prepend<S2>,
+        D: Prepend<D2>,
+        <S as Prepend<S2>>::Out: Congruent<<D as Prepend<D2>>::Out>,
+    {
+        Layout::new(
+            self.shape.prepend(mode.shape),
+            self.stride.prepend(mode.stride),
+        )
+    }
+
+    /// The layout of the listed top-level modes (CuTe's `select`), as a run-time layout.
+    /// Grouping and flattening work the same way: see [`DynLayout::group`], [`DynLayout::flatten`].
+    ///
+    /// # Errors
+    /// A mode index past the rank, or an invalid layout (see [`Layout::try_new`]).
+    pub fn select(&self, modes: &[usize]) -> Result<DynLayout, LayoutError> {
+        self.to_dyn()?.select(modes)
+    }
+
     /// The run-time form of this layout, validated.
     ///
     /// # Errors
@@ -246,6 +314,22 @@ impl<S: Congruent<D>, D: IntTuple> fmt::Debug for Layout<S, D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
     }
+}
+
+/// The offset of `coord` in `layout` (CuTe's `crd2idx(coord, shape, stride)`, or `layout(coord)`):
+/// a free-function spelling of [`Layout::offset`].
+///
+/// ```
+/// use layout_core::{offset, Int, Layout};
+/// let l = Layout::new((Int::<4>, Int::<8>), (Int::<8>, Int::<1>));
+/// assert_eq!(offset(&l, (2, 5)), 21);
+/// ```
+#[inline(always)]
+pub fn offset<S: Congruent<D>, D: IntTuple, C: Coord<S, D>>(
+    layout: &Layout<S, D>,
+    coord: C,
+) -> i64 {
+    layout.offset(coord)
 }
 
 /// A layout whose every value is known at compile time: a zero-sized type whose run-time form is

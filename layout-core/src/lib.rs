@@ -32,24 +32,33 @@
 )]
 #![warn(missing_docs)]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod algebra;
 mod dyn_layout;
 mod error;
 mod int;
 mod int_tuple;
 mod layout;
+mod modes;
 mod parse;
 mod table;
 mod tuple;
 
+pub mod tensor;
+
+pub use algebra::{MAX_TILE_MODES, SliceCoord, Tile, TileMode};
 pub use dyn_layout::DynLayout;
-pub use error::LayoutError;
+pub use error::{CompositionRule, LayoutError};
 pub use int::{Int, Integer, ToDynInt};
 pub use int_tuple::IntTuple;
-pub use layout::{AnyLayout, Congruent, Coord, Layout, StaticLayout};
+pub use layout::{AnyLayout, Congruent, Coord, Layout, StaticLayout, offset};
+pub use modes::{Append, Get, Prepend};
 pub use table::LayoutTable;
+pub use tensor::Tensor;
 pub use tuple::{DynTuple, MAX_LEAVES, MAX_TOKENS, Profile};
 
 #[doc(hidden)]

@@ -12,15 +12,16 @@ use core::fmt;
 /// use layout_core::{DynLayout, LayoutTable};
 /// let l: DynLayout = "(2,(2,2)):(4,(2,1))".parse().unwrap();
 /// let table = LayoutTable::new(&l).unwrap().to_string();
-/// assert_eq!(table, "\
-/// (2,(2,2)):(4,(2,1))
-///       0   1   2   3
-///     +---+---+---+---+
-///  0  | 0 | 2 | 1 | 3 |
-///     +---+---+---+---+
-///  1  | 4 | 6 | 5 | 7 |
-///     +---+---+---+---+
-/// ");
+/// let expected = [
+///     "(2,(2,2)):(4,(2,1))",
+///     "      0   1   2   3 ", // CuTe's header ends with a space
+///     "    +---+---+---+---+",
+///     " 0  | 0 | 2 | 1 | 3 |",
+///     "    +---+---+---+---+",
+///     " 1  | 4 | 6 | 5 | 7 |",
+///     "    +---+---+---+---+",
+/// ];
+/// assert_eq!(table.lines().collect::<Vec<_>>(), expected);
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct LayoutTable<'a, L> {

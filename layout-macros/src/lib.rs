@@ -1,8 +1,8 @@
 //! The `layout!` and `Layout!` macros of the `layout` crate (use them through `layout`).
 //!
-//! The crate is split by stage, one module each: [`parse`] (tokens → a typed tree where every
-//! number keeps its span) → [`check`] (semantic validation, all errors collected) → [`eval`]
-//! (plain arithmetic with layout-core's `const fn`s, the same code as at run time) → [`expand`]
+//! The crate is split by stage, one module each: `parse` (tokens → a typed tree where every
+//! number keeps its span) → `check` (semantic validation, all errors collected) → `eval`
+//! (plain arithmetic with layout-core's `const fn`s, the same code as at run time) → `expand`
 //! (tokens out). The entry points below only chain the stages.
 #![forbid(unsafe_code)]
 

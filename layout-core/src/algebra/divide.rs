@@ -1,0 +1,280 @@
+//! Divides: `logical_divide`, `zipped_divide`, `tiled_divide`, `flat_divide`, each with a 1-D
+//! layout tiler and `*_by_mode` with a by-mode [`Tile`].
+
+use super::modes::{spread, top_modes};
+use super::tiler::{Tile, TileMode};
+use crate::dyn_layout::ctry;
+use crate::tuple::MAX_LEAVES;
+use crate::{DynLayout, LayoutError};
+
+/// Which split a by-mode zip performs.
+#[derive(Clone, Copy)]
+pub(crate) enum Split {
+    Divide,
+    Product,
+}
+
+/// `((t0,t1,…),(r0,r1,…,extra…))` for a by-mode tiler: each mode is split by `logical_divide` or
+/// `logical_product` into (tile, rest); `_` gives `(1:0, Aᵢ)` (pycute's rule).
+pub(crate) const fn zip_by_mode(
+    a: &DynLayout,
+    tiler: &Tile,
+    how: Split,
+) -> Result<DynLayout, LayoutError> {
+    let (modes, r) = ctry!(top_modes(a));
+    let n = tiler.rank();
+    if n > r {
+        return Err(LayoutError::ModeOutOfRange { mode: n, rank: r });
+    }
+    let mut tiles = [DynLayout::EMPTY; MAX_LEAVES];
+    let mut rests = [DynLayout::EMPTY; MAX_LEAVES];
+    let mut i = 0;
+    while i < r {
+        if i < n {
+            match tiler.modes()[i] {
+                TileMode::Keep => {
+                    tiles[i] = ctry!(DynLayout::leaf(1, 0));
+                    rests[i] = modes[i];
+                }
+                TileMode::Layout(t) => {
+                    let split = match how {
+                        Split::Divide => ctry!(modes[i].logical_divide(&t)),
+                        Split::Product => ctry!(modes[i].logical_product(&t)),
+                    };
+                    tiles[i] = ctry!(split.mode(0));
+                    rests[i] = ctry!(split.mode(1));
+                }
+            }
+        } else {
+            rests[i] = modes[i];
+        }
+        i += 1;
+    }
+    let t = ctry!(DynLayout::concat(tiles.split_at(n).0));
+    let rr = ctry!(DynLayout::concat(rests.split_at(r).0));
+    DynLayout::concat(&[t, rr])
+}
+
+/// `(mode0, modes of mode1…)`.
+pub(crate) const fn tiled(z: &DynLayout) -> Result<DynLayout, LayoutError> {
+    let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
+    parts[0] = ctry!(z.mode(0));
+    let mut n = 1;
+    ctry!(spread(&ctry!(z.mode(1)), &mut parts, &mut n));
+    DynLayout::concat(parts.split_at(n).0)
+}
+
+/// `(modes of mode0…, modes of mode1…)`.
+pub(crate) const fn flat(z: &DynLayout) -> Result<DynLayout, LayoutError> {
+    let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
+    let mut n = 0;
+    ctry!(spread(&ctry!(z.mode(0)), &mut parts, &mut n));
+    ctry!(spread(&ctry!(z.mode(1)), &mut parts, &mut n));
+    DynLayout::concat(parts.split_at(n).0)
+}
+
+impl DynLayout {
+    /// CuTe's `logical_divide(A, B)` with a 1-D layout tiler:
+    /// `A ⊘ B = A ∘ (B, complement(B, shape(coalesce(A))))`, a rank-2 layout `(tile, rest)`.
+    ///
+    /// The cotarget is the *shape* of `coalesce(A)` as in CuTe C++ (pycute and the tutorial use
+    /// `size(A)`; they differ only when the complement rounds up).
+    ///
+    /// # Preconditions
+    /// `B` complementable (see [`DynLayout::complement`]) and the composition admissible (see
+    /// [`DynLayout::composition`]): a tiler that does not divide `A` evenly is refused where the
+    /// rest would straddle `A`'s modes (CuTe C++ returns a wrong layout for
+    /// `(3,4):(1,5) ⊘ 2:1`).
+    ///
+    /// # Postconditions
+    /// `rank(R) == 2`; `R(i) == A(Bc(i))` for every `i < size(R)` where `Bc = (B, B*)`; mode 0 of
+    /// `R` is `composition(A, B)`.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let a: DynLayout = "(4,2,3):(2,1,8)".parse().unwrap();
+    /// let r = a.logical_divide(&"4:2".parse().unwrap()).unwrap();
+    /// assert_eq!(r.to_string(), "((2,2),(2,3)):((4,1),(2,8))");
+    /// ```
+    ///
+    /// # Errors
+    /// The errors of [`DynLayout::complement`] and [`DynLayout::composition`].
+    pub const fn logical_divide(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
+        let comp = ctry!(tiler.complement_shape(&self.coalesce().shape()));
+        let b = ctry!(DynLayout::concat(&[*tiler, comp]));
+        self.composition(&b)
+    }
+
+    /// CuTe's `logical_divide(A, tiler)` with a by-mode tiler: mode `i` becomes
+    /// `logical_divide(Aᵢ, tᵢ)` (unchanged for `_`); modes past `rank(tiler)` are kept.
+    ///
+    /// # Preconditions
+    /// `rank(tiler) ≤ rank(A)`; each mode's divide is admissible.
+    ///
+    /// # Postconditions
+    /// `rank(R) == rank(A)`; mode `i` of `R` is `logical_divide(Aᵢ, tᵢ)`.
+    ///
+    /// ```
+    /// use layout_core::{DynLayout, Tile};
+    /// let a: DynLayout = "(9,(4,8)):(59,(13,1))".parse().unwrap();
+    /// let t: Tile = "[3:3,(2,4):(1,8)]".parse().unwrap();
+    /// assert_eq!(
+    ///     a.logical_divide_by_mode(&t).unwrap().to_string(),
+    ///     "((3,3),((2,4),(2,2))):((177,59),((13,2),(26,1)))"
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    /// [`LayoutError::ModeOutOfRange`] when the tiler has too many modes; the errors of
+    /// [`DynLayout::logical_divide`].
+    pub const fn logical_divide_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
+        let (modes, r) = ctry!(top_modes(self));
+        let n = tiler.rank();
+        if n > r {
+            return Err(LayoutError::ModeOutOfRange { mode: n, rank: r });
+        }
+        let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
+        let mut i = 0;
+        while i < r {
+            parts[i] = if i < n {
+                match tiler.modes()[i] {
+                    TileMode::Keep => modes[i],
+                    TileMode::Layout(t) => ctry!(modes[i].logical_divide(&t)),
+                }
+            } else {
+                modes[i]
+            };
+            i += 1;
+        }
+        DynLayout::concat(parts.split_at(r).0)
+    }
+
+    /// CuTe's `zipped_divide(A, B)` with a 1-D tiler: the same as [`DynLayout::logical_divide`]
+    /// (`(tile, rest)`).
+    ///
+    /// # Preconditions
+    /// As [`DynLayout::logical_divide`].
+    ///
+    /// # Postconditions
+    /// Mode 0 of `R` is `composition(A, B)`.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let a: DynLayout = "(12,32):(1,12)".parse().unwrap();
+    /// let r = a.zipped_divide(&"(4,8):(1,4)".parse().unwrap()).unwrap();
+    /// assert_eq!(r.to_string(), "((4,8),12):((1,4),32)"); // a 1-D tile of 32 (cutlass#2545)
+    /// ```
+    ///
+    /// # Errors
+    /// As [`DynLayout::logical_divide`].
+    pub const fn zipped_divide(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
+        self.logical_divide(tiler)
+    }
+
+    /// CuTe's `zipped_divide(A, tiler)` with a by-mode tiler:
+    /// `((TileM,TileN,…),(RestM,RestN,…,L,…))`. A `_` element gives tile `1:0` and rest `Aᵢ`
+    /// (pycute's rule; CuTe C++ usually fails to compile).
+    ///
+    /// # Preconditions
+    /// As [`DynLayout::logical_divide_by_mode`].
+    ///
+    /// # Postconditions
+    /// Mode 0 of `R` equals `composition_by_mode(A, tiler)` where no element is `_`.
+    ///
+    /// ```
+    /// use layout_core::{DynLayout, Tile};
+    /// let a: DynLayout = "(12,32):(1,12)".parse().unwrap();
+    /// let t = Tile::from_shape(&"(4,8)".parse().unwrap()).unwrap();
+    /// assert_eq!(a.zipped_divide_by_mode(&t).unwrap().to_string(), "((4,8),(3,4)):((1,12),(4,96))");
+    /// ```
+    ///
+    /// # Errors
+    /// As [`DynLayout::logical_divide_by_mode`].
+    pub const fn zipped_divide_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
+        zip_by_mode(self, tiler, Split::Divide)
+    }
+
+    /// CuTe's `tiled_divide(A, B)` with a 1-D tiler: `(tile, rest modes…)`.
+    ///
+    /// # Preconditions
+    /// As [`DynLayout::logical_divide`].
+    ///
+    /// # Postconditions
+    /// Mode 0 is `composition(A, B)`; the other modes are the modes of the rest.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let a: DynLayout = "(4,2,3):(2,1,8)".parse().unwrap();
+    /// let r = a.tiled_divide(&"4:2".parse().unwrap()).unwrap();
+    /// assert_eq!(r.to_string(), "((2,2),2,3):((4,1),2,8)");
+    /// ```
+    ///
+    /// # Errors
+    /// As [`DynLayout::logical_divide`].
+    pub const fn tiled_divide(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
+        tiled(&ctry!(self.zipped_divide(tiler)))
+    }
+
+    /// CuTe's `tiled_divide(A, tiler)` with a by-mode tiler: `((TileM,TileN,…),RestM,RestN,…)`.
+    ///
+    /// # Preconditions
+    /// As [`DynLayout::logical_divide_by_mode`].
+    ///
+    /// # Postconditions
+    /// Mode 0 is mode 0 of the zipped divide; the rest modes follow.
+    ///
+    /// ```
+    /// use layout_core::{DynLayout, Tile};
+    /// let a: DynLayout = "(12,32):(1,12)".parse().unwrap();
+    /// let t = Tile::from_shape(&"(4,8)".parse().unwrap()).unwrap();
+    /// assert_eq!(a.tiled_divide_by_mode(&t).unwrap().to_string(), "((4,8),3,4):((1,12),4,96)");
+    /// ```
+    ///
+    /// # Errors
+    /// As [`DynLayout::logical_divide_by_mode`].
+    pub const fn tiled_divide_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
+        tiled(&ctry!(self.zipped_divide_by_mode(tiler)))
+    }
+
+    /// CuTe's `flat_divide(A, B)` with a 1-D tiler: `(tile modes…, rest modes…)`.
+    ///
+    /// # Preconditions
+    /// As [`DynLayout::logical_divide`].
+    ///
+    /// # Postconditions
+    /// The modes of [`DynLayout::zipped_divide`]'s two modes, in order.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let a: DynLayout = "(4,2,3):(2,1,8)".parse().unwrap();
+    /// let r = a.flat_divide(&"4:2".parse().unwrap()).unwrap();
+    /// assert_eq!(r.to_string(), "(2,2,2,3):(4,1,2,8)");
+    /// ```
+    ///
+    /// # Errors
+    /// As [`DynLayout::logical_divide`].
+    pub const fn flat_divide(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
+        flat(&ctry!(self.zipped_divide(tiler)))
+    }
+
+    /// CuTe's `flat_divide(A, tiler)` with a by-mode tiler: `(TileM,TileN,…,RestM,RestN,…)`.
+    ///
+    /// # Preconditions
+    /// As [`DynLayout::logical_divide_by_mode`].
+    ///
+    /// # Postconditions
+    /// The modes of [`DynLayout::zipped_divide_by_mode`]'s two modes, in order.
+    ///
+    /// ```
+    /// use layout_core::{DynLayout, Tile};
+    /// let a: DynLayout = "(12,32):(1,12)".parse().unwrap();
+    /// let t = Tile::from_shape(&"(4,8)".parse().unwrap()).unwrap();
+    /// assert_eq!(a.flat_divide_by_mode(&t).unwrap().to_string(), "(4,8,3,4):(1,12,4,96)");
+    /// ```
+    ///
+    /// # Errors
+    /// As [`DynLayout::logical_divide_by_mode`].
+    pub const fn flat_divide_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
+        flat(&ctry!(self.zipped_divide_by_mode(tiler)))
+    }
+}

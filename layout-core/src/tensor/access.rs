@@ -1,0 +1,331 @@
+//! Element access and iteration.
+
+use super::axes::Axes;
+use super::walk::{Plan, PlanIter};
+use super::{Storage, StorageMut, Tensor};
+use crate::layout::{Congruent, Coord};
+use crate::{AnyLayout, DynLayout, DynTuple, Int, IntTuple, Layout};
+use core::marker::PhantomData;
+
+/// A coordinate that can say whether it lies in the domain of a typed shape `S`.
+///
+/// An integer is a 1-D index into the whole (sub)shape: it must lie in `[0, size)`; a tuple is
+/// checked mode by mode. Together with [`Coord`] this gives checked element access on typed
+/// layouts; for static shapes and constant coordinates the check folds away.
+pub trait InDomain<S> {
+    /// `true` when the coordinate lies in the domain of `shape`.
+    fn in_domain(&self, shape: &S) -> bool;
+}
+
+macro_rules! int_in_domain {
+    ($($t:ty),*) => {$(
+        impl<S: IntTuple> InDomain<S> for $t {
+            #[inline(always)]
+            fn in_domain(&self, shape: &S) -> bool {
+                let c = crate::ToDynInt::to_dyn_int(*self);
+                c >= 0 && c < shape.size()
+            }
+        }
+    )*};
+}
+int_in_domain!(i32, i64, u32, usize, isize);
+
+impl<S: IntTuple, const N: i64> InDomain<S> for Int<N> {
+    #[inline(always)]
+    fn in_domain(&self, shape: &S) -> bool {
+        N >= 0 && N < shape.size()
+    }
+}
+
+macro_rules! tuple_in_domain {
+    ($($S:ident $C:ident $i:tt),+) => {
+        impl<$($S, $C: InDomain<$S>),+> InDomain<($($S,)+)> for ($($C,)+) {
+            #[inline(always)]
+            fn in_domain(&self, shape: &($($S,)+)) -> bool {
+                true $(&& self.$i.in_domain(&shape.$i))+
+            }
+        }
+    };
+}
+tuple_in_domain!(S0 C0 0);
+tuple_in_domain!(S0 C0 0, S1 C1 1);
+tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2);
+tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3);
+tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3, S4 C4 4);
+tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3, S4 C4 4, S5 C5 5);
+tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3, S4 C4 4, S5 C5 5, S6 C6 6);
+tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3, S4 C4 4, S5 C5 5, S6 C6 6, S7 C7 7);
+
+/// A coordinate form accepted by a tensor with layout `L`.
+///
+/// - Typed layouts [`Layout<S, D>`]: every [`Coord`] — a 1-D index, per-mode tuples or fully
+///   hierarchical tuples — with static parts kept static.
+/// - [`DynLayout`]: one index per axis as `[i64; N]` or `&[i64]` (NumPy's `t[i, j]`; an index
+///   into a hierarchical axis is a 1-D index of its mode), or a hierarchical `&DynTuple`.
+pub trait TensorIndex<L> {
+    /// The offset (relative to the tensor's base) when the coordinate is in the domain.
+    fn checked_offset(&self, layout: &L) -> Option<i64>;
+}
+
+impl<S: Congruent<D>, D: IntTuple, C: Coord<S, D> + InDomain<S>> TensorIndex<Layout<S, D>> for C {
+    #[inline(always)]
+    fn checked_offset(&self, layout: &Layout<S, D>) -> Option<i64> {
+        let shape = layout.shape();
+        if self.in_domain(&shape) {
+            Some(Coord::offset_in(self, &shape, &layout.stride()))
+        } else {
+            None
+        }
+    }
+}
+
+impl TensorIndex<DynLayout> for &[i64] {
+    fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
+        let ax = Axes::new(layout);
+        if self.len() != ax.rank {
+            return None;
+        }
+        let mut off = 0;
+        for (k, &c) in self.iter().enumerate() {
+            if c < 0 || c >= ax.extent(k) {
+                return None;
+            }
+            off += ax.offset(k, c);
+        }
+        Some(off)
+    }
+}
+
+impl<const N: usize> TensorIndex<DynLayout> for [i64; N] {
+    #[inline]
+    fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
+        (&self[..]).checked_offset(layout)
+    }
+}
+
+impl TensorIndex<DynLayout> for &DynTuple {
+    fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
+        layout.offset_of(self).ok()
+    }
+}
+
+impl<St: Storage, L: AnyLayout> Tensor<St, L> {
+    /// Position in the buffer of an offset relative to the base.
+    #[inline(always)]
+    fn pos(&self, off: i64) -> usize {
+        // in range by the construction invariant whenever `off` is an offset of the domain
+        (self.base as i64 + off) as usize
+    }
+
+    /// The element at a coordinate, or `None` outside the domain.
+    ///
+    /// ```
+    /// use layout_core::{DynTuple, tensor::Tensor};
+    /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
+    /// assert_eq!(t.get([1, 0]), Some(&3));
+    /// assert_eq!(t.get([2, 0]), None);
+    /// let c: DynTuple = "(1,2)".parse().unwrap();
+    /// assert_eq!(t.get(&c), Some(&5));
+    /// ```
+    #[inline(always)]
+    pub fn get<C: TensorIndex<L>>(&self, c: C) -> Option<&St::Elem> {
+        let off = c.checked_offset(&self.layout)?;
+        let p = self.pos(off);
+        // SAFETY: `off` is the offset of a coordinate in the layout's domain, so it lies in the
+        // layout's offset range; construction checked `base + range ⊆ [0, len)`.
+        Some(unsafe { self.storage.as_slice().get_unchecked(p) })
+    }
+
+    /// The element at 1-D index `i` (CuTe's colexicographic order: first mode fastest), or
+    /// `None` outside `[0, size)`.
+    #[inline(always)]
+    pub fn at(&self, i: i64) -> Option<&St::Elem> {
+        if i < 0 || i >= self.layout.size() {
+            return None;
+        }
+        // SAFETY: `0 <= i < size`, just checked.
+        Some(unsafe { self.at_unchecked(i) })
+    }
+
+    /// The element at 1-D index `i`, unchecked. For static layouts and a constant `i` this is
+    /// one load at a constant offset.
+    ///
+    /// # Safety
+    /// `0 <= i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn at_unchecked(&self, i: i64) -> &St::Elem {
+        let p = self.pos(self.layout.offset_of_index(i));
+        // SAFETY: the caller guarantees `i` is in the domain, so its offset lies in the layout's
+        // offset range, which construction checked against the buffer.
+        unsafe { self.storage.as_slice().get_unchecked(p) }
+    }
+
+    /// Iterate over the elements in NumPy's logical order: row-major over the axes (last axis
+    /// fastest), and along a hierarchical axis in its mode's index order.
+    pub fn iter(&self) -> Iter<'_, St::Elem> {
+        Iter {
+            data: self.storage.as_slice(),
+            base: self.base as i64,
+            it: Plan::logical(&self.dyn_layout()).iter(),
+        }
+    }
+
+    /// Iterate over the elements in memory order: by increasing address for layouts whose modes
+    /// do not overlap (negative strides walked backwards, modes by decreasing stride). The
+    /// fastest order to read a tensor.
+    pub fn iter_memory(&self) -> Iter<'_, St::Elem> {
+        Iter {
+            data: self.storage.as_slice(),
+            base: self.base as i64,
+            it: Plan::memory(&self.dyn_layout()).iter(),
+        }
+    }
+}
+
+impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
+    /// The element at a coordinate, writable, or `None` outside the domain.
+    #[inline(always)]
+    pub fn get_mut<C: TensorIndex<L>>(&mut self, c: C) -> Option<&mut St::Elem> {
+        let off = c.checked_offset(&self.layout)?;
+        let p = self.pos(off);
+        // SAFETY: as in `get`: an offset of the domain, inside the buffer by construction.
+        Some(unsafe { self.storage.as_mut_slice().get_unchecked_mut(p) })
+    }
+
+    /// The element at 1-D index `i` (colexicographic), writable, or `None` outside the domain.
+    #[inline(always)]
+    pub fn at_mut(&mut self, i: i64) -> Option<&mut St::Elem> {
+        if i < 0 || i >= self.layout.size() {
+            return None;
+        }
+        // SAFETY: `0 <= i < size`, just checked.
+        Some(unsafe { self.at_unchecked_mut(i) })
+    }
+
+    /// The element at 1-D index `i`, writable and unchecked.
+    ///
+    /// # Safety
+    /// `0 <= i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn at_unchecked_mut(&mut self, i: i64) -> &mut St::Elem {
+        let p = self.pos(self.layout.offset_of_index(i));
+        // SAFETY: the caller guarantees `i` is in the domain; see `at_unchecked`.
+        unsafe { self.storage.as_mut_slice().get_unchecked_mut(p) }
+    }
+
+    /// Iterate mutably in logical (row-major) order.
+    pub fn iter_mut(&mut self) -> IterMut<'_, St::Elem> {
+        let it = Plan::logical(&self.dyn_layout()).iter();
+        let base = self.base as i64;
+        let s = self.storage.as_mut_slice();
+        IterMut {
+            ptr: s.as_mut_ptr(),
+            base,
+            it,
+            _m: PhantomData,
+        }
+    }
+
+    /// Iterate mutably in memory order.
+    pub fn iter_memory_mut(&mut self) -> IterMut<'_, St::Elem> {
+        let it = Plan::memory(&self.dyn_layout()).iter();
+        let base = self.base as i64;
+        let s = self.storage.as_mut_slice();
+        IterMut {
+            ptr: s.as_mut_ptr(),
+            base,
+            it,
+            _m: PhantomData,
+        }
+    }
+
+    /// Set every element to `v`.
+    pub fn fill(&mut self, v: St::Elem)
+    where
+        St::Elem: Clone,
+    {
+        for x in self.iter_memory_mut() {
+            *x = v.clone();
+        }
+    }
+}
+
+impl<St: Storage, L: AnyLayout, C: TensorIndex<L>> core::ops::Index<C> for Tensor<St, L> {
+    type Output = St::Elem;
+    #[track_caller]
+    #[inline(always)]
+    fn index(&self, c: C) -> &St::Elem {
+        match self.get(c) {
+            Some(v) => v,
+            None => panic!(
+                "coordinate out of the domain of a tensor of shape {}",
+                self.shape()
+            ),
+        }
+    }
+}
+
+impl<St: StorageMut, L: AnyLayout, C: TensorIndex<L>> core::ops::IndexMut<C> for Tensor<St, L> {
+    #[track_caller]
+    #[inline(always)]
+    fn index_mut(&mut self, c: C) -> &mut St::Elem {
+        let shape = self.shape();
+        match self.get_mut(c) {
+            Some(v) => v,
+            None => panic!("coordinate out of the domain of a tensor of shape {shape}"),
+        }
+    }
+}
+
+/// Iterator over a tensor's elements (see [`Tensor::iter`] and [`Tensor::iter_memory`]).
+#[derive(Clone)]
+pub struct Iter<'a, T> {
+    data: &'a [T],
+    base: i64,
+    it: PlanIter<1>,
+}
+
+impl<'a, T> Iterator for Iter<'a, T> {
+    type Item = &'a T;
+    #[inline]
+    fn next(&mut self) -> Option<&'a T> {
+        let [o] = self.it.next()?;
+        // SAFETY: the plan yields offsets of the layout's domain only; construction checked
+        // that `base + offset` lies in the buffer for all of them.
+        Some(unsafe { self.data.get_unchecked((self.base + o) as usize) })
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.it.size_hint()
+    }
+}
+impl<T> ExactSizeIterator for Iter<'_, T> {}
+
+/// Mutable iterator over a tensor's elements (see [`Tensor::iter_mut`]).
+pub struct IterMut<'a, T> {
+    ptr: *mut T,
+    base: i64,
+    it: PlanIter<1>,
+    _m: PhantomData<&'a mut T>,
+}
+
+impl<'a, T> Iterator for IterMut<'a, T> {
+    type Item = &'a mut T;
+    #[inline]
+    fn next(&mut self) -> Option<&'a mut T> {
+        let [o] = self.it.next()?;
+        // SAFETY: `base + o` is in the buffer (construction bounds check, `o` an offset of the
+        // domain). The tensor's storage is writable, so its layout is injective (checked at
+        // construction): each offset is yielded once and the `&mut` never alias. The buffer is
+        // mutably borrowed for `'a` by `iter_mut`.
+        Some(unsafe { &mut *self.ptr.add((self.base + o) as usize) })
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.it.size_hint()
+    }
+}
+impl<T> ExactSizeIterator for IterMut<'_, T> {}
+
+// SAFETY: `IterMut` is a set of disjoint `&'a mut T`; sending it is sending those.
+unsafe impl<T: Send> Send for IterMut<'_, T> {}
+// SAFETY: shared access to `IterMut` gives no access to the elements.
+unsafe impl<T: Sync> Sync for IterMut<'_, T> {}

@@ -1,0 +1,109 @@
+//! `concat` and `stack`: copies that join tensors along an axis.
+
+use super::axes::Axes;
+use super::copy::same_shape;
+use super::{Slice, Tensor, TensorOwned, TensorRef};
+use crate::{DynLayout, LayoutError, MAX_LEAVES};
+use alloc::vec::Vec;
+
+/// Join tensors along an existing axis into a new row-major tensor (`np.concatenate`). All
+/// extents other than `axis` must agree; the inputs may have any layouts.
+///
+/// ```
+/// use layout_core::tensor::{concat, Tensor};
+/// let a = Tensor::from_vec(vec![1, 2, 3, 4], &[2, 2]).unwrap();
+/// let b = Tensor::from_vec(vec![5, 6], &[1, 2]).unwrap();
+/// let c = concat(&[a.view().into_dyn(), b.view().into_dyn()], 0).unwrap();
+/// assert_eq!(format!("{c:?}"), "[[1, 2],\n [3, 4],\n [5, 6]]");
+/// assert_eq!(concat(&[a.view().into_dyn(), b.view().into_dyn()], 1).unwrap_err().to_string(),
+///     "shapes (2,2) and (1,2) differ");
+/// ```
+///
+/// # Errors
+/// No input ([`LayoutError::Precondition`]), [`LayoutError::AxisOutOfRange`],
+/// [`LayoutError::ShapeMismatch`] naming the first shape and the offending one.
+pub fn concat<T: Copy>(
+    parts: &[TensorRef<'_, T>],
+    axis: i64,
+) -> Result<TensorOwned<T>, LayoutError> {
+    let Some(first) = parts.first() else {
+        return Err(LayoutError::Precondition {
+            what: "concat needs at least one tensor (count and axis)",
+            a: 0,
+            b: axis,
+        });
+    };
+    let d0 = *first.layout();
+    let ax0 = Axes::new(&d0);
+    let k = Axes::norm_axis(axis, ax0.rank)?;
+    let (mut shape, r) = ax0.extents();
+    let mut total = 0i64;
+    for p in parts {
+        let ax = Axes::new(p.layout());
+        let (e, rp) = ax.extents();
+        let agree = rp == r && (0..r).all(|j| j == k || e[j] == shape[j]);
+        if !agree {
+            return Err(LayoutError::ShapeMismatch {
+                a: ax0.extents_short(),
+                b: ax.extents_short(),
+            });
+        }
+        total = total
+            .checked_add(e[k])
+            .ok_or(LayoutError::Overflow { what: "size" })?;
+    }
+    shape[k] = total;
+    let fill = *first
+        .iter()
+        .next()
+        .ok_or(LayoutError::Overflow { what: "size" })?;
+    let l = DynLayout::row_major(&crate::DynTuple::from_slice(&shape[..r])?)?;
+    let n = usize::try_from(l.size()).map_err(|_| LayoutError::Overflow { what: "size" })?;
+    let mut out = Tensor::new(alloc::vec![fill; n], l)?;
+    let mut start = 0i64;
+    for p in parts {
+        let len = Axes::new(p.layout()).extent(k);
+        let mut idx = [Slice::ALL; MAX_LEAVES];
+        idx[k] = Slice::Range {
+            start: Some(start),
+            stop: Some(start + len),
+            step: 1,
+        };
+        out.view_mut().slice(&idx[..=k])?.copy_from(p)?;
+        start += len;
+    }
+    Ok(out)
+}
+
+/// Join tensors of one shape along a new axis at position `axis` of the result (`np.stack`).
+///
+/// ```
+/// use layout_core::tensor::{stack, Tensor};
+/// let a = Tensor::from_vec(vec![1, 2], &[2]).unwrap();
+/// let b = Tensor::from_vec(vec![3, 4], &[2]).unwrap();
+/// let s = stack(&[a.view().into_dyn(), b.view().into_dyn()], 1).unwrap();
+/// assert_eq!(format!("{s:?}"), "[[1, 3],\n [2, 4]]");
+/// ```
+///
+/// # Errors
+/// No input, [`LayoutError::AxisOutOfRange`], [`LayoutError::ShapeMismatch`].
+pub fn stack<T: Copy>(
+    parts: &[TensorRef<'_, T>],
+    axis: i64,
+) -> Result<TensorOwned<T>, LayoutError> {
+    let Some(first) = parts.first() else {
+        return Err(LayoutError::Precondition {
+            what: "stack needs at least one tensor (count and axis)",
+            a: 0,
+            b: axis,
+        });
+    };
+    let mut expanded = Vec::with_capacity(parts.len());
+    for p in parts {
+        same_shape(first.layout(), p.layout())?;
+        expanded.push(p.expand_dims(&[axis])?);
+    }
+    let rank = first.layout().rank() + 1;
+    let k = Axes::norm_axis(axis, rank)?;
+    concat(&expanded, k as i64)
+}

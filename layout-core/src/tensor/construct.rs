@@ -1,0 +1,206 @@
+//! Construction: the one place where a layout is checked against a buffer.
+
+#[cfg(feature = "alloc")]
+use super::walk::Plan;
+use super::{Storage, Tensor};
+use crate::{AnyLayout, DynLayout, DynTuple, LayoutError};
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+
+impl<St: Storage, L: AnyLayout> Tensor<St, L> {
+    /// A tensor over `storage` whose element 0 is at offset 0.
+    ///
+    /// ```
+    /// use layout_core::{DynLayout, LayoutError, tensor::Tensor};
+    /// let buf = [0u8; 6];
+    /// let l: DynLayout = "(2,3):(3,1)".parse().unwrap();
+    /// assert!(Tensor::new(&buf[..], l).is_ok());
+    /// let too_big: DynLayout = "(2,4):(4,1)".parse().unwrap();
+    /// assert_eq!(
+    ///     Tensor::new(&buf[..], too_big).unwrap_err(),
+    ///     LayoutError::OutOfBuffer { base: 0, lo: 0, hi: 7, len: 6 }
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    /// See [`Tensor::with_offset`].
+    pub fn new(storage: St, layout: L) -> Result<Self, LayoutError> {
+        Self::with_offset(storage, layout, 0)
+    }
+
+    /// A tensor over `storage` whose element 0 is at offset `base` (needed with negative
+    /// strides: `(3):(-1)` with base 2 reads elements 2, 1, 0).
+    ///
+    /// Checks, with checked arithmetic, that `base + offset` lies in `[0, len)` for every offset
+    /// of the layout, and for writable storage that the layout is injective.
+    ///
+    /// ```
+    /// use layout_core::{DynLayout, LayoutError, tensor::Tensor};
+    /// let buf = [1, 2, 3];
+    /// let rev: DynLayout = "(3):(-1)".parse().unwrap();
+    /// let t = Tensor::with_offset(&buf[..], rev, 2).unwrap();
+    /// assert!(t.iter().copied().eq([3, 2, 1]));
+    /// assert!(matches!(Tensor::with_offset(&buf[..], rev, 1), Err(LayoutError::OutOfBuffer { .. })));
+    ///
+    /// let mut w = [0; 3];
+    /// let bcast: DynLayout = "(3):(0)".parse().unwrap();
+    /// assert!(Tensor::new(&w[..], bcast).is_ok());                 // read-only: fine
+    /// assert!(matches!(Tensor::new(&mut w[..], bcast), Err(LayoutError::NotInjective { .. })));
+    /// ```
+    ///
+    /// # Errors
+    /// The layout's own validation error (dynamic leaves of a typed layout), or a
+    /// non-affine layout; [`LayoutError::OutOfBuffer`] when some offset leaves the buffer;
+    /// [`LayoutError::NotInjective`] when the storage is writable and two coordinates share an
+    /// offset.
+    pub fn with_offset(storage: St, layout: L, base: usize) -> Result<Self, LayoutError> {
+        let d = layout.to_dyn_layout()?;
+        check_bounds(&d, base, storage.as_slice().len())?;
+        if St::WRITABLE {
+            check_injective(&d)?;
+        }
+        Ok(Tensor {
+            storage,
+            layout,
+            base,
+        })
+    }
+
+    /// A tensor without any check.
+    ///
+    /// # Safety
+    /// `base + layout.offset_of_index(i)` must lie in `[0, storage.len())` for every `i` in
+    /// `[0, layout.size())`, the layout's `to_dyn_layout` must succeed and describe the same
+    /// function, and when `St` is writable no two indices may share an offset.
+    pub unsafe fn new_unchecked(storage: St, layout: L, base: usize) -> Self {
+        Tensor {
+            storage,
+            layout,
+            base,
+        }
+    }
+}
+
+impl<St: Storage> Tensor<St, DynLayout> {
+    /// A view of `storage` with the compact row-major (C order) layout of `shape`, the NumPy
+    /// default: `(2,3,4)` gets strides `(12,4,1)`.
+    ///
+    /// # Errors
+    /// A non-positive extent, too many axes, or a buffer shorter than the shape's size.
+    pub fn row_major(storage: St, shape: &[i64]) -> Result<Self, LayoutError> {
+        let l = DynLayout::row_major(&DynTuple::from_slice(shape)?)?;
+        Tensor::new(storage, l)
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T> Tensor<Vec<T>, DynLayout> {
+    /// An owned tensor over `v`, row-major (C order) like NumPy's `np.array(v).reshape(shape)`.
+    ///
+    /// ```
+    /// use layout_core::tensor::Tensor;
+    /// let t = Tensor::from_vec((0..24).collect(), &[2, 3, 4]).unwrap();
+    /// assert_eq!(t.layout().to_string(), "(2,3,4):(12,4,1)");
+    /// assert_eq!(t[[1, 2, 3]], 23);
+    /// ```
+    ///
+    /// # Errors
+    /// See [`Tensor::row_major`].
+    pub fn from_vec(v: Vec<T>, shape: &[i64]) -> Result<Self, LayoutError> {
+        Tensor::row_major(v, shape)
+    }
+
+    /// An owned row-major tensor whose element at logical (row-major) position `i` is `f(i)`.
+    ///
+    /// # Errors
+    /// See [`Tensor::row_major`].
+    pub fn from_fn(shape: &[i64], f: impl FnMut(usize) -> T) -> Result<Self, LayoutError> {
+        let l = DynLayout::row_major(&DynTuple::from_slice(shape)?)?;
+        let n = usize::try_from(l.size()).map_err(|_| LayoutError::Overflow { what: "size" })?;
+        Tensor::new((0..n).map(f).collect(), l)
+    }
+}
+
+/// Check that `base + lo ..= base + hi` lies inside a buffer of `len` elements.
+pub(crate) fn check_bounds(d: &DynLayout, base: usize, len: usize) -> Result<(), LayoutError> {
+    let (lo, hi) = d.offset_range();
+    let len_i = i64::try_from(len).unwrap_or(i64::MAX);
+    let base_i = i64::try_from(base).unwrap_or(i64::MAX);
+    let err = LayoutError::OutOfBuffer {
+        base: base_i,
+        lo,
+        hi,
+        len: len_i,
+    };
+    match (base_i.checked_add(lo), base_i.checked_add(hi)) {
+        (Some(first), Some(last)) if first >= 0 && last < len_i => Ok(()),
+        _ => Err(err),
+    }
+}
+
+/// Check that no two coordinates of `d` share an offset.
+///
+/// First the sufficient test PyTorch uses for "non-overlapping": with the modes sorted by
+/// `|stride|`, each stride exceeds the span of all smaller ones. Layouts that fail it (e.g.
+/// `(3,3):(2,3)`, which is injective) are decided exactly by visiting every offset.
+pub(crate) fn check_injective(d: &DynLayout) -> Result<(), LayoutError> {
+    let mut modes = [(0i64, 0i64); crate::MAX_LEAVES];
+    let mut m = 0;
+    for (&e, &s) in d.shape_leaves().iter().zip(d.stride_leaves()) {
+        if e > 1 {
+            if s == 0 {
+                return Err(LayoutError::NotInjective { offset: 0 });
+            }
+            modes[m] = (e, s.abs());
+            m += 1;
+        }
+    }
+    let modes = &mut modes[..m];
+    modes.sort_unstable_by_key(|&(_, s)| s);
+    let mut reach = 0i64;
+    let mut separated = true;
+    for &(e, s) in modes.iter() {
+        if s <= reach {
+            separated = false;
+            break;
+        }
+        reach += (e - 1) * s; // within the validated cosize
+    }
+    if separated {
+        return Ok(());
+    }
+    exact_injective(d)
+}
+
+#[cfg(feature = "alloc")]
+fn exact_injective(d: &DynLayout) -> Result<(), LayoutError> {
+    // a bitmap over the offset range; the range fits the buffer (bounds were checked first)
+    let (lo, hi) = d.offset_range();
+    let span =
+        usize::try_from(hi - lo + 1).map_err(|_| LayoutError::Overflow { what: "cosize" })?;
+    let mut seen = alloc::vec![0u64; span.div_ceil(64)];
+    let mut dup = None;
+    Plan::logical(d).for_each(|[o]| {
+        let k = (o - lo) as usize;
+        let (w, b) = (k / 64, 1u64 << (k % 64));
+        if seen[w] & b != 0 && dup.is_none() {
+            dup = Some(o);
+        }
+        seen[w] |= b;
+    });
+    match dup {
+        Some(offset) => Err(LayoutError::NotInjective { offset }),
+        None => Ok(()),
+    }
+}
+
+#[cfg(not(feature = "alloc"))]
+fn exact_injective(d: &DynLayout) -> Result<(), LayoutError> {
+    for i in 0..d.size() {
+        let o = d.offset(i);
+        if d.index_of_offset(o) != Some(i) {
+            return Err(LayoutError::NotInjective { offset: o });
+        }
+    }
+    Ok(())
+}

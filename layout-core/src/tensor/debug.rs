@@ -1,0 +1,87 @@
+//! `Debug`: a tensor's values as a nested array, the way NumPy prints them.
+
+use super::axes::Axes;
+use super::{Storage, Tensor};
+use crate::AnyLayout;
+use core::fmt::{self, Write};
+
+/// A `fmt::Write` that only counts characters.
+struct Count(usize);
+impl Write for Count {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0 += s.chars().count();
+        Ok(())
+    }
+}
+
+fn width<T: fmt::Debug>(x: &T) -> usize {
+    let mut c = Count(0);
+    let _ = write!(c, "{x:?}");
+    c.0
+}
+
+struct Printer<'a, T> {
+    data: &'a [T],
+    ax: Axes<'a>,
+    w: usize,
+}
+
+impl<T: fmt::Debug> Printer<'_, T> {
+    fn elem(&self, f: &mut fmt::Formatter<'_>, off: i64) -> fmt::Result {
+        let x = &self.data[off as usize];
+        for _ in width(x)..self.w {
+            f.write_char(' ')?;
+        }
+        write!(f, "{x:?}")
+    }
+
+    fn rec(&self, f: &mut fmt::Formatter<'_>, k: usize, off: i64) -> fmt::Result {
+        if k == self.ax.rank {
+            return self.elem(f, off);
+        }
+        f.write_char('[')?;
+        for i in 0..self.ax.extent(k) {
+            if i > 0 {
+                f.write_char(',')?;
+                let rest = self.ax.rank - k - 1;
+                if rest == 0 {
+                    f.write_char(' ')?;
+                } else {
+                    for _ in 0..rest {
+                        f.write_char('\n')?;
+                    }
+                    for _ in 0..=k {
+                        f.write_char(' ')?;
+                    }
+                }
+            }
+            self.rec(f, k + 1, off + self.ax.offset(k, i))?;
+        }
+        f.write_char(']')
+    }
+}
+
+impl<St: Storage, L: AnyLayout> fmt::Debug for Tensor<St, L>
+where
+    St::Elem: fmt::Debug,
+{
+    /// The values as a nested array in logical order, one bracket level per axis, elements
+    /// right-aligned to a common width, blank lines between blocks of rank ≥ 3 — NumPy's
+    /// `repr` without the `array(...)`.
+    ///
+    /// ```
+    /// use layout_core::tensor::Tensor;
+    /// let t = Tensor::from_vec((0..8).collect::<Vec<i32>>(), &[2, 2, 2]).unwrap();
+    /// assert_eq!(format!("{t:?}"), "[[[0, 1],\n  [2, 3]],\n\n [[4, 5],\n  [6, 7]]]");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = self.dyn_layout();
+        let w = self.iter().map(width).max().unwrap_or(0);
+        let p = Printer {
+            data: self.storage.as_slice(),
+            ax: Axes::new(&d),
+            w,
+        };
+        p.rec(f, 0, self.base as i64)
+    }
+}

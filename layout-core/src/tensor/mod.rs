@@ -1,0 +1,185 @@
+//! Tensors: a buffer, a layout and a base offset — NumPy / PyTorch strided arrays with any
+//! layout of this crate.
+//!
+//! A [`Tensor<St, L>`] is storage `St` (owned [`Vec<T>`](alloc::vec::Vec), shared `&[T]` or
+//! mutably borrowed `&mut [T]`, see [`Storage`]), a layout `L` (any [`AnyLayout`]: a typed
+//! [`Layout<S, D>`](crate::Layout) — static layouts stay zero-sized so element access compiles to
+//! constant offsets — or a run-time [`DynLayout`]), and a base offset into the buffer.
+//!
+//! # Safe by construction
+//! Construction checks once, with checked arithmetic, that every offset the layout produces
+//! (`base + lo ..= base + hi`, negative strides included) lies inside the buffer, and — when the
+//! storage is writable — that the layout is injective. After that, safe element access checks
+//! only that the coordinate lies in the layout's domain, and can never leave the buffer nor hand
+//! out two `&mut` to one element. Broadcast (stride 0) and overlapping views are `&[T]` views:
+//! writing through them does not compile.
+//!
+//! # Axes, order and NumPy semantics
+//! The axes of a tensor are the top-level modes of its layout; an axis's indices are the 1-D
+//! indices of its mode (so a hierarchical mode like NZ's `(16,m/16):(16,256)` is one axis of
+//! extent `m`). Shape-changing operations (`reshape`, `flatten`, `iter`, printing, results of
+//! copies) follow NumPy: the *logical order* of elements is row-major, the last axis fastest.
+//! [`Tensor::from_vec`] therefore lays out a buffer row-major (`(2,3)` gets strides `(3,1)`), as
+//! NumPy and PyTorch do; CuTe's column-major layouts work just as well — pass one to
+//! [`Tensor::new`], and the tensor's axes are still its modes:
+//!
+//! ```
+//! use layout_core::{DynLayout, tensor::Tensor};
+//! let rm = Tensor::from_vec(vec![0, 1, 2, 3, 4, 5], &[2, 3]).unwrap();
+//! assert_eq!(rm.layout().to_string(), "(2,3):(3,1)");
+//! let cm = Tensor::new(vec![0, 3, 1, 4, 2, 5], "(2,3):(1,2)".parse::<DynLayout>().unwrap()).unwrap();
+//! assert_eq!(rm[[1, 2]], 5);
+//! assert_eq!(cm[[1, 2]], 5);           // same logical tensor, other memory order
+//! assert!(rm.iter().eq(cm.iter()));    // logical (row-major) order
+//! assert_eq!(format!("{cm:?}"), "[[0, 1, 2],\n [3, 4, 5]]");
+//! ```
+//!
+//! Views (`slice`, `transpose`, `reshape`, `broadcast_to`, …) never copy: they return tensors
+//! over the same buffer with a run-time [`DynLayout`]. Copies (`to_owned`, `reshape_copy`,
+//! `concat`, `stack`, `copy_from`, `map`, `zip_map`) produce row-major owned tensors or write into
+//! any target layout.
+
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+
+mod access;
+mod axes;
+mod broadcast;
+#[cfg(feature = "alloc")]
+mod concat;
+mod construct;
+mod copy;
+mod debug;
+mod elementwise;
+mod extents;
+#[cfg(feature = "ndarray")]
+mod ndarray_interop;
+mod reshape;
+mod storage;
+mod view;
+mod walk;
+
+pub use access::{InDomain, Iter, IterMut, TensorIndex};
+pub use broadcast::broadcast_shapes;
+#[cfg(feature = "alloc")]
+pub use concat::{concat, stack};
+pub use copy::common_contiguous_run;
+pub use extents::{EXTENTS_KEPT, Extents};
+pub use storage::{Storage, StorageMut};
+pub use view::Slice;
+
+use crate::{AnyLayout, DynLayout};
+
+/// A strided tensor: storage `St`, a layout `L` and a base offset. See the [module
+/// docs](self) for the guarantees.
+///
+/// ```
+/// use layout_core::{Int, Layout, tensor::Tensor};
+/// // a static 2 x 3 row-major layout: zero-sized, offsets are constants
+/// let l = Layout::new((Int::<2>, Int::<3>), (Int::<3>, Int::<1>));
+/// let mut t = Tensor::new(vec![0.0f32; 6], l).unwrap();
+/// t[(1, 2)] = 7.0;
+/// assert_eq!(t.as_slice()[5], 7.0);
+/// assert_eq!(t.get((1, 3)), None); // outside the domain
+/// ```
+#[derive(Clone, Copy)]
+pub struct Tensor<St, L> {
+    storage: St,
+    layout: L,
+    base: usize,
+}
+
+/// A read-only view: a tensor over a shared borrow.
+pub type TensorRef<'a, T, L = DynLayout> = Tensor<&'a [T], L>;
+/// A writable view: a tensor over a mutable borrow (its layout is injective).
+pub type TensorMut<'a, T, L = DynLayout> = Tensor<&'a mut [T], L>;
+/// A tensor owning its buffer.
+#[cfg(feature = "alloc")]
+pub type TensorOwned<T, L = DynLayout> = Tensor<Vec<T>, L>;
+
+impl<St: Storage, L: AnyLayout> Tensor<St, L> {
+    /// The layout.
+    pub fn layout(&self) -> &L {
+        &self.layout
+    }
+
+    /// The base offset: where logical element 0 lives in the buffer.
+    pub fn base_offset(&self) -> usize {
+        self.base
+    }
+
+    /// The whole buffer (including elements the layout does not reach).
+    pub fn as_slice(&self) -> &[St::Elem] {
+        self.storage.as_slice()
+    }
+
+    /// The storage, giving up the layout.
+    pub fn into_storage(self) -> St {
+        self.storage
+    }
+
+    /// Number of elements (the size of the layout's domain).
+    pub fn len(&self) -> usize {
+        // validated layouts have a size that fits the buffer, hence usize
+        self.layout.size() as usize
+    }
+
+    /// Always `false`: layouts have positive extents, so tensors are never empty.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The run-time layout (validated at construction, so this cannot fail for affine layouts).
+    pub(crate) fn dyn_layout(&self) -> DynLayout {
+        // construction called `to_dyn_layout` successfully on this very layout
+        self.layout.to_dyn_layout().unwrap_or(DynLayout::EMPTY)
+    }
+
+    /// Number of axes (top-level modes of the layout).
+    pub fn ndim(&self) -> usize {
+        self.dyn_layout().rank()
+    }
+
+    /// The extent of every axis, as a flat tuple: `(2,3)` for a 2 x 3 tensor whatever its
+    /// layout's nesting.
+    pub fn shape(&self) -> crate::DynTuple {
+        let l = self.dyn_layout();
+        let (e, r) = axes::Axes::new(&l).extents();
+        crate::DynTuple::from_slice(&e[..r]).unwrap_or(crate::DynTuple::EMPTY)
+    }
+
+    /// A read-only view of this tensor, same layout.
+    pub fn view(&self) -> TensorRef<'_, St::Elem, L> {
+        Tensor {
+            storage: self.storage.as_slice(),
+            layout: self.layout,
+            base: self.base,
+        }
+    }
+
+    /// The same tensor with its layout as a run-time [`DynLayout`].
+    pub fn into_dyn(self) -> Tensor<St, DynLayout> {
+        let layout = self.dyn_layout();
+        Tensor {
+            storage: self.storage,
+            layout,
+            base: self.base,
+        }
+    }
+}
+
+impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
+    /// A writable view of this tensor, same layout.
+    pub fn view_mut(&mut self) -> TensorMut<'_, St::Elem, L> {
+        Tensor {
+            storage: self.storage.as_mut_slice(),
+            layout: self.layout,
+            base: self.base,
+        }
+    }
+
+    /// The whole buffer, writable.
+    pub fn as_mut_slice(&mut self) -> &mut [St::Elem] {
+        self.storage.as_mut_slice()
+    }
+}

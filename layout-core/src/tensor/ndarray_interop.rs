@@ -1,0 +1,169 @@
+//! Zero-copy conversion between `ndarray` views and tensors (feature `ndarray`).
+//!
+//! Tensor → ndarray works for every tensor whose axes are each one stride (hierarchical axes must
+//! coalesce), negative strides included. ndarray → tensor is zero-copy and safe when the view is
+//! dense in memory in some order (`to_slice_memory_order`): ndarray gives no safe access to the
+//! buffer around a strided view, whose gaps may belong to other live views.
+
+use super::axes::Axes;
+use super::{Storage, StorageMut, Tensor, TensorMut, TensorRef};
+use crate::{AnyLayout, DynLayout, LayoutError, MAX_LEAVES};
+use ndarray::{
+    ArrayView, ArrayViewD, ArrayViewMut, ArrayViewMutD, Axis, Dimension, IxDyn, ShapeBuilder,
+};
+
+const REJECTED: LayoutError = LayoutError::Precondition {
+    what: "ndarray rejected the shape and strides (rank and buffer length)",
+    a: 0,
+    b: 0,
+};
+
+/// Shape, absolute strides, which axes are reversed, and the sub-slice range from the lowest
+/// address.
+struct Strided {
+    shape: [usize; MAX_LEAVES],
+    abs: [usize; MAX_LEAVES],
+    neg: [bool; MAX_LEAVES],
+    rank: usize,
+    lo: usize,
+    hi: usize,
+}
+
+fn strided(d: &DynLayout, base: usize) -> Result<Strided, LayoutError> {
+    let ax = Axes::new(d);
+    let mut s = Strided {
+        shape: [0; MAX_LEAVES],
+        abs: [0; MAX_LEAVES],
+        neg: [false; MAX_LEAVES],
+        rank: ax.rank,
+        lo: 0,
+        hi: 0,
+    };
+    for k in 0..ax.rank {
+        let (n, st) = ax.strided_or_err(k)?;
+        s.shape[k] = n as usize;
+        s.abs[k] = st.unsigned_abs() as usize;
+        s.neg[k] = st < 0 && n > 1;
+    }
+    let (lo, hi) = d.offset_range();
+    // inside the buffer by the tensor's construction invariant
+    s.lo = (base as i64 + lo) as usize;
+    s.hi = (base as i64 + hi) as usize;
+    Ok(s)
+}
+
+impl<St: Storage, L: AnyLayout> Tensor<St, L> {
+    /// This tensor as an `ndarray` view, zero-copy (axes with negative strides are inverted
+    /// ndarray axes).
+    ///
+    /// ```
+    /// use layout_core::{s, tensor::Tensor};
+    /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
+    /// let v = t.view().slice(&s![.., ..;-1]).unwrap();
+    /// let a = v.as_ndarray().unwrap();
+    /// assert_eq!(a.shape(), &[2, 3]);
+    /// assert_eq!(a[[0, 0]], 2);
+    /// assert!(a.iter().eq(v.iter()));
+    /// ```
+    ///
+    /// # Errors
+    /// [`LayoutError::NotStrided`] for a hierarchical axis that is not one stride.
+    pub fn as_ndarray(&self) -> Result<ArrayViewD<'_, St::Elem>, LayoutError> {
+        let s = strided(&self.dyn_layout(), self.base)?;
+        let buf = &self.storage.as_slice()[s.lo..=s.hi];
+        let shape = IxDyn(&s.shape[..s.rank]).strides(IxDyn(&s.abs[..s.rank]));
+        let mut a = ArrayView::from_shape(shape, buf).map_err(|_| REJECTED)?;
+        for k in 0..s.rank {
+            if s.neg[k] {
+                a.invert_axis(Axis(k));
+            }
+        }
+        Ok(a)
+    }
+}
+
+impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
+    /// This tensor as a mutable `ndarray` view, zero-copy.
+    ///
+    /// # Errors
+    /// [`LayoutError::NotStrided`]; ndarray refuses some injective but interleaved layouts.
+    pub fn as_ndarray_mut(&mut self) -> Result<ArrayViewMutD<'_, St::Elem>, LayoutError> {
+        let s = strided(&self.dyn_layout(), self.base)?;
+        let buf = &mut self.storage.as_mut_slice()[s.lo..=s.hi];
+        let shape = IxDyn(&s.shape[..s.rank]).strides(IxDyn(&s.abs[..s.rank]));
+        let mut a = ArrayViewMut::from_shape(shape, buf).map_err(|_| REJECTED)?;
+        for k in 0..s.rank {
+            if s.neg[k] {
+                a.invert_axis(Axis(k));
+            }
+        }
+        Ok(a)
+    }
+}
+
+/// Layout and base offset of an ndarray view relative to its lowest address.
+fn layout_of(shape: &[usize], strides: &[isize]) -> Result<(DynLayout, usize), LayoutError> {
+    let mut sh = [0i64; MAX_LEAVES];
+    let mut st = [0i64; MAX_LEAVES];
+    if shape.len() > MAX_LEAVES {
+        return Err(LayoutError::TooManyLeaves {
+            needed: shape.len(),
+        });
+    }
+    let mut base = 0i64;
+    for k in 0..shape.len() {
+        sh[k] = i64::try_from(shape[k]).map_err(|_| LayoutError::Overflow { what: "size" })?;
+        st[k] = strides[k] as i64;
+        if st[k] < 0 && sh[k] > 1 {
+            base -= (sh[k] - 1) * st[k];
+        }
+    }
+    let l = DynLayout::from_flat(&sh[..shape.len()], &st[..shape.len()])?;
+    Ok((l, base as usize))
+}
+
+impl<'a, T> TensorRef<'a, T> {
+    /// A tensor viewing the same memory as an `ndarray` view, zero-copy, when the view is dense
+    /// in memory (any axis order, negative strides included).
+    ///
+    /// ```
+    /// use layout_core::tensor::Tensor;
+    /// let a = ndarray::Array2::from_shape_fn((2, 3), |(i, j)| 10 * i + j);
+    /// let t = Tensor::from_ndarray(a.t()).unwrap();
+    /// assert_eq!(t.layout().to_string(), "(3,2):(1,3)");
+    /// assert_eq!(t[[2, 1]], 12);
+    /// ```
+    ///
+    /// # Errors
+    /// A view that is not dense in memory ([`LayoutError::Precondition`]; copy it with
+    /// `to_owned` first) or a zero-length axis ([`LayoutError::NonPositiveExtent`]).
+    pub fn from_ndarray<D: Dimension>(v: ArrayView<'a, T, D>) -> Result<Self, LayoutError> {
+        let (l, base) = layout_of(v.shape(), v.strides())?;
+        let buf = v.to_slice_memory_order().ok_or(LayoutError::Precondition {
+            what: "ndarray view is not dense in memory (elements and span)",
+            a: l.size(),
+            b: l.cosize(),
+        })?;
+        Tensor::with_offset(buf, l, base)
+    }
+}
+
+impl<'a, T> TensorMut<'a, T> {
+    /// A writable tensor viewing the same memory as a mutable `ndarray` view, zero-copy, when the
+    /// view is dense in memory.
+    ///
+    /// # Errors
+    /// As [`TensorRef::from_ndarray`].
+    pub fn from_ndarray_mut<D: Dimension>(v: ArrayViewMut<'a, T, D>) -> Result<Self, LayoutError> {
+        let (l, base) = layout_of(v.shape(), v.strides())?;
+        let (size, cosize) = (l.size(), l.cosize());
+        let buf = v
+            .into_slice_memory_order()
+            .ok_or(LayoutError::Precondition {
+                what: "ndarray view is not dense in memory (elements and span)",
+                a: size,
+                b: cosize,
+            })?;
+        Tensor::with_offset(buf, l, base)
+    }
+}

@@ -1,0 +1,382 @@
+//! Walking layouts: odometers over one layout, or over several layouts in lock-step.
+//!
+//! A [`Plan`] is a list of modes `extent : (stride₀, …, strideₙ₋₁)`, slowest first, that visits
+//! the same logical element of `N` layouts at once. Copies, element-wise operations, iteration
+//! and printing are all written on it.
+//!
+//! Joint plans come from a *common refinement* of the layouts' axes: along one axis, the leaves
+//! of every layout are split until they line up (`(6):(1)` against `(2,3):(3,1)` becomes
+//! `(2,3):((1,3),(3,1))`). When leaves do not divide each other (`(2,3)` against `(3,2)`), no such
+//! plan exists and [`Joint::Slow`] walks logical coordinates and evaluates every layout's modes.
+
+// Offsets of the N layouts are updated in lock-step from parallel arrays; index loops say so
+// most plainly.
+#![allow(clippy::needless_range_loop)]
+
+use super::axes::Axes;
+use crate::{DynLayout, LayoutError, MAX_LEAVES};
+
+/// Most modes a plan holds: refining `N ≤ 3` layouts of at most 32 leaves each.
+pub(crate) const MAX_MODES: usize = 3 * MAX_LEAVES;
+
+/// One mode of a plan: an extent and one stride per layout.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Mode<const N: usize> {
+    pub ext: i64,
+    pub st: [i64; N],
+}
+
+/// Modes slowest first, plus a starting offset per layout.
+#[derive(Clone, Copy)]
+pub(crate) struct Plan<const N: usize> {
+    modes: [Mode<N>; MAX_MODES],
+    n: usize,
+    pub start: [i64; N],
+}
+
+impl<const N: usize> Plan<N> {
+    const EMPTY_MODE: Mode<N> = Mode { ext: 1, st: [0; N] };
+
+    fn empty() -> Plan<N> {
+        Plan {
+            modes: [Self::EMPTY_MODE; MAX_MODES],
+            n: 0,
+            start: [0; N],
+        }
+    }
+
+    fn push(&mut self, m: Mode<N>) -> Result<(), LayoutError> {
+        if m.ext == 1 {
+            return Ok(());
+        }
+        if self.n == MAX_MODES {
+            return Err(LayoutError::TooManyLeaves {
+                needed: MAX_MODES + 1,
+            });
+        }
+        self.modes[self.n] = m;
+        self.n += 1;
+        Ok(())
+    }
+
+    /// The modes, slowest first.
+    pub fn modes(&self) -> &[Mode<N>] {
+        &self.modes[..self.n]
+    }
+
+    /// The number of elements visited.
+    pub fn size(&self) -> i64 {
+        self.modes().iter().map(|m| m.ext).product()
+    }
+
+    /// Reorder the modes by decreasing `|stride|` of layout `k` (its memory order, so that its
+    /// accesses are as sequential as possible). Stable: ties keep their logical order.
+    pub fn sort_by_stride(&mut self, k: usize) {
+        // insertion sort: stable, allocation-free, at most MAX_MODES modes
+        let m = &mut self.modes[..self.n];
+        for i in 1..m.len() {
+            let mut j = i;
+            while j > 0 && m[j - 1].st[k].unsigned_abs() < m[j].st[k].unsigned_abs() {
+                m.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+    }
+
+    /// Merge neighbouring modes that continue each other in every layout
+    /// (`slow.st == fast.ext · fast.st`), so inner loops run as long as possible.
+    pub fn coalesce(&mut self) {
+        if self.n < 2 {
+            return;
+        }
+        let mut out = 0;
+        for i in 1..self.n {
+            let fast = self.modes[i];
+            let slow = self.modes[out];
+            let joins = (0..N).all(|k| fast.ext.checked_mul(fast.st[k]) == Some(slow.st[k]));
+            if joins {
+                self.modes[out] = Mode {
+                    ext: slow.ext * fast.ext,
+                    st: fast.st,
+                };
+            } else {
+                out += 1;
+                self.modes[out] = fast;
+            }
+        }
+        self.n = out + 1;
+    }
+
+    /// The length of the innermost run along which every layout has stride 1 (1 if none).
+    pub fn contiguous_run(&self) -> i64 {
+        match self.modes().last() {
+            Some(m) if m.st.iter().all(|&s| s == 1) => m.ext,
+            _ => 1,
+        }
+    }
+
+    /// Call `f` with the offsets of every element (relative to each layout's origin, `start`
+    /// included), in plan order.
+    #[inline]
+    pub fn for_each(&self, mut f: impl FnMut([i64; N])) {
+        let modes = self.modes();
+        let Some((inner, outer)) = modes.split_last() else {
+            f(self.start);
+            return;
+        };
+        self.for_each_outer(outer, |mut o| {
+            for _ in 0..inner.ext {
+                f(o);
+                for k in 0..N {
+                    o[k] += inner.st[k];
+                }
+            }
+        });
+    }
+
+    /// Call `f(offsets, len)` once per innermost run when every layout has stride 1 there
+    /// ([`Plan::contiguous_run`] > 1); otherwise once per element with `len == 1`.
+    #[inline]
+    pub fn for_each_run(&self, mut f: impl FnMut([i64; N], i64)) {
+        let run = self.contiguous_run();
+        if run == 1 {
+            self.for_each(|o| f(o, 1));
+            return;
+        }
+        let outer = &self.modes()[..self.n - 1];
+        self.for_each_outer(outer, |o| f(o, run));
+    }
+
+    /// Odometer over `outer` modes (slowest first), calling `f` with the starting offsets.
+    fn for_each_outer(&self, outer: &[Mode<N>], mut f: impl FnMut([i64; N])) {
+        let mut idx = [0i64; MAX_MODES];
+        let mut off = self.start;
+        loop {
+            f(off);
+            // advance the odometer, fastest outer mode first
+            let mut j = outer.len();
+            loop {
+                if j == 0 {
+                    return;
+                }
+                j -= 1;
+                idx[j] += 1;
+                for k in 0..N {
+                    off[k] += outer[j].st[k];
+                }
+                if idx[j] < outer[j].ext {
+                    break;
+                }
+                for k in 0..N {
+                    off[k] -= outer[j].ext * outer[j].st[k];
+                }
+                idx[j] = 0;
+            }
+        }
+    }
+
+    /// An external iterator over the offsets, in plan order.
+    pub fn iter(&self) -> PlanIter<N> {
+        PlanIter {
+            plan: *self,
+            idx: [0; MAX_MODES],
+            off: self.start,
+            left: self.size(),
+        }
+    }
+}
+
+impl Plan<1> {
+    /// NumPy's logical order of one layout: axes in order (last fastest), and inside an axis
+    /// its mode's 1-D index order (first leaf fastest).
+    pub fn logical(l: &DynLayout) -> Plan<1> {
+        let ax = Axes::new(l);
+        let mut p = Plan::empty();
+        for k in 0..ax.rank {
+            let (s, d) = ax.leaves(k);
+            for j in (0..s.len()).rev() {
+                // cannot fail: at most MAX_LEAVES leaves
+                let _ = p.push(Mode {
+                    ext: s[j],
+                    st: [d[j]],
+                });
+            }
+        }
+        p
+    }
+
+    /// Memory order of one layout: negative strides mirrored (the walk then starts at the lowest
+    /// offset), modes by decreasing stride, neighbours coalesced. For a layout whose modes do not
+    /// overlap each other this visits offsets in increasing order.
+    pub fn memory(l: &DynLayout) -> Plan<1> {
+        let mut p = Plan::empty();
+        for (&e, &d) in l.shape_leaves().iter().zip(l.stride_leaves()) {
+            let mut d = d;
+            if d < 0 {
+                // (e-1)·d is inside the layout's validated offset range
+                p.start[0] += (e - 1) * d;
+                d = -d;
+            }
+            let _ = p.push(Mode { ext: e, st: [d] });
+        }
+        p.sort_by_stride(0);
+        p.coalesce();
+        p
+    }
+}
+
+/// An external iterator over a plan's offsets.
+#[derive(Clone)]
+pub(crate) struct PlanIter<const N: usize> {
+    plan: Plan<N>,
+    idx: [i64; MAX_MODES],
+    off: [i64; N],
+    left: i64,
+}
+
+impl<const N: usize> Iterator for PlanIter<N> {
+    type Item = [i64; N];
+    #[inline]
+    fn next(&mut self) -> Option<[i64; N]> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let out = self.off;
+        if self.left > 0 {
+            let modes = self.plan.modes();
+            let mut j = modes.len();
+            while j > 0 {
+                j -= 1;
+                self.idx[j] += 1;
+                for k in 0..N {
+                    self.off[k] += modes[j].st[k];
+                }
+                if self.idx[j] < modes[j].ext {
+                    break;
+                }
+                for k in 0..N {
+                    self.off[k] -= modes[j].ext * modes[j].st[k];
+                }
+                self.idx[j] = 0;
+            }
+        }
+        Some(out)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = usize::try_from(self.left).unwrap_or(usize::MAX);
+        (n, Some(n))
+    }
+}
+
+impl<const N: usize> ExactSizeIterator for PlanIter<N> {}
+
+/// How `N` layouts with equal axis extents are walked together.
+pub(crate) enum Joint<'a, const N: usize> {
+    /// A common refinement exists: one odometer drives all layouts.
+    Fast(Plan<N>),
+    /// No common refinement: walk logical coordinates and evaluate every layout per element.
+    Slow([Axes<'a>; N]),
+}
+
+impl<'a, const N: usize> Joint<'a, N> {
+    /// Plan a joint walk over layouts whose axes have equal extents (the caller checks).
+    /// The fast plan is in logical order; callers may re-sort it.
+    pub fn new(ls: [&'a DynLayout; N]) -> Joint<'a, N> {
+        let axes = ls.map(Axes::new);
+        match refine(&axes) {
+            Some(p) => Joint::Fast(p),
+            None => Joint::Slow(axes),
+        }
+    }
+
+    /// Call `f` with the offsets of every logical element, in an unspecified order.
+    pub fn for_each(&self, mut f: impl FnMut([i64; N])) {
+        match self {
+            Joint::Fast(p) => p.for_each(f),
+            Joint::Slow(axes) => {
+                let (ext, rank) = axes[0].extents();
+                let mut c = [0i64; MAX_LEAVES];
+                loop {
+                    let mut o = [0i64; N];
+                    for (k, a) in axes.iter().enumerate() {
+                        o[k] = (0..rank).map(|ax| a.offset(ax, c[ax])).sum();
+                    }
+                    f(o);
+                    let mut j = rank;
+                    loop {
+                        if j == 0 {
+                            return;
+                        }
+                        j -= 1;
+                        c[j] += 1;
+                        if c[j] < ext[j] {
+                            break;
+                        }
+                        c[j] = 0;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The common refinement of the axes of `N` layouts (equal axis extents assumed), in logical
+/// order, or `None` when some axis's leaves do not divide each other.
+fn refine<const N: usize>(axes: &[Axes<'_>; N]) -> Option<Plan<N>> {
+    let mut p = Plan::<N>::empty();
+    let rank = axes[0].rank;
+    for ax in 0..rank {
+        // per layout: the leaves of this axis, fastest first, and a cursor with the part of the
+        // current leaf not yet consumed
+        let mut pos = [0usize; N];
+        let mut cur = [(1i64, 0i64); N];
+        let mut axis_modes = [Plan::<N>::EMPTY_MODE; MAX_MODES];
+        let mut m = 0;
+        loop {
+            // refill exhausted cursors, skipping extent-1 leaves
+            let mut done = 0;
+            for k in 0..N {
+                let (s, d) = axes[k].leaves(ax);
+                while cur[k].0 == 1 && pos[k] < s.len() {
+                    cur[k] = (s[pos[k]], d[pos[k]]);
+                    pos[k] += 1;
+                }
+                if cur[k].0 == 1 {
+                    done += 1;
+                }
+            }
+            if done == N {
+                break;
+            }
+            if done > 0 {
+                return None; // extents differ: the caller checked, but be safe
+            }
+            let step = (0..N).map(|k| cur[k].0).min().unwrap_or(1);
+            if (0..N).any(|k| cur[k].0 % step != 0) {
+                return None;
+            }
+            let mut mode = Mode {
+                ext: step,
+                st: [0; N],
+            };
+            for k in 0..N {
+                mode.st[k] = cur[k].1;
+                cur[k].0 /= step;
+                // within the leaf's validated span: (ext-1)·stride fits, and step ≤ ext-1 here
+                cur[k].1 = cur[k].1.checked_mul(step)?;
+            }
+            if m == MAX_MODES {
+                return None;
+            }
+            axis_modes[m] = mode;
+            m += 1;
+        }
+        // logical order is slowest first: the axis's fastest refined mode goes last
+        for mode in axis_modes[..m].iter().rev() {
+            p.push(*mode).ok()?;
+        }
+    }
+    Some(p)
+}
