@@ -20,6 +20,7 @@ fn ui() {
         "together",
         "fallback",
         "build",
+        "macro-algebra",
     ] {
         t.compile_fail(format!("tests/ui/{area}/*.rs"));
     }
