@@ -10,6 +10,8 @@ mod check;
 mod eval;
 mod expand;
 mod parse;
+#[cfg(test)]
+mod tests;
 
 use parse::Mode;
 use proc_macro::TokenStream;
