@@ -119,6 +119,7 @@ fn static_layouts_equal_the_parsed_text() {
     check!(_8 : _2);
     check!(Int<8> : Int<2>);
     check!(Int::<8> : Int::<{ 2 }>);
+    check!((Int<16>{}, 2) : (Int<1>{}, 16)); // Ascend C's `Std::Int<16>{}` spelling
     // rank 2, both orders
     check!((2, 4) : (1, 2));
     check!((2, 4) : (4, 1));
@@ -201,6 +202,10 @@ fn dynamic_leaves_are_evaluated_once() {
     let l = layout!((2, next(), 3));
     assert_eq!(l.to_string(), "(_2,4,_3):(_1,_2,8)");
     assert_eq!(calls, 1);
+    // the macro's locals do not capture the user's names (mixed-site hygiene)
+    let __layout_leaf_1 = 5i64;
+    let h = layout!((2, __layout_leaf_1, 3));
+    assert_eq!(h.to_string(), "(_2,5,_3):(_1,_2,10)");
 }
 
 const K: i64 = 6;
