@@ -1,6 +1,8 @@
 //! The tour of `layout`: `cargo run --release --example demo`.
 
-use layout::{DynLayout, LayoutError, LayoutTable, layout};
+use layout::algebra::statics;
+use layout::tensor::{Slice, Tensor};
+use layout::{DynLayout, LayoutError, LayoutTable, Tile, layout, s};
 
 fn section(title: &str) {
     println!("\n=== {title} ===\n");
@@ -49,6 +51,65 @@ fn main() -> Result<(), LayoutError> {
     println!(
         "\"(4,(2,2)):(1,4)\" -> {}",
         bad.err().map(|e| e.to_string()).unwrap_or_default()
+    );
+
+    section("the algebra: static results are zero-sized types computed at compile time");
+    let a = layout!((6,2):(8,2));
+    let b = layout!((4,3):(3,1));
+    let c = statics::composition(a, b);
+    println!(
+        "composition({a}, {b}) = {c}   ({} bytes)",
+        core::mem::size_of_val(&c)
+    );
+    println!(
+        "  R(i) == A(B(i)) for every i: {}",
+        (0..12).all(|i| c.offset(i) == a.offset(b.offset(i)))
+    );
+    let tiled = statics::blocked_product(layout!((2,2):(1,2)), layout!((3, 4)));
+    println!("blocked_product((2,2):(1,2), (3,4)) = {tiled}");
+    print!("{}", LayoutTable::new(&tiled)?);
+
+    println!("\nrun-time layouts, same functions, Result on misuse:");
+    let m: DynLayout = "(12,32):(1,12)".parse()?;
+    let t: Tile = "[4,8]".parse()?;
+    println!("zipped_divide({m}, {t}) = {}", m.zipped_divide_by_mode(&t)?);
+    println!(
+        "complement(4:2, 24) = {}",
+        "4:2".parse::<DynLayout>()?.complement(24)?
+    );
+    println!(
+        "right_inverse((4,8):(8,1)) = {}",
+        "(4,8):(8,1)".parse::<DynLayout>()?.right_inverse()
+    );
+    for (x, y) in [("(6,2):(1,10)", "4:4"), ("(6,2):(1,7)", "(3,2):(2,3)")] {
+        let (x, y): (DynLayout, DynLayout) = (x.parse()?, y.parse()?);
+        match x.composition(&y) {
+            Ok(r) => println!("composition({x}, {y}) = {r}"),
+            Err(e) => {
+                println!("composition({x}, {y}) refused (CuTe returns a wrong layout):\n  {e}")
+            }
+        }
+    }
+
+    section("tensors: storage + layout, NumPy/PyTorch views, copies into any layout");
+    let t = Tensor::from_vec((0..24).collect::<Vec<i32>>(), &[4, 6])?;
+    println!("t = {t:?}");
+    let v = t.view().slice(&s![..;-1, 0..6;2, Slice::NewAxis])?;
+    println!(
+        "t[::-1, 0:6:2, None] has layout {} (a view, no copy)",
+        v.layout()
+    );
+    match t.view().t()?.reshape(&[24]) {
+        Ok(_) => println!("reshape of the transpose is a view"),
+        Err(e) => println!("t.T.reshape(24): {e}"),
+    }
+    let nd = Tensor::from_fn(&[32, 32], |i| i as u16)?;
+    let nz: DynLayout = "((16,2),(16,2)):((16,256),(1,512))".parse()?;
+    let mut z = Tensor::new(vec![0u16; 1024], nz)?;
+    z.copy_from(&nd)?;
+    println!(
+        "ND -> Ascend NZ (fp16 32x32): memory starts {:?}",
+        &z.as_slice()[..20]
     );
     Ok(())
 }

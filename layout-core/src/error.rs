@@ -212,6 +212,27 @@ pub enum LayoutError {
         /// What was expected there.
         expected: &'static str,
     },
+    /// Swizzle parameters `Sw<B,M,S>` that break a rule (`B >= 0`, `M >= 0`, `|S| >= B`,
+    /// `B + M + |S| <= 63`).
+    InvalidSwizzle {
+        /// `B`, the number of bits.
+        b: i64,
+        /// `M`, the base.
+        m: i64,
+        /// `S`, the shift.
+        s: i64,
+        /// The rule that was broken.
+        rule: &'static str,
+    },
+    /// A swizzled layout asked for its `shape:stride` form, which it does not have.
+    NotAffine {
+        /// `B` of the swizzle.
+        b: i64,
+        /// `M` of the swizzle.
+        m: i64,
+        /// `S` of the swizzle.
+        s: i64,
+    },
 }
 
 impl fmt::Display for LayoutError {
@@ -370,6 +391,13 @@ impl fmt::Display for LayoutError {
             LayoutError::Parse { at, expected } => {
                 write!(f, "parse error at byte {at}: expected {expected}")
             }
+            LayoutError::InvalidSwizzle { b, m, s, rule } => {
+                write!(f, "invalid swizzle Sw<{b},{m},{s}>: {rule}")
+            }
+            LayoutError::NotAffine { b, m, s } => write!(
+                f,
+                "a layout swizzled by Sw<{b},{m},{s}> is not affine: it has no shape:stride form"
+            ),
         }
     }
 }
@@ -447,6 +475,8 @@ impl LayoutError {
             LayoutError::ShapeMismatch { .. } => "shapes differ",
             LayoutError::ReshapeSize { .. } => "reshape changes the number of elements",
             LayoutError::ReshapeNeedsCopy { .. } => "reshape needs a copy",
+            LayoutError::InvalidSwizzle { rule, .. } => rule,
+            LayoutError::NotAffine { .. } => "a swizzled layout has no shape:stride form",
         }
     }
 }

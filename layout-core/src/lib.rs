@@ -45,6 +45,7 @@ mod int_tuple;
 mod layout;
 mod modes;
 mod parse;
+pub mod swizzle;
 mod table;
 mod tuple;
 
@@ -57,6 +58,7 @@ pub use int::{Int, Integer, ToDynInt};
 pub use int_tuple::IntTuple;
 pub use layout::{AnyLayout, Congruent, Coord, Layout, StaticLayout, offset};
 pub use modes::{Append, Get, Prepend};
+pub use swizzle::{Sw, Swizzle, SwizzleFn, SwizzledLayout};
 pub use table::LayoutTable;
 pub use tensor::Tensor;
 pub use tuple::{DynTuple, MAX_LEAVES, MAX_TOKENS, Profile};

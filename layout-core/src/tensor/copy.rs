@@ -6,9 +6,12 @@
 //!
 //! The two layouts are first refined to common modes (see [`common_contiguous_run`]); the walk
 //! then follows the destination's memory order, coalescing modes, and when the innermost mode
-//! has stride 1 in both layouts it copies whole runs with `copy_from_slice`. Layouts without a
-//! common refinement (`(2,3)` against `(3,2)` inside one axis) fall back to evaluating both
-//! layouts per element.
+//! has stride 1 in both layouts it copies whole runs with `copy_from_slice` (runs of at most 32
+//! elements with a plain loop). When the two layouts' fastest modes differ (a transpose), the
+//! walk is cache-blocked in 32 x 32 tiles; when the common run is short and the source continues
+//! it through another mode (ND → NZ: 16-element fractal rows), up to 64 source-contiguous
+//! elements are visited together. Layouts without a common refinement (`(2,3)` against `(3,2)`
+//! inside one axis) fall back to evaluating both layouts per element.
 
 use super::axes::Axes;
 use super::walk::{Joint, Plan};
@@ -16,6 +19,13 @@ use super::{Storage, StorageMut, Tensor};
 use crate::{AnyLayout, DynLayout, LayoutError};
 #[cfg(feature = "alloc")]
 use alloc::{borrow::Cow, vec::Vec};
+
+/// Block size (in elements per mode) of the cache-blocked walk used for transposing copies.
+const TILE: i64 = 32;
+/// Runs up to this many elements are copied by a loop rather than a `memcpy` call.
+const SHORT_RUN: usize = 32;
+/// Elements a short common run is widened to in the source's memory order (NZ fractal rows).
+const RUN: i64 = 64;
 
 /// Check that two layouts have the same axis extents.
 pub(crate) fn same_shape(a: &DynLayout, b: &DynLayout) -> Result<(), LayoutError> {
@@ -38,6 +48,8 @@ fn copy_plan(src: &DynLayout, dst: &DynLayout) -> Option<Plan<2>> {
         Joint::Fast(mut p) => {
             p.sort_by_stride(1);
             p.coalesce();
+            p.tile(0, TILE);
+            p.widen_runs(0, RUN);
             Some(p)
         }
         Joint::Slow(_) => None,
@@ -110,7 +122,15 @@ where
                     unsafe { *d.get_unchecked_mut(di) = *s.get_unchecked(si) };
                 } else {
                     let n = len as usize;
-                    d[di..di + n].copy_from_slice(&s[si..si + n]);
+                    let (dr, sr) = (&mut d[di..di + n], &s[si..si + n]);
+                    if n <= SHORT_RUN {
+                        // short runs (NZ fractal rows): a plain loop beats a `memcpy` call
+                        for (x, y) in dr.iter_mut().zip(sr) {
+                            *x = *y;
+                        }
+                    } else {
+                        dr.copy_from_slice(sr);
+                    }
                 }
             }),
             None => Joint::new([&sl, &dl]).for_each(|[so, dof]| {

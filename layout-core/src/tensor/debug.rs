@@ -20,13 +20,42 @@ fn width<T: fmt::Debug>(x: &T) -> usize {
     c.0
 }
 
+/// Above this many elements a tensor prints summarised, like NumPy (`threshold=1000`).
+const THRESHOLD: i64 = 1000;
+/// Indices printed at each end of a summarised axis (NumPy's `edgeitems=3`).
+const EDGE: i64 = 3;
+
 struct Printer<'a, T> {
     data: &'a [T],
     ax: Axes<'a>,
     w: usize,
+    summarise: bool,
 }
 
 impl<T: fmt::Debug> Printer<'_, T> {
+    /// The indices of axis `k` that are printed; `None` marks the `...` between the two ends.
+    fn indices(&self, k: usize) -> impl Iterator<Item = Option<i64>> {
+        let n = self.ax.extent(k);
+        let cut = self.summarise && n > 2 * EDGE;
+        let (head, tail) = if cut { (EDGE, n - EDGE) } else { (n, n) };
+        (0..head)
+            .map(Some)
+            .chain(cut.then_some(None))
+            .chain((tail..n).filter(move |_| cut).map(Some))
+    }
+
+    /// The widest printed element.
+    fn width(&self, k: usize, off: i64) -> usize {
+        if k == self.ax.rank {
+            return width(&self.data[off as usize]);
+        }
+        self.indices(k)
+            .flatten()
+            .map(|i| self.width(k + 1, off + self.ax.offset(k, i)))
+            .max()
+            .unwrap_or(0)
+    }
+
     fn elem(&self, f: &mut fmt::Formatter<'_>, off: i64) -> fmt::Result {
         let x = &self.data[off as usize];
         for _ in width(x)..self.w {
@@ -40,8 +69,8 @@ impl<T: fmt::Debug> Printer<'_, T> {
             return self.elem(f, off);
         }
         f.write_char('[')?;
-        for i in 0..self.ax.extent(k) {
-            if i > 0 {
+        for (j, i) in self.indices(k).enumerate() {
+            if j > 0 {
                 f.write_char(',')?;
                 let rest = self.ax.rank - k - 1;
                 if rest == 0 {
@@ -55,7 +84,10 @@ impl<T: fmt::Debug> Printer<'_, T> {
                     }
                 }
             }
-            self.rec(f, k + 1, off + self.ax.offset(k, i))?;
+            match i {
+                Some(i) => self.rec(f, k + 1, off + self.ax.offset(k, i))?,
+                None => f.write_str("...")?,
+            }
         }
         f.write_char(']')
     }
@@ -67,7 +99,8 @@ where
 {
     /// The values as a nested array in logical order, one bracket level per axis, elements
     /// right-aligned to a common width, blank lines between blocks of rank ≥ 3 — NumPy's
-    /// `repr` without the `array(...)`.
+    /// `repr` without the `array(...)`. Tensors of more than 1000 elements print the first and
+    /// last 3 indices of each axis around `...`, as NumPy does.
     ///
     /// ```
     /// use layout_core::tensor::Tensor;
@@ -76,12 +109,13 @@ where
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let d = self.dyn_layout();
-        let w = self.iter().map(width).max().unwrap_or(0);
-        let p = Printer {
+        let mut p = Printer {
             data: self.storage.as_slice(),
             ax: Axes::new(&d),
-            w,
+            w: 0,
+            summarise: d.size() > THRESHOLD,
         };
+        p.w = p.width(0, self.base as i64);
         p.rec(f, 0, self.base as i64)
     }
 }

@@ -3,7 +3,9 @@
 //! Tensor → ndarray works for every tensor whose axes are each one stride (hierarchical axes must
 //! coalesce), negative strides included. ndarray → tensor is zero-copy and safe when the view is
 //! dense in memory in some order (`to_slice_memory_order`): ndarray gives no safe access to the
-//! buffer around a strided view, whose gaps may belong to other live views.
+//! buffer around a strided view, whose gaps may belong to other live views; for strided views
+//! whose surrounding buffer the caller vouches for, `TensorRef::from_ndarray_strided` is the
+//! `unsafe` zero-copy conversion.
 
 use super::axes::Axes;
 use super::{Storage, StorageMut, Tensor, TensorMut, TensorRef};
@@ -144,6 +146,48 @@ impl<'a, T> TensorRef<'a, T> {
             a: l.size(),
             b: l.cosize(),
         })?;
+        Tensor::with_offset(buf, l, base)
+    }
+}
+
+impl<'a, T> TensorRef<'a, T> {
+    /// A tensor viewing the same memory as any strided `ndarray` view, zero-copy — including
+    /// views that are not dense (`a.slice(s![.., ..;2])`), which [`TensorRef::from_ndarray`]
+    /// refuses.
+    ///
+    /// ```
+    /// use layout_core::tensor::TensorRef;
+    /// let a = ndarray::Array2::from_shape_fn((3, 4), |(i, j)| 10 * i + j);
+    /// let v = a.slice(ndarray::s![.., ..;2]);
+    /// // SAFETY: `v` views the owned array `a`, whose whole buffer is initialised and not
+    /// // mutably borrowed while `t` lives.
+    /// let t = unsafe { TensorRef::from_ndarray_strided(v) }.unwrap();
+    /// assert_eq!(t.layout().to_string(), "(3,2):(4,2)");
+    /// assert_eq!(t[[2, 1]], 22);
+    /// ```
+    ///
+    /// # Errors
+    /// A zero-length axis ([`LayoutError::NonPositiveExtent`]) or too many axes.
+    ///
+    /// # Safety
+    /// ndarray only promises that the view's own elements are valid; this function reads the
+    /// whole address range between the view's lowest and highest element as a `&'a [T]`. The
+    /// caller must guarantee that this range lies in one allocation, holds initialised `T`s, and
+    /// is not mutated (through any other view) during `'a` — true for a view of one owned
+    /// `Array` that is not mutably borrowed elsewhere.
+    pub unsafe fn from_ndarray_strided<D: Dimension>(
+        v: ArrayView<'a, T, D>,
+    ) -> Result<Self, LayoutError> {
+        let (l, base) = layout_of(v.shape(), v.strides())?;
+        let (lo, hi) = l.offset_range();
+        let len =
+            usize::try_from(hi - lo + 1).map_err(|_| LayoutError::Overflow { what: "cosize" })?;
+        // the lowest address of the view: element 0 moved by the negative part of the range
+        let first = v.as_ptr().wrapping_offset(lo as isize);
+        // SAFETY: `first .. first + len` is exactly the span from the view's lowest to its highest
+        // element, which the caller guarantees is one allocation of initialised `T`s that nothing
+        // mutates during `'a`.
+        let buf = unsafe { core::slice::from_raw_parts(first, len) };
         Tensor::with_offset(buf, l, base)
     }
 }

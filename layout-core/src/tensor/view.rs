@@ -9,7 +9,7 @@
 
 use super::axes::{Axes, ModeSpec, Specs, assemble};
 use super::construct::{check_bounds, check_injective};
-use super::{Storage, Tensor, TensorRef};
+use super::{Storage, Tensor, TensorMut, TensorRef};
 use crate::{AnyLayout, DynLayout, LayoutError, MAX_LEAVES};
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
@@ -155,9 +155,8 @@ fn py_slice(
 }
 
 impl<St: Storage, L: AnyLayout> Tensor<St, L> {
-    /// The same storage with a new run-time layout, base moved by `delta`. Bounds are checked
-    /// again (cheap); view operations preserve injectivity by construction, which debug builds
-    /// verify.
+    /// The same storage with a new run-time layout, base moved by `delta`, with the
+    /// construction checks (bounds; injectivity for writable storage) run again.
     pub(crate) fn relayout(
         self,
         l: DynLayout,
@@ -170,7 +169,11 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
                 what: "base offset",
             })?;
         check_bounds(&l, base, self.storage.as_slice().len())?;
-        debug_assert!(!St::WRITABLE || check_injective(&l).is_ok());
+        if St::WRITABLE {
+            // every view operation preserves injectivity; checking again (cheap for the usual
+            // non-overlapping layouts) keeps the `&mut` aliasing invariant independent of them
+            check_injective(&l)?;
+        }
         Ok(Tensor {
             storage: self.storage,
             layout: l,
@@ -215,6 +218,12 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// entries), [`LayoutError::EmptyAxis`] (an empty range), [`LayoutError::NotStrided`], a zero
     /// step.
     pub fn slice(self, index: &[Slice]) -> Result<Tensor<St, DynLayout>, LayoutError> {
+        let (l, delta) = self.slice_layout(index)?;
+        self.relayout(l, delta)
+    }
+
+    /// The layout and base shift of [`Tensor::slice`].
+    fn slice_layout(&self, index: &[Slice]) -> Result<(DynLayout, i64), LayoutError> {
         let d = self.dyn_layout();
         let ax = Axes::new(&d);
         let mut specs = Specs::new();
@@ -268,7 +277,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
             specs.push(ModeSpec::Keep(rest))?;
         }
         let l = assemble(&d, specs.as_slice())?;
-        self.relayout(l, delta)
+        Ok((l, delta))
     }
 
     /// The sub-tensor at index `i` of `axis` (the axis disappears): `t[i]` for axis 0.
@@ -693,5 +702,82 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
             expected *= e;
         }
         true
+    }
+}
+
+impl<'a, T, L: AnyLayout> Tensor<&'a mut [T], L> {
+    /// Split a writable view at `index` of `axis` into two writable views (`t[..index]` and
+    /// `t[index..]` along the axis), when the two halves occupy disjoint ranges of the buffer —
+    /// splitting the slowest axis of a dense tensor, e.g. rows of a row-major matrix for two
+    /// threads. The buffer itself is split with `split_at_mut`, so the halves can be used at the
+    /// same time.
+    ///
+    /// ```
+    /// use layout_core::tensor::Tensor;
+    /// let mut t = Tensor::from_vec(vec![0; 6], &[3, 2]).unwrap();
+    /// let (mut top, mut bottom) = t.view_mut().split_at_mut(0, 1).unwrap();
+    /// top.fill(1);
+    /// bottom.fill(2);
+    /// assert_eq!(t.as_slice(), &[1, 1, 2, 2, 2, 2]);
+    /// // columns of a row-major matrix interleave in memory: refused
+    /// assert!(t.view_mut().split_at_mut(1, 1).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`LayoutError::AxisOutOfRange`], [`LayoutError::EmptyAxis`] when a half would be empty,
+    /// [`LayoutError::NotStrided`], or halves whose buffer ranges interleave
+    /// ([`LayoutError::Precondition`]).
+    pub fn split_at_mut(
+        self,
+        axis: i64,
+        index: i64,
+    ) -> Result<(TensorMut<'a, T>, TensorMut<'a, T>), LayoutError> {
+        let k = Axes::norm_axis(axis, self.ndim())?;
+        let n = Axes::new(&self.dyn_layout()).extent(k);
+        if index <= 0 || index >= n {
+            return Err(LayoutError::EmptyAxis { axis: k });
+        }
+        let mut idx = [Slice::ALL; MAX_LEAVES];
+        let half = |start, stop| Slice::Range {
+            start: Some(start),
+            stop: Some(stop),
+            step: 1,
+        };
+        idx[k] = half(0, index);
+        let (la, da) = self.slice_layout(&idx[..=k])?;
+        idx[k] = half(index, n);
+        let (lb, db) = self.slice_layout(&idx[..=k])?;
+        let base = self.base as i64;
+        // absolute buffer ranges of the two halves (inside the buffer: sub-views of this one)
+        let range = |l: &DynLayout, d: i64| {
+            let (lo, hi) = l.offset_range();
+            (base + d + lo, base + d + hi)
+        };
+        let (a, b) = (range(&la, da), range(&lb, db));
+        let a_first = if a.1 < b.0 {
+            true
+        } else if b.1 < a.0 {
+            false
+        } else {
+            return Err(LayoutError::Precondition {
+                what: "the two halves interleave in memory, so they cannot be split into disjoint buffers (axis and index)",
+                a: k as i64,
+                b: index,
+            });
+        };
+        let mid = if a_first { b.0 } else { a.0 } as usize;
+        let (left, right) = self.storage.split_at_mut(mid);
+        let (ba, bb) = ((base + da) as usize, (base + db) as usize);
+        if a_first {
+            Ok((
+                Tensor::with_offset(left, la, ba)?,
+                Tensor::with_offset(right, lb, bb - mid)?,
+            ))
+        } else {
+            Ok((
+                Tensor::with_offset(right, la, ba - mid)?,
+                Tensor::with_offset(left, lb, bb)?,
+            ))
+        }
     }
 }

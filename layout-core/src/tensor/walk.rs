@@ -115,6 +115,106 @@ impl<const N: usize> Plan<N> {
         }
     }
 
+    /// Cache blocking for a walk whose innermost mode is fast for layout `w` but slow for layout
+    /// `r` (a transpose): the innermost mode and `r`'s fastest mode are each split into blocks of
+    /// at most `block` indices, and the two block loops move innermost, so that each
+    /// `block × block` tile is finished while its lines of both layouts are in cache. Modes whose
+    /// extents have no divisor in `[8, block]` are left alone. Visits the same elements.
+    pub fn tile(&mut self, r: usize, block: i64) {
+        let n = self.n;
+        if n < 2 || self.n + 2 > MAX_MODES {
+            return;
+        }
+        let i = n - 1;
+        let Some(j) = (0..n - 1)
+            .filter(|&j| self.modes[j].st[r] != 0)
+            .min_by_key(|&j| self.modes[j].st[r].unsigned_abs())
+        else {
+            return;
+        };
+        if self.modes[i].st[r].unsigned_abs() <= self.modes[j].st[r].unsigned_abs() {
+            return;
+        }
+        let divisor = |e: i64| (8..=block.min(e)).rev().find(|b| e % b == 0);
+        let (Some(bi), Some(bj)) = (divisor(self.modes[i].ext), divisor(self.modes[j].ext)) else {
+            return;
+        };
+        let split = |m: Mode<N>, b: i64| {
+            let mut outer = Mode {
+                ext: m.ext / b,
+                st: m.st,
+            };
+            for k in 0..N {
+                // b·stride lies inside the mode's own span, which fits
+                outer.st[k] = m.st[k] * b;
+            }
+            (outer, Mode { ext: b, st: m.st })
+        };
+        let (oi, ii) = split(self.modes[i], bi);
+        let (oj, ij) = split(self.modes[j], bj);
+        let mut rest = [Self::EMPTY_MODE; MAX_MODES];
+        let mut m = 0;
+        for k in 0..n {
+            if k != i && k != j {
+                rest[m] = self.modes[k];
+                m += 1;
+            }
+        }
+        self.n = 0;
+        for md in rest[..m].iter().chain([oj, oi, ij, ii].iter()) {
+            // capacity checked above
+            let _ = self.push(*md);
+        }
+    }
+
+    /// Widen short common runs: when the innermost mode is contiguous in every layout but short
+    /// (an NZ fractal row: 16 elements), and layout `r` continues it in memory through another
+    /// mode `j` that the walk visits far outside, split `j` and move up to `target / run` of its
+    /// indices just outside the run. Each visit of `r`'s memory then reads whole cache lines
+    /// (and pages) at once instead of revisiting them later. Visits the same elements.
+    pub fn widen_runs(&mut self, r: usize, target: i64) {
+        let n = self.n;
+        if n < 3 || self.n + 1 > MAX_MODES {
+            return;
+        }
+        let run = self.contiguous_run();
+        if run == 1 || run >= target {
+            return;
+        }
+        // the mode continuing the run in layout `r`, if it is not already next to it
+        let Some(j) = (0..n - 2).find(|&j| self.modes[j].st[r] == run) else {
+            return;
+        };
+        let e = self.modes[j].ext;
+        let Some(b) = (2..=(target / run).min(e)).rev().find(|b| e % b == 0) else {
+            return;
+        };
+        let m = self.modes[j];
+        let mut outer = Mode {
+            ext: e / b,
+            st: m.st,
+        };
+        for k in 0..N {
+            // b·stride lies inside the mode's own span, which fits
+            outer.st[k] = m.st[k] * b;
+        }
+        let inner = Mode { ext: b, st: m.st };
+        let run_mode = self.modes[n - 1];
+        let mut out = [Self::EMPTY_MODE; MAX_MODES];
+        let mut c = 0;
+        for k in 0..n - 1 {
+            out[c] = if k == j { outer } else { self.modes[k] };
+            c += 1;
+        }
+        out[c] = inner;
+        out[c + 1] = run_mode;
+        self.n = 0;
+        for md in out[..c + 2].iter() {
+            // capacity checked above
+            let _ = self.push(*md);
+        }
+    }
+
     /// Call `f` with the offsets of every element (relative to each layout's origin, `start`
     /// included), in plan order.
     #[inline]

@@ -1,0 +1,225 @@
+//! Copies between arbitrary layouts, the NZ conversion, concat and stack.
+
+use crate::reference::{Nd, Rng, buffer, materialize, random_layout, random_shape};
+use layout::tensor::{Tensor, common_contiguous_run, concat, stack};
+use layout::{DynLayout, Int, Layout, LayoutError};
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Copying between two random layouts of one shape (hierarchical axes, negative strides,
+    /// gaps) preserves every logical element, through the fast and the slow walk alike.
+    #[test]
+    fn copy_between_any_layouts(seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let shape = random_shape(&mut rng, 4);
+        let (ls, bs, ns) = random_layout(&mut rng, &shape);
+        let (ld, bd, nd_len) = random_layout(&mut rng, &shape);
+        let src_buf = buffer(ns);
+        let src = Tensor::with_offset(&src_buf[..], ls, bs).unwrap();
+        let mut dst_buf = vec![-1; nd_len];
+        let mut dst = Tensor::with_offset(&mut dst_buf[..], ld, bd).unwrap();
+        dst.copy_from(&src).unwrap();
+        prop_assert_eq!(materialize(&dst), materialize(&src));
+        // nothing outside the destination's elements was written
+        let written = dst_buf.iter().filter(|&&x| x != -1).count();
+        prop_assert_eq!(written as i64, ld.size());
+    }
+}
+
+#[test]
+fn copy_shape_mismatch_names_both_shapes() {
+    let a = Tensor::from_vec(vec![0; 6], &[2, 3]).unwrap();
+    let mut b = Tensor::from_vec(vec![0; 6], &[3, 2]).unwrap();
+    assert_eq!(
+        b.copy_from(&a).unwrap_err().to_string(),
+        "shapes (2,3) and (3,2) differ"
+    );
+}
+
+/// ND → NZ for fp16 (layouts-beyond-cute.md §1.8): the 32 x 32 case with exact offsets, and
+/// the round trip back.
+#[test]
+fn nd_to_nz_offsets() {
+    let (m, n) = (32i64, 32i64);
+    let nd = Tensor::from_fn(&[m, n], |i| i as u16).unwrap();
+    let nz_l: DynLayout = format!(
+        "((16,{}),(16,{})):((16,256),(1,{}))",
+        m / 16,
+        n / 16,
+        16 * m
+    )
+    .parse()
+    .unwrap();
+    let mut nz = Tensor::new(vec![0u16; (m * n) as usize], nz_l).unwrap();
+    nz.copy_from(&nd).unwrap();
+    let at = |r: i64, c: i64| {
+        nz.as_slice()[((r % 16) * 16 + (r / 16) * 256 + (c % 16) + (c / 16) * 16 * m) as usize]
+    };
+    for r in 0..m {
+        for c in 0..n {
+            assert_eq!(at(r, c), (r * n + c) as u16);
+        }
+    }
+    assert_eq!(nz.as_slice()[16], 32); // (1,0)
+    assert_eq!(nz.as_slice()[512], 16); // (0,16)
+    let mut back = Tensor::from_vec(vec![0u16; 1024], &[m, n]).unwrap();
+    back.copy_from(&nz).unwrap();
+    assert_eq!(back.as_slice(), nd.as_slice());
+    assert_eq!(common_contiguous_run(nd.layout(), nz.layout()), Ok(16));
+}
+
+#[test]
+fn static_layout_copies() {
+    // a static column-major 4 x 8 from a dynamic row-major one
+    let rm = Tensor::from_fn(&[4, 8], |i| i as f32).unwrap();
+    let cm = Layout::new((Int::<4>, Int::<8>), (Int::<1>, Int::<4>));
+    let mut buf = [0f32; 32];
+    let mut t = Tensor::new(&mut buf[..], cm).unwrap();
+    t.copy_from(&rm).unwrap();
+    assert_eq!(t[(1, 2)], 10.0);
+    assert_eq!(buf[1 + 2 * 4], 10.0);
+}
+
+#[test]
+fn common_runs() {
+    let p = |s: &str| s.parse::<DynLayout>().unwrap();
+    assert_eq!(
+        common_contiguous_run(&p("(4,8):(8,1)"), &p("(4,8):(8,1)")),
+        Ok(32)
+    );
+    assert_eq!(
+        common_contiguous_run(&p("(4,8):(16,1)"), &p("(4,8):(8,1)")),
+        Ok(8)
+    );
+    assert_eq!(
+        common_contiguous_run(&p("(4,8):(1,4)"), &p("(4,8):(8,1)")),
+        Ok(1)
+    );
+    // refinement across different nestings of one axis
+    assert_eq!(
+        common_contiguous_run(&p("(6):(1)"), &p("((2,3)):((1,2))")),
+        Ok(6)
+    );
+    assert_eq!(
+        common_contiguous_run(&p("(6):(1)"), &p("((3,2)):((2,1))")),
+        Ok(1)
+    );
+    assert!(matches!(
+        common_contiguous_run(&p("(6):(1)"), &p("(5):(1)")),
+        Err(LayoutError::ShapeMismatch { .. })
+    ));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn concat_and_stack_match_reference(seed in any::<u64>(), count in 1usize..4) {
+        let mut rng = Rng(seed);
+        let shape = random_shape(&mut rng, 3);
+        let axis = rng.range(0, shape.len() as i64 - 1) as usize;
+        let mut bufs = vec![];
+        let mut layouts = vec![];
+        let mut shapes = vec![];
+        for _ in 0..count {
+            let mut s = shape.clone();
+            s[axis] = rng.range(1, 3);
+            let (l, b, n) = random_layout(&mut rng, &s);
+            bufs.push(buffer(n).iter().map(|x| x + 1000 * bufs.len() as i32).collect::<Vec<_>>());
+            layouts.push((l, b));
+            shapes.push(s);
+        }
+        let views: Vec<_> = bufs.iter().zip(&layouts).map(|(b, &(l, o))| Tensor::with_offset(&b[..], l, o).unwrap()).collect();
+        let got = materialize(&concat(&views, axis as i64).unwrap());
+        // reference: interleave the parts along `axis`
+        let parts: Vec<Nd<i32>> = views.iter().map(materialize).collect();
+        let mut want_shape = shape.clone();
+        want_shape[axis] = parts.iter().map(|p| p.shape[axis]).sum();
+        let want: Vec<i32> = crate::reference::coords(&want_shape).iter().map(|c| {
+            let mut i = c[axis];
+            let mut k = 0;
+            while i >= parts[k].shape[axis] { i -= parts[k].shape[axis]; k += 1; }
+            let mut cc = c.clone();
+            cc[axis] = i;
+            *parts[k].at(&cc)
+        }).collect();
+        prop_assert_eq!(got, Nd { shape: want_shape, data: want });
+        // stack: equal shapes only
+        let same: Vec<_> = views.iter().filter(|v| v.shape().leaves() == views[0].shape().leaves()).copied().collect();
+        let pos = rng.range(0, shape.len() as i64) ;
+        let st = materialize(&stack(&same, pos).unwrap());
+        prop_assert_eq!(st.shape[pos as usize], same.len() as i64);
+        for (j, v) in same.iter().enumerate() {
+            let sub = st.data.clone();
+            let picked = Tensor::from_vec(sub, &st.shape).unwrap();
+            let piece = picked.view().index_axis(pos, j as i64).unwrap();
+            prop_assert_eq!(materialize(&piece), materialize(v));
+        }
+    }
+}
+
+#[test]
+fn concat_errors() {
+    let a = Tensor::from_vec(vec![0; 6], &[2, 3]).unwrap();
+    let b = Tensor::from_vec(vec![0; 4], &[2, 2]).unwrap();
+    let (a, b) = (a.view().into_dyn(), b.view().into_dyn());
+    assert!(concat(&[a, b], 1).is_ok());
+    assert_eq!(
+        concat(&[a, b], 0).unwrap_err().to_string(),
+        "shapes (2,3) and (2,2) differ"
+    );
+    assert_eq!(
+        concat(&[a, b], 2).unwrap_err().to_string(),
+        "axis 2 is out of range for a tensor of 2 axes"
+    );
+    assert!(concat::<i32>(&[], 0).is_err());
+    assert_eq!(
+        stack(&[a, b], 0).unwrap_err().to_string(),
+        "shapes (2,3) and (2,2) differ"
+    );
+    assert_eq!(stack(&[a, a], 2).unwrap().shape().to_string(), "(2,3,2)");
+    assert_eq!(stack(&[a, a], -1).unwrap().shape().to_string(), "(2,3,2)");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// Large transposing copies take the cache-blocked walk (extents with a divisor in
+    /// [8, 32]); every element still lands at its coordinate.
+    #[test]
+    fn tiled_transposing_copies(seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let r = rng.range(2, 3) as usize;
+        let shape: Vec<i64> = (0..r).map(|_| [8, 16, 24, 40, 3, 9][rng.range(0, 5) as usize]).collect();
+        let (ls, bs, ns) = random_layout(&mut rng, &shape);
+        let src_buf = buffer(ns);
+        let src = Tensor::with_offset(&src_buf[..], ls, bs).unwrap();
+        let mut perm: Vec<i64> = (0..r as i64).collect();
+        rng.shuffle(&mut perm);
+        // destination: row-major of the same shape, source seen through a permutation twice
+        let srcp = src.permute(&perm).unwrap();
+        let mut dst = Tensor::from_vec(vec![-1; ls.size() as usize], srcp.shape().leaves()).unwrap();
+        dst.copy_from(&srcp).unwrap();
+        prop_assert_eq!(materialize(&dst), materialize(&srcp));
+        let mut back_buf = vec![-1; ns];
+        let mut back = Tensor::with_offset(&mut back_buf[..], ls, bs).unwrap();
+        back.view_mut().permute(&perm).unwrap().copy_from(&dst).unwrap();
+        prop_assert_eq!(materialize(&back), materialize(&src));
+    }
+}
+
+#[test]
+fn transposes_of_large_matrices() {
+    for (m, n) in [(64, 96), (40, 24), (33, 64), (256, 8)] {
+        let a = Tensor::from_fn(&[m, n], |i| i as u32).unwrap();
+        let mut t = Tensor::from_vec(vec![0u32; (m * n) as usize], &[n, m]).unwrap();
+        t.copy_from(&a.view().t().unwrap()).unwrap();
+        for i in 0..n {
+            for j in 0..m {
+                assert_eq!(t[[i, j]], (j * n + i) as u32);
+            }
+        }
+    }
+}

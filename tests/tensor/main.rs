@@ -1,0 +1,19 @@
+//! Tests of tensors and strided views (one binary; one module per area).
+//!
+//! Every result is checked against `reference`, a deliberately naive model: a tensor is
+//! materialised by evaluating its layout's modes (from `DynLayout`, not the tensor engine) at
+//! every row-major coordinate, and operations are re-done on plain `Vec`s.
+
+mod reference;
+
+mod broadcast;
+mod construct;
+mod copy;
+mod debug;
+mod elementwise;
+#[cfg(feature = "ndarray")]
+mod interop;
+mod reshape;
+mod seeds;
+mod tour;
+mod views;
