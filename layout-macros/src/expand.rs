@@ -81,10 +81,11 @@ pub fn value(plan: &Plan) -> TokenStream {
     let local = |k: usize| Ident::new(&format!("__layout_leaf_{k}"), Span::mixed_site());
     let mut lets = Vec::new();
     let dynamic = |l: &Leaf| -> TokenStream {
-        let LeafKind::Dynamic(e) = &l.kind else {
-            unreachable!()
-        };
-        quote_spanned!(leaf_span(l)=> ::layout::__private::dynamic(#e))
+        match &l.kind {
+            LeafKind::Dynamic(e) => quote_spanned!(leaf_span(l)=> ::layout::__private::dynamic(#e)),
+            // Non-integer leaves were reported and repaired by the check: never reached.
+            _ => quote!(1i64),
+        }
     };
     let leaf_value = |l: &Leaf| -> TokenStream {
         match static_arg(l) {
