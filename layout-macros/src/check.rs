@@ -57,16 +57,22 @@ pub fn check(input: Input, mode: Mode) -> Checked {
         mut stride,
     } = input;
 
-    // A stride written as one unknown identifier that looks like a keyword is a misspelt keyword.
+    // A stride written as one identifier that looks like a keyword is a misspelt keyword; after a
+    // tuple shape, any lone identifier is (an integer stride cannot be congruent with a tuple).
     if let Stride::Explicit(Node::Leaf(l)) = &stride {
-        if let Some(suggestion) = misspelt_keyword(l) {
-            errors.push(syn::Error::new_spanned(
-                &l.tokens,
-                format!(
-                    "unknown stride keyword `{}`; did you mean `{suggestion}`? (a stride is a tuple, RowMajor or ColMajor)",
-                    l.text()
-                ),
-            ));
+        let word = l.text();
+        let msg = match misspelt_keyword(l) {
+            Some(suggestion) => Some(format!(
+                "unknown stride keyword `{word}`; did you mean `{suggestion}`? (a stride is a tuple, RowMajor or ColMajor)"
+            )),
+            None if matches!(shape, Node::Tuple(_)) && is_ident(l) => Some(format!(
+                "expected a stride tuple, RowMajor or ColMajor after the shape {}, found `{word}`",
+                shape.text()
+            )),
+            None => None,
+        };
+        if let Some(msg) = msg {
+            errors.push(syn::Error::new_spanned(&l.tokens, msg));
             stride = Stride::Default;
         }
     }
@@ -516,13 +522,21 @@ fn for_each_leaf(node: &mut Node, f: &mut impl FnMut(&mut Leaf)) {
     }
 }
 
+/// `true` for a leaf written as one identifier.
+fn is_ident(l: &Leaf) -> bool {
+    let mut it = l.tokens.clone().into_iter();
+    matches!(
+        (it.next(), it.next()),
+        (Some(proc_macro2::TokenTree::Ident(_)), None)
+    )
+}
+
 /// `Some(keyword)` when a one-identifier stride looks like a misspelt order keyword.
 fn misspelt_keyword(l: &Leaf) -> Option<&'static str> {
-    let mut it = l.tokens.clone().into_iter();
-    let (Some(proc_macro2::TokenTree::Ident(id)), None) = (it.next(), it.next()) else {
+    if !is_ident(l) {
         return None;
-    };
-    let word = id.to_string();
+    }
+    let word = l.text();
     let lower = word.to_lowercase();
     let (best, dist) = ORDER_KEYWORDS
         .iter()

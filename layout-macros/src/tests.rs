@@ -18,6 +18,19 @@ fn macro_verdict(text: &str) -> Result<DynLayout, String> {
     }
 }
 
+/// The first error `layout!` reports for a text.
+fn first_error(text: &str) -> String {
+    let tokens = proc_macro2::TokenStream::from_str(text).unwrap();
+    match parse::parse_top(tokens, Mode::Value) {
+        Ok(Top::Layout(input)) => check::check(input, Mode::Value)
+            .errors
+            .map(|e| e.to_string())
+            .unwrap_or_default(),
+        Ok(Top::Call(_)) => "unexpected call".into(),
+        Err(e) => e.to_string(),
+    }
+}
+
 /// The run-time verdict on the same text (the keywords through `row_major` / `col_major`).
 fn runtime_verdict(text: &str) -> Result<DynLayout, String> {
     if let Some(shape) = text.strip_suffix(":RowMajor") {
@@ -127,6 +140,13 @@ fn errors_name_the_numbers() {
         e,
         "shape and stride are not congruent: (2,2) has 2 modes, (1,2,4) has 3"
     );
+    let e = first_error("(4,8):Row");
+    assert_eq!(
+        e,
+        "expected a stride tuple, RowMajor or ColMajor after the shape (4,8), found `Row`"
+    );
+    let e = first_error("(4,8):rowmajor");
+    assert!(e.starts_with("unknown stride keyword `rowmajor`; did you mean `RowMajor`?"));
     let e = macro_verdict("(4,0)").unwrap_err();
     assert_eq!(
         e,
