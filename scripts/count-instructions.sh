@@ -4,7 +4,7 @@
 # innermost loop) and dynamically (valgrind --tool=callgrind: instructions executed inside the
 # function, per element walked). A fully static layout should match the hand-written loop.
 #
-# Usage: scripts/count-instructions.sh [REPS]        (needs valgrind and binutils' objdump/nm)
+# Usage: scripts/count-instructions.sh [REPS]        (needs valgrind, binutils' objdump/nm, perl)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${1:-100}
@@ -49,7 +49,7 @@ for kernel in sum_tiled sum_row_major copy_tiled copy_row_major sum_composed; do
         read -r total loop < <(static_counts "$name")
         ir=$(dynamic_count "$name")
         printf '%-22s %9d %10d %14d %12.2f\n' "$name" "$total" "$loop" "$ir" \
-            "$(echo "$ir / ($REPS * $ELEMS)" | bc -l)"
+            "$(perl -e 'printf "%.4f", $ARGV[0] / ($ARGV[1] * $ARGV[2])' "$ir" "$REPS" "$ELEMS")"
     done
 done
 echo "fn insns: instructions in the function (objdump); loop insns: in its innermost loop;"

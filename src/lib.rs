@@ -3,15 +3,81 @@
 //! Tensor layouts written inline in Rust, in CuTe / Ascend C notation, checked at compile time.
 //!
 //! ```
-//! use layout::{layout, Layout, Int};
+//! use layout::{layout, DynLayout};
 //! let l = layout!(((2,3),(2,4)) : ((1,4),(2,12)));
 //! assert_eq!(core::mem::size_of_val(&l), 0);          // fully static: a zero-sized type
 //! assert_eq!(l.offset(((1, 2), (1, 3))), 1 + 8 + 2 + 36);
 //! assert_eq!(l.to_string(), "((_2,_3),(_2,_4)):((_1,_4),(_2,_12))");
+//! // the same text at run time gives the same layout
+//! let d: DynLayout = "((2,3),(2,4)):((1,4),(2,12))".parse().unwrap();
+//! assert_eq!(l.to_dyn().unwrap(), d);
 //! ```
 //!
 //! This crate is a facade: everything lives in `layout-core` (integers, tuples, layouts, algebra,
 //! tensors) and `layout-macros` (the `layout!` macro), re-exported here so users depend on one crate.
+//!
+//! ## The `layout!` notation
+//!
+//! `layout!(shape : stride)` takes CuTe's text inline. Literals, `-1`, `_N` and `Int<N>` are
+//! static leaves (their value is in the type); any other integer expression is a dynamic leaf.
+//! Without a stride, or with `ColMajor` / `RowMajor`, the strides are the compact ones:
+//!
+//! ```
+//! use layout::{layout, Int, Layout};
+//! let (rows, ld) = (64usize, 72);
+//! let nz = layout!((Int<16>, rows / 16) : (Int<1>, ld));     // Ascend's `Std::Int<16>{}` style
+//! assert_eq!(nz.to_string(), "(_16,4):(_1,72)");
+//! assert_eq!(nz.offset((3, 2)), 3 + 2 * 72);
+//! assert_eq!(layout!((2, rows, 3)).to_string(), "(_2,64,_3):(_1,_2,128)");   // col-major
+//! assert_eq!(layout!((4, 8) : RowMajor).to_string(), "(_4,_8):(_8,_1)");
+//! assert_eq!(layout!(8 : -1).offset(3), -3);                  // integer-shaped, flipped
+//!
+//! // the type-position companion, for signatures and generic code
+//! type Tile = Layout![(2, 4) : (4, 1)];
+//! const T: Tile = layout!((2, 4) : (4, 1));
+//! fn panel(cols: i64) -> Layout![(16, i64) : (1, 16)] {
+//!     layout!((16, cols) : (1, 16))
+//! }
+//! assert_eq!(T.offset((1, 3)), 7);
+//! assert_eq!(panel(5).size(), 80);
+//! ```
+//!
+//! Mistakes are compile errors on the offending token, all reported at once:
+//!
+//! ```compile_fail
+//! let l = layout::layout!((4, (2, 2)) : (1, 4));
+//! // error: shape and stride are not congruent: (4,(2,2)) has 3 leaves, (1,4) has 2
+//! ```
+//!
+//! Static leaves the macro cannot see (const generics, `Int<{ N }>`) are checked by the compiler
+//! when it builds the code (`cargo build`, not `cargo check`):
+//!
+//! ```compile_fail,E0080
+//! fn tile<const N: i64>() -> i64 {
+//!     layout::layout!((Int<N>, 4)).size()
+//! }
+//! let _ = tile::<0>(); // error: layout!: a static shape extent is zero or negative
+//! ```
+//!
+//! ## Algebra at compile time
+//!
+//! On literal static layouts, `layout!` evaluates CuTe's algebra while it expands, with the same
+//! `const fn`s run-time layouts use, and gives the static result; a composition CuTe would get
+//! wrong is a compile error naming the rule (cutlass#3177):
+//!
+//! ```
+//! use layout::layout;
+//! let r = layout!(composition((6,2):(8,2), (4,3):(3,1)));
+//! assert_eq!(r.to_string(), "((_2,_2),_3):((_24,_2),_8)");
+//! assert_eq!(core::mem::size_of_val(&r), 0);
+//! let t = layout!(logical_divide((9,(4,8)):(59,(13,1)), [3:3, (2,4):(1,8)]));
+//! assert_eq!(t.size(), 288);
+//! ```
+//!
+//! ```compile_fail
+//! let _ = layout::layout!(composition((6,2):(1,10), 4:4));
+//! // error: composition is not admissible (stride divisibility): leaf 0 of B, 4:4, …
+//! ```
 #![no_std]
 #![warn(missing_docs)]
 

@@ -3,41 +3,9 @@
 //! be refused, and the defining properties of the inverses checked here, independently.
 
 use layout::DynLayout;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
-fn run(input: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_layout-calc"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("layout-calc starts");
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_owned();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().expect("layout-calc runs");
-    writer.join().unwrap().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn check(pairs: &[(&str, &str)]) {
-    let input: String = pairs.iter().map(|(i, _)| format!("{i}\n")).collect();
-    let out = run(&input);
-    let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(
-        lines.len(),
-        pairs.len(),
-        "one output line per input line:\n{out}"
-    );
-    for ((i, want), got) in pairs.iter().zip(lines) {
-        if let Some(prefix) = want.strip_suffix('…') {
-            assert!(got.starts_with(prefix), "for input `{i}`: got `{got}`");
-        } else {
-            assert_eq!(got, *want, "for input `{i}`");
-        }
-    }
-}
+mod calc_support;
+use calc_support::{check, run};
 
 #[test]
 fn coalesce_and_filter() {

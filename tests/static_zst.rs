@@ -96,3 +96,31 @@ fn coordinates_agree_per_mode_and_hierarchically() {
         }
     }
 }
+
+#[test]
+fn static_algebra_results_and_swizzled_layouts_are_zero_sized() {
+    use layout::algebra::statics;
+    use layout::{Sw, Swizzle, SwizzledLayout};
+
+    // (64,64):(64,1) ∘ ((8,8),(8,8)):((1,64),(8,512)), computed at compile time
+    let r = statics::composition(RowMajor::default(), Tiled::default());
+    assert_eq!(core::mem::size_of_val(&r), 0);
+    let d = RowMajor::LAYOUT.composition(&Tiled::LAYOUT).unwrap();
+    for i in 0..d.size() {
+        assert_eq!(r.offset(i), d.offset(i));
+        // and the definition of composition, independently of both
+        assert_eq!(
+            r.offset(i),
+            RowMajor::LAYOUT.offset(Tiled::LAYOUT.offset(i))
+        );
+    }
+
+    // Sw<3,3,3> o _0 o (_8,_64):(_64,_1)
+    type Atom = Layout<(Int<8>, Int<64>), (Int<64>, Int<1>)>;
+    let s = SwizzledLayout::new(Sw::<3, 3, 3>, Int::<0>, Atom::default());
+    assert_eq!(core::mem::size_of_val(&s), 0);
+    let sw = Swizzle::new(3, 3, 3).unwrap();
+    for i in 0..512 {
+        assert_eq!(s.offset_of_index(i), sw.apply(Atom::LAYOUT.offset(i)));
+    }
+}

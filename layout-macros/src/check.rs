@@ -6,9 +6,9 @@
 //! stride that does not fit becomes the compact one) so that the expansion is still a well-typed
 //! layout and one typo does not cascade into errors at every later use.
 
-use crate::eval::{self, CompactStride, Tree, Val};
-use crate::parse::{Input, Leaf, LeafKind, Mode, Node, ORDER_KEYWORDS, Order, Stride};
-use layout_core::{LayoutError, MAX_LEAVES, MAX_TOKENS};
+use crate::eval::{self, AlgArg, AlgError, AlgValue, CompactStride, Tree, Val};
+use crate::parse::{Arg, Call, Input, Leaf, LeafKind, Mode, Node, ORDER_KEYWORDS, Order, Stride};
+use layout_core::{DynLayout, DynTuple, LayoutError, MAX_LEAVES, MAX_TOKENS, Tile, TileMode};
 
 /// The most modes of one tuple (the typed tuples implement arity 1 to 8).
 pub const MAX_ARITY: usize = 8;
@@ -57,16 +57,22 @@ pub fn check(input: Input, mode: Mode) -> Checked {
         mut stride,
     } = input;
 
-    // A stride written as one unknown identifier that looks like a keyword is a misspelt keyword.
+    // A stride written as one identifier that looks like a keyword is a misspelt keyword; after a
+    // tuple shape, any lone identifier is (an integer stride cannot be congruent with a tuple).
     if let Stride::Explicit(Node::Leaf(l)) = &stride {
-        if let Some(suggestion) = misspelt_keyword(l) {
-            errors.push(syn::Error::new_spanned(
-                &l.tokens,
-                format!(
-                    "unknown stride keyword `{}`; did you mean `{suggestion}`? (a stride is a tuple, RowMajor or ColMajor)",
-                    l.text()
-                ),
-            ));
+        let word = l.text();
+        let msg = match misspelt_keyword(l) {
+            Some(suggestion) => Some(format!(
+                "unknown stride keyword `{word}`; did you mean `{suggestion}`? (a stride is a tuple, RowMajor or ColMajor)"
+            )),
+            None if matches!(shape, Node::Tuple(_)) && is_ident(l) => Some(format!(
+                "expected a stride tuple, RowMajor or ColMajor after the shape {}, found `{word}`",
+                shape.text()
+            )),
+            None => None,
+        };
+        if let Some(msg) = msg {
+            errors.push(syn::Error::new_spanned(&l.tokens, msg));
             stride = Stride::Default;
         }
     }
@@ -90,7 +96,7 @@ pub fn check(input: Input, mode: Mode) -> Checked {
     let shape_dyn = match eval::to_dyn(&skeleton(&shape), eval::SHAPE_PLACEHOLDER) {
         Ok(t) => t,
         Err(e) => {
-            errors.push(capacity_error(&shape, e));
+            errors.push(capacity_error(&shape, "shape", e));
             return Checked {
                 plan: None,
                 errors: errors.0,
@@ -101,7 +107,7 @@ pub fn check(input: Input, mode: Mode) -> Checked {
         Stride::Explicit(d) => match eval::to_dyn(&skeleton(d), eval::STRIDE_PLACEHOLDER) {
             Ok(t) => Some(t),
             Err(e) => {
-                errors.push(capacity_error(d, e));
+                errors.push(capacity_error(d, "stride", e));
                 return Checked {
                     plan: None,
                     errors: errors.0,
@@ -191,6 +197,145 @@ fn compact_or_fallback(shape: &Node, order: Order) -> PlanStride {
                 .collect(),
         ),
     }
+}
+
+/// A literal static layout argument of an algebra operation, as a run-time value (the shape too
+/// when it was written without a stride, so that it can serve as a shape or integer).
+///
+/// # Errors
+/// Every error of the layout itself, and one per leaf the macro cannot see.
+pub fn static_layout(input: Input) -> Result<(DynLayout, Option<DynTuple>), syn::Error> {
+    let mut errors = Errors(None);
+    let bare = matches!(input.stride, Stride::Default);
+    let mut leaves = input.shape.leaves();
+    if let Stride::Explicit(d) = &input.stride {
+        leaves.extend(d.leaves());
+    }
+    for l in leaves {
+        if let LeafKind::Dynamic(_) | LeafKind::Opaque(_) = l.kind {
+            errors.push(syn::Error::new_spanned(
+                &l.tokens,
+                format!(
+                    "layout algebra in layout! needs literal static layouts, but {} is not a literal; use the DynLayout methods for run-time layouts",
+                    l.text()
+                ),
+            ));
+        }
+    }
+    let checked = check(input, Mode::Value);
+    if let Some(e) = checked.errors {
+        errors.push(e);
+    }
+    if let Some(e) = errors.0 {
+        return Err(e);
+    }
+    let plan = checked.plan.expect("a plan exists when there is no error");
+    let to_dyn = |n: &Node, p| eval::to_dyn(&skeleton(n), p).map_err(|e| n.error(e));
+    let shape = to_dyn(&plan.shape, eval::SHAPE_PLACEHOLDER)?;
+    let stride = match &plan.stride {
+        PlanStride::Explicit(d) => to_dyn(d, eval::STRIDE_PLACEHOLDER)?,
+        PlanStride::Compact(c) => {
+            let mut d = shape;
+            for (v, s) in d.leaves_mut().iter_mut().zip(c) {
+                *v = s.known;
+            }
+            d
+        }
+    };
+    let layout = eval::check_layout(&shape, &stride).map_err(|e| plan.shape.error(e))?;
+    Ok((layout, bare.then_some(shape)))
+}
+
+/// Evaluate an algebra operation on literal static layouts at expansion time.
+///
+/// # Errors
+/// The errors of the arguments, all together; or the rule the operation broke, spanned on the
+/// call; or a misuse of the operation's arguments.
+pub fn eval_call(call: Call) -> Result<AlgValue, syn::Error> {
+    let op = call.name.to_string();
+    let mut errors = Errors(None);
+    let mut args = Vec::new();
+    let mut spans: Vec<Box<dyn Fn(String) -> syn::Error>> = Vec::new();
+    for arg in call.args {
+        match arg {
+            Arg::Layout(input) => {
+                let node = input.shape.clone();
+                spans.push(Box::new(move |m| node.error(m)));
+                match static_layout(input) {
+                    Ok((layout, shape)) => args.push(AlgArg::Layout { layout, shape }),
+                    Err(e) => errors.push(e),
+                }
+            }
+            Arg::Call(inner) => {
+                let tokens = inner.tokens.clone();
+                spans.push(Box::new(move |m| syn::Error::new_spanned(&tokens, m)));
+                match eval_call(inner) {
+                    Ok(AlgValue::Layout(layout)) => args.push(AlgArg::Layout {
+                        layout,
+                        shape: None,
+                    }),
+                    Ok(AlgValue::Int(n)) => match DynLayout::leaf(n, 1) {
+                        Ok(layout) => args.push(AlgArg::Layout {
+                            layout,
+                            shape: Some(DynTuple::leaf(n)),
+                        }),
+                        Err(e) => errors.push(spans.last().expect("pushed above")(e.to_string())),
+                    },
+                    Err(e) => errors.push(e),
+                }
+            }
+            Arg::Tile(modes, tokens) => {
+                let mut tile = Tile::EMPTY;
+                let mut ok = true;
+                for m in modes {
+                    let mode = match m {
+                        None => TileMode::Keep,
+                        Some(input) => match static_layout(input) {
+                            Ok((l, _)) => TileMode::Layout(l),
+                            Err(e) => {
+                                errors.push(e);
+                                ok = false;
+                                continue;
+                            }
+                        },
+                    };
+                    if let Err(e) = tile.push(mode) {
+                        errors.push(syn::Error::new_spanned(&tokens, e));
+                        ok = false;
+                        break;
+                    }
+                }
+                if ok {
+                    args.push(AlgArg::Tile(tile));
+                }
+                spans.push(Box::new(move |m| syn::Error::new_spanned(&tokens, m)));
+            }
+        }
+    }
+    if let Some(e) = errors.0 {
+        return Err(e);
+    }
+    eval::apply(&op, &args).map_err(|e| match e {
+        AlgError::Refused(e) => {
+            let msg = e.to_string();
+            let msg = if msg.starts_with(&op) {
+                msg
+            } else {
+                format!("{op} is refused: {msg}")
+            };
+            syn::Error::new_spanned(&call.tokens, msg)
+        }
+        AlgError::Argument(i, what) => {
+            spans[i](format!("argument {} of {op} must be {what}", i + 1))
+        }
+        AlgError::Arity(forms) => syn::Error::new_spanned(
+            &call.tokens,
+            format!(
+                "{op} takes {} here; write {forms}",
+                plural(args.len(), "argument", "arguments")
+            ),
+        ),
+    })
 }
 
 /// `Layout!` cannot multiply const generics in a type (that needs `generic_const_exprs`).
@@ -334,19 +479,19 @@ fn check_structure(node: &Node, errors: &mut Errors) -> bool {
     }
 }
 
-fn capacity_error(node: &Node, e: LayoutError) -> syn::Error {
+fn capacity_error(node: &Node, what: &str, e: LayoutError) -> syn::Error {
     let leaves = node.leaves();
     match e {
         LayoutError::TooManyLeaves { .. } => syn::Error::new_spanned(
             &leaves[MAX_LEAVES].tokens,
             format!(
-                "{} has {} leaves but a layout holds at most {MAX_LEAVES} (MAX_LEAVES)",
-                node.text(),
-                leaves.len()
+                "the {what} has {} leaves but a layout holds at most {MAX_LEAVES} (MAX_LEAVES); this is leaf {}",
+                leaves.len(),
+                MAX_LEAVES + 1
             ),
         ),
         LayoutError::TooComplex { needed } => node.error(format!(
-            "this tuple is nested too deeply: it needs {needed} structure tokens but a layout holds at most {MAX_TOKENS} (MAX_TOKENS)"
+            "the {what} is nested too deeply: it needs at least {needed} structure tokens (leaves and parentheses) but a layout holds at most {MAX_TOKENS} (MAX_TOKENS)"
         )),
         other => node.error(other),
     }
@@ -377,13 +522,21 @@ fn for_each_leaf(node: &mut Node, f: &mut impl FnMut(&mut Leaf)) {
     }
 }
 
+/// `true` for a leaf written as one identifier.
+fn is_ident(l: &Leaf) -> bool {
+    let mut it = l.tokens.clone().into_iter();
+    matches!(
+        (it.next(), it.next()),
+        (Some(proc_macro2::TokenTree::Ident(_)), None)
+    )
+}
+
 /// `Some(keyword)` when a one-identifier stride looks like a misspelt order keyword.
 fn misspelt_keyword(l: &Leaf) -> Option<&'static str> {
-    let mut it = l.tokens.clone().into_iter();
-    let (Some(proc_macro2::TokenTree::Ident(id)), None) = (it.next(), it.next()) else {
+    if !is_ident(l) {
         return None;
-    };
-    let word = id.to_string();
+    }
+    let word = l.text();
     let lower = word.to_lowercase();
     let (best, dist) = ORDER_KEYWORDS
         .iter()

@@ -6,8 +6,9 @@
 //! the type `::layout::Layout<S, D>`. Generated code names only absolute paths.
 
 use crate::check::{Plan, PlanStride};
-use crate::eval::CompactStride;
-use crate::parse::{Leaf, LeafKind, Node};
+use crate::eval::{AlgValue, CompactStride};
+use crate::parse::{Leaf, LeafKind, Mode, Node};
+use layout_core::DynTuple;
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{quote, quote_spanned};
 
@@ -80,10 +81,11 @@ pub fn value(plan: &Plan) -> TokenStream {
     let local = |k: usize| Ident::new(&format!("__layout_leaf_{k}"), Span::mixed_site());
     let mut lets = Vec::new();
     let dynamic = |l: &Leaf| -> TokenStream {
-        let LeafKind::Dynamic(e) = &l.kind else {
-            unreachable!()
-        };
-        quote_spanned!(leaf_span(l)=> ::layout::__private::dynamic(#e))
+        match &l.kind {
+            LeafKind::Dynamic(e) => quote_spanned!(leaf_span(l)=> ::layout::__private::dynamic(#e)),
+            // Non-integer leaves were reported and repaired by the check: never reached.
+            _ => quote!(1i64),
+        }
     };
     let leaf_value = |l: &Leaf| -> TokenStream {
         match static_arg(l) {
@@ -215,4 +217,53 @@ pub fn ty(plan: &Plan) -> TokenStream {
         }),
     };
     quote!(::layout::Layout<#shape_ty, #stride_ty>)
+}
+
+/// A tuple of a static result, every leaf through `leaf`; `None` when a tuple is empty or wider
+/// than the typed tuples (arity 1 to 8).
+fn static_tuple(t: &DynTuple, leaf: &impl Fn(i64) -> TokenStream) -> Option<TokenStream> {
+    if let Some(v) = t.as_leaf() {
+        return Some(leaf(v));
+    }
+    if t.rank() == 0 || t.rank() > crate::check::MAX_ARITY {
+        return None;
+    }
+    let modes = (0..t.rank())
+        .map(|i| static_tuple(&t.mode(i).ok()?, leaf))
+        .collect::<Option<Vec<_>>>()?;
+    Some(quote!((#(#modes,)*)))
+}
+
+/// The value (`layout!`) or type (`Layout!`) of a static algebra result.
+///
+/// # Errors
+/// When the result has a tuple the typed layouts cannot hold (empty, or more than 8 modes).
+pub fn static_result(value: &AlgValue, mode: Mode, call: &TokenStream) -> syn::Result<TokenStream> {
+    let int = |v: i64| {
+        let arg = const_arg(v, Span::call_site());
+        match mode {
+            Mode::Value => quote!(::layout::Int::<#arg>),
+            Mode::Type => quote!(::layout::Int<#arg>),
+        }
+    };
+    let l = match value {
+        AlgValue::Int(v) => return Ok(int(*v)),
+        AlgValue::Layout(l) => l,
+    };
+    let (Some(shape), Some(stride)) = (
+        static_tuple(&l.shape(), &int),
+        static_tuple(&l.stride(), &int),
+    ) else {
+        return Err(syn::Error::new_spanned(
+            call,
+            format!(
+                "the result {l} cannot be written as a typed layout (a tuple is empty or has more than {} modes); use the DynLayout methods",
+                crate::check::MAX_ARITY
+            ),
+        ));
+    };
+    Ok(match mode {
+        Mode::Value => quote!(::layout::Layout::new(#shape, #stride)),
+        Mode::Type => quote!(::layout::Layout<#shape, #stride>),
+    })
 }

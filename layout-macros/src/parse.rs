@@ -150,21 +150,31 @@ impl Node {
     }
 }
 
-/// Parse a macro input in the given mode.
-pub fn parse(tokens: TokenStream, mode: Mode) -> syn::Result<Input> {
-    (|input: ParseStream| parse_input(input, mode)).parse2(tokens)
-}
-
 fn peek_colon(input: ParseStream) -> bool {
     input.peek(Token![:]) && !input.peek(Token![::])
 }
 
 pub(crate) fn parse_input(input: ParseStream, mode: Mode) -> syn::Result<Input> {
+    let layout = parse_layout(input, mode)?;
+    if input.peek(Token![,]) && matches!(layout.stride, Stride::Default) {
+        return Err(input.error(format!(
+            "expected `:` between the shape {} and its stride",
+            layout.shape.text()
+        )));
+    }
+    if !input.is_empty() {
+        return Err(input.error("unexpected tokens after the layout"));
+    }
+    Ok(layout)
+}
+
+/// `shape [: stride]`, stopping at the end of the input or at a `,` (between algebra arguments).
+fn parse_layout(input: ParseStream, mode: Mode) -> syn::Result<Input> {
     if input.is_empty() {
         return Err(input.error("expected a layout such as (2,4):(1,2), or a shape such as (2,4)"));
     }
     let shape = parse_node(input, mode)?;
-    let stride = if input.is_empty() {
+    let stride = if input.is_empty() || input.peek(Token![,]) {
         Stride::Default
     } else if peek_colon(input) {
         let colon: Token![:] = input.parse()?;
@@ -187,17 +197,144 @@ pub(crate) fn parse_input(input: ParseStream, mode: Mode) -> syn::Result<Input> 
             shape.text()
         )));
     };
-    if !input.is_empty() {
-        return Err(input.error("unexpected tokens after the layout"));
-    }
     Ok(Input { shape, stride })
 }
 
-/// `RowMajor` / `ColMajor` / `LayoutRight` / `LayoutLeft` standing alone at the end.
+/// A whole macro input: a layout, or an algebra operation on static layouts.
+pub enum Top {
+    /// `shape : stride`.
+    Layout(Input),
+    /// `composition(A, B)` & co.
+    Call(Call),
+}
+
+/// The algebra operations `layout!` evaluates at expansion time (CuTe's names).
+pub const ALGEBRA_OPS: [&str; 22] = [
+    "coalesce",
+    "filter_zeros",
+    "filter",
+    "composition",
+    "complement",
+    "right_inverse",
+    "left_inverse",
+    "logical_divide",
+    "zipped_divide",
+    "tiled_divide",
+    "flat_divide",
+    "logical_product",
+    "zipped_product",
+    "tiled_product",
+    "flat_product",
+    "blocked_product",
+    "raked_product",
+    "max_common_layout",
+    "max_common_vector",
+    "nullspace",
+    "upcast",
+    "downcast",
+];
+
+/// `op(arg, …)`.
+pub struct Call {
+    /// The operation's name.
+    pub name: Ident,
+    /// The whole call, for spans.
+    pub tokens: TokenStream,
+    /// The arguments.
+    pub args: Vec<Arg>,
+}
+
+/// An argument of an algebra operation.
+pub enum Arg {
+    /// A layout, a shape or an integer.
+    Layout(Input),
+    /// A by-mode tiler `[t0, t1, …]`; `None` elements are `_`.
+    Tile(Vec<Option<Input>>, TokenStream),
+    /// A nested operation.
+    Call(Call),
+}
+
+/// Parse a macro input that may be an algebra operation.
+pub fn parse_top(tokens: TokenStream, mode: Mode) -> syn::Result<Top> {
+    (|input: ParseStream| {
+        if peek_call(input) {
+            let call = parse_call(input, mode)?;
+            if !input.is_empty() {
+                return Err(input.error("unexpected tokens after the operation"));
+            }
+            Ok(Top::Call(call))
+        } else {
+            parse_input(input, mode).map(Top::Layout)
+        }
+    })
+    .parse2(tokens)
+}
+
+fn peek_call(input: ParseStream) -> bool {
+    let fork = input.fork();
+    match fork.parse::<Ident>() {
+        Ok(id) => ALGEBRA_OPS.contains(&id.to_string().as_str()) && fork.peek(token::Paren),
+        Err(_) => false,
+    }
+}
+
+fn parse_call(input: ParseStream, mode: Mode) -> syn::Result<Call> {
+    let start = input.fork();
+    let name: Ident = input.parse()?;
+    let content;
+    syn::parenthesized!(content in input);
+    let mut args = Vec::new();
+    while !content.is_empty() {
+        args.push(if peek_call(&content) {
+            Arg::Call(parse_call(&content, mode)?)
+        } else if content.peek(token::Bracket) {
+            let tile_start = content.fork();
+            let inner;
+            syn::bracketed!(inner in content);
+            let mut modes = Vec::new();
+            while !inner.is_empty() {
+                if inner.peek(Token![_])
+                    && (inner.peek2(Token![,]) || {
+                        let f = inner.fork();
+                        f.parse::<Token![_]>()?;
+                        f.is_empty()
+                    })
+                {
+                    inner.parse::<Token![_]>()?;
+                    modes.push(None);
+                } else {
+                    modes.push(Some(parse_layout(&inner, mode)?));
+                }
+                if !inner.is_empty() {
+                    inner.parse::<Token![,]>()?;
+                }
+            }
+            Arg::Tile(modes, tokens_between(&tile_start, &content))
+        } else {
+            Arg::Layout(parse_layout(&content, mode)?)
+        });
+        if !content.is_empty() {
+            if !content.peek(Token![,]) {
+                return Err(
+                    content.error(format!("expected `,` or `)` in the arguments of {name}"))
+                );
+            }
+            content.parse::<Token![,]>()?;
+        }
+    }
+    Ok(Call {
+        name,
+        tokens: tokens_between(&start, input),
+        args,
+    })
+}
+
+/// `RowMajor` / `ColMajor` / `LayoutRight` / `LayoutLeft` standing alone (at the end, or before
+/// the `,` of an algebra argument).
 fn order_keyword(input: ParseStream) -> Option<Order> {
     let fork = input.fork();
     let id: Ident = fork.parse().ok()?;
-    if !fork.is_empty() {
+    if !fork.is_empty() && !fork.peek(Token![,]) {
         return None;
     }
     match id.to_string().as_str() {
@@ -215,8 +352,7 @@ pub(crate) fn parse_node(input: ParseStream, mode: Mode) -> syn::Result<Node> {
         let fork = input.fork();
         let _content;
         syn::parenthesized!(_content in fork);
-        let alone = fork.is_empty() || fork.peek(Token![,]) || peek_colon(&fork);
-        if mode == Mode::Type || alone {
+        if mode == Mode::Type || !continues_expression(&fork) {
             let content;
             let paren = syn::parenthesized!(content in input);
             let mut elems = Vec::new();
@@ -240,13 +376,32 @@ pub(crate) fn parse_node(input: ParseStream, mode: Mode) -> syn::Result<Node> {
         }
     }
     if input.is_empty() || input.peek(Token![,]) || peek_colon(input) {
-        return Err(input.error("expected an integer, `Int<N>`, an expression or a tuple of those"));
+        let before = if input.peek(Token![,]) {
+            " before `,`"
+        } else {
+            ""
+        };
+        return Err(input.error(format!(
+            "expected an integer, `Int<N>`, an expression or a tuple{before}"
+        )));
     }
     let leaf = match mode {
         Mode::Value => parse_value_leaf(input)?,
         Mode::Type => parse_type_leaf(input)?,
     };
     Ok(Node::Leaf(leaf))
+}
+
+/// After a parenthesised group: does an expression go on (`(a + b) * 2`, `(x).len()`,
+/// `(n) as i64`)? Otherwise the group is a tuple.
+fn continues_expression(after: ParseStream) -> bool {
+    if after.peek(Token![as]) {
+        return true;
+    }
+    match after.cursor().punct() {
+        Some((p, _)) => !matches!(p.as_char(), ',' | ':'),
+        None => false,
+    }
 }
 
 fn peek_int_type(input: ParseStream) -> bool {
@@ -389,6 +544,12 @@ fn classify(expr: &Expr, tokens: TokenStream) -> LeafKind {
         },
         Expr::Infer(_) => LeafKind::NotInteger("`_`".into()),
         Expr::Group(g) => classify(&g.expr, tokens),
+        // `{ n * 2 }` is passed on as `n * 2`, so that `unused_braces` stays quiet.
+        Expr::Block(b) if b.attrs.is_empty() && b.label.is_none() => match b.block.stmts.as_slice()
+        {
+            [syn::Stmt::Expr(inner, None)] => LeafKind::Dynamic(inner.to_token_stream()),
+            _ => LeafKind::Dynamic(tokens),
+        },
         _ => LeafKind::Dynamic(tokens),
     }
 }

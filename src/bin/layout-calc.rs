@@ -9,7 +9,31 @@
 //! ((2,2),3):((24,2),8)
 //! ```
 //!
-//! The grammar is in the README; the engine lives in `src/bin/layout_calc/`.
+//! # Grammar
+//!
+//! - layout: CuTe text `shape:stride` with nested tuples, `_N` accepted (`(_8,_64):(_64,_1)`);
+//!   a bare shape `(4,8)` is compact column-major `(4,8):(1,4)`; a bare integer `N` is `N:1`;
+//!   `Sw<B,M,S> o L` and `Sw<B,M,S> o K o L` are swizzled layouts (`c ↦ Sw(K + L(c))`).
+//! - tiler: `[t0,t1,…]` (by mode), each element a layout, an integer `N` (`N:1`) or `_` (keep the
+//!   mode); any layout, e.g. `(4,8):(1,4)` or `(4,8)`, is a 1-D tiler. A parenthesised shape is
+//!   always a layout here: write `[4,8]` for CuTe's shape tiler `Shape<_4,_8>`.
+//! - coordinate: an integer, or a tuple of integers and `_`.
+//! - functions: `size`, `cosize`, `rank`, `depth`, `offsets`, `eval(L, crd)`, `idx2crd(i, shape)`,
+//!   `crd2idx(crd, shape)`, `coalesce(L[, profile])`, `filter`, `filter_zeros`,
+//!   `composition(A, B)`, `complement(L[, cotarget])`, `right_inverse`, `left_inverse`,
+//!   `logical_divide(L, T)`, `zipped_divide`, `tiled_divide`, `flat_divide`, `logical_product(L, T)`,
+//!   `zipped_product`, `tiled_product`, `flat_product`, `blocked_product(A, B)`,
+//!   `raked_product(A, B)`, `slice(L, crd)`, `dice(L, crd)`, `slice_and_offset(L, crd)` (prints
+//!   `LAYOUT + OFFSET`), `max_common_layout(A, B)`, `max_common_vector(A, B)`, `nullspace(L)`,
+//!   `upcast(L, N)`, `downcast(L, N)`, `swizzle(B, M, S, x)`, `print_layout(L)`. Calls nest:
+//!   `size(composition(A, B))`.
+//! - results print in CuTe's text for run-time values: no `_`, no spaces.
+//!
+//! `eval`, `idx2crd` and `crd2idx` check that the coordinate or index lies in the domain;
+//! `offsets` and `print_layout` refuse layouts of more than 65536 elements.
+//!
+//! The engine lives in `src/bin/layout_calc/`: `parse` (text to terms), `eval` (terms to values,
+//! the basic functions), `algebra` (the algebra functions, calling `layout::algebra`).
 
 mod layout_calc;
 

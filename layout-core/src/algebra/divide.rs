@@ -128,25 +128,7 @@ impl DynLayout {
     /// [`LayoutError::ModeOutOfRange`] when the tiler has too many modes; the errors of
     /// [`DynLayout::logical_divide`].
     pub const fn logical_divide_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        let (modes, r) = ctry!(top_modes(self));
-        let n = tiler.rank();
-        if n > r {
-            return Err(LayoutError::ModeOutOfRange { mode: n, rank: r });
-        }
-        let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
-        let mut i = 0;
-        while i < r {
-            parts[i] = if i < n {
-                match tiler.modes()[i] {
-                    TileMode::Keep => modes[i],
-                    TileMode::Layout(t) => ctry!(modes[i].logical_divide(&t)),
-                }
-            } else {
-                modes[i]
-            };
-            i += 1;
-        }
-        DynLayout::concat(parts.split_at(r).0)
+        by_mode(self, tiler, PerMode::Divide)
     }
 
     /// CuTe's `zipped_divide(A, B)` with a 1-D tiler: the same as [`DynLayout::logical_divide`]
@@ -277,4 +259,43 @@ impl DynLayout {
     pub const fn flat_divide_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
         flat(&ctry!(self.zipped_divide_by_mode(tiler)))
     }
+}
+
+/// Which 1-D operation [`by_mode`] applies to each mode.
+#[derive(Clone, Copy)]
+pub(crate) enum PerMode {
+    Divide,
+    Product,
+}
+
+/// Apply a 1-D divide or product to each mode of `a` paired with an element of `tiler` (`_` keeps
+/// the mode; modes past the tiler are kept), and concatenate: the by-mode form shared by
+/// `logical_divide_by_mode` and `logical_product_by_mode`.
+pub(crate) const fn by_mode(
+    a: &DynLayout,
+    tiler: &Tile,
+    op: PerMode,
+) -> Result<DynLayout, LayoutError> {
+    let (modes, r) = ctry!(top_modes(a));
+    let n = tiler.rank();
+    if n > r {
+        return Err(LayoutError::ModeOutOfRange { mode: n, rank: r });
+    }
+    let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
+    let mut i = 0;
+    while i < r {
+        parts[i] = if i < n {
+            match tiler.modes()[i] {
+                TileMode::Keep => modes[i],
+                TileMode::Layout(t) => match op {
+                    PerMode::Divide => ctry!(modes[i].logical_divide(&t)),
+                    PerMode::Product => ctry!(modes[i].logical_product(&t)),
+                },
+            }
+        } else {
+            modes[i]
+        };
+        i += 1;
+    }
+    DynLayout::concat(parts.split_at(r).0)
 }

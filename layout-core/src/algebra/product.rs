@@ -1,9 +1,9 @@
 //! Products: `logical_product`, `zipped_product`, `tiled_product`, `flat_product` (1-D layout
 //! tiler, or `*_by_mode` with a [`Tile`]), `blocked_product`, `raked_product`.
 
-use super::divide::{Split, flat, tiled, zip_by_mode};
+use super::divide::{PerMode, Split, by_mode, flat, tiled, zip_by_mode};
 use super::modes::{mul, top_modes};
-use super::tiler::{Tile, TileMode};
+use super::tiler::Tile;
 use crate::dyn_layout::ctry;
 use crate::tuple::MAX_LEAVES;
 use crate::{DynLayout, LayoutError};
@@ -56,25 +56,7 @@ impl DynLayout {
     /// # Errors
     /// [`LayoutError::ModeOutOfRange`]; the errors of [`DynLayout::logical_product`].
     pub const fn logical_product_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        let (modes, r) = ctry!(top_modes(self));
-        let n = tiler.rank();
-        if n > r {
-            return Err(LayoutError::ModeOutOfRange { mode: n, rank: r });
-        }
-        let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
-        let mut i = 0;
-        while i < r {
-            parts[i] = if i < n {
-                match tiler.modes()[i] {
-                    TileMode::Keep => modes[i],
-                    TileMode::Layout(t) => ctry!(modes[i].logical_product(&t)),
-                }
-            } else {
-                modes[i]
-            };
-            i += 1;
-        }
-        DynLayout::concat(parts.split_at(r).0)
+        by_mode(self, tiler, PerMode::Product)
     }
 
     /// CuTe's `zipped_product(A, B)` with a 1-D tiler: the same as

@@ -1,0 +1,5 @@
+use layout::layout;
+
+fn main() {
+    let _ = layout!((2, 3) : (1, 2) (4));
+}
