@@ -344,6 +344,19 @@ fn views_of_swizzled_tensors_are_refused() {
     assert!(c.iter().eq(t.iter()));
     assert_eq!(t.ndim(), 2);
     assert_eq!(t.shape().to_string(), "(8,8)");
+    // the copying reshape works
+    let r = t.reshape_copy(&[4, 16]).unwrap();
+    assert!(r.iter().eq(t.iter()));
+    // the identity swizzle with offset 0 is affine after all: views work
+    let id = SwizzledLayout::new(Swizzle::IDENTITY, 0i64, l);
+    let v = Tensor::new(&buf[..], id).unwrap().into_dyn().unwrap();
+    assert_eq!(v.layout(), &l);
+    assert!(
+        v.t()
+            .unwrap()
+            .iter()
+            .eq(Tensor::new(&buf[..], l).unwrap().t().unwrap().iter())
+    );
 }
 
 /// A non-affine layout defined outside the crate with only the required methods plus its
