@@ -411,6 +411,8 @@ impl<S: Congruent<D>, D: IntTuple> StaticLayout for Layout<S, D> {
 /// - when `AFFINE` is `true`, `post_offset` is the identity and `to_dyn_layout()` succeeds and
 ///   equals `inner_layout()`; when `to_dyn_layout()` succeeds (affine or not) its offsets are
 ///   `offset_of_index`'s;
+/// - `post_run(x) >= 1`, and `post_offset(x + j) == post_offset(x) + j` for `j < post_run(x)`
+///   whenever `x + j` is an offset of the inner layout;
 /// - when `offset_bounds()` returns `Ok((lo, hi))`, `lo <= offset_of_index(i) <= hi`;
 /// - when `find_collision()` returns `Ok(None)`, no two indices share an offset.
 ///
@@ -451,6 +453,17 @@ pub unsafe trait AnyLayout: Copy + fmt::Display {
     #[inline(always)]
     fn post_offset(&self, x: i64) -> i64 {
         x
+    }
+
+    /// A length `k >= 1` such that `post_offset` keeps the `k` inner offsets from `x` on
+    /// consecutive: `post_offset(x + j) == post_offset(x) + j` for `j < k` (when `x + j` are
+    /// offsets of the inner layout). Copies move such runs with one `copy_from_slice`.
+    /// `i64::MAX` for affine layouts; 1 by default for others; for a swizzle `Sw<B,M,S>`, up to
+    /// the end of the aligned `2^M` vector the swizzle never splits.
+    #[inline(always)]
+    fn post_run(&self, x: i64) -> i64 {
+        let _ = x;
+        if Self::AFFINE { i64::MAX } else { 1 }
     }
 
     /// An interval `(lo, hi)` containing every offset of the domain, tight where it can be

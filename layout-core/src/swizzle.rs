@@ -335,6 +335,7 @@ impl<L: AnyLayout, W: SwizzleFn, O: Integer> fmt::Display for SwizzledLayout<L, 
 //   the function is `L`'s.
 // - `offset_bounds`: `L`'s bounds shifted by `O` (checked), then `Swizzle::image_bounds`, whose
 //   proof is on that function; or an exact scan.
+// - `post_run`: within `L`'s run and one aligned `2^M` vector (proof on the method).
 // - `find_collision`: `x ↦ W(O + x)` is injective (see the method), so collisions are `L`'s.
 unsafe impl<L: AnyLayout, W: SwizzleFn + 'static, O: Integer> AnyLayout
     for SwizzledLayout<L, W, O>
@@ -377,6 +378,22 @@ unsafe impl<L: AnyLayout, W: SwizzleFn + 'static, O: Integer> AnyLayout
     #[inline(always)]
     fn post_offset(&self, x: i64) -> i64 {
         self.swizzle_offset(self.layout.post_offset(x))
+    }
+
+    /// Up to the end of the aligned `2^M` vector holding `O + L.post_offset(x)` (and within
+    /// `L`'s own run). Proof: `W` reads only source bits and writes only destination bits, all
+    /// at or above bit `M`; `y` and `y + j` inside one aligned `2^M` block agree on those bits,
+    /// so `W(y + j) = (y ^ t) + j` with the same `t`: `W(y + j) == W(y) + j`.
+    #[inline(always)]
+    fn post_run(&self, x: i64) -> i64 {
+        let sw = self.swizzle.swizzle();
+        let run = self.layout.post_run(x);
+        if sw.is_identity() || sw.base() >= 62 {
+            return run;
+        }
+        let v = 1i64 << sw.base();
+        let y = self.offset.value().wrapping_add(self.layout.post_offset(x));
+        run.min(v - y.rem_euclid(v))
     }
 
     /// The bounds of `W(O + L(i))`. With `lo..=hi` the bounds of `O + L(i)`:

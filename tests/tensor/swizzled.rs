@@ -85,6 +85,16 @@ proptest! {
             prop_assert_eq!(s.offset_of_index(i as i64), want);
             prop_assert_eq!(s.post_offset(l.offset(i as i64)), want);
         }
+        // `post_run`: runs of inner offsets stay consecutive
+        let inner: HashSet<i64> = (0..l.size()).map(|i| l.offset(i)).collect();
+        let post = |x: i64| ref_swizzle(sw.bits(), sw.base(), sw.shift(), o + x);
+        for &x in &inner {
+            let k = s.post_run(x);
+            prop_assert!(k >= 1);
+            for j in (0..k.min(80)).filter(|j| inner.contains(&(x + j))) {
+                prop_assert_eq!(post(x + j), post(x) + j, "{} x={} j={} k={}", s, x, j, k);
+            }
+        }
         let lo = *offs.iter().min().unwrap();
         let hi = *offs.iter().max().unwrap();
         prop_assert_eq!(s.offset_bounds(), Ok((lo, hi)), "{}", s);

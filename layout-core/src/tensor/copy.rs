@@ -145,8 +145,10 @@ where
     }
 
     /// The generic copy for non-affine layouts: walk the inner layouts in lock-step (in the
-    /// destination's inner memory order when they refine each other) and map every offset
-    /// through `post_offset`, one element at a time.
+    /// destination's inner memory order when they refine each other) and map offsets through
+    /// `post_offset`. Where both inner layouts are contiguous (a common run of the plan), runs
+    /// are cut where either `post_offset` breaks contiguity ([`AnyLayout::post_run`]: a
+    /// swizzle keeps its aligned `2^M` vectors whole) and each piece is one slice copy.
     fn copy_per_element<S2: Storage<Elem = St::Elem>, L2: AnyLayout>(
         &mut self,
         src: &Tensor<S2, L2>,
@@ -157,7 +159,7 @@ where
         let (ps, pd) = (src.layout, self.layout);
         let s = src.storage.as_slice();
         let d = self.storage.as_mut_slice();
-        let mut body = |[so, dof]: [i64; 2]| {
+        let mut one = |[so, dof]: [i64; 2]| {
             let (si, di) = (sb + ps.post_offset(so), db + pd.post_offset(dof));
             // SAFETY: `so`, `dof` are offsets of the inner layouts' domains at one logical
             // coordinate; `post_offset` maps them to offsets of the two layouts (`AnyLayout`
@@ -168,9 +170,32 @@ where
             Joint::Fast(mut p) => {
                 p.sort_by_stride(1);
                 p.coalesce();
-                p.for_each(body);
+                if p.contiguous_run() == 1 {
+                    return p.for_each(one);
+                }
+                p.for_each_run(|[mut so, mut dof], mut len| {
+                    while len > 0 {
+                        let k = len.min(ps.post_run(so)).min(pd.post_run(dof)).max(1);
+                        // `k` consecutive offsets in both layouts (`post_run`), all offsets of
+                        // the domains: inside both buffers (bounds-checked slicing anyway)
+                        let si = (sb + ps.post_offset(so)) as usize;
+                        let di = (db + pd.post_offset(dof)) as usize;
+                        let n = k as usize;
+                        let (dr, sr) = (&mut d[di..di + n], &s[si..si + n]);
+                        if n <= SHORT_RUN {
+                            for (x, y) in dr.iter_mut().zip(sr) {
+                                *x = *y;
+                            }
+                        } else {
+                            dr.copy_from_slice(sr);
+                        }
+                        so += k;
+                        dof += k;
+                        len -= k;
+                    }
+                });
             }
-            slow => slow.for_each(&mut body),
+            slow => slow.for_each(&mut one),
         }
     }
 }
