@@ -149,7 +149,7 @@ impl Swizzle {
     /// use layout_core::Swizzle;
     /// let sw = Swizzle::new(3, 3, 3).unwrap();
     /// assert_eq!(sw.image_bounds(0, 511), ((0, 511), false));
-    /// assert_eq!(sw.image_bounds(0, 63), ((0, 63), true));     // source bits 6..9 all zero
+    /// assert_eq!(sw.image_bounds(0, 63), ((0, 63), true));     // source bits 6..=8 all zero
     /// assert_eq!(sw.image_bounds(64, 100), ((64, 127), false)); // inside one 64-block
     /// ```
     pub const fn image_bounds(&self, lo: i64, hi: i64) -> ((i64, i64), bool) {
