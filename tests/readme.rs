@@ -1,0 +1,55 @@
+//! The README's layout and algebra tour, kept compiling and true (the tensor tour is
+//! `tests/tensor/tour.rs`).
+
+use layout::algebra::statics;
+use layout::{DynLayout, Layout, LayoutError, LayoutTable, Tile, layout};
+
+#[test]
+fn layouts_tour() -> Result<(), LayoutError> {
+    let l = layout!(((2,3),(2,4)) : ((1,4),(2,12)));
+    assert_eq!(std::mem::size_of_val(&l), 0);
+    assert_eq!(l.offset(((1, 2), (1, 3))), 47);
+    assert_eq!(l.offset((5, 7)), 47);
+    assert_eq!(l.offset(47), 47);
+    assert_eq!(l.to_string(), "((_2,_3),(_2,_4)):((_1,_4),(_2,_12))");
+
+    let (rows, ld) = (64usize, 96i64);
+    let m = layout!((Int<16>, rows/16) : (Int<1>, ld));
+    assert_eq!(m.to_string(), "(_16,4):(_1,96)");
+
+    let r = layout!((4, 8) : RowMajor);
+    assert_eq!(r.offset((1, 0)), 8);
+    type Tile8 = Layout![(8,8):(8,1)];
+    assert_eq!(Tile8::default().offset((1, 2)), 10);
+
+    let d: DynLayout = "(2,(2,2)):(4,(2,1))".parse()?;
+    assert!(
+        LayoutTable::new(&d)?
+            .to_string()
+            .starts_with("(2,(2,2)):(4,(2,1))\n")
+    );
+    Ok(())
+}
+
+#[test]
+fn algebra_tour() -> Result<(), LayoutError> {
+    let c = statics::composition(layout!((6,2):(8,2)), layout!((4,3):(3,1)));
+    assert_eq!(c.to_string(), "((_2,_2),_3):((_24,_2),_8)");
+    assert_eq!(std::mem::size_of_val(&c), 0);
+
+    let a: DynLayout = "(12,32):(1,12)".parse()?;
+    let t: Tile = "[4,8]".parse()?;
+    assert_eq!(
+        a.zipped_divide_by_mode(&t)?.to_string(),
+        "((4,8),(3,4)):((1,12),(4,96))"
+    );
+
+    let bad = "(6,2):(1,10)"
+        .parse::<DynLayout>()?
+        .composition(&"4:4".parse()?);
+    assert!(bad.is_err());
+
+    let r = layout!(composition((6,2):(8,2), (4,3):(3,1)));
+    assert_eq!(r.to_string(), "((_2,_2),_3):((_24,_2),_8)");
+    Ok(())
+}
