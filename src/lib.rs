@@ -78,6 +78,30 @@
 //! let _ = layout::layout!(composition((6,2):(1,10), 4:4));
 //! // error: composition is not admissible (stride divisibility): leaf 0 of B, 4:4, …
 //! ```
+//!
+//! ## Algebra on mixed layouts, at run time
+//!
+//! When any layout argument of an operation (or of a nested operation, or a tiler mode) has a
+//! dynamic leaf or a const generic, the macro cannot evaluate it while it expands. As in CuTe,
+//! the operation then runs at run time: each argument is built by the ordinary `layout!`
+//! expansion (its static parts still checked at compile time, each dynamic leaf evaluated once),
+//! converted to a [`DynLayout`] (a shape to a [`DynTuple`], a tiler to a [`Tile`]), and the same
+//! `DynLayout` method is called. The whole call is a `Result<DynLayout, LayoutError>`
+//! (`Result<i64, LayoutError>` for `max_common_vector`), `Err` with exactly the error the method
+//! gives. In type position (`Layout![op(…)]`) such a call is refused: a run-time result has no
+//! static type.
+//!
+//! ```
+//! use layout::{DynLayout, layout};
+//! let n = 4;
+//! let r = layout!(composition((n, 2):(1, n), 8:1))?;
+//! let a: DynLayout = "(4,2):(1,4)".parse()?;
+//! assert_eq!(r, a.composition(&"8:1".parse()?)?);
+//! let n = 6;
+//! let e = layout!(composition((n, 2):(1, 10), 4:4)).unwrap_err();
+//! assert_eq!(Err(e), "(6,2):(1,10)".parse::<DynLayout>()?.composition(&"4:4".parse()?));
+//! # Ok::<(), layout::LayoutError>(())
+//! ```
 #![no_std]
 #![warn(missing_docs)]
 
@@ -123,6 +147,14 @@ pub mod __private {
         fn to_leaf(self) -> i64 {
             N
         }
+    }
+
+    /// Run the fallible part of an algebra call that `layout!` evaluates at run time.
+    #[inline(always)]
+    pub fn run<T>(
+        f: impl FnOnce() -> Result<T, layout_core::LayoutError>,
+    ) -> Result<T, layout_core::LayoutError> {
+        f()
     }
 
     /// Convert a dynamic leaf written in `layout!` to `i64` (saturating for huge unsigned values).

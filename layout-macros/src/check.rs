@@ -38,10 +38,12 @@ pub struct Checked {
     pub errors: Option<syn::Error>,
 }
 
-struct Errors(Option<syn::Error>);
+/// Errors collected so far, combined into one.
+pub struct Errors(pub Option<syn::Error>);
 
 impl Errors {
-    fn push(&mut self, e: syn::Error) {
+    /// Add an error.
+    pub fn push(&mut self, e: syn::Error) {
         match &mut self.0 {
             Some(all) => all.combine(e),
             None => self.0 = Some(e),
@@ -216,7 +218,7 @@ pub fn static_layout(input: Input) -> Result<(DynLayout, Option<DynTuple>), syn:
             errors.push(syn::Error::new_spanned(
                 &l.tokens,
                 format!(
-                    "layout algebra in layout! needs literal static layouts, but {} is not a literal; use the DynLayout methods for run-time layouts",
+                    "the layout algebra in Layout! needs literal static layouts, but {} is not a literal; use layout! in value position, which evaluates the operation at run time and returns a Result<DynLayout, LayoutError>",
                     l.text()
                 ),
             ));
@@ -315,27 +317,39 @@ pub fn eval_call(call: Call) -> Result<AlgValue, syn::Error> {
     if let Some(e) = errors.0 {
         return Err(e);
     }
-    eval::apply(&op, &args).map_err(|e| match e {
+    eval::apply(&op, &args).map_err(|e| alg_error(&op, &call.tokens, &spans, args.len(), e))
+}
+
+/// The compile error for an operation that refused its arguments or was misused; `spans[i]`
+/// makes an error on argument `i`.
+pub fn alg_error(
+    op: &str,
+    call: &proc_macro2::TokenStream,
+    spans: &[Box<dyn Fn(String) -> syn::Error>],
+    nargs: usize,
+    e: AlgError,
+) -> syn::Error {
+    match e {
         AlgError::Refused(e) => {
             let msg = e.to_string();
-            let msg = if msg.starts_with(&op) {
+            let msg = if msg.starts_with(op) {
                 msg
             } else {
                 format!("{op} is refused: {msg}")
             };
-            syn::Error::new_spanned(&call.tokens, msg)
+            syn::Error::new_spanned(call, msg)
         }
         AlgError::Argument(i, what) => {
             spans[i](format!("argument {} of {op} must be {what}", i + 1))
         }
         AlgError::Arity(forms) => syn::Error::new_spanned(
-            &call.tokens,
+            call,
             format!(
                 "{op} takes {} here; write {forms}",
-                plural(args.len(), "argument", "arguments")
+                plural(nargs, "argument", "arguments")
             ),
         ),
-    })
+    }
 }
 
 /// `Layout!` cannot multiply const generics in a type (that needs `generic_const_exprs`).

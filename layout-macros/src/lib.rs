@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod check;
+mod dynamic;
 mod eval;
 mod expand;
 mod parse;
@@ -25,6 +26,7 @@ use proc_macro::TokenStream;
 /// layout!((4,8) : RowMajor)                   // also ColMajor, and CuTe's LayoutRight / LayoutLeft
 /// layout!(8:2)   layout!((8):(1))             // integer-shaped and rank-1 layouts
 /// layout!(composition((6,2):(8,2), (4,3):(3,1)))  // algebra on literal layouts, at compile time
+/// layout!(composition((n,2):(1,n), 8:1))?          // a dynamic leaf: run time, a Result
 /// ```
 ///
 /// **Leaves.** An integer literal, `-1`, `_16` (CuTe's printing) and `Int<16>` are static
@@ -39,6 +41,14 @@ use proc_macro::TokenStream;
 ///
 /// **Result.** `::layout::Layout<S, D>` built with the `const fn` `Layout::new`: no run-time work
 /// for static parts, usable in `const` items when fully static.
+///
+/// **Algebra.** `op(args)` with CuTe's operation names. On literal static layouts it is evaluated
+/// while the macro expands and gives the static result (a compile error names any rule broken).
+/// When any layout argument — of the call, of a nested call, or a tiler mode — has a dynamic
+/// leaf or a const generic, the whole call is evaluated at run time instead: each argument is
+/// built by the ordinary expansion, converted with `.to_dyn()?`, and the same `DynLayout`
+/// method is called; the value is a `Result<DynLayout, LayoutError>` (`Result<i64, _>` for
+/// `max_common_vector`). `Layout![op(…)]` refuses such a call.
 ///
 /// **Errors** (all reported together, each on the offending token): shape and stride not
 /// congruent, an extent ≤ 0, a leaf that is not an integer, a literal outside `i64`, malformed
@@ -79,6 +89,9 @@ pub fn Layout(input: TokenStream) -> TokenStream {
 fn expand(input: proc_macro2::TokenStream, mode: Mode) -> syn::Result<proc_macro2::TokenStream> {
     match parse::parse_top(input, mode)? {
         parse::Top::Layout(layout) => Ok(finish(check::check(layout, mode), mode)),
+        parse::Top::Call(call) if mode == Mode::Value && dynamic::has_unseen(&call) => {
+            dynamic::expand(call)
+        }
         parse::Top::Call(call) => {
             let tokens = call.tokens.clone();
             let value = check::eval_call(call)?;
