@@ -280,6 +280,71 @@ fn typed_layouts_agree_with_run_time_layouts() {
 }
 
 #[test]
+fn typed_mode_access_matches_the_run_time_modes() {
+    use layout::Layout;
+    let l = Layout::new(
+        (
+            Int::<2>,
+            Int::<3>,
+            (Int::<4>, 5i64),
+            Int::<6>,
+            Int::<7>,
+            Int::<8>,
+            Int::<9>,
+            Int::<10>,
+        ),
+        (
+            Int::<1>,
+            -2i64,
+            (Int::<3>, Int::<4>),
+            Int::<0>,
+            Int::<6>,
+            Int::<7>,
+            Int::<8>,
+            Int::<9>,
+        ),
+    );
+    let d = l.to_dyn().unwrap();
+    let modes = [
+        l.get::<0>().to_dyn(),
+        l.get::<1>().to_dyn(),
+        l.get::<2>().to_dyn(),
+        l.get::<3>().to_dyn(),
+        l.get::<4>().to_dyn(),
+        l.get::<5>().to_dyn(),
+        l.get::<6>().to_dyn(),
+        l.get::<7>().to_dyn(),
+    ];
+    for (m, got) in modes.into_iter().enumerate() {
+        assert_eq!(got, d.mode(m), "mode {m}");
+    }
+    assert_eq!(l.get::<2>().to_string(), "(_4,5):(_3,_4)");
+    // append / prepend on the widest tuple that can grow (7 modes -> 8)
+    let seven = Layout::new(
+        (
+            Int::<2>, Int::<3>, Int::<4>, Int::<5>, Int::<6>, Int::<7>, Int::<8>,
+        ),
+        (
+            Int::<1>,
+            Int::<2>,
+            Int::<6>,
+            Int::<24>,
+            Int::<120>,
+            Int::<720>,
+            Int::<5040>,
+        ),
+    );
+    let extra = Layout::new(3i64, Int::<40320>);
+    let s = seven.to_dyn().unwrap();
+    let e = extra.to_dyn().unwrap();
+    assert_eq!(seven.append(extra).to_dyn(), s.append(&e));
+    assert_eq!(seven.prepend(extra).to_dyn(), s.prepend(&e));
+    let leaf = Layout::new(Int::<3>, Int::<1>);
+    assert_eq!(leaf.append(extra).to_string(), "(_3,3):(_1,_40320)");
+    assert_eq!(leaf.prepend(extra).to_string(), "(3,_3):(_40320,_1)");
+}
+
+#[test]
 fn tables_follow_cute_print_layout() {
     // wider offsets use wider cells; the width is set by the cosize, as in CuTe
     let l: DynLayout = "(2,3):(1,4)".parse().unwrap(); // cosize 10 -> cells 4 wide

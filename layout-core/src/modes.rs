@@ -1,5 +1,5 @@
 //! Type-level mode access on typed tuples: `get::<I>()`, `append`, `prepend` keep static values
-//! static. (Generated impls for arities 1 to 8.)
+//! static, for tuples of arity 1 to 8.
 
 use crate::Int;
 use crate::IntTuple;
@@ -82,536 +82,53 @@ impl<X: IntTuple> Prepend<X> for i64 {
     }
 }
 
-impl<A: IntTuple> Get<0> for (A,) {
-    type Out = A;
-    #[inline(always)]
-    fn get(&self) -> A {
-        self.0
-    }
+/// `Get<I>` for every index of one tuple arity, and `Append`/`Prepend` when the arity is below 8.
+/// `$all` is the whole list of type parameters, passed as one token tree so it can be repeated
+/// inside the per-index repetition.
+macro_rules! tuple_modes {
+    (@get $all:tt $($i:tt $T:ident)+) => {
+        $( tuple_modes!(@get_one $all $i $T); )+
+    };
+    (@get_one [$($G:ident)+] $i:tt $T:ident) => {
+        impl<$($G: IntTuple),+> Get<$i> for ($($G,)+) {
+            type Out = $T;
+            #[inline(always)]
+            fn get(&self) -> $T {
+                self.$i
+            }
+        }
+    };
+    (@grow [$($G:ident)+] $($i:tt)+) => {
+        impl<$($G: IntTuple,)+ X: IntTuple> Append<X> for ($($G,)+) {
+            type Out = ($($G,)+ X);
+            #[inline(always)]
+            fn append(self, x: X) -> Self::Out {
+                ($(self.$i,)+ x)
+            }
+        }
+
+        impl<$($G: IntTuple,)+ X: IntTuple> Prepend<X> for ($($G,)+) {
+            type Out = (X, $($G,)+);
+            #[inline(always)]
+            fn prepend(self, x: X) -> Self::Out {
+                (x, $(self.$i,)+)
+            }
+        }
+    };
 }
 
-impl<A: IntTuple, X: IntTuple> Append<X> for (A,) {
-    type Out = (A, X);
-    #[inline(always)]
-    fn append(self, x: X) -> Self::Out {
-        (self.0, x)
-    }
-}
-
-impl<A: IntTuple, X: IntTuple> Prepend<X> for (A,) {
-    type Out = (X, A);
-    #[inline(always)]
-    fn prepend(self, x: X) -> Self::Out {
-        (x, self.0)
-    }
-}
-
-impl<A: IntTuple, B: IntTuple> Get<0> for (A, B) {
-    type Out = A;
-    #[inline(always)]
-    fn get(&self) -> A {
-        self.0
-    }
-}
-
-impl<A: IntTuple, B: IntTuple> Get<1> for (A, B) {
-    type Out = B;
-    #[inline(always)]
-    fn get(&self) -> B {
-        self.1
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, X: IntTuple> Append<X> for (A, B) {
-    type Out = (A, B, X);
-    #[inline(always)]
-    fn append(self, x: X) -> Self::Out {
-        (self.0, self.1, x)
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, X: IntTuple> Prepend<X> for (A, B) {
-    type Out = (X, A, B);
-    #[inline(always)]
-    fn prepend(self, x: X) -> Self::Out {
-        (x, self.0, self.1)
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple> Get<0> for (A, B, C) {
-    type Out = A;
-    #[inline(always)]
-    fn get(&self) -> A {
-        self.0
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple> Get<1> for (A, B, C) {
-    type Out = B;
-    #[inline(always)]
-    fn get(&self) -> B {
-        self.1
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple> Get<2> for (A, B, C) {
-    type Out = C;
-    #[inline(always)]
-    fn get(&self) -> C {
-        self.2
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, X: IntTuple> Append<X> for (A, B, C) {
-    type Out = (A, B, C, X);
-    #[inline(always)]
-    fn append(self, x: X) -> Self::Out {
-        (self.0, self.1, self.2, x)
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, X: IntTuple> Prepend<X> for (A, B, C) {
-    type Out = (X, A, B, C);
-    #[inline(always)]
-    fn prepend(self, x: X) -> Self::Out {
-        (x, self.0, self.1, self.2)
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple> Get<0> for (A, B, C, D) {
-    type Out = A;
-    #[inline(always)]
-    fn get(&self) -> A {
-        self.0
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple> Get<1> for (A, B, C, D) {
-    type Out = B;
-    #[inline(always)]
-    fn get(&self) -> B {
-        self.1
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple> Get<2> for (A, B, C, D) {
-    type Out = C;
-    #[inline(always)]
-    fn get(&self) -> C {
-        self.2
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple> Get<3> for (A, B, C, D) {
-    type Out = D;
-    #[inline(always)]
-    fn get(&self) -> D {
-        self.3
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, X: IntTuple> Append<X> for (A, B, C, D) {
-    type Out = (A, B, C, D, X);
-    #[inline(always)]
-    fn append(self, x: X) -> Self::Out {
-        (self.0, self.1, self.2, self.3, x)
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, X: IntTuple> Prepend<X> for (A, B, C, D) {
-    type Out = (X, A, B, C, D);
-    #[inline(always)]
-    fn prepend(self, x: X) -> Self::Out {
-        (x, self.0, self.1, self.2, self.3)
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple> Get<0> for (A, B, C, D, E) {
-    type Out = A;
-    #[inline(always)]
-    fn get(&self) -> A {
-        self.0
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple> Get<1> for (A, B, C, D, E) {
-    type Out = B;
-    #[inline(always)]
-    fn get(&self) -> B {
-        self.1
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple> Get<2> for (A, B, C, D, E) {
-    type Out = C;
-    #[inline(always)]
-    fn get(&self) -> C {
-        self.2
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple> Get<3> for (A, B, C, D, E) {
-    type Out = D;
-    #[inline(always)]
-    fn get(&self) -> D {
-        self.3
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple> Get<4> for (A, B, C, D, E) {
-    type Out = E;
-    #[inline(always)]
-    fn get(&self) -> E {
-        self.4
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, X: IntTuple> Append<X>
-    for (A, B, C, D, E)
-{
-    type Out = (A, B, C, D, E, X);
-    #[inline(always)]
-    fn append(self, x: X) -> Self::Out {
-        (self.0, self.1, self.2, self.3, self.4, x)
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, X: IntTuple> Prepend<X>
-    for (A, B, C, D, E)
-{
-    type Out = (X, A, B, C, D, E);
-    #[inline(always)]
-    fn prepend(self, x: X) -> Self::Out {
-        (x, self.0, self.1, self.2, self.3, self.4)
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, F: IntTuple> Get<0>
-    for (A, B, C, D, E, F)
-{
-    type Out = A;
-    #[inline(always)]
-    fn get(&self) -> A {
-        self.0
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, F: IntTuple> Get<1>
-    for (A, B, C, D, E, F)
-{
-    type Out = B;
-    #[inline(always)]
-    fn get(&self) -> B {
-        self.1
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, F: IntTuple> Get<2>
-    for (A, B, C, D, E, F)
-{
-    type Out = C;
-    #[inline(always)]
-    fn get(&self) -> C {
-        self.2
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, F: IntTuple> Get<3>
-    for (A, B, C, D, E, F)
-{
-    type Out = D;
-    #[inline(always)]
-    fn get(&self) -> D {
-        self.3
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, F: IntTuple> Get<4>
-    for (A, B, C, D, E, F)
-{
-    type Out = E;
-    #[inline(always)]
-    fn get(&self) -> E {
-        self.4
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, F: IntTuple> Get<5>
-    for (A, B, C, D, E, F)
-{
-    type Out = F;
-    #[inline(always)]
-    fn get(&self) -> F {
-        self.5
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, F: IntTuple, X: IntTuple>
-    Append<X> for (A, B, C, D, E, F)
-{
-    type Out = (A, B, C, D, E, F, X);
-    #[inline(always)]
-    fn append(self, x: X) -> Self::Out {
-        (self.0, self.1, self.2, self.3, self.4, self.5, x)
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, F: IntTuple, X: IntTuple>
-    Prepend<X> for (A, B, C, D, E, F)
-{
-    type Out = (X, A, B, C, D, E, F);
-    #[inline(always)]
-    fn prepend(self, x: X) -> Self::Out {
-        (x, self.0, self.1, self.2, self.3, self.4, self.5)
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, F: IntTuple, G: IntTuple>
-    Get<0> for (A, B, C, D, E, F, G)
-{
-    type Out = A;
-    #[inline(always)]
-    fn get(&self) -> A {
-        self.0
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, F: IntTuple, G: IntTuple>
-    Get<1> for (A, B, C, D, E, F, G)
-{
-    type Out = B;
-    #[inline(always)]
-    fn get(&self) -> B {
-        self.1
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, F: IntTuple, G: IntTuple>
-    Get<2> for (A, B, C, D, E, F, G)
-{
-    type Out = C;
-    #[inline(always)]
-    fn get(&self) -> C {
-        self.2
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, F: IntTuple, G: IntTuple>
-    Get<3> for (A, B, C, D, E, F, G)
-{
-    type Out = D;
-    #[inline(always)]
-    fn get(&self) -> D {
-        self.3
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, F: IntTuple, G: IntTuple>
-    Get<4> for (A, B, C, D, E, F, G)
-{
-    type Out = E;
-    #[inline(always)]
-    fn get(&self) -> E {
-        self.4
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, F: IntTuple, G: IntTuple>
-    Get<5> for (A, B, C, D, E, F, G)
-{
-    type Out = F;
-    #[inline(always)]
-    fn get(&self) -> F {
-        self.5
-    }
-}
-
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, E: IntTuple, F: IntTuple, G: IntTuple>
-    Get<6> for (A, B, C, D, E, F, G)
-{
-    type Out = G;
-    #[inline(always)]
-    fn get(&self) -> G {
-        self.6
-    }
-}
-
-impl<
-    A: IntTuple,
-    B: IntTuple,
-    C: IntTuple,
-    D: IntTuple,
-    E: IntTuple,
-    F: IntTuple,
-    G: IntTuple,
-    X: IntTuple,
-> Append<X> for (A, B, C, D, E, F, G)
-{
-    type Out = (A, B, C, D, E, F, G, X);
-    #[inline(always)]
-    fn append(self, x: X) -> Self::Out {
-        (self.0, self.1, self.2, self.3, self.4, self.5, self.6, x)
-    }
-}
-
-impl<
-    A: IntTuple,
-    B: IntTuple,
-    C: IntTuple,
-    D: IntTuple,
-    E: IntTuple,
-    F: IntTuple,
-    G: IntTuple,
-    X: IntTuple,
-> Prepend<X> for (A, B, C, D, E, F, G)
-{
-    type Out = (X, A, B, C, D, E, F, G);
-    #[inline(always)]
-    fn prepend(self, x: X) -> Self::Out {
-        (x, self.0, self.1, self.2, self.3, self.4, self.5, self.6)
-    }
-}
-
-impl<
-    A: IntTuple,
-    B: IntTuple,
-    C: IntTuple,
-    D: IntTuple,
-    E: IntTuple,
-    F: IntTuple,
-    G: IntTuple,
-    H: IntTuple,
-> Get<0> for (A, B, C, D, E, F, G, H)
-{
-    type Out = A;
-    #[inline(always)]
-    fn get(&self) -> A {
-        self.0
-    }
-}
-
-impl<
-    A: IntTuple,
-    B: IntTuple,
-    C: IntTuple,
-    D: IntTuple,
-    E: IntTuple,
-    F: IntTuple,
-    G: IntTuple,
-    H: IntTuple,
-> Get<1> for (A, B, C, D, E, F, G, H)
-{
-    type Out = B;
-    #[inline(always)]
-    fn get(&self) -> B {
-        self.1
-    }
-}
-
-impl<
-    A: IntTuple,
-    B: IntTuple,
-    C: IntTuple,
-    D: IntTuple,
-    E: IntTuple,
-    F: IntTuple,
-    G: IntTuple,
-    H: IntTuple,
-> Get<2> for (A, B, C, D, E, F, G, H)
-{
-    type Out = C;
-    #[inline(always)]
-    fn get(&self) -> C {
-        self.2
-    }
-}
-
-impl<
-    A: IntTuple,
-    B: IntTuple,
-    C: IntTuple,
-    D: IntTuple,
-    E: IntTuple,
-    F: IntTuple,
-    G: IntTuple,
-    H: IntTuple,
-> Get<3> for (A, B, C, D, E, F, G, H)
-{
-    type Out = D;
-    #[inline(always)]
-    fn get(&self) -> D {
-        self.3
-    }
-}
-
-impl<
-    A: IntTuple,
-    B: IntTuple,
-    C: IntTuple,
-    D: IntTuple,
-    E: IntTuple,
-    F: IntTuple,
-    G: IntTuple,
-    H: IntTuple,
-> Get<4> for (A, B, C, D, E, F, G, H)
-{
-    type Out = E;
-    #[inline(always)]
-    fn get(&self) -> E {
-        self.4
-    }
-}
-
-impl<
-    A: IntTuple,
-    B: IntTuple,
-    C: IntTuple,
-    D: IntTuple,
-    E: IntTuple,
-    F: IntTuple,
-    G: IntTuple,
-    H: IntTuple,
-> Get<5> for (A, B, C, D, E, F, G, H)
-{
-    type Out = F;
-    #[inline(always)]
-    fn get(&self) -> F {
-        self.5
-    }
-}
-
-impl<
-    A: IntTuple,
-    B: IntTuple,
-    C: IntTuple,
-    D: IntTuple,
-    E: IntTuple,
-    F: IntTuple,
-    G: IntTuple,
-    H: IntTuple,
-> Get<6> for (A, B, C, D, E, F, G, H)
-{
-    type Out = G;
-    #[inline(always)]
-    fn get(&self) -> G {
-        self.6
-    }
-}
-
-impl<
-    A: IntTuple,
-    B: IntTuple,
-    C: IntTuple,
-    D: IntTuple,
-    E: IntTuple,
-    F: IntTuple,
-    G: IntTuple,
-    H: IntTuple,
-> Get<7> for (A, B, C, D, E, F, G, H)
-{
-    type Out = H;
-    #[inline(always)]
-    fn get(&self) -> H {
-        self.7
-    }
-}
+tuple_modes!(@get [A] 0 A);
+tuple_modes!(@get [A B] 0 A 1 B);
+tuple_modes!(@get [A B C] 0 A 1 B 2 C);
+tuple_modes!(@get [A B C D] 0 A 1 B 2 C 3 D);
+tuple_modes!(@get [A B C D E] 0 A 1 B 2 C 3 D 4 E);
+tuple_modes!(@get [A B C D E F] 0 A 1 B 2 C 3 D 4 E 5 F);
+tuple_modes!(@get [A B C D E F G] 0 A 1 B 2 C 3 D 4 E 5 F 6 G);
+tuple_modes!(@get [A B C D E F G H] 0 A 1 B 2 C 3 D 4 E 5 F 6 G 7 H);
+tuple_modes!(@grow [A] 0);
+tuple_modes!(@grow [A B] 0 1);
+tuple_modes!(@grow [A B C] 0 1 2);
+tuple_modes!(@grow [A B C D] 0 1 2 3);
+tuple_modes!(@grow [A B C D E] 0 1 2 3 4);
+tuple_modes!(@grow [A B C D E F] 0 1 2 3 4 5);
+tuple_modes!(@grow [A B C D E F G] 0 1 2 3 4 5 6);

@@ -256,24 +256,20 @@ impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
     /// Iterate mutably in logical (row-major) order.
     pub fn iter_mut(&mut self) -> IterMut<'_, St::Elem, L> {
         let it = Plan::logical(&self.inner()).iter();
-        let (base, layout) = (self.base as i64, self.layout);
-        let s = self.storage.as_mut_slice();
-        IterMut {
-            ptr: s.as_mut_ptr(),
-            base,
-            layout,
-            it,
-            _m: PhantomData,
-        }
+        self.iter_mut_with(it)
     }
 
     /// Iterate mutably in memory order.
     pub fn iter_memory_mut(&mut self) -> IterMut<'_, St::Elem, L> {
         let it = Plan::memory(&self.inner()).iter();
+        self.iter_mut_with(it)
+    }
+
+    /// A mutable iterator walking the positions `it` yields.
+    fn iter_mut_with(&mut self, it: PlanIter<1>) -> IterMut<'_, St::Elem, L> {
         let (base, layout) = (self.base as i64, self.layout);
-        let s = self.storage.as_mut_slice();
         IterMut {
-            ptr: s.as_mut_ptr(),
+            ptr: self.storage.as_mut_slice().as_mut_ptr(),
             base,
             layout,
             it,
