@@ -4,7 +4,7 @@
 //! so that `const fn` code (the same code the macro and static layouts use) can build and return
 //! it; its `Display` names the rule that was broken and the numbers involved.
 
-use crate::tensor::Extents;
+use crate::Extents;
 use core::fmt;
 
 /// Why a layout operation was refused.

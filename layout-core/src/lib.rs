@@ -40,29 +40,33 @@ extern crate std;
 pub mod algebra;
 mod dyn_layout;
 mod error;
+mod extents;
 mod int;
 mod int_tuple;
 mod layout;
 mod modes;
 mod parse;
-mod scan;
 pub mod swizzle;
 mod table;
 mod tuple;
+
+pub mod walk;
 
 pub mod tensor;
 
 pub use algebra::{MAX_TILE_MODES, SliceCoord, Tile, TileMode};
 pub use dyn_layout::DynLayout;
 pub use error::{CompositionRule, LayoutError};
+pub use extents::{EXTENTS_KEPT, Extents};
 pub use int::{Int, Integer, ToDynInt};
 pub use int_tuple::IntTuple;
-pub use layout::{AnyLayout, Congruent, Coord, Layout, StaticLayout, offset};
+pub use layout::{Congruent, Coord, Layout, StaticLayout, offset};
 pub use modes::{Append, Get, Prepend};
 pub use swizzle::{Sw, Swizzle, SwizzleFn, SwizzledLayout};
 pub use table::LayoutTable;
 pub use tensor::Tensor;
 pub use tuple::{DynTuple, MAX_LEAVES, MAX_TOKENS, Profile};
+pub use walk::AnyLayout;
 
 #[doc(hidden)]
 pub mod __private {

@@ -438,8 +438,8 @@ unsafe impl<L: AnyLayout, W: SwizzleFn + 'static, O: Integer> AnyLayout
                 return Ok((a, z));
             }
         }
-        if self.size() <= crate::scan::SCAN_CAP {
-            return crate::scan::scan_bounds(self);
+        if self.size() <= crate::walk::scan::SCAN_CAP {
+            return crate::walk::scan::scan_bounds(self);
         }
         Ok((a, z))
     }

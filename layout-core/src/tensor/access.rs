@@ -1,9 +1,9 @@
 //! Element access and iteration.
 
-use super::axes::Axes;
-use super::walk::{Plan, PlanIter};
 use super::{Storage, StorageMut, Tensor};
 use crate::layout::{Congruent, Coord};
+use crate::walk::Axes;
+use crate::walk::{Plan, PlanIter};
 use crate::{
     AnyLayout, DynLayout, DynTuple, Int, IntTuple, Integer, Layout, SwizzleFn, SwizzledLayout,
 };

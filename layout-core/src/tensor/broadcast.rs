@@ -4,8 +4,9 @@
 //! them is 1, and the result takes the larger. Missing leading axes count as 1. A broadcast axis
 //! gets stride 0, so a broadcast view is not injective and is read-only by type.
 
-use super::axes::{Axes, ModeSpec, Specs, assemble};
+use super::axes::{ModeSpec, Specs, assemble};
 use super::{Extents, Storage, Tensor, TensorRef};
+use crate::walk::Axes;
 use crate::{AnyLayout, DynLayout, DynTuple, LayoutError, MAX_LEAVES};
 
 /// The shape two operands broadcast to (NumPy's `np.broadcast_shapes(a, b)`).

@@ -1,8 +1,8 @@
 //! `concat` and `stack`: copies that join tensors along an axis.
 
-use super::axes::Axes;
 use super::copy::same_shape;
 use super::{Slice, Tensor, TensorOwned, TensorRef};
+use crate::walk::Axes;
 use crate::{DynLayout, LayoutError, MAX_LEAVES};
 use alloc::vec::Vec;
 

@@ -149,7 +149,7 @@ fn check_range(lo: i64, hi: i64, base: usize, len: usize) -> Result<(), LayoutEr
 
 /// Check that no two coordinates of `d` share an offset (see `AnyLayout::find_collision`).
 pub(crate) fn check_injective(d: &DynLayout) -> Result<(), LayoutError> {
-    match crate::scan::affine_collision(d)? {
+    match crate::walk::scan::affine_collision(d)? {
         Some(offset) => Err(LayoutError::NotInjective { offset }),
         None => Ok(()),
     }

@@ -16,9 +16,9 @@
 //! tensor, and otherwise fall back to evaluating both layouts per element. Non-affine layouts
 //! (swizzled) are copied element by element along their inner layouts.
 
-use super::axes::Axes;
-use super::walk::{Joint, Plan};
 use super::{Storage, StorageMut, Tensor};
+use crate::walk::Axes;
+use crate::walk::{Joint, Plan};
 use crate::{AnyLayout, DynLayout, LayoutError};
 #[cfg(feature = "alloc")]
 use alloc::{borrow::Cow, vec::Vec};

@@ -7,10 +7,10 @@
 #[cfg(feature = "alloc")]
 use super::broadcast::broadcast_extents;
 use super::broadcast::broadcast_layout;
-use super::walk::Joint;
 use super::{Storage, StorageMut, Tensor};
 #[cfg(feature = "alloc")]
 use crate::DynLayout;
+use crate::walk::Joint;
 use crate::{AnyLayout, LayoutError};
 
 impl<St: Storage, L: AnyLayout> Tensor<St, L> {

@@ -76,19 +76,17 @@ mod construct;
 mod copy;
 mod debug;
 mod elementwise;
-mod extents;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
 mod reshape;
 mod storage;
 mod view;
-pub(crate) mod walk;
 
+pub use crate::extents::{EXTENTS_KEPT, Extents};
 pub use access::{InDomain, Iter, IterMut, TensorIndex};
 pub use broadcast::broadcast_shapes;
 #[cfg(feature = "alloc")]
 pub use concat::{concat, stack};
-pub use extents::{EXTENTS_KEPT, Extents};
 pub use storage::{Storage, StorageMut};
 pub use view::Slice;
 
@@ -176,7 +174,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// layout's nesting.
     pub fn shape(&self) -> crate::DynTuple {
         let l = self.inner();
-        let (e, r) = axes::Axes::new(&l).extents();
+        let (e, r) = crate::walk::Axes::new(&l).extents();
         crate::DynTuple::from_slice(&e[..r]).unwrap_or(crate::DynTuple::EMPTY)
     }
 

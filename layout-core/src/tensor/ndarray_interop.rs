@@ -7,8 +7,8 @@
 //! whose surrounding buffer the caller vouches for, `TensorRef::from_ndarray_strided` is the
 //! `unsafe` zero-copy conversion.
 
-use super::axes::Axes;
 use super::{Storage, StorageMut, Tensor, TensorMut, TensorRef};
+use crate::walk::Axes;
 use crate::{AnyLayout, DynLayout, LayoutError, MAX_LEAVES};
 use ndarray::{
     ArrayView, ArrayViewD, ArrayViewMut, ArrayViewMutD, Axis, Dimension, IxDyn, ShapeBuilder,

@@ -10,8 +10,8 @@
 //! where both are defined; negative strides are allowed (NumPy), a chunk being nested whatever
 //! the sign.
 
-use super::axes::Axes;
 use super::{Extents, Storage, Tensor};
+use crate::walk::Axes;
 use crate::{AnyLayout, DynLayout, LayoutError, MAX_LEAVES};
 
 /// The new shape with a `-1` resolved, checked against `total` elements.

@@ -7,9 +7,10 @@
 //! an owned tensor. Operations that can make elements alias (`broadcast_to`, `unfold`) borrow
 //! the tensor and return read-only `&[T]` views.
 
-use super::axes::{Axes, ModeSpec, Specs, assemble};
+use super::axes::{ModeSpec, Specs, assemble};
 use super::construct::{check_bounds, check_injective};
 use super::{Storage, Tensor, TensorMut, TensorRef};
+use crate::walk::Axes;
 use crate::{AnyLayout, DynLayout, LayoutError, MAX_LEAVES};
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
@@ -679,7 +680,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         let Ok(d) = self.dyn_layout() else {
             return false; // a non-affine layout (a swizzle) is not contiguous in this sense
         };
-        let p = super::walk::Plan::logical(&d);
+        let p = crate::walk::Plan::logical(&d);
         let mut expected = 1i64;
         for m in p.modes().iter().rev() {
             if m.st[0] != expected {

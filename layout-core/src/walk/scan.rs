@@ -4,7 +4,7 @@
 //! These back the default methods of [`AnyLayout`]; a non-affine layout with a closed form
 //! (e.g. [`SwizzledLayout`](crate::SwizzledLayout)) overrides them.
 
-use crate::tensor::walk::Plan;
+use super::Plan;
 use crate::{AnyLayout, DynLayout, LayoutError};
 
 /// The most elements a scan visits (2^24: a 16M-element layout takes tens of milliseconds).
