@@ -168,10 +168,10 @@ pub fn check(input: Input, mode: Mode) -> Checked {
         _ => compact_or_fallback(&shape, Order::Col),
     };
 
-    if mode == Mode::Type {
-        if let PlanStride::Compact(strides) = &plan_stride {
-            check_type_compact(&shape, strides, &mut errors);
-        }
+    if mode == Mode::Type
+        && let PlanStride::Compact(strides) = &plan_stride
+    {
+        check_type_compact(&shape, strides, &mut errors);
     }
 
     Checked {

@@ -12,6 +12,7 @@ mod divide;
 mod inverse;
 mod product;
 mod slice;
+mod stack;
 mod statics;
 mod vector;
 

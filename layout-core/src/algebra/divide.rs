@@ -1,10 +1,9 @@
 //! Divides: `logical_divide`, `zipped_divide`, `tiled_divide`, `flat_divide`, each with a 1-D
 //! layout tiler and `*_by_mode` with a by-mode [`Tile`].
 
-use super::modes::{spread, top_modes};
+use super::modes::{spread, top_mode, top_rank};
 use super::tiler::{Tile, TileMode};
-use crate::dyn_layout::ctry;
-use crate::tuple::MAX_LEAVES;
+use crate::dyn_layout::{Builder, ctry};
 use crate::{DynLayout, LayoutError};
 
 /// Which split a by-mode zip performs.
@@ -21,56 +20,53 @@ pub(crate) const fn zip_by_mode(
     tiler: &Tile,
     how: Split,
 ) -> Result<DynLayout, LayoutError> {
-    let (modes, r) = ctry!(top_modes(a));
+    let r = top_rank(a);
     let n = tiler.rank();
     if n > r {
         return Err(LayoutError::ModeOutOfRange { mode: n, rank: r });
     }
-    let mut tiles = [DynLayout::EMPTY; MAX_LEAVES];
-    let mut rests = [DynLayout::EMPTY; MAX_LEAVES];
+    let mut tiles = Builder::tuple();
+    let mut rests = Builder::tuple();
     let mut i = 0;
     while i < r {
-        if i < n {
-            match tiler.modes()[i] {
-                TileMode::Keep => {
-                    tiles[i] = ctry!(DynLayout::leaf(1, 0));
-                    rests[i] = modes[i];
-                }
-                TileMode::Layout(t) => {
-                    let split = match how {
-                        Split::Divide => ctry!(modes[i].logical_divide(&t)),
-                        Split::Product => ctry!(modes[i].logical_product(&t)),
-                    };
-                    tiles[i] = ctry!(split.mode(0));
-                    rests[i] = ctry!(split.mode(1));
-                }
+        let m = ctry!(top_mode(a, i));
+        match tiler.mode(i) {
+            Some(TileMode::Keep) => {
+                ctry!(tiles.push(&ctry!(DynLayout::leaf(1, 0))));
+                ctry!(rests.push(&m));
             }
-        } else {
-            rests[i] = modes[i];
+            Some(TileMode::Layout(t)) => {
+                let split = match how {
+                    Split::Divide => ctry!(m.logical_divide(&t)),
+                    Split::Product => ctry!(m.logical_product(&t)),
+                };
+                ctry!(tiles.push(&ctry!(split.mode(0))));
+                ctry!(rests.push(&ctry!(split.mode(1))));
+            }
+            None => ctry!(rests.push(&m)),
         }
         i += 1;
     }
-    let t = ctry!(DynLayout::concat(tiles.split_at(n).0));
-    let rr = ctry!(DynLayout::concat(rests.split_at(r).0));
-    DynLayout::concat(&[t, rr])
+    let mut b = Builder::tuple();
+    ctry!(b.push(&ctry!(tiles.finish_tuple())));
+    ctry!(b.push(&ctry!(rests.finish_tuple())));
+    b.finish_tuple()
 }
 
 /// `(mode0, modes of mode1…)`.
 pub(crate) const fn tiled(z: &DynLayout) -> Result<DynLayout, LayoutError> {
-    let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
-    parts[0] = ctry!(z.mode(0));
-    let mut n = 1;
-    ctry!(spread(&ctry!(z.mode(1)), &mut parts, &mut n));
-    DynLayout::concat(parts.split_at(n).0)
+    let mut b = Builder::tuple();
+    ctry!(b.push(&ctry!(z.mode(0))));
+    ctry!(spread(&ctry!(z.mode(1)), &mut b));
+    b.finish_tuple()
 }
 
 /// `(modes of mode0…, modes of mode1…)`.
 pub(crate) const fn flat(z: &DynLayout) -> Result<DynLayout, LayoutError> {
-    let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
-    let mut n = 0;
-    ctry!(spread(&ctry!(z.mode(0)), &mut parts, &mut n));
-    ctry!(spread(&ctry!(z.mode(1)), &mut parts, &mut n));
-    DynLayout::concat(parts.split_at(n).0)
+    let mut b = Builder::tuple();
+    ctry!(spread(&ctry!(z.mode(0)), &mut b));
+    ctry!(spread(&ctry!(z.mode(1)), &mut b));
+    b.finish_tuple()
 }
 
 impl DynLayout {
@@ -276,26 +272,24 @@ pub(crate) const fn by_mode(
     tiler: &Tile,
     op: PerMode,
 ) -> Result<DynLayout, LayoutError> {
-    let (modes, r) = ctry!(top_modes(a));
+    let r = top_rank(a);
     let n = tiler.rank();
     if n > r {
         return Err(LayoutError::ModeOutOfRange { mode: n, rank: r });
     }
-    let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
+    let mut b = Builder::tuple();
     let mut i = 0;
     while i < r {
-        parts[i] = if i < n {
-            match tiler.modes()[i] {
-                TileMode::Keep => modes[i],
-                TileMode::Layout(t) => match op {
-                    PerMode::Divide => ctry!(modes[i].logical_divide(&t)),
-                    PerMode::Product => ctry!(modes[i].logical_product(&t)),
-                },
-            }
-        } else {
-            modes[i]
+        let m = ctry!(top_mode(a, i));
+        let part = match tiler.mode(i) {
+            Some(TileMode::Layout(t)) => match op {
+                PerMode::Divide => ctry!(m.logical_divide(&t)),
+                PerMode::Product => ctry!(m.logical_product(&t)),
+            },
+            Some(TileMode::Keep) | None => m,
         };
+        ctry!(b.push(&part));
         i += 1;
     }
-    DynLayout::concat(parts.split_at(r).0)
+    b.finish_tuple()
 }

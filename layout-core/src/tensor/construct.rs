@@ -58,10 +58,10 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         layout.inner_layout()?;
         let (lo, hi) = layout.offset_bounds()?;
         check_range(lo, hi, base, storage.as_slice().len())?;
-        if St::WRITABLE {
-            if let Some(offset) = layout.find_collision()? {
-                return Err(LayoutError::NotInjective { offset });
-            }
+        if St::WRITABLE
+            && let Some(offset) = layout.find_collision()?
+        {
+            return Err(LayoutError::NotInjective { offset });
         }
         Ok(Tensor {
             storage,
