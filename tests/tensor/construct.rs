@@ -2,6 +2,7 @@
 
 use crate::reference::{Rng, buffer, materialize, offsets, random_layout, random_shape};
 use layout::tensor::Tensor;
+use layout::tensor::TensorError;
 use layout::{DynLayout, Int, Layout, LayoutError};
 use proptest::prelude::*;
 use std::collections::HashSet;
@@ -18,7 +19,7 @@ fn huge_strides_are_refused() {
     assert!(
         matches!(
             e,
-            LayoutError::OutOfBuffer {
+            TensorError::OutOfBuffer {
                 hi: 1000000000001,
                 len: 16,
                 ..
@@ -33,7 +34,7 @@ fn huge_strides_are_refused() {
     let l = Layout::new((Int::<2>, 3i64), (Int::<1>, i64::MAX));
     assert!(matches!(
         Tensor::new(&buf[..], l),
-        Err(LayoutError::Overflow { .. })
+        Err(TensorError::Layout(LayoutError::Overflow { .. }))
     ));
 }
 
@@ -43,7 +44,7 @@ fn negative_strides_need_enough_base_offset() {
     let l = dl("(2,3):(-3,1)"); // offsets -3..=2
     assert_eq!(
         Tensor::with_offset(&buf[..], l, 2).unwrap_err(),
-        LayoutError::OutOfBuffer {
+        TensorError::OutOfBuffer {
             base: 2,
             lo: -3,
             hi: 2,
@@ -54,9 +55,9 @@ fn negative_strides_need_enough_base_offset() {
     assert!(Tensor::with_offset(&buf[..], l, 4).is_err()); // now the top end leaves
     // a base offset near usize::MAX cannot wrap around
     let e = Tensor::with_offset(&buf[..], dl("(1):(1)"), usize::MAX).unwrap_err();
-    assert!(matches!(e, LayoutError::OutOfBuffer { .. }));
+    assert!(matches!(e, TensorError::OutOfBuffer { .. }));
     let e = Tensor::with_offset(&buf[..], dl("(3):(-1)"), usize::MAX).unwrap_err();
-    assert!(matches!(e, LayoutError::OutOfBuffer { .. }));
+    assert!(matches!(e, TensorError::OutOfBuffer { .. }));
 }
 
 #[test]
@@ -104,7 +105,7 @@ fn writable_storage_needs_injective_layouts() {
     assert!(Tensor::new(&mut buf[..], dl("(3,3):(2,3)")).is_ok()); // injective, interleaved
     assert_eq!(
         Tensor::new(&mut buf[..], dl("(3,3):(1,2)")).unwrap_err(),
-        LayoutError::NotInjective { offset: 2 }
+        TensorError::Layout(LayoutError::NotInjective { offset: 2 })
     );
     assert!(Tensor::new(&mut buf[..], dl("(4,1):(1,0)")).is_ok()); // extent-1 stride 0
     assert!(Tensor::new(vec![0; 4], dl("(2,2):(0,1)")).is_err());

@@ -1,8 +1,9 @@
 //! Copies between arbitrary layouts, the NZ conversion, concat and stack.
 
 use crate::reference::{Nd, Rng, buffer, materialize, random_layout, random_shape};
+use layout::tensor::TensorError;
 use layout::tensor::{Tensor, concat, stack};
-use layout::{DynLayout, Int, Layout, LayoutError};
+use layout::{DynLayout, Int, Layout};
 use proptest::prelude::*;
 
 proptest! {
@@ -102,7 +103,7 @@ fn common_vectors() {
     let mut bad = Tensor::new(vec![0; 5], p("(5):(1)")).unwrap();
     assert!(matches!(
         bad.copy_from(&src),
-        Err(LayoutError::ShapeMismatch { .. })
+        Err(TensorError::ShapeMismatch { .. })
     ));
 }
 

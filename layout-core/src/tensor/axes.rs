@@ -1,6 +1,38 @@
 //! Tensor axes = the top-level modes of a layout; rebuilding layouts from them.
 
+use super::{Extents, TensorError};
+use crate::walk::Axes;
 use crate::{DynLayout, DynTuple, LayoutError, MAX_LEAVES};
+
+/// What tensors add to the walk layer's [`Axes`]: axis numbers and errors in tensor terms.
+pub(crate) trait TensorAxes {
+    /// Like [`Axes::strided`], with the error naming the axis.
+    fn strided_or_err(&self, k: usize) -> Result<(i64, i64), TensorError>;
+    /// The extents for an error message.
+    fn extents_short(&self) -> Extents;
+    /// Normalise a possibly negative axis number against `ndim` axes.
+    fn norm_axis(axis: i64, ndim: usize) -> Result<usize, TensorError>;
+}
+
+impl TensorAxes for Axes<'_> {
+    fn strided_or_err(&self, k: usize) -> Result<(i64, i64), TensorError> {
+        self.strided(k).ok_or(TensorError::NotStrided { axis: k })
+    }
+
+    fn extents_short(&self) -> Extents {
+        let (e, r) = self.extents();
+        Extents::from_slice(&e[..r])
+    }
+
+    fn norm_axis(axis: i64, ndim: usize) -> Result<usize, TensorError> {
+        let n = ndim as i64;
+        let a = if axis < 0 { axis + n } else { axis };
+        if a < 0 || a >= n {
+            return Err(TensorError::AxisOutOfRange { axis, ndim });
+        }
+        Ok(a as usize)
+    }
+}
 
 /// One mode of a layout being assembled from parts.
 #[derive(Clone, Copy)]
@@ -12,7 +44,7 @@ pub(crate) enum ModeSpec {
 }
 
 /// The layout whose top-level modes are `specs` (modes of `src` or new leaves), validated.
-pub(crate) fn assemble(src: &DynLayout, specs: &[ModeSpec]) -> Result<DynLayout, LayoutError> {
+pub(crate) fn assemble(src: &DynLayout, specs: &[ModeSpec]) -> Result<DynLayout, TensorError> {
     let (sh, st) = (src.shape(), src.stride());
     let mut s = DynTuple::EMPTY;
     let mut d = DynTuple::EMPTY;
@@ -28,7 +60,7 @@ pub(crate) fn assemble(src: &DynLayout, specs: &[ModeSpec]) -> Result<DynLayout,
             }
         }
     }
-    DynLayout::new(&s, &d)
+    Ok(DynLayout::new(&s, &d)?)
 }
 
 /// A fixed-capacity list of [`ModeSpec`]s (no allocation).
@@ -44,11 +76,12 @@ impl Specs {
             n: 0,
         }
     }
-    pub fn push(&mut self, m: ModeSpec) -> Result<(), LayoutError> {
+    pub fn push(&mut self, m: ModeSpec) -> Result<(), TensorError> {
         if self.n == MAX_LEAVES {
             return Err(LayoutError::TooManyLeaves {
                 needed: MAX_LEAVES + 1,
-            });
+            }
+            .into());
         }
         self.v[self.n] = m;
         self.n += 1;

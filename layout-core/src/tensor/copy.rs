@@ -16,10 +16,12 @@
 //! tensor, and otherwise fall back to evaluating both layouts per element. Non-affine layouts
 //! (swizzled) are copied element by element along their inner layouts.
 
+use super::TensorError;
+use super::axes::TensorAxes;
 use super::{Storage, StorageMut, Tensor};
 use crate::walk::Axes;
 use crate::walk::{Joint, Plan};
-use crate::{AnyLayout, DynLayout, LayoutError};
+use crate::{AnyLayout, DynLayout};
 #[cfg(feature = "alloc")]
 use alloc::{borrow::Cow, vec::Vec};
 
@@ -36,12 +38,12 @@ fn dense(l: &DynLayout) -> bool {
 }
 
 /// Check that two layouts have the same axis extents.
-pub(crate) fn same_shape(a: &DynLayout, b: &DynLayout) -> Result<(), LayoutError> {
+pub(crate) fn same_shape(a: &DynLayout, b: &DynLayout) -> Result<(), TensorError> {
     let (xa, xb) = (Axes::new(a), Axes::new(b));
     let (ea, ra) = xa.extents();
     let (eb, rb) = xb.extents();
     if ea[..ra] != eb[..rb] {
-        return Err(LayoutError::ShapeMismatch {
+        return Err(TensorError::ShapeMismatch {
             a: xa.extents_short(),
             b: xb.extents_short(),
         });
@@ -84,11 +86,11 @@ where
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::ShapeMismatch`] naming both shapes.
+    /// [`TensorError::ShapeMismatch`] naming both shapes.
     pub fn copy_from<S2: Storage<Elem = St::Elem>, L2: AnyLayout>(
         &mut self,
         src: &Tensor<S2, L2>,
-    ) -> Result<(), LayoutError> {
+    ) -> Result<(), TensorError> {
         // the inner layouts are the layouts themselves when affine
         let (sl, dl) = (src.inner(), self.inner());
         same_shape(&sl, &dl)?;

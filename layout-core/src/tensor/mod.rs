@@ -14,7 +14,7 @@
 //! `post_offset`, which is the identity for affine layouts and `x ↦ Sw(O + x)` for a swizzled
 //! one. So a swizzled tensor supports construction, element access, iteration, `copy_from` in
 //! both directions, `map`/`zip_map` and `Debug`; view operations that need strides (`slice`,
-//! `permute`, `reshape`, `broadcast_to`, …) return [`LayoutError::NotAffine`] naming the swizzle.
+//! `permute`, `reshape`, `broadcast_to`, …) return [`LayoutError::NotAffine`](crate::LayoutError::NotAffine) naming the swizzle.
 //!
 //! ```
 //! use layout_core::{Int, Layout, Sw, SwizzledLayout, tensor::Tensor};
@@ -76,21 +76,24 @@ mod construct;
 mod copy;
 mod debug;
 mod elementwise;
+mod error;
+mod extents;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
 mod reshape;
 mod storage;
 mod view;
 
-pub use crate::extents::{EXTENTS_KEPT, Extents};
 pub use access::{InDomain, Iter, IterMut, TensorIndex};
 pub use broadcast::broadcast_shapes;
 #[cfg(feature = "alloc")]
 pub use concat::{concat, stack};
+pub use error::TensorError;
+pub use extents::{EXTENTS_KEPT, Extents};
 pub use storage::{Storage, StorageMut};
 pub use view::Slice;
 
-use crate::{AnyLayout, DynLayout, LayoutError};
+use crate::{AnyLayout, DynLayout};
 
 /// A strided tensor: storage `St`, a layout `L` and a base offset. See the [module
 /// docs](self) for the guarantees.
@@ -153,8 +156,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
 
     /// The affine run-time layout, for the view operations that need strides: an error naming
     /// the layout (e.g. its swizzle) when it is not affine.
-    pub(crate) fn dyn_layout(&self) -> Result<DynLayout, LayoutError> {
-        self.layout.to_dyn_layout()
+    pub(crate) fn dyn_layout(&self) -> Result<DynLayout, TensorError> {
+        Ok(self.layout.to_dyn_layout()?)
     }
 
     /// The inner (affine) layout that walks visit; an offset `x` of it is at buffer position
@@ -190,8 +193,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// The same tensor with its layout as a run-time [`DynLayout`].
     ///
     /// # Errors
-    /// When the layout is not affine ([`LayoutError::NotAffine`] for a swizzle).
-    pub fn into_dyn(self) -> Result<Tensor<St, DynLayout>, LayoutError> {
+    /// When the layout is not affine ([`LayoutError::NotAffine`](crate::LayoutError::NotAffine) for a swizzle).
+    pub fn into_dyn(self) -> Result<Tensor<St, DynLayout>, TensorError> {
         let layout = self.dyn_layout()?;
         Ok(Tensor {
             storage: self.storage,

@@ -1,7 +1,6 @@
 //! Axes: the top-level modes of a layout, read leaf range by leaf range.
 
-use crate::Extents;
-use crate::{DynLayout, LayoutError, MAX_LEAVES};
+use crate::{DynLayout, MAX_LEAVES};
 
 /// The top-level modes of a run-time layout, with the leaf range of each.
 #[derive(Clone, Copy)]
@@ -69,11 +68,6 @@ impl<'a> Axes<'a> {
         Some(cur.unwrap_or((1, d.first().copied().unwrap_or(0))))
     }
 
-    /// Like [`Axes::strided`], with the error naming the axis.
-    pub fn strided_or_err(&self, k: usize) -> Result<(i64, i64), LayoutError> {
-        self.strided(k).ok_or(LayoutError::NotStrided { axis: k })
-    }
-
     /// The extent of every axis.
     pub fn extents(&self) -> ([i64; MAX_LEAVES], usize) {
         let mut e = [1; MAX_LEAVES];
@@ -81,21 +75,5 @@ impl<'a> Axes<'a> {
             *v = self.extent(k);
         }
         (e, self.rank)
-    }
-
-    /// The extents for an error message.
-    pub fn extents_short(&self) -> Extents {
-        let (e, r) = self.extents();
-        Extents::from_slice(&e[..r])
-    }
-
-    /// Normalise a possibly negative axis number against `ndim` axes.
-    pub fn norm_axis(axis: i64, ndim: usize) -> Result<usize, LayoutError> {
-        let n = ndim as i64;
-        let a = if axis < 0 { axis + n } else { axis };
-        if a < 0 || a >= n {
-            return Err(LayoutError::AxisOutOfRange { axis, ndim });
-        }
-        Ok(a as usize)
     }
 }
