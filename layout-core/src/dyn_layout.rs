@@ -1,5 +1,6 @@
 //! [`DynLayout`]: a layout whose structure is known only at run time.
 
+use crate::const_try::ctry;
 use crate::tuple::{CLOSE, LEAF, MAX_LEAVES, MAX_TOKENS, OPEN, Profile, write_profiled};
 use crate::{DynTuple, LayoutError};
 use core::fmt;
@@ -28,18 +29,6 @@ pub struct DynLayout {
     stride: [i64; MAX_LEAVES],
     n: usize,
 }
-
-/// `?` for `const fn`: unwrap a `Result` or return its error.
-macro_rules! ctry {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        }
-    };
-}
-#[allow(unused_imports)]
-pub(crate) use ctry;
 
 /// A layout assembled piece by piece — opening and closing tuples, appending whole layouts as
 /// modes — without holding the pieces: the algebra's results are built this way, so an
@@ -375,6 +364,7 @@ impl DynLayout {
     ///
     /// Plain `i64` arithmetic: within `[0, size)` it cannot overflow (checked at construction).
     #[inline(always)]
+    #[doc(alias = "crd2idx")]
     pub const fn offset(&self, i: i64) -> i64 {
         let mut rest = i;
         let mut off = 0;
@@ -419,6 +409,7 @@ impl DynLayout {
     /// # Errors
     /// [`LayoutError::CoordinateMismatch`] when the coordinate's nesting does not fit the shape,
     /// [`LayoutError::CoordinateOutOfRange`] / [`LayoutError::IndexOutOfRange`] when it lies outside.
+    #[doc(alias = "crd2idx")]
     pub const fn offset_of(&self, coord: &DynTuple) -> Result<i64, LayoutError> {
         if !coord.weakly_congruent(&self.shape()) {
             return Err(LayoutError::CoordinateMismatch {
@@ -482,6 +473,7 @@ impl DynLayout {
     }
 
     /// The coordinate of 1-D index `i` in the shape (colexicographic), hierarchical like the shape.
+    #[doc(alias = "idx2crd")]
     pub const fn index_to_coord(&self, i: i64) -> DynTuple {
         let mut c = self.shape();
         let mut rest = i;
@@ -617,7 +609,8 @@ impl DynLayout {
     };
 
     /// `(L0,L1,…)`: the layout whose modes are the given layouts (CuTe's `make_layout(L0, L1, …)`).
-    pub const fn concat(parts: &[DynLayout]) -> Result<DynLayout, LayoutError> {
+    #[doc(alias = "concat")]
+    pub const fn make_layout(parts: &[DynLayout]) -> Result<DynLayout, LayoutError> {
         let mut b = Builder::tuple();
         let mut i = 0;
         while i < parts.len() {

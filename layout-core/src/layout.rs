@@ -2,7 +2,7 @@
 
 use crate::int::ToDynInt;
 use crate::int_tuple::IntTuple;
-use crate::modes::{Append, Get, Prepend};
+use crate::mode_access::{Append, Get, Prepend};
 use crate::{DynLayout, Int, Integer, LayoutError};
 use core::fmt;
 
@@ -246,6 +246,7 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     /// Coordinates are not range-checked (a layout is a function on all of ℤ≥0 that extends past
     /// `size` through its last mode, as in CuTe); tensors check before they touch memory.
     #[inline(always)]
+    #[doc(alias = "crd2idx")]
     pub fn offset<C: Coord<S, D>>(&self, coord: C) -> i64 {
         coord.offset_in(&self.shape, &self.stride)
     }

@@ -14,7 +14,7 @@ fn static_results_equal_runtime_results_and_are_zero_sized() {
     assert_eq!(r.to_string(), "((_2,_2),_3):((_24,_2),_8)");
     for i in 0..12 {
         assert_eq!(r.offset(i), dynamic.offset(i));
-        assert_eq!(r.offset_of_index(i), dynamic.offset(i));
+        assert_eq!(r.offset(i), dynamic.offset(i));
     }
     assert_eq!(AnyLayout::size(&r), 12);
 

@@ -83,7 +83,7 @@ proptest! {
         let s = SwizzledLayout::new(sw, o, l);
         let offs = brute_offsets(sw, o, &l);
         for (i, &want) in offs.iter().enumerate() {
-            prop_assert_eq!(s.offset_of_index(i as i64), want);
+            prop_assert_eq!(s.offset(i as i64), want);
             prop_assert_eq!(s.post_offset(l.offset(i as i64)), want);
         }
         // `post_run`: runs of inner offsets stay consecutive
@@ -396,7 +396,7 @@ impl std::fmt::Display for Modular {
 }
 
 // SAFETY: pure; the inner layout is the compact layout `n:1` of the domain (offset = index) and
-// `post_offset` is the function; `to_dyn_layout` always fails; bounds and collisions are the
+// `post_offset` is the function; `to_dyn` always fails; bounds and collisions are the
 // provided scans.
 unsafe impl AnyLayout for Modular {
     const AFFINE: bool = false;
@@ -406,10 +406,10 @@ unsafe impl AnyLayout for Modular {
     fn size(&self) -> i64 {
         self.n
     }
-    fn offset_of_index(&self, i: i64) -> i64 {
+    fn offset(&self, i: i64) -> i64 {
         (i * self.mul) % self.modulo
     }
-    fn to_dyn_layout(&self) -> Result<DynLayout, LayoutError> {
+    fn to_dyn(&self) -> Result<DynLayout, LayoutError> {
         Err(LayoutError::Overflow {
             what: "no affine form",
         })
@@ -418,7 +418,7 @@ unsafe impl AnyLayout for Modular {
         DynLayout::leaf(self.n, 1)
     }
     fn post_offset(&self, x: i64) -> i64 {
-        self.offset_of_index(x)
+        self.offset(x)
     }
 }
 

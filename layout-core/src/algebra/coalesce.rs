@@ -1,7 +1,8 @@
 //! `coalesce`, `coalesce_by_mode`, `filter_zeros`, `filter`.
 
-use super::modes::{Modes, must, top_rank};
-use crate::dyn_layout::{Builder, ctry};
+use super::flat_modes::{Modes, must, top_rank};
+use crate::const_try::ctry;
+use crate::dyn_layout::Builder;
 use crate::{DynLayout, DynTuple, LayoutError};
 
 impl DynLayout {

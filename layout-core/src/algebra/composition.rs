@@ -1,8 +1,9 @@
 //! `composition`: `R = A ∘ B` with `R(c) == A(B(c))` for every coordinate `c` of `B`.
 
-use super::modes::{Modes, mul, top_mode, top_rank};
+use super::flat_modes::{Modes, mul, top_mode, top_rank};
 use super::tiler::{Tile, TileMode};
-use crate::dyn_layout::{Builder, ctry};
+use crate::const_try::ctry;
+use crate::dyn_layout::Builder;
 use crate::tuple::{CLOSE, LEAF, MAX_LEAVES, OPEN};
 use crate::{CompositionRule, DynLayout, DynTuple, LayoutError};
 

@@ -1,73 +1,10 @@
 //! Divides: `logical_divide`, `zipped_divide`, `tiled_divide`, `flat_divide`, each with a 1-D
 //! layout tiler and `*_by_mode` with a by-mode [`Tile`].
 
-use super::modes::{spread, top_mode, top_rank};
-use super::tiler::{Tile, TileMode};
-use crate::dyn_layout::{Builder, ctry};
+use super::by_mode::{Split, by_mode, flat, tiled, zip_by_mode};
+use super::tiler::Tile;
+use crate::const_try::ctry;
 use crate::{DynLayout, LayoutError};
-
-/// Which split a by-mode zip performs.
-#[derive(Clone, Copy)]
-pub(crate) enum Split {
-    Divide,
-    Product,
-}
-
-/// `((t0,t1,…),(r0,r1,…,extra…))` for a by-mode tiler: each mode is split by `logical_divide` or
-/// `logical_product` into (tile, rest); `_` gives `(1:0, Aᵢ)` (pycute's rule).
-pub(crate) const fn zip_by_mode(
-    a: &DynLayout,
-    tiler: &Tile,
-    how: Split,
-) -> Result<DynLayout, LayoutError> {
-    let r = top_rank(a);
-    let n = tiler.rank();
-    if n > r {
-        return Err(LayoutError::ModeOutOfRange { mode: n, rank: r });
-    }
-    let mut tiles = Builder::tuple();
-    let mut rests = Builder::tuple();
-    let mut i = 0;
-    while i < r {
-        let m = ctry!(top_mode(a, i));
-        match tiler.mode(i) {
-            Some(TileMode::Keep) => {
-                ctry!(tiles.push(&ctry!(DynLayout::leaf(1, 0))));
-                ctry!(rests.push(&m));
-            }
-            Some(TileMode::Layout(t)) => {
-                let split = match how {
-                    Split::Divide => ctry!(m.logical_divide(&t)),
-                    Split::Product => ctry!(m.logical_product(&t)),
-                };
-                ctry!(tiles.push(&ctry!(split.mode(0))));
-                ctry!(rests.push(&ctry!(split.mode(1))));
-            }
-            None => ctry!(rests.push(&m)),
-        }
-        i += 1;
-    }
-    let mut b = Builder::tuple();
-    ctry!(b.push(&ctry!(tiles.finish_tuple())));
-    ctry!(b.push(&ctry!(rests.finish_tuple())));
-    b.finish_tuple()
-}
-
-/// `(mode0, modes of mode1…)`.
-pub(crate) const fn tiled(z: &DynLayout) -> Result<DynLayout, LayoutError> {
-    let mut b = Builder::tuple();
-    ctry!(b.push(&ctry!(z.mode(0))));
-    ctry!(spread(&ctry!(z.mode(1)), &mut b));
-    b.finish_tuple()
-}
-
-/// `(modes of mode0…, modes of mode1…)`.
-pub(crate) const fn flat(z: &DynLayout) -> Result<DynLayout, LayoutError> {
-    let mut b = Builder::tuple();
-    ctry!(spread(&ctry!(z.mode(0)), &mut b));
-    ctry!(spread(&ctry!(z.mode(1)), &mut b));
-    b.finish_tuple()
-}
 
 impl DynLayout {
     /// CuTe's `logical_divide(A, B)` with a 1-D layout tiler:
@@ -97,7 +34,7 @@ impl DynLayout {
     /// The errors of [`DynLayout::complement`] and [`DynLayout::composition`].
     pub const fn logical_divide(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
         let comp = ctry!(tiler.complement_shape(&self.coalesce().shape()));
-        let b = ctry!(DynLayout::concat(&[*tiler, comp]));
+        let b = ctry!(DynLayout::make_layout(&[*tiler, comp]));
         self.composition(&b)
     }
 
@@ -124,7 +61,7 @@ impl DynLayout {
     /// [`LayoutError::ModeOutOfRange`] when the tiler has too many modes; the errors of
     /// [`DynLayout::logical_divide`].
     pub const fn logical_divide_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        by_mode(self, tiler, PerMode::Divide)
+        by_mode(self, tiler, Split::Divide)
     }
 
     /// CuTe's `zipped_divide(A, B)` with a 1-D tiler: the same as [`DynLayout::logical_divide`]
@@ -255,41 +192,4 @@ impl DynLayout {
     pub const fn flat_divide_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
         flat(&ctry!(self.zipped_divide_by_mode(tiler)))
     }
-}
-
-/// Which 1-D operation [`by_mode`] applies to each mode.
-#[derive(Clone, Copy)]
-pub(crate) enum PerMode {
-    Divide,
-    Product,
-}
-
-/// Apply a 1-D divide or product to each mode of `a` paired with an element of `tiler` (`_` keeps
-/// the mode; modes past the tiler are kept), and concatenate: the by-mode form shared by
-/// `logical_divide_by_mode` and `logical_product_by_mode`.
-pub(crate) const fn by_mode(
-    a: &DynLayout,
-    tiler: &Tile,
-    op: PerMode,
-) -> Result<DynLayout, LayoutError> {
-    let r = top_rank(a);
-    let n = tiler.rank();
-    if n > r {
-        return Err(LayoutError::ModeOutOfRange { mode: n, rank: r });
-    }
-    let mut b = Builder::tuple();
-    let mut i = 0;
-    while i < r {
-        let m = ctry!(top_mode(a, i));
-        let part = match tiler.mode(i) {
-            Some(TileMode::Layout(t)) => match op {
-                PerMode::Divide => ctry!(m.logical_divide(&t)),
-                PerMode::Product => ctry!(m.logical_product(&t)),
-            },
-            Some(TileMode::Keep) | None => m,
-        };
-        ctry!(b.push(&part));
-        i += 1;
-    }
-    b.finish_tuple()
 }

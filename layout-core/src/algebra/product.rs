@@ -1,10 +1,11 @@
 //! Products: `logical_product`, `zipped_product`, `tiled_product`, `flat_product` (1-D layout
 //! tiler, or `*_by_mode` with a [`Tile`]), `blocked_product`, `raked_product`.
 
-use super::divide::{PerMode, Split, by_mode, flat, tiled, zip_by_mode};
-use super::modes::{mul, top_mode};
+use super::by_mode::{Split, by_mode, flat, tiled, zip_by_mode};
+use super::flat_modes::{mul, top_mode};
 use super::tiler::Tile;
-use crate::dyn_layout::{Builder, ctry};
+use crate::const_try::ctry;
+use crate::dyn_layout::Builder;
 use crate::{DynLayout, LayoutError};
 
 impl DynLayout {
@@ -32,7 +33,7 @@ impl DynLayout {
         let m = ctry!(mul(self.size(), tiler.cosize(), "logical_product cotarget"));
         let comp = ctry!(self.complement(m));
         let rest = ctry!(comp.composition(tiler));
-        DynLayout::concat(&[*self, rest])
+        DynLayout::make_layout(&[*self, rest])
     }
 
     /// CuTe's `logical_product(A, tiler)` with a by-mode tiler: mode `i` becomes
@@ -55,7 +56,7 @@ impl DynLayout {
     /// # Errors
     /// [`LayoutError::ModeOutOfRange`]; the errors of [`DynLayout::logical_product`].
     pub const fn logical_product_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        by_mode(self, tiler, PerMode::Product)
+        by_mode(self, tiler, Split::Product)
     }
 
     /// CuTe's `zipped_product(A, B)` with a 1-D tiler: the same as

@@ -1,9 +1,10 @@
 //! Slicing with `_`: [`SliceCoord`], `slice`, `dice`, `slice_and_offset`, and the partitioning
 //! helpers `local_tile` / `local_partition`.
 
-use super::modes::spread;
+use super::flat_modes::spread;
 use super::tiler::Tile;
-use crate::dyn_layout::{Builder, ctry};
+use crate::const_try::ctry;
+use crate::dyn_layout::Builder;
 use crate::parse::Cursor;
 use crate::tuple::write_profiled;
 use crate::{DynLayout, DynTuple, LayoutError};

@@ -1,6 +1,6 @@
 //! `max_common_layout`, `max_common_vector`, `nullspace`.
 
-use super::modes::{Modes, must};
+use super::flat_modes::{Modes, must};
 use crate::DynLayout;
 
 impl DynLayout {

@@ -71,7 +71,7 @@ tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3, S4 C4 4, S5 C5 5, S6 C6 6, 
 /// # Safety
 /// Safe element access reads the buffer at the returned offset unchecked: `checked_offset` may
 /// return `Some(off)` only when `off` is the offset of an index of `layout`'s domain
-/// (`layout.offset_of_index(i)` for some `i` in `[0, size)`).
+/// (`layout.offset(i)` for some `i` in `[0, size)`).
 pub unsafe trait TensorIndex<L> {
     /// The offset (relative to the tensor's base) when the coordinate is in the domain.
     fn checked_offset(&self, layout: &L) -> Option<i64>;
@@ -185,7 +185,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// `0 <= i < self.len()`.
     #[inline(always)]
     pub unsafe fn at_unchecked(&self, i: i64) -> &St::Elem {
-        let p = self.final_pos(self.layout.offset_of_index(i));
+        let p = self.final_pos(self.layout.offset(i));
         // SAFETY: the caller guarantees `i` is in the domain, so its offset lies in the layout's
         // `offset_bounds`, which construction checked against the buffer.
         unsafe { self.storage.as_slice().get_unchecked(p) }
@@ -248,7 +248,7 @@ impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
     /// `0 <= i < self.len()`.
     #[inline(always)]
     pub unsafe fn at_unchecked_mut(&mut self, i: i64) -> &mut St::Elem {
-        let p = self.final_pos(self.layout.offset_of_index(i));
+        let p = self.final_pos(self.layout.offset(i));
         // SAFETY: the caller guarantees `i` is in the domain; see `at_unchecked`.
         unsafe { self.storage.as_mut_slice().get_unchecked_mut(p) }
     }

@@ -76,7 +76,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// A tensor without any check.
     ///
     /// # Safety
-    /// `layout.inner_layout()` must succeed; `base + layout.offset_of_index(i)` must lie in
+    /// `layout.inner_layout()` must succeed; `base + layout.offset(i)` must lie in
     /// `[0, storage.len())` for every `i` in `[0, layout.size())`; and when `St` is writable no
     /// two indices may share an offset.
     pub unsafe fn new_unchecked(storage: St, layout: L, base: usize) -> Self {

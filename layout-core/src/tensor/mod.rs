@@ -157,7 +157,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// The affine run-time layout, for the view operations that need strides: an error naming
     /// the layout (e.g. its swizzle) when it is not affine.
     pub(crate) fn dyn_layout(&self) -> Result<DynLayout, TensorError> {
-        Ok(self.layout.to_dyn_layout()?)
+        Ok(self.layout.to_dyn()?)
     }
 
     /// The inner (affine) layout that walks visit; an offset `x` of it is at buffer position

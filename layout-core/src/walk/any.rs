@@ -25,7 +25,7 @@ use crate::{DynLayout, DynTuple, IntTuple, Layout, LayoutError};
 /// let s = SwizzledLayout::new(Swizzle::new(3, 0, 3).unwrap(), 0i64, l);
 /// assert!(!<SwizzledLayout<DynLayout> as AnyLayout>::AFFINE);
 /// assert_eq!(s.offset_bounds(), Ok((0, 63)));
-/// assert_eq!(s.offset_of_index(1), s.post_offset(s.inner_layout().unwrap().offset(1)));
+/// assert_eq!(s.offset(1), s.post_offset(s.inner_layout().unwrap().offset(1)));
 /// ```
 ///
 /// # Safety
@@ -34,13 +34,13 @@ use crate::{DynLayout, DynTuple, IntTuple, Layout, LayoutError};
 /// `i` in `[0, size())`:
 /// - `inner_layout()` succeeds whenever `offset_bounds()` does, its domain is `domain()` (same
 ///   profile and extents, `size()` elements), and
-///   `offset_of_index(i) == post_offset(inner_layout()?.offset(i))`;
-/// - when `AFFINE` is `true`, `post_offset` is the identity and `to_dyn_layout()` succeeds and
-///   equals `inner_layout()`; when `to_dyn_layout()` succeeds (affine or not) its offsets are
-///   `offset_of_index`'s;
+///   `offset(i) == post_offset(inner_layout()?.offset(i))`;
+/// - when `AFFINE` is `true`, `post_offset` is the identity and `to_dyn()` succeeds and
+///   equals `inner_layout()`; when `to_dyn()` succeeds (affine or not) its offsets are
+///   `offset`'s;
 /// - `post_run(x) >= 1`, and `post_offset(x + j) == post_offset(x) + j` for `j < post_run(x)`
 ///   whenever `x + j` is an offset of the inner layout;
-/// - when `offset_bounds()` returns `Ok((lo, hi))`, `lo <= offset_of_index(i) <= hi`;
+/// - when `offset_bounds()` returns `Ok((lo, hi))`, `lo <= offset(i) <= hi`;
 /// - when `find_collision()` returns `Ok(None)`, no two indices share an offset.
 ///
 /// The provided methods meet these rules for any implementation of the four required methods
@@ -57,22 +57,22 @@ pub unsafe trait AnyLayout: Copy + fmt::Display {
     fn size(&self) -> i64;
 
     /// The offset of 1-D index `i` (colexicographic).
-    fn offset_of_index(&self, i: i64) -> i64;
+    fn offset(&self, i: i64) -> i64;
 
     /// The affine run-time form (`shape:stride`), validated.
     ///
     /// # Errors
     /// When the layout is invalid, or not affine (a swizzled layout).
-    fn to_dyn_layout(&self) -> Result<DynLayout, LayoutError>;
+    fn to_dyn(&self) -> Result<DynLayout, LayoutError>;
 
     /// The affine layout whose offsets [`post_offset`](AnyLayout::post_offset) maps to this
-    /// layout's: `offset_of_index(i) == post_offset(inner.offset(i))`. The layout itself when
+    /// layout's: `offset(i) == post_offset(inner.offset(i))`. The layout itself when
     /// it is affine.
     ///
     /// # Errors
     /// When the layout is invalid.
     fn inner_layout(&self) -> Result<DynLayout, LayoutError> {
-        self.to_dyn_layout()
+        self.to_dyn()
     }
 
     /// The map from an offset of the inner layout to an offset of this layout (the identity for
@@ -102,7 +102,7 @@ pub unsafe trait AnyLayout: Copy + fmt::Display {
     /// closed form that is too large to scan.
     fn offset_bounds(&self) -> Result<(i64, i64), LayoutError> {
         if Self::AFFINE {
-            Ok(self.to_dyn_layout()?.offset_range())
+            Ok(self.to_dyn()?.offset_range())
         } else {
             super::scan::scan_bounds(self)
         }
@@ -117,7 +117,7 @@ pub unsafe trait AnyLayout: Copy + fmt::Display {
     /// closed form that is too large to scan.
     fn find_collision(&self) -> Result<Option<i64>, LayoutError> {
         if Self::AFFINE {
-            super::scan::affine_collision(&self.to_dyn_layout()?)
+            super::scan::affine_collision(&self.to_dyn()?)
         } else {
             super::scan::scan_collision(self)
         }
@@ -132,8 +132,8 @@ pub unsafe trait AnyLayout: Copy + fmt::Display {
     }
 }
 
-// SAFETY: affine: the provided methods derive everything from `to_dyn_layout`, which is the
-// layout itself, and `offset_of_index` is its offset function.
+// SAFETY: affine: the provided methods derive everything from `to_dyn`, which is the
+// layout itself, and `offset` is its offset function.
 unsafe impl AnyLayout for DynLayout {
     fn domain(&self) -> DynTuple {
         self.shape()
@@ -142,15 +142,15 @@ unsafe impl AnyLayout for DynLayout {
         DynLayout::size(self)
     }
     #[inline(always)]
-    fn offset_of_index(&self, i: i64) -> i64 {
-        self.offset(i)
+    fn offset(&self, i: i64) -> i64 {
+        DynLayout::offset(self, i)
     }
-    fn to_dyn_layout(&self) -> Result<DynLayout, LayoutError> {
+    fn to_dyn(&self) -> Result<DynLayout, LayoutError> {
         Ok(*self)
     }
 }
 
-// SAFETY: affine: `to_dyn_layout` is the validated run-time form of the same shape and stride,
+// SAFETY: affine: `to_dyn` is the validated run-time form of the same shape and stride,
 // whose offset function `Layout::offset` computes on the typed leaves.
 unsafe impl<S: Congruent<D>, D: IntTuple> AnyLayout for Layout<S, D> {
     fn domain(&self) -> DynTuple {
@@ -161,10 +161,10 @@ unsafe impl<S: Congruent<D>, D: IntTuple> AnyLayout for Layout<S, D> {
         Layout::size(self)
     }
     #[inline(always)]
-    fn offset_of_index(&self, i: i64) -> i64 {
-        self.offset(i)
+    fn offset(&self, i: i64) -> i64 {
+        Layout::offset(self, i)
     }
-    fn to_dyn_layout(&self) -> Result<DynLayout, LayoutError> {
+    fn to_dyn(&self) -> Result<DynLayout, LayoutError> {
         self.to_dyn()
     }
 }
