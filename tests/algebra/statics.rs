@@ -53,12 +53,8 @@ fn mixed_layouts_go_through_the_runtime_path() {
     assert_eq!(r, Composition::<A, B>::LAYOUT);
 }
 
-/// A failing operation on static layouts is a compile error under `cargo check`, naming the rule.
-#[test]
-fn static_errors_are_compile_errors() {
-    let t = trybuild::TestCases::new();
-    t.compile_fail("tests/ui/algebra/*.rs");
-}
+// A failing operation on static layouts is a compile error naming the rule: the cases are
+// `tests/ui/algebra/*.rs`, run by the one ui driver (`tests/ui.rs`).
 
 /// The static offset function is a compile-time computation: the whole result layout, and any
 /// offset of it, can be evaluated in a `const`.
