@@ -3,7 +3,7 @@
 use crate::int::ToDynInt;
 use crate::int_tuple::IntTuple;
 use crate::mode_access::{Append, Get, Prepend};
-use crate::{DynLayout, Int, Integer, LayoutError};
+use crate::{DynLayout, DynTuple, Int, Integer, LayoutError};
 use core::fmt;
 
 /// A shape `Self` congruent with the stride `D`: same nesting, integer against integer.
@@ -84,6 +84,67 @@ impl<S: Congruent<D>, D: IntTuple, const N: i64> Coord<S, D> for Int<N> {
         shape.index_offset(stride, N)
     }
 }
+
+/// A coordinate written as Rust values — an integer (a 1-D index), an `Int<N>`, or a tuple of
+/// coordinates nested like the shape, in any mix — read as a run-time [`DynTuple`]: the same
+/// forms [`Layout::offset`] takes, for layouts whose shape is only known at run time
+/// ([`DynLayout::offset_of`], tensors over a `DynLayout`).
+///
+/// ```
+/// use layout_core::{DynLayout, ToDynCoord};
+/// let l: DynLayout = "(3,(2,3)):(3,(12,1))".parse().unwrap();
+/// assert_eq!(l.offset_of(&(1, (1, 2)).to_dyn_coord().unwrap()), Ok(17));
+/// assert_eq!(l.offset_of(&(1, 5).to_dyn_coord().unwrap()), Ok(17));
+/// ```
+///
+/// Sealed, like [`Coord`].
+pub trait ToDynCoord: coord_sealed::Sealed {
+    /// The coordinate as a run-time tuple.
+    ///
+    /// # Errors
+    /// [`LayoutError::TooManyLeaves`] / [`LayoutError::TooComplex`] past a run-time tuple's
+    /// capacity.
+    fn to_dyn_coord(&self) -> Result<DynTuple, LayoutError>;
+}
+
+macro_rules! int_to_dyn_coord {
+    ($($t:ty),*) => {$(
+        impl ToDynCoord for $t {
+            #[inline]
+            fn to_dyn_coord(&self) -> Result<DynTuple, LayoutError> {
+                Ok(DynTuple::leaf(self.to_dyn_int()))
+            }
+        }
+    )*};
+}
+int_to_dyn_coord!(i32, i64, u32, usize, isize);
+
+impl<const N: i64> ToDynCoord for Int<N> {
+    #[inline]
+    fn to_dyn_coord(&self) -> Result<DynTuple, LayoutError> {
+        Ok(DynTuple::leaf(N))
+    }
+}
+
+macro_rules! tuple_to_dyn_coord {
+    ($($C:ident $i:tt),+) => {
+        impl<$($C: ToDynCoord),+> ToDynCoord for ($($C,)+) {
+            fn to_dyn_coord(&self) -> Result<DynTuple, LayoutError> {
+                let mut t = DynTuple::EMPTY;
+                $(t.push_mode(&self.$i.to_dyn_coord()?)?;)+
+                Ok(t)
+            }
+        }
+    };
+}
+tuple_to_dyn_coord!(C0 0);
+tuple_to_dyn_coord!(C0 0, C1 1);
+tuple_to_dyn_coord!(C0 0, C1 1, C2 2);
+tuple_to_dyn_coord!(C0 0, C1 1, C2 2, C3 3);
+tuple_to_dyn_coord!(C0 0, C1 1, C2 2, C3 3, C4 4);
+tuple_to_dyn_coord!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5);
+tuple_to_dyn_coord!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5, C6 6);
+tuple_to_dyn_coord!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5, C6 6, C7 7);
 
 macro_rules! impl_tuple_layout {
     ($($S:ident $D:ident $C:ident $i:tt),+ ; $last:tt) => {

@@ -59,7 +59,7 @@ pub use dyn_layout::DynLayout;
 pub use error::{CompositionRule, LayoutError};
 pub use int::{Int, Integer, ToDynInt};
 pub use int_tuple::IntTuple;
-pub use layout::{Congruent, Coord, Layout, StaticLayout, offset};
+pub use layout::{Congruent, Coord, Layout, StaticLayout, ToDynCoord, offset};
 pub use mode_access::{Append, Get, Prepend};
 pub use swizzle::{Sw, Swizzle, SwizzleFn, SwizzledLayout};
 pub use table::LayoutTable;

@@ -6,6 +6,7 @@ use crate::walk::Axes;
 use crate::walk::{Plan, PlanIter};
 use crate::{
     AnyLayout, DynLayout, DynTuple, Int, IntTuple, Integer, Layout, SwizzleFn, SwizzledLayout,
+    ToDynCoord,
 };
 use core::marker::PhantomData;
 
@@ -124,6 +125,31 @@ unsafe impl<const N: usize> TensorIndex<DynLayout> for [i64; N] {
 unsafe impl TensorIndex<DynLayout> for &DynTuple {
     fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
         layout.offset_of(self).ok()
+    }
+}
+
+// SAFETY: `DynLayout::offset_of` checks the coordinate against the shape (an error otherwise).
+unsafe impl<C: ToDynCoord> TensorIndex<DynLayout> for C {
+    #[inline]
+    fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
+        layout.offset_of(&self.to_dyn_coord().ok()?).ok()
+    }
+}
+
+// SAFETY: delegates to the `DynLayout` implementation on the validated run-time form of the
+// same layout, whose offsets are the typed layout's.
+unsafe impl<S: Congruent<D>, D: IntTuple, const N: usize> TensorIndex<Layout<S, D>> for [i64; N] {
+    #[inline]
+    fn checked_offset(&self, layout: &Layout<S, D>) -> Option<i64> {
+        self.checked_offset(&layout.to_dyn().ok()?)
+    }
+}
+
+// SAFETY: as for `[i64; N]`.
+unsafe impl<S: Congruent<D>, D: IntTuple> TensorIndex<Layout<S, D>> for &[i64] {
+    #[inline]
+    fn checked_offset(&self, layout: &Layout<S, D>) -> Option<i64> {
+        self.checked_offset(&layout.to_dyn().ok()?)
     }
 }
 

@@ -59,6 +59,30 @@
 //! assert_eq!(format!("{cm:?}"), "[[0, 1, 2],\n [3, 4, 5]]");
 //! ```
 //!
+//! # Coordinates: one rule for every layout
+//! Two orders meet in a tensor, and each has one job:
+//! - **a coordinate names an element the same way on every tensor**, typed or run-time: a tuple
+//!   `(i, j)` or an array `[i, j]` gives one index per axis (an index into a hierarchical axis
+//!   is a 1-D index of its mode), a nested tuple `(i, (j0, j1))` is a fully hierarchical
+//!   coordinate, and a single integer `t.get(k)` is CuTe's 1-D index — colexicographic, the
+//!   first mode fastest, as in [`Layout::offset`](crate::Layout::offset) ([`Tensor::at`] too);
+//! - **the logical order of a whole tensor is NumPy's**: iteration, `reshape`, `flatten`,
+//!   printing and the results of copies go row-major, the last axis fastest.
+//!
+//! ```
+//! use layout_core::{DynLayout, Int, Layout, tensor::Tensor};
+//! let data: Vec<i32> = (0..6).collect();
+//! let typed = Tensor::new(data.clone(), Layout::new((Int::<2>, Int::<3>), (Int::<3>, Int::<1>))).unwrap();
+//! let dynamic = Tensor::new(data, "(2,3):(3,1)".parse::<DynLayout>().unwrap()).unwrap();
+//! for t in [typed.get((1, 2)), typed.get([1, 2]), typed.get(5)] {
+//!     assert_eq!(t, Some(&5)); // (1,2); 1-D index 5 = colex (1,2)
+//! }
+//! for t in [dynamic.get((1, 2)), dynamic.get([1, 2]), dynamic.get(5)] {
+//!     assert_eq!(t, Some(&5));
+//! }
+//! assert!(typed.iter().eq(dynamic.iter())); // row-major: 0 1 2 3 4 5
+//! ```
+//!
 //! Views (`slice`, `transpose`, `reshape`, `broadcast_to`, …) never copy: they return tensors
 //! over the same buffer with a run-time [`DynLayout`]. Copies (`to_owned`, `reshape_copy`,
 //! `concat`, `stack`, `copy_from`, `map`, `zip_map`) produce row-major owned tensors or write into
