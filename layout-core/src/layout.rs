@@ -1,7 +1,7 @@
 //! [`Layout<S, D>`]: a shape and a stride whose structure (and static values) live in types.
 
 use crate::int::ToDynInt;
-use crate::int_tuple::IntTuple;
+use crate::int_tuple::{IntTuple, for_tuple_arities};
 use crate::mode_access::{Append, Get, Prepend};
 use crate::{DynLayout, DynTuple, Int, Integer, LayoutError};
 use core::fmt;
@@ -38,18 +38,11 @@ pub(crate) mod coord_sealed {
     sealed!(i32, i64, u32, usize, isize);
     impl<const N: i64> Sealed for crate::Int<N> {}
     macro_rules! sealed_tuple {
-        ($($C:ident),+) => {
+        ($last:tt; $(($T:ident $S:ident $D:ident $C:ident $i:tt))+) => {
             impl<$($C: Sealed),+> Sealed for ($($C,)+) {}
         };
     }
-    sealed_tuple!(C0);
-    sealed_tuple!(C0, C1);
-    sealed_tuple!(C0, C1, C2);
-    sealed_tuple!(C0, C1, C2, C3);
-    sealed_tuple!(C0, C1, C2, C3, C4);
-    sealed_tuple!(C0, C1, C2, C3, C4, C5);
-    sealed_tuple!(C0, C1, C2, C3, C4, C5, C6);
-    sealed_tuple!(C0, C1, C2, C3, C4, C5, C6, C7);
+    crate::int_tuple::for_tuple_arities!(sealed_tuple);
 }
 
 /// A coordinate of a layout with shape `S` and stride `D`: a 1-D index (any integer), a tuple of
@@ -127,7 +120,7 @@ impl<const N: i64> ToDynCoord for Int<N> {
 }
 
 macro_rules! tuple_to_dyn_coord {
-    ($($C:ident $i:tt),+) => {
+    ($last:tt; $(($T:ident $S:ident $D:ident $C:ident $i:tt))+) => {
         impl<$($C: ToDynCoord),+> ToDynCoord for ($($C,)+) {
             fn to_dyn_coord(&self) -> Result<DynTuple, LayoutError> {
                 let mut t = DynTuple::EMPTY;
@@ -137,17 +130,10 @@ macro_rules! tuple_to_dyn_coord {
         }
     };
 }
-tuple_to_dyn_coord!(C0 0);
-tuple_to_dyn_coord!(C0 0, C1 1);
-tuple_to_dyn_coord!(C0 0, C1 1, C2 2);
-tuple_to_dyn_coord!(C0 0, C1 1, C2 2, C3 3);
-tuple_to_dyn_coord!(C0 0, C1 1, C2 2, C3 3, C4 4);
-tuple_to_dyn_coord!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5);
-tuple_to_dyn_coord!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5, C6 6);
-tuple_to_dyn_coord!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5, C6 6, C7 7);
+for_tuple_arities!(tuple_to_dyn_coord);
 
 macro_rules! impl_tuple_layout {
-    ($($S:ident $D:ident $C:ident $i:tt),+ ; $last:tt) => {
+    ($last:tt; $(($T:ident $S:ident $D:ident $C:ident $i:tt))+) => {
         impl<$($S: Congruent<$D>, $D: IntTuple),+> Congruent<($($D,)+)> for ($($S,)+) {
             #[inline(always)]
             fn index_offset(&self, stride: &($($D,)+), i: i64) -> i64 {
@@ -178,14 +164,7 @@ macro_rules! impl_tuple_layout {
     };
 }
 
-impl_tuple_layout!(S0 D0 C0 0; 0);
-impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1; 1);
-impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2; 2);
-impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2, S3 D3 C3 3; 3);
-impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2, S3 D3 C3 3, S4 D4 C4 4; 4);
-impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2, S3 D3 C3 3, S4 D4 C4 4, S5 D5 C5 5; 5);
-impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2, S3 D3 C3 3, S4 D4 C4 4, S5 D5 C5 5, S6 D6 C6 6; 6);
-impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2, S3 D3 C3 3, S4 D4 C4 4, S5 D5 C5 5, S6 D6 C6 6, S7 D7 C7 7; 7);
+for_tuple_arities!(impl_tuple_layout);
 
 /// A layout: the function from coordinates to offsets given by a shape `S` and a congruent
 /// stride `D`, both typed integer tuples.

@@ -58,7 +58,7 @@ pub use algebra::{MAX_TILE_MODES, SliceCoord, Tile, TileMode};
 pub use dyn_layout::DynLayout;
 pub use error::{CompositionRule, LayoutError};
 pub use int::{Int, Integer, ToDynInt};
-pub use int_tuple::IntTuple;
+pub use int_tuple::{IntTuple, MAX_ARITY};
 pub use layout::{Congruent, Coord, Layout, StaticLayout, ToDynCoord, offset};
 pub use mode_access::{Append, Get, Prepend};
 pub use swizzle::{Sw, Swizzle, SwizzleFn, SwizzledLayout};

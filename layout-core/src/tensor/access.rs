@@ -43,7 +43,7 @@ impl<S: IntTuple, const N: i64> InDomain<S> for Int<N> {
 }
 
 macro_rules! tuple_in_domain {
-    ($($S:ident $C:ident $i:tt),+) => {
+    ($last:tt; $(($T:ident $S:ident $D:ident $C:ident $i:tt))+) => {
         impl<$($S, $C: InDomain<$S>),+> InDomain<($($S,)+)> for ($($C,)+) {
             #[inline(always)]
             fn in_domain(&self, shape: &($($S,)+)) -> bool {
@@ -52,14 +52,7 @@ macro_rules! tuple_in_domain {
         }
     };
 }
-tuple_in_domain!(S0 C0 0);
-tuple_in_domain!(S0 C0 0, S1 C1 1);
-tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2);
-tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3);
-tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3, S4 C4 4);
-tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3, S4 C4 4, S5 C5 5);
-tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3, S4 C4 4, S5 C5 5, S6 C6 6);
-tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3, S4 C4 4, S5 C5 5, S6 C6 6, S7 C7 7);
+crate::int_tuple::for_tuple_arities!(tuple_in_domain);
 
 /// A coordinate form accepted by a tensor with layout `L`.
 ///
