@@ -44,6 +44,7 @@ mod int;
 mod int_tuple;
 mod layout;
 mod modes;
+pub mod named;
 mod parse;
 mod scan;
 pub mod swizzle;

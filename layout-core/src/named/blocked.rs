@@ -1,0 +1,1 @@
+//! Blocked and interleaved layouts (oneDNN, Ascend NC1HWC0, CUTLASS 2.x).

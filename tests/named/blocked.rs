@@ -1,0 +1,1 @@
+//! Blocked and interleaved layouts.
