@@ -49,7 +49,7 @@
 //! assert!(nz_layout_strided(16, 32, 32, 256, 520).is_err());
 //! ```
 
-use super::named_zst;
+use super::{ceil_div, mul, named_zst};
 use crate::dyn_layout::ctry;
 use crate::{DynLayout, DynTuple, LayoutError};
 
@@ -110,20 +110,6 @@ const fn c0_ok(c0: i64) -> Result<(), LayoutError> {
         });
     }
     Ok(())
-}
-
-const fn mul(a: i64, b: i64) -> Result<i64, LayoutError> {
-    match a.checked_mul(b) {
-        Some(v) => Ok(v),
-        None => Err(LayoutError::Overflow {
-            what: "named layout stride",
-        }),
-    }
-}
-
-/// `⌈a/b⌉` for `a, b > 0`.
-const fn ceil_div(a: i64, b: i64) -> i64 {
-    (a - 1) / b + 1
 }
 
 /// `((s00,s01),(s10,s11)):((d00,d01),(d10,d11))`.

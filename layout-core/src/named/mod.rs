@@ -53,11 +53,25 @@ pub use padded::Padded;
 /// The 16-bit float types whose C0 is 16 (re-exported from the `half` crate).
 pub use half::{bf16, f16};
 
-use crate::DynLayout;
+use crate::{DynLayout, LayoutError};
 use core::fmt;
 
+pub(crate) const fn mul(a: i64, b: i64) -> Result<i64, LayoutError> {
+    match a.checked_mul(b) {
+        Some(v) => Ok(v),
+        None => Err(LayoutError::Overflow {
+            what: "named layout stride",
+        }),
+    }
+}
+
+/// `⌈a/b⌉` for `a, b > 0`.
+pub(crate) const fn ceil_div(a: i64, b: i64) -> i64 {
+    (a - 1) / b + 1
+}
+
 /// Unwrap a named layout in a const, or fail compilation with the rule's text.
-pub(crate) const fn ok(r: Result<DynLayout, crate::LayoutError>) -> DynLayout {
+pub(crate) const fn ok(r: Result<DynLayout, LayoutError>) -> DynLayout {
     match r {
         Ok(l) => l,
         Err(e) => panic!("{}", e.rule()),
