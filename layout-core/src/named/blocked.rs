@@ -187,7 +187,7 @@ pub fn oihw16i16o(o: i64, i: i64, h: i64, w: i64) -> Result<DynLayout, LayoutErr
 ///
 /// ```
 /// use layout_core::named::blocked::row_major_interleaved;
-/// let l = row_major_interleaved(4, 6, 3, 2 * 3).unwrap();
+/// let l = row_major_interleaved(2, 4, 3, 3 * 2).unwrap(); // I = 2, 4 x 3, ld = 6
 /// assert_eq!(l.to_string(), "((2,2),3):((1,6),2)");
 /// ```
 ///
