@@ -47,6 +47,8 @@ mod modes;
 pub mod named;
 mod parse;
 mod scan;
+#[cfg(feature = "alloc")]
+pub mod svg;
 pub mod swizzle;
 mod table;
 mod tuple;

@@ -30,7 +30,9 @@
 //! ```
 
 use crate::dyn_layout::ctry;
-use crate::tensor::{Storage, Tensor, TensorIndex};
+use crate::tensor::TensorIndex;
+#[cfg(feature = "alloc")]
+use crate::tensor::{Storage, Tensor};
 use crate::{AnyLayout, DynLayout, DynTuple, LayoutError};
 use core::fmt;
 
