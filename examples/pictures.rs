@@ -28,7 +28,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     write("column_major.svg", Picture::new(&col)?.to_svg())?;
     let hier: DynLayout = "((2,3),(2,4)):((1,4),(2,12))".parse()?;
     write("hierarchical.svg", Picture::new(&hier)?.to_svg())?;
-    fs::write(dir.join("hierarchical.tex"), Picture::new(&hier)?.to_latex())?;
+    fs::write(
+        dir.join("hierarchical.tex"),
+        Picture::new(&hier)?.to_latex(),
+    )?;
 
     // NZ for f16, 32 x 32: four 16 x 16 fractals, coloured by fractal
     let nz = Nz::<f16, 32, 32>::new();

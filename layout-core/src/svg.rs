@@ -5,7 +5,7 @@
 //! grid: row index down, column index across (a rank-1 layout is one column), each cell holding
 //! its offset and coloured by offset (`offset mod 8`) or by a map the caller gives (thread id,
 //! shared-memory bank, …). Rows and columns are labelled, the layout's text is the title, and a
-//! picture of a [`Padded`](crate::named::Padded) layout shades the padding.
+//! picture of a [`Padded`] layout shades the padding.
 //!
 //! ```
 //! use layout_core::{DynLayout, svg::Picture};

@@ -13,7 +13,8 @@ use layout::{AnyLayout, DynLayout, DynTuple};
 
 /// Offset of the per-axis coordinate `(r, c)`.
 fn at(l: &DynLayout, r: i64, c: i64) -> i64 {
-    l.offset_of(&DynTuple::from_slice(&[r, c]).unwrap()).unwrap()
+    l.offset_of(&DynTuple::from_slice(&[r, c]).unwrap())
+        .unwrap()
 }
 
 fn div_ceil(x: i64, b: i64) -> i64 {
@@ -74,17 +75,46 @@ fn check_recipe(l: &DynLayout, m: i64, n: i64, r0: i64, c0: i64, order: [usize; 
     assert!(seen.iter().all(|&s| s), "{l} is not onto its buffer");
 }
 
-const SIZES: [(i64, i64); 7] = [(16, 64), (32, 32), (20, 28), (1, 1), (48, 130), (17, 200), (64, 8)];
+const SIZES: [(i64, i64); 7] = [
+    (16, 64),
+    (32, 32),
+    (20, 28),
+    (1, 1),
+    (48, 130),
+    (17, 200),
+    (64, 8),
+];
 
 fn recipes_for<T: Element>() {
     let c0 = T::C0;
     for (m, n) in SIZES {
         // Nz: (M1,M0,N1,N0) -> (N1,M1,M0,N0)
-        check_recipe(&make_nz_layout::<T>(m, n).unwrap(), m, n, 16, c0, [N1, M1, M0, N0]);
+        check_recipe(
+            &make_nz_layout::<T>(m, n).unwrap(),
+            m,
+            n,
+            16,
+            c0,
+            [N1, M1, M0, N0],
+        );
         // Zz: (M1,M0,K1,K0) -> (M1,K1,M0,K0)
-        check_recipe(&make_zz_layout::<T>(m, n).unwrap(), m, n, 16, c0, [M1, N1, M0, N0]);
+        check_recipe(
+            &make_zz_layout::<T>(m, n).unwrap(),
+            m,
+            n,
+            16,
+            c0,
+            [M1, N1, M0, N0],
+        );
         // Zn: (K1,K0,N1,N0) -> (K1,N1,N0,K0), rows blocked by C0 and columns by 16
-        check_recipe(&make_zn_layout::<T>(m, n).unwrap(), m, n, c0, 16, [M1, N1, N0, M0]);
+        check_recipe(
+            &make_zn_layout::<T>(m, n).unwrap(),
+            m,
+            n,
+            c0,
+            16,
+            [M1, N1, N0, M0],
+        );
     }
 }
 
@@ -103,12 +133,40 @@ fn nn_l0c_and_two_level_forms_follow_their_recipes() {
     for (m, n) in SIZES {
         // NN: 2 x 16 column-major fractals, fractals down a column first:
         // (M1,M0,N1,N0) -> (N1,M1,N0,M0)
-        check_recipe(&make_nn_layout(m, n).unwrap(), m, n, 2, 16, [N1, M1, N0, M0]);
+        check_recipe(
+            &make_nn_layout(m, n).unwrap(),
+            m,
+            n,
+            2,
+            16,
+            [N1, M1, N0, M0],
+        );
         // L0C: NZ with 16 x 16 fractals
-        check_recipe(&make_l0c_layout(m, n).unwrap(), m, n, 16, 16, [N1, M1, M0, N0]);
+        check_recipe(
+            &make_l0c_layout(m, n).unwrap(),
+            m,
+            n,
+            16,
+            16,
+            [N1, M1, M0, N0],
+        );
         // row-major and column-major: 1 x 1 blocks
-        check_recipe(&make_row_major_layout(m, n).unwrap(), m, n, 1, 1, [M1, N1, M0, N0]);
-        check_recipe(&make_column_major_layout(m, n).unwrap(), m, n, 1, 1, [N1, M1, M0, N0]);
+        check_recipe(
+            &make_row_major_layout(m, n).unwrap(),
+            m,
+            n,
+            1,
+            1,
+            [M1, N1, M0, N0],
+        );
+        check_recipe(
+            &make_column_major_layout(m, n).unwrap(),
+            m,
+            n,
+            1,
+            1,
+            [N1, M1, M0, N0],
+        );
     }
 }
 
@@ -136,7 +194,12 @@ fn worked_offsets_of_the_reference() {
     }
     // int8 16 x 64, C0 = 32
     let i = make_nz_layout::<i8>(16, 64).unwrap();
-    for ((r, c), o) in [((0, 31), 31), ((0, 32), 512), ((1, 0), 32), ((15, 63), 1023)] {
+    for ((r, c), o) in [
+        ((0, 31), 31),
+        ((0, 32), 512),
+        ((1, 0), 32),
+        ((15, 63), 1023),
+    ] {
         assert_eq!(at(&i, r, c), o, "NZ i8 ({r},{c})");
     }
     // ZN fp16 32 x 32
@@ -197,8 +260,14 @@ fn static_equals_run_time_for_every_pattern_and_type() {
     static_eq!(f32, i32, u32, f16, bf16, i16, u16, i8, u8, U4);
     assert_eq!(Nn::<20, 28>::LAYOUT, make_nn_layout(20, 28).unwrap());
     assert_eq!(L0c::<20, 28>::LAYOUT, make_l0c_layout(20, 28).unwrap());
-    assert_eq!(NdExt::<20, 28>::LAYOUT, make_row_major_layout(20, 28).unwrap());
-    assert_eq!(DnExt::<20, 28>::LAYOUT, make_column_major_layout(20, 28).unwrap());
+    assert_eq!(
+        NdExt::<20, 28>::LAYOUT,
+        make_row_major_layout(20, 28).unwrap()
+    );
+    assert_eq!(
+        DnExt::<20, 28>::LAYOUT,
+        make_column_major_layout(20, 28).unwrap()
+    );
     assert_eq!(core::mem::size_of::<Nn<20, 28>>(), 0);
 }
 
@@ -285,7 +354,10 @@ fn atb_batched_nd_to_nz_and_back() {
     assert_eq!(back.shape().leaves(), &[8, 100, 30]);
     assert!(back.iter().eq(nd.iter()));
     // wrong shapes are errors
-    assert!(p.pad_from(&Tensor::from_fn(&[8, 100, 31], |i| i as u32).unwrap(), 0).is_err());
+    assert!(
+        p.pad_from(&Tensor::from_fn(&[8, 100, 31], |i| i as u32).unwrap(), 0)
+            .is_err()
+    );
     assert!(p.crop_to_nd(&nd).is_err());
     assert!(p.is_padding(&[8, 0, 0]).is_err());
     assert!(Padded::new(l, &[8, 113, 30]).is_err());
@@ -306,7 +378,10 @@ fn padded_static_nz_and_its_tensor() {
     assert_eq!(view.get([20, 0]), None);
     assert_eq!(t.as_slice()[827], 19 * 28 + 27);
     assert!(view.iter().eq(nd.iter()));
-    assert_eq!(t.as_slice().iter().filter(|&&x| x == -1).count(), 1024 - 560);
+    assert_eq!(
+        t.as_slice().iter().filter(|&&x| x == -1).count(),
+        1024 - 560
+    );
 }
 
 #[test]
@@ -323,7 +398,11 @@ fn fractal_layouts_take_part_in_the_algebra() {
     let d = nz.zipped_divide_by_mode(&t).unwrap();
     for i in 0..256 {
         // index i of the first tile is (r, c) = (i % 16, i / 16), stored row-major
-        assert_eq!(d.offset(i), (i % 16) * 16 + i / 16, "fractal 0 is row-major");
+        assert_eq!(
+            d.offset(i),
+            (i % 16) * 16 + i / 16,
+            "fractal 0 is row-major"
+        );
     }
     // copies between NZ and ZN go through the copy engine
     let zn = make_zn_layout::<f16>(32, 32).unwrap();
@@ -334,4 +413,26 @@ fn fractal_layouts_take_part_in_the_algebra() {
     b.copy_from(&a).unwrap();
     assert!(b.iter().eq(nd.iter()));
     assert!(nz.is_injective().unwrap());
+}
+
+/// The README's section on named layouts and pictures, kept compiling and true.
+#[test]
+fn readme_named_tour() -> Result<(), layout::LayoutError> {
+    use layout::svg::Picture;
+    let nz = make_nz_layout::<f16>(20, 28)?;
+    assert_eq!(nz.to_string(), "((16,2),(16,2)):((16,256),(1,512))");
+    fn tile<const M: i64, const N: i64>() -> Nz<f16, M, N> {
+        Nz::new()
+    }
+    assert_eq!(tile::<20, 28>().to_dyn(), nz);
+
+    let p = Padded::new(make_nz_layout_batched::<f16>(8, 100, 30)?, &[8, 100, 30])?;
+    let nd = Tensor::from_fn(&[8, 100, 30], |i| i as u16)?;
+    let t = p.pad_from(&nd, 0)?;
+    assert_eq!(t.as_slice().len(), 8 * 2 * 112 * 16);
+    assert!(p.crop_to_nd(&t)?.iter().eq(nd.iter()));
+
+    let svg = Picture::padded(&Padded::new(nz, &[20, 28])?)?.to_svg();
+    assert_eq!(svg.matches("class=\"cell padding\"").count(), 1024 - 560);
+    Ok(())
 }

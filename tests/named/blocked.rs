@@ -3,8 +3,8 @@
 
 use layout::named::blocked::{
     ColumnMajorInterleaved, NChwc, Nc1hwc0, OIhwIo, RowMajorInterleaved, column_major_interleaved,
-    column_major_interleaved_packed, make_nc1hwc0_layout, nchw8c, nchw16c, nchw_blocked,
-    oihw16i16o, oihw_blocked, row_major_interleaved, row_major_interleaved_packed,
+    column_major_interleaved_packed, make_nc1hwc0_layout, nchw_blocked, nchw8c, nchw16c,
+    oihw_blocked, oihw16i16o, row_major_interleaved, row_major_interleaved_packed,
 };
 use layout::named::{Padded, f16};
 use layout::tensor::Tensor;
@@ -54,8 +54,14 @@ fn nchw_blocked_matches_onednn_and_cutlass_formulas() {
             });
         }
     }
-    assert_eq!(nchw8c(2, 17, 2, 3).unwrap(), nchw_blocked(2, 17, 2, 3, 8).unwrap());
-    assert_eq!(nchw16c(2, 17, 2, 3).unwrap(), nchw_blocked(2, 17, 2, 3, 16).unwrap());
+    assert_eq!(
+        nchw8c(2, 17, 2, 3).unwrap(),
+        nchw_blocked(2, 17, 2, 3, 8).unwrap()
+    );
+    assert_eq!(
+        nchw16c(2, 17, 2, 3).unwrap(),
+        nchw_blocked(2, 17, 2, 3, 16).unwrap()
+    );
     // the reference's worked values: nChw16c, N=2, C=17, H=2, W=3
     let l = nchw16c(2, 17, 2, 3).unwrap();
     assert_eq!(at(&l, &[0, 16, 0, 0]), 96);
@@ -115,7 +121,11 @@ fn interleaved_match_cutlass_formulas() {
             let cp = up(cols, il);
             for r in 0..rows {
                 for c in 0..cp {
-                    assert_eq!(at(&l, &[r, c]), (c / il) * ld + r * il + c % il, "{l} ({r},{c})");
+                    assert_eq!(
+                        at(&l, &[r, c]),
+                        (c / il) * ld + r * il + c % il,
+                        "{l} ({r},{c})"
+                    );
                 }
             }
         }
@@ -130,8 +140,14 @@ fn interleaved_match_cutlass_formulas() {
 
 #[test]
 fn static_blocked_equal_run_time() {
-    assert_eq!(NChwc::<8, 2, 17, 2, 3>::LAYOUT, nchw8c(2, 17, 2, 3).unwrap());
-    assert_eq!(NChwc::<16, 2, 17, 2, 3>::LAYOUT, nchw16c(2, 17, 2, 3).unwrap());
+    assert_eq!(
+        NChwc::<8, 2, 17, 2, 3>::LAYOUT,
+        nchw8c(2, 17, 2, 3).unwrap()
+    );
+    assert_eq!(
+        NChwc::<16, 2, 17, 2, 3>::LAYOUT,
+        nchw16c(2, 17, 2, 3).unwrap()
+    );
     assert_eq!(
         Nc1hwc0::<f32, 1, 9, 2, 2>::LAYOUT,
         make_nc1hwc0_layout::<f32>(1, 9, 2, 2).unwrap()
@@ -164,8 +180,8 @@ fn nchw_to_padded_nchw8c_and_back() {
         for b in 0..24 {
             for y in 0..h {
                 for x in 0..w {
-                    let pos = (a * 24 * h * w + (b / 8) * h * w * 8 + y * w * 8 + x * 8 + b % 8)
-                        as usize;
+                    let pos =
+                        (a * 24 * h * w + (b / 8) * h * w * 8 + y * w * 8 + x * 8 + b % 8) as usize;
                     let want = if b < c {
                         (((a * c + b) * h + y) * w + x) as i32 + 1
                     } else {

@@ -4,4 +4,5 @@
 
 mod ascend;
 mod blocked;
+mod padded;
 mod pictures;

@@ -13,7 +13,8 @@ fn check(svg: &str, rows: i64, cols: i64, offset: impl Fn(i64, i64) -> i64) -> u
         .descendants()
         .filter(|n| {
             n.tag_name().name() == "g"
-                && n.attribute("class").is_some_and(|c| c.split(' ').any(|w| w == "cell"))
+                && n.attribute("class")
+                    .is_some_and(|c| c.split(' ').any(|w| w == "cell"))
         })
         .collect();
     assert_eq!(cells.len() as i64, rows * cols, "one cell per coordinate");
@@ -46,8 +47,18 @@ fn dyn_at(l: &DynLayout, rows: i64) -> impl Fn(i64, i64) -> i64 + '_ {
 #[test]
 fn svg_cells_show_the_offsets() {
     for (text, rows, cols, by_hand) in [
-        ("(4,8):(8,1)", 4, 8, Some(&(|r: i64, c: i64| r * 8 + c) as &dyn Fn(i64, i64) -> i64)),
-        ("(4,8):(1,4)", 4, 8, Some(&(|r: i64, c: i64| r + 4 * c) as &dyn Fn(i64, i64) -> i64)),
+        (
+            "(4,8):(8,1)",
+            4,
+            8,
+            Some(&(|r: i64, c: i64| r * 8 + c) as &dyn Fn(i64, i64) -> i64),
+        ),
+        (
+            "(4,8):(1,4)",
+            4,
+            8,
+            Some(&(|r: i64, c: i64| r + 4 * c) as &dyn Fn(i64, i64) -> i64),
+        ),
         ("((2,3),(2,4)):((1,4),(2,12))", 6, 8, None),
         ("(8):(2)", 8, 1, None),
     ] {
@@ -62,8 +73,14 @@ fn svg_cells_show_the_offsets() {
     // the reference's row 0 and column 0 of ((2,3),(2,4)):((1,4),(2,12))
     let l: DynLayout = "((2,3),(2,4)):((1,4),(2,12))".parse().unwrap();
     let p = Picture::new(&l).unwrap();
-    assert_eq!((0..8).map(|c| p.offset(0, c)).collect::<Vec<_>>(), [0, 2, 12, 14, 24, 26, 36, 38]);
-    assert_eq!((0..6).map(|r| p.offset(r, 0)).collect::<Vec<_>>(), [0, 1, 4, 5, 8, 9]);
+    assert_eq!(
+        (0..8).map(|c| p.offset(0, c)).collect::<Vec<_>>(),
+        [0, 2, 12, 14, 24, 26, 36, 38]
+    );
+    assert_eq!(
+        (0..6).map(|r| p.offset(r, 0)).collect::<Vec<_>>(),
+        [0, 1, 4, 5, 8, 9]
+    );
     assert!(Picture::new(&"(2,2,2)".parse::<DynLayout>().unwrap()).is_err());
 }
 
@@ -74,7 +91,9 @@ fn svg_of_nz_swizzle_and_padding() {
     let d = nz.to_dyn();
     check(&svg, 32, 32, dyn_at(&d, 32));
     // NZ by the reference's formula
-    check(&svg, 32, 32, |r, c| (r % 16) * 16 + (r / 16) * 256 + c % 16 + (c / 16) * 512);
+    check(&svg, 32, 32, |r, c| {
+        (r % 16) * 16 + (r / 16) * 256 + c % 16 + (c / 16) * 512
+    });
 
     let atom = SwizzledLayout::new(
         Sw::<3, 3, 3>,

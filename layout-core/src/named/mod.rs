@@ -1,6 +1,6 @@
 //! Named layouts of the field, as ordinary layouts of this crate.
 //!
-//! Every format here is a hierarchical [`DynLayout`](crate::DynLayout) computed once by a
+//! Every format here is a hierarchical [`DynLayout`] computed once by a
 //! `const fn` (so it prints in CuTe's text, composes, divides, inverts, feeds tensors and
 //! copies), with two front ends over that one function:
 //!
@@ -49,9 +49,9 @@ pub use ascend::{
     make_nz_layout_batched, make_row_major_layout, make_zn_layout, make_zn_layout_batched,
     make_zz_layout, make_zz_layout_batched,
 };
-pub use padded::Padded;
 /// The 16-bit float types whose C0 is 16 (re-exported from the `half` crate).
 pub use half::{bf16, f16};
+pub use padded::Padded;
 
 use crate::{DynLayout, LayoutError};
 use core::fmt;

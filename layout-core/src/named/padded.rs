@@ -175,10 +175,7 @@ impl<L: AnyLayout> Padded<L> {
     /// A coordinate of the wrong rank or outside the padded domain.
     pub fn is_padding(&self, coord: &[i64]) -> Result<bool, LayoutError> {
         self.check_padded(coord)?;
-        Ok(coord
-            .iter()
-            .zip(self.logical())
-            .any(|(&c, &lim)| c >= lim))
+        Ok(coord.iter().zip(self.logical()).any(|(&c, &lim)| c >= lim))
     }
 
     /// The offset of a coordinate of the padded domain (one index per axis), padding included.
