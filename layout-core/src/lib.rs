@@ -45,7 +45,10 @@ mod int;
 mod int_tuple;
 mod layout;
 mod mode_access;
+pub mod named;
 mod parse;
+#[cfg(feature = "alloc")]
+pub mod svg;
 pub mod swizzle;
 mod table;
 mod tuple;

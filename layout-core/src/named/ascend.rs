@@ -1,0 +1,550 @@
+//! Ascend C fractal layouts: NZ, ZN, ZZ, NN, the two-level row/column-major forms and L0C.
+//!
+//! A fractal is a `16 × C0` tile of 512 bytes with `C0 = 32 bytes / element size` ([`Element`]):
+//! f32 16×8, f16/bf16 16×16, i8/u8 16×32, 4-bit ([`U4`]) 16×64. The layouts are Ascend C's
+//! hierarchical `((ShapeRow0, ShapeRow1), (ShapeColumn0, ShapeColumn1)) : ((StrideRow0,
+//! StrideRow1), (StrideColumn0, StrideColumn1))`, index 0 the inside of a fractal, index 1 the
+//! matrix of fractals. With `m1 = ⌈m/16⌉`, `n1 = ⌈n/C0⌉`, `align16(m) = 16·m1`:
+//!
+//! | layout | shape | stride | offset of `(r, c)` |
+//! |---|---|---|---|
+//! | NZ | `((16,m1),(C0,n1))` | `((C0,16·C0),(1,C0·align16(m)))` | `(r%16)·C0 + (r/16)·16·C0 + c%C0 + (c/C0)·C0·align16(m)` |
+//! | ZN | `((C0,⌈m/C0⌉),(16,⌈n/16⌉))` | `((1,C0·align16(n)),(C0,16·C0))` | `r%C0 + (r/C0)·C0·align16(n) + (c%16)·C0 + (c/16)·16·C0` |
+//! | ZZ | `((16,m1),(C0,n1))` | `((C0,16·C0·n1),(1,16·C0))` | `(r%16)·C0 + (r/16)·16·C0·n1 + c%C0 + (c/C0)·16·C0` |
+//! | NN | `((2,⌈m/2⌉),(16,⌈n/16⌉))` | `((1,32),(2,16·align2(m)))` | `r%2 + (r/2)·32 + (c%16)·2 + (c/16)·16·align2(m)` |
+//! | NDExt (row-major) | `((1,m),(1,n))` | `((0,ld),(0,1))` | `r·ld + c` |
+//! | DNExt (column-major) | `((1,m),(1,n))` | `((0,1),(0,ld))` | `r + c·ld` |
+//! | L0C | NZ with C0 = 16, whatever the accumulator type | | |
+//!
+//! NZ: rows of a fractal are contiguous (`z` inside), fractals go down a column first (`N`
+//! outside) — Ascend's `(…,M,N) → pad → (…,M1,M0,N1,N0) → transpose → (…,N1,M1,M0,N0)`. ZN
+//! stores each fractal column-major and orders fractals along rows; ZZ is z inside and Z
+//! outside; NN is the MX `scaleB` layout (fp8_e8m0, 2 × 16 fractals).
+//!
+//! **Padding.** Extents that are not whole fractals are rounded up, as Ascend's `ceil_div`: the
+//! layout's domain is the padded matrix (`make_nz_layout::<f16>(20, 28)` covers 32 × 32). Keep
+//! the logical extents beside it with [`Padded`](super::Padded), which knows the padding and
+//! copies ND data in and out.
+//!
+//! **Alignment rule** (Ascend C, HEAD docs, plus the older 32-byte rule): in the `…_strided`
+//! forms, the outer stride between fractal columns (NZ) or fractal rows (ZN, ZZ) must be a
+//! multiple of the fractal size `16·C0`, and the other outer stride a multiple of `C0`
+//! (32 bytes). Broken at run time it is an `Err` naming the rule and the numbers; in a static
+//! type it fails compilation.
+//!
+//! ```
+//! use layout_core::named::ascend::{make_nz_layout, make_zn_layout, nz_layout_strided};
+//! use half::f16;
+//! let nz = make_nz_layout::<f16>(20, 28).unwrap(); // padded to 32 x 32
+//! assert_eq!(nz.to_string(), "((16,2),(16,2)):((16,256),(1,512))");
+//! let at = |l: &layout_core::DynLayout, r: i64, c: i64| {
+//!     l.offset_of(&layout_core::DynTuple::from_slice(&[r, c]).unwrap()).unwrap()
+//! };
+//! assert_eq!(at(&nz, 1, 0), 16);
+//! assert_eq!(at(&nz, 0, 16), 512);
+//! assert_eq!(at(&nz, 19, 27), 827);
+//! let zn = make_zn_layout::<f16>(32, 32).unwrap();
+//! assert_eq!(at(&zn, 16, 0), 512);
+//! // the stride between fractal columns must be a whole fractal (16·C0 = 256 elements of f16)
+//! assert!(nz_layout_strided(16, 32, 32, 256, 520).is_err());
+//! ```
+
+use super::{ceil_div, mul, named_zst};
+use crate::const_try::ctry;
+use crate::{DynLayout, DynTuple, LayoutError};
+
+/// Rows of an Ascend fractal (M0).
+pub const FRACTAL_ROWS: i64 = 16;
+/// Bytes of one fractal row (C0 elements).
+pub const C0_BYTES: i64 = 32;
+
+/// An element type of Ascend's fractal layouts: its width in bits decides C0, the number of
+/// elements in a fractal row of 32 bytes.
+///
+/// ```
+/// use layout_core::named::{Element, U4};
+/// assert_eq!(<f32 as Element>::C0, 8);
+/// assert_eq!(<half::f16 as Element>::C0, 16);
+/// assert_eq!(<half::bf16 as Element>::C0, 16);
+/// assert_eq!(<i8 as Element>::C0, 32);
+/// assert_eq!(<U4 as Element>::C0, 64);
+/// ```
+pub trait Element: 'static {
+    /// Width of one element in bits.
+    const BITS: i64;
+    /// Elements in a 32-byte fractal row: `256 / BITS`.
+    const C0: i64 = C0_BYTES * 8 / Self::BITS;
+}
+
+/// A 4-bit element (int4, uint4, fp4 e2m1; Ascend's `fp4x2_e2m1_t` holds two): a marker type
+/// for layouts, which count 4-bit elements (C0 = 64). Storage of packed nibbles is not this
+/// type's business.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct U4;
+
+macro_rules! element {
+    ($bits:expr => $($t:ty),*) => {$(
+        impl Element for $t {
+            const BITS: i64 = $bits;
+        }
+    )*};
+}
+element!(32 => f32, i32, u32);
+element!(16 => half::f16, half::bf16, i16, u16);
+element!(8 => i8, u8);
+element!(4 => U4);
+
+const fn extents_ok(what: &'static str, m: i64, n: i64) -> Result<(), LayoutError> {
+    if m <= 0 || n <= 0 {
+        return Err(LayoutError::Precondition { what, a: m, b: n });
+    }
+    Ok(())
+}
+
+const fn c0_ok(c0: i64) -> Result<(), LayoutError> {
+    if c0 <= 0 {
+        return Err(LayoutError::Precondition {
+            what: "fractal layout: C0 (elements per 32-byte fractal row) must be positive; C0 and 0 are",
+            a: c0,
+            b: 0,
+        });
+    }
+    Ok(())
+}
+
+/// `((s00,s01),(s10,s11)):((d00,d01),(d10,d11))`.
+const fn two_level(s: [i64; 4], d: [i64; 4]) -> Result<DynLayout, LayoutError> {
+    let rows = ctry!(DynTuple::from_slice(&[s[0], s[1]]));
+    let cols = ctry!(DynTuple::from_slice(&[s[2], s[3]]));
+    let rs = ctry!(DynTuple::from_slice(&[d[0], d[1]]));
+    let cs = ctry!(DynTuple::from_slice(&[d[2], d[3]]));
+    DynLayout::new(
+        &ctry!(DynTuple::tuple(&[rows, cols])),
+        &ctry!(DynTuple::tuple(&[rs, cs])),
+    )
+}
+
+const fn multiple(what: &'static str, stride: i64, unit: i64) -> Result<(), LayoutError> {
+    if stride % unit != 0 {
+        return Err(LayoutError::Precondition {
+            what,
+            a: stride,
+            b: unit,
+        });
+    }
+    Ok(())
+}
+
+/// NZ with explicit outer strides: `((16,⌈m/16⌉),(C0,⌈n/C0⌉)) : ((C0,row1),(1,col1))`.
+///
+/// # Errors
+/// Non-positive `c0`, `m` or `n`; `col1` (StrideColumn1) not a multiple of the fractal size
+/// `16·C0`; `row1` (StrideRow1) not a multiple of `C0`; an invalid layout (overflow).
+pub const fn nz_layout_strided(
+    c0: i64,
+    m: i64,
+    n: i64,
+    row1: i64,
+    col1: i64,
+) -> Result<DynLayout, LayoutError> {
+    ctry!(c0_ok(c0));
+    ctry!(extents_ok(
+        "NZ layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
+    ctry!(multiple(
+        "NZ layout alignment: the stride between fractal columns (StrideColumn1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
+        col1,
+        fractal
+    ));
+    ctry!(multiple(
+        "NZ layout alignment: the stride between fractals of a column (StrideRow1) must be a multiple of C0 (32 bytes); stride and C0 are",
+        row1,
+        c0
+    ));
+    two_level(
+        [FRACTAL_ROWS, ceil_div(m, FRACTAL_ROWS), c0, ceil_div(n, c0)],
+        [c0, row1, 1, col1],
+    )
+}
+
+/// Compact NZ for C0 `c0`, padded to whole fractals:
+/// `((16,m1),(C0,n1)) : ((C0,16·C0),(1,C0·align16(m)))`.
+///
+/// # Errors
+/// Non-positive `c0`, `m` or `n`, or overflow.
+pub const fn nz_layout(c0: i64, m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+    ctry!(c0_ok(c0));
+    ctry!(extents_ok(
+        "NZ layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
+    let col1 = ctry!(mul(fractal, ceil_div(m, FRACTAL_ROWS)));
+    nz_layout_strided(c0, m, n, fractal, col1)
+}
+
+/// ZN with explicit outer strides: `((C0,⌈m/C0⌉),(16,⌈n/16⌉)) : ((1,row1),(C0,col1))`.
+///
+/// # Errors
+/// Non-positive `c0`, `m` or `n`; `row1` (StrideRow1) not a multiple of `16·C0`; `col1`
+/// (StrideColumn1) not a multiple of `C0`; overflow.
+pub const fn zn_layout_strided(
+    c0: i64,
+    m: i64,
+    n: i64,
+    row1: i64,
+    col1: i64,
+) -> Result<DynLayout, LayoutError> {
+    ctry!(c0_ok(c0));
+    ctry!(extents_ok(
+        "ZN layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
+    ctry!(multiple(
+        "ZN layout alignment: the stride between fractal rows (StrideRow1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
+        row1,
+        fractal
+    ));
+    ctry!(multiple(
+        "ZN layout alignment: the stride between fractals of a row (StrideColumn1) must be a multiple of C0 (32 bytes); stride and C0 are",
+        col1,
+        c0
+    ));
+    two_level(
+        [c0, ceil_div(m, c0), FRACTAL_ROWS, ceil_div(n, FRACTAL_ROWS)],
+        [1, row1, c0, col1],
+    )
+}
+
+/// Compact ZN: `((C0,⌈m/C0⌉),(16,⌈n/16⌉)) : ((1,C0·align16(n)),(C0,16·C0))`.
+///
+/// # Errors
+/// Non-positive `c0`, `m` or `n`, or overflow.
+pub const fn zn_layout(c0: i64, m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+    ctry!(c0_ok(c0));
+    ctry!(extents_ok(
+        "ZN layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
+    let row1 = ctry!(mul(fractal, ceil_div(n, FRACTAL_ROWS)));
+    zn_layout_strided(c0, m, n, row1, fractal)
+}
+
+/// ZZ with explicit outer strides: `((16,⌈m/16⌉),(C0,⌈n/C0⌉)) : ((C0,row1),(1,col1))`.
+///
+/// # Errors
+/// Non-positive `c0`, `m` or `n`; `row1` not a multiple of `16·C0`; `col1` not a multiple of
+/// `C0`; overflow.
+pub const fn zz_layout_strided(
+    c0: i64,
+    m: i64,
+    n: i64,
+    row1: i64,
+    col1: i64,
+) -> Result<DynLayout, LayoutError> {
+    ctry!(c0_ok(c0));
+    ctry!(extents_ok(
+        "ZZ layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
+    ctry!(multiple(
+        "ZZ layout alignment: the stride between fractal rows (StrideRow1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
+        row1,
+        fractal
+    ));
+    ctry!(multiple(
+        "ZZ layout alignment: the stride between fractals of a row (StrideColumn1) must be a multiple of C0 (32 bytes); stride and C0 are",
+        col1,
+        c0
+    ));
+    two_level(
+        [FRACTAL_ROWS, ceil_div(m, FRACTAL_ROWS), c0, ceil_div(n, c0)],
+        [c0, row1, 1, col1],
+    )
+}
+
+/// Compact ZZ: `((16,m1),(C0,n1)) : ((C0,16·C0·n1),(1,16·C0))`.
+///
+/// # Errors
+/// Non-positive `c0`, `m` or `n`, or overflow.
+pub const fn zz_layout(c0: i64, m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+    ctry!(c0_ok(c0));
+    ctry!(extents_ok(
+        "ZZ layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
+    let row1 = ctry!(mul(fractal, ceil_div(n, c0)));
+    zz_layout_strided(c0, m, n, row1, fractal)
+}
+
+/// NN, the MX `scaleB` layout (fp8_e8m0 scales, 2 × 16 column-major fractals of 32 elements,
+/// fractals down a column first): `((2,⌈m/2⌉),(16,⌈n/16⌉)) : ((1,32),(2,16·align2(m)))`.
+///
+/// # Errors
+/// Non-positive `m` or `n`, or overflow.
+pub const fn nn_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+    ctry!(extents_ok(
+        "NN layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    let m1 = ceil_div(m, 2);
+    let col1 = ctry!(mul(32, m1));
+    two_level([2, m1, 16, ceil_div(n, 16)], [1, 32, 2, col1])
+}
+
+/// Ascend's two-level row-major form (`NDExt`, the old `RowMajor`):
+/// `((1,m),(1,n)) : ((0,ld),(0,1))`, compact when `ld = n`.
+///
+/// # Errors
+/// Non-positive `m` or `n`, or overflow.
+pub const fn nd_ext_layout(m: i64, n: i64, ld: i64) -> Result<DynLayout, LayoutError> {
+    ctry!(extents_ok(
+        "ND layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    two_level([1, m, 1, n], [0, ld, 0, 1])
+}
+
+/// Ascend's two-level column-major form (`DNExt`, the old `ColumnMajor`):
+/// `((1,m),(1,n)) : ((0,1),(0,ld))`, compact when `ld = m`.
+///
+/// # Errors
+/// Non-positive `m` or `n`, or overflow.
+pub const fn dn_ext_layout(m: i64, n: i64, ld: i64) -> Result<DynLayout, LayoutError> {
+    ctry!(extents_ok(
+        "DN layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    two_level([1, m, 1, n], [0, 1, 0, ld])
+}
+
+/// Ascend's `Capacity`: `max (extent · |stride|)` over the leaves — the memory a layout
+/// occupies including holes, which Ascend uses as the batch stride.
+pub const fn capacity(l: &DynLayout) -> i64 {
+    let (s, d) = (l.shape_leaves(), l.stride_leaves());
+    let mut c = 0;
+    let mut i = 0;
+    while i < s.len() {
+        // validated layouts: extent·|stride| ≤ cosize + |stride| fits (saturate anyway)
+        let v = s[i].saturating_mul(d[i].saturating_abs());
+        if v > c {
+            c = v;
+        }
+        i += 1;
+    }
+    c
+}
+
+/// A batch of `batch` matrices of layout `l`, `batch` as a new first mode whose stride is
+/// [`capacity`] (Ascend's `MakeFrameLayout(batch, m, n)`): `(batch, rows, cols)`.
+///
+/// # Errors
+/// Non-positive `batch`, or overflow.
+pub const fn batched(l: &DynLayout, batch: i64) -> Result<DynLayout, LayoutError> {
+    if batch <= 0 {
+        return Err(LayoutError::Precondition {
+            what: "batched layout: the batch extent must be positive; batch and 0 are",
+            a: batch,
+            b: 0,
+        });
+    }
+    l.prepend(&ctry!(DynLayout::leaf(batch, capacity(l))))
+}
+
+/// Ascend's `MakeNzLayout<T>(m, n)`: compact NZ for element type `T` (see [`nz_layout`]).
+///
+/// # Errors
+/// Non-positive extents, or overflow.
+pub fn make_nz_layout<T: Element>(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+    nz_layout(T::C0, m, n)
+}
+
+/// Ascend's `MakeZnLayout<T>(m, n)`: compact ZN (see [`zn_layout`]).
+///
+/// # Errors
+/// Non-positive extents, or overflow.
+pub fn make_zn_layout<T: Element>(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+    zn_layout(T::C0, m, n)
+}
+
+/// Ascend's `MakeZzLayout<T>(m, n)`: compact ZZ (see [`zz_layout`]).
+///
+/// # Errors
+/// Non-positive extents, or overflow.
+pub fn make_zz_layout<T: Element>(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+    zz_layout(T::C0, m, n)
+}
+
+/// The NN layout of MX scales (see [`nn_layout`]).
+///
+/// # Errors
+/// Non-positive extents, or overflow.
+pub fn make_nn_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+    nn_layout(m, n)
+}
+
+/// Ascend's `MakeRowMajorLayout(m, n)` (`NDExt`): `((1,m),(1,n)):((0,n),(0,1))`.
+///
+/// # Errors
+/// Non-positive extents, or overflow.
+pub fn make_row_major_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+    nd_ext_layout(m, n, n)
+}
+
+/// Ascend's `MakeColumnMajorLayout(m, n)` (`DNExt`): `((1,m),(1,n)):((0,1),(0,m))`.
+///
+/// # Errors
+/// Non-positive extents, or overflow.
+pub fn make_column_major_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+    dn_ext_layout(m, n, m)
+}
+
+/// Ascend's `MakeL0CLayout(m, n)`: the accumulator layout, NZ with 16 × 16 fractals whatever
+/// the accumulator type.
+///
+/// # Errors
+/// Non-positive extents, or overflow.
+pub fn make_l0c_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+    nz_layout(16, m, n)
+}
+
+/// `batch` NZ matrices (`MakeFrameLayout<NZLayoutPtn, T>(batch, m, n)`): `(batch, rows, cols)`.
+///
+/// ```
+/// use layout_core::named::make_nz_layout_batched;
+/// // ATB's TransdataOperation example: ND {8,100,30} f16 -> NZ {8,2,112,16}
+/// let l = make_nz_layout_batched::<half::f16>(8, 100, 30).unwrap();
+/// assert_eq!(l.to_string(), "(8,(16,7),(16,2)):(3584,(16,256),(1,1792))");
+/// assert_eq!(l.cosize(), 8 * 2 * 112 * 16);
+/// ```
+///
+/// # Errors
+/// Non-positive extents, or overflow.
+pub fn make_nz_layout_batched<T: Element>(
+    batch: i64,
+    m: i64,
+    n: i64,
+) -> Result<DynLayout, LayoutError> {
+    batched(&nz_layout(T::C0, m, n)?, batch)
+}
+
+/// `batch` ZN matrices: `(batch, rows, cols)`.
+///
+/// # Errors
+/// Non-positive extents, or overflow.
+pub fn make_zn_layout_batched<T: Element>(
+    batch: i64,
+    m: i64,
+    n: i64,
+) -> Result<DynLayout, LayoutError> {
+    batched(&zn_layout(T::C0, m, n)?, batch)
+}
+
+/// `batch` ZZ matrices: `(batch, rows, cols)`.
+///
+/// # Errors
+/// Non-positive extents, or overflow.
+pub fn make_zz_layout_batched<T: Element>(
+    batch: i64,
+    m: i64,
+    n: i64,
+) -> Result<DynLayout, LayoutError> {
+    batched(&zz_layout(T::C0, m, n)?, batch)
+}
+
+named_zst! {
+    /// Static compact NZ for `T` with const-generic extents (padded to whole fractals): a
+    /// zero-sized type whose value is [`nz_layout`]`(T::C0, M, N)`, computed at compile time.
+    ///
+    /// ```
+    /// use layout_core::named::Nz;
+    /// use layout_core::StaticLayout;
+    /// let l = Nz::<f32, 16, 16>::new();
+    /// assert_eq!(l.to_string(), "((_16,_1),(_8,_2)):((_8,_128),(_1,_128))");
+    /// assert_eq!(Nz::<f32, 16, 16>::LAYOUT.offset_of(&"(0,8)".parse().unwrap()), Ok(128));
+    /// ```
+    Nz [T: Element, const M: i64, const N: i64] [T, M, N] (T) => nz_layout(T::C0, M, N)
+}
+named_zst! {
+    /// Static NZ with explicit outer strides (see [`nz_layout_strided`]); a stride that breaks
+    /// the alignment rule fails compilation.
+    ///
+    /// ```compile_fail,E0080
+    /// use layout_core::named::NzStrided;
+    /// // StrideColumn1 = 520 is not a multiple of the fractal (16·16 = 256 elements)
+    /// let l = NzStrided::<half::f16, 32, 32, 256, 520>::new();
+    /// ```
+    NzStrided [T: Element, const M: i64, const N: i64, const ROW1: i64, const COL1: i64]
+        [T, M, N, ROW1, COL1] (T) => nz_layout_strided(T::C0, M, N, ROW1, COL1)
+}
+named_zst! {
+    /// Static compact ZN for `T` ([`zn_layout`]).
+    Zn [T: Element, const M: i64, const N: i64] [T, M, N] (T) => zn_layout(T::C0, M, N)
+}
+named_zst! {
+    /// Static ZN with explicit outer strides ([`zn_layout_strided`]).
+    ZnStrided [T: Element, const M: i64, const N: i64, const ROW1: i64, const COL1: i64]
+        [T, M, N, ROW1, COL1] (T) => zn_layout_strided(T::C0, M, N, ROW1, COL1)
+}
+named_zst! {
+    /// Static compact ZZ for `T` ([`zz_layout`]).
+    Zz [T: Element, const M: i64, const N: i64] [T, M, N] (T) => zz_layout(T::C0, M, N)
+}
+named_zst! {
+    /// Static ZZ with explicit outer strides ([`zz_layout_strided`]).
+    ZzStrided [T: Element, const M: i64, const N: i64, const ROW1: i64, const COL1: i64]
+        [T, M, N, ROW1, COL1] (T) => zz_layout_strided(T::C0, M, N, ROW1, COL1)
+}
+named_zst! {
+    /// Static NN ([`nn_layout`]).
+    Nn [const M: i64, const N: i64] [M, N] () => nn_layout(M, N)
+}
+named_zst! {
+    /// Static two-level row-major `((1,M),(1,N)):((0,N),(0,1))` ([`nd_ext_layout`]).
+    NdExt [const M: i64, const N: i64] [M, N] () => nd_ext_layout(M, N, N)
+}
+named_zst! {
+    /// Static two-level column-major `((1,M),(1,N)):((0,1),(0,M))` ([`dn_ext_layout`]).
+    DnExt [const M: i64, const N: i64] [M, N] () => dn_ext_layout(M, N, M)
+}
+named_zst! {
+    /// Static L0C accumulator layout: NZ with 16 × 16 fractals ([`make_l0c_layout`]).
+    L0c [const M: i64, const N: i64] [M, N] () => nz_layout(16, M, N)
+}
+
+impl<T: Element, const M: i64, const N: i64> Nz<T, M, N> {
+    /// This layout with its logical extents `(M, N)` kept beside the padded ones.
+    pub fn padded(self) -> super::Padded<Self> {
+        super::Padded::from_parts(self, Self::PAD)
+    }
+    const PAD: super::padded::PadParts = super::padded::PadParts::of_static(&Self::LAYOUT, &[M, N]);
+}
+impl<T: Element, const M: i64, const N: i64> Zn<T, M, N> {
+    /// This layout with its logical extents `(M, N)` kept beside the padded ones.
+    pub fn padded(self) -> super::Padded<Self> {
+        super::Padded::from_parts(self, Self::PAD)
+    }
+    const PAD: super::padded::PadParts = super::padded::PadParts::of_static(&Self::LAYOUT, &[M, N]);
+}
+impl<T: Element, const M: i64, const N: i64> Zz<T, M, N> {
+    /// This layout with its logical extents `(M, N)` kept beside the padded ones.
+    pub fn padded(self) -> super::Padded<Self> {
+        super::Padded::from_parts(self, Self::PAD)
+    }
+    const PAD: super::padded::PadParts = super::padded::PadParts::of_static(&Self::LAYOUT, &[M, N]);
+}

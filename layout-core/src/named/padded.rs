@@ -1,0 +1,394 @@
+//! [`Padded`]: a layout over a rounded-up domain together with its logical extents.
+//!
+//! Ascend's fractal layouts, oneDNN's blocked formats and NC1HWC0 round extents up to whole
+//! blocks; the layout's domain is the padded tensor, and the real extents are not part of it
+//! (Ascend's `TransdataOperation` needs them again as `outCrops`, oneDNN keeps `padded_dims`).
+//! `Padded<L>` keeps them beside the layout `L`:
+//!
+//! - it knows which coordinates are padding ([`Padded::is_padding`]);
+//! - as an [`AnyLayout`] its domain is the *logical* tensor, each coordinate mapped by `L`: a
+//!   tensor over a `Padded` layout is the logical view of a padded buffer, so the copy engine
+//!   moves ND data into it or out of it directly;
+//! - [`Padded::pad_from`] copies an ND tensor into a new padded buffer, filling the padding with
+//!   a chosen value; [`Padded::crop_to_nd`] copies the logical part back out.
+//!
+//! ```
+//! use layout_core::named::{make_nz_layout, Padded};
+//! use layout_core::tensor::Tensor;
+//! use half::f16;
+//! let nz = Padded::new(make_nz_layout::<f16>(20, 28).unwrap(), &[20, 28]).unwrap();
+//! assert_eq!(nz.is_padding(&[19, 27]), Ok(false));
+//! assert_eq!(nz.is_padding(&[20, 0]), Ok(true));
+//! let nd = Tensor::from_fn(&[20, 28], |i| i as u16).unwrap();
+//! let t = nz.pad_from(&nd, u16::MAX).unwrap();        // a 32 x 32 NZ tensor
+//! assert_eq!(t.as_slice().len(), 1024);
+//! assert_eq!(t.as_slice()[16], 28);                    // (1,0) holds ND value 28
+//! assert_eq!(t.as_slice()[512], 16);                   // (0,16) holds ND value 16
+//! assert_eq!(t.as_slice()[20 * 16], u16::MAX);         // row 20 is padding
+//! let back = nz.crop_to_nd(&t).unwrap();
+//! assert!(back.iter().eq(nd.iter()));
+//! ```
+
+use crate::const_try::ctry;
+use crate::tensor::TensorError;
+use crate::tensor::TensorIndex;
+#[cfg(feature = "alloc")]
+use crate::tensor::{Storage, Tensor};
+use crate::{AnyLayout, DynLayout, DynTuple, LayoutError};
+use core::fmt;
+
+/// At most this many axes in a padded layout.
+pub const MAX_PADDED_AXES: usize = 8;
+
+/// The padding facts of a layout: logical and padded axis extents, and how many consecutive
+/// offsets its last axis keeps (for copy runs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PadParts {
+    logical: [i64; MAX_PADDED_AXES],
+    padded: [i64; MAX_PADDED_AXES],
+    rank: usize,
+    /// Length of the stride-1 prefix of the last axis's mode (1 when it has none).
+    unit: i64,
+}
+
+impl PadParts {
+    /// The facts of the affine layout `l` with logical extents `logical`.
+    const fn affine(l: &DynLayout, logical: &[i64]) -> Result<PadParts, LayoutError> {
+        let rank = if l.profile().is_leaf() { 1 } else { l.rank() };
+        if logical.len() != rank {
+            return Err(LayoutError::Precondition {
+                what: "padded layout: one logical extent per axis of the layout; extents and axes are",
+                a: logical.len() as i64,
+                b: rank as i64,
+            });
+        }
+        if rank > MAX_PADDED_AXES {
+            return Err(LayoutError::Precondition {
+                what: "padded layout: too many axes; axes and the maximum are",
+                a: rank as i64,
+                b: MAX_PADDED_AXES as i64,
+            });
+        }
+        let mut p = PadParts {
+            logical: [0; MAX_PADDED_AXES],
+            padded: [0; MAX_PADDED_AXES],
+            rank,
+            unit: 1,
+        };
+        let mut k = 0;
+        while k < rank {
+            let mode = if l.profile().is_leaf() {
+                *l
+            } else {
+                ctry!(l.mode(k))
+            };
+            let e = mode.size();
+            if logical[k] <= 0 || logical[k] > e {
+                return Err(LayoutError::Precondition {
+                    what: "padded layout: a logical extent must be positive and at most the layout's axis extent; they are",
+                    a: logical[k],
+                    b: e,
+                });
+            }
+            p.logical[k] = logical[k];
+            p.padded[k] = e;
+            if k + 1 == rank {
+                let (s, d) = (mode.shape_leaves(), mode.stride_leaves());
+                let mut run = 1;
+                let mut i = 0;
+                while i < s.len() {
+                    if s[i] > 1 {
+                        if d[i] != run {
+                            break;
+                        }
+                        run *= s[i];
+                    }
+                    i += 1;
+                }
+                p.unit = run;
+            }
+            k += 1;
+        }
+        Ok(p)
+    }
+
+    /// The facts of a static layout, computed at compile time (a failure fails compilation).
+    pub(crate) const fn of_static(l: &DynLayout, logical: &[i64]) -> PadParts {
+        match PadParts::affine(l, logical) {
+            Ok(p) => p,
+            Err(e) => panic!("{}", e.rule()),
+        }
+    }
+}
+
+/// A layout `L` over a padded domain, with the logical extents kept beside it. See the
+/// [module docs](self).
+///
+/// As an [`AnyLayout`] it is the logical tensor: its domain is the logical extents (a flat
+/// tuple, one per axis of `L`), coordinate `c` has offset `L(c)`. It is not affine (a padded
+/// row of NZ does not continue into the next); tensors walk it through
+/// [`AnyLayout::post_offset`] and copy runs of the last axis that `L` keeps contiguous.
+#[derive(Clone, Copy)]
+pub struct Padded<L> {
+    layout: L,
+    parts: PadParts,
+}
+
+impl<L: AnyLayout> Padded<L> {
+    /// `layout` with logical extents `logical` (one per top-level mode; each at most the
+    /// mode's size).
+    ///
+    /// # Errors
+    /// A count of extents other than the rank, an extent ≤ 0 or larger than the axis, more than
+    /// [`MAX_PADDED_AXES`] axes, or an invalid layout.
+    pub fn new(layout: L, logical: &[i64]) -> Result<Self, LayoutError> {
+        let mut parts = PadParts::affine(&layout.inner_layout()?, logical)?;
+        if !L::AFFINE {
+            parts.unit = 1;
+        }
+        Ok(Padded { layout, parts })
+    }
+
+    /// From facts computed at compile time for a static layout.
+    pub(crate) const fn from_parts(layout: L, parts: PadParts) -> Self {
+        Padded { layout, parts }
+    }
+
+    /// The padded layout.
+    pub fn layout(&self) -> &L {
+        &self.layout
+    }
+
+    /// The logical extent of every axis.
+    pub fn logical(&self) -> &[i64] {
+        &self.parts.logical[..self.parts.rank]
+    }
+
+    /// The padded extent of every axis (the layout's).
+    pub fn padded(&self) -> &[i64] {
+        &self.parts.padded[..self.parts.rank]
+    }
+
+    /// Whether a coordinate of the padded domain (one index per axis) is padding: some index
+    /// is at or past its logical extent.
+    ///
+    /// # Errors
+    /// A coordinate of the wrong rank or outside the padded domain.
+    pub fn is_padding(&self, coord: &[i64]) -> Result<bool, LayoutError> {
+        self.check_padded(coord)?;
+        Ok(coord.iter().zip(self.logical()).any(|(&c, &lim)| c >= lim))
+    }
+
+    /// The offset of a coordinate of the padded domain (one index per axis), padding included.
+    ///
+    /// # Errors
+    /// A coordinate of the wrong rank or outside the padded domain.
+    pub fn padded_offset(&self, coord: &[i64]) -> Result<i64, LayoutError> {
+        self.check_padded(coord)?;
+        Ok(self.layout.offset(self.padded_index(coord)))
+    }
+
+    fn check_padded(&self, coord: &[i64]) -> Result<(), LayoutError> {
+        if coord.len() != self.parts.rank {
+            return Err(LayoutError::CoordinateMismatch {
+                coord_leaves: coord.len(),
+                shape_leaves: self.parts.rank,
+            });
+        }
+        for (k, (&c, &e)) in coord.iter().zip(self.padded()).enumerate() {
+            if c < 0 || c >= e {
+                return Err(LayoutError::CoordinateOutOfRange {
+                    leaf: k,
+                    coord: c,
+                    extent: e,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The 1-D (colexicographic) index of a coordinate in the padded domain.
+    #[inline]
+    fn padded_index(&self, coord: &[i64]) -> i64 {
+        let mut idx = 0;
+        for k in (0..self.parts.rank).rev() {
+            idx = idx * self.parts.padded[k] + coord[k];
+        }
+        idx
+    }
+
+    /// Copy the ND tensor `src` (the logical extents, any layout) into a new buffer laid out by
+    /// the padded layout, every other element of the buffer (the padding) set to `fill`.
+    ///
+    /// # Errors
+    /// [`TensorError::ShapeMismatch`] when `src` does not have the logical extents; a layout
+    /// with negative offsets or one that is not injective.
+    #[cfg(feature = "alloc")]
+    pub fn pad_from<T: Copy, S: Storage<Elem = T>, L2: AnyLayout>(
+        &self,
+        src: &Tensor<S, L2>,
+        fill: T,
+    ) -> Result<crate::tensor::Tensor<alloc::vec::Vec<T>, L>, TensorError> {
+        let (lo, hi) = self.layout.offset_bounds()?;
+        if lo < 0 {
+            return Err(LayoutError::Precondition {
+                what: "pad_from: the padded layout reaches negative offsets; lowest offset and 0 are",
+                a: lo,
+                b: 0,
+            }
+            .into());
+        }
+        let len = hi
+            .checked_add(1)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or(LayoutError::Overflow {
+                what: "padded buffer length",
+            })?;
+        let mut buf = alloc::vec![fill; len];
+        Tensor::new(&mut buf[..], *self)?.copy_from(src)?;
+        Tensor::new(buf, self.layout)
+    }
+
+    /// Copy the logical part of the padded tensor `src` (any layout with this layout's padded
+    /// extents) into a new row-major ND tensor of the logical extents, dropping the padding.
+    ///
+    /// # Errors
+    /// [`TensorError::ShapeMismatch`] when `src` does not have the padded extents.
+    #[cfg(feature = "alloc")]
+    pub fn crop_to_nd<T: Clone, S: Storage<Elem = T>, L2: AnyLayout>(
+        &self,
+        src: &Tensor<S, L2>,
+    ) -> Result<crate::tensor::TensorOwned<T>, TensorError> {
+        if src.shape().leaves() != self.padded() {
+            return Err(TensorError::ShapeMismatch {
+                a: crate::tensor::Extents::from_slice(src.shape().leaves()),
+                b: crate::tensor::Extents::from_slice(self.padded()),
+            });
+        }
+        let view = Padded::new(*src.layout(), self.logical())?;
+        let t = Tensor::with_offset(src.as_slice(), view, src.base_offset())?;
+        Ok(t.to_owned())
+    }
+}
+
+impl<L: AnyLayout> fmt::Display for Padded<L> {
+    /// The padded layout followed by the logical extents: `… [logical (20,28)]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} [logical (", self.layout)?;
+        for (k, e) in self.logical().iter().enumerate() {
+            if k > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{e}")?;
+        }
+        f.write_str(")]")
+    }
+}
+
+impl<L: AnyLayout> fmt::Debug for Padded<L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+// SAFETY: the inner layout is the compact row-major layout of the logical extents (domain
+// `domain()`), and `post_offset` undoes it (row-major unravel) before mapping the coordinate
+// through `L` exactly as `offset` does after its colexicographic unravel, so
+// `offset(i) == post_offset(inner.offset(i))`. `post_run` counts only offsets along the
+// last axis inside the stride-1 prefix of its mode (`unit`, computed from `L`'s affine form)
+// and before the logical end of the row, where `L`'s offsets are consecutive. Offsets are a
+// subset of `L`'s, so `L`'s bounds contain them and `L` injective makes this injective; else
+// the provided scan decides exactly.
+unsafe impl<L: AnyLayout> AnyLayout for Padded<L> {
+    const AFFINE: bool = false;
+
+    fn domain(&self) -> DynTuple {
+        DynTuple::from_slice(self.logical()).unwrap_or(DynTuple::EMPTY)
+    }
+
+    fn size(&self) -> i64 {
+        self.logical().iter().product()
+    }
+
+    fn offset(&self, i: i64) -> i64 {
+        let mut rest = i;
+        let mut idx = 0;
+        let mut scale = 1;
+        for k in 0..self.parts.rank {
+            let c = if k + 1 == self.parts.rank {
+                rest
+            } else {
+                rest % self.parts.logical[k]
+            };
+            rest /= self.parts.logical[k];
+            idx += c * scale;
+            scale *= self.parts.padded[k];
+        }
+        self.layout.offset(idx)
+    }
+
+    fn to_dyn(&self) -> Result<DynLayout, LayoutError> {
+        Err(LayoutError::Precondition {
+            what: "a padded layout has no shape:stride form over its logical domain (use .layout() for the padded one); logical and padded sizes are",
+            a: self.size(),
+            b: self.padded().iter().product(),
+        })
+    }
+
+    fn inner_layout(&self) -> Result<DynLayout, LayoutError> {
+        DynLayout::row_major(&DynTuple::from_slice(self.logical())?)
+    }
+
+    #[inline]
+    fn post_offset(&self, x: i64) -> i64 {
+        let mut rest = x;
+        let mut coord = [0i64; MAX_PADDED_AXES];
+        for k in (0..self.parts.rank).rev() {
+            coord[k] = rest % self.parts.logical[k];
+            rest /= self.parts.logical[k];
+        }
+        self.layout
+            .offset(self.padded_index(&coord[..self.parts.rank]))
+    }
+
+    #[inline]
+    fn post_run(&self, x: i64) -> i64 {
+        let n = self.parts.logical[self.parts.rank - 1];
+        let c = x % n;
+        (self.parts.unit - c % self.parts.unit).min(n - c).max(1)
+    }
+
+    fn offset_bounds(&self) -> Result<(i64, i64), LayoutError> {
+        self.layout.offset_bounds()
+    }
+
+    fn find_collision(&self) -> Result<Option<i64>, LayoutError> {
+        match self.layout.find_collision()? {
+            None => Ok(None),
+            Some(_) => crate::walk::scan::scan_collision(self),
+        }
+    }
+}
+
+// SAFETY: each index is checked against its logical extent, and the offset is the one
+// `offset` gives the same coordinate (both go through `padded_index` and `L`).
+unsafe impl<L: AnyLayout> TensorIndex<Padded<L>> for &[i64] {
+    fn checked_offset(&self, layout: &Padded<L>) -> Option<i64> {
+        if self.len() != layout.parts.rank
+            || self
+                .iter()
+                .zip(layout.logical())
+                .any(|(&c, &e)| c < 0 || c >= e)
+        {
+            return None;
+        }
+        Some(layout.layout.offset(layout.padded_index(self)))
+    }
+}
+
+// SAFETY: delegates to the slice implementation.
+unsafe impl<L: AnyLayout, const K: usize> TensorIndex<Padded<L>> for [i64; K] {
+    fn checked_offset(&self, layout: &Padded<L>) -> Option<i64> {
+        (&self[..]).checked_offset(layout)
+    }
+}

@@ -1,0 +1,110 @@
+//! `Padded` keeps the `AnyLayout` contract: checked by brute force on padded NZ, ZN, ZZ,
+//! blocked and plain layouts.
+
+use layout::named::blocked::{nchw8c, row_major_interleaved_packed};
+use layout::named::{Padded, f16, make_nz_layout, make_zn_layout, make_zz_layout};
+use layout::tensor::Tensor;
+use layout::{AnyLayout, DynLayout, DynTuple};
+
+/// Every rule of the `AnyLayout` safety contract that tensors rely on, by brute force.
+fn check_contract(p: &Padded<DynLayout>) {
+    let inner = p.inner_layout().unwrap();
+    assert_eq!(inner.shape().leaves(), p.domain().leaves());
+    let n = p.size();
+    assert_eq!(n, p.logical().iter().product::<i64>());
+    let (lo, hi) = p.offset_bounds().unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..n {
+        let x = inner.offset(i);
+        let o = p.offset(i);
+        assert_eq!(o, p.post_offset(x), "{p} index {i}");
+        assert!(lo <= o && o <= hi);
+        assert!(seen.insert(o), "{p}: offset {o} twice");
+    }
+    assert_eq!(p.find_collision().unwrap(), None);
+    // post_run: consecutive offsets really are consecutive
+    let offsets: std::collections::HashSet<i64> = (0..n).map(|i| inner.offset(i)).collect();
+    for &x in &offsets {
+        let k = p.post_run(x);
+        assert!(k >= 1);
+        for j in 0..k {
+            if offsets.contains(&(x + j)) {
+                assert_eq!(
+                    p.post_offset(x + j),
+                    p.post_offset(x) + j,
+                    "{p} run at {x}+{j}"
+                );
+            }
+        }
+    }
+}
+
+/// The offset of a logical coordinate equals the padded layout's at the same coordinate.
+fn check_coords(p: &Padded<DynLayout>) {
+    let r = p.logical().len();
+    let mut c = vec![0i64; r];
+    let view_len = p.offset_bounds().unwrap().1 + 1;
+    let buf: Vec<i64> = (0..view_len).collect();
+    let view = Tensor::new(&buf[..], *p).unwrap();
+    loop {
+        let want = p
+            .layout()
+            .offset_of(&DynTuple::from_slice(&c).unwrap())
+            .unwrap();
+        assert_eq!(view.get(&c[..]), Some(&want), "{p} at {c:?}");
+        assert_eq!(p.padded_offset(&c), Ok(want));
+        assert_eq!(p.is_padding(&c), Ok(false));
+        let mut k = r;
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            c[k] += 1;
+            if c[k] < p.logical()[k] {
+                break;
+            }
+            c[k] = 0;
+        }
+    }
+}
+
+#[test]
+fn padded_layouts_keep_the_any_layout_contract() {
+    let cases: Vec<(DynLayout, Vec<i64>)> = vec![
+        (make_nz_layout::<f16>(20, 28).unwrap(), vec![20, 28]),
+        (make_nz_layout::<f32>(33, 9).unwrap(), vec![33, 9]),
+        (make_zn_layout::<f16>(20, 28).unwrap(), vec![20, 28]),
+        (make_zz_layout::<i8>(17, 40).unwrap(), vec![17, 40]),
+        (nchw8c(2, 17, 2, 3).unwrap(), vec![2, 17, 2, 3]),
+        (row_major_interleaved_packed(4, 10, 3).unwrap(), vec![10, 3]),
+        ("(5,7):(7,1)".parse().unwrap(), vec![3, 6]),
+        ("(5,(4,2)):(8,(1,4))".parse().unwrap(), vec![5, 7]),
+        ("(12):(1)".parse().unwrap(), vec![10]),
+    ];
+    for (l, logical) in cases {
+        let p = Padded::new(l, &logical).unwrap();
+        check_contract(&p);
+        check_coords(&p);
+    }
+}
+
+#[test]
+fn copies_through_padded_views_match_per_element_copies() {
+    // ND -> padded ZN (runs of 1) and ND -> padded row-major (whole rows)
+    for (l, m, n) in [
+        (make_zn_layout::<f16>(20, 28).unwrap(), 20, 28),
+        ("(24,40):(40,1)".parse::<DynLayout>().unwrap(), 21, 33),
+    ] {
+        let p = Padded::new(l, &[m, n]).unwrap();
+        let nd = Tensor::from_fn(&[m, n], |i| i as i32).unwrap();
+        let t = p.pad_from(&nd, -7).unwrap();
+        for r in 0..m {
+            for c in 0..n {
+                let o = p.padded_offset(&[r, c]).unwrap();
+                assert_eq!(t.as_slice()[o as usize], (r * n + c) as i32);
+            }
+        }
+        assert!(p.crop_to_nd(&t).unwrap().iter().eq(nd.iter()));
+    }
+}
