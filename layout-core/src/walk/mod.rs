@@ -9,6 +9,8 @@
 //! - `Axes`: the top-level modes of a run-time layout, leaf range by leaf range;
 //! - `Plan`: odometers over one layout or several in lock-step, refining the modes of several
 //!   layouts to common extents (copies, element-wise operations, iteration, printing);
+//! - `kernels`: the inner loops copies run on a plan's innermost modes (constant-length runs,
+//!   8 × 8 micro-tiled transposes);
 //! - `scan`: exact facts about offsets (bounds, collisions) decided in closed form where the
 //!   structure allows and by a capped scan otherwise.
 //!
@@ -16,9 +18,10 @@
 
 mod any;
 mod axes;
+pub(crate) mod kernels;
 pub(crate) mod plan;
 pub(crate) mod scan;
 
 pub use any::AnyLayout;
 pub(crate) use axes::Axes;
-pub(crate) use plan::{Joint, Plan, PlanIter};
+pub(crate) use plan::{Joint, Mode, Plan, PlanIter};
