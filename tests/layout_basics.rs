@@ -4,31 +4,21 @@
 use layout::{DynLayout, DynTuple, Int, IntTuple, Layout, LayoutError, LayoutTable};
 use proptest::prelude::*;
 
-/// A random shape profile: a leaf, or a tuple of 1–4 children, at most depth 3.
-fn arb_shape(depth: u32) -> BoxedStrategy<DynTuple> {
-    let leaf = (1i64..=5).prop_map(DynTuple::leaf).boxed();
-    if depth == 0 {
-        return leaf;
-    }
-    prop_oneof![
-        2 => leaf,
-        3 => prop::collection::vec(arb_shape(depth - 1), 1..=4)
-            .prop_filter_map("too many leaves", |children| DynTuple::tuple(&children).ok()
-                .filter(|t| t.leaves().len() <= 8)),
-    ]
-    .boxed()
+mod support;
+
+/// Random layouts from the shared generator: up to 6 leaves of extent ≤ 4 (brute-force checks
+/// stay fast), nested up to depth 2, random / compact-permuted / broadcast strides, negative strides included.
+fn arb_layout() -> impl Strategy<Value = DynLayout> {
+    support::arb_layout(support::Gen {
+        max_leaves: 6,
+        max_extent: 4,
+        negative: true,
+    })
 }
 
-/// A random layout: random shape, strides in -9..=9 (zero and negative included).
-fn arb_layout() -> impl Strategy<Value = DynLayout> {
-    arb_shape(3).prop_flat_map(|shape| {
-        let n = shape.leaves().len();
-        prop::collection::vec(-9i64..=9, n).prop_map(move |strides| {
-            let mut stride = shape;
-            stride.leaves_mut().copy_from_slice(&strides);
-            DynLayout::new(&shape, &stride).expect("small random layouts are valid")
-        })
-    })
+/// A random shape: the shape of a random layout.
+fn arb_shape() -> impl Strategy<Value = DynTuple> {
+    arb_layout().prop_map(|l| l.shape())
 }
 
 /// Colexicographic coordinate of `i` in a flat list of extents (the definition, written plainly).
@@ -124,7 +114,7 @@ proptest! {
     }
 
     #[test]
-    fn compact_layouts_enumerate_in_their_order(shape in arb_shape(3)) {
+    fn compact_layouts_enumerate_in_their_order(shape in arb_shape()) {
         let col = DynLayout::col_major(&shape).unwrap();
         let row = DynLayout::row_major(&shape).unwrap();
         let extents = shape.leaves().to_vec();
