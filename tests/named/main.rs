@@ -3,6 +3,7 @@
 //! against their closed-form offset formulas; pictures parsed back as XML.
 
 mod ascend;
+mod banks;
 mod blocked;
 mod padded;
 mod pictures;

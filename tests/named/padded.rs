@@ -29,7 +29,11 @@ fn check_contract(p: &Padded<DynLayout>) {
         assert!(k >= 1);
         for j in 0..k {
             if offsets.contains(&(x + j)) {
-                assert_eq!(p.post_offset(x + j), p.post_offset(x) + j, "{p} run at {x}+{j}");
+                assert_eq!(
+                    p.post_offset(x + j),
+                    p.post_offset(x) + j,
+                    "{p} run at {x}+{j}"
+                );
             }
         }
     }
@@ -43,7 +47,10 @@ fn check_coords(p: &Padded<DynLayout>) {
     let buf: Vec<i64> = (0..view_len).collect();
     let view = Tensor::new(&buf[..], *p).unwrap();
     loop {
-        let want = p.layout().offset_of(&DynTuple::from_slice(&c).unwrap()).unwrap();
+        let want = p
+            .layout()
+            .offset_of(&DynTuple::from_slice(&c).unwrap())
+            .unwrap();
         assert_eq!(view.get(&c[..]), Some(&want), "{p} at {c:?}");
         assert_eq!(p.padded_offset(&c), Ok(want));
         assert_eq!(p.is_padding(&c), Ok(false));

@@ -18,6 +18,8 @@
 //! - [`padded`]: a layout whose domain is rounded up (to whole fractals, whole channel blocks)
 //!   together with the logical extents, which knows its padding and copies ND data in (filling
 //!   the padding) and out (cropping it);
+//! - [`banks`]: CuTe's GMMA/UMMA shared-memory swizzle atoms per element type, a bank-conflict
+//!   report for row-wise and column-wise vector accesses to a tile, and a swizzle suggestion;
 //! - [`blocked`]: oneDNN blocked formats (`nChw8c`, `nChw16c`, `OIhw16i16o`), Ascend NC1HWC0 and
 //!   CUTLASS 2.x `RowMajorInterleaved<N>` / `ColumnMajorInterleaved<N>`.
 //!
@@ -40,6 +42,7 @@
 //! ```
 
 pub mod ascend;
+pub mod banks;
 pub mod blocked;
 pub mod padded;
 
