@@ -7,3 +7,4 @@ mod banks;
 mod blocked;
 mod padded;
 mod pictures;
+mod tensor_op;
