@@ -436,3 +436,30 @@ fn readme_named_tour() -> Result<(), layout::LayoutError> {
     assert_eq!(svg.matches("class=\"cell padding\"").count(), 1024 - 560);
     Ok(())
 }
+
+/// Static fractal layouts are inputs of the static algebra, which computes on the same value.
+#[test]
+fn static_fractal_layouts_feed_the_static_algebra() {
+    use layout::algebra::statics::{self, RightInverse};
+    use layout::{Int, Layout, StaticLayout};
+    let nz = Nz::<f16, 32, 32>::new();
+    let inv = statics::right_inverse(nz);
+    assert_eq!(core::mem::size_of_val(&inv), 0);
+    assert_eq!(
+        RightInverse::<Nz<f16, 32, 32>>::LAYOUT,
+        make_nz_layout::<f16>(32, 32).unwrap().right_inverse()
+    );
+    let b = Layout::new(Int::<256>, Int::<1>);
+    let d = statics::logical_divide(nz, b);
+    assert_eq!(
+        d.to_dyn(),
+        make_nz_layout::<f16>(32, 32)
+            .unwrap()
+            .logical_divide(&"256:1".parse().unwrap())
+            .unwrap()
+    );
+    let c = statics::composition(nz, Layout::new(Int::<16>, Int::<16>));
+    for i in 0..16 {
+        assert_eq!(c.offset(i), nz.offset(16 * i));
+    }
+}
