@@ -253,7 +253,7 @@ impl<L: AnyLayout> Padded<L> {
     /// # Errors
     /// [`LayoutError::ShapeMismatch`] when `src` does not have the padded extents.
     #[cfg(feature = "alloc")]
-    pub fn crop_to_nd<T: Clone, S: Storage<Elem = T>, L2: AnyLayout>(
+    pub fn crop_to_nd<T: Copy, S: Storage<Elem = T>, L2: AnyLayout>(
         &self,
         src: &Tensor<S, L2>,
     ) -> Result<crate::tensor::TensorOwned<T>, LayoutError> {
@@ -264,8 +264,16 @@ impl<L: AnyLayout> Padded<L> {
             });
         }
         let view = Padded::new(*src.layout(), self.logical())?;
-        let t = Tensor::with_offset(src.as_slice(), view, src.base_offset())?;
-        Ok(t.to_owned())
+        let view = Tensor::with_offset(src.as_slice(), view, src.base_offset())?;
+        // any element serves as the initial value; every one is overwritten by the copy
+        let first = *view.at(0).ok_or(LayoutError::IndexOutOfRange { index: 0, size: 0 })?;
+        let n = usize::try_from(view.layout().size()).map_err(|_| LayoutError::Overflow {
+            what: "cropped tensor size",
+        })?;
+        let mut out = Tensor::from_vec(alloc::vec![first; n], self.logical())?;
+        // the copy engine moves the runs the padded layout keeps contiguous (NZ: 16 elements)
+        out.copy_from(&view)?;
+        Ok(out)
     }
 }
 
