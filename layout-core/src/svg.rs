@@ -33,6 +33,9 @@ const CELL_H: i64 = 24;
 const LEFT: i64 = 44;
 const TOP: i64 = 56;
 
+/// The most cells a picture draws.
+pub const MAX_CELLS: i64 = 1 << 20;
+
 /// The default palette (pastel, 8 colours) used when colouring by offset.
 const PALETTE8: [(u8, u8, u8); 8] = [
     (251, 180, 174),
@@ -115,7 +118,8 @@ impl<'a, L: AnyLayout> Picture<'a, L> {
     /// A picture of `layout`, coloured by offset.
     ///
     /// # Errors
-    /// [`LayoutError::Precondition`] when the layout's rank is above 2.
+    /// [`LayoutError::Precondition`] when the layout's rank is above 2 or it has more than
+    /// [`MAX_CELLS`] coordinates.
     pub fn new(layout: &'a L) -> Result<Self, LayoutError> {
         let domain = layout.domain();
         let (rows, cols) = if domain.is_leaf() || domain.rank() == 1 {
@@ -129,6 +133,13 @@ impl<'a, L: AnyLayout> Picture<'a, L> {
                 b: 2,
             });
         };
+        if rows.saturating_mul(cols) > MAX_CELLS {
+            return Err(LayoutError::Precondition {
+                what: "a picture draws at most 2^20 cells; cells and maximum are",
+                a: rows.saturating_mul(cols),
+                b: MAX_CELLS,
+            });
+        }
         Ok(Picture {
             layout,
             rows,

@@ -171,22 +171,24 @@ impl ConflictReport {
 
 /// Ways of one request: the most distinct words any bank holds among the given offsets.
 fn ways(offsets: &[i64], elem_bytes: i64, model: BankModel) -> i64 {
-    let mut words: [i64; 256] = [0; 256];
+    // words in i128: offset · element bytes cannot overflow there
+    let mut words: [i128; 256] = [0; 256];
     let mut n = 0;
     for &o in offsets {
-        let w = (o * elem_bytes).div_euclid(model.width);
-        if !words[..n].contains(&w) && n < words.len() {
+        let w = (o as i128 * elem_bytes as i128).div_euclid(model.width as i128);
+        if n < words.len() && !words[..n].contains(&w) {
             words[n] = w;
             n += 1;
         }
     }
-    let words = &mut words[..n];
+    let words = &words[..n];
+    let banks = model.banks as i128;
     let mut worst = 0;
-    for i in 0..words.len() {
-        let bank = words[i].rem_euclid(model.banks);
+    for w in words {
+        let bank = w.rem_euclid(banks);
         let count = words
             .iter()
-            .filter(|&&w| w.rem_euclid(model.banks) == bank)
+            .filter(|&&v| v.rem_euclid(banks) == bank)
             .count() as i64;
         worst = worst.max(count);
     }
@@ -231,10 +233,10 @@ pub fn bank_conflicts<L: AnyLayout>(
         });
     }
     if tile.size() > 1 << 20 {
-        return Err(LayoutError::TooLargeToScan {
-            what: "bank conflicts",
-            size: tile.size(),
-            cap: 1 << 20,
+        return Err(LayoutError::Precondition {
+            what: "bank_conflicts checks tiles of at most 2^20 elements; size and maximum are",
+            a: tile.size(),
+            b: 1 << 20,
         });
     }
     let threads = (wave / (vector * elem_bytes)).clamp(1, 256 / vector.max(1));
@@ -284,14 +286,24 @@ pub fn bank_conflicts<L: AnyLayout>(
 /// does. The smallest `B` wins (the identity when the tile is already conflict-free), then the
 /// smallest `M`, then the smallest `S`.
 ///
+/// Each candidate is checked by [`bank_conflicts`]; tiles are limited to 2^16 elements.
+///
 /// # Errors
-/// As [`bank_conflicts`]; a tile whose offsets are not a bijection onto an interval.
+/// As [`bank_conflicts`]; a tile whose offsets are not a bijection onto an interval; a tile of
+/// more than 2^16 elements.
 pub fn suggest_swizzle(
     tile: &DynLayout,
     elem_bytes: i64,
     vector: i64,
     model: BankModel,
 ) -> Result<Option<Swizzle>, LayoutError> {
+    if tile.size() > 1 << 16 {
+        return Err(LayoutError::Precondition {
+            what: "suggest_swizzle checks tiles of at most 2^16 elements; size and maximum are",
+            a: tile.size(),
+            b: 1 << 16,
+        });
+    }
     if bank_conflicts(tile, elem_bytes, vector, model)?.conflict_free() {
         return Ok(Some(Swizzle::IDENTITY));
     }

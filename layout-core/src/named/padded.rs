@@ -266,7 +266,9 @@ impl<L: AnyLayout> Padded<L> {
         let view = Padded::new(*src.layout(), self.logical())?;
         let view = Tensor::with_offset(src.as_slice(), view, src.base_offset())?;
         // any element serves as the initial value; every one is overwritten by the copy
-        let first = *view.at(0).ok_or(LayoutError::IndexOutOfRange { index: 0, size: 0 })?;
+        let first = *view
+            .at(0)
+            .ok_or(LayoutError::IndexOutOfRange { index: 0, size: 0 })?;
         let n = usize::try_from(view.layout().size()).map_err(|_| LayoutError::Overflow {
             what: "cropped tensor size",
         })?;
