@@ -108,3 +108,43 @@ fn copies_through_padded_views_match_per_element_copies() {
         assert!(p.crop_to_nd(&t).unwrap().iter().eq(nd.iter()));
     }
 }
+
+mod props {
+    use crate::ascend::{M0, M1, N0, N1, recipe};
+    use layout::named::{Padded, ascend};
+    use layout::tensor::Tensor;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// ND → padded fractal layout puts every element where Ascend's recipe does and the
+        /// fill value everywhere else; cropping gives the ND tensor back.
+        #[test]
+        fn pad_and_crop_follow_the_recipe(
+            m in 1i64..60,
+            n in 1i64..80,
+            c0 in prop::sample::select(vec![8i64, 16, 32, 64]),
+            pattern in 0usize..3,
+        ) {
+            let (l, r0, k0, order) = match pattern {
+                0 => (ascend::nz_layout(c0, m, n).unwrap(), 16, c0, [N1, M1, M0, N0]),
+                1 => (ascend::zz_layout(c0, m, n).unwrap(), 16, c0, [M1, N1, M0, N0]),
+                _ => (ascend::zn_layout(c0, m, n).unwrap(), c0, 16, [M1, N1, N0, M0]),
+            };
+            let p = Padded::new(l, &[m, n]).unwrap();
+            let nd = Tensor::from_fn(&[m, n], |i| i as i32).unwrap();
+            let fill = -1;
+            let t = p.pad_from(&nd, fill).unwrap();
+            let buf = recipe(m, n, r0, k0, order);
+            prop_assert_eq!(t.as_slice().len(), buf.len());
+            for (pos, &(r, c)) in buf.iter().enumerate() {
+                let want = if r < m && c < n { (r * n + c) as i32 } else { fill };
+                prop_assert_eq!(t.as_slice()[pos], want);
+                prop_assert_eq!(p.is_padding(&[r, c]).unwrap(), want == fill);
+            }
+            let back = p.crop_to_nd(&t).unwrap();
+            prop_assert!(back.iter().eq(nd.iter()));
+        }
+    }
+}
