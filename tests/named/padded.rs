@@ -90,6 +90,28 @@ fn padded_layouts_keep_the_any_layout_contract() {
 }
 
 #[test]
+fn pad_and_crop_rank_one_and_two_level_forms() {
+    use layout::named::ascend::nd_ext_layout;
+    let p = Padded::new("(12):(1)".parse::<DynLayout>().unwrap(), &[10]).unwrap();
+    let nd = Tensor::from_fn(&[10], |i| i as i32).unwrap();
+    let t = p.pad_from(&nd, -1).unwrap();
+    assert_eq!(t.as_slice(), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -1]);
+    assert!(p.crop_to_nd(&t).unwrap().iter().eq(nd.iter()));
+    // ((1,m),(1,n)):((0,ld),(0,1)) with a gap of 3 after each row of 5
+    let p = Padded::new(nd_ext_layout(4, 5, 8).unwrap(), &[3, 5]).unwrap();
+    let nd = Tensor::from_fn(&[3, 5], |i| i as i32).unwrap();
+    let t = p.pad_from(&nd, -1).unwrap();
+    let mut want = vec![-1; 29];
+    for r in 0..3 {
+        for c in 0..5 {
+            want[r * 8 + c] = (r * 5 + c) as i32;
+        }
+    }
+    assert_eq!(t.as_slice(), &want[..]);
+    assert!(p.crop_to_nd(&t).unwrap().iter().eq(nd.iter()));
+}
+
+#[test]
 fn copies_through_padded_views_match_per_element_copies() {
     // ND -> padded ZN (runs of 1) and ND -> padded row-major (whole rows)
     for (l, m, n) in [
@@ -147,4 +169,42 @@ mod props {
             prop_assert!(back.iter().eq(nd.iter()));
         }
     }
+}
+
+/// The interior fast path and the per-element fallback (hierarchical or swizzled operands) give
+/// the same tensors.
+#[test]
+fn pad_and_crop_with_hierarchical_and_swizzled_operands() {
+    use layout::{Swizzle, SwizzledLayout};
+    let p = Padded::new(make_nz_layout::<f16>(20, 28).unwrap(), &[20, 28]).unwrap();
+    let nd = Tensor::from_fn(&[20, 28], |i| i as i32).unwrap();
+    let want = p.pad_from(&nd, -1).unwrap();
+    // the same 20 x 28 values held by a hierarchical (column-major blocked) layout
+    let h: DynLayout = "((4,5),(2,14)):((1,4),(20,40))".parse().unwrap();
+    let mut src = Tensor::new(vec![0i32; 560], h).unwrap();
+    src.copy_from(&nd).unwrap();
+    let got = p.pad_from(&src, -1).unwrap();
+    assert_eq!(got.as_slice(), want.as_slice());
+    // a swizzled source
+    let sw = SwizzledLayout::new(
+        Swizzle::new(2, 2, 3).unwrap(),
+        0i64,
+        "(20,28):(28,1)".parse::<DynLayout>().unwrap(),
+    );
+    let mut ssrc = Tensor::new(vec![0i32; 1024], sw).unwrap();
+    ssrc.copy_from(&nd).unwrap();
+    assert_eq!(p.pad_from(&ssrc, -1).unwrap().as_slice(), want.as_slice());
+    // cropping from a swizzled padded tensor
+    let q = Padded::new("(32,64):(64,1)".parse::<DynLayout>().unwrap(), &[20, 50]).unwrap();
+    let nd2 = Tensor::from_fn(&[20, 50], |i| i as i32).unwrap();
+    let padded = q.pad_from(&nd2, 0).unwrap();
+    let sw2 = SwizzledLayout::new(
+        Swizzle::new(3, 3, 3).unwrap(),
+        0i64,
+        "(32,64):(64,1)".parse::<DynLayout>().unwrap(),
+    );
+    let mut swz = Tensor::new(vec![0i32; 2048], sw2).unwrap();
+    swz.copy_from(&padded).unwrap();
+    assert!(q.crop_to_nd(&swz).unwrap().iter().eq(nd2.iter()));
+    assert!(q.crop_to_nd(&padded).unwrap().iter().eq(nd2.iter()));
 }
