@@ -101,7 +101,7 @@ fn pad_and_crop_rank_one_and_two_level_forms() {
     let p = Padded::new(nd_ext_layout(4, 5, 8).unwrap(), &[3, 5]).unwrap();
     let nd = Tensor::from_fn(&[3, 5], |i| i as i32).unwrap();
     let t = p.pad_from(&nd, -1).unwrap();
-    let mut want = vec![-1; 29];
+    let mut want = [-1; 29];
     for r in 0..3 {
         for c in 0..5 {
             want[r * 8 + c] = (r * 5 + c) as i32;
@@ -207,4 +207,52 @@ fn pad_and_crop_with_hierarchical_and_swizzled_operands() {
     swz.copy_from(&padded).unwrap();
     assert!(q.crop_to_nd(&swz).unwrap().iter().eq(nd2.iter()));
     assert!(q.crop_to_nd(&padded).unwrap().iter().eq(nd2.iter()));
+}
+
+/// Tensors of at least 2^14 elements go piece by piece through the affine engine: every
+/// logical element lands at the padded layout's offset, everything else keeps the fill.
+#[test]
+fn large_pad_and_crop_piece_by_piece() {
+    use layout::named::ascend::{nd_ext_layout, zn_layout, zz_layout};
+    let cases: Vec<(DynLayout, Vec<i64>)> = vec![
+        (make_nz_layout::<f16>(300, 70).unwrap(), vec![300, 70]),
+        (zn_layout(8, 130, 140).unwrap(), vec![130, 140]),
+        (zz_layout(32, 200, 100).unwrap(), vec![200, 100]),
+        (nchw8c(4, 17, 16, 16).unwrap(), vec![4, 17, 16, 16]),
+        ("(208,104):(104,1)".parse().unwrap(), vec![200, 100]),
+        (nd_ext_layout(150, 120, 128).unwrap(), vec![150, 120]),
+        (
+            "(6,(16,7),(16,2)):(3584,(16,256),(1,1792))"
+                .parse()
+                .unwrap(),
+            vec![6, 100, 30],
+        ),
+    ];
+    for (l, logical) in cases {
+        let p = Padded::new(l, &logical).unwrap();
+        let n: i64 = logical.iter().product();
+        assert!(n >= 1 << 14, "{p} is too small for the piece path");
+        let nd = Tensor::from_fn(&logical, |i| i as i64).unwrap();
+        let fill = -1;
+        let t = p.pad_from(&nd, fill).unwrap();
+        let buf = t.as_slice();
+        let mut c = vec![0i64; logical.len()];
+        let mut hits = 0;
+        for i in 0..n {
+            // row-major coordinate of logical element i
+            let mut rest = i;
+            for k in (0..logical.len()).rev() {
+                c[k] = rest % logical[k];
+                rest /= logical[k];
+            }
+            let o = p.padded_offset(&c).unwrap();
+            assert_eq!(buf[o as usize], i, "{p} at {c:?}");
+            hits += 1;
+        }
+        assert_eq!(
+            buf.iter().filter(|&&x| x == fill).count() as i64,
+            buf.len() as i64 - hits
+        );
+        assert!(p.crop_to_nd(&t).unwrap().iter().eq(nd.iter()), "{p}");
+    }
 }
