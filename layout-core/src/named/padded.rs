@@ -10,7 +10,9 @@
 //!   tensor over a `Padded` layout is the logical view of a padded buffer, so the copy engine
 //!   moves ND data into it or out of it directly;
 //! - [`Padded::pad_from`] copies an ND tensor into a new padded buffer, filling the padding with
-//!   a chosen value; [`Padded::crop_to_nd`] copies the logical part back out.
+//!   a chosen value; [`Padded::crop_to_nd`] copies the logical part back out. For large tensors
+//!   over affine layouts both cut the logical box into pieces on which the layout is affine
+//!   (whole fractals, the partial ones) and copy each with the affine copy engine.
 //!
 //! ```
 //! use layout_core::named::{make_nz_layout, Padded};
