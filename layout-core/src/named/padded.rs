@@ -323,6 +323,9 @@ impl<L: AnyLayout> Padded<L> {
             if pieces.min_base() >= 0 {
                 let mut strided = true;
                 pieces.for_each(|layout, base, ranges| {
+                    if !strided {
+                        return Ok(());
+                    }
                     match src.view().slice(ranges) {
                         Ok(part) => {
                             // `base >= 0` (checked above)
