@@ -79,9 +79,11 @@ pub fn colour(i: usize, n: usize) -> (u8, u8, u8) {
 
 /// HSL (hue in degrees, saturation and lightness in `[0, 1]`) to RGB.
 fn hsl(h: f64, s: f64, l: f64) -> (u8, u8, u8) {
-    let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
+    // `f64::abs` is not in `core` on every supported toolchain
+    let abs = |v: f64| if v < 0.0 { -v } else { v };
+    let c = (1.0 - abs(2.0 * l - 1.0)) * s;
     let hp = h / 60.0;
-    let x = c * (1.0 - ((hp % 2.0) - 1.0).abs());
+    let x = c * (1.0 - abs((hp % 2.0) - 1.0));
     let (r, g, b) = match hp as u32 {
         0 => (c, x, 0.0),
         1 => (x, c, 0.0),
