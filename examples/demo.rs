@@ -2,13 +2,13 @@
 
 use layout::algebra::statics;
 use layout::tensor::{Slice, Tensor};
-use layout::{DynLayout, LayoutError, LayoutTable, Tile, layout, s};
+use layout::{DynLayout, LayoutTable, Tile, layout, s};
 
 fn section(title: &str) {
     println!("\n=== {title} ===\n");
 }
 
-fn main() -> Result<(), LayoutError> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     section("static layouts: zero-sized types, offsets computed at compile time");
     let l = layout!(((2,3),(2,4)) : ((1,4),(2,12)));
     println!("layout          {l}");

@@ -72,7 +72,7 @@ where
     for i in (0..d.size()).step_by(step as usize).chain([d.size() - 1]) {
         assert_eq!(l.offset(i), d.offset(i), "offset of index {i} in {text}");
         assert_eq!(
-            l.offset_of_index(i),
+            AnyLayout::offset(l, i),
             d.offset_of(&d.index_to_coord(i)).unwrap(),
             "offset of the coordinate of index {i} in {text}"
         );

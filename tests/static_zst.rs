@@ -44,10 +44,10 @@ fn check<L: StaticLayout + AnyLayout>(text: &str) {
     let l = L::default();
     let d: DynLayout = text.parse().expect("reference text parses");
     assert_eq!(L::LAYOUT, d, "static value of {text}");
-    assert_eq!(l.to_dyn_layout().unwrap(), d);
+    assert_eq!(l.to_dyn().unwrap(), d);
     assert_eq!(AnyLayout::size(&l), d.size());
     for i in 0..d.size() + 7 {
-        assert_eq!(l.offset_of_index(i), d.offset(i), "{text} at index {i}");
+        assert_eq!(l.offset(i), d.offset(i), "{text} at index {i}");
     }
 }
 
@@ -121,6 +121,6 @@ fn static_algebra_results_and_swizzled_layouts_are_zero_sized() {
     assert_eq!(core::mem::size_of_val(&s), 0);
     let sw = Swizzle::new(3, 3, 3).unwrap();
     for i in 0..512 {
-        assert_eq!(s.offset_of_index(i), sw.apply(Atom::LAYOUT.offset(i)));
+        assert_eq!(s.offset(i), sw.apply(Atom::LAYOUT.offset(i)));
     }
 }

@@ -1,4 +1,5 @@
-//! The ui suite: every mistake `layout!` and `Layout!` reject (and the tensor misuse cases),
+//! The one ui suite: every mistake `layout!` and `Layout!` reject, the static algebra's refusals
+//! (`algebra/`) and the tensor misuse cases,
 //! with the reviewed diagnostic beside it (`tests/ui/<area>/<mistake>.rs` + `.stderr`), and
 //! `pass` cases that must build and run. Because the suite has `pass` cases, trybuild *builds*
 //! every case instead of running `cargo check`, so the `build/` cases see the
@@ -22,6 +23,7 @@ fn ui() {
         "fallback",
         "build",
         "macro-algebra",
+        "algebra",
         "tensor",
     ] {
         t.compile_fail(format!("tests/ui/{area}/*.rs"));

@@ -1,6 +1,7 @@
 //! [`DynLayout`]: a layout whose structure is known only at run time.
 
-use crate::tuple::{CLOSE, LEAF, MAX_LEAVES, OPEN, Profile, write_profiled};
+use crate::const_try::ctry;
+use crate::tuple::{CLOSE, LEAF, MAX_LEAVES, MAX_TOKENS, OPEN, Profile, write_profiled};
 use crate::{DynTuple, LayoutError};
 use core::fmt;
 
@@ -29,17 +30,118 @@ pub struct DynLayout {
     n: usize,
 }
 
-/// `?` for `const fn`: unwrap a `Result` or return its error.
-macro_rules! ctry {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        }
-    };
+/// A layout assembled piece by piece — opening and closing tuples, appending whole layouts as
+/// modes — without holding the pieces: the algebra's results are built this way, so an
+/// operation keeps one layout's worth of state on its stack instead of an array of parts
+/// (a `DynLayout` is ~600 bytes; 32 parts were 20 KB).
+///
+/// Validated once, by [`Builder::build`], with every invariant of [`DynLayout::new`].
+#[derive(Clone, Copy)]
+pub(crate) struct Builder {
+    toks: [u8; MAX_TOKENS],
+    nt: usize,
+    shape: [i64; MAX_LEAVES],
+    stride: [i64; MAX_LEAVES],
+    n: usize,
 }
-#[allow(unused_imports)]
-pub(crate) use ctry;
+
+impl Builder {
+    /// Nothing yet: the first piece pushed (or tuple opened) is the whole result.
+    pub(crate) const EMPTY: Builder = Builder {
+        toks: [0; MAX_TOKENS],
+        nt: 0,
+        shape: [0; MAX_LEAVES],
+        stride: [0; MAX_LEAVES],
+        n: 0,
+    };
+
+    /// An open tuple, to be closed by [`Builder::finish_tuple`].
+    pub(crate) const fn tuple() -> Builder {
+        let mut b = Builder::EMPTY;
+        b.toks[0] = OPEN;
+        b.nt = 1;
+        b
+    }
+
+    const fn token(&mut self, t: u8) -> Result<(), LayoutError> {
+        if self.nt == MAX_TOKENS {
+            return Err(LayoutError::TooComplex {
+                needed: MAX_TOKENS + 1,
+            });
+        }
+        self.toks[self.nt] = t;
+        self.nt += 1;
+        Ok(())
+    }
+
+    /// Open a nested tuple.
+    pub(crate) const fn open(&mut self) -> Result<(), LayoutError> {
+        self.token(OPEN)
+    }
+
+    /// Close the innermost open tuple.
+    pub(crate) const fn close(&mut self) -> Result<(), LayoutError> {
+        self.token(CLOSE)
+    }
+
+    /// Append `l` as one mode (its nesting kept).
+    pub(crate) const fn push(&mut self, l: &DynLayout) -> Result<(), LayoutError> {
+        let toks = l.profile.tokens();
+        if self.nt + toks.len() > MAX_TOKENS {
+            return Err(LayoutError::TooComplex {
+                needed: self.nt + toks.len(),
+            });
+        }
+        if self.n + l.n > MAX_LEAVES {
+            return Err(LayoutError::TooManyLeaves {
+                needed: self.n + l.n,
+            });
+        }
+        let mut i = 0;
+        while i < toks.len() {
+            self.toks[self.nt + i] = toks[i];
+            i += 1;
+        }
+        self.nt += toks.len();
+        let mut j = 0;
+        while j < l.n {
+            self.shape[self.n + j] = l.shape[j];
+            self.stride[self.n + j] = l.stride[j];
+            j += 1;
+        }
+        self.n += l.n;
+        Ok(())
+    }
+
+    /// Append the top-level modes of `l` one by one (`l` itself when it is an integer-shaped
+    /// layout).
+    pub(crate) const fn push_modes(&mut self, l: &DynLayout) -> Result<(), LayoutError> {
+        if l.profile.is_leaf() {
+            return self.push(l);
+        }
+        let mut i = 0;
+        while i < l.rank() {
+            ctry!(self.push(&ctry!(l.mode(i))));
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// The layout built so far (every tuple closed), validated.
+    pub(crate) const fn build(&self) -> Result<DynLayout, LayoutError> {
+        DynLayout::from_flat_parts(
+            Profile::from_tokens(self.toks, self.nt),
+            self.shape.split_at(self.n).0,
+            self.stride.split_at(self.n).0,
+        )
+    }
+
+    /// Close the tuple opened by [`Builder::tuple`] and build.
+    pub(crate) const fn finish_tuple(mut self) -> Result<DynLayout, LayoutError> {
+        ctry!(self.close());
+        self.build()
+    }
+}
 
 impl DynLayout {
     /// Build a layout from a shape and a stride, checking every invariant of the type.
@@ -262,6 +364,7 @@ impl DynLayout {
     ///
     /// Plain `i64` arithmetic: within `[0, size)` it cannot overflow (checked at construction).
     #[inline(always)]
+    #[doc(alias = "crd2idx")]
     pub const fn offset(&self, i: i64) -> i64 {
         let mut rest = i;
         let mut off = 0;
@@ -306,6 +409,7 @@ impl DynLayout {
     /// # Errors
     /// [`LayoutError::CoordinateMismatch`] when the coordinate's nesting does not fit the shape,
     /// [`LayoutError::CoordinateOutOfRange`] / [`LayoutError::IndexOutOfRange`] when it lies outside.
+    #[doc(alias = "crd2idx")]
     pub const fn offset_of(&self, coord: &DynTuple) -> Result<i64, LayoutError> {
         if !coord.weakly_congruent(&self.shape()) {
             return Err(LayoutError::CoordinateMismatch {
@@ -369,6 +473,7 @@ impl DynLayout {
     }
 
     /// The coordinate of 1-D index `i` in the shape (colexicographic), hierarchical like the shape.
+    #[doc(alias = "idx2crd")]
     pub const fn index_to_coord(&self, i: i64) -> DynTuple {
         let mut c = self.shape();
         let mut rest = i;
@@ -481,18 +586,18 @@ impl DynLayout {
 
     /// The layout made of the listed top-level modes, in that order (CuTe's `select`).
     pub const fn select(&self, modes: &[usize]) -> Result<DynLayout, LayoutError> {
-        let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
         if modes.len() > MAX_LEAVES {
             return Err(LayoutError::TooManyLeaves {
                 needed: modes.len(),
             });
         }
+        let mut b = Builder::tuple();
         let mut i = 0;
         while i < modes.len() {
-            parts[i] = ctry!(self.mode(modes[i]));
+            ctry!(b.push(&ctry!(self.mode(modes[i]))));
             i += 1;
         }
-        DynLayout::concat(parts.split_at(modes.len()).0)
+        b.finish_tuple()
     }
 
     /// The empty layout `():()`.
@@ -504,16 +609,15 @@ impl DynLayout {
     };
 
     /// `(L0,L1,…)`: the layout whose modes are the given layouts (CuTe's `make_layout(L0, L1, …)`).
-    pub const fn concat(parts: &[DynLayout]) -> Result<DynLayout, LayoutError> {
-        let mut s = DynTuple::EMPTY;
-        let mut d = DynTuple::EMPTY;
+    #[doc(alias = "concat")]
+    pub const fn make_layout(parts: &[DynLayout]) -> Result<DynLayout, LayoutError> {
+        let mut b = Builder::tuple();
         let mut i = 0;
         while i < parts.len() {
-            ctry!(s.push_mode(&parts[i].shape()));
-            ctry!(d.push_mode(&parts[i].stride()));
+            ctry!(b.push(&parts[i]));
             i += 1;
         }
-        DynLayout::new(&s, &d)
+        b.finish_tuple()
     }
 
     /// Add `mode` as a new last mode (an integer-shaped layout first becomes rank 1).
@@ -527,18 +631,10 @@ impl DynLayout {
 
     /// Add `mode` as a new first mode.
     pub const fn prepend(&self, mode: &DynLayout) -> Result<DynLayout, LayoutError> {
-        let mut parts = [DynLayout::EMPTY; MAX_LEAVES + 1];
-        parts[0] = *mode;
-        let r = self.rank();
-        let mut i = 0;
-        while i < r {
-            parts[i + 1] = ctry!(self.mode(i));
-            i += 1;
-        }
-        if self.profile.is_leaf() {
-            parts[1] = *self;
-        }
-        DynLayout::concat(parts.split_at(r + 1).0)
+        let mut b = Builder::tuple();
+        ctry!(b.push(mode));
+        ctry!(b.push_modes(self));
+        b.finish_tuple()
     }
 
     /// Nest modes `[begin, end)` into one mode (CuTe's `group<B,E>`).
@@ -547,25 +643,19 @@ impl DynLayout {
         if begin >= end || end > r {
             return Err(LayoutError::ModeOutOfRange { mode: end, rank: r });
         }
-        let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
-        let mut inner = [DynLayout::EMPTY; MAX_LEAVES];
-        let mut n = 0;
+        let mut b = Builder::tuple();
         let mut i = 0;
         while i < r {
-            let m = ctry!(self.mode(i));
-            if i >= begin && i < end {
-                inner[i - begin] = m;
-                if i + 1 == end {
-                    parts[n] = ctry!(DynLayout::concat(inner.split_at(end - begin).0));
-                    n += 1;
-                }
-            } else {
-                parts[n] = m;
-                n += 1;
+            if i == begin {
+                ctry!(b.open());
+            }
+            ctry!(b.push(&ctry!(self.mode(i))));
+            if i + 1 == end {
+                ctry!(b.close());
             }
             i += 1;
         }
-        DynLayout::concat(parts.split_at(n).0)
+        b.finish_tuple()
     }
 
     /// Depth ≤ 1: all leaves as top-level modes; an integer-shaped layout stays as it is.

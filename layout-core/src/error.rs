@@ -1,10 +1,11 @@
-//! The one error type of the crate.
+//! The error of the layout layers: integer tuples, layouts, their text, the algebra, swizzles
+//! and the walks.
 //!
 //! Every fallible operation on run-time layouts returns [`LayoutError`]. It is a plain `Copy` enum
 //! so that `const fn` code (the same code the macro and static layouts use) can build and return
-//! it; its `Display` names the rule that was broken and the numbers involved.
+//! it; its `Display` names the rule that was broken and the numbers involved. The layers above
+//! have their own error types that wrap it: tensors [`TensorError`](crate::tensor::TensorError).
 
-use crate::tensor::Extents;
 use core::fmt;
 
 /// Why a layout operation was refused.
@@ -84,15 +85,6 @@ pub enum LayoutError {
         /// A repeated offset.
         offset: i64,
     },
-    /// A composition whose result would not equal `A(B(i))` for every `i`.
-    Inadmissible {
-        /// The rule that was broken.
-        rule: &'static str,
-        /// A first number involved (see `rule`).
-        a: i64,
-        /// A second number involved (see `rule`).
-        b: i64,
-    },
     /// A precondition of an operation failed; `what` names it, `a` and `b` are the numbers.
     Precondition {
         /// The precondition, in words.
@@ -101,91 +93,6 @@ pub enum LayoutError {
         a: i64,
         /// A second number involved.
         b: i64,
-    },
-    /// The layout reaches memory outside the buffer of a tensor.
-    OutOfBuffer {
-        /// The tensor's base offset into the buffer.
-        base: i64,
-        /// The smallest offset the layout produces (negative strides give negative offsets).
-        lo: i64,
-        /// The largest offset the layout produces.
-        hi: i64,
-        /// The number of elements in the buffer.
-        len: i64,
-    },
-    /// An axis number outside `[-ndim, ndim)`.
-    AxisOutOfRange {
-        /// The axis given.
-        axis: i64,
-        /// The number of axes it must index.
-        ndim: usize,
-    },
-    /// The same axis was named twice (in a permutation, `expand_dims` or `squeeze`).
-    RepeatedAxis {
-        /// The repeated axis.
-        axis: usize,
-    },
-    /// An index outside `[-extent, extent)` along an axis.
-    AxisIndexOutOfRange {
-        /// The axis.
-        axis: usize,
-        /// The index given.
-        index: i64,
-        /// The extent of the axis.
-        extent: i64,
-    },
-    /// `squeeze` of an axis whose extent is not 1.
-    SqueezeNotOne {
-        /// The axis.
-        axis: usize,
-        /// Its extent.
-        extent: i64,
-    },
-    /// An operation that would create an axis of extent 0 (layouts have positive extents).
-    EmptyAxis {
-        /// The axis that would be empty.
-        axis: usize,
-    },
-    /// An axis whose mode is hierarchical and not expressible as one stride.
-    NotStrided {
-        /// The axis.
-        axis: usize,
-    },
-    /// Two shapes that cannot be broadcast together (NumPy's rule: right-aligned, equal or 1).
-    Broadcast {
-        /// The first shape.
-        a: Extents,
-        /// The second shape (for `broadcast_to`, the requested shape).
-        b: Extents,
-        /// `true` for `broadcast_to` (only `a` may be stretched).
-        to: bool,
-    },
-    /// Two shapes that must be equal (copy, element-wise in place, concat) are not.
-    ShapeMismatch {
-        /// The first shape.
-        a: Extents,
-        /// The second shape.
-        b: Extents,
-    },
-    /// A reshape to a shape with a different number of elements.
-    ReshapeSize {
-        /// The current shape.
-        from: Extents,
-        /// The requested shape (`-1` kept as written).
-        to: Extents,
-    },
-    /// A reshape that cannot be a view: a new axis would span old axes `axis` and `axis+1`,
-    /// which are not nested in memory (old axes counted over the tensor's leaves in row-major
-    /// order, which are its axes when no axis is hierarchical).
-    ReshapeNeedsCopy {
-        /// The requested shape.
-        to: Extents,
-        /// The old axis whose stride breaks the nesting.
-        axis: usize,
-        /// Its stride.
-        stride: i64,
-        /// The stride a view would need it to have.
-        needed: i64,
     },
     /// A composition `A ∘ B` refused by the admissibility rule (see `crate::algebra`): the result
     /// would not equal `A(B(i))` for every `i` of `B`'s domain.
@@ -302,66 +209,7 @@ impl fmt::Display for LayoutError {
                     "layout is not injective: offset {offset} is reached twice"
                 )
             }
-            LayoutError::Inadmissible { rule, a, b } => {
-                write!(
-                    f,
-                    "composition is not admissible: {rule} (numbers {a} and {b})"
-                )
-            }
             LayoutError::Precondition { what, a, b } => write!(f, "{what} (numbers {a} and {b})"),
-            LayoutError::OutOfBuffer { base, lo, hi, len } => write!(
-                f,
-                "layout reaches offsets {lo}..={hi} from base offset {base}, outside a buffer of {len} elements"
-            ),
-            LayoutError::AxisOutOfRange { axis, ndim } => {
-                write!(f, "axis {axis} is out of range for a tensor of {ndim} axes")
-            }
-            LayoutError::RepeatedAxis { axis } => write!(f, "axis {axis} is named twice"),
-            LayoutError::AxisIndexOutOfRange {
-                axis,
-                index,
-                extent,
-            } => write!(
-                f,
-                "index {index} is out of range for axis {axis} of extent {extent}"
-            ),
-            LayoutError::SqueezeNotOne { axis, extent } => write!(
-                f,
-                "cannot squeeze axis {axis} of extent {extent}; only axes of extent 1 can be removed"
-            ),
-            LayoutError::EmptyAxis { axis } => write!(
-                f,
-                "axis {axis} would have extent 0; tensors with empty axes are not supported"
-            ),
-            LayoutError::NotStrided { axis } => write!(
-                f,
-                "axis {axis} is a hierarchical mode that is not one stride; this operation needs a strided axis"
-            ),
-            LayoutError::Broadcast { a, b, to: false } => write!(
-                f,
-                "operands could not be broadcast together with shapes {a} {b}"
-            ),
-            LayoutError::Broadcast { a, b, to: true } => {
-                write!(f, "cannot broadcast a tensor of shape {a} to shape {b}")
-            }
-            LayoutError::ShapeMismatch { a, b } => {
-                write!(f, "shapes {a} and {b} differ")
-            }
-            LayoutError::ReshapeSize { from, to } => write!(
-                f,
-                "cannot reshape a tensor of shape {from} ({} elements) into shape {to}",
-                from.product()
-            ),
-            LayoutError::ReshapeNeedsCopy {
-                to,
-                axis,
-                stride,
-                needed,
-            } => write!(
-                f,
-                "cannot reshape into shape {to} without a copy: old axis {axis} has stride {stride} but a view needs {needed} to merge it with old axis {}; use reshape_copy",
-                axis + 1
-            ),
             LayoutError::Composition {
                 rule,
                 a_mode,
@@ -461,7 +309,6 @@ impl LayoutError {
             LayoutError::CoordinateOutOfRange { .. } => "a coordinate is out of range",
             LayoutError::IndexOutOfRange { .. } => "an index is out of range",
             LayoutError::NotInjective { .. } => "the layout is not injective",
-            LayoutError::Inadmissible { rule, .. } => rule,
             LayoutError::Precondition { what, .. } => what,
             LayoutError::Composition { rule, .. } => match rule {
                 CompositionRule::StrideDivisibility => {
@@ -478,17 +325,6 @@ impl LayoutError {
                 }
             },
             LayoutError::Parse { .. } => "parse error",
-            LayoutError::OutOfBuffer { .. } => "the layout reaches outside the buffer",
-            LayoutError::AxisOutOfRange { .. } => "an axis is out of range",
-            LayoutError::RepeatedAxis { .. } => "an axis is named twice",
-            LayoutError::AxisIndexOutOfRange { .. } => "an index is out of range for its axis",
-            LayoutError::SqueezeNotOne { .. } => "only axes of extent 1 can be squeezed",
-            LayoutError::EmptyAxis { .. } => "an axis would have extent 0",
-            LayoutError::NotStrided { .. } => "an axis is not one stride",
-            LayoutError::Broadcast { .. } => "shapes cannot be broadcast together",
-            LayoutError::ShapeMismatch { .. } => "shapes differ",
-            LayoutError::ReshapeSize { .. } => "reshape changes the number of elements",
-            LayoutError::ReshapeNeedsCopy { .. } => "reshape needs a copy",
             LayoutError::InvalidSwizzle { rule, .. } => rule,
             LayoutError::NotAffine { .. } => "a swizzled layout has no shape:stride form",
             LayoutError::TooLargeToScan { .. } => "a non-affine layout is too large to scan",

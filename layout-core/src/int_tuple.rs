@@ -160,8 +160,29 @@ pub const fn tuple_leaf_values(children: &[([i64; MAX_LEAVES], usize)]) -> [i64;
     v
 }
 
+/// The most modes a typed tuple has: Rust tuples of arity 1 to `MAX_ARITY` are integer tuples,
+/// coordinates and layouts. The macro crate's parser uses the same limit.
+pub const MAX_ARITY: usize = 8;
+
+/// The one list of tuple arities: calls `$cb!` once per arity `1..=MAX_ARITY` with the last
+/// index and, per position, a group of fresh names `(T S D C i)` — a tuple type, a shape, a
+/// stride, a coordinate and the field index — from which each implementation takes what it needs.
+macro_rules! for_tuple_arities {
+    ($cb:ident) => {
+        $cb!(0; (A S0 D0 C0 0));
+        $cb!(1; (A S0 D0 C0 0) (B S1 D1 C1 1));
+        $cb!(2; (A S0 D0 C0 0) (B S1 D1 C1 1) (C S2 D2 C2 2));
+        $cb!(3; (A S0 D0 C0 0) (B S1 D1 C1 1) (C S2 D2 C2 2) (D S3 D3 C3 3));
+        $cb!(4; (A S0 D0 C0 0) (B S1 D1 C1 1) (C S2 D2 C2 2) (D S3 D3 C3 3) (E S4 D4 C4 4));
+        $cb!(5; (A S0 D0 C0 0) (B S1 D1 C1 1) (C S2 D2 C2 2) (D S3 D3 C3 3) (E S4 D4 C4 4) (F S5 D5 C5 5));
+        $cb!(6; (A S0 D0 C0 0) (B S1 D1 C1 1) (C S2 D2 C2 2) (D S3 D3 C3 3) (E S4 D4 C4 4) (F S5 D5 C5 5) (G S6 D6 C6 6));
+        $cb!(7; (A S0 D0 C0 0) (B S1 D1 C1 1) (C S2 D2 C2 2) (D S3 D3 C3 3) (E S4 D4 C4 4) (F S5 D5 C5 5) (G S6 D6 C6 6) (H S7 D7 C7 7));
+    };
+}
+pub(crate) use for_tuple_arities;
+
 macro_rules! impl_tuple {
-    ($($T:ident $i:tt),+ ; $last:tt) => {
+    ($last:tt; $(($T:ident $S:ident $D:ident $C:ident $i:tt))+) => {
         impl<$($T: IntTuple),+> IntTuple for ($($T,)+) {
             const RANK: usize = [$($i),+].len();
             const DEPTH: usize = {
@@ -199,11 +220,7 @@ macro_rules! impl_tuple {
     };
 }
 
-impl_tuple!(A 0; 0);
-impl_tuple!(A 0, B 1; 1);
-impl_tuple!(A 0, B 1, C 2; 2);
-impl_tuple!(A 0, B 1, C 2, D 3; 3);
-impl_tuple!(A 0, B 1, C 2, D 3, E 4; 4);
-impl_tuple!(A 0, B 1, C 2, D 3, E 4, F 5; 5);
-impl_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6; 6);
-impl_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7; 7);
+for_tuple_arities!(impl_tuple);
+
+// the arity list ends at MAX_ARITY
+const _: () = assert!(<(i64, i64, i64, i64, i64, i64, i64, i64) as IntTuple>::RANK == MAX_ARITY);

@@ -1,8 +1,8 @@
 //! [`Layout<S, D>`]: a shape and a stride whose structure (and static values) live in types.
 
 use crate::int::ToDynInt;
-use crate::int_tuple::IntTuple;
-use crate::modes::{Append, Get, Prepend};
+use crate::int_tuple::{IntTuple, for_tuple_arities};
+use crate::mode_access::{Append, Get, Prepend};
 use crate::{DynLayout, DynTuple, Int, Integer, LayoutError};
 use core::fmt;
 
@@ -38,18 +38,11 @@ pub(crate) mod coord_sealed {
     sealed!(i32, i64, u32, usize, isize);
     impl<const N: i64> Sealed for crate::Int<N> {}
     macro_rules! sealed_tuple {
-        ($($C:ident),+) => {
+        ($last:tt; $(($T:ident $S:ident $D:ident $C:ident $i:tt))+) => {
             impl<$($C: Sealed),+> Sealed for ($($C,)+) {}
         };
     }
-    sealed_tuple!(C0);
-    sealed_tuple!(C0, C1);
-    sealed_tuple!(C0, C1, C2);
-    sealed_tuple!(C0, C1, C2, C3);
-    sealed_tuple!(C0, C1, C2, C3, C4);
-    sealed_tuple!(C0, C1, C2, C3, C4, C5);
-    sealed_tuple!(C0, C1, C2, C3, C4, C5, C6);
-    sealed_tuple!(C0, C1, C2, C3, C4, C5, C6, C7);
+    crate::int_tuple::for_tuple_arities!(sealed_tuple);
 }
 
 /// A coordinate of a layout with shape `S` and stride `D`: a 1-D index (any integer), a tuple of
@@ -85,8 +78,62 @@ impl<S: Congruent<D>, D: IntTuple, const N: i64> Coord<S, D> for Int<N> {
     }
 }
 
+/// A coordinate written as Rust values — an integer (a 1-D index), an `Int<N>`, or a tuple of
+/// coordinates nested like the shape, in any mix — read as a run-time [`DynTuple`]: the same
+/// forms [`Layout::offset`] takes, for layouts whose shape is only known at run time
+/// ([`DynLayout::offset_of`], tensors over a `DynLayout`).
+///
+/// ```
+/// use layout_core::{DynLayout, ToDynCoord};
+/// let l: DynLayout = "(3,(2,3)):(3,(12,1))".parse().unwrap();
+/// assert_eq!(l.offset_of(&(1, (1, 2)).to_dyn_coord().unwrap()), Ok(17));
+/// assert_eq!(l.offset_of(&(1, 5).to_dyn_coord().unwrap()), Ok(17));
+/// ```
+///
+/// Sealed, like [`Coord`].
+pub trait ToDynCoord: coord_sealed::Sealed {
+    /// The coordinate as a run-time tuple.
+    ///
+    /// # Errors
+    /// [`LayoutError::TooManyLeaves`] / [`LayoutError::TooComplex`] past a run-time tuple's
+    /// capacity.
+    fn to_dyn_coord(&self) -> Result<DynTuple, LayoutError>;
+}
+
+macro_rules! int_to_dyn_coord {
+    ($($t:ty),*) => {$(
+        impl ToDynCoord for $t {
+            #[inline]
+            fn to_dyn_coord(&self) -> Result<DynTuple, LayoutError> {
+                Ok(DynTuple::leaf(self.to_dyn_int()))
+            }
+        }
+    )*};
+}
+int_to_dyn_coord!(i32, i64, u32, usize, isize);
+
+impl<const N: i64> ToDynCoord for Int<N> {
+    #[inline]
+    fn to_dyn_coord(&self) -> Result<DynTuple, LayoutError> {
+        Ok(DynTuple::leaf(N))
+    }
+}
+
+macro_rules! tuple_to_dyn_coord {
+    ($last:tt; $(($T:ident $S:ident $D:ident $C:ident $i:tt))+) => {
+        impl<$($C: ToDynCoord),+> ToDynCoord for ($($C,)+) {
+            fn to_dyn_coord(&self) -> Result<DynTuple, LayoutError> {
+                let mut t = DynTuple::EMPTY;
+                $(t.push_mode(&self.$i.to_dyn_coord()?)?;)+
+                Ok(t)
+            }
+        }
+    };
+}
+for_tuple_arities!(tuple_to_dyn_coord);
+
 macro_rules! impl_tuple_layout {
-    ($($S:ident $D:ident $C:ident $i:tt),+ ; $last:tt) => {
+    ($last:tt; $(($T:ident $S:ident $D:ident $C:ident $i:tt))+) => {
         impl<$($S: Congruent<$D>, $D: IntTuple),+> Congruent<($($D,)+)> for ($($S,)+) {
             #[inline(always)]
             fn index_offset(&self, stride: &($($D,)+), i: i64) -> i64 {
@@ -117,14 +164,7 @@ macro_rules! impl_tuple_layout {
     };
 }
 
-impl_tuple_layout!(S0 D0 C0 0; 0);
-impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1; 1);
-impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2; 2);
-impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2, S3 D3 C3 3; 3);
-impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2, S3 D3 C3 3, S4 D4 C4 4; 4);
-impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2, S3 D3 C3 3, S4 D4 C4 4, S5 D5 C5 5; 5);
-impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2, S3 D3 C3 3, S4 D4 C4 4, S5 D5 C5 5, S6 D6 C6 6; 6);
-impl_tuple_layout!(S0 D0 C0 0, S1 D1 C1 1, S2 D2 C2 2, S3 D3 C3 3, S4 D4 C4 4, S5 D5 C5 5, S6 D6 C6 6, S7 D7 C7 7; 7);
+for_tuple_arities!(impl_tuple_layout);
 
 /// A layout: the function from coordinates to offsets given by a shape `S` and a congruent
 /// stride `D`, both typed integer tuples.
@@ -246,6 +286,7 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     /// Coordinates are not range-checked (a layout is a function on all of ℤ≥0 that extends past
     /// `size` through its last mode, as in CuTe); tensors check before they touch memory.
     #[inline(always)]
+    #[doc(alias = "crd2idx")]
     pub fn offset<C: Coord<S, D>>(&self, coord: C) -> i64 {
         coord.offset_in(&self.shape, &self.stride)
     }
@@ -377,167 +418,4 @@ impl<S: Congruent<D>, D: IntTuple> StaticLayout for Layout<S, D> {
         Some(l) => l,
         None => panic!("this layout has dynamic parts"),
     };
-}
-
-/// Anything that maps a 1-D index to an offset: typed, run-time, algebra-result and swizzled
-/// layouts. Tensors, tables and copies accept any `AnyLayout`.
-///
-/// Every layout is seen as `post ∘ inner`: an affine [`inner_layout`](AnyLayout::inner_layout)
-/// (`shape:stride`, which tensors walk with their odometers) followed by an offset map
-/// [`post_offset`](AnyLayout::post_offset). Affine layouts are their own inner layout and
-/// `post_offset` is the identity ([`AnyLayout::AFFINE`]); a swizzled layout `Sw o O o L` has
-/// inner layout `L` and `post_offset(x) = Sw(O + x)`. Any other function of the index fits too:
-/// inner layout the compact column-major layout of the domain (its offset *is* the index),
-/// `post_offset` the function.
-///
-/// ```
-/// use layout_core::{AnyLayout, DynLayout, Swizzle, SwizzledLayout};
-/// let l: DynLayout = "(8,8):(8,1)".parse().unwrap();
-/// assert_eq!(l.offset_bounds(), Ok((0, 63)));
-/// assert_eq!(l.is_injective(), Ok(true));
-/// let s = SwizzledLayout::new(Swizzle::new(3, 0, 3).unwrap(), 0i64, l);
-/// assert!(!<SwizzledLayout<DynLayout> as AnyLayout>::AFFINE);
-/// assert_eq!(s.offset_bounds(), Ok((0, 63)));
-/// assert_eq!(s.offset_of_index(1), s.post_offset(s.inner_layout().unwrap().offset(1)));
-/// ```
-///
-/// # Safety
-/// Tensors rely on these methods to keep safe element access inside their buffer and `&mut`
-/// unaliased, so an implementation must be a pure function of the value and, for every index
-/// `i` in `[0, size())`:
-/// - `inner_layout()` succeeds whenever `offset_bounds()` does, its domain is `domain()` (same
-///   profile and extents, `size()` elements), and
-///   `offset_of_index(i) == post_offset(inner_layout()?.offset(i))`;
-/// - when `AFFINE` is `true`, `post_offset` is the identity and `to_dyn_layout()` succeeds and
-///   equals `inner_layout()`; when `to_dyn_layout()` succeeds (affine or not) its offsets are
-///   `offset_of_index`'s;
-/// - `post_run(x) >= 1`, and `post_offset(x + j) == post_offset(x) + j` for `j < post_run(x)`
-///   whenever `x + j` is an offset of the inner layout;
-/// - when `offset_bounds()` returns `Ok((lo, hi))`, `lo <= offset_of_index(i) <= hi`;
-/// - when `find_collision()` returns `Ok(None)`, no two indices share an offset.
-///
-/// The provided methods meet these rules for any implementation of the four required methods
-/// that meets the first two.
-pub unsafe trait AnyLayout: Copy + fmt::Display {
-    /// `true` when the layout is affine: its own inner layout, `post_offset` the identity.
-    /// Tensors use it to pick odometer fast paths (runs, `memcpy`) at compile time.
-    const AFFINE: bool = true;
-
-    /// The shape of the domain.
-    fn domain(&self) -> DynTuple;
-
-    /// The number of elements of the domain.
-    fn size(&self) -> i64;
-
-    /// The offset of 1-D index `i` (colexicographic).
-    fn offset_of_index(&self, i: i64) -> i64;
-
-    /// The affine run-time form (`shape:stride`), validated.
-    ///
-    /// # Errors
-    /// When the layout is invalid, or not affine (a swizzled layout).
-    fn to_dyn_layout(&self) -> Result<DynLayout, LayoutError>;
-
-    /// The affine layout whose offsets [`post_offset`](AnyLayout::post_offset) maps to this
-    /// layout's: `offset_of_index(i) == post_offset(inner.offset(i))`. The layout itself when
-    /// it is affine.
-    ///
-    /// # Errors
-    /// When the layout is invalid.
-    fn inner_layout(&self) -> Result<DynLayout, LayoutError> {
-        self.to_dyn_layout()
-    }
-
-    /// The map from an offset of the inner layout to an offset of this layout (the identity for
-    /// affine layouts).
-    #[inline(always)]
-    fn post_offset(&self, x: i64) -> i64 {
-        x
-    }
-
-    /// A length `k >= 1` such that `post_offset` keeps the `k` inner offsets from `x` on
-    /// consecutive: `post_offset(x + j) == post_offset(x) + j` for `j < k` (when `x + j` are
-    /// offsets of the inner layout). Copies move such runs with one `copy_from_slice`.
-    /// `i64::MAX` for affine layouts; 1 by default for others; for a swizzle `Sw<B,M,S>`, up to
-    /// the end of the aligned `2^M` vector the swizzle never splits.
-    #[inline(always)]
-    fn post_run(&self, x: i64) -> i64 {
-        let _ = x;
-        if Self::AFFINE { i64::MAX } else { 1 }
-    }
-
-    /// An interval `(lo, hi)` containing every offset of the domain, tight where it can be
-    /// decided cheaply: exactly `offset_range()` for affine layouts; for other layouts by
-    /// default the exact bounds found by visiting every offset (at most 2^24 elements).
-    ///
-    /// # Errors
-    /// An invalid layout; [`LayoutError::TooLargeToScan`] for a non-affine layout without a
-    /// closed form that is too large to scan.
-    fn offset_bounds(&self) -> Result<(i64, i64), LayoutError> {
-        if Self::AFFINE {
-            Ok(self.to_dyn_layout()?.offset_range())
-        } else {
-            crate::scan::scan_bounds(self)
-        }
-    }
-
-    /// An offset that two indices share, or `None` when the layout is injective. Affine layouts
-    /// are decided by the stride-ordering test (exact scan when it is inconclusive); others by
-    /// default by visiting every offset (at most 2^24 elements).
-    ///
-    /// # Errors
-    /// An invalid layout; [`LayoutError::TooLargeToScan`] for a non-affine layout without a
-    /// closed form that is too large to scan.
-    fn find_collision(&self) -> Result<Option<i64>, LayoutError> {
-        if Self::AFFINE {
-            crate::scan::affine_collision(&self.to_dyn_layout()?)
-        } else {
-            crate::scan::scan_collision(self)
-        }
-    }
-
-    /// `true` when no two indices share an offset (see [`AnyLayout::find_collision`]).
-    ///
-    /// # Errors
-    /// See [`AnyLayout::find_collision`].
-    fn is_injective(&self) -> Result<bool, LayoutError> {
-        Ok(self.find_collision()?.is_none())
-    }
-}
-
-// SAFETY: affine: the provided methods derive everything from `to_dyn_layout`, which is the
-// layout itself, and `offset_of_index` is its offset function.
-unsafe impl AnyLayout for DynLayout {
-    fn domain(&self) -> DynTuple {
-        self.shape()
-    }
-    fn size(&self) -> i64 {
-        DynLayout::size(self)
-    }
-    #[inline(always)]
-    fn offset_of_index(&self, i: i64) -> i64 {
-        self.offset(i)
-    }
-    fn to_dyn_layout(&self) -> Result<DynLayout, LayoutError> {
-        Ok(*self)
-    }
-}
-
-// SAFETY: affine: `to_dyn_layout` is the validated run-time form of the same shape and stride,
-// whose offset function `Layout::offset` computes on the typed leaves.
-unsafe impl<S: Congruent<D>, D: IntTuple> AnyLayout for Layout<S, D> {
-    fn domain(&self) -> DynTuple {
-        self.shape.to_dyn()
-    }
-    #[inline(always)]
-    fn size(&self) -> i64 {
-        Layout::size(self)
-    }
-    #[inline(always)]
-    fn offset_of_index(&self, i: i64) -> i64 {
-        self.offset(i)
-    }
-    fn to_dyn_layout(&self) -> Result<DynLayout, LayoutError> {
-        self.to_dyn()
-    }
 }

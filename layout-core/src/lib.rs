@@ -38,20 +38,22 @@ extern crate alloc;
 extern crate std;
 
 pub mod algebra;
+mod const_try;
 mod dyn_layout;
 mod error;
 mod int;
 mod int_tuple;
 mod layout;
-mod modes;
+mod mode_access;
 pub mod named;
 mod parse;
-mod scan;
 #[cfg(feature = "alloc")]
 pub mod svg;
 pub mod swizzle;
 mod table;
 mod tuple;
+
+pub mod walk;
 
 pub mod tensor;
 
@@ -59,13 +61,14 @@ pub use algebra::{MAX_TILE_MODES, SliceCoord, Tile, TileMode};
 pub use dyn_layout::DynLayout;
 pub use error::{CompositionRule, LayoutError};
 pub use int::{Int, Integer, ToDynInt};
-pub use int_tuple::IntTuple;
-pub use layout::{AnyLayout, Congruent, Coord, Layout, StaticLayout, offset};
-pub use modes::{Append, Get, Prepend};
+pub use int_tuple::{IntTuple, MAX_ARITY};
+pub use layout::{Congruent, Coord, Layout, StaticLayout, ToDynCoord, offset};
+pub use mode_access::{Append, Get, Prepend};
 pub use swizzle::{Sw, Swizzle, SwizzleFn, SwizzledLayout};
 pub use table::LayoutTable;
 pub use tensor::Tensor;
 pub use tuple::{DynTuple, MAX_LEAVES, MAX_TOKENS, Profile};
+pub use walk::AnyLayout;
 
 #[doc(hidden)]
 pub mod __private {

@@ -184,7 +184,7 @@ impl<'a, L: AnyLayout> Picture<'a, L> {
 
     /// The offset of cell `(r, c)`.
     pub fn offset(&self, r: i64, c: i64) -> i64 {
-        self.layout.offset_of_index(r + c * self.rows)
+        self.layout.offset(r + c * self.rows)
     }
 
     fn is_padding(&self, r: i64, c: i64) -> bool {

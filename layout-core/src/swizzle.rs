@@ -249,7 +249,7 @@ impl<const B: i64, const M: i64, const S: i64> SwizzleFn for Sw<B, M, S> {
 /// let l: DynLayout = "(8,64):(64,1)".parse().unwrap();
 /// let s = SwizzledLayout::new(Swizzle::new(3, 3, 3).unwrap(), 0i64, l);
 /// assert_eq!(s.to_string(), "Sw<3,3,3> o 0 o (8,64):(64,1)");
-/// assert_eq!(s.offset_of_index(1), 64 + 8); // index 1 = row 1, column 0
+/// assert_eq!(s.offset(1), 64 + 8); // index 1 = row 1, column 0
 /// ```
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, Debug)]
 pub struct SwizzledLayout<L, W = Swizzle, O = i64> {
@@ -296,7 +296,7 @@ impl<L: AnyLayout, W: SwizzleFn, O: Integer> SwizzledLayout<L, W, O> {
     /// # Errors
     /// When the inner layout is invalid.
     pub fn cosize(&self) -> Result<i64, LayoutError> {
-        Ok(self.layout.to_dyn_layout()?.cosize())
+        Ok(self.layout.to_dyn()?.cosize())
     }
 }
 
@@ -329,9 +329,9 @@ impl<L: AnyLayout, W: SwizzleFn, O: Integer> fmt::Display for SwizzledLayout<L, 
 
 // SAFETY: the contract of `AnyLayout`, rule by rule.
 // - `inner_layout` is `L`'s, with `L`'s domain; `post_offset(x) = W(O + L.post_offset(x))` and
-//   `offset_of_index(i) = W(O + L.offset_of_index(i)) = W(O + L.post(L.inner.offset(i)))` by `L`'s
+//   `offset(i) = W(O + L.offset(i)) = W(O + L.post(L.inner.offset(i)))` by `L`'s
 //   contract. `W` is sealed (`Swizzle` or `Sw`, pure) and read through its parameters only.
-// - `AFFINE` is false; `to_dyn_layout` succeeds only for the identity swizzle and offset 0, where
+// - `AFFINE` is false; `to_dyn` succeeds only for the identity swizzle and offset 0, where
 //   the function is `L`'s.
 // - `offset_bounds`: `L`'s bounds shifted by `O` (checked), then `Swizzle::image_bounds`, whose
 //   proof is on that function; or an exact scan.
@@ -352,16 +352,16 @@ unsafe impl<L: AnyLayout, W: SwizzleFn + 'static, O: Integer> AnyLayout
     }
 
     #[inline(always)]
-    fn offset_of_index(&self, i: i64) -> i64 {
-        self.swizzle_offset(self.layout.offset_of_index(i))
+    fn offset(&self, i: i64) -> i64 {
+        self.swizzle_offset(self.layout.offset(i))
     }
 
     /// The inner layout when the swizzle is the identity and the offset 0; otherwise an error,
     /// since a swizzled layout has no `shape:stride` form.
-    fn to_dyn_layout(&self) -> Result<DynLayout, LayoutError> {
+    fn to_dyn(&self) -> Result<DynLayout, LayoutError> {
         let sw = self.swizzle.swizzle();
         if sw.is_identity() && self.offset.value() == 0 {
-            return self.layout.to_dyn_layout();
+            return self.layout.to_dyn();
         }
         Err(LayoutError::NotAffine {
             b: sw.bits(),
@@ -428,7 +428,7 @@ unsafe impl<L: AnyLayout, W: SwizzleFn + 'static, O: Integer> AnyLayout
             return Ok((a, z));
         }
         if L::AFFINE {
-            let d = self.layout.to_dyn_layout()?;
+            let d = self.layout.to_dyn()?;
             let attained = |v: i64| {
                 sw.apply(v)
                     .checked_sub(o)
@@ -438,8 +438,8 @@ unsafe impl<L: AnyLayout, W: SwizzleFn + 'static, O: Integer> AnyLayout
                 return Ok((a, z));
             }
         }
-        if self.size() <= crate::scan::SCAN_CAP {
-            return crate::scan::scan_bounds(self);
+        if self.size() <= crate::walk::scan::SCAN_CAP {
+            return crate::walk::scan::scan_bounds(self);
         }
         Ok((a, z))
     }
@@ -545,6 +545,6 @@ mod tests {
         assert_eq!(d.to_string(), "Sw<2,0,-3> o 0 o (8,8):(8,1)");
         assert_eq!(d.domain().to_string(), "(8,8)");
         assert_eq!(d.cosize(), Ok(64));
-        assert!(d.to_dyn_layout().is_err());
+        assert!(d.to_dyn().is_err());
     }
 }

@@ -63,7 +63,7 @@ fn digits(v: i64) -> usize {
 
 impl<L: AnyLayout> fmt::Display for LayoutTable<'_, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let cell = |r: i64, c: i64| self.layout.offset_of_index(r + c * self.rows);
+        let cell = |r: i64, c: i64| self.layout.offset(r + c * self.rows);
         let mut widest = 1;
         let mut max = 0;
         for r in 0..self.rows {
@@ -73,11 +73,7 @@ impl<L: AnyLayout> fmt::Display for LayoutTable<'_, L> {
                 max = max.max(v);
             }
         }
-        let cosize = self
-            .layout
-            .to_dyn_layout()
-            .map(|d| d.cosize())
-            .unwrap_or(max + 1);
+        let cosize = self.layout.to_dyn().map(|d| d.cosize()).unwrap_or(max + 1);
         let w = digits(cosize).max(widest) + 2;
         writeln!(f, "{}", self.layout)?;
         f.write_str("    ")?;

@@ -176,6 +176,11 @@ impl Profile {
         None
     }
 
+    /// The profile with the given tokens (the caller keeps them well nested).
+    pub(crate) const fn from_tokens(toks: [u8; MAX_TOKENS], len: usize) -> Profile {
+        Profile { toks, len }
+    }
+
     /// The profile made of tokens `[a, b)` of this one.
     pub(crate) const fn sub(&self, a: usize, b: usize) -> Profile {
         let mut toks = [0u8; MAX_TOKENS];

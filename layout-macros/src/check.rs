@@ -11,7 +11,7 @@ use crate::parse::{Arg, Call, Input, Leaf, LeafKind, Mode, Node, ORDER_KEYWORDS,
 use layout_core::{DynLayout, DynTuple, LayoutError, MAX_LEAVES, MAX_TOKENS, Tile, TileMode};
 
 /// The most modes of one tuple (the typed tuples implement arity 1 to 8).
-pub const MAX_ARITY: usize = 8;
+pub const MAX_ARITY: usize = layout_core::MAX_ARITY;
 
 /// What the expansion needs: the (repaired) shape and the stride to emit.
 pub struct Plan {
@@ -168,10 +168,10 @@ pub fn check(input: Input, mode: Mode) -> Checked {
         _ => compact_or_fallback(&shape, Order::Col),
     };
 
-    if mode == Mode::Type {
-        if let PlanStride::Compact(strides) = &plan_stride {
-            check_type_compact(&shape, strides, &mut errors);
-        }
+    if mode == Mode::Type
+        && let PlanStride::Compact(strides) = &plan_stride
+    {
+        check_type_compact(&shape, strides, &mut errors);
     }
 
     Checked {

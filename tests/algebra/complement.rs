@@ -21,7 +21,7 @@ fn check_complement(l: &DynLayout, r: &DynLayout, m: Option<i64>) -> Result<(), 
             ro[i]
         );
     }
-    let both = DynLayout::concat(&[f, *r]).unwrap();
+    let both = DynLayout::make_layout(&[f, *r]).unwrap();
     prop_assert!(injective(&both), "({}, {}) is not injective", f, r);
     if let Some(m) = m {
         let all = image(&both);

@@ -14,11 +14,11 @@ fn cpp_composition(a: &DynLayout, b: &DynLayout) -> Option<Vec<i64>> {
         if s[k] == 1 && !last {
             continue;
         }
-        if let Some(p) = m.last_mut() {
-            if p.0 * p.1 == d[k] {
-                p.0 *= s[k];
-                continue;
-            }
+        if let Some(p) = m.last_mut()
+            && p.0 * p.1 == d[k]
+        {
+            p.0 *= s[k];
+            continue;
         }
         m.push((s[k], d[k]));
     }

@@ -37,7 +37,7 @@ proptest! {
             let tile = r.mode(0).unwrap();
             prop_assert_eq!(offsets(&tile), offsets(&a.composition(&b).unwrap()));
             let rest = b.complement_shape(&a.coalesce().shape()).unwrap();
-            let bc = DynLayout::concat(&[b, rest]).unwrap();
+            let bc = DynLayout::make_layout(&[b, rest]).unwrap();
             let want: Vec<i64> = (0..bc.size()).map(|i| a.offset(bc.offset(i))).collect();
             prop_assert_eq!(offsets(&r), want);
             if r.size() == a.size() {

@@ -12,6 +12,7 @@ mod divide;
 mod inverse;
 mod product;
 mod slice;
+mod stack;
 mod statics;
 mod vector;
 
@@ -84,7 +85,7 @@ pub fn nest(rng: &mut Seeded, s: &[i64], d: &[i64]) -> DynLayout {
         };
         parts.push(part);
     }
-    DynLayout::concat(&parts).unwrap()
+    DynLayout::make_layout(&parts).unwrap()
 }
 
 /// A random layout: random strides, a compact permutation (possibly scaled, with gaps), or a

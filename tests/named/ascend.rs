@@ -417,7 +417,7 @@ fn fractal_layouts_take_part_in_the_algebra() {
 
 /// The README's section on named layouts and pictures, kept compiling and true.
 #[test]
-fn readme_named_tour() -> Result<(), layout::LayoutError> {
+fn readme_named_tour() -> Result<(), layout::tensor::TensorError> {
     use layout::svg::Picture;
     let nz = make_nz_layout::<f16>(20, 28)?;
     assert_eq!(nz.to_string(), "((16,2),(16,2)):((16,256),(1,512))");

@@ -40,7 +40,7 @@ fn atoms_for<T: Element>() {
                     // the byte is kept
                     byte_swizzle(b, bits / 8) * 8 + bits % 8
                 };
-                let o = a.offset_of_index(i);
+                let o = a.offset(i);
                 assert_eq!(o * T::BITS, want_bits, "{a} index {i}");
                 assert!(seen.insert(o));
             }
@@ -74,7 +74,7 @@ fn naive(tile: &impl AnyLayout, rows: i64, cols: i64, e: i64, v: i64) -> (i64, i
     let cost = |elems: &[(i64, i64)]| {
         let mut per_bank: HashMap<i64, HashSet<i64>> = HashMap::new();
         for &(r, c) in elems {
-            let word = tile.offset_of_index(r + c * rows) * e / 4;
+            let word = tile.offset(r + c * rows) * e / 4;
             per_bank.entry(word % 32).or_default().insert(word);
         }
         per_bank.values().map(|s| s.len() as i64).max().unwrap_or(1)
@@ -129,7 +129,7 @@ fn reports_match_an_independent_count_and_suggestions_remove_conflicts() {
         let l = SwizzledLayout::new(sw, 0i64, tile);
         assert_eq!(naive(&l, rows, cols, e, v), (1, 1), "{text} with {sw}");
         // a bijection onto the same offsets
-        let got: HashSet<i64> = (0..tile.size()).map(|i| l.offset_of_index(i)).collect();
+        let got: HashSet<i64> = (0..tile.size()).map(|i| l.offset(i)).collect();
         let want: HashSet<i64> = (0..tile.size()).map(|i| tile.offset(i)).collect();
         assert_eq!(got, want, "{text} with {sw}");
         // vectors stay contiguous: M covers the vector

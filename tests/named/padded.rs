@@ -16,7 +16,7 @@ fn check_contract(p: &Padded<DynLayout>) {
     let mut seen = std::collections::HashSet::new();
     for i in 0..n {
         let x = inner.offset(i);
-        let o = p.offset_of_index(i);
+        let o = p.offset(i);
         assert_eq!(o, p.post_offset(x), "{p} index {i}");
         assert!(lo <= o && o <= hi);
         assert!(seen.insert(o), "{p}: offset {o} twice");

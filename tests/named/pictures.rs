@@ -3,7 +3,7 @@
 
 use layout::named::{Nz, Padded, f16, make_nz_layout};
 use layout::svg::Picture;
-use layout::{AnyLayout, DynLayout, Int, Layout, Sw, SwizzledLayout};
+use layout::{DynLayout, Int, Layout, Sw, SwizzledLayout};
 
 /// Parse `svg` and check every cell against `offset(r, c)`; returns the number of padding cells.
 fn check(svg: &str, rows: i64, cols: i64, offset: impl Fn(i64, i64) -> i64) -> usize {
@@ -102,7 +102,7 @@ fn svg_of_nz_swizzle_and_padding() {
     );
     let bank = |_: i64, _: i64, off: i64| ((off * 2 / 4) % 32) as usize;
     let svg = Picture::new(&atom).unwrap().colour_by(32, &bank).to_svg();
-    check(&svg, 8, 64, |r, c| atom.offset_of_index(r + 8 * c));
+    check(&svg, 8, 64, |r, c| atom.offset(r + 8 * c));
     check(&svg, 8, 64, |r, c| r * 64 + (c ^ (r << 3)));
 
     let p = Padded::new(make_nz_layout::<f16>(20, 28).unwrap(), &[20, 28]).unwrap();

@@ -73,7 +73,7 @@ fn tensor_op_multiplicand_is_cutlass_function() {
                 let r = row_major_tensor_op_multiplicand(bits, crosswise, strd, cont, ld).unwrap();
                 for i in (0..strd * cont).step_by(7) {
                     let (row, col) = (i % strd, i / strd);
-                    assert_eq!(r.offset_of_index(i), cutlass(bits, crosswise, ld, col, row));
+                    assert_eq!(r.offset(i), cutlass(bits, crosswise, ld, col, row));
                 }
                 checked += 1;
             }

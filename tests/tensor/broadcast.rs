@@ -1,7 +1,7 @@
 //! Broadcasting: the rule, `broadcast_to`, and read-only-ness.
 
 use crate::reference::{Rng, buffer, materialize, random_layout, random_shape};
-use layout::LayoutError;
+use layout::tensor::TensorError;
 use layout::tensor::{Tensor, broadcast_shapes};
 use proptest::prelude::*;
 
@@ -52,7 +52,7 @@ fn scalar_and_row_broadcasts() {
     let e = b.broadcast_to(&[4, 4]).unwrap_err();
     assert_eq!(
         e,
-        LayoutError::Broadcast {
+        TensorError::Broadcast {
             a: layout::tensor::Extents::from_slice(&[3]),
             b: layout::tensor::Extents::from_slice(&[4, 4]),
             to: true

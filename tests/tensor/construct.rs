@@ -2,6 +2,7 @@
 
 use crate::reference::{Rng, buffer, materialize, offsets, random_layout, random_shape};
 use layout::tensor::Tensor;
+use layout::tensor::TensorError;
 use layout::{DynLayout, Int, Layout, LayoutError};
 use proptest::prelude::*;
 use std::collections::HashSet;
@@ -18,7 +19,7 @@ fn huge_strides_are_refused() {
     assert!(
         matches!(
             e,
-            LayoutError::OutOfBuffer {
+            TensorError::OutOfBuffer {
                 hi: 1000000000001,
                 len: 16,
                 ..
@@ -33,7 +34,7 @@ fn huge_strides_are_refused() {
     let l = Layout::new((Int::<2>, 3i64), (Int::<1>, i64::MAX));
     assert!(matches!(
         Tensor::new(&buf[..], l),
-        Err(LayoutError::Overflow { .. })
+        Err(TensorError::Layout(LayoutError::Overflow { .. }))
     ));
 }
 
@@ -43,7 +44,7 @@ fn negative_strides_need_enough_base_offset() {
     let l = dl("(2,3):(-3,1)"); // offsets -3..=2
     assert_eq!(
         Tensor::with_offset(&buf[..], l, 2).unwrap_err(),
-        LayoutError::OutOfBuffer {
+        TensorError::OutOfBuffer {
             base: 2,
             lo: -3,
             hi: 2,
@@ -54,9 +55,9 @@ fn negative_strides_need_enough_base_offset() {
     assert!(Tensor::with_offset(&buf[..], l, 4).is_err()); // now the top end leaves
     // a base offset near usize::MAX cannot wrap around
     let e = Tensor::with_offset(&buf[..], dl("(1):(1)"), usize::MAX).unwrap_err();
-    assert!(matches!(e, LayoutError::OutOfBuffer { .. }));
+    assert!(matches!(e, TensorError::OutOfBuffer { .. }));
     let e = Tensor::with_offset(&buf[..], dl("(3):(-1)"), usize::MAX).unwrap_err();
-    assert!(matches!(e, LayoutError::OutOfBuffer { .. }));
+    assert!(matches!(e, TensorError::OutOfBuffer { .. }));
 }
 
 #[test]
@@ -104,7 +105,7 @@ fn writable_storage_needs_injective_layouts() {
     assert!(Tensor::new(&mut buf[..], dl("(3,3):(2,3)")).is_ok()); // injective, interleaved
     assert_eq!(
         Tensor::new(&mut buf[..], dl("(3,3):(1,2)")).unwrap_err(),
-        LayoutError::NotInjective { offset: 2 }
+        TensorError::Layout(LayoutError::NotInjective { offset: 2 })
     );
     assert!(Tensor::new(&mut buf[..], dl("(4,1):(1,0)")).is_ok()); // extent-1 stride 0
     assert!(Tensor::new(vec![0; 4], dl("(2,2):(0,1)")).is_err());
@@ -167,5 +168,48 @@ proptest! {
         for (i, c) in crate::reference::coords(&nd.shape).iter().enumerate() {
             prop_assert_eq!(t.get(&c[..]), Some(&(i as i32)));
         }
+    }
+}
+
+/// Typed and run-time tensors take the same coordinate forms and agree on every element: 1-D
+/// colexicographic indices, per-axis tuples and arrays, hierarchical tuples — each checked
+/// against the offset computed from the definition (colex over the leaves).
+#[test]
+fn typed_and_dyn_tensors_take_the_same_coordinates() {
+    // ((2,3),4):((1,8),2) — a hierarchical first axis, strides not row- or column-major
+    let typed = Layout::new(
+        ((Int::<2>, Int::<3>), Int::<4>),
+        ((Int::<1>, Int::<8>), Int::<2>),
+    );
+    let dynl: DynLayout = "((2,3),4):((1,8),2)".parse().unwrap();
+    let buf: Vec<i64> = (0..24).map(|x| x * 10).collect();
+    let t = Tensor::new(&buf[..], typed).unwrap();
+    let d = Tensor::new(&buf[..], dynl).unwrap();
+    let offset = |a0: i64, a1: i64, j: i64| a0 + 8 * a1 + 2 * j; // the definition
+    for j in 0..4i64 {
+        for a1 in 0..3i64 {
+            for a0 in 0..2i64 {
+                let want = Some(&buf[offset(a0, a1, j) as usize]);
+                let axis0 = a0 + 2 * a1; // 1-D index of the hierarchical axis
+                let k = axis0 + 6 * j; // colex 1-D index
+                assert_eq!(t.get(k), want);
+                assert_eq!(d.get(k), want);
+                assert_eq!(t.get((axis0, j)), want);
+                assert_eq!(d.get((axis0, j)), want);
+                assert_eq!(t.get([axis0, j]), want);
+                assert_eq!(d.get([axis0, j]), want);
+                assert_eq!(t.get(((a0, a1), j)), want);
+                assert_eq!(d.get(((a0, a1), j)), want);
+            }
+        }
+    }
+    // outside the domain, in every form
+    for (tv, dv) in [
+        (t.get(24), d.get(24)),
+        (t.get((6, 0)), d.get((6, 0))),
+        (t.get([0, 4]), d.get([0, 4])),
+        (t.get(((2, 0), 0)), d.get(((2, 0), 0))),
+    ] {
+        assert_eq!((tv, dv), (None, None));
     }
 }

@@ -1,8 +1,9 @@
 //! Zero-copy conversion to and from `ndarray` views.
 
 use crate::reference::{Rng, buffer, materialize, random_layout, random_shape};
+use layout::s;
+use layout::tensor::TensorError;
 use layout::tensor::{Tensor, TensorMut, TensorRef};
-use layout::{LayoutError, s};
 use ndarray::{Array3, s as nds};
 use proptest::prelude::*;
 
@@ -25,7 +26,7 @@ proptest! {
                 let first = a.as_ptr();
                 prop_assert_eq!(first, &t.as_slice()[t.base_offset()] as *const i32);
             }
-            Err(e) => prop_assert!(matches!(e, LayoutError::NotStrided { .. }), "{}", e),
+            Err(e) => prop_assert!(matches!(e, TensorError::NotStrided { .. }), "{}", e),
         }
     }
 }

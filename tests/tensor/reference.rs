@@ -31,7 +31,7 @@ pub fn coords(shape: &[i64]) -> Vec<Vec<i64>> {
 /// Materialise a tensor by evaluating each axis's mode (`DynLayout::mode(k).offset`) at every
 /// row-major coordinate.
 pub fn materialize<St: Storage<Elem = T>, L: AnyLayout, T: Clone>(t: &Tensor<St, L>) -> Nd<T> {
-    let d = t.layout().to_dyn_layout().unwrap();
+    let d = t.layout().to_dyn().unwrap();
     let modes: Vec<DynLayout> = (0..d.rank()).map(|k| d.mode(k).unwrap()).collect();
     let shape: Vec<i64> = modes.iter().map(|m| m.size()).collect();
     let data = coords(&shape)

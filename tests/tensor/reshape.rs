@@ -2,6 +2,7 @@
 
 use crate::reference::{Rng, buffer, coords, materialize, offsets, random_layout, random_shape};
 use layout::tensor::Tensor;
+use layout::tensor::TensorError;
 use layout::{DynLayout, LayoutError};
 use proptest::prelude::*;
 
@@ -64,7 +65,7 @@ proptest! {
                         prop_assert_eq!(&m.data, &nd.data);
                         prop_assert_eq!(&m.shape, &new);
                     }
-                    Err(e) => prop_assert!(matches!(e, LayoutError::ReshapeNeedsCopy { .. }), "{}", e),
+                    Err(e) => prop_assert!(matches!(e, TensorError::ReshapeNeedsCopy { .. }), "{}", e),
                 }
                 // the copying reshape always works and agrees
                 let c = t.reshape_copy(&new).unwrap();
@@ -129,7 +130,7 @@ fn reshape_errors_say_why() {
     );
     assert_eq!(
         t.view().reshape(&[0, 24]).unwrap_err(),
-        LayoutError::NonPositiveExtent { leaf: 0, extent: 0 }
+        TensorError::Layout(LayoutError::NonPositiveExtent { leaf: 0, extent: 0 })
     );
     let tt = t.view().permute(&[2, 0, 1]).unwrap(); // (4,2,3):(1,12,4)
     assert_eq!(
@@ -161,6 +162,6 @@ fn flatten_ranges() {
     let tt = t.view().transpose(0, 2).unwrap();
     assert!(matches!(
         tt.flatten(0, 1),
-        Err(LayoutError::ReshapeNeedsCopy { .. })
+        Err(TensorError::ReshapeNeedsCopy { .. })
     ));
 }

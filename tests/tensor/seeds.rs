@@ -1,8 +1,8 @@
 //! The seed documents' examples (MegEngine tensor manipulation and layout, PyTorch internals),
 //! as named tests.
 
-use layout::LayoutError;
 use layout::tensor::Tensor;
+use layout::tensor::TensorError;
 
 fn ones(shape: &[i64]) -> Tensor<Vec<f32>, layout::DynLayout> {
     let n = shape.iter().product::<i64>() as usize;
@@ -76,7 +76,7 @@ fn megengine_expand_dims_examples() {
     // "invalid axis 3 for ndim 3"
     assert_eq!(
         a.view().expand_dims(&[3]).unwrap_err(),
-        LayoutError::AxisOutOfRange { axis: 3, ndim: 3 }
+        TensorError::AxisOutOfRange { axis: 3, ndim: 3 }
     );
     // the same as reshape (1, -1)
     let r = Tensor::from_vec(vec![1, 2], &[2]).unwrap();
@@ -107,7 +107,7 @@ fn megengine_squeeze_examples() {
     // only extent-1 axes can be removed; the error names the axis
     assert_eq!(
         a.view().squeeze_axes(&[0, 1]).unwrap_err(),
-        LayoutError::SqueezeNotOne { axis: 1, extent: 2 }
+        TensorError::SqueezeNotOne { axis: 1, extent: 2 }
     );
     assert_eq!(
         a.view().squeeze_axes(&[4]).unwrap_err().to_string(),

@@ -4,6 +4,7 @@
 
 use crate::reference::{Rng, buffer, coords, random_layout, random_shape};
 use layout::tensor::Tensor;
+use layout::tensor::TensorError;
 use layout::{
     AnyLayout, DynLayout, DynTuple, Int, Layout, LayoutError, Sw, Swizzle, SwizzledLayout,
 };
@@ -82,7 +83,7 @@ proptest! {
         let s = SwizzledLayout::new(sw, o, l);
         let offs = brute_offsets(sw, o, &l);
         for (i, &want) in offs.iter().enumerate() {
-            prop_assert_eq!(s.offset_of_index(i as i64), want);
+            prop_assert_eq!(s.offset(i as i64), want);
             prop_assert_eq!(s.post_offset(l.offset(i as i64)), want);
         }
         // `post_run`: runs of inner offsets stay consecutive
@@ -235,10 +236,10 @@ proptest! {
         let buf = buffer(len);
         prop_assert!(Tensor::with_offset(&buf[..], s, base).is_ok());
         let short = Tensor::with_offset(&buf[..len - 1], s, base);
-        prop_assert!(matches!(short, Err(LayoutError::OutOfBuffer { .. })), "{}", s);
+        prop_assert!(matches!(short, Err(TensorError::OutOfBuffer { .. })), "{}", s);
         if base as i64 + lo == 0 && base > 0 {
             let low = Tensor::with_offset(&buf[..], s, base - 1);
-            prop_assert!(matches!(low, Err(LayoutError::OutOfBuffer { .. })), "{}", s);
+            prop_assert!(matches!(low, Err(TensorError::OutOfBuffer { .. })), "{}", s);
         }
         // writable storage: only injective layouts
         let mut w = vec![0; len];
@@ -246,7 +247,7 @@ proptest! {
         let injective = offs.iter().copied().collect::<HashSet<_>>().len() == offs.len();
         prop_assert_eq!(writable.is_ok(), injective);
         if !injective {
-            prop_assert!(matches!(writable, Err(LayoutError::NotInjective { .. })), "{}", s);
+            prop_assert!(matches!(writable, Err(TensorError::Layout(LayoutError::NotInjective { .. }))), "{}", s);
         }
     }
 }
@@ -301,7 +302,7 @@ fn shared_memory_atom() {
     // a buffer of 511 elements is refused
     assert_eq!(
         Tensor::new(&[0u16; 511][..], atom).unwrap_err(),
-        LayoutError::OutOfBuffer {
+        TensorError::OutOfBuffer {
             base: 0,
             lo: 0,
             hi: 511,
@@ -339,10 +340,19 @@ fn views_of_swizzled_tensors_are_refused() {
     let buf = buffer(64);
     let t = Tensor::new(&buf[..], s).unwrap();
     let not_affine = LayoutError::NotAffine { b: 2, m: 0, s: 3 };
-    assert_eq!(t.view().t().unwrap_err(), not_affine);
-    assert_eq!(t.view().reshape(&[64]).unwrap_err(), not_affine);
-    assert_eq!(t.broadcast_to(&[2, 8, 8]).unwrap_err(), not_affine);
-    assert_eq!(t.view().into_dyn().unwrap_err(), not_affine);
+    assert_eq!(t.view().t().unwrap_err(), TensorError::Layout(not_affine));
+    assert_eq!(
+        t.view().reshape(&[64]).unwrap_err(),
+        TensorError::Layout(not_affine)
+    );
+    assert_eq!(
+        t.broadcast_to(&[2, 8, 8]).unwrap_err(),
+        TensorError::Layout(not_affine)
+    );
+    assert_eq!(
+        t.view().into_dyn().unwrap_err(),
+        TensorError::Layout(not_affine)
+    );
     assert_eq!(
         not_affine.to_string(),
         "a layout swizzled by Sw<2,0,3> is not affine: it has no shape:stride form"
@@ -386,7 +396,7 @@ impl std::fmt::Display for Modular {
 }
 
 // SAFETY: pure; the inner layout is the compact layout `n:1` of the domain (offset = index) and
-// `post_offset` is the function; `to_dyn_layout` always fails; bounds and collisions are the
+// `post_offset` is the function; `to_dyn` always fails; bounds and collisions are the
 // provided scans.
 unsafe impl AnyLayout for Modular {
     const AFFINE: bool = false;
@@ -396,10 +406,10 @@ unsafe impl AnyLayout for Modular {
     fn size(&self) -> i64 {
         self.n
     }
-    fn offset_of_index(&self, i: i64) -> i64 {
+    fn offset(&self, i: i64) -> i64 {
         (i * self.mul) % self.modulo
     }
-    fn to_dyn_layout(&self) -> Result<DynLayout, LayoutError> {
+    fn to_dyn(&self) -> Result<DynLayout, LayoutError> {
         Err(LayoutError::Overflow {
             what: "no affine form",
         })
@@ -408,7 +418,7 @@ unsafe impl AnyLayout for Modular {
         DynLayout::leaf(self.n, 1)
     }
     fn post_offset(&self, x: i64) -> i64 {
-        self.offset_of_index(x)
+        self.offset(x)
     }
 }
 
@@ -436,7 +446,10 @@ fn any_non_affine_layout_works_through_the_provided_scans() {
             }
             Err(e) => {
                 assert!(!injective);
-                assert!(matches!(e, LayoutError::NotInjective { .. }));
+                assert!(matches!(
+                    e,
+                    TensorError::Layout(LayoutError::NotInjective { .. })
+                ));
             }
         }
     }
@@ -456,6 +469,6 @@ fn any_non_affine_layout_works_through_the_provided_scans() {
     );
     assert!(matches!(
         Tensor::new(&[0u8; 4][..], big),
-        Err(LayoutError::TooLargeToScan { .. })
+        Err(TensorError::Layout(LayoutError::TooLargeToScan { .. }))
     ));
 }

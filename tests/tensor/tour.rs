@@ -1,7 +1,7 @@
 //! The README tour of tensors, kept compiling and correct.
 
 #[test]
-fn readme_tour() -> Result<(), layout::LayoutError> {
+fn readme_tour() -> Result<(), layout::tensor::TensorError> {
     use layout::tensor::{Slice, Tensor};
     use layout::{DynLayout, s};
 

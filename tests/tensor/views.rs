@@ -3,8 +3,9 @@
 use crate::reference::{
     Nd, Rng, buffer, coords, materialize, py_indices, random_layout, random_shape,
 };
+use layout::tensor::TensorError;
 use layout::tensor::{Slice, Tensor};
-use layout::{DynLayout, LayoutError, s};
+use layout::{DynLayout, s};
 use proptest::prelude::*;
 
 fn random_slice(rng: &mut Rng, n: i64) -> Slice {
@@ -87,7 +88,7 @@ proptest! {
             Some(want) => match got {
                 Ok(v) => prop_assert_eq!(materialize(&v), want),
                 // a range over a hierarchical axis that is not one stride
-                Err(LayoutError::NotStrided { axis }) => {
+                Err(TensorError::NotStrided { axis }) => {
                     prop_assert!(t.layout().mode(axis).unwrap().leaf_count() > 1);
                 }
                 Err(e) => prop_assert!(false, "unexpected error {}", e),
@@ -139,7 +140,7 @@ proptest! {
         let (a, b) = (rng.range(0, out as i64 - 1), rng.range(0, out as i64 - 1));
         let e = t.expand_dims(&[a, b - out as i64]);
         if a == b {
-            prop_assert_eq!(e.unwrap_err(), LayoutError::RepeatedAxis { axis: a as usize });
+            prop_assert_eq!(e.unwrap_err(), TensorError::RepeatedAxis { axis: a as usize });
         } else {
             let e = e.unwrap();
             let m = materialize(&e);
@@ -175,7 +176,7 @@ proptest! {
                 }).collect();
                 prop_assert_eq!(m.data, want);
             }
-            Err(LayoutError::NotStrided { .. }) => {}
+            Err(TensorError::NotStrided { .. }) => {}
             Err(e) => {
                 let len = if off >= 0 { n1.min(n2 - off) } else { (n1 + off).min(n2) };
                 prop_assert!(len <= 0, "{}", e);
@@ -196,7 +197,7 @@ proptest! {
                 }).collect();
                 prop_assert_eq!(m, Nd { shape: want_shape, data: want });
             }
-            Err(LayoutError::NotStrided { .. }) => {}
+            Err(TensorError::NotStrided { .. }) => {}
             Err(_) => prop_assert!(size > n2),
         }
     }
@@ -251,7 +252,7 @@ fn slicing_errors_name_axes_and_extents() {
     let n = Tensor::new(&buf[..], nested).unwrap();
     assert_eq!(
         n.slice(&s![1..3]).unwrap_err(),
-        LayoutError::NotStrided { axis: 0 }
+        TensorError::NotStrided { axis: 0 }
     );
     assert!(n.slice(&s![4, 1]).is_ok()); // an index into it is fine
     assert!(
@@ -284,7 +285,7 @@ fn split_into_views() {
     );
     assert_eq!(
         t.split_at(0, &[2, 2]).unwrap_err(),
-        LayoutError::EmptyAxis { axis: 0 }
+        TensorError::EmptyAxis { axis: 0 }
     );
 }
 
@@ -361,8 +362,8 @@ proptest! {
                 for o in oa { prop_assert_eq!(tm.as_slice()[o as usize], -1); }
                 for o in ob { prop_assert_eq!(tm.as_slice()[o as usize], -2); }
             }
-            Err(LayoutError::EmptyAxis { .. }) => prop_assert!(want_a.is_none() || want_b.is_none()),
-            Err(LayoutError::NotStrided { .. }) => {}
+            Err(TensorError::EmptyAxis { .. }) => prop_assert!(want_a.is_none() || want_b.is_none()),
+            Err(TensorError::NotStrided { .. }) => {}
             Err(e) => {
                 let (oa, ob) = halves.unwrap();
                 let disjoint = oa.iter().max() < ob.iter().min() || ob.iter().max() < oa.iter().min();

@@ -1,7 +1,7 @@
 //! `upcast`, `downcast`, `recast_layout`: a layout over elements of another width.
 
-use super::modes::ceil_div;
-use crate::dyn_layout::ctry;
+use super::flat_modes::ceil_div;
+use crate::const_try::ctry;
 use crate::{DynLayout, LayoutError};
 
 const fn gcd(a: i64, b: i64) -> i64 {

@@ -1,8 +1,8 @@
 //! `coalesce`, `coalesce_by_mode`, `filter_zeros`, `filter`.
 
-use super::modes::{Modes, must, top_modes};
-use crate::dyn_layout::ctry;
-use crate::tuple::MAX_LEAVES;
+use super::flat_modes::{Modes, must, top_rank};
+use crate::const_try::ctry;
+use crate::dyn_layout::Builder;
 use crate::{DynLayout, DynTuple, LayoutError};
 
 impl DynLayout {
@@ -54,23 +54,23 @@ impl DynLayout {
         if profile.is_leaf() {
             return Ok(self.coalesce());
         }
-        let (modes, r) = ctry!(top_modes(self));
+        let r = top_rank(self);
         let pr = profile.rank();
         if pr > r || self.profile().is_leaf() {
             return Err(LayoutError::ModeOutOfRange { mode: pr, rank: r });
         }
-        let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
+        let mut b = Builder::tuple();
         let mut i = 0;
         while i < r {
-            parts[i] = if i < pr {
-                let p = ctry!(profile.mode(i));
-                ctry!(modes[i].coalesce_by_mode(&p))
+            let m = ctry!(self.mode(i));
+            if i < pr {
+                ctry!(b.push(&ctry!(m.coalesce_by_mode(&ctry!(profile.mode(i))))));
             } else {
-                modes[i]
-            };
+                ctry!(b.push(&m));
+            }
             i += 1;
         }
-        DynLayout::concat(parts.split_at(r).0)
+        b.finish_tuple()
     }
 
     /// CuTe's `filter_zeros(L)`: every stride-0 leaf gets extent 1 (structure unchanged).

@@ -1,7 +1,7 @@
 //! `complement`: the layout of "the rest" of a codomain not reached by a layout.
 
-use super::modes::{Modes, ceil_div, mul};
-use crate::dyn_layout::ctry;
+use super::flat_modes::{Modes, ceil_div, mul};
+use crate::const_try::ctry;
 use crate::tuple::MAX_LEAVES;
 use crate::{DynLayout, DynTuple, LayoutError};
 

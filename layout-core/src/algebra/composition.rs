@@ -1,50 +1,11 @@
 //! `composition`: `R = A ∘ B` with `R(c) == A(B(c))` for every coordinate `c` of `B`.
 
-use super::modes::{Modes, mul, top_modes};
+use super::flat_modes::{Modes, mul, top_mode, top_rank};
 use super::tiler::{Tile, TileMode};
-use crate::dyn_layout::ctry;
-use crate::tuple::{CLOSE, LEAF, MAX_LEAVES, MAX_TOKENS, OPEN, Profile};
+use crate::const_try::ctry;
+use crate::dyn_layout::Builder;
+use crate::tuple::{CLOSE, LEAF, MAX_LEAVES, OPEN};
 use crate::{CompositionRule, DynLayout, DynTuple, LayoutError};
-
-/// Rebuild a layout with the nesting `profile`, each of its leaves replaced by a layout of
-/// `parts` (which may itself be a tuple): CuTe's `transform_layout` over the leaves of `B`.
-pub(crate) const fn nest(profile: &Profile, parts: &[DynLayout]) -> Result<DynLayout, LayoutError> {
-    if profile.is_leaf() {
-        return Ok(parts[0]);
-    }
-    let mut ss = [DynTuple::EMPTY; MAX_TOKENS / 2 + 1];
-    let mut ds = [DynTuple::EMPTY; MAX_TOKENS / 2 + 1];
-    let mut top = 0usize; // number of open tuples
-    let mut k = 0usize;
-    let toks = profile.tokens();
-    let mut i = 0;
-    while i < toks.len() {
-        match toks[i] {
-            OPEN => {
-                ss[top] = DynTuple::EMPTY;
-                ds[top] = DynTuple::EMPTY;
-                top += 1;
-            }
-            CLOSE => {
-                top -= 1;
-                if top == 0 {
-                    return DynLayout::new(&ss[0], &ds[0]);
-                }
-                let (s, d) = (ss[top], ds[top]);
-                ctry!(ss[top - 1].push_mode(&s));
-                ctry!(ds[top - 1].push_mode(&d));
-            }
-            _ => {
-                let p = parts[k];
-                k += 1;
-                ctry!(ss[top - 1].push_mode(&p.shape()));
-                ctry!(ds[top - 1].push_mode(&p.stride()));
-            }
-        }
-        i += 1;
-    }
-    Err(LayoutError::TooComplex { needed: toks.len() })
-}
 
 const _: () = assert!(LEAF != OPEN && LEAF != CLOSE);
 
@@ -105,13 +66,26 @@ impl DynLayout {
         let bs = b.shape_leaves();
         let bd = b.stride_leaves();
         let mut usage = [0i64; MAX_LEAVES];
-        let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
-        let mut j = 0;
-        while j < bs.len() {
-            parts[j] = ctry!(compose_leaf(&a, bs[j], bd[j], j, &mut usage));
-            j += 1;
+        if b.profile().is_leaf() {
+            return compose_leaf(&a, bs[0], bd[0], 0, &mut usage);
         }
-        nest(b.profile(), parts.split_at(bs.len()).0)
+        // B's nesting with each of its leaves replaced by a layout (CuTe's `transform_layout`
+        // over the leaves of B), built as B's tokens are read
+        let mut r = Builder::EMPTY;
+        let toks = b.profile().tokens();
+        let (mut i, mut j) = (0, 0);
+        while i < toks.len() {
+            match toks[i] {
+                OPEN => ctry!(r.open()),
+                CLOSE => ctry!(r.close()),
+                _ => {
+                    ctry!(r.push(&ctry!(compose_leaf(&a, bs[j], bd[j], j, &mut usage))));
+                    j += 1;
+                }
+            }
+            i += 1;
+        }
+        r.build()
     }
 
     /// CuTe's `composition(A, tiler)` with a by-mode tiler: mode `i` of the result is
@@ -139,21 +113,22 @@ impl DynLayout {
     /// [`LayoutError::ModeOutOfRange`] when the tiler has more modes than `A`; the errors of
     /// [`DynLayout::composition`].
     pub const fn composition_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        let (modes, r) = ctry!(top_modes(self));
+        let r = top_rank(self);
         let n = tiler.rank();
         if n > r {
             return Err(LayoutError::ModeOutOfRange { mode: n, rank: r });
         }
-        let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
+        let mut b = Builder::tuple();
         let mut i = 0;
         while i < n {
-            parts[i] = match tiler.modes()[i] {
-                TileMode::Keep => modes[i],
-                TileMode::Layout(t) => ctry!(modes[i].composition(&t)),
-            };
+            let m = ctry!(top_mode(self, i));
+            ctry!(b.push(&match tiler.modes()[i] {
+                TileMode::Keep => m,
+                TileMode::Layout(t) => ctry!(m.composition(&t)),
+            }));
             i += 1;
         }
-        DynLayout::concat(parts.split_at(n).0)
+        b.finish_tuple()
     }
 
     /// CuTe's `composition(A, shape)`: an integer `N` is the 1-D tiler `N:1`; a tuple `(M,N,…)`

@@ -1,77 +1,10 @@
 //! Divides: `logical_divide`, `zipped_divide`, `tiled_divide`, `flat_divide`, each with a 1-D
 //! layout tiler and `*_by_mode` with a by-mode [`Tile`].
 
-use super::modes::{spread, top_modes};
-use super::tiler::{Tile, TileMode};
-use crate::dyn_layout::ctry;
-use crate::tuple::MAX_LEAVES;
+use super::by_mode::{Split, by_mode, flat, tiled, zip_by_mode};
+use super::tiler::Tile;
+use crate::const_try::ctry;
 use crate::{DynLayout, LayoutError};
-
-/// Which split a by-mode zip performs.
-#[derive(Clone, Copy)]
-pub(crate) enum Split {
-    Divide,
-    Product,
-}
-
-/// `((t0,t1,…),(r0,r1,…,extra…))` for a by-mode tiler: each mode is split by `logical_divide` or
-/// `logical_product` into (tile, rest); `_` gives `(1:0, Aᵢ)` (pycute's rule).
-pub(crate) const fn zip_by_mode(
-    a: &DynLayout,
-    tiler: &Tile,
-    how: Split,
-) -> Result<DynLayout, LayoutError> {
-    let (modes, r) = ctry!(top_modes(a));
-    let n = tiler.rank();
-    if n > r {
-        return Err(LayoutError::ModeOutOfRange { mode: n, rank: r });
-    }
-    let mut tiles = [DynLayout::EMPTY; MAX_LEAVES];
-    let mut rests = [DynLayout::EMPTY; MAX_LEAVES];
-    let mut i = 0;
-    while i < r {
-        if i < n {
-            match tiler.modes()[i] {
-                TileMode::Keep => {
-                    tiles[i] = ctry!(DynLayout::leaf(1, 0));
-                    rests[i] = modes[i];
-                }
-                TileMode::Layout(t) => {
-                    let split = match how {
-                        Split::Divide => ctry!(modes[i].logical_divide(&t)),
-                        Split::Product => ctry!(modes[i].logical_product(&t)),
-                    };
-                    tiles[i] = ctry!(split.mode(0));
-                    rests[i] = ctry!(split.mode(1));
-                }
-            }
-        } else {
-            rests[i] = modes[i];
-        }
-        i += 1;
-    }
-    let t = ctry!(DynLayout::concat(tiles.split_at(n).0));
-    let rr = ctry!(DynLayout::concat(rests.split_at(r).0));
-    DynLayout::concat(&[t, rr])
-}
-
-/// `(mode0, modes of mode1…)`.
-pub(crate) const fn tiled(z: &DynLayout) -> Result<DynLayout, LayoutError> {
-    let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
-    parts[0] = ctry!(z.mode(0));
-    let mut n = 1;
-    ctry!(spread(&ctry!(z.mode(1)), &mut parts, &mut n));
-    DynLayout::concat(parts.split_at(n).0)
-}
-
-/// `(modes of mode0…, modes of mode1…)`.
-pub(crate) const fn flat(z: &DynLayout) -> Result<DynLayout, LayoutError> {
-    let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
-    let mut n = 0;
-    ctry!(spread(&ctry!(z.mode(0)), &mut parts, &mut n));
-    ctry!(spread(&ctry!(z.mode(1)), &mut parts, &mut n));
-    DynLayout::concat(parts.split_at(n).0)
-}
 
 impl DynLayout {
     /// CuTe's `logical_divide(A, B)` with a 1-D layout tiler:
@@ -101,7 +34,7 @@ impl DynLayout {
     /// The errors of [`DynLayout::complement`] and [`DynLayout::composition`].
     pub const fn logical_divide(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
         let comp = ctry!(tiler.complement_shape(&self.coalesce().shape()));
-        let b = ctry!(DynLayout::concat(&[*tiler, comp]));
+        let b = ctry!(DynLayout::make_layout(&[*tiler, comp]));
         self.composition(&b)
     }
 
@@ -128,7 +61,7 @@ impl DynLayout {
     /// [`LayoutError::ModeOutOfRange`] when the tiler has too many modes; the errors of
     /// [`DynLayout::logical_divide`].
     pub const fn logical_divide_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        by_mode(self, tiler, PerMode::Divide)
+        by_mode(self, tiler, Split::Divide)
     }
 
     /// CuTe's `zipped_divide(A, B)` with a 1-D tiler: the same as [`DynLayout::logical_divide`]
@@ -259,43 +192,4 @@ impl DynLayout {
     pub const fn flat_divide_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
         flat(&ctry!(self.zipped_divide_by_mode(tiler)))
     }
-}
-
-/// Which 1-D operation [`by_mode`] applies to each mode.
-#[derive(Clone, Copy)]
-pub(crate) enum PerMode {
-    Divide,
-    Product,
-}
-
-/// Apply a 1-D divide or product to each mode of `a` paired with an element of `tiler` (`_` keeps
-/// the mode; modes past the tiler are kept), and concatenate: the by-mode form shared by
-/// `logical_divide_by_mode` and `logical_product_by_mode`.
-pub(crate) const fn by_mode(
-    a: &DynLayout,
-    tiler: &Tile,
-    op: PerMode,
-) -> Result<DynLayout, LayoutError> {
-    let (modes, r) = ctry!(top_modes(a));
-    let n = tiler.rank();
-    if n > r {
-        return Err(LayoutError::ModeOutOfRange { mode: n, rank: r });
-    }
-    let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
-    let mut i = 0;
-    while i < r {
-        parts[i] = if i < n {
-            match tiler.modes()[i] {
-                TileMode::Keep => modes[i],
-                TileMode::Layout(t) => match op {
-                    PerMode::Divide => ctry!(modes[i].logical_divide(&t)),
-                    PerMode::Product => ctry!(modes[i].logical_product(&t)),
-                },
-            }
-        } else {
-            modes[i]
-        };
-        i += 1;
-    }
-    DynLayout::concat(parts.split_at(r).0)
 }

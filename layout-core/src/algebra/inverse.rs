@@ -1,8 +1,8 @@
 //! `right_inverse` and `left_inverse`.
 
 use super::complement::sorted_checked;
-use super::modes::{Modes, must};
-use crate::dyn_layout::ctry;
+use super::flat_modes::{Modes, must};
+use crate::const_try::ctry;
 use crate::{DynLayout, LayoutError};
 
 impl DynLayout {

@@ -116,13 +116,14 @@
 //! | `upcast` | C++ (`ceil_div` of extents), but the divisibility assertion is checked for every value | |
 //! | size-1 leaves of a composition | `1:0` | strides of extent-1 modes are meaningless |
 
+mod by_mode;
 mod cast;
 mod coalesce;
 mod complement;
 mod composition;
 mod divide;
+mod flat_modes;
 mod inverse;
-mod modes;
 mod product;
 mod slice;
 pub mod statics;

@@ -1,11 +1,11 @@
 //! Products: `logical_product`, `zipped_product`, `tiled_product`, `flat_product` (1-D layout
 //! tiler, or `*_by_mode` with a [`Tile`]), `blocked_product`, `raked_product`.
 
-use super::divide::{PerMode, Split, by_mode, flat, tiled, zip_by_mode};
-use super::modes::{mul, top_modes};
+use super::by_mode::{Split, by_mode, flat, tiled, zip_by_mode};
+use super::flat_modes::{mul, top_mode};
 use super::tiler::Tile;
-use crate::dyn_layout::ctry;
-use crate::tuple::MAX_LEAVES;
+use crate::const_try::ctry;
+use crate::dyn_layout::Builder;
 use crate::{DynLayout, LayoutError};
 
 impl DynLayout {
@@ -33,7 +33,7 @@ impl DynLayout {
         let m = ctry!(mul(self.size(), tiler.cosize(), "logical_product cotarget"));
         let comp = ctry!(self.complement(m));
         let rest = ctry!(comp.composition(tiler));
-        DynLayout::concat(&[*self, rest])
+        DynLayout::make_layout(&[*self, rest])
     }
 
     /// CuTe's `logical_product(A, tiler)` with a by-mode tiler: mode `i` becomes
@@ -56,7 +56,7 @@ impl DynLayout {
     /// # Errors
     /// [`LayoutError::ModeOutOfRange`]; the errors of [`DynLayout::logical_product`].
     pub const fn logical_product_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        by_mode(self, tiler, PerMode::Product)
+        by_mode(self, tiler, Split::Product)
     }
 
     /// CuTe's `zipped_product(A, B)` with a 1-D tiler: the same as
@@ -254,17 +254,21 @@ const fn zip_product(a: &DynLayout, b: &DynLayout, raked: bool) -> Result<DynLay
     let pa = ctry!(pad(a, r));
     let pb = ctry!(pad(b, r));
     let p = ctry!(pa.logical_product(&pb));
-    let (m0, _) = ctry!(top_modes(&ctry!(p.mode(0))));
-    let (m1, _) = ctry!(top_modes(&ctry!(p.mode(1))));
-    let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
+    let (p0, p1) = (ctry!(p.mode(0)), ctry!(p.mode(1)));
+    let mut b = Builder::tuple();
     let mut i = 0;
     while i < r {
-        parts[i] = if raked {
-            ctry!(DynLayout::concat(&[m1[i], m0[i]]))
+        let (m0, m1) = (ctry!(top_mode(&p0, i)), ctry!(top_mode(&p1, i)));
+        let mut pair = Builder::tuple();
+        if raked {
+            ctry!(pair.push(&m1));
+            ctry!(pair.push(&m0));
         } else {
-            ctry!(DynLayout::concat(&[m0[i], m1[i]]))
-        };
+            ctry!(pair.push(&m0));
+            ctry!(pair.push(&m1));
+        }
+        ctry!(b.push(&ctry!(pair.finish_tuple())));
         i += 1;
     }
-    DynLayout::concat(parts.split_at(r).0)
+    b.finish_tuple()
 }

@@ -1,11 +1,12 @@
 //! Slicing with `_`: [`SliceCoord`], `slice`, `dice`, `slice_and_offset`, and the partitioning
 //! helpers `local_tile` / `local_partition`.
 
-use super::modes::spread;
+use super::flat_modes::spread;
 use super::tiler::Tile;
-use crate::dyn_layout::ctry;
+use crate::const_try::ctry;
+use crate::dyn_layout::Builder;
 use crate::parse::Cursor;
-use crate::tuple::{MAX_LEAVES, write_profiled};
+use crate::tuple::write_profiled;
 use crate::{DynLayout, DynTuple, LayoutError};
 use core::fmt;
 use core::str::FromStr;
@@ -58,16 +59,27 @@ impl SliceCoord {
     /// # Errors
     /// [`LayoutError::TooManyLeaves`] / [`LayoutError::TooComplex`] past the capacity.
     pub const fn tuple(children: &[SliceCoord]) -> Result<SliceCoord, LayoutError> {
-        let mut t = DynTuple::EMPTY;
-        let mut under = 0u64;
+        let mut t = SliceCoord::EMPTY_TUPLE;
         let mut i = 0;
         while i < children.len() {
-            let at = t.leaves().len();
-            ctry!(t.push_mode(&children[i].tuple));
-            under |= children[i].under << at;
+            ctry!(t.push_mode(&children[i]));
             i += 1;
         }
-        Ok(SliceCoord { tuple: t, under })
+        Ok(t)
+    }
+
+    /// The empty tuple `()`, to [`push_mode`](SliceCoord::push_mode) children onto.
+    const EMPTY_TUPLE: SliceCoord = SliceCoord {
+        tuple: DynTuple::EMPTY,
+        under: 0,
+    };
+
+    /// Add `child` as the last mode of this tuple coordinate.
+    const fn push_mode(&mut self, child: &SliceCoord) -> Result<(), LayoutError> {
+        let at = self.tuple.leaves().len();
+        ctry!(self.tuple.push_mode(&child.tuple));
+        self.under |= child.under << at;
+        Ok(())
     }
 
     /// The coordinate with `_` read as 0 (the offset part of `slice_and_offset`).
@@ -117,8 +129,7 @@ const fn walk(
     c: &SliceCoord,
     l: &DynLayout,
     keep_under: bool,
-    parts: &mut [DynLayout; MAX_LEAVES],
-    n: &mut usize,
+    parts: &mut Builder,
     off: &mut i64,
 ) -> Result<(), LayoutError> {
     if c.tuple.is_leaf() {
@@ -134,13 +145,7 @@ const fn walk(
             *off += l.offset(v);
         }
         if is_under == keep_under {
-            if *n == MAX_LEAVES {
-                return Err(LayoutError::TooManyLeaves {
-                    needed: MAX_LEAVES + 1,
-                });
-            }
-            parts[*n] = *l;
-            *n += 1;
+            ctry!(parts.push(l));
         }
         return Ok(());
     }
@@ -157,7 +162,6 @@ const fn walk(
             &ctry!(l.mode(i)),
             keep_under,
             parts,
-            n,
             off
         ));
         i += 1;
@@ -216,10 +220,10 @@ impl DynLayout {
         if c.tuple.is_leaf() && c.under & 1 != 0 {
             return Ok((*self, 0));
         }
-        let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
-        let (mut n, mut off) = (0, 0);
-        ctry!(walk(c, self, true, &mut parts, &mut n, &mut off));
-        Ok((ctry!(DynLayout::concat(parts.split_at(n).0)), off))
+        let mut parts = Builder::tuple();
+        let mut off = 0;
+        ctry!(walk(c, self, true, &mut parts, &mut off));
+        Ok((ctry!(parts.finish_tuple()), off))
     }
 
     /// CuTe's `dice(c, L)`: the complement of slicing — keep the modes paired with integers,
@@ -243,10 +247,10 @@ impl DynLayout {
         if c.tuple.is_leaf() {
             return Ok(*self);
         }
-        let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
-        let (mut n, mut off) = (0, 0);
-        ctry!(walk(c, self, false, &mut parts, &mut n, &mut off));
-        DynLayout::concat(parts.split_at(n).0)
+        let mut parts = Builder::tuple();
+        let mut off = 0;
+        ctry!(walk(c, self, false, &mut parts, &mut off));
+        parts.finish_tuple()
     }
 
     /// CuTe's `local_tile` / `inner_partition`: `zipped_divide(L, tiler)` sliced with
@@ -280,7 +284,7 @@ impl DynLayout {
         let tiles = ctry!(z.mode(0));
         // the coordinate of the rest mode: coord's modes, then `_` for the extra modes of L
         let extra = rest.rank() - tiler.rank();
-        let mut kids = [SliceCoord::UNDERSCORE; MAX_LEAVES];
+        let mut rc = SliceCoord::EMPTY_TUPLE;
         let mut k = 0;
         if coord.is_leaf() && tiler.rank() > 1 {
             return Err(LayoutError::CoordinateMismatch {
@@ -289,23 +293,21 @@ impl DynLayout {
             });
         }
         while k < tiler.rank() {
-            kids[k] = SliceCoord::from_tuple(&ctry!(coord.mode(k)));
+            ctry!(rc.push_mode(&SliceCoord::from_tuple(&ctry!(coord.mode(k)))));
             k += 1;
         }
         let mut e = 0;
         while e < extra {
-            kids[k + e] = SliceCoord::UNDERSCORE;
+            ctry!(rc.push_mode(&SliceCoord::UNDERSCORE));
             e += 1;
         }
-        let rc = ctry!(SliceCoord::tuple(kids.split_at(k + extra).0));
         let (kept, off) = ctry!(rest.slice_and_offset(&rc));
-        let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
-        let mut n = 0;
-        ctry!(spread(&tiles, &mut parts, &mut n));
+        let mut parts = Builder::tuple();
+        ctry!(spread(&tiles, &mut parts));
         if extra > 0 {
-            ctry!(spread(&kept, &mut parts, &mut n));
+            ctry!(spread(&kept, &mut parts));
         }
-        Ok((ctry!(DynLayout::concat(parts.split_at(n).0)), off))
+        Ok((ctry!(parts.finish_tuple()), off))
     }
 
     /// CuTe's `local_partition(L, thr, idx)` / `outer_partition`: tile `L` by the per-mode
@@ -377,7 +379,7 @@ impl DynLayout {
         let tiles = ctry!(z.mode(0));
         let rest = ctry!(z.mode(1));
         // per-mode 1-D coordinate of crd in thr
-        let mut kids = [SliceCoord::UNDERSCORE; MAX_LEAVES];
+        let mut tc = SliceCoord::EMPTY_TUPLE;
         let mut i = 0;
         while i < r {
             let (m, c) = if thr.profile().is_leaf() {
@@ -386,10 +388,9 @@ impl DynLayout {
                 (ctry!(thr.mode(i)), ctry!(crd.mode(i)))
             };
             let col = ctry!(DynLayout::col_major(&m.shape()));
-            kids[i] = SliceCoord::index(ctry!(col.offset_of(&c)));
+            ctry!(tc.push_mode(&SliceCoord::index(ctry!(col.offset_of(&c)))));
             i += 1;
         }
-        let tc = ctry!(SliceCoord::tuple(kids.split_at(r).0));
         let off = ctry!(tiles.offset_of(&tc.zeroed()));
         Ok((rest, off))
     }
@@ -410,24 +411,17 @@ impl FromStr for SliceCoord {
 
 fn coord(c: &mut Cursor<'_>) -> Result<SliceCoord, LayoutError> {
     if c.eat(b'(') {
-        let mut kids = [SliceCoord::UNDERSCORE; MAX_LEAVES];
-        let mut n = 0;
+        let mut t = SliceCoord::EMPTY_TUPLE;
         if c.eat(b')') {
-            return SliceCoord::tuple(&[]);
+            return Ok(t);
         }
         loop {
-            if n == MAX_LEAVES {
-                return Err(LayoutError::TooManyLeaves {
-                    needed: MAX_LEAVES + 1,
-                });
-            }
-            kids[n] = coord(c)?;
-            n += 1;
+            t.push_mode(&coord(c)?)?;
             if c.eat(b',') {
                 continue;
             }
             if c.eat(b')') {
-                return SliceCoord::tuple(&kids[..n]);
+                return Ok(t);
             }
             return Err(c.err("`,` or `)`"));
         }

@@ -178,10 +178,10 @@ macro_rules! zst {
                 <Self as StaticLayout>::LAYOUT.size()
             }
             #[inline(always)]
-            fn offset_of_index(&self, i: i64) -> i64 {
+            fn offset(&self, i: i64) -> i64 {
                 <Self as StaticLayout>::LAYOUT.offset(i)
             }
-            fn to_dyn_layout(&self) -> Result<DynLayout, LayoutError> {
+            fn to_dyn(&self) -> Result<DynLayout, LayoutError> {
                 Ok(<Self as StaticLayout>::LAYOUT)
             }
         }

@@ -1,6 +1,6 @@
 //! `max_common_layout`, `max_common_vector`, `nullspace`.
 
-use super::modes::{Modes, must};
+use super::flat_modes::{Modes, must};
 use crate::DynLayout;
 
 impl DynLayout {
@@ -38,12 +38,12 @@ impl DynLayout {
             let p = must(prefix.build());
             if let Ok(c) = self.composition(&p) {
                 let c = Modes::of(&c.coalesce());
-                if c.d[0] == 1 && c.s[0] > 1 {
-                    if let Ok(one) = DynLayout::leaf(c.s[0], 1) {
-                        if let Ok(r) = p.composition(&one) {
-                            return r;
-                        }
-                    }
+                if c.d[0] == 1
+                    && c.s[0] > 1
+                    && let Ok(one) = DynLayout::leaf(c.s[0], 1)
+                    && let Ok(r) = p.composition(&one)
+                {
+                    return r;
                 }
                 break;
             }

@@ -50,7 +50,7 @@
 //! ```
 
 use super::{ceil_div, mul, named_zst};
-use crate::dyn_layout::ctry;
+use crate::const_try::ctry;
 use crate::{DynLayout, DynTuple, LayoutError};
 
 /// Rows of an Ascend fractal (M0).

@@ -33,7 +33,7 @@
 //! ```
 
 use super::Element;
-use crate::dyn_layout::ctry;
+use crate::const_try::ctry;
 use crate::{AnyLayout, DynLayout, LayoutError, Swizzle, SwizzledLayout};
 
 /// Which way the atom's rows run: K-major (rows along K, the contiguous dimension) or
@@ -240,7 +240,7 @@ pub fn bank_conflicts<L: AnyLayout>(
         });
     }
     let threads = (wave / (vector * elem_bytes)).clamp(1, 256 / vector.max(1));
-    let at = |r: i64, c: i64| tile.offset_of_index(r + c * rows);
+    let at = |r: i64, c: i64| tile.offset(r + c * rows);
     let mut buf = [0i64; 256];
     let mut report = ConflictReport {
         row_wise: 1,
@@ -308,7 +308,7 @@ pub fn suggest_swizzle(
         return Ok(Some(Swizzle::IDENTITY));
     }
     let bounds = tile.offset_range();
-    if tile.cosize() != tile.size() || crate::scan::affine_collision(tile)?.is_some() {
+    if tile.cosize() != tile.size() || crate::walk::scan::affine_collision(tile)?.is_some() {
         return Err(LayoutError::Precondition {
             what: "suggest_swizzle needs a tile that is a bijection onto an interval; size and cosize are",
             a: tile.size(),

@@ -31,7 +31,7 @@
 //! ```
 
 use super::{Element, ceil_div, mul, named_zst};
-use crate::dyn_layout::ctry;
+use crate::const_try::ctry;
 use crate::{DynLayout, DynTuple, LayoutError};
 
 const fn positive(what: &'static str, v: &[i64]) -> Result<(), LayoutError> {

@@ -164,10 +164,10 @@ macro_rules! named_zst {
                 Self::LAYOUT.size()
             }
             #[inline(always)]
-            fn offset_of_index(&self, i: i64) -> i64 {
+            fn offset(&self, i: i64) -> i64 {
                 Self::LAYOUT.offset(i)
             }
-            fn to_dyn_layout(&self) -> Result<$crate::DynLayout, $crate::LayoutError> {
+            fn to_dyn(&self) -> Result<$crate::DynLayout, $crate::LayoutError> {
                 Ok(Self::LAYOUT)
             }
         }

@@ -31,7 +31,8 @@
 //! assert!(back.iter().eq(nd.iter()));
 //! ```
 
-use crate::dyn_layout::ctry;
+use crate::const_try::ctry;
+use crate::tensor::TensorError;
 use crate::tensor::TensorIndex;
 #[cfg(feature = "alloc")]
 use crate::tensor::{Storage, Tensor};
@@ -186,7 +187,7 @@ impl<L: AnyLayout> Padded<L> {
     /// A coordinate of the wrong rank or outside the padded domain.
     pub fn padded_offset(&self, coord: &[i64]) -> Result<i64, LayoutError> {
         self.check_padded(coord)?;
-        Ok(self.layout.offset_of_index(self.padded_index(coord)))
+        Ok(self.layout.offset(self.padded_index(coord)))
     }
 
     fn check_padded(&self, coord: &[i64]) -> Result<(), LayoutError> {
@@ -222,21 +223,22 @@ impl<L: AnyLayout> Padded<L> {
     /// the padded layout, every other element of the buffer (the padding) set to `fill`.
     ///
     /// # Errors
-    /// [`LayoutError::ShapeMismatch`] when `src` does not have the logical extents; a layout
+    /// [`TensorError::ShapeMismatch`] when `src` does not have the logical extents; a layout
     /// with negative offsets or one that is not injective.
     #[cfg(feature = "alloc")]
     pub fn pad_from<T: Copy, S: Storage<Elem = T>, L2: AnyLayout>(
         &self,
         src: &Tensor<S, L2>,
         fill: T,
-    ) -> Result<crate::tensor::Tensor<alloc::vec::Vec<T>, L>, LayoutError> {
+    ) -> Result<crate::tensor::Tensor<alloc::vec::Vec<T>, L>, TensorError> {
         let (lo, hi) = self.layout.offset_bounds()?;
         if lo < 0 {
             return Err(LayoutError::Precondition {
                 what: "pad_from: the padded layout reaches negative offsets; lowest offset and 0 are",
                 a: lo,
                 b: 0,
-            });
+            }
+            .into());
         }
         let len = hi
             .checked_add(1)
@@ -253,14 +255,14 @@ impl<L: AnyLayout> Padded<L> {
     /// extents) into a new row-major ND tensor of the logical extents, dropping the padding.
     ///
     /// # Errors
-    /// [`LayoutError::ShapeMismatch`] when `src` does not have the padded extents.
+    /// [`TensorError::ShapeMismatch`] when `src` does not have the padded extents.
     #[cfg(feature = "alloc")]
     pub fn crop_to_nd<T: Copy, S: Storage<Elem = T>, L2: AnyLayout>(
         &self,
         src: &Tensor<S, L2>,
-    ) -> Result<crate::tensor::TensorOwned<T>, LayoutError> {
+    ) -> Result<crate::tensor::TensorOwned<T>, TensorError> {
         if src.shape().leaves() != self.padded() {
-            return Err(LayoutError::ShapeMismatch {
+            return Err(TensorError::ShapeMismatch {
                 a: crate::tensor::Extents::from_slice(src.shape().leaves()),
                 b: crate::tensor::Extents::from_slice(self.padded()),
             });
@@ -277,7 +279,7 @@ impl<L: AnyLayout> Padded<L> {
         let mut out = Tensor::from_vec(alloc::vec![first; n], self.logical())?;
         if L2::AFFINE && self.size() >= PIECES_FROM {
             // piece by piece through the affine engine (see `Pieces`)
-            let pieces = Pieces::new(&src.layout().to_dyn_layout()?, self.logical())?;
+            let pieces = Pieces::new(&src.layout().to_dyn()?, self.logical())?;
             let mut ok = true;
             pieces.for_each(|layout, base, ranges| {
                 if !ok {
@@ -310,16 +312,16 @@ impl<L: AnyLayout> Padded<L> {
         &self,
         buf: &mut [T],
         src: &Tensor<S, L2>,
-    ) -> Result<(), LayoutError> {
+    ) -> Result<(), TensorError> {
         let logical = self.logical();
         if src.shape().leaves() != logical {
-            return Err(LayoutError::ShapeMismatch {
+            return Err(TensorError::ShapeMismatch {
                 a: crate::tensor::Extents::from_slice(src.shape().leaves()),
                 b: crate::tensor::Extents::from_slice(logical),
             });
         }
         if L::AFFINE && L2::AFFINE && self.size() >= PIECES_FROM {
-            let pieces = Pieces::new(&self.layout.to_dyn_layout()?, logical)?;
+            let pieces = Pieces::new(&self.layout.to_dyn()?, logical)?;
             if pieces.min_base() >= 0 {
                 let mut strided = true;
                 pieces.for_each(|layout, base, ranges| {
@@ -435,8 +437,8 @@ impl Pieces {
     /// Call `f(layout, base offset, slices)` for every box: one piece per axis.
     fn for_each(
         &self,
-        mut f: impl FnMut(DynLayout, i64, &[crate::tensor::Slice]) -> Result<(), LayoutError>,
-    ) -> Result<(), LayoutError> {
+        mut f: impl FnMut(DynLayout, i64, &[crate::tensor::Slice]) -> Result<(), TensorError>,
+    ) -> Result<(), TensorError> {
         let rank = self.rank;
         let mut idx = [0usize; MAX_PADDED_AXES];
         loop {
@@ -457,7 +459,11 @@ impl Pieces {
                     step: 1,
                 };
             }
-            f(DynLayout::concat(&parts[..rank])?, base, &ranges[..rank])?;
+            f(
+                DynLayout::make_layout(&parts[..rank])?,
+                base,
+                &ranges[..rank],
+            )?;
             let mut k = rank;
             loop {
                 if k == 0 {
@@ -496,8 +502,8 @@ impl<L: AnyLayout> fmt::Debug for Padded<L> {
 
 // SAFETY: the inner layout is the compact row-major layout of the logical extents (domain
 // `domain()`), and `post_offset` undoes it (row-major unravel) before mapping the coordinate
-// through `L` exactly as `offset_of_index` does after its colexicographic unravel, so
-// `offset_of_index(i) == post_offset(inner.offset(i))`. `post_run` counts only offsets along the
+// through `L` exactly as `offset` does after its colexicographic unravel, so
+// `offset(i) == post_offset(inner.offset(i))`. `post_run` counts only offsets along the
 // last axis inside the stride-1 prefix of its mode (`unit`, computed from `L`'s affine form)
 // and before the logical end of the row, where `L`'s offsets are consecutive. Offsets are a
 // subset of `L`'s, so `L`'s bounds contain them and `L` injective makes this injective; else
@@ -513,7 +519,7 @@ unsafe impl<L: AnyLayout> AnyLayout for Padded<L> {
         self.logical().iter().product()
     }
 
-    fn offset_of_index(&self, i: i64) -> i64 {
+    fn offset(&self, i: i64) -> i64 {
         let mut rest = i;
         let mut idx = 0;
         let mut scale = 1;
@@ -527,10 +533,10 @@ unsafe impl<L: AnyLayout> AnyLayout for Padded<L> {
             idx += c * scale;
             scale *= self.parts.padded[k];
         }
-        self.layout.offset_of_index(idx)
+        self.layout.offset(idx)
     }
 
-    fn to_dyn_layout(&self) -> Result<DynLayout, LayoutError> {
+    fn to_dyn(&self) -> Result<DynLayout, LayoutError> {
         Err(LayoutError::Precondition {
             what: "a padded layout has no shape:stride form over its logical domain (use .layout() for the padded one); logical and padded sizes are",
             a: self.size(),
@@ -551,7 +557,7 @@ unsafe impl<L: AnyLayout> AnyLayout for Padded<L> {
             rest /= self.parts.logical[k];
         }
         self.layout
-            .offset_of_index(self.padded_index(&coord[..self.parts.rank]))
+            .offset(self.padded_index(&coord[..self.parts.rank]))
     }
 
     #[inline]
@@ -568,13 +574,13 @@ unsafe impl<L: AnyLayout> AnyLayout for Padded<L> {
     fn find_collision(&self) -> Result<Option<i64>, LayoutError> {
         match self.layout.find_collision()? {
             None => Ok(None),
-            Some(_) => crate::scan::scan_collision(self),
+            Some(_) => crate::walk::scan::scan_collision(self),
         }
     }
 }
 
 // SAFETY: each index is checked against its logical extent, and the offset is the one
-// `offset_of_index` gives the same coordinate (both go through `padded_index` and `L`).
+// `offset` gives the same coordinate (both go through `padded_index` and `L`).
 unsafe impl<L: AnyLayout> TensorIndex<Padded<L>> for &[i64] {
     fn checked_offset(&self, layout: &Padded<L>) -> Option<i64> {
         if self.len() != layout.parts.rank
@@ -585,7 +591,7 @@ unsafe impl<L: AnyLayout> TensorIndex<Padded<L>> for &[i64] {
         {
             return None;
         }
-        Some(layout.layout.offset_of_index(layout.padded_index(self)))
+        Some(layout.layout.offset(layout.padded_index(self)))
     }
 }
 

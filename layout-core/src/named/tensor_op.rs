@@ -27,10 +27,10 @@
 //! // f16, Crosswise = 64 (kF = 1): 64 x 8, ld = 64 is the fp16 128-byte swizzle atom
 //! let l = tensor_op_multiplicand(16, 64, 64, 8, 64).unwrap();
 //! assert_eq!(l.to_string(), "Sw<3,3,3> o 0 o ((8,8,1),(1,8)):((1,8,64),(64,64))");
-//! assert_eq!(l.offset_of_index(8 + 64), 64 + 8 * (1 ^ 1)); // (cont 8, strd 1)
+//! assert_eq!(l.offset(8 + 64), 64 + 8 * (1 ^ 1)); // (cont 8, strd 1)
 //! ```
 
-use crate::dyn_layout::ctry;
+use crate::const_try::ctry;
 use crate::{DynLayout, DynTuple, LayoutError, Swizzle, SwizzledLayout};
 
 const fn log2_exact(v: i64) -> Option<i64> {

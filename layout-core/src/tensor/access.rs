@@ -1,11 +1,12 @@
 //! Element access and iteration.
 
-use super::axes::Axes;
-use super::walk::{Plan, PlanIter};
 use super::{Storage, StorageMut, Tensor};
 use crate::layout::{Congruent, Coord};
+use crate::walk::Axes;
+use crate::walk::{Plan, PlanIter};
 use crate::{
     AnyLayout, DynLayout, DynTuple, Int, IntTuple, Integer, Layout, SwizzleFn, SwizzledLayout,
+    ToDynCoord,
 };
 use core::marker::PhantomData;
 
@@ -42,7 +43,7 @@ impl<S: IntTuple, const N: i64> InDomain<S> for Int<N> {
 }
 
 macro_rules! tuple_in_domain {
-    ($($S:ident $C:ident $i:tt),+) => {
+    ($last:tt; $(($T:ident $S:ident $D:ident $C:ident $i:tt))+) => {
         impl<$($S, $C: InDomain<$S>),+> InDomain<($($S,)+)> for ($($C,)+) {
             #[inline(always)]
             fn in_domain(&self, shape: &($($S,)+)) -> bool {
@@ -51,14 +52,7 @@ macro_rules! tuple_in_domain {
         }
     };
 }
-tuple_in_domain!(S0 C0 0);
-tuple_in_domain!(S0 C0 0, S1 C1 1);
-tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2);
-tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3);
-tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3, S4 C4 4);
-tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3, S4 C4 4, S5 C5 5);
-tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3, S4 C4 4, S5 C5 5, S6 C6 6);
-tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3, S4 C4 4, S5 C5 5, S6 C6 6, S7 C7 7);
+crate::int_tuple::for_tuple_arities!(tuple_in_domain);
 
 /// A coordinate form accepted by a tensor with layout `L`.
 ///
@@ -71,7 +65,7 @@ tuple_in_domain!(S0 C0 0, S1 C1 1, S2 C2 2, S3 C3 3, S4 C4 4, S5 C5 5, S6 C6 6, 
 /// # Safety
 /// Safe element access reads the buffer at the returned offset unchecked: `checked_offset` may
 /// return `Some(off)` only when `off` is the offset of an index of `layout`'s domain
-/// (`layout.offset_of_index(i)` for some `i` in `[0, size)`).
+/// (`layout.offset(i)` for some `i` in `[0, size)`).
 pub unsafe trait TensorIndex<L> {
     /// The offset (relative to the tensor's base) when the coordinate is in the domain.
     fn checked_offset(&self, layout: &L) -> Option<i64>;
@@ -124,6 +118,31 @@ unsafe impl<const N: usize> TensorIndex<DynLayout> for [i64; N] {
 unsafe impl TensorIndex<DynLayout> for &DynTuple {
     fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
         layout.offset_of(self).ok()
+    }
+}
+
+// SAFETY: `DynLayout::offset_of` checks the coordinate against the shape (an error otherwise).
+unsafe impl<C: ToDynCoord> TensorIndex<DynLayout> for C {
+    #[inline]
+    fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
+        layout.offset_of(&self.to_dyn_coord().ok()?).ok()
+    }
+}
+
+// SAFETY: delegates to the `DynLayout` implementation on the validated run-time form of the
+// same layout, whose offsets are the typed layout's.
+unsafe impl<S: Congruent<D>, D: IntTuple, const N: usize> TensorIndex<Layout<S, D>> for [i64; N] {
+    #[inline]
+    fn checked_offset(&self, layout: &Layout<S, D>) -> Option<i64> {
+        self.checked_offset(&layout.to_dyn().ok()?)
+    }
+}
+
+// SAFETY: as for `[i64; N]`.
+unsafe impl<S: Congruent<D>, D: IntTuple> TensorIndex<Layout<S, D>> for &[i64] {
+    #[inline]
+    fn checked_offset(&self, layout: &Layout<S, D>) -> Option<i64> {
+        self.checked_offset(&layout.to_dyn().ok()?)
     }
 }
 
@@ -185,7 +204,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// `0 <= i < self.len()`.
     #[inline(always)]
     pub unsafe fn at_unchecked(&self, i: i64) -> &St::Elem {
-        let p = self.final_pos(self.layout.offset_of_index(i));
+        let p = self.final_pos(self.layout.offset(i));
         // SAFETY: the caller guarantees `i` is in the domain, so its offset lies in the layout's
         // `offset_bounds`, which construction checked against the buffer.
         unsafe { self.storage.as_slice().get_unchecked(p) }
@@ -248,7 +267,7 @@ impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
     /// `0 <= i < self.len()`.
     #[inline(always)]
     pub unsafe fn at_unchecked_mut(&mut self, i: i64) -> &mut St::Elem {
-        let p = self.final_pos(self.layout.offset_of_index(i));
+        let p = self.final_pos(self.layout.offset(i));
         // SAFETY: the caller guarantees `i` is in the domain; see `at_unchecked`.
         unsafe { self.storage.as_mut_slice().get_unchecked_mut(p) }
     }

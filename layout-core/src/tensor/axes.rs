@@ -1,100 +1,34 @@
-//! Tensor axes = the top-level modes of a layout; helpers to read and rebuild them.
+//! Tensor axes = the top-level modes of a layout; rebuilding layouts from them.
 
-use super::Extents;
+use super::{Extents, TensorError};
+use crate::walk::Axes;
 use crate::{DynLayout, DynTuple, LayoutError, MAX_LEAVES};
 
-/// The top-level modes of a run-time layout, with the leaf range of each.
-#[derive(Clone, Copy)]
-pub(crate) struct Axes<'a> {
-    pub l: &'a DynLayout,
-    spans: [(usize, usize); MAX_LEAVES],
-    pub rank: usize,
+/// What tensors add to the walk layer's [`Axes`]: axis numbers and errors in tensor terms.
+pub(crate) trait TensorAxes {
+    /// Like [`Axes::strided`], with the error naming the axis.
+    fn strided_or_err(&self, k: usize) -> Result<(i64, i64), TensorError>;
+    /// The extents for an error message.
+    fn extents_short(&self) -> Extents;
+    /// Normalise a possibly negative axis number against `ndim` axes.
+    fn norm_axis(axis: i64, ndim: usize) -> Result<usize, TensorError>;
 }
 
-impl<'a> Axes<'a> {
-    pub fn new(l: &'a DynLayout) -> Axes<'a> {
-        let rank = l.rank();
-        let mut spans = [(0, 0); MAX_LEAVES];
-        for (k, s) in spans.iter_mut().enumerate().take(rank) {
-            if let Some(sp) = l.profile().mode_span(k) {
-                *s = sp.leaf;
-            }
-        }
-        Axes { l, spans, rank }
+impl TensorAxes for Axes<'_> {
+    fn strided_or_err(&self, k: usize) -> Result<(i64, i64), TensorError> {
+        self.strided(k).ok_or(TensorError::NotStrided { axis: k })
     }
 
-    /// Shape leaves and stride leaves of axis `k`, first (fastest) leaf first.
-    pub fn leaves(&self, k: usize) -> (&'a [i64], &'a [i64]) {
-        let (a, b) = self.spans[k];
-        (&self.l.shape_leaves()[a..b], &self.l.stride_leaves()[a..b])
-    }
-
-    /// The number of indices along axis `k` (the size of its mode).
-    pub fn extent(&self, k: usize) -> i64 {
-        self.leaves(k).0.iter().product()
-    }
-
-    /// The offset of index `c` (in `[0, extent)`) along axis `k`: colexicographic in the mode.
-    #[inline]
-    pub fn offset(&self, k: usize, c: i64) -> i64 {
-        let (s, d) = self.leaves(k);
-        let mut rest = c;
-        let mut off = 0;
-        for (j, (&e, &t)) in s.iter().zip(d).enumerate() {
-            if j + 1 == s.len() {
-                off += rest * t;
-            } else {
-                off += (rest % e) * t;
-                rest /= e;
-            }
-        }
-        off
-    }
-
-    /// The axis as one `(extent, stride)` when its mode coalesces to a single stride (leaves of
-    /// extent 1 ignored, leaf `j+1` continuing leaf `j`: `d[j+1] == s[j]·d[j]`).
-    pub fn strided(&self, k: usize) -> Option<(i64, i64)> {
-        let (s, d) = self.leaves(k);
-        let mut cur: Option<(i64, i64)> = None;
-        for (&e, &t) in s.iter().zip(d) {
-            if e == 1 {
-                continue;
-            }
-            cur = match cur {
-                None => Some((e, t)),
-                Some((ce, ct)) if ce.checked_mul(ct) == Some(t) => Some((ce * e, ct)),
-                Some(_) => return None,
-            };
-        }
-        Some(cur.unwrap_or((1, d.first().copied().unwrap_or(0))))
-    }
-
-    /// Like [`Axes::strided`], with the error naming the axis.
-    pub fn strided_or_err(&self, k: usize) -> Result<(i64, i64), LayoutError> {
-        self.strided(k).ok_or(LayoutError::NotStrided { axis: k })
-    }
-
-    /// The extent of every axis.
-    pub fn extents(&self) -> ([i64; MAX_LEAVES], usize) {
-        let mut e = [1; MAX_LEAVES];
-        for (k, v) in e.iter_mut().enumerate().take(self.rank) {
-            *v = self.extent(k);
-        }
-        (e, self.rank)
-    }
-
-    /// The extents for an error message.
-    pub fn extents_short(&self) -> Extents {
+    fn extents_short(&self) -> Extents {
         let (e, r) = self.extents();
         Extents::from_slice(&e[..r])
     }
 
-    /// Normalise a possibly negative axis number against `ndim` axes.
-    pub fn norm_axis(axis: i64, ndim: usize) -> Result<usize, LayoutError> {
+    fn norm_axis(axis: i64, ndim: usize) -> Result<usize, TensorError> {
         let n = ndim as i64;
         let a = if axis < 0 { axis + n } else { axis };
         if a < 0 || a >= n {
-            return Err(LayoutError::AxisOutOfRange { axis, ndim });
+            return Err(TensorError::AxisOutOfRange { axis, ndim });
         }
         Ok(a as usize)
     }
@@ -110,7 +44,7 @@ pub(crate) enum ModeSpec {
 }
 
 /// The layout whose top-level modes are `specs` (modes of `src` or new leaves), validated.
-pub(crate) fn assemble(src: &DynLayout, specs: &[ModeSpec]) -> Result<DynLayout, LayoutError> {
+pub(crate) fn assemble(src: &DynLayout, specs: &[ModeSpec]) -> Result<DynLayout, TensorError> {
     let (sh, st) = (src.shape(), src.stride());
     let mut s = DynTuple::EMPTY;
     let mut d = DynTuple::EMPTY;
@@ -126,7 +60,7 @@ pub(crate) fn assemble(src: &DynLayout, specs: &[ModeSpec]) -> Result<DynLayout,
             }
         }
     }
-    DynLayout::new(&s, &d)
+    Ok(DynLayout::new(&s, &d)?)
 }
 
 /// A fixed-capacity list of [`ModeSpec`]s (no allocation).
@@ -142,11 +76,12 @@ impl Specs {
             n: 0,
         }
     }
-    pub fn push(&mut self, m: ModeSpec) -> Result<(), LayoutError> {
+    pub fn push(&mut self, m: ModeSpec) -> Result<(), TensorError> {
         if self.n == MAX_LEAVES {
             return Err(LayoutError::TooManyLeaves {
                 needed: MAX_LEAVES + 1,
-            });
+            }
+            .into());
         }
         self.v[self.n] = m;
         self.n += 1;

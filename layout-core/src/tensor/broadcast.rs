@@ -4,8 +4,11 @@
 //! them is 1, and the result takes the larger. Missing leading axes count as 1. A broadcast axis
 //! gets stride 0, so a broadcast view is not injective and is read-only by type.
 
-use super::axes::{Axes, ModeSpec, Specs, assemble};
+use super::TensorError;
+use super::axes::TensorAxes;
+use super::axes::{ModeSpec, Specs, assemble};
 use super::{Extents, Storage, Tensor, TensorRef};
+use crate::walk::Axes;
 use crate::{AnyLayout, DynLayout, DynTuple, LayoutError, MAX_LEAVES};
 
 /// The shape two operands broadcast to (NumPy's `np.broadcast_shapes(a, b)`).
@@ -21,21 +24,21 @@ use crate::{AnyLayout, DynLayout, DynTuple, LayoutError, MAX_LEAVES};
 /// ```
 ///
 /// # Errors
-/// [`LayoutError::Broadcast`] naming both shapes; too many axes.
-pub fn broadcast_shapes(a: &[i64], b: &[i64]) -> Result<DynTuple, LayoutError> {
+/// [`TensorError::Broadcast`] naming both shapes; too many axes.
+pub fn broadcast_shapes(a: &[i64], b: &[i64]) -> Result<DynTuple, TensorError> {
     let (v, n) = broadcast_extents(a, b)?;
-    DynTuple::from_slice(&v[..n])
+    Ok(DynTuple::from_slice(&v[..n])?)
 }
 
 pub(crate) fn broadcast_extents(
     a: &[i64],
     b: &[i64],
-) -> Result<([i64; MAX_LEAVES], usize), LayoutError> {
+) -> Result<([i64; MAX_LEAVES], usize), TensorError> {
     let n = a.len().max(b.len());
     if n > MAX_LEAVES {
-        return Err(LayoutError::TooManyLeaves { needed: n });
+        return Err(LayoutError::TooManyLeaves { needed: n }.into());
     }
-    let err = LayoutError::Broadcast {
+    let err = TensorError::Broadcast {
         a: Extents::from_slice(a),
         b: Extents::from_slice(b),
         to: false,
@@ -58,9 +61,9 @@ pub(crate) fn broadcast_extents(
 
 /// The layout of `d` broadcast to `shape`: right-aligned, new and stretched axes get stride 0,
 /// axes of equal extent keep their mode.
-pub(crate) fn broadcast_layout(d: &DynLayout, shape: &[i64]) -> Result<DynLayout, LayoutError> {
+pub(crate) fn broadcast_layout(d: &DynLayout, shape: &[i64]) -> Result<DynLayout, TensorError> {
     let ax = Axes::new(d);
-    let err = LayoutError::Broadcast {
+    let err = TensorError::Broadcast {
         a: ax.extents_short(),
         b: Extents::from_slice(shape),
         to: true,
@@ -108,8 +111,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::Broadcast`] naming both shapes.
-    pub fn broadcast_to(&self, shape: &[i64]) -> Result<TensorRef<'_, St::Elem>, LayoutError> {
+    /// [`TensorError::Broadcast`] naming both shapes.
+    pub fn broadcast_to(&self, shape: &[i64]) -> Result<TensorRef<'_, St::Elem>, TensorError> {
         let l = broadcast_layout(&self.dyn_layout()?, shape)?;
         self.alias_view(l, 0)
     }

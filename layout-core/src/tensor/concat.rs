@@ -1,8 +1,10 @@
 //! `concat` and `stack`: copies that join tensors along an axis.
 
-use super::axes::Axes;
+use super::TensorError;
+use super::axes::TensorAxes;
 use super::copy::same_shape;
 use super::{Slice, Tensor, TensorOwned, TensorRef};
+use crate::walk::Axes;
 use crate::{DynLayout, LayoutError, MAX_LEAVES};
 use alloc::vec::Vec;
 
@@ -20,18 +22,19 @@ use alloc::vec::Vec;
 /// ```
 ///
 /// # Errors
-/// No input ([`LayoutError::Precondition`]), [`LayoutError::AxisOutOfRange`],
-/// [`LayoutError::ShapeMismatch`] naming the first shape and the offending one.
+/// No input ([`LayoutError::Precondition`]), [`TensorError::AxisOutOfRange`],
+/// [`TensorError::ShapeMismatch`] naming the first shape and the offending one.
 pub fn concat<T: Copy>(
     parts: &[TensorRef<'_, T>],
     axis: i64,
-) -> Result<TensorOwned<T>, LayoutError> {
+) -> Result<TensorOwned<T>, TensorError> {
     let Some(first) = parts.first() else {
         return Err(LayoutError::Precondition {
             what: "concat needs at least one tensor (count and axis)",
             a: 0,
             b: axis,
-        });
+        }
+        .into());
     };
     let d0 = *first.layout();
     let ax0 = Axes::new(&d0);
@@ -43,7 +46,7 @@ pub fn concat<T: Copy>(
         let (e, rp) = ax.extents();
         let agree = rp == r && (0..r).all(|j| j == k || e[j] == shape[j]);
         if !agree {
-            return Err(LayoutError::ShapeMismatch {
+            return Err(TensorError::ShapeMismatch {
                 a: ax0.extents_short(),
                 b: ax.extents_short(),
             });
@@ -86,17 +89,18 @@ pub fn concat<T: Copy>(
 /// ```
 ///
 /// # Errors
-/// No input, [`LayoutError::AxisOutOfRange`], [`LayoutError::ShapeMismatch`].
+/// No input, [`TensorError::AxisOutOfRange`], [`TensorError::ShapeMismatch`].
 pub fn stack<T: Copy>(
     parts: &[TensorRef<'_, T>],
     axis: i64,
-) -> Result<TensorOwned<T>, LayoutError> {
+) -> Result<TensorOwned<T>, TensorError> {
     let Some(first) = parts.first() else {
         return Err(LayoutError::Precondition {
             what: "stack needs at least one tensor (count and axis)",
             a: 0,
             b: axis,
-        });
+        }
+        .into());
     };
     let mut expanded = Vec::with_capacity(parts.len());
     for p in parts {

@@ -1,5 +1,6 @@
 //! Construction: the one place where a layout is checked against a buffer.
 
+use super::TensorError;
 use super::{Storage, Tensor};
 use crate::{AnyLayout, DynLayout, DynTuple, LayoutError};
 #[cfg(feature = "alloc")]
@@ -9,20 +10,21 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// A tensor over `storage` whose element 0 is at offset 0.
     ///
     /// ```
-    /// use layout_core::{DynLayout, LayoutError, tensor::Tensor};
+    /// use layout_core::DynLayout;
+    /// use layout_core::tensor::{Tensor, TensorError};
     /// let buf = [0u8; 6];
     /// let l: DynLayout = "(2,3):(3,1)".parse().unwrap();
     /// assert!(Tensor::new(&buf[..], l).is_ok());
     /// let too_big: DynLayout = "(2,4):(4,1)".parse().unwrap();
     /// assert_eq!(
     ///     Tensor::new(&buf[..], too_big).unwrap_err(),
-    ///     LayoutError::OutOfBuffer { base: 0, lo: 0, hi: 7, len: 6 }
+    ///     TensorError::OutOfBuffer { base: 0, lo: 0, hi: 7, len: 6 }
     /// );
     /// ```
     ///
     /// # Errors
     /// See [`Tensor::with_offset`].
-    pub fn new(storage: St, layout: L) -> Result<Self, LayoutError> {
+    pub fn new(storage: St, layout: L) -> Result<Self, TensorError> {
         Self::with_offset(storage, layout, 0)
     }
 
@@ -34,34 +36,35 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// injective ([`AnyLayout::find_collision`]). Works for any layout, swizzled ones included.
     ///
     /// ```
-    /// use layout_core::{DynLayout, LayoutError, tensor::Tensor};
+    /// use layout_core::{DynLayout, LayoutError};
+    /// use layout_core::tensor::{Tensor, TensorError};
     /// let buf = [1, 2, 3];
     /// let rev: DynLayout = "(3):(-1)".parse().unwrap();
     /// let t = Tensor::with_offset(&buf[..], rev, 2).unwrap();
     /// assert!(t.iter().copied().eq([3, 2, 1]));
-    /// assert!(matches!(Tensor::with_offset(&buf[..], rev, 1), Err(LayoutError::OutOfBuffer { .. })));
+    /// assert!(matches!(Tensor::with_offset(&buf[..], rev, 1), Err(TensorError::OutOfBuffer { .. })));
     ///
     /// let mut w = [0; 3];
     /// let bcast: DynLayout = "(3):(0)".parse().unwrap();
     /// assert!(Tensor::new(&w[..], bcast).is_ok());                 // read-only: fine
-    /// assert!(matches!(Tensor::new(&mut w[..], bcast), Err(LayoutError::NotInjective { .. })));
+    /// assert!(matches!(Tensor::new(&mut w[..], bcast), Err(TensorError::Layout(LayoutError::NotInjective { .. }))));
     /// ```
     ///
     /// # Errors
     /// The layout's own validation error (dynamic leaves of a typed layout);
     /// [`LayoutError::TooLargeToScan`] for a non-affine layout whose facts need a scan that is
-    /// too long; [`LayoutError::OutOfBuffer`] when some offset leaves the buffer;
+    /// too long; [`TensorError::OutOfBuffer`] when some offset leaves the buffer;
     /// [`LayoutError::NotInjective`] when the storage is writable and two coordinates share an
     /// offset.
-    pub fn with_offset(storage: St, layout: L, base: usize) -> Result<Self, LayoutError> {
+    pub fn with_offset(storage: St, layout: L, base: usize) -> Result<Self, TensorError> {
         // the walks of every tensor operation use the inner layout: it must exist
         layout.inner_layout()?;
         let (lo, hi) = layout.offset_bounds()?;
         check_range(lo, hi, base, storage.as_slice().len())?;
-        if St::WRITABLE {
-            if let Some(offset) = layout.find_collision()? {
-                return Err(LayoutError::NotInjective { offset });
-            }
+        if St::WRITABLE
+            && let Some(offset) = layout.find_collision()?
+        {
+            return Err(LayoutError::NotInjective { offset }.into());
         }
         Ok(Tensor {
             storage,
@@ -73,7 +76,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// A tensor without any check.
     ///
     /// # Safety
-    /// `layout.inner_layout()` must succeed; `base + layout.offset_of_index(i)` must lie in
+    /// `layout.inner_layout()` must succeed; `base + layout.offset(i)` must lie in
     /// `[0, storage.len())` for every `i` in `[0, layout.size())`; and when `St` is writable no
     /// two indices may share an offset.
     pub unsafe fn new_unchecked(storage: St, layout: L, base: usize) -> Self {
@@ -91,7 +94,7 @@ impl<St: Storage> Tensor<St, DynLayout> {
     ///
     /// # Errors
     /// A non-positive extent, too many axes, or a buffer shorter than the shape's size.
-    pub fn row_major(storage: St, shape: &[i64]) -> Result<Self, LayoutError> {
+    pub fn row_major(storage: St, shape: &[i64]) -> Result<Self, TensorError> {
         let l = DynLayout::row_major(&DynTuple::from_slice(shape)?)?;
         Tensor::new(storage, l)
     }
@@ -110,7 +113,7 @@ impl<T> Tensor<Vec<T>, DynLayout> {
     ///
     /// # Errors
     /// See [`Tensor::row_major`].
-    pub fn from_vec(v: Vec<T>, shape: &[i64]) -> Result<Self, LayoutError> {
+    pub fn from_vec(v: Vec<T>, shape: &[i64]) -> Result<Self, TensorError> {
         Tensor::row_major(v, shape)
     }
 
@@ -118,7 +121,7 @@ impl<T> Tensor<Vec<T>, DynLayout> {
     ///
     /// # Errors
     /// See [`Tensor::row_major`].
-    pub fn from_fn(shape: &[i64], f: impl FnMut(usize) -> T) -> Result<Self, LayoutError> {
+    pub fn from_fn(shape: &[i64], f: impl FnMut(usize) -> T) -> Result<Self, TensorError> {
         let l = DynLayout::row_major(&DynTuple::from_slice(shape)?)?;
         let n = usize::try_from(l.size()).map_err(|_| LayoutError::Overflow { what: "size" })?;
         Tensor::new((0..n).map(f).collect(), l)
@@ -126,16 +129,16 @@ impl<T> Tensor<Vec<T>, DynLayout> {
 }
 
 /// Check that `base + lo ..= base + hi` lies inside a buffer of `len` elements.
-pub(crate) fn check_bounds(d: &DynLayout, base: usize, len: usize) -> Result<(), LayoutError> {
+pub(crate) fn check_bounds(d: &DynLayout, base: usize, len: usize) -> Result<(), TensorError> {
     let (lo, hi) = d.offset_range();
     check_range(lo, hi, base, len)
 }
 
 /// Check that `base + lo ..= base + hi` lies inside a buffer of `len` elements.
-fn check_range(lo: i64, hi: i64, base: usize, len: usize) -> Result<(), LayoutError> {
+fn check_range(lo: i64, hi: i64, base: usize, len: usize) -> Result<(), TensorError> {
     let len_i = i64::try_from(len).unwrap_or(i64::MAX);
     let base_i = i64::try_from(base).unwrap_or(i64::MAX);
-    let err = LayoutError::OutOfBuffer {
+    let err = TensorError::OutOfBuffer {
         base: base_i,
         lo,
         hi,
@@ -148,9 +151,9 @@ fn check_range(lo: i64, hi: i64, base: usize, len: usize) -> Result<(), LayoutEr
 }
 
 /// Check that no two coordinates of `d` share an offset (see `AnyLayout::find_collision`).
-pub(crate) fn check_injective(d: &DynLayout) -> Result<(), LayoutError> {
-    match crate::scan::affine_collision(d)? {
-        Some(offset) => Err(LayoutError::NotInjective { offset }),
+pub(crate) fn check_injective(d: &DynLayout) -> Result<(), TensorError> {
+    match crate::walk::scan::affine_collision(d)? {
+        Some(offset) => Err(LayoutError::NotInjective { offset }.into()),
         None => Ok(()),
     }
 }

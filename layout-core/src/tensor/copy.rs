@@ -16,10 +16,13 @@
 //! tensor, and otherwise fall back to evaluating both layouts per element. Non-affine layouts
 //! (swizzled) are copied element by element along their inner layouts.
 
-use super::axes::Axes;
-use super::walk::{Joint, Plan};
+use super::TensorError;
+use super::axes::TensorAxes;
 use super::{Storage, StorageMut, Tensor};
-use crate::{AnyLayout, DynLayout, LayoutError};
+use crate::walk::Axes;
+use crate::walk::kernels::{copy_runs, transpose};
+use crate::walk::{Joint, Mode, Plan};
+use crate::{AnyLayout, DynLayout};
 #[cfg(feature = "alloc")]
 use alloc::{borrow::Cow, vec::Vec};
 
@@ -36,12 +39,12 @@ fn dense(l: &DynLayout) -> bool {
 }
 
 /// Check that two layouts have the same axis extents.
-pub(crate) fn same_shape(a: &DynLayout, b: &DynLayout) -> Result<(), LayoutError> {
+pub(crate) fn same_shape(a: &DynLayout, b: &DynLayout) -> Result<(), TensorError> {
     let (xa, xb) = (Axes::new(a), Axes::new(b));
     let (ea, ra) = xa.extents();
     let (eb, rb) = xb.extents();
     if ea[..ra] != eb[..rb] {
-        return Err(LayoutError::ShapeMismatch {
+        return Err(TensorError::ShapeMismatch {
             a: xa.extents_short(),
             b: xb.extents_short(),
         });
@@ -56,11 +59,99 @@ fn copy_plan(src: &DynLayout, dst: &DynLayout) -> Option<Plan<2>> {
         Joint::Fast(mut p) => {
             p.sort_by_stride(1);
             p.coalesce();
-            p.tile(0, TILE);
-            p.widen_runs(0, RUN);
             Some(p)
         }
         Joint::Slow(_) => None,
+    }
+}
+
+/// How an affine copy moves its elements, from the shape of the plan's innermost modes.
+enum Kernel {
+    /// The innermost mode is contiguous in both layouts: runs of `len`, `count` at a time along
+    /// the next mode (`count == 1` when there is none).
+    Runs { len: usize, next: Option<Mode<2>> },
+    /// A transpose: mode `i` (innermost) is contiguous in the destination, mode `j` in the
+    /// source.
+    Transpose { i: usize, j: usize },
+    /// Anything else: the cache-blocked walk, element by element.
+    Elements,
+}
+
+/// Pick the kernel for a plan sorted in the destination's memory order and coalesced, adjusting
+/// the plan for it (widened runs, or cache blocking for the element walk).
+fn kernel(p: &mut Plan<2>) -> Kernel {
+    let n = p.modes().len();
+    let Some(&inner) = p.modes().last() else {
+        return Kernel::Runs { len: 1, next: None };
+    };
+    if inner.st == [1, 1] {
+        p.widen_runs(0, RUN);
+        let m = p.modes();
+        let len = m[m.len() - 1].ext as usize;
+        let next = (m.len() >= 2).then(|| m[m.len() - 2]);
+        return Kernel::Runs { len, next };
+    }
+    if inner.st[1] == 1
+        && let Some(j) = (0..n - 1).find(|&j| p.modes()[j].st[0] == 1)
+    {
+        return Kernel::Transpose { i: n - 1, j };
+    }
+    p.tile(0, TILE);
+    Kernel::Elements
+}
+
+/// The affine copy `d[db + dst(c)] = s[sb + src(c)]` for every coordinate `c` of the plan.
+fn copy_affine<T: Copy>(d: &mut [T], db: i64, s: &[T], sb: i64, mut p: Plan<2>) {
+    let (dp, sp) = (d.as_mut_ptr(), s.as_ptr());
+    // offsets of the plan are offsets of the two layouts' domains (the plan refines both), and
+    // construction checked `base + offset` inside both buffers for all of them
+    let at = |o: [i64; 2]| ((sb + o[0]) as usize, (db + o[1]) as usize);
+    match kernel(&mut p) {
+        Kernel::Runs { len, next } => {
+            let (count, ss, ds) = match next {
+                Some(m) => (m.ext as usize, m.st[0] as isize, m.st[1] as isize),
+                None => (1, 0, 0),
+            };
+            let outer = if next.is_some() {
+                p.without(&[p.modes().len() - 2, p.modes().len() - 1])
+            } else {
+                p.without(&[p.modes().len().saturating_sub(1)])
+            };
+            outer.for_each_start(|o| {
+                let (si, di) = at(o);
+                // SAFETY: the `count` runs of `len` elements starting here are elements of the
+                // plan: offsets of both domains, inside both buffers by the construction
+                // checks; `d` and `s` are distinct buffers (`&mut` and `&`).
+                unsafe { copy_runs(dp.wrapping_add(di), ds, sp.wrapping_add(si), ss, len, count) };
+            });
+        }
+        Kernel::Transpose { i, j } => {
+            let (mi, mj) = (p.modes()[i], p.modes()[j]);
+            let outer = p.without(&[i, j]);
+            let (rows, cols) = (mi.ext as usize, mj.ext as usize);
+            let (lds, ldd) = (mi.st[0] as isize, mj.st[1] as isize);
+            outer.for_each_start(|o| {
+                let (si, di) = at(o);
+                // SAFETY: every `(i, j)` of the block is an element of the plan (modes `i` and
+                // `j` at this point of the others): inside both buffers as above, distinct
+                // buffers.
+                unsafe {
+                    transpose(
+                        dp.wrapping_add(di),
+                        ldd,
+                        sp.wrapping_add(si),
+                        lds,
+                        rows,
+                        cols,
+                    )
+                };
+            });
+        }
+        Kernel::Elements => p.for_each(|o| {
+            let (si, di) = at(o);
+            // SAFETY: as above, one element.
+            unsafe { *d.get_unchecked_mut(di) = *s.get_unchecked(si) };
+        }),
     }
 }
 
@@ -84,11 +175,11 @@ where
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::ShapeMismatch`] naming both shapes.
+    /// [`TensorError::ShapeMismatch`] naming both shapes.
     pub fn copy_from<S2: Storage<Elem = St::Elem>, L2: AnyLayout>(
         &mut self,
         src: &Tensor<S2, L2>,
-    ) -> Result<(), LayoutError> {
+    ) -> Result<(), TensorError> {
         // the inner layouts are the layouts themselves when affine
         let (sl, dl) = (src.inner(), self.inner());
         same_shape(&sl, &dl)?;
@@ -100,28 +191,7 @@ where
         let s = src.storage.as_slice();
         let d = self.storage.as_mut_slice();
         match copy_plan(&sl, &dl) {
-            // The refined plan's innermost coalesced mode, when it has stride 1 in both layouts,
-            // is the common vector of the two layouts (CuTe's `max_common_vector`) and its
-            // translates: copy it run by run (one run for equal dense layouts).
-            Some(p) => p.for_each_run(|[so, dof], len| {
-                let (si, di) = ((sb + so) as usize, (db + dof) as usize);
-                if len == 1 {
-                    // SAFETY: `so` and `dof` are offsets of the two layouts' domains (the plan
-                    // refines both), inside both buffers by the construction bounds checks.
-                    unsafe { *d.get_unchecked_mut(di) = *s.get_unchecked(si) };
-                } else {
-                    let n = len as usize;
-                    let (dr, sr) = (&mut d[di..di + n], &s[si..si + n]);
-                    if n <= SHORT_RUN {
-                        // short runs (NZ fractal rows): a plain loop beats a `memcpy` call
-                        for (x, y) in dr.iter_mut().zip(sr) {
-                            *x = *y;
-                        }
-                    } else {
-                        dr.copy_from_slice(sr);
-                    }
-                }
-            }),
+            Some(p) => copy_affine(d, db, s, sb, p),
             // No common refinement (`((2,3))` against `((3,2))` inside one axis). Equal axis
             // extents make the 1-D index of a logical coordinate the same in both layouts, so
             // when their `max_common_vector` is the whole domain of two dense layouts, both map

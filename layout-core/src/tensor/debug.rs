@@ -1,8 +1,8 @@
 //! `Debug`: a tensor's values as a nested array, the way NumPy prints them.
 
-use super::axes::Axes;
 use super::{Storage, Tensor};
 use crate::AnyLayout;
+use crate::walk::Axes;
 use core::fmt::{self, Write};
 
 /// A `fmt::Write` that only counts characters.

@@ -5,13 +5,14 @@
 //! engine as copies).
 
 #[cfg(feature = "alloc")]
+use super::TensorError;
+#[cfg(feature = "alloc")]
 use super::broadcast::broadcast_extents;
 use super::broadcast::broadcast_layout;
-use super::walk::Joint;
 use super::{Storage, StorageMut, Tensor};
-#[cfg(feature = "alloc")]
+use crate::AnyLayout;
 use crate::DynLayout;
-use crate::{AnyLayout, LayoutError};
+use crate::walk::Joint;
 
 impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// A new row-major tensor of the same shape with `f` applied to every element, in logical
@@ -49,13 +50,13 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::Broadcast`] naming both shapes.
+    /// [`TensorError::Broadcast`] naming both shapes.
     #[cfg(feature = "alloc")]
     pub fn zip_map<S2: Storage, L2: AnyLayout, V>(
         &self,
         other: &Tensor<S2, L2>,
         mut f: impl FnMut(&St::Elem, &S2::Elem) -> V,
-    ) -> Result<super::TensorOwned<V>, LayoutError> {
+    ) -> Result<super::TensorOwned<V>, TensorError> {
         // walk the inner layouts (the layouts themselves when affine); `post_offset` maps
         let (la, lb) = (self.inner(), other.inner());
         let (sa, sb) = (self.shape(), other.shape());
@@ -105,12 +106,12 @@ impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::Broadcast`] when `other` cannot be broadcast to this tensor's shape.
+    /// [`TensorError::Broadcast`] when `other` cannot be broadcast to this tensor's shape.
     pub fn zip_map_inplace<S2: Storage, L2: AnyLayout>(
         &mut self,
         other: &Tensor<S2, L2>,
         mut f: impl FnMut(&mut St::Elem, &S2::Elem),
-    ) -> Result<(), LayoutError> {
+    ) -> Result<(), TensorError> {
         let la = self.inner();
         let shape = self.shape();
         let lb = broadcast_layout(&other.inner(), shape.leaves())?;

@@ -14,7 +14,7 @@
 //! `post_offset`, which is the identity for affine layouts and `x ↦ Sw(O + x)` for a swizzled
 //! one. So a swizzled tensor supports construction, element access, iteration, `copy_from` in
 //! both directions, `map`/`zip_map` and `Debug`; view operations that need strides (`slice`,
-//! `permute`, `reshape`, `broadcast_to`, …) return [`LayoutError::NotAffine`] naming the swizzle.
+//! `permute`, `reshape`, `broadcast_to`, …) return [`LayoutError::NotAffine`](crate::LayoutError::NotAffine) naming the swizzle.
 //!
 //! ```
 //! use layout_core::{Int, Layout, Sw, SwizzledLayout, tensor::Tensor};
@@ -59,6 +59,30 @@
 //! assert_eq!(format!("{cm:?}"), "[[0, 1, 2],\n [3, 4, 5]]");
 //! ```
 //!
+//! # Coordinates: one rule for every layout
+//! Two orders meet in a tensor, and each has one job:
+//! - **a coordinate names an element the same way on every tensor**, typed or run-time: a tuple
+//!   `(i, j)` or an array `[i, j]` gives one index per axis (an index into a hierarchical axis
+//!   is a 1-D index of its mode), a nested tuple `(i, (j0, j1))` is a fully hierarchical
+//!   coordinate, and a single integer `t.get(k)` is CuTe's 1-D index — colexicographic, the
+//!   first mode fastest, as in [`Layout::offset`](crate::Layout::offset) ([`Tensor::at`] too);
+//! - **the logical order of a whole tensor is NumPy's**: iteration, `reshape`, `flatten`,
+//!   printing and the results of copies go row-major, the last axis fastest.
+//!
+//! ```
+//! use layout_core::{DynLayout, Int, Layout, tensor::Tensor};
+//! let data: Vec<i32> = (0..6).collect();
+//! let typed = Tensor::new(data.clone(), Layout::new((Int::<2>, Int::<3>), (Int::<3>, Int::<1>))).unwrap();
+//! let dynamic = Tensor::new(data, "(2,3):(3,1)".parse::<DynLayout>().unwrap()).unwrap();
+//! for t in [typed.get((1, 2)), typed.get([1, 2]), typed.get(5)] {
+//!     assert_eq!(t, Some(&5)); // (1,2); 1-D index 5 = colex (1,2)
+//! }
+//! for t in [dynamic.get((1, 2)), dynamic.get([1, 2]), dynamic.get(5)] {
+//!     assert_eq!(t, Some(&5));
+//! }
+//! assert!(typed.iter().eq(dynamic.iter())); // row-major: 0 1 2 3 4 5
+//! ```
+//!
 //! Views (`slice`, `transpose`, `reshape`, `broadcast_to`, …) never copy: they return tensors
 //! over the same buffer with a run-time [`DynLayout`]. Copies (`to_owned`, `reshape_copy`,
 //! `concat`, `stack`, `copy_from`, `map`, `zip_map`) produce row-major owned tensors or write into
@@ -76,23 +100,24 @@ mod construct;
 mod copy;
 mod debug;
 mod elementwise;
+mod error;
 mod extents;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
 mod reshape;
 mod storage;
 mod view;
-pub(crate) mod walk;
 
 pub use access::{InDomain, Iter, IterMut, TensorIndex};
 pub use broadcast::broadcast_shapes;
 #[cfg(feature = "alloc")]
 pub use concat::{concat, stack};
+pub use error::TensorError;
 pub use extents::{EXTENTS_KEPT, Extents};
 pub use storage::{Storage, StorageMut};
 pub use view::Slice;
 
-use crate::{AnyLayout, DynLayout, LayoutError};
+use crate::{AnyLayout, DynLayout};
 
 /// A strided tensor: storage `St`, a layout `L` and a base offset. See the [module
 /// docs](self) for the guarantees.
@@ -155,8 +180,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
 
     /// The affine run-time layout, for the view operations that need strides: an error naming
     /// the layout (e.g. its swizzle) when it is not affine.
-    pub(crate) fn dyn_layout(&self) -> Result<DynLayout, LayoutError> {
-        self.layout.to_dyn_layout()
+    pub(crate) fn dyn_layout(&self) -> Result<DynLayout, TensorError> {
+        Ok(self.layout.to_dyn()?)
     }
 
     /// The inner (affine) layout that walks visit; an offset `x` of it is at buffer position
@@ -176,7 +201,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// layout's nesting.
     pub fn shape(&self) -> crate::DynTuple {
         let l = self.inner();
-        let (e, r) = axes::Axes::new(&l).extents();
+        let (e, r) = crate::walk::Axes::new(&l).extents();
         crate::DynTuple::from_slice(&e[..r]).unwrap_or(crate::DynTuple::EMPTY)
     }
 
@@ -192,8 +217,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// The same tensor with its layout as a run-time [`DynLayout`].
     ///
     /// # Errors
-    /// When the layout is not affine ([`LayoutError::NotAffine`] for a swizzle).
-    pub fn into_dyn(self) -> Result<Tensor<St, DynLayout>, LayoutError> {
+    /// When the layout is not affine ([`LayoutError::NotAffine`](crate::LayoutError::NotAffine) for a swizzle).
+    pub fn into_dyn(self) -> Result<Tensor<St, DynLayout>, TensorError> {
         let layout = self.dyn_layout()?;
         Ok(Tensor {
             storage: self.storage,

@@ -7,8 +7,10 @@
 //! whose surrounding buffer the caller vouches for, `TensorRef::from_ndarray_strided` is the
 //! `unsafe` zero-copy conversion.
 
-use super::axes::Axes;
+use super::TensorError;
+use super::axes::TensorAxes;
 use super::{Storage, StorageMut, Tensor, TensorMut, TensorRef};
+use crate::walk::Axes;
 use crate::{AnyLayout, DynLayout, LayoutError, MAX_LEAVES};
 use ndarray::{
     ArrayView, ArrayViewD, ArrayViewMut, ArrayViewMutD, Axis, Dimension, IxDyn, ShapeBuilder,
@@ -31,7 +33,7 @@ struct Strided {
     hi: usize,
 }
 
-fn strided(d: &DynLayout, base: usize) -> Result<Strided, LayoutError> {
+fn strided(d: &DynLayout, base: usize) -> Result<Strided, TensorError> {
     let ax = Axes::new(d);
     let mut s = Strided {
         shape: [0; MAX_LEAVES],
@@ -69,8 +71,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::NotStrided`] for a hierarchical axis that is not one stride.
-    pub fn as_ndarray(&self) -> Result<ArrayViewD<'_, St::Elem>, LayoutError> {
+    /// [`TensorError::NotStrided`] for a hierarchical axis that is not one stride.
+    pub fn as_ndarray(&self) -> Result<ArrayViewD<'_, St::Elem>, TensorError> {
         let s = strided(&self.dyn_layout()?, self.base)?;
         let buf = &self.storage.as_slice()[s.lo..=s.hi];
         let shape = IxDyn(&s.shape[..s.rank]).strides(IxDyn(&s.abs[..s.rank]));
@@ -88,8 +90,8 @@ impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
     /// This tensor as a mutable `ndarray` view, zero-copy.
     ///
     /// # Errors
-    /// [`LayoutError::NotStrided`]; ndarray refuses some injective but interleaved layouts.
-    pub fn as_ndarray_mut(&mut self) -> Result<ArrayViewMutD<'_, St::Elem>, LayoutError> {
+    /// [`TensorError::NotStrided`]; ndarray refuses some injective but interleaved layouts.
+    pub fn as_ndarray_mut(&mut self) -> Result<ArrayViewMutD<'_, St::Elem>, TensorError> {
         let s = strided(&self.dyn_layout()?, self.base)?;
         let buf = &mut self.storage.as_mut_slice()[s.lo..=s.hi];
         let shape = IxDyn(&s.shape[..s.rank]).strides(IxDyn(&s.abs[..s.rank]));
@@ -104,13 +106,14 @@ impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
 }
 
 /// Layout and base offset of an ndarray view relative to its lowest address.
-fn layout_of(shape: &[usize], strides: &[isize]) -> Result<(DynLayout, usize), LayoutError> {
+fn layout_of(shape: &[usize], strides: &[isize]) -> Result<(DynLayout, usize), TensorError> {
     let mut sh = [0i64; MAX_LEAVES];
     let mut st = [0i64; MAX_LEAVES];
     if shape.len() > MAX_LEAVES {
         return Err(LayoutError::TooManyLeaves {
             needed: shape.len(),
-        });
+        }
+        .into());
     }
     let mut base = 0i64;
     for k in 0..shape.len() {
@@ -139,7 +142,7 @@ impl<'a, T> TensorRef<'a, T> {
     /// # Errors
     /// A view that is not dense in memory ([`LayoutError::Precondition`]; copy it with
     /// `to_owned` first) or a zero-length axis ([`LayoutError::NonPositiveExtent`]).
-    pub fn from_ndarray<D: Dimension>(v: ArrayView<'a, T, D>) -> Result<Self, LayoutError> {
+    pub fn from_ndarray<D: Dimension>(v: ArrayView<'a, T, D>) -> Result<Self, TensorError> {
         let (l, base) = layout_of(v.shape(), v.strides())?;
         let buf = v.to_slice_memory_order().ok_or(LayoutError::Precondition {
             what: "ndarray view is not dense in memory (elements and span)",
@@ -177,7 +180,7 @@ impl<'a, T> TensorRef<'a, T> {
     /// `Array` that is not mutably borrowed elsewhere.
     pub unsafe fn from_ndarray_strided<D: Dimension>(
         v: ArrayView<'a, T, D>,
-    ) -> Result<Self, LayoutError> {
+    ) -> Result<Self, TensorError> {
         let (l, base) = layout_of(v.shape(), v.strides())?;
         let (lo, hi) = l.offset_range();
         let len =
@@ -198,7 +201,7 @@ impl<'a, T> TensorMut<'a, T> {
     ///
     /// # Errors
     /// As [`TensorRef::from_ndarray`].
-    pub fn from_ndarray_mut<D: Dimension>(v: ArrayViewMut<'a, T, D>) -> Result<Self, LayoutError> {
+    pub fn from_ndarray_mut<D: Dimension>(v: ArrayViewMut<'a, T, D>) -> Result<Self, TensorError> {
         let (l, base) = layout_of(v.shape(), v.strides())?;
         let (size, cosize) = (l.size(), l.cosize());
         let buf = v

@@ -10,8 +10,10 @@
 //! where both are defined; negative strides are allowed (NumPy), a chunk being nested whatever
 //! the sign.
 
-use super::axes::Axes;
+use super::TensorError;
+use super::axes::TensorAxes;
 use super::{Extents, Storage, Tensor};
+use crate::walk::Axes;
 use crate::{AnyLayout, DynLayout, LayoutError, MAX_LEAVES};
 
 /// The new shape with a `-1` resolved, checked against `total` elements.
@@ -19,13 +21,14 @@ fn infer_shape(
     old: Extents,
     total: i64,
     shape: &[i64],
-) -> Result<([i64; MAX_LEAVES], usize), LayoutError> {
+) -> Result<([i64; MAX_LEAVES], usize), TensorError> {
     if shape.len() > MAX_LEAVES {
         return Err(LayoutError::TooManyLeaves {
             needed: shape.len(),
-        });
+        }
+        .into());
     }
-    let size_err = LayoutError::ReshapeSize {
+    let size_err = TensorError::ReshapeSize {
         from: old,
         to: Extents::from_slice(shape),
     };
@@ -39,11 +42,11 @@ fn infer_shape(
                     what: "can only specify one unknown dimension (-1) in a reshape (first and second position)",
                     a: unknown.unwrap_or(0) as i64,
                     b: i as i64,
-                });
+                }.into());
             }
             unknown = Some(i);
         } else if e <= 0 {
-            return Err(LayoutError::NonPositiveExtent { leaf: i, extent: e });
+            return Err(LayoutError::NonPositiveExtent { leaf: i, extent: e }.into());
         } else {
             known = known.checked_mul(e).ok_or(size_err)?;
             out[i] = e;
@@ -123,9 +126,9 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::ReshapeSize`], [`LayoutError::ReshapeNeedsCopy`], a second `-1` or a
+    /// [`TensorError::ReshapeSize`], [`TensorError::ReshapeNeedsCopy`], a second `-1` or a
     /// non-positive extent.
-    pub fn reshape(self, shape: &[i64]) -> Result<Tensor<St, DynLayout>, LayoutError> {
+    pub fn reshape(self, shape: &[i64]) -> Result<Tensor<St, DynLayout>, TensorError> {
         let d = self.dyn_layout()?;
         let ax = Axes::new(&d);
         let (new, n) = infer_shape(ax.extents_short(), d.size(), shape)?;
@@ -147,7 +150,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
                 let l = DynLayout::from_flat(new, &st[..n])?;
                 self.relayout(l, 0)
             }
-            Err((axis, stride, needed)) => Err(LayoutError::ReshapeNeedsCopy {
+            Err((axis, stride, needed)) => Err(TensorError::ReshapeNeedsCopy {
                 to: Extents::from_slice(new),
                 axis,
                 stride,
@@ -167,9 +170,9 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::AxisOutOfRange`], `start > end` ([`LayoutError::Precondition`]), and the
+    /// [`TensorError::AxisOutOfRange`], `start > end` ([`LayoutError::Precondition`]), and the
     /// errors of [`Tensor::reshape`] when the merged axes are not nested in memory.
-    pub fn flatten(self, start: i64, end: i64) -> Result<Tensor<St, DynLayout>, LayoutError> {
+    pub fn flatten(self, start: i64, end: i64) -> Result<Tensor<St, DynLayout>, TensorError> {
         let d = self.dyn_layout()?;
         let ax = Axes::new(&d);
         if ax.rank == 0 {
@@ -184,7 +187,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
                 what: "flatten needs start <= end (start and end)",
                 a: a as i64,
                 b: b as i64,
-            });
+            }
+            .into());
         }
         let (e, r) = ax.extents();
         let mut shape = [0i64; MAX_LEAVES];
@@ -210,8 +214,8 @@ where
     /// `reshape` when a view is impossible).
     ///
     /// # Errors
-    /// [`LayoutError::ReshapeSize`], a second `-1` or a non-positive extent.
-    pub fn reshape_copy(&self, shape: &[i64]) -> Result<super::TensorOwned<St::Elem>, LayoutError> {
+    /// [`TensorError::ReshapeSize`], a second `-1` or a non-positive extent.
+    pub fn reshape_copy(&self, shape: &[i64]) -> Result<super::TensorOwned<St::Elem>, TensorError> {
         self.to_owned().reshape(shape)
     }
 }

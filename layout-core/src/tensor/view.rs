@@ -7,9 +7,12 @@
 //! an owned tensor. Operations that can make elements alias (`broadcast_to`, `unfold`) borrow
 //! the tensor and return read-only `&[T]` views.
 
-use super::axes::{Axes, ModeSpec, Specs, assemble};
+use super::TensorError;
+use super::axes::TensorAxes;
+use super::axes::{ModeSpec, Specs, assemble};
 use super::construct::{check_bounds, check_injective};
 use super::{Storage, Tensor, TensorMut, TensorRef};
+use crate::walk::Axes;
 use crate::{AnyLayout, DynLayout, LayoutError, MAX_LEAVES};
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
@@ -122,13 +125,14 @@ fn py_slice(
     start: Option<i64>,
     stop: Option<i64>,
     step: i64,
-) -> Result<(i64, i64), LayoutError> {
+) -> Result<(i64, i64), TensorError> {
     if step == 0 {
         return Err(LayoutError::Precondition {
             what: "slice step must not be zero",
             a: step,
             b: n,
-        });
+        }
+        .into());
     }
     let abs = step.unsigned_abs();
     if step > 0 {
@@ -161,7 +165,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         self,
         l: DynLayout,
         delta: i64,
-    ) -> Result<Tensor<St, DynLayout>, LayoutError> {
+    ) -> Result<Tensor<St, DynLayout>, TensorError> {
         let base = (self.base as i64)
             .checked_add(delta)
             .and_then(|b| usize::try_from(b).ok())
@@ -186,7 +190,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         &self,
         l: DynLayout,
         delta: i64,
-    ) -> Result<TensorRef<'_, St::Elem>, LayoutError> {
+    ) -> Result<TensorRef<'_, St::Elem>, TensorError> {
         let base = (self.base as i64)
             .checked_add(delta)
             .and_then(|b| usize::try_from(b).ok())
@@ -214,16 +218,16 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::AxisIndexOutOfRange`], [`LayoutError::AxisOutOfRange`] (too many
-    /// entries), [`LayoutError::EmptyAxis`] (an empty range), [`LayoutError::NotStrided`], a zero
+    /// [`TensorError::AxisIndexOutOfRange`], [`TensorError::AxisOutOfRange`] (too many
+    /// entries), [`TensorError::EmptyAxis`] (an empty range), [`TensorError::NotStrided`], a zero
     /// step.
-    pub fn slice(self, index: &[Slice]) -> Result<Tensor<St, DynLayout>, LayoutError> {
+    pub fn slice(self, index: &[Slice]) -> Result<Tensor<St, DynLayout>, TensorError> {
         let (l, delta) = self.slice_layout(index)?;
         self.relayout(l, delta)
     }
 
     /// The layout and base shift of [`Tensor::slice`].
-    fn slice_layout(&self, index: &[Slice]) -> Result<(DynLayout, i64), LayoutError> {
+    fn slice_layout(&self, index: &[Slice]) -> Result<(DynLayout, i64), TensorError> {
         let d = self.dyn_layout()?;
         let ax = Axes::new(&d);
         let mut specs = Specs::new();
@@ -231,7 +235,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         let mut k = 0usize;
         for s in index {
             if !matches!(s, Slice::NewAxis) && k >= ax.rank {
-                return Err(LayoutError::AxisOutOfRange {
+                return Err(TensorError::AxisOutOfRange {
                     axis: k as i64,
                     ndim: ax.rank,
                 });
@@ -242,7 +246,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
                     let n = ax.extent(k);
                     let ii = if i < 0 { i + n } else { i };
                     if ii < 0 || ii >= n {
-                        return Err(LayoutError::AxisIndexOutOfRange {
+                        return Err(TensorError::AxisIndexOutOfRange {
                             axis: k,
                             index: i,
                             extent: n,
@@ -259,7 +263,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
                     let (n, st) = ax.strided_or_err(k)?;
                     let (first, len) = py_slice(n, start, stop, step)?;
                     if len == 0 {
-                        return Err(LayoutError::EmptyAxis { axis: k });
+                        return Err(TensorError::EmptyAxis { axis: k });
                     }
                     delta += first * st;
                     let new_stride = if len == 1 {
@@ -284,7 +288,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     ///
     /// # Errors
     /// As [`Tensor::slice`].
-    pub fn index_axis(self, axis: i64, i: i64) -> Result<Tensor<St, DynLayout>, LayoutError> {
+    pub fn index_axis(self, axis: i64, i: i64) -> Result<Tensor<St, DynLayout>, TensorError> {
         let a = Axes::norm_axis(axis, self.ndim())?;
         let mut idx = [Slice::ALL; MAX_LEAVES];
         idx[a] = Slice::Index(i);
@@ -294,8 +298,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// Reverse one axis (`np.flip(t, axis)`, `t[..., ::-1, ...]`): a view with a negative stride.
     ///
     /// # Errors
-    /// [`LayoutError::AxisOutOfRange`], [`LayoutError::NotStrided`].
-    pub fn flip(self, axis: i64) -> Result<Tensor<St, DynLayout>, LayoutError> {
+    /// [`TensorError::AxisOutOfRange`], [`TensorError::NotStrided`].
+    pub fn flip(self, axis: i64) -> Result<Tensor<St, DynLayout>, TensorError> {
         let a = Axes::norm_axis(axis, self.ndim())?;
         let mut idx = [Slice::ALL; MAX_LEAVES];
         idx[a] = Slice::ALL.step(-1);
@@ -312,9 +316,9 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::AxisOutOfRange`], [`LayoutError::RepeatedAxis`], or a list of the wrong
+    /// [`TensorError::AxisOutOfRange`], [`TensorError::RepeatedAxis`], or a list of the wrong
     /// length ([`LayoutError::Precondition`]).
-    pub fn permute(self, axes: &[i64]) -> Result<Tensor<St, DynLayout>, LayoutError> {
+    pub fn permute(self, axes: &[i64]) -> Result<Tensor<St, DynLayout>, TensorError> {
         let d = self.dyn_layout()?;
         let rank = d.rank();
         if axes.len() != rank {
@@ -322,14 +326,15 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
                 what: "permute needs one axis per axis of the tensor",
                 a: axes.len() as i64,
                 b: rank as i64,
-            });
+            }
+            .into());
         }
         let mut seen = [false; MAX_LEAVES];
         let mut specs = Specs::new();
         for &a in axes {
             let k = Axes::norm_axis(a, rank)?;
             if seen[k] {
-                return Err(LayoutError::RepeatedAxis { axis: k });
+                return Err(TensorError::RepeatedAxis { axis: k });
             }
             seen[k] = true;
             specs.push(ModeSpec::Keep(k))?;
@@ -341,8 +346,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// Swap two axes.
     ///
     /// # Errors
-    /// [`LayoutError::AxisOutOfRange`].
-    pub fn transpose(self, a: i64, b: i64) -> Result<Tensor<St, DynLayout>, LayoutError> {
+    /// [`TensorError::AxisOutOfRange`].
+    pub fn transpose(self, a: i64, b: i64) -> Result<Tensor<St, DynLayout>, TensorError> {
         let rank = self.ndim();
         let (a, b) = (Axes::norm_axis(a, rank)?, Axes::norm_axis(b, rank)?);
         let mut p = [0i64; MAX_LEAVES];
@@ -357,7 +362,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     ///
     /// # Errors
     /// Only on internal capacity limits.
-    pub fn t(self) -> Result<Tensor<St, DynLayout>, LayoutError> {
+    pub fn t(self) -> Result<Tensor<St, DynLayout>, TensorError> {
         let rank = self.ndim();
         let mut p = [0i64; MAX_LEAVES];
         for (i, v) in p.iter_mut().enumerate().take(rank) {
@@ -370,7 +375,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     ///
     /// # Errors
     /// Only on internal capacity limits.
-    pub fn squeeze(self) -> Result<Tensor<St, DynLayout>, LayoutError> {
+    pub fn squeeze(self) -> Result<Tensor<St, DynLayout>, TensorError> {
         let d = self.dyn_layout()?;
         let ax = Axes::new(&d);
         let mut specs = Specs::new();
@@ -396,20 +401,20 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::SqueezeNotOne`] naming the first such axis, [`LayoutError::AxisOutOfRange`],
-    /// [`LayoutError::RepeatedAxis`].
-    pub fn squeeze_axes(self, axes: &[i64]) -> Result<Tensor<St, DynLayout>, LayoutError> {
+    /// [`TensorError::SqueezeNotOne`] naming the first such axis, [`TensorError::AxisOutOfRange`],
+    /// [`TensorError::RepeatedAxis`].
+    pub fn squeeze_axes(self, axes: &[i64]) -> Result<Tensor<St, DynLayout>, TensorError> {
         let d = self.dyn_layout()?;
         let ax = Axes::new(&d);
         let mut drop = [false; MAX_LEAVES];
         for &a in axes {
             let k = Axes::norm_axis(a, ax.rank)?;
             if drop[k] {
-                return Err(LayoutError::RepeatedAxis { axis: k });
+                return Err(TensorError::RepeatedAxis { axis: k });
             }
             let e = ax.extent(k);
             if e != 1 {
-                return Err(LayoutError::SqueezeNotOne { axis: k, extent: e });
+                return Err(TensorError::SqueezeNotOne { axis: k, extent: e });
             }
             drop[k] = true;
         }
@@ -438,19 +443,19 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::AxisOutOfRange`], [`LayoutError::RepeatedAxis`].
-    pub fn expand_dims(self, axes: &[i64]) -> Result<Tensor<St, DynLayout>, LayoutError> {
+    /// [`TensorError::AxisOutOfRange`], [`TensorError::RepeatedAxis`].
+    pub fn expand_dims(self, axes: &[i64]) -> Result<Tensor<St, DynLayout>, TensorError> {
         let d = self.dyn_layout()?;
         let ax = Axes::new(&d);
         let out = ax.rank + axes.len();
         if out > MAX_LEAVES {
-            return Err(LayoutError::TooManyLeaves { needed: out });
+            return Err(LayoutError::TooManyLeaves { needed: out }.into());
         }
         let mut new = [false; MAX_LEAVES];
         for &a in axes {
             let k = Axes::norm_axis(a, out)?;
             if new[k] {
-                return Err(LayoutError::RepeatedAxis { axis: k });
+                return Err(TensorError::RepeatedAxis { axis: k });
             }
             new[k] = true;
         }
@@ -477,7 +482,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     ///
     /// # Errors
     /// As [`Tensor::expand_dims`].
-    pub fn unsqueeze(self, axis: i64) -> Result<Tensor<St, DynLayout>, LayoutError> {
+    pub fn unsqueeze(self, axis: i64) -> Result<Tensor<St, DynLayout>, TensorError> {
         self.expand_dims(&[axis])
     }
 
@@ -494,19 +499,19 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::AxisOutOfRange`], [`LayoutError::RepeatedAxis`],
-    /// [`LayoutError::NotStrided`], or an offset that leaves no element.
+    /// [`TensorError::AxisOutOfRange`], [`TensorError::RepeatedAxis`],
+    /// [`TensorError::NotStrided`], or an offset that leaves no element.
     pub fn diagonal(
         self,
         offset: i64,
         a1: i64,
         a2: i64,
-    ) -> Result<Tensor<St, DynLayout>, LayoutError> {
+    ) -> Result<Tensor<St, DynLayout>, TensorError> {
         let d = self.dyn_layout()?;
         let ax = Axes::new(&d);
         let (k1, k2) = (Axes::norm_axis(a1, ax.rank)?, Axes::norm_axis(a2, ax.rank)?);
         if k1 == k2 {
-            return Err(LayoutError::RepeatedAxis { axis: k1 });
+            return Err(TensorError::RepeatedAxis { axis: k1 });
         }
         let (n1, s1) = ax.strided_or_err(k1)?;
         let (n2, s2) = ax.strided_or_err(k2)?;
@@ -523,7 +528,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
                 what: "diagonal offset leaves no element (offset and the two extents)",
                 a: offset,
                 b: if offset >= 0 { n2 } else { n1 },
-            });
+            }
+            .into());
         }
         let st = s1
             .checked_add(s2)
@@ -552,14 +558,14 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::AxisOutOfRange`], [`LayoutError::NotStrided`], `size` not in
+    /// [`TensorError::AxisOutOfRange`], [`TensorError::NotStrided`], `size` not in
     /// `[1, extent]` or `step < 1` ([`LayoutError::Precondition`]).
     pub fn unfold(
         &self,
         axis: i64,
         size: i64,
         step: i64,
-    ) -> Result<TensorRef<'_, St::Elem>, LayoutError> {
+    ) -> Result<TensorRef<'_, St::Elem>, TensorError> {
         let d = self.dyn_layout()?;
         let ax = Axes::new(&d);
         let k = Axes::norm_axis(axis, ax.rank)?;
@@ -569,14 +575,16 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
                 what: "unfold window size must lie in [1, extent] (size and extent)",
                 a: size,
                 b: n,
-            });
+            }
+            .into());
         }
         if step < 1 {
             return Err(LayoutError::Precondition {
                 what: "unfold step must be positive (step and extent)",
                 a: step,
                 b: n,
-            });
+            }
+            .into());
         }
         let count = (n - size) / step + 1;
         let mut specs = Specs::new();
@@ -609,14 +617,14 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::AxisOutOfRange`], an extent not divisible by `sections`
-    /// ([`LayoutError::Precondition`]), [`LayoutError::NotStrided`].
+    /// [`TensorError::AxisOutOfRange`], an extent not divisible by `sections`
+    /// ([`LayoutError::Precondition`]), [`TensorError::NotStrided`].
     #[cfg(feature = "alloc")]
     pub fn split(
         &self,
         axis: i64,
         sections: i64,
-    ) -> Result<Vec<TensorRef<'_, St::Elem>>, LayoutError> {
+    ) -> Result<Vec<TensorRef<'_, St::Elem>>, TensorError> {
         let k = Axes::norm_axis(axis, self.ndim())?;
         let n = Axes::new(&self.dyn_layout()?).extent(k);
         if sections < 1 || n % sections != 0 {
@@ -624,7 +632,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
                 what: "split does not result in an equal division (extent and sections)",
                 a: n,
                 b: sections,
-            });
+            }
+            .into());
         }
         let step = n / sections;
         let cuts: Vec<i64> = (1..sections).map(|i| i * step).collect();
@@ -635,21 +644,21 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// gives `t[:i]`, `t[i:j]`, `t[j:]`).
     ///
     /// # Errors
-    /// [`LayoutError::AxisOutOfRange`], [`LayoutError::EmptyAxis`] when a piece would be empty,
-    /// [`LayoutError::NotStrided`].
+    /// [`TensorError::AxisOutOfRange`], [`TensorError::EmptyAxis`] when a piece would be empty,
+    /// [`TensorError::NotStrided`].
     #[cfg(feature = "alloc")]
     pub fn split_at(
         &self,
         axis: i64,
         indices: &[i64],
-    ) -> Result<Vec<TensorRef<'_, St::Elem>>, LayoutError> {
+    ) -> Result<Vec<TensorRef<'_, St::Elem>>, TensorError> {
         let k = Axes::norm_axis(axis, self.ndim())?;
         let n = Axes::new(&self.dyn_layout()?).extent(k);
         let mut out = Vec::with_capacity(indices.len() + 1);
         let mut prev = 0;
         for &cut in indices.iter().chain(core::iter::once(&n)) {
             if cut <= prev || cut > n {
-                return Err(LayoutError::EmptyAxis { axis: k });
+                return Err(TensorError::EmptyAxis { axis: k });
             }
             let mut idx = [Slice::ALL; MAX_LEAVES];
             idx[k] = Slice::Range {
@@ -679,7 +688,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         let Ok(d) = self.dyn_layout() else {
             return false; // a non-affine layout (a swizzle) is not contiguous in this sense
         };
-        let p = super::walk::Plan::logical(&d);
+        let p = crate::walk::Plan::logical(&d);
         let mut expected = 1i64;
         for m in p.modes().iter().rev() {
             if m.st[0] != expected {
@@ -729,18 +738,18 @@ impl<'a, T, L: AnyLayout> Tensor<&'a mut [T], L> {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::AxisOutOfRange`], [`LayoutError::EmptyAxis`] when a half would be empty,
-    /// [`LayoutError::NotStrided`], or halves whose buffer ranges interleave
+    /// [`TensorError::AxisOutOfRange`], [`TensorError::EmptyAxis`] when a half would be empty,
+    /// [`TensorError::NotStrided`], or halves whose buffer ranges interleave
     /// ([`LayoutError::Precondition`]).
     pub fn split_at_mut(
         self,
         axis: i64,
         index: i64,
-    ) -> Result<(TensorMut<'a, T>, TensorMut<'a, T>), LayoutError> {
+    ) -> Result<(TensorMut<'a, T>, TensorMut<'a, T>), TensorError> {
         let k = Axes::norm_axis(axis, self.ndim())?;
         let n = Axes::new(&self.dyn_layout()?).extent(k);
         if index <= 0 || index >= n {
-            return Err(LayoutError::EmptyAxis { axis: k });
+            return Err(TensorError::EmptyAxis { axis: k });
         }
         let mut idx = [Slice::ALL; MAX_LEAVES];
         let half = |start, stop| Slice::Range {
@@ -768,7 +777,7 @@ impl<'a, T, L: AnyLayout> Tensor<&'a mut [T], L> {
                 what: "the two halves interleave in memory, so they cannot be split into disjoint buffers (axis and index)",
                 a: k as i64,
                 b: index,
-            });
+            }.into());
         };
         let mid = if a_first { b.0 } else { a.0 } as usize;
         let (left, right) = self.storage.split_at_mut(mid);

@@ -223,8 +223,8 @@ pub fn call(name: &str, args: &[Term]) -> Res<Value> {
                     s.push(',');
                 }
                 let off = match &l {
-                    AnyL::Plain(p) => p.offset_of_index(i),
-                    AnyL::Swizzled(w) => w.offset_of_index(i),
+                    AnyL::Plain(p) => p.offset(i),
+                    AnyL::Swizzled(w) => w.offset(i),
                 };
                 s.push_str(&off.to_string());
             }

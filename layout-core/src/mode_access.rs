@@ -86,6 +86,15 @@ impl<X: IntTuple> Prepend<X> for i64 {
 /// `$all` is the whole list of type parameters, passed as one token tree so it can be repeated
 /// inside the per-index repetition.
 macro_rules! tuple_modes {
+    ($last:tt; $(($T:ident $S:ident $D:ident $C:ident $i:tt))+) => {
+        tuple_modes!(@get [$($T)+] $($i $T)+);
+        tuple_modes!(@grow_below_max $last [$($T)+] $($i)+);
+    };
+    // the largest arity cannot grow
+    (@grow_below_max 7 $($rest:tt)*) => {};
+    (@grow_below_max $last:tt $($rest:tt)*) => {
+        tuple_modes!(@grow $($rest)*);
+    };
     (@get $all:tt $($i:tt $T:ident)+) => {
         $( tuple_modes!(@get_one $all $i $T); )+
     };
@@ -117,18 +126,4 @@ macro_rules! tuple_modes {
     };
 }
 
-tuple_modes!(@get [A] 0 A);
-tuple_modes!(@get [A B] 0 A 1 B);
-tuple_modes!(@get [A B C] 0 A 1 B 2 C);
-tuple_modes!(@get [A B C D] 0 A 1 B 2 C 3 D);
-tuple_modes!(@get [A B C D E] 0 A 1 B 2 C 3 D 4 E);
-tuple_modes!(@get [A B C D E F] 0 A 1 B 2 C 3 D 4 E 5 F);
-tuple_modes!(@get [A B C D E F G] 0 A 1 B 2 C 3 D 4 E 5 F 6 G);
-tuple_modes!(@get [A B C D E F G H] 0 A 1 B 2 C 3 D 4 E 5 F 6 G 7 H);
-tuple_modes!(@grow [A] 0);
-tuple_modes!(@grow [A B] 0 1);
-tuple_modes!(@grow [A B C] 0 1 2);
-tuple_modes!(@grow [A B C D] 0 1 2 3);
-tuple_modes!(@grow [A B C D E] 0 1 2 3 4);
-tuple_modes!(@grow [A B C D E F] 0 1 2 3 4 5);
-tuple_modes!(@grow [A B C D E F G] 0 1 2 3 4 5 6);
+crate::int_tuple::for_tuple_arities!(tuple_modes);

@@ -1,6 +1,6 @@
 //! Flat lists of `(extent, stride)` modes: the working representation of the algebra.
 
-use crate::dyn_layout::ctry;
+use crate::dyn_layout::Builder;
 use crate::tuple::MAX_LEAVES;
 use crate::{DynLayout, LayoutError};
 
@@ -68,11 +68,11 @@ impl Modes {
             }
             if out.n > 0 {
                 let k = out.n - 1;
-                if let Some(span) = out.s[k].checked_mul(out.d[k]) {
-                    if span == d {
-                        out.s[k] *= s;
-                        continue;
-                    }
+                if let Some(span) = out.s[k].checked_mul(out.d[k])
+                    && span == d
+                {
+                    out.s[k] *= s;
+                    continue;
                 }
             }
             out.s[out.n] = s;
@@ -101,14 +101,14 @@ impl Modes {
         let (s, d) = (self.s[self.n - 1], self.d[self.n - 1]);
         if out.n > 0 {
             let k = out.n - 1;
-            if let Some(span) = out.s[k].checked_mul(out.d[k]) {
-                if span == d {
-                    out.s[k] = match out.s[k].checked_mul(s) {
-                        Some(v) => v,
-                        None => i64::MAX,
-                    };
-                    return out;
-                }
+            if let Some(span) = out.s[k].checked_mul(out.d[k])
+                && span == d
+            {
+                out.s[k] = match out.s[k].checked_mul(s) {
+                    Some(v) => v,
+                    None => i64::MAX,
+                };
+                return out;
             }
         }
         out.s[out.n] = s;
@@ -175,52 +175,25 @@ pub(crate) const fn mul(a: i64, b: i64, what: &'static str) -> Result<i64, Layou
     }
 }
 
-/// The modes of `l` at the top level, as layouts (a leaf-shaped layout is its own one mode).
-pub(crate) const fn top_modes(
-    l: &DynLayout,
-) -> Result<([DynLayout; MAX_LEAVES], usize), LayoutError> {
-    let mut parts = [DynLayout::EMPTY; MAX_LEAVES];
-    if l.profile().is_leaf() {
-        parts[0] = *l;
-        return Ok((parts, 1));
-    }
-    let r = l.rank();
-    let mut i = 0;
-    while i < r {
-        parts[i] = ctry!(l.mode(i));
-        i += 1;
-    }
-    Ok((parts, r))
+/// The number of top-level modes of `l` (an integer-shaped layout is its own one mode).
+pub(crate) const fn top_rank(l: &DynLayout) -> usize {
+    if l.profile().is_leaf() { 1 } else { l.rank() }
 }
 
-/// Push the top-level modes of `l` (rank ≥ 2), or `l` itself (rank 1), onto `parts`: what
+/// Top-level mode `i` of `l` (an integer-shaped layout is its own mode 0).
+pub(crate) const fn top_mode(l: &DynLayout, i: usize) -> Result<DynLayout, LayoutError> {
+    if l.profile().is_leaf() && i == 0 {
+        return Ok(*l);
+    }
+    l.mode(i)
+}
+
+/// Push the top-level modes of `l` (rank ≥ 2), or `l` itself (rank 1), onto `b`: what
 /// slicing a mode with `repeat<rank>(_)` does in CuTe's `tiled_*` / `flat_*`.
-pub(crate) const fn spread(
-    l: &DynLayout,
-    parts: &mut [DynLayout; MAX_LEAVES],
-    n: &mut usize,
-) -> Result<(), LayoutError> {
+pub(crate) const fn spread(l: &DynLayout, b: &mut Builder) -> Result<(), LayoutError> {
     if l.profile().is_leaf() || l.rank() == 1 {
-        if *n == MAX_LEAVES {
-            return Err(LayoutError::TooManyLeaves {
-                needed: MAX_LEAVES + 1,
-            });
-        }
-        parts[*n] = *l;
-        *n += 1;
-        return Ok(());
+        b.push(l)
+    } else {
+        b.push_modes(l)
     }
-    let (m, r) = ctry!(top_modes(l));
-    let mut i = 0;
-    while i < r {
-        if *n == MAX_LEAVES {
-            return Err(LayoutError::TooManyLeaves {
-                needed: MAX_LEAVES + 1,
-            });
-        }
-        parts[*n] = m[i];
-        *n += 1;
-        i += 1;
-    }
-    Ok(())
 }

@@ -247,6 +247,27 @@ impl<const N: usize> Plan<N> {
         self.for_each_outer(outer, |o| f(o, run));
     }
 
+    /// The same plan without the modes at the listed positions (their elements are left to the
+    /// caller, who walks them inside each visit of the remaining modes).
+    pub fn without(&self, drop: &[usize]) -> Plan<N> {
+        let mut p = Plan::empty();
+        p.start = self.start;
+        for (k, m) in self.modes().iter().enumerate() {
+            if !drop.contains(&k) {
+                // at most as many modes as `self`
+                let _ = p.push(*m);
+            }
+        }
+        p
+    }
+
+    /// Call `f` with the offsets of every point of the plan, as [`Plan::for_each`] does, for
+    /// callers that move a whole block (the dropped modes of [`Plan::without`]) at each point.
+    #[inline]
+    pub fn for_each_start(&self, f: impl FnMut([i64; N])) {
+        self.for_each_outer(self.modes(), f);
+    }
+
     /// Odometer over `outer` modes (slowest first), calling `f` with the starting offsets.
     fn for_each_outer(&self, outer: &[Mode<N>], mut f: impl FnMut([i64; N])) {
         let mut idx = [0i64; MAX_MODES];

@@ -4,7 +4,7 @@
 //! These back the default methods of [`AnyLayout`]; a non-affine layout with a closed form
 //! (e.g. [`SwizzledLayout`](crate::SwizzledLayout)) overrides them.
 
-use crate::tensor::walk::Plan;
+use super::Plan;
 use crate::{AnyLayout, DynLayout, LayoutError};
 
 /// The most elements a scan visits (2^24: a 16M-element layout takes tens of milliseconds).
@@ -83,8 +83,8 @@ pub fn scan_collision<L: AnyLayout>(l: &L) -> Result<Option<i64>, LayoutError> {
     let n = l.size();
     capped("injectivity", n, PAIR_SCAN_CAP)?;
     for i in 0..n {
-        let o = l.offset_of_index(i);
-        if (i + 1..n).any(|j| l.offset_of_index(j) == o) {
+        let o = l.offset(i);
+        if (i + 1..n).any(|j| l.offset(j) == o) {
             return Ok(Some(o));
         }
     }

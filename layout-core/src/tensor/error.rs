@@ -1,0 +1,201 @@
+//! [`TensorError`]: why a tensor operation was refused.
+
+use super::Extents;
+use crate::LayoutError;
+use core::fmt;
+
+/// Why a tensor operation was refused: a rule of tensors (buffer bounds, axes, views, reshape,
+/// broadcasting) or, wrapped in [`TensorError::Layout`], a rule of the layout underneath.
+///
+/// ```
+/// use layout_core::tensor::{Tensor, TensorError};
+/// use layout_core::DynLayout;
+/// let l: DynLayout = "(4,4):(1,4)".parse().unwrap();
+/// let e = Tensor::new(vec![0f32; 10], l).unwrap_err();
+/// assert!(matches!(e, TensorError::OutOfBuffer { hi: 15, len: 10, .. }));
+/// assert_eq!(
+///     e.to_string(),
+///     "layout reaches offsets 0..=15 from base offset 0, outside a buffer of 10 elements"
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TensorError {
+    /// The layout (or the layout algebra behind a view) refused the operation.
+    Layout(LayoutError),
+    /// The layout reaches memory outside the buffer of a tensor.
+    OutOfBuffer {
+        /// The tensor's base offset into the buffer.
+        base: i64,
+        /// The smallest offset the layout produces (negative strides give negative offsets).
+        lo: i64,
+        /// The largest offset the layout produces.
+        hi: i64,
+        /// The number of elements in the buffer.
+        len: i64,
+    },
+    /// An axis number outside `[-ndim, ndim)`.
+    AxisOutOfRange {
+        /// The axis given.
+        axis: i64,
+        /// The number of axes it must index.
+        ndim: usize,
+    },
+    /// The same axis was named twice (in a permutation, `expand_dims` or `squeeze`).
+    RepeatedAxis {
+        /// The repeated axis.
+        axis: usize,
+    },
+    /// An index outside `[-extent, extent)` along an axis.
+    AxisIndexOutOfRange {
+        /// The axis.
+        axis: usize,
+        /// The index given.
+        index: i64,
+        /// The extent of the axis.
+        extent: i64,
+    },
+    /// `squeeze` of an axis whose extent is not 1.
+    SqueezeNotOne {
+        /// The axis.
+        axis: usize,
+        /// Its extent.
+        extent: i64,
+    },
+    /// An operation that would create an axis of extent 0 (layouts have positive extents).
+    EmptyAxis {
+        /// The axis that would be empty.
+        axis: usize,
+    },
+    /// An axis whose mode is hierarchical and not expressible as one stride.
+    NotStrided {
+        /// The axis.
+        axis: usize,
+    },
+    /// Two shapes that cannot be broadcast together (NumPy's rule: right-aligned, equal or 1).
+    Broadcast {
+        /// The first shape.
+        a: Extents,
+        /// The second shape (for `broadcast_to`, the requested shape).
+        b: Extents,
+        /// `true` for `broadcast_to` (only `a` may be stretched).
+        to: bool,
+    },
+    /// Two shapes that must be equal (copy, element-wise in place, concat) are not.
+    ShapeMismatch {
+        /// The first shape.
+        a: Extents,
+        /// The second shape.
+        b: Extents,
+    },
+    /// A reshape to a shape with a different number of elements.
+    ReshapeSize {
+        /// The current shape.
+        from: Extents,
+        /// The requested shape (`-1` kept as written).
+        to: Extents,
+    },
+    /// A reshape that cannot be a view: a new axis would span old axes `axis` and `axis+1`,
+    /// which are not nested in memory (old axes counted over the tensor's leaves in row-major
+    /// order, which are its axes when no axis is hierarchical).
+    ReshapeNeedsCopy {
+        /// The requested shape.
+        to: Extents,
+        /// The old axis whose stride breaks the nesting.
+        axis: usize,
+        /// Its stride.
+        stride: i64,
+        /// The stride a view would need it to have.
+        needed: i64,
+    },
+}
+
+impl From<LayoutError> for TensorError {
+    fn from(e: LayoutError) -> TensorError {
+        TensorError::Layout(e)
+    }
+}
+
+impl fmt::Display for TensorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            TensorError::Layout(e) => e.fmt(f),
+            TensorError::OutOfBuffer { base, lo, hi, len } => write!(
+                f,
+                "layout reaches offsets {lo}..={hi} from base offset {base}, outside a buffer of {len} elements"
+            ),
+            TensorError::AxisOutOfRange { axis, ndim } => {
+                write!(f, "axis {axis} is out of range for a tensor of {ndim} axes")
+            }
+            TensorError::RepeatedAxis { axis } => write!(f, "axis {axis} is named twice"),
+            TensorError::AxisIndexOutOfRange {
+                axis,
+                index,
+                extent,
+            } => write!(
+                f,
+                "index {index} is out of range for axis {axis} of extent {extent}"
+            ),
+            TensorError::SqueezeNotOne { axis, extent } => write!(
+                f,
+                "cannot squeeze axis {axis} of extent {extent}; only axes of extent 1 can be removed"
+            ),
+            TensorError::EmptyAxis { axis } => write!(
+                f,
+                "axis {axis} would have extent 0; tensors with empty axes are not supported"
+            ),
+            TensorError::NotStrided { axis } => write!(
+                f,
+                "axis {axis} is a hierarchical mode that is not one stride; this operation needs a strided axis"
+            ),
+            TensorError::Broadcast { a, b, to: false } => write!(
+                f,
+                "operands could not be broadcast together with shapes {a} {b}"
+            ),
+            TensorError::Broadcast { a, b, to: true } => {
+                write!(f, "cannot broadcast a tensor of shape {a} to shape {b}")
+            }
+            TensorError::ShapeMismatch { a, b } => {
+                write!(f, "shapes {a} and {b} differ")
+            }
+            TensorError::ReshapeSize { from, to } => write!(
+                f,
+                "cannot reshape a tensor of shape {from} ({} elements) into shape {to}",
+                from.product()
+            ),
+            TensorError::ReshapeNeedsCopy {
+                to,
+                axis,
+                stride,
+                needed,
+            } => write!(
+                f,
+                "cannot reshape into shape {to} without a copy: old axis {axis} has stride {stride} but a view needs {needed} to merge it with old axis {}; use reshape_copy",
+                axis + 1
+            ),
+        }
+    }
+}
+
+impl TensorError {
+    /// A short constant description of the error kind, without numbers.
+    pub const fn rule(&self) -> &'static str {
+        match self {
+            TensorError::Layout(e) => e.rule(),
+            TensorError::OutOfBuffer { .. } => "the layout reaches outside the buffer",
+            TensorError::AxisOutOfRange { .. } => "an axis is out of range",
+            TensorError::RepeatedAxis { .. } => "an axis is named twice",
+            TensorError::AxisIndexOutOfRange { .. } => "an index is out of range for its axis",
+            TensorError::SqueezeNotOne { .. } => "only axes of extent 1 can be squeezed",
+            TensorError::EmptyAxis { .. } => "an axis would have extent 0",
+            TensorError::NotStrided { .. } => "an axis is not one stride",
+            TensorError::Broadcast { .. } => "shapes cannot be broadcast together",
+            TensorError::ShapeMismatch { .. } => "shapes differ",
+            TensorError::ReshapeSize { .. } => "reshape changes the number of elements",
+            TensorError::ReshapeNeedsCopy { .. } => "reshape needs a copy",
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for TensorError {}
