@@ -33,6 +33,9 @@ const CELL_H: i64 = 24;
 const LEFT: i64 = 44;
 const TOP: i64 = 56;
 
+/// The most cells a picture draws.
+pub const MAX_CELLS: i64 = 1 << 20;
+
 /// The default palette (pastel, 8 colours) used when colouring by offset.
 const PALETTE8: [(u8, u8, u8); 8] = [
     (251, 180, 174),
@@ -76,9 +79,11 @@ pub fn colour(i: usize, n: usize) -> (u8, u8, u8) {
 
 /// HSL (hue in degrees, saturation and lightness in `[0, 1]`) to RGB.
 fn hsl(h: f64, s: f64, l: f64) -> (u8, u8, u8) {
-    let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
+    // `f64::abs` is not in `core` on every supported toolchain
+    let abs = |v: f64| if v < 0.0 { -v } else { v };
+    let c = (1.0 - abs(2.0 * l - 1.0)) * s;
     let hp = h / 60.0;
-    let x = c * (1.0 - ((hp % 2.0) - 1.0).abs());
+    let x = c * (1.0 - abs((hp % 2.0) - 1.0));
     let (r, g, b) = match hp as u32 {
         0 => (c, x, 0.0),
         1 => (x, c, 0.0),
@@ -115,7 +120,8 @@ impl<'a, L: AnyLayout> Picture<'a, L> {
     /// A picture of `layout`, coloured by offset.
     ///
     /// # Errors
-    /// [`LayoutError::Precondition`] when the layout's rank is above 2.
+    /// [`LayoutError::Precondition`] when the layout's rank is above 2 or it has more than
+    /// [`MAX_CELLS`] coordinates.
     pub fn new(layout: &'a L) -> Result<Self, LayoutError> {
         let domain = layout.domain();
         let (rows, cols) = if domain.is_leaf() || domain.rank() == 1 {
@@ -129,6 +135,13 @@ impl<'a, L: AnyLayout> Picture<'a, L> {
                 b: 2,
             });
         };
+        if rows.saturating_mul(cols) > MAX_CELLS {
+            return Err(LayoutError::Precondition {
+                what: "a picture draws at most 2^20 cells; cells and maximum are",
+                a: rows.saturating_mul(cols),
+                b: MAX_CELLS,
+            });
+        }
         Ok(Picture {
             layout,
             rows,

@@ -29,7 +29,7 @@ fn round_up(x: i64, b: i64) -> i64 {
 /// `r0 × c0` blocks, reshape to `(M1, r0, N1, c0)` and read it out in the order `order`
 /// (a permutation of the four dims `[M1, M0, N1, N0]`, outermost first). Returns, for each
 /// position of the produced buffer, the padded ND coordinate stored there.
-fn recipe(m: i64, n: i64, r0: i64, c0: i64, order: [usize; 4]) -> Vec<(i64, i64)> {
+pub(crate) fn recipe(m: i64, n: i64, r0: i64, c0: i64, order: [usize; 4]) -> Vec<(i64, i64)> {
     let ext = [div_ceil(m, r0), r0, div_ceil(n, c0), c0];
     let mut out = Vec::new();
     let mut idx = [0i64; 4];
@@ -50,10 +50,10 @@ fn recipe(m: i64, n: i64, r0: i64, c0: i64, order: [usize; 4]) -> Vec<(i64, i64)
     out
 }
 
-const M1: usize = 0;
-const M0: usize = 1;
-const N1: usize = 2;
-const N0: usize = 3;
+pub(crate) const M1: usize = 0;
+pub(crate) const M0: usize = 1;
+pub(crate) const N1: usize = 2;
+pub(crate) const N0: usize = 3;
 
 /// Check that `l` maps every padded coordinate to where the recipe puts it, and that it is a
 /// bijection onto `[0, padded size)`.
@@ -435,4 +435,31 @@ fn readme_named_tour() -> Result<(), layout::tensor::TensorError> {
     let svg = Picture::padded(&Padded::new(nz, &[20, 28])?)?.to_svg();
     assert_eq!(svg.matches("class=\"cell padding\"").count(), 1024 - 560);
     Ok(())
+}
+
+/// Static fractal layouts are inputs of the static algebra, which computes on the same value.
+#[test]
+fn static_fractal_layouts_feed_the_static_algebra() {
+    use layout::algebra::statics::{self, RightInverse};
+    use layout::{Int, Layout, StaticLayout};
+    let nz = Nz::<f16, 32, 32>::new();
+    let inv = statics::right_inverse(nz);
+    assert_eq!(core::mem::size_of_val(&inv), 0);
+    assert_eq!(
+        RightInverse::<Nz<f16, 32, 32>>::LAYOUT,
+        make_nz_layout::<f16>(32, 32).unwrap().right_inverse()
+    );
+    let b = Layout::new(Int::<256>, Int::<1>);
+    let d = statics::logical_divide(nz, b);
+    assert_eq!(
+        d.to_dyn(),
+        make_nz_layout::<f16>(32, 32)
+            .unwrap()
+            .logical_divide(&"256:1".parse().unwrap())
+            .unwrap()
+    );
+    let c = statics::composition(nz, Layout::new(Int::<16>, Int::<16>));
+    for i in 0..16 {
+        assert_eq!(c.offset(i), nz.offset(16 * i));
+    }
 }

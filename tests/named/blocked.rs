@@ -194,3 +194,43 @@ fn nchw_to_padded_nchw8c_and_back() {
     }
     assert!(p.crop_to_nd(&t).unwrap().iter().eq(nchw.iter()));
 }
+
+#[test]
+fn block_linear_matches_cutlass_and_the_seed() {
+    use layout::named::blocked::{column_major_block_linear, row_major_block_linear};
+    for (rows, cols) in [(8, 12), (7, 9), (32, 4), (1, 1)] {
+        for (br, bc) in [(2, 4), (4, 2), (3, 5), (1, 1)] {
+            let (r1, c1) = ((rows + br - 1) / br, (cols + bc - 1) / bc);
+            // row-major blocks, packed: the seed's (bi·nb + bj)·BR·BC + r·BC + c
+            let ld = br * bc * c1;
+            let l = row_major_block_linear(br, bc, rows, cols, ld).unwrap();
+            let mut seen = std::collections::HashSet::new();
+            for r in 0..r1 * br {
+                for c in 0..c1 * bc {
+                    let o = at(&l, &[r, c]);
+                    assert_eq!(
+                        o,
+                        c % bc + (r % br) * bc + (c / bc) * br * bc + (r / br) * ld
+                    );
+                    assert_eq!(
+                        o,
+                        ((r / br) * c1 + c / bc) * br * bc + (r % br) * bc + c % bc
+                    );
+                    assert!(seen.insert(o));
+                }
+            }
+            let ld = br * bc * r1;
+            let l = column_major_block_linear(br, bc, rows, cols, ld).unwrap();
+            for r in 0..r1 * br {
+                for c in 0..c1 * bc {
+                    let o = at(&l, &[r, c]);
+                    assert_eq!(
+                        o,
+                        r % br + (c % bc) * br + (r / br) * br * bc + (c / bc) * ld
+                    );
+                }
+            }
+        }
+    }
+    assert!(row_major_block_linear(0, 2, 4, 4, 8).is_err());
+}

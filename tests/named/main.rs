@@ -3,6 +3,8 @@
 //! against their closed-form offset formulas; pictures parsed back as XML.
 
 mod ascend;
+mod banks;
 mod blocked;
 mod padded;
 mod pictures;
+mod tensor_op;

@@ -90,6 +90,28 @@ fn padded_layouts_keep_the_any_layout_contract() {
 }
 
 #[test]
+fn pad_and_crop_rank_one_and_two_level_forms() {
+    use layout::named::ascend::nd_ext_layout;
+    let p = Padded::new("(12):(1)".parse::<DynLayout>().unwrap(), &[10]).unwrap();
+    let nd = Tensor::from_fn(&[10], |i| i as i32).unwrap();
+    let t = p.pad_from(&nd, -1).unwrap();
+    assert_eq!(t.as_slice(), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -1]);
+    assert!(p.crop_to_nd(&t).unwrap().iter().eq(nd.iter()));
+    // ((1,m),(1,n)):((0,ld),(0,1)) with a gap of 3 after each row of 5
+    let p = Padded::new(nd_ext_layout(4, 5, 8).unwrap(), &[3, 5]).unwrap();
+    let nd = Tensor::from_fn(&[3, 5], |i| i as i32).unwrap();
+    let t = p.pad_from(&nd, -1).unwrap();
+    let mut want = [-1; 29];
+    for r in 0..3 {
+        for c in 0..5 {
+            want[r * 8 + c] = (r * 5 + c) as i32;
+        }
+    }
+    assert_eq!(t.as_slice(), &want[..]);
+    assert!(p.crop_to_nd(&t).unwrap().iter().eq(nd.iter()));
+}
+
+#[test]
 fn copies_through_padded_views_match_per_element_copies() {
     // ND -> padded ZN (runs of 1) and ND -> padded row-major (whole rows)
     for (l, m, n) in [
@@ -106,5 +128,131 @@ fn copies_through_padded_views_match_per_element_copies() {
             }
         }
         assert!(p.crop_to_nd(&t).unwrap().iter().eq(nd.iter()));
+    }
+}
+
+mod props {
+    use crate::ascend::{M0, M1, N0, N1, recipe};
+    use layout::named::{Padded, ascend};
+    use layout::tensor::Tensor;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// ND → padded fractal layout puts every element where Ascend's recipe does and the
+        /// fill value everywhere else; cropping gives the ND tensor back.
+        #[test]
+        fn pad_and_crop_follow_the_recipe(
+            m in 1i64..60,
+            n in 1i64..80,
+            c0 in prop::sample::select(vec![8i64, 16, 32, 64]),
+            pattern in 0usize..3,
+        ) {
+            let (l, r0, k0, order) = match pattern {
+                0 => (ascend::nz_layout(c0, m, n).unwrap(), 16, c0, [N1, M1, M0, N0]),
+                1 => (ascend::zz_layout(c0, m, n).unwrap(), 16, c0, [M1, N1, M0, N0]),
+                _ => (ascend::zn_layout(c0, m, n).unwrap(), c0, 16, [M1, N1, N0, M0]),
+            };
+            let p = Padded::new(l, &[m, n]).unwrap();
+            let nd = Tensor::from_fn(&[m, n], |i| i as i32).unwrap();
+            let fill = -1;
+            let t = p.pad_from(&nd, fill).unwrap();
+            let buf = recipe(m, n, r0, k0, order);
+            prop_assert_eq!(t.as_slice().len(), buf.len());
+            for (pos, &(r, c)) in buf.iter().enumerate() {
+                let want = if r < m && c < n { (r * n + c) as i32 } else { fill };
+                prop_assert_eq!(t.as_slice()[pos], want);
+                prop_assert_eq!(p.is_padding(&[r, c]).unwrap(), want == fill);
+            }
+            let back = p.crop_to_nd(&t).unwrap();
+            prop_assert!(back.iter().eq(nd.iter()));
+        }
+    }
+}
+
+/// The interior fast path and the per-element fallback (hierarchical or swizzled operands) give
+/// the same tensors.
+#[test]
+fn pad_and_crop_with_hierarchical_and_swizzled_operands() {
+    use layout::{Swizzle, SwizzledLayout};
+    let p = Padded::new(make_nz_layout::<f16>(20, 28).unwrap(), &[20, 28]).unwrap();
+    let nd = Tensor::from_fn(&[20, 28], |i| i as i32).unwrap();
+    let want = p.pad_from(&nd, -1).unwrap();
+    // the same 20 x 28 values held by a hierarchical (column-major blocked) layout
+    let h: DynLayout = "((4,5),(2,14)):((1,4),(20,40))".parse().unwrap();
+    let mut src = Tensor::new(vec![0i32; 560], h).unwrap();
+    src.copy_from(&nd).unwrap();
+    let got = p.pad_from(&src, -1).unwrap();
+    assert_eq!(got.as_slice(), want.as_slice());
+    // a swizzled source
+    let sw = SwizzledLayout::new(
+        Swizzle::new(2, 2, 3).unwrap(),
+        0i64,
+        "(20,28):(28,1)".parse::<DynLayout>().unwrap(),
+    );
+    let mut ssrc = Tensor::new(vec![0i32; 1024], sw).unwrap();
+    ssrc.copy_from(&nd).unwrap();
+    assert_eq!(p.pad_from(&ssrc, -1).unwrap().as_slice(), want.as_slice());
+    // cropping from a swizzled padded tensor
+    let q = Padded::new("(32,64):(64,1)".parse::<DynLayout>().unwrap(), &[20, 50]).unwrap();
+    let nd2 = Tensor::from_fn(&[20, 50], |i| i as i32).unwrap();
+    let padded = q.pad_from(&nd2, 0).unwrap();
+    let sw2 = SwizzledLayout::new(
+        Swizzle::new(3, 3, 3).unwrap(),
+        0i64,
+        "(32,64):(64,1)".parse::<DynLayout>().unwrap(),
+    );
+    let mut swz = Tensor::new(vec![0i32; 2048], sw2).unwrap();
+    swz.copy_from(&padded).unwrap();
+    assert!(q.crop_to_nd(&swz).unwrap().iter().eq(nd2.iter()));
+    assert!(q.crop_to_nd(&padded).unwrap().iter().eq(nd2.iter()));
+}
+
+/// Tensors of at least 2^14 elements go piece by piece through the affine engine: every
+/// logical element lands at the padded layout's offset, everything else keeps the fill.
+#[test]
+fn large_pad_and_crop_piece_by_piece() {
+    use layout::named::ascend::{nd_ext_layout, zn_layout, zz_layout};
+    let cases: Vec<(DynLayout, Vec<i64>)> = vec![
+        (make_nz_layout::<f16>(300, 70).unwrap(), vec![300, 70]),
+        (zn_layout(8, 130, 140).unwrap(), vec![130, 140]),
+        (zz_layout(32, 200, 100).unwrap(), vec![200, 100]),
+        (nchw8c(4, 17, 16, 16).unwrap(), vec![4, 17, 16, 16]),
+        ("(208,104):(104,1)".parse().unwrap(), vec![200, 100]),
+        (nd_ext_layout(150, 120, 128).unwrap(), vec![150, 120]),
+        (
+            "(6,(16,7),(16,2)):(3584,(16,256),(1,1792))"
+                .parse()
+                .unwrap(),
+            vec![6, 100, 30],
+        ),
+    ];
+    for (l, logical) in cases {
+        let p = Padded::new(l, &logical).unwrap();
+        let n: i64 = logical.iter().product();
+        assert!(n >= 1 << 14, "{p} is too small for the piece path");
+        let nd = Tensor::from_fn(&logical, |i| i as i64).unwrap();
+        let fill = -1;
+        let t = p.pad_from(&nd, fill).unwrap();
+        let buf = t.as_slice();
+        let mut c = vec![0i64; logical.len()];
+        let mut hits = 0;
+        for i in 0..n {
+            // row-major coordinate of logical element i
+            let mut rest = i;
+            for k in (0..logical.len()).rev() {
+                c[k] = rest % logical[k];
+                rest /= logical[k];
+            }
+            let o = p.padded_offset(&c).unwrap();
+            assert_eq!(buf[o as usize], i, "{p} at {c:?}");
+            hits += 1;
+        }
+        assert_eq!(
+            buf.iter().filter(|&&x| x == fill).count() as i64,
+            buf.len() as i64 - hits
+        );
+        assert!(p.crop_to_nd(&t).unwrap().iter().eq(nd.iter()), "{p}");
     }
 }

@@ -9,6 +9,8 @@
 //! | `OIhw{Bi}i{Bo}o` (oneDNN; `OIhw16i16o`) | `(o,i,h,w)` | `((Bo,O1),(Bi,I1),H,W) : ((1,I1·H·W·Bi·Bo),(Bo,H·W·Bi·Bo),W·Bi·Bo,Bi·Bo)` | `(((o/Bo)·I1 + i/Bi)·H + h)·W + w)·Bi·Bo + (i%Bi)·Bo + o%Bo` |
 //! | `RowMajorInterleaved<I>` (CUTLASS) | `(r,c)` | `((I,R1),C) : ((1,C·I),I)` | `(r/I)·ld + c·I + r%I`, `ld = C·I` |
 //! | `ColumnMajorInterleaved<I>` (CUTLASS) | `(r,c)` | `(R,(I,C1)) : (I,(1,R·I))` | `(c/I)·ld + r·I + c%I`, `ld = R·I` |
+//! | `RowMajorBlockLinear<BR,BC>` (CUTLASS; blocks row-major inside and out) | `(r,c)` | `((BR,R1),(BC,C1)) : ((BC,ld),(1,BR·BC))` | `c%BC + (r%BR)·BC + (c/BC)·BR·BC + (r/BR)·ld`, `ld = BR·BC·C1` |
+//! | `ColumnMajorBlockLinear<BR,BC>` (CUTLASS) | `(r,c)` | `((BR,R1),(BC,C1)) : ((1,BR·BC),(BR,ld))` | `r%BR + (c%BC)·BR + (r/BR)·BR·BC + (c/BC)·ld`, `ld = BR·BC·R1` |
 //!
 //! with `C1 = ⌈C/B⌉` etc. Extents that are not whole blocks are padded (oneDNN zero-pads the
 //! channel tail, `padded_dims`): the layout's domain is the padded tensor; wrap it in
@@ -262,6 +264,70 @@ pub const fn column_major_interleaved_packed(
     cols: i64,
 ) -> Result<DynLayout, LayoutError> {
     column_major_interleaved(interleave, rows, cols, ctry!(mul(rows, interleave)))
+}
+
+/// CUTLASS 2.x `RowMajorBlockLinear<BR, BC>` with leading dimension `ld` (the stride between
+/// block rows; packed: `BR·BC·⌈cols/BC⌉`): `BR × BC` blocks stored row-major, blocks in row-major
+/// order — the blocked layout `offset = (bi·nb + bj)·BR·BC + r·BC + c` of the seed's §5.4.
+///
+/// ```
+/// use layout_core::named::blocked::row_major_block_linear;
+/// let l = row_major_block_linear(2, 4, 4, 8, 2 * 4 * 2).unwrap();
+/// assert_eq!(l.to_string(), "((2,2),(4,2)):((4,16),(1,8))");
+/// ```
+///
+/// # Errors
+/// A non-positive extent or block, or overflow.
+pub const fn row_major_block_linear(
+    br: i64,
+    bc: i64,
+    rows: i64,
+    cols: i64,
+    ld: i64,
+) -> Result<DynLayout, LayoutError> {
+    ctry!(positive(
+        "RowMajorBlockLinear layout: extents and blocks must be positive; value and position among (br, bc, rows, cols) are",
+        &[br, bc, rows, cols]
+    ));
+    let blk = ctry!(mul(br, bc));
+    let shape = ctry!(DynTuple::tuple(&[
+        ctry!(mode(true, br, ceil_div(rows, br))),
+        ctry!(mode(true, bc, ceil_div(cols, bc))),
+    ]));
+    let stride = ctry!(DynTuple::tuple(&[
+        ctry!(mode(true, bc, ld)),
+        ctry!(mode(true, 1, blk)),
+    ]));
+    DynLayout::new(&shape, &stride)
+}
+
+/// CUTLASS 2.x `ColumnMajorBlockLinear<BR, BC>` with leading dimension `ld` (the stride between
+/// block columns; packed: `BR·BC·⌈rows/BR⌉`): `BR × BC` blocks stored column-major, blocks in
+/// column-major order.
+///
+/// # Errors
+/// A non-positive extent or block, or overflow.
+pub const fn column_major_block_linear(
+    br: i64,
+    bc: i64,
+    rows: i64,
+    cols: i64,
+    ld: i64,
+) -> Result<DynLayout, LayoutError> {
+    ctry!(positive(
+        "ColumnMajorBlockLinear layout: extents and blocks must be positive; value and position among (br, bc, rows, cols) are",
+        &[br, bc, rows, cols]
+    ));
+    let blk = ctry!(mul(br, bc));
+    let shape = ctry!(DynTuple::tuple(&[
+        ctry!(mode(true, br, ceil_div(rows, br))),
+        ctry!(mode(true, bc, ceil_div(cols, bc))),
+    ]));
+    let stride = ctry!(DynTuple::tuple(&[
+        ctry!(mode(true, 1, blk)),
+        ctry!(mode(true, br, ld)),
+    ]));
+    DynLayout::new(&shape, &stride)
 }
 
 named_zst! {

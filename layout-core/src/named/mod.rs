@@ -18,8 +18,12 @@
 //! - [`padded`]: a layout whose domain is rounded up (to whole fractals, whole channel blocks)
 //!   together with the logical extents, which knows its padding and copies ND data in (filling
 //!   the padding) and out (cropping it);
+//! - [`banks`]: CuTe's GMMA/UMMA shared-memory swizzle atoms per element type, a bank-conflict
+//!   report for row-wise and column-wise vector accesses to a tile, and a swizzle suggestion;
 //! - [`blocked`]: oneDNN blocked formats (`nChw8c`, `nChw16c`, `OIhw16i16o`), Ascend NC1HWC0 and
-//!   CUTLASS 2.x `RowMajorInterleaved<N>` / `ColumnMajorInterleaved<N>`.
+//!   CUTLASS 2.x `RowMajorInterleaved<N>` / `ColumnMajorInterleaved<N>`;
+//! - [`tensor_op`]: CUTLASS 2.x `TensorOpMultiplicand` (the congruous and crosswise tensor-op
+//!   shared-memory layouts) as a hierarchical layout composed with a swizzle.
 //!
 //! Named layouts sit above the algebra (they are built from its types) and below tensors (which
 //! take them like any other layout).
@@ -40,8 +44,10 @@
 //! ```
 
 pub mod ascend;
+pub mod banks;
 pub mod blocked;
 pub mod padded;
+pub mod tensor_op;
 
 pub use ascend::{
     DnExt, Element, L0c, NdExt, Nn, Nz, NzStrided, U4, Zn, ZnStrided, Zz, ZzStrided,

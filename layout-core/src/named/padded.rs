@@ -10,7 +10,9 @@
 //!   tensor over a `Padded` layout is the logical view of a padded buffer, so the copy engine
 //!   moves ND data into it or out of it directly;
 //! - [`Padded::pad_from`] copies an ND tensor into a new padded buffer, filling the padding with
-//!   a chosen value; [`Padded::crop_to_nd`] copies the logical part back out.
+//!   a chosen value; [`Padded::crop_to_nd`] copies the logical part back out. For large tensors
+//!   over affine layouts both cut the logical box into pieces on which the layout is affine
+//!   (whole fractals, the partial ones) and copy each with the affine copy engine.
 //!
 //! ```
 //! use layout_core::named::{make_nz_layout, Padded};
@@ -245,7 +247,7 @@ impl<L: AnyLayout> Padded<L> {
                 what: "padded buffer length",
             })?;
         let mut buf = alloc::vec![fill; len];
-        Tensor::new(&mut buf[..], *self)?.copy_from(src)?;
+        self.pad_into(&mut buf, src)?;
         Tensor::new(buf, self.layout)
     }
 
@@ -255,7 +257,7 @@ impl<L: AnyLayout> Padded<L> {
     /// # Errors
     /// [`TensorError::ShapeMismatch`] when `src` does not have the padded extents.
     #[cfg(feature = "alloc")]
-    pub fn crop_to_nd<T: Clone, S: Storage<Elem = T>, L2: AnyLayout>(
+    pub fn crop_to_nd<T: Copy, S: Storage<Elem = T>, L2: AnyLayout>(
         &self,
         src: &Tensor<S, L2>,
     ) -> Result<crate::tensor::TensorOwned<T>, TensorError> {
@@ -266,8 +268,215 @@ impl<L: AnyLayout> Padded<L> {
             });
         }
         let view = Padded::new(*src.layout(), self.logical())?;
-        let t = Tensor::with_offset(src.as_slice(), view, src.base_offset())?;
-        Ok(t.to_owned())
+        let view = Tensor::with_offset(src.as_slice(), view, src.base_offset())?;
+        // any element serves as the initial value; every one is overwritten by the copy
+        let first = *view
+            .at(0)
+            .ok_or(LayoutError::IndexOutOfRange { index: 0, size: 0 })?;
+        let n = usize::try_from(view.layout().size()).map_err(|_| LayoutError::Overflow {
+            what: "cropped tensor size",
+        })?;
+        let mut out = Tensor::from_vec(alloc::vec![first; n], self.logical())?;
+        if L2::AFFINE && self.size() >= PIECES_FROM {
+            // piece by piece through the affine engine (see `Pieces`)
+            let pieces = Pieces::new(&src.layout().to_dyn()?, self.logical())?;
+            let mut ok = true;
+            pieces.for_each(|layout, base, ranges| {
+                if !ok {
+                    return Ok(());
+                }
+                let Some(base) = base
+                    .checked_add(src.base_offset() as i64)
+                    .and_then(|b| usize::try_from(b).ok())
+                else {
+                    ok = false;
+                    return Ok(());
+                };
+                let part = Tensor::with_offset(src.as_slice(), layout, base)?;
+                out.view_mut().slice(ranges)?.copy_from(&part)
+            })?;
+            if ok {
+                return Ok(out);
+            }
+        }
+        // the copy engine moves the runs the padded layout keeps contiguous (NZ: 16)
+        out.copy_from(&view)?;
+        Ok(out)
+    }
+
+    /// Copy `src` (the logical extents) into `buf`, laid out by the padded layout: piece by
+    /// piece through the affine copy engine (see `Pieces`) when both layouts are affine and
+    /// `src` has strided axes, else through the `Padded` view.
+    #[cfg(feature = "alloc")]
+    fn pad_into<T: Copy, S: Storage<Elem = T>, L2: AnyLayout>(
+        &self,
+        buf: &mut [T],
+        src: &Tensor<S, L2>,
+    ) -> Result<(), TensorError> {
+        let logical = self.logical();
+        if src.shape().leaves() != logical {
+            return Err(TensorError::ShapeMismatch {
+                a: crate::tensor::Extents::from_slice(src.shape().leaves()),
+                b: crate::tensor::Extents::from_slice(logical),
+            });
+        }
+        if L::AFFINE && L2::AFFINE && self.size() >= PIECES_FROM {
+            let pieces = Pieces::new(&self.layout.to_dyn()?, logical)?;
+            if pieces.min_base() >= 0 {
+                let mut strided = true;
+                pieces.for_each(|layout, base, ranges| {
+                    if !strided {
+                        return Ok(());
+                    }
+                    match src.view().slice(ranges) {
+                        Ok(part) => {
+                            // `base >= 0` (checked above)
+                            Tensor::with_offset(&mut buf[..], layout, base as usize)?
+                                .copy_from(&part)
+                        }
+                        Err(_) => {
+                            strided = false;
+                            Ok(())
+                        }
+                    }
+                })?;
+                if strided {
+                    return Ok(());
+                }
+            }
+        }
+        Tensor::new(&mut buf[..], *self)?.copy_from(src)
+    }
+}
+
+/// At most this many pieces per axis (one per leaf of its mode).
+const MAX_PIECES: usize = crate::MAX_LEAVES;
+
+/// Tensors of fewer logical elements are copied through the `Padded` view in one plan: each
+/// piece costs a copy plan of its own (`benches/named.rs`: at 100 × 30 the view is faster).
+const PIECES_FROM: i64 = 1 << 14;
+
+/// The logical box `[0, n_0) × [0, n_1) × …` of an affine padded layout cut into boxes on each
+/// of which the layout is an affine layout plus a constant offset, so the copy engine can move
+/// each with its fast paths.
+///
+/// Per axis, `n` is written in the mixed radix of its mode's leaves `e_0, e_1, …` (first leaf
+/// fastest): `n = Σ d_i·P_i` with `P_i = e_0·…·e_(i-1)`. From the highest digit down, the
+/// interval `[start, start + d_i·P_i)` is the layout of leaves `(e_0, …, e_(i-1), d_i)` with the
+/// mode's strides, shifted by the mode's offset of `start`: `start` is a multiple of
+/// `P_(i+1)`, so an index `start + c` (`c < d_i·P_i`) has `start`'s digits above leaf `i`, `c`'s
+/// digits below and at it, and nothing carries. NZ f16 with 100 rows (leaves 16, 7) gives rows
+/// `[0, 96)` as `(16,6)` and `[96, 100)` as `(4)`.
+#[cfg(feature = "alloc")]
+struct Pieces {
+    rank: usize,
+    count: [usize; MAX_PADDED_AXES],
+    /// The mode of every axis.
+    modes: [DynLayout; MAX_PADDED_AXES],
+    /// Per axis, its pieces.
+    piece: [[Piece; MAX_PIECES]; MAX_PADDED_AXES],
+}
+
+/// One interval of an axis: the leaf `i` it ends at, its digit, the mode's offset of its first
+/// index, that first index, its length.
+#[cfg(feature = "alloc")]
+type Piece = (usize, i64, i64, i64, i64);
+
+#[cfg(feature = "alloc")]
+impl Pieces {
+    fn new(d: &DynLayout, logical: &[i64]) -> Result<Pieces, LayoutError> {
+        let rank = logical.len();
+        let mut p = Pieces {
+            rank,
+            count: [0; MAX_PADDED_AXES],
+            modes: [DynLayout::EMPTY; MAX_PADDED_AXES],
+            piece: [[(0, 0, 0, 0, 0); MAX_PIECES]; MAX_PADDED_AXES],
+        };
+        for (k, &n) in logical.iter().enumerate() {
+            let mode = if d.profile().is_leaf() {
+                *d
+            } else {
+                d.mode(k)?
+            };
+            p.modes[k] = mode;
+            let s = mode.shape_leaves();
+            let leaves = s.len();
+            // prefix products P_i (each at most the mode's size)
+            let mut prefix = [1i64; crate::MAX_LEAVES + 1];
+            for i in 0..leaves {
+                prefix[i + 1] = prefix[i] * s[i];
+            }
+            let mut start = 0i64;
+            for i in (0..leaves).rev() {
+                let digit = (n - start) / prefix[i];
+                if digit == 0 {
+                    continue;
+                }
+                let len = digit * prefix[i];
+                p.piece[k][p.count[k]] = (i, digit, mode.offset(start), start, len);
+                p.count[k] += 1;
+                start += len;
+            }
+        }
+        Ok(p)
+    }
+
+    /// The smallest base offset of any piece.
+    fn min_base(&self) -> i64 {
+        let mut b = 0;
+        for k in 0..self.rank {
+            b += (0..self.count[k])
+                .map(|j| self.piece[k][j].1)
+                .min()
+                .unwrap_or(0)
+                .min(0);
+        }
+        b
+    }
+
+    /// Call `f(layout, base offset, slices)` for every box: one piece per axis.
+    fn for_each(
+        &self,
+        mut f: impl FnMut(DynLayout, i64, &[crate::tensor::Slice]) -> Result<(), TensorError>,
+    ) -> Result<(), TensorError> {
+        let rank = self.rank;
+        let mut idx = [0usize; MAX_PADDED_AXES];
+        loop {
+            let mut parts = [DynLayout::EMPTY; MAX_PADDED_AXES];
+            let mut ranges = [crate::tensor::Slice::ALL; MAX_PADDED_AXES];
+            let mut base = 0i64;
+            for k in 0..rank {
+                let (i, digit, off, start, len) = self.piece[k][idx[k]];
+                let mode = &self.modes[k];
+                let mut shape = [0i64; crate::MAX_LEAVES];
+                shape[..i].copy_from_slice(&mode.shape_leaves()[..i]);
+                shape[i] = digit;
+                parts[k] = DynLayout::from_flat(&shape[..=i], &mode.stride_leaves()[..=i])?;
+                base += off;
+                ranges[k] = crate::tensor::Slice::Range {
+                    start: Some(start),
+                    stop: Some(start + len),
+                    step: 1,
+                };
+            }
+            f(
+                DynLayout::make_layout(&parts[..rank])?,
+                base,
+                &ranges[..rank],
+            )?;
+            let mut k = rank;
+            loop {
+                if k == 0 {
+                    return Ok(());
+                }
+                k -= 1;
+                idx[k] += 1;
+                if idx[k] < self.count[k] {
+                    break;
+                }
+                idx[k] = 0;
+            }
+        }
     }
 }
 
