@@ -1,8 +1,9 @@
 //! The tour of `layout`: `cargo run --release --example demo`.
 
 use layout::algebra::statics;
+use layout::named::{Nz, Padded, f16, make_nz_layout, make_nz_layout_batched};
 use layout::tensor::{Slice, Tensor};
-use layout::{DynLayout, LayoutTable, Tile, layout, s};
+use layout::{DynLayout, LayoutTable, Tile, ToDynCoord, layout, s};
 
 fn section(title: &str) {
     println!("\n=== {title} ===\n");
@@ -110,6 +111,36 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "ND -> Ascend NZ (fp16 32x32): memory starts {:?}",
         &z.as_slice()[..20]
+    );
+
+    section(
+        "named layouts: Ascend fractals, static where the extents are, padded where they are not",
+    );
+    let nz = make_nz_layout::<f16>(20, 28)?; // padded up to whole 16 x 16 fractals
+    println!("make_nz_layout::<f16>(20, 28)    {nz}");
+    let tile = Nz::<f16, 32, 32>::new(); // zero-sized: the value is an associated const
+    println!(
+        "Nz<f16, 32, 32>                   {} ({} bytes)",
+        tile.to_dyn(),
+        core::mem::size_of_val(&tile)
+    );
+    println!(
+        "(1,0) -> {}, (0,16) -> {}, (19,27) -> {}",
+        nz.offset_of(&(1, 0).to_dyn_coord()?)?,
+        nz.offset_of(&(0, 16).to_dyn_coord()?)?,
+        nz.offset_of(&(19, 27).to_dyn_coord()?)?
+    );
+    let p = Padded::new(make_nz_layout_batched::<f16>(8, 100, 30)?, &[8, 100, 30])?;
+    let nd = Tensor::from_fn(&[8, 100, 30], |i| i as u16)?;
+    let padded = p.pad_from(&nd, 0)?;
+    println!(
+        "ATB: ND {{8,100,30}} -> NZ of {} elements (padding 0) -> back to ND: {}",
+        padded.as_slice().len(),
+        if p.crop_to_nd(&padded)?.iter().eq(nd.iter()) {
+            "equal"
+        } else {
+            "DIFFERENT"
+        }
     );
     Ok(())
 }
