@@ -13,6 +13,7 @@ mod inverse;
 mod product;
 mod slice;
 mod stack;
+mod static_tile;
 mod statics;
 mod vector;
 

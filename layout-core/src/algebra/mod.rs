@@ -126,6 +126,7 @@ mod flat_modes;
 mod inverse;
 mod product;
 mod slice;
+mod static_tile;
 pub mod statics;
 mod tiler;
 mod vector;

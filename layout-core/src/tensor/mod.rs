@@ -106,6 +106,7 @@ mod extents;
 mod ndarray_interop;
 mod reshape;
 mod storage;
+mod tile;
 mod view;
 
 pub use access::{InDomain, Iter, IterMut, TensorIndex};
