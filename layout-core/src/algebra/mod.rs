@@ -127,6 +127,7 @@ mod inverse;
 mod product;
 mod slice;
 mod static_tile;
+pub use static_tile::StaticTile;
 pub mod statics;
 mod tiler;
 mod vector;

@@ -8,6 +8,10 @@
 
 use crate::{Int, IntTuple, Integer, Layout, LayoutError};
 
+/// The layout of an `M × N` static tile of a rank-2 layout with strides `(D0, D1)`: what
+/// [`Layout::local_tile`] returns.
+pub type StaticTile<const M: i64, const N: i64, D0, D1> = Layout<(Int<M>, Int<N>), (D0, D1)>;
+
 /// `(value, error)` of a checked product, naming what overflowed.
 fn mul(a: i64, b: i64, what: &'static str) -> Result<i64, LayoutError> {
     a.checked_mul(b).ok_or(LayoutError::Overflow { what })
@@ -43,7 +47,7 @@ where
     pub fn local_tile<const M: i64, const N: i64>(
         &self,
         coord: (i64, i64),
-    ) -> Result<(Layout<(Int<M>, Int<N>), (D0, D1)>, i64), LayoutError> {
+    ) -> Result<(StaticTile<M, N, D0, D1>, i64), LayoutError> {
         let (s0, s1) = self.shape();
         let (d0, d1) = self.stride();
         let mut off = 0i64;

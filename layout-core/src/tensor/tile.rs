@@ -1,7 +1,8 @@
 //! Static tiles of tensors over typed rank-2 layouts (CuTe's `local_tile` on a tensor).
 
 use super::{Storage, StorageMut, Tensor, TensorError, TensorMut, TensorRef};
-use crate::{Int, IntTuple, Integer, Layout, LayoutError};
+use crate::algebra::StaticTile;
+use crate::{IntTuple, Integer, Layout, LayoutError};
 
 /// The buffer position of a tile's first element: `base + off`, which must not be negative.
 fn tile_base(base: usize, off: i64) -> Result<usize, TensorError> {
@@ -39,7 +40,7 @@ where
     pub fn local_tile<const M: i64, const N: i64>(
         &self,
         coord: (i64, i64),
-    ) -> Result<TensorRef<'_, St::Elem, Layout<(Int<M>, Int<N>), (D0, D1)>>, TensorError> {
+    ) -> Result<TensorRef<'_, St::Elem, StaticTile<M, N, D0, D1>>, TensorError> {
         let (tile, off) = self.layout().local_tile::<M, N>(coord)?;
         Tensor::with_offset(self.as_slice(), tile, tile_base(self.base_offset(), off)?)
     }
@@ -59,7 +60,7 @@ where
     pub fn local_tile_mut<const M: i64, const N: i64>(
         &mut self,
         coord: (i64, i64),
-    ) -> Result<TensorMut<'_, St::Elem, Layout<(Int<M>, Int<N>), (D0, D1)>>, TensorError> {
+    ) -> Result<TensorMut<'_, St::Elem, StaticTile<M, N, D0, D1>>, TensorError> {
         let (tile, off) = self.layout().local_tile::<M, N>(coord)?;
         let base = tile_base(self.base_offset(), off)?;
         Tensor::with_offset(self.as_mut_slice(), tile, base)
