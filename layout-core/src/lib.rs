@@ -44,8 +44,12 @@ mod int;
 mod int_tuple;
 mod layout;
 mod modes;
+#[cfg(feature = "alloc")]
+pub mod packed;
 mod parse;
 mod scan;
+#[cfg(feature = "alloc")]
+pub mod sparse;
 pub mod swizzle;
 mod table;
 mod tuple;
