@@ -133,13 +133,10 @@ pub enum PackedError {
         /// What was being computed.
         what: &'static str,
     },
-    /// A layout operation refused (building a bit-offset or metadata layout).
-    Layout {
-        /// The operation.
-        op: &'static str,
-        /// The layout error.
-        source: LayoutError,
-    },
+    /// Building a bit-offset, data or metadata layout was refused (e.g. a non-positive
+    /// extent). A tuple variant without the operation's name keeps the error within clippy's
+    /// `result_large_err` budget; the message says it came from building a layout.
+    Layout(LayoutError),
 }
 
 impl fmt::Display for PackedError {
@@ -224,7 +221,7 @@ impl fmt::Display for PackedError {
             PackedError::Overflow { op, what } => {
                 write!(f, "packed {op}: {what} overflows")
             }
-            PackedError::Layout { op, source } => write!(f, "packed {op}: {source}"),
+            PackedError::Layout(source) => write!(f, "packed layout construction: {source}"),
         }
     }
 }
@@ -234,7 +231,7 @@ impl core::error::Error for PackedError {
     #[cfg(feature = "std")]
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
-            PackedError::Layout { source, .. } => Some(source),
+            PackedError::Layout(source) => Some(source),
             _ => None,
         }
     }

@@ -378,7 +378,6 @@ impl PackedFormat {
     }
 
     const fn layout_scaled(&self, len: usize, div: i64) -> Result<DynLayout, PackedError> {
-        const OP: &str = "bit layout";
         let n = match self.padded_len(len) {
             Ok(n) => n as i64,
             Err(e) => return Err(e),
@@ -398,7 +397,7 @@ impl PackedFormat {
         };
         match r {
             Ok(l) => Ok(l),
-            Err(source) => Err(PackedError::Layout { op: OP, source }),
+            Err(source) => Err(PackedError::Layout(source)),
         }
     }
 

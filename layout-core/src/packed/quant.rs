@@ -1,7 +1,7 @@
 //! Group-wise quantisation metadata (AWQ/GPTQ scales and zero points) and dequantisation.
 
 use super::{PackedError, PackedVec};
-use crate::{DynLayout, DynTuple, LayoutError};
+use crate::{DynLayout, DynTuple};
 use alloc::vec::Vec;
 
 /// A `K × N` quantised weight matrix (`K` the input dimension, `N` the output dimension) with
@@ -54,7 +54,7 @@ impl GroupQuant {
     /// ```
     pub fn new(data: DynLayout, group: i64, zero_offset: i32) -> Result<Self, PackedError> {
         const OP: &str = "group quantisation";
-        let lerr = |source: LayoutError| PackedError::Layout { op: OP, source };
+        let lerr = PackedError::Layout;
         if data.rank() != 2 {
             return Err(PackedError::NotRank2 {
                 op: OP,
@@ -103,11 +103,7 @@ impl GroupQuant {
     /// assert_eq!(GroupQuant::awq(128, 8, 64).unwrap().groups(), 2);
     /// ```
     pub fn awq(k: i64, n: i64, group: i64) -> Result<Self, PackedError> {
-        let data =
-            DynLayout::from_flat(&[k, n], &[n, 1]).map_err(|source| PackedError::Layout {
-                op: "awq layout",
-                source,
-            })?;
+        let data = DynLayout::from_flat(&[k, n], &[n, 1]).map_err(PackedError::Layout)?;
         GroupQuant::new(data, group, 0)
     }
 
@@ -125,7 +121,7 @@ impl GroupQuant {
     /// ```
     pub fn gptq(k: i64, n: i64, group: i64) -> Result<Self, PackedError> {
         const OP: &str = "gptq layout";
-        let lerr = |source: LayoutError| PackedError::Layout { op: OP, source };
+        let lerr = PackedError::Layout;
         if k <= 0 || k % 8 != 0 {
             return Err(PackedError::GroupNotDividing {
                 op: OP,

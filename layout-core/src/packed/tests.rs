@@ -43,9 +43,9 @@ fn q4_0_block_vector() {
     ];
     assert_eq!(v.as_bytes(), want);
     // ggml's dequantize_row_q4_0 reading: x[j] = qs[j] & 0xf, x[j+16] = qs[j] >> 4
-    for j in 0..16 {
-        assert_eq!(v.get(j).unwrap(), want[j] & 0xf);
-        assert_eq!(v.get(j + 16).unwrap(), want[j] >> 4);
+    for (j, &byte) in want.iter().enumerate() {
+        assert_eq!(v.get(j).unwrap(), byte & 0xf);
+        assert_eq!(v.get(j + 16).unwrap(), byte >> 4);
     }
 }
 

@@ -3,7 +3,7 @@
 //! A sparse matrix is a **partial** map from a coordinate `(row, column)` to the position of
 //! its entry in the value array, `Option<usize>` ([`Csr::position`]); its inverse (position →
 //! coordinate) is total. Because the map lives in index arrays (data), these types are not
-//! [`AnyLayout`](crate::AnyLayout)s: they have their own home here.
+//! [`AnyLayout`]s: they have their own home here.
 //!
 //! | format | stored | order | lookup |
 //! |---|---|---|---|
@@ -14,7 +14,7 @@
 //! Construction from raw arrays (`try_new`) checks every invariant (lengths, offsets start at
 //! 0, never decrease and end at the number of entries, indices in range, sorted and unique) and
 //! returns a [`SparseError`] naming the rule and the numbers; it never panics. Matrices are
-//! built from dense row-major data or a rank-2 [`Tensor`](crate::Tensor) (entries equal to
+//! built from dense row-major data or a rank-2 [`Tensor`] (entries equal to
 //! `T::default()` are not stored) and turned back into either. Conversions between the three
 //! formats keep the entries and their order invariants; [`Csr::mul_vec`] and friends compute
 //! `y = A·x`.
@@ -29,7 +29,7 @@
 //! assert_eq!(a.position(1, 2), Some(2));
 //! assert_eq!(a.position(1, 0), None);
 //! assert_eq!(a.mul_vec(&[1, 1, 1]).unwrap(), vec![3, 3]);
-//! assert_eq!(a.to_csc().to_coo(), Coo::from_dense(2, 3, &dense).unwrap());
+//! assert_eq!(a.to_csc().unwrap().to_coo().unwrap(), Coo::from_dense(2, 3, &dense).unwrap());
 //! assert!(Csr::try_new(2, 3, vec![0, 2, 1], vec![0, 2], vec![1, 2]).is_err());
 //! ```
 
@@ -142,8 +142,7 @@ fn tensor_of_dense<T>(
     dense: Vec<T>,
 ) -> Result<TensorOwned<T, DynLayout>, SparseError> {
     let ext = |v: usize| i64::try_from(v).map_err(|_| SparseError::Overflow { op, what: "extent" });
-    Tensor::from_vec(dense, &[ext(nrows)?, ext(ncols)?])
-        .map_err(|source| SparseError::Layout { op, source })
+    Tensor::from_vec(dense, &[ext(nrows)?, ext(ncols)?]).map_err(SparseError::Layout)
 }
 
 #[cfg(test)]
