@@ -184,3 +184,28 @@ proptest! {
         }
     }
 }
+
+/// The README's packed/sparse tour, kept compiling and true.
+#[test]
+fn readme_packed_sparse_tour() -> Result<(), Box<dyn std::error::Error>> {
+    use layout::packed::{GroupQuant, dequantize};
+    let q: Vec<u8> = (0..8).collect();
+    let awq = PackedVec::from_values(PackedFormat::awq(), &q)?;
+    assert_eq!(awq.to_words()?, [0x7531_6420]);
+    assert_eq!(
+        PackedFormat::awq().bit_layout(8)?.to_string(),
+        "(2,4,1):(16,4,32)"
+    );
+    assert_eq!(awq.repack(PackedFormat::gptq())?.to_words()?, [0x7654_3210]);
+    let g = GroupQuant::awq(1, 8, 1)?;
+    assert_eq!(g.meta_layout().to_string(), "((1,1),8):((0,8),1)");
+    let zeros = PackedVec::from_values(PackedFormat::awq(), &[4; 8])?;
+    assert_eq!(dequantize(&awq, &[0.5; 8], &zeros, &g)?[7], 1.5);
+
+    let a = Csr::from_dense(2, 3, &[1, 0, 2, 0, 0, 3])?;
+    assert_eq!((a.indptr(), a.indices()), (&[0, 2, 3][..], &[0, 2, 2][..]));
+    assert_eq!(a.position(1, 2), Some(2));
+    assert_eq!(a.mul_vec(&[1, 1, 1])?, [3, 3]);
+    assert!(Csr::try_new(2, 3, vec![0, 2, 1], vec![0, 2], vec![1, 2]).is_err());
+    Ok(())
+}

@@ -5,12 +5,12 @@
 //! intra-word orders used by quantised inference are all affine in a hierarchical index, so
 //! [`PackedFormat::bit_layout`] gives the map as an ordinary [`DynLayout`] over bit offsets:
 //!
-//! | format | order | bit-offset layout (`W` words, `B` blocks) | logical `0..8` |
+//! | format | order | bit-offset layout (`W` words, `B` blocks) | test vector |
 //! |---|---|---|---|
-//! | GPTQ `qweight` ([`PackedFormat::gptq`]) | sequential | `(8,W):(4,32)` | word `0x76543210` |
-//! | AWQ `qweight` ([`PackedFormat::awq`]) | `[0,2,4,6,1,3,5,7]` | `(2,4,W):(16,4,32)` | word `0x75316420` |
-//! | GGML Q4_0 ([`PackedFormat::q4_0`]) | low/high nibble halves | `(16,2,B):(8,4,128)` | bytes `10 32 54 76` (if all 32 were `0..32 mod 16`) |
-//! | fp4x2 ([`PackedFormat::fp4x2`]) | sequential, low nibble first | `(2,W):(4,8)` | bytes `10 32 54 76` |
+//! | GPTQ `qweight` ([`PackedFormat::gptq`]) | sequential | `(8,W):(4,32)` | `0..8` → word `0x76543210` |
+//! | AWQ `qweight` ([`PackedFormat::awq`]) | `[0,2,4,6,1,3,5,7]` | `(2,4,W):(16,4,32)` | `0..8` → word `0x75316420` |
+//! | GGML Q4_0 ([`PackedFormat::q4_0`]) | low/high nibble halves | `(16,2,B):(8,4,128)` | `[0..16, 15..=0]` → bytes `f0 e1 … 1e 0f` |
+//! | fp4x2 ([`PackedFormat::fp4x2`]) | sequential, low nibble first | `(2,W):(4,8)` | `0..4` → bytes `10 32` |
 //!
 //! AWQ stores logical column `AWQ_ORDER[s]` in nibble slot `s`, `AWQ_ORDER = [0,2,4,6,1,3,5,7]`;
 //! so logical `j = j0 + 2·j1` (`j0 < 2`, `j1 < 4`) sits in slot `j1 + 4·j0`, bit `4·j1 + 16·j0`:
@@ -32,6 +32,8 @@
 //! assert_eq!(PackedFormat::awq().bit_layout(8).unwrap().to_string(), "(2,4,1):(16,4,32)");
 //! let gptq = awq.repack(PackedFormat::gptq()).unwrap();
 //! assert_eq!(gptq.to_words().unwrap(), vec![0x7654_3210]);
+//! let fp4 = PackedVec::from_values(PackedFormat::fp4x2(), &[0, 1, 2, 3]).unwrap();
+//! assert_eq!(fp4.as_bytes(), &[0x10, 0x32]);
 //! ```
 
 mod error;
@@ -726,19 +728,43 @@ impl PackedVec {
     /// assert_eq!(awq.to_values(), v);
     /// ```
     pub fn repack(&self, target: PackedFormat) -> Result<PackedVec, PackedError> {
-        let mut out = PackedVec::zeroed(target, self.len)?;
         let bits = self.format.bits as usize;
         if let Some(map) = repack_map(self.format, target, self.len)? {
+            let mut out = PackedVec::zeroed(target, self.len)?;
             if out.bytes.len() * 8 / bits == map.size() as usize {
-                for k in 0..map.size() {
-                    // `map` is a permutation of `0..padded_len`: slots of both buffers
-                    let src = map.offset(k) as usize * bits;
-                    let v = self.read_bits(src);
-                    out.write_bits(k as usize * bits, v);
-                }
+                // `map` is a permutation of `0..padded_len`, the slots of both buffers; an
+                // odometer over its flat modes gives the source slot of each destination slot
+                for_each_offset(&map, |k, src| {
+                    let v = self.read_bits(src as usize * bits);
+                    out.write_bits(k * bits, v);
+                });
                 return Ok(out);
             }
         }
+        self.repack_by_offsets(target)
+    }
+
+    /// The same elements in another format, copied element by element through the closed-form
+    /// bit offsets ([`PackedFormat::bit_offset`]) of both formats: the direct path, for any
+    /// pair of formats of one width. [`PackedVec::repack`] gives the same result.
+    ///
+    /// # Errors
+    /// [`PackedError::WidthMismatch`] when the element widths differ.
+    ///
+    /// ```
+    /// use layout_core::packed::{PackedFormat, PackedVec};
+    /// let v = PackedVec::from_words(PackedFormat::awq(), 8, &[0x7531_6420]).unwrap();
+    /// assert_eq!(v.repack_by_offsets(PackedFormat::gptq()).unwrap().to_words().unwrap(), vec![0x7654_3210]);
+    /// ```
+    pub fn repack_by_offsets(&self, target: PackedFormat) -> Result<PackedVec, PackedError> {
+        if self.format.bits != target.bits {
+            return Err(PackedError::WidthMismatch {
+                op: "repack",
+                from_bits: self.format.bits,
+                to_bits: target.bits,
+            });
+        }
+        let mut out = PackedVec::zeroed(target, self.len)?;
         for i in 0..self.len {
             let v = self.read_bits(self.format.bit_offset(i));
             out.write_bits(target.bit_offset(i), v);
@@ -799,6 +825,28 @@ pub fn repack_map(
         return Ok(None);
     }
     Ok(s.composition(&r).ok())
+}
+
+/// Call `f(k, L(k))` for every 1-D index `k` of `l` in order, updating the offset
+/// incrementally (an odometer over the flat modes) instead of dividing per index.
+fn for_each_offset(l: &DynLayout, mut f: impl FnMut(usize, i64)) {
+    let s = l.shape_leaves();
+    let d = l.stride_leaves();
+    let mut idx = [0i64; crate::MAX_LEAVES];
+    let mut off = 0i64;
+    for k in 0..l.size() as usize {
+        f(k, off);
+        for m in 0..s.len() {
+            // a valid `DynLayout` keeps every partial offset, so `(s - 1)·d`, in `i64`
+            if idx[m] + 1 < s[m] {
+                idx[m] += 1;
+                off += d[m];
+                break;
+            }
+            off -= (s[m] - 1) * d[m];
+            idx[m] = 0;
+        }
+    }
 }
 
 #[cfg(test)]

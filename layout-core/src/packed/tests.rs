@@ -169,6 +169,7 @@ fn repack_between_every_pair_by_brute_force() {
                 let src = PackedVec::from_values(a, &vals).unwrap();
                 let dst = src.repack(b).unwrap();
                 assert_eq!(dst.format(), b);
+                assert_eq!(dst, src.repack_by_offsets(b).unwrap());
                 for (i, &x) in vals.iter().enumerate() {
                     assert_eq!(dst.get(i).unwrap(), x, "{a:?} -> {b:?}, len {len}, i {i}");
                 }
@@ -328,4 +329,17 @@ fn dequantize_refuses_mismatched_buffers() {
         GroupQuant::new(d, 1, 0),
         Err(PackedError::NotRank2 { rank: 3, .. })
     ));
+}
+
+#[test]
+fn odometer_matches_offset() {
+    for text in ["(2,4,3):(16,4,32)", "((2,3),(4,1)):((1,-2),(7,0))", "5:3"] {
+        let l: DynLayout = text.parse().unwrap();
+        let mut n = 0;
+        for_each_offset(&l, |k, off| {
+            assert_eq!(off, l.offset(k as i64), "{text} index {k}");
+            n += 1;
+        });
+        assert_eq!(n, l.size());
+    }
 }
