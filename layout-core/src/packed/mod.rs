@@ -731,6 +731,16 @@ impl PackedVec {
         let bits = self.format.bits as usize;
         if let Some(map) = repack_map(self.format, target, self.len)? {
             let mut out = PackedVec::zeroed(target, self.len)?;
+            let e = self.format.elements_per_word();
+            if self.format.word_bits == target.word_bits
+                && self.bytes.len() == out.bytes.len()
+                && let Some(perm) = word_permutation(&map, e)
+            {
+                // the algebra found a per-word permutation, the same in every word
+                let wb = self.format.word_bits as usize / 8;
+                permute_words(&self.bytes, &mut out.bytes, wb, self.format.bits, &perm);
+                return Ok(out);
+            }
             if out.bytes.len() * 8 / bits == map.size() as usize {
                 // `map` is a permutation of `0..padded_len`, the slots of both buffers; an
                 // odometer over its flat modes gives the source slot of each destination slot
@@ -827,25 +837,98 @@ pub fn repack_map(
     Ok(s.composition(&r).ok())
 }
 
-/// Call `f(k, L(k))` for every 1-D index `k` of `l` in order, updating the offset
-/// incrementally (an odometer over the flat modes) instead of dividing per index.
-fn for_each_offset(l: &DynLayout, mut f: impl FnMut(usize, i64)) {
-    let s = l.shape_leaves();
-    let d = l.stride_leaves();
-    let mut idx = [0i64; crate::MAX_LEAVES];
-    let mut off = 0i64;
-    for k in 0..l.size() as usize {
-        f(k, off);
-        for m in 0..s.len() {
-            // a valid `DynLayout` keeps every partial offset, so `(s - 1)·d`, in `i64`
-            if idx[m] + 1 < s[m] {
-                idx[m] += 1;
-                off += d[m];
-                break;
-            }
-            off -= (s[m] - 1) * d[m];
-            idx[m] = 0;
+/// When the slot permutation `map` keeps every word in place and permutes the `e` slots of each
+/// word identically, that permutation (`perm[k]` = source slot of destination slot `k` within a
+/// word), read off the algebra: `logical_divide(map, e:1)` must be `(tile, W:e)` with the tile's
+/// image inside `[0, e)`.
+fn word_permutation(map: &DynLayout, e: usize) -> Option<Vec<u32>> {
+    let e64 = i64::try_from(e).ok()?;
+    let z = map.logical_divide(&DynLayout::leaf(e64, 1).ok()?).ok()?;
+    let tile = z.mode(0).ok()?;
+    let rest = z.mode(1).ok()?.coalesce();
+    let words = map.size() / e64;
+    let rest_ok = if words == 1 {
+        rest.size() == 1
+    } else {
+        rest.shape_leaves() == [words] && rest.stride_leaves() == [e64]
+    };
+    if !rest_ok || tile.size() != e64 {
+        return None;
+    }
+    (0..e64)
+        .map(|k| {
+            let p = tile.offset(k);
+            (0..e64).contains(&p).then_some(p as u32)
+        })
+        .collect()
+}
+
+/// Apply one per-word slot permutation to every little-endian word of `word_bytes` bytes
+/// (1 or 4): destination slot `k` takes source slot `perm[k]`.
+fn permute_words(src: &[u8], dst: &mut [u8], word_bytes: usize, bits: u32, perm: &[u32]) {
+    let mask = (1u32 << bits) - 1;
+    for (sw, dw) in src
+        .chunks_exact(word_bytes)
+        .zip(dst.chunks_exact_mut(word_bytes))
+    {
+        let mut w = [0u8; 4];
+        w[..word_bytes].copy_from_slice(sw);
+        let x = u32::from_le_bytes(w);
+        let mut y = 0u32;
+        for (k, &p) in perm.iter().enumerate() {
+            y |= ((x >> (bits * p)) & mask) << (bits * k as u32);
         }
+        dw.copy_from_slice(&y.to_le_bytes()[..word_bytes]);
+    }
+}
+
+/// The offsets of a layout in 1-D index order, updated incrementally (an odometer over the
+/// flat modes) instead of dividing per index.
+struct Odometer<'a> {
+    s: &'a [i64],
+    d: &'a [i64],
+    idx: [i64; crate::MAX_LEAVES],
+    off: i64,
+}
+
+impl<'a> Odometer<'a> {
+    fn new(l: &'a DynLayout) -> Self {
+        Odometer {
+            s: l.shape_leaves(),
+            d: l.stride_leaves(),
+            idx: [0; crate::MAX_LEAVES],
+            off: 0,
+        }
+    }
+
+    /// The offset of the current index.
+    #[inline]
+    fn offset(&self) -> i64 {
+        self.off
+    }
+
+    /// Step to the next index (after the last one, back to index 0).
+    #[inline]
+    fn advance(&mut self) {
+        for m in 0..self.s.len() {
+            // a valid `DynLayout` keeps `(s - 1)·d` and every partial offset in `i64`
+            if self.idx[m] + 1 < self.s[m] {
+                self.idx[m] += 1;
+                self.off += self.d[m];
+                return;
+            }
+            self.off -= (self.s[m] - 1) * self.d[m];
+            self.idx[m] = 0;
+        }
+    }
+}
+
+/// Call `f(k, L(k))` for every 1-D index `k` of `l` in order.
+fn for_each_offset(l: &DynLayout, mut f: impl FnMut(usize, i64)) {
+    let mut o = Odometer::new(l);
+    for k in 0..l.size() as usize {
+        f(k, o.offset());
+        o.advance();
     }
 }
 

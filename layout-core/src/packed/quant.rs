@@ -1,6 +1,6 @@
 //! Group-wise quantisation metadata (AWQ/GPTQ scales and zero points) and dequantisation.
 
-use super::{PackedError, PackedVec};
+use super::{Odometer, PackedError, PackedVec};
 use crate::{DynLayout, DynTuple};
 use alloc::vec::Vec;
 
@@ -272,15 +272,22 @@ pub fn dequantize(
         });
     }
     let mut out = alloc::vec![0.0f32; k * n];
+    // one 1-D index `r + K·c` drives both layouts: two odometers in lockstep
+    let mut data = Odometer::new(&quant.data);
+    let mut meta = Odometer::new(&quant.meta);
+    let (wf, zf) = (weights.format, zeros.format);
     for c in 0..n {
         for r in 0..k {
-            let i = (r + k * c) as i64;
-            let d = quant.data.offset(i) as usize;
-            let m = quant.meta.offset(i) as usize;
-            let q = weights.get(d)?;
-            let z = zeros.get(m)?;
+            // checked above: data offsets in [0, weights.len()), meta offsets below
+            // groups·N = scales.len() = zeros.len()
+            let d = data.offset() as usize;
+            let m = meta.offset() as usize;
+            let q = weights.read_bits(wf.bit_offset(d));
+            let z = zeros.read_bits(zf.bit_offset(m));
             let zero = i32::from(z) + quant.zero_offset;
             out[r * n + c] = (i32::from(q) - zero) as f32 * scales[m];
+            data.advance();
+            meta.advance();
         }
     }
     Ok(out)

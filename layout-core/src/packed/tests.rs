@@ -343,3 +343,26 @@ fn odometer_matches_offset() {
         assert_eq!(n, l.size());
     }
 }
+
+#[test]
+fn word_permutation_from_the_algebra() {
+    let m = repack_map(PackedFormat::awq(), PackedFormat::gptq(), 64)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        word_permutation(&m, 8).unwrap(),
+        alloc::vec![0, 4, 1, 5, 2, 6, 3, 7]
+    );
+    let m = repack_map(PackedFormat::gptq(), PackedFormat::awq(), 8)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        word_permutation(&m, 8).unwrap(),
+        alloc::vec![0, 2, 4, 6, 1, 3, 5, 7]
+    );
+    // Q4_0 -> fp4x2 moves nibbles across bytes: no per-byte permutation
+    let m = repack_map(PackedFormat::q4_0(), PackedFormat::fp4x2(), 32)
+        .unwrap()
+        .unwrap();
+    assert_eq!(word_permutation(&m, 2), None);
+}
