@@ -864,21 +864,38 @@ fn word_permutation(map: &DynLayout, e: usize) -> Option<Vec<u32>> {
 }
 
 /// Apply one per-word slot permutation to every little-endian word of `word_bytes` bytes
-/// (1 or 4): destination slot `k` takes source slot `perm[k]`.
+/// (1 or 4): destination slot `k` takes source slot `perm[k]`. Dispatches to a loop with the
+/// word size and slot count as constants so the compiler can unroll it.
 fn permute_words(src: &[u8], dst: &mut [u8], word_bytes: usize, bits: u32, perm: &[u32]) {
-    let mask = (1u32 << bits) - 1;
-    for (sw, dw) in src
-        .chunks_exact(word_bytes)
-        .zip(dst.chunks_exact_mut(word_bytes))
-    {
-        let mut w = [0u8; 4];
-        w[..word_bytes].copy_from_slice(sw);
-        let x = u32::from_le_bytes(w);
-        let mut y = 0u32;
-        for (k, &p) in perm.iter().enumerate() {
-            y |= ((x >> (bits * p)) & mask) << (bits * k as u32);
+    #[inline(always)]
+    fn run(src: &[u8], dst: &mut [u8], wb: usize, bits: u32, perm: &[u32]) {
+        let mask = (1u32 << bits) - 1;
+        for (sw, dw) in src.chunks_exact(wb).zip(dst.chunks_exact_mut(wb)) {
+            let mut w = [0u8; 4];
+            w[..wb].copy_from_slice(sw);
+            let x = u32::from_le_bytes(w);
+            let mut y = 0u32;
+            for (k, &p) in perm.iter().enumerate() {
+                y |= ((x >> (bits * p)) & mask) << (bits * k as u32);
+            }
+            dw.copy_from_slice(&y.to_le_bytes()[..wb]);
         }
-        dw.copy_from_slice(&y.to_le_bytes()[..word_bytes]);
+    }
+    fn fixed<const WB: usize, const E: usize>(src: &[u8], dst: &mut [u8], bits: u32, p: &[u32]) {
+        let mut perm = [0u32; E];
+        perm.copy_from_slice(p);
+        run(src, dst, WB, bits, &perm);
+    }
+    // `perm.len()` is the number of slots per word: word bits / element bits
+    match (word_bytes, perm.len()) {
+        (4, 8) => fixed::<4, 8>(src, dst, bits, perm),
+        (4, 16) => fixed::<4, 16>(src, dst, bits, perm),
+        (4, 32) => fixed::<4, 32>(src, dst, bits, perm),
+        (1, 2) => fixed::<1, 2>(src, dst, bits, perm),
+        (1, 4) => fixed::<1, 4>(src, dst, bits, perm),
+        (1, 8) => fixed::<1, 8>(src, dst, bits, perm),
+        // every supported format is one of the above; the generic loop is still correct
+        _ => run(src, dst, word_bytes, bits, perm),
     }
 }
 
