@@ -713,9 +713,12 @@ impl PackedVec {
     ///
     /// The slot permutation comes from the algebra: with `S`, `D` the two
     /// [`slot_layouts`](PackedFormat::slot_layout), destination slot `k` takes source slot
-    /// `(S ∘ right_inverse(D))(k)` ([`repack_map`]). When the composition is refused (it is
-    /// exact only under its admissibility rule) the copy goes element by element through the
-    /// closed-form bit offsets instead; both give the same result.
+    /// `(S ∘ right_inverse(D))(k)` ([`repack_map`]). When both formats have one word width and
+    /// `logical_divide(map, E:1)` (`E` slots per word) is `(tile, W:E)` with the tile inside one
+    /// word, every word undergoes the same permutation and the copy runs word by word (AWQ ↔
+    /// GPTQ); otherwise slot by slot along the map. When the composition is refused (it is exact
+    /// only under its admissibility rule) the copy goes element by element through the
+    /// closed-form bit offsets ([`PackedVec::repack_by_offsets`]); all paths give one result.
     ///
     /// # Errors
     /// [`PackedError::WidthMismatch`] when the element widths differ.
