@@ -222,7 +222,8 @@ impl GroupQuant {
 ///
 /// # Errors
 /// [`PackedError::LayoutOutOfRange`] when the data layout reaches past `weights`;
-/// [`PackedError::BufferLength`] unless `scales` and `zeros` hold `groups · N` entries.
+/// [`PackedError::BufferLength`] unless `scales` and `zeros` hold `groups · N` entries;
+/// [`PackedError::Overflow`] when the `K · N` outputs cannot be allocated.
 ///
 /// ```
 /// use layout_core::packed::{GroupQuant, PackedFormat, PackedVec, dequantize};
@@ -271,7 +272,15 @@ pub fn dequantize(
             got: zeros.len(),
         });
     }
-    let mut out = alloc::vec![0.0f32; k * n];
+    // a layout with stride-0 modes can be far larger than its buffer: allocate fallibly
+    let total = k * n;
+    let mut out = Vec::new();
+    out.try_reserve_exact(total)
+        .map_err(|_| PackedError::Overflow {
+            op: OP,
+            what: "the output allocation",
+        })?;
+    out.resize(total, 0.0f32);
     // one 1-D index `r + K·c` drives both layouts: two odometers in lockstep
     let mut data = Odometer::new(&quant.data);
     let mut meta = Odometer::new(&quant.meta);

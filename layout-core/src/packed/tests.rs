@@ -324,6 +324,15 @@ fn dequantize_refuses_mismatched_buffers() {
         "packed dequantize: the data layout reaches element indices [0, 63] but the packed \
          vector has 56 elements"
     );
+    // a broadcast data layout far larger than memory: an error, not an allocation panic
+    let huge: DynLayout = "(576460752303423488,8):(0,1)".parse().unwrap();
+    let q = GroupQuant::new(huge, 1 << 59, 0).unwrap();
+    let w8 = PackedVec::zeroed(PackedFormat::awq(), 8).unwrap();
+    let z8 = PackedVec::zeroed(PackedFormat::awq(), 8).unwrap();
+    assert!(matches!(
+        dequantize(&w8, &[1.0; 8], &z8, &q),
+        Err(PackedError::Overflow { .. })
+    ));
     let d: DynLayout = "(2,2,2):(4,2,1)".parse().unwrap();
     assert!(matches!(
         GroupQuant::new(d, 1, 0),

@@ -19,6 +19,11 @@
 //! formats keep the entries and their order invariants; [`Csr::mul_vec`] and friends compute
 //! `y = A·x`.
 //!
+//! The raw parts are those of `sprs` (`CsMat::new((rows, cols), indptr, indices, data)` for
+//! CSR, `CsMat::new_csc` for CSC, both with sorted indices), so handing a matrix over is
+//! `indptr().to_vec()`, `indices().to_vec()`, `values().to_vec()`, and taking one back is
+//! [`Csr::try_new`] on its parts; this crate does not depend on `sprs`.
+//!
 //! ```
 //! use layout_core::sparse::{Coo, Csr};
 //! let dense = [1, 0, 2,
