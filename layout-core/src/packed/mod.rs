@@ -40,6 +40,8 @@ mod error;
 mod quant;
 
 pub use error::PackedError;
+#[cfg(test)]
+use quant::dequantize_with;
 pub use quant::{GroupQuant, dequantize};
 
 use crate::{DynLayout, LayoutError};

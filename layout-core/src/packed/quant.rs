@@ -242,6 +242,40 @@ pub fn dequantize(
     zeros: &PackedVec,
     quant: &GroupQuant,
 ) -> Result<Vec<f32>, PackedError> {
+    dequantize_with(weights, scales, zeros, quant, true)
+}
+
+/// A reader of packed values along a layout walked in 1-D order: either the layout gives bit
+/// offsets directly (the format's bit layout composed with the data layout) or element indices
+/// that go through the format's closed-form [`bit_offset`](super::PackedFormat::bit_offset).
+struct Reader<'a> {
+    od: Odometer<'a>,
+    bits_direct: bool,
+    v: &'a PackedVec,
+}
+
+impl Reader<'_> {
+    #[inline]
+    fn next(&mut self) -> u8 {
+        let off = self.od.offset() as usize;
+        let bit = if self.bits_direct {
+            off
+        } else {
+            self.v.format.bit_offset(off)
+        };
+        self.od.advance();
+        self.v.read_bits(bit)
+    }
+}
+
+/// `dequantize`, optionally without the composed bit layouts (tests pin both paths together).
+pub(super) fn dequantize_with(
+    weights: &PackedVec,
+    scales: &[f32],
+    zeros: &PackedVec,
+    quant: &GroupQuant,
+    compose: bool,
+) -> Result<Vec<f32>, PackedError> {
     const OP: &str = "dequantize";
     let (lo, hi) = quant.data.offset_range();
     if lo < 0 || hi >= weights.len() as i64 {
@@ -281,21 +315,38 @@ pub fn dequantize(
             what: "the output allocation",
         })?;
     out.resize(total, 0.0f32);
-    // one 1-D index `r + K·c` drives both layouts: two odometers in lockstep
-    let mut data = Odometer::new(&quant.data);
+    // One 1-D index `r + K·c` drives both layouts: odometers in lockstep. Where the algebra
+    // accepts it, each walks `bit_layout ∘ data` (resp. `∘ meta`), giving bit offsets directly.
+    let composed = |v: &PackedVec, l: &DynLayout| -> Option<DynLayout> {
+        if !compose {
+            return None;
+        }
+        let b = v.format.bit_layout(v.len()).ok()?;
+        let c = b.composition(l).ok()?;
+        (c.size() == l.size()).then_some(c)
+    };
+    let wl = composed(weights, &quant.data);
+    let zl = composed(zeros, &quant.meta);
+    let mut w = Reader {
+        od: Odometer::new(wl.as_ref().unwrap_or(&quant.data)),
+        bits_direct: wl.is_some(),
+        v: weights,
+    };
+    let mut z = Reader {
+        od: Odometer::new(zl.as_ref().unwrap_or(&quant.meta)),
+        bits_direct: zl.is_some(),
+        v: zeros,
+    };
     let mut meta = Odometer::new(&quant.meta);
-    let (wf, zf) = (weights.format, zeros.format);
     for c in 0..n {
         for r in 0..k {
             // checked above: data offsets in [0, weights.len()), meta offsets below
-            // groups·N = scales.len() = zeros.len()
-            let d = data.offset() as usize;
+            // groups·N = scales.len() = zeros.len() (and the composed layouts map them to the
+            // bits of those elements)
             let m = meta.offset() as usize;
-            let q = weights.read_bits(wf.bit_offset(d));
-            let z = zeros.read_bits(zf.bit_offset(m));
-            let zero = i32::from(z) + quant.zero_offset;
+            let q = w.next();
+            let zero = i32::from(z.next()) + quant.zero_offset;
             out[r * n + c] = (i32::from(q) - zero) as f32 * scales[m];
-            data.advance();
             meta.advance();
         }
     }

@@ -247,6 +247,25 @@ fn awq_pack(q: &[Vec<u8>]) -> Vec<u32> {
     out
 }
 
+/// The fast path is taken: both bit layouts compose with the data/metadata layouts, and the
+/// composition gives each element's bit offset.
+fn assert_composes(w: &PackedVec, z: &PackedVec, q: &GroupQuant) {
+    for (v, l) in [(w, q.data_layout()), (z, &q.meta_layout())] {
+        let c = v
+            .format()
+            .bit_layout(v.len())
+            .unwrap()
+            .composition(l)
+            .unwrap();
+        for i in 0..l.size() {
+            assert_eq!(
+                c.offset(i) as usize,
+                v.format().bit_offset(l.offset(i) as usize)
+            );
+        }
+    }
+}
+
 #[test]
 fn dequantize_awq_against_the_formula() {
     let (k, n, g) = (16usize, 16usize, 4usize);
@@ -261,6 +280,8 @@ fn dequantize_awq_against_the_formula() {
     let zp = PackedVec::from_words(PackedFormat::awq(), k / g * n, &awq_pack(&z)).unwrap();
     let quant = GroupQuant::awq(k as i64, n as i64, g as i64).unwrap();
     let out = dequantize(&w, &s, &zp, &quant).unwrap();
+    assert_eq!(out, dequantize_with(&w, &s, &zp, &quant, false).unwrap());
+    assert_composes(&w, &zp, &quant);
     for r in 0..k {
         for c in 0..n {
             let want = (f32::from(q[r][c]) - f32::from(z[r / g][c])) * s[(r / g) * n + c];
@@ -297,6 +318,8 @@ fn dequantize_gptq_against_the_formula() {
     let zp = PackedVec::from_words(PackedFormat::gptq(), k / g * n, &qz).unwrap();
     let quant = GroupQuant::gptq(k as i64, n as i64, g as i64).unwrap();
     let out = dequantize(&w, &s, &zp, &quant).unwrap();
+    assert_eq!(out, dequantize_with(&w, &s, &zp, &quant, false).unwrap());
+    assert_composes(&w, &zp, &quant);
     for r in 0..k {
         for c in 0..n {
             let want = (f32::from(q[r][c]) - f32::from(z[r / g][c])) * s[(r / g) * n + c];
@@ -374,4 +397,30 @@ fn word_permutation_from_the_algebra() {
         .unwrap()
         .unwrap();
     assert_eq!(word_permutation(&m, 2), None);
+}
+
+#[test]
+fn dequantize_odd_shapes_take_either_path_correctly() {
+    // N = 4 is not a whole AWQ word per row: the composition may be refused; results must
+    // still follow the formula, with and without the composed layouts
+    for (k, n, g) in [(4usize, 4usize, 2usize), (6, 12, 3), (2, 8, 1)] {
+        let q: Vec<u8> = (0..k * n).map(|i| (i * 7 % 16) as u8).collect();
+        let z: Vec<u8> = (0..k / g * n).map(|i| (i * 3 % 16) as u8).collect();
+        let s: Vec<f32> = (0..k / g * n).map(|i| (i + 1) as f32).collect();
+        for f in [PackedFormat::awq(), PackedFormat::gptq(), PackedFormat::q4_0()] {
+            let w = PackedVec::from_values(f, &q).unwrap();
+            let zp = PackedVec::from_values(f, &z).unwrap();
+            let quant = GroupQuant::awq(k as i64, n as i64, g as i64).unwrap();
+            for compose in [true, false] {
+                let out = dequantize_with(&w, &s, &zp, &quant, compose).unwrap();
+                for r in 0..k {
+                    for c in 0..n {
+                        let m = (r / g) * n + c;
+                        let want = (f32::from(q[r * n + c]) - f32::from(z[m])) * s[m];
+                        assert_eq!(out[r * n + c], want, "{f:?} ({r},{c}) compose {compose}");
+                    }
+                }
+            }
+        }
+    }
 }
