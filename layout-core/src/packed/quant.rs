@@ -218,7 +218,7 @@ impl GroupQuant {
 /// Dequantise a grouped 4-bit (or 1-/2-bit) weight matrix into row-major `K × N` `f32`:
 /// `w[k][n] = (q(k,n) − (z(k,n) + zero_offset)) · s(k,n)`, with `q` read from `weights` at the
 /// data layout's index and `s`, `z` from `scales` and `zeros` at the metadata layout's index
-/// (one index `k + K·n` drives both layouts).
+/// (one index drives both layouts, walked in the output's row-major order).
 ///
 /// # Errors
 /// [`PackedError::LayoutOutOfRange`] when the data layout reaches past `weights`;
@@ -315,8 +315,12 @@ pub(super) fn dequantize_with(
             what: "the output allocation",
         })?;
     out.resize(total, 0.0f32);
-    // One 1-D index `r + K·c` drives both layouts: odometers in lockstep. Where the algebra
-    // accepts it, each walks `bit_layout ∘ data` (resp. `∘ meta`), giving bit offsets directly.
+    // One 1-D index drives both layouts: odometers in lockstep. The layouts are walked with
+    // their modes swapped, `(N, K)`, so the index `c + N·r` runs in the output's row-major
+    // order. Where the algebra accepts it, each walks `bit_layout ∘ data` (resp. `∘ meta`),
+    // giving bit offsets directly.
+    let swap = |l: &DynLayout| l.select(&[1, 0]).map_err(PackedError::Layout);
+    let (data_t, meta_t) = (swap(&quant.data)?, swap(&quant.meta)?);
     let composed = |v: &PackedVec, l: &DynLayout| -> Option<DynLayout> {
         if !compose {
             return None;
@@ -325,30 +329,28 @@ pub(super) fn dequantize_with(
         let c = b.composition(l).ok()?;
         (c.size() == l.size()).then_some(c)
     };
-    let wl = composed(weights, &quant.data);
-    let zl = composed(zeros, &quant.meta);
+    let wl = composed(weights, &data_t);
+    let zl = composed(zeros, &meta_t);
     let mut w = Reader {
-        od: Odometer::new(wl.as_ref().unwrap_or(&quant.data)),
+        od: Odometer::new(wl.as_ref().unwrap_or(&data_t)),
         bits_direct: wl.is_some(),
         v: weights,
     };
     let mut z = Reader {
-        od: Odometer::new(zl.as_ref().unwrap_or(&quant.meta)),
+        od: Odometer::new(zl.as_ref().unwrap_or(&meta_t)),
         bits_direct: zl.is_some(),
         v: zeros,
     };
-    let mut meta = Odometer::new(&quant.meta);
-    for c in 0..n {
-        for r in 0..k {
-            // checked above: data offsets in [0, weights.len()), meta offsets below
-            // groups·N = scales.len() = zeros.len() (and the composed layouts map them to the
-            // bits of those elements)
-            let m = meta.offset() as usize;
-            let q = w.next();
-            let zero = i32::from(z.next()) + quant.zero_offset;
-            out[r * n + c] = (i32::from(q) - zero) as f32 * scales[m];
-            meta.advance();
-        }
+    let mut meta = Odometer::new(&meta_t);
+    // checked above: data offsets in [0, weights.len()), meta offsets below
+    // groups·N = scales.len() = zeros.len() (and the composed layouts map them to the bits of
+    // those elements)
+    for o in out.iter_mut() {
+        let m = meta.offset() as usize;
+        let q = w.next();
+        let zero = i32::from(z.next()) + quant.zero_offset;
+        *o = (i32::from(q) - zero) as f32 * scales[m];
+        meta.advance();
     }
     Ok(out)
 }

@@ -251,6 +251,8 @@ fn awq_pack(q: &[Vec<u8>]) -> Vec<u32> {
 /// composition gives each element's bit offset.
 fn assert_composes(w: &PackedVec, z: &PackedVec, q: &GroupQuant) {
     for (v, l) in [(w, q.data_layout()), (z, &q.meta_layout())] {
+        // `dequantize` walks the layouts with their modes swapped (row-major output order)
+        let l = &l.select(&[1, 0]).unwrap();
         let c = v
             .format()
             .bit_layout(v.len())
@@ -407,7 +409,11 @@ fn dequantize_odd_shapes_take_either_path_correctly() {
         let q: Vec<u8> = (0..k * n).map(|i| (i * 7 % 16) as u8).collect();
         let z: Vec<u8> = (0..k / g * n).map(|i| (i * 3 % 16) as u8).collect();
         let s: Vec<f32> = (0..k / g * n).map(|i| (i + 1) as f32).collect();
-        for f in [PackedFormat::awq(), PackedFormat::gptq(), PackedFormat::q4_0()] {
+        for f in [
+            PackedFormat::awq(),
+            PackedFormat::gptq(),
+            PackedFormat::q4_0(),
+        ] {
             let w = PackedVec::from_values(f, &q).unwrap();
             let zp = PackedVec::from_values(f, &z).unwrap();
             let quant = GroupQuant::awq(k as i64, n as i64, g as i64).unwrap();
