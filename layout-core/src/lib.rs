@@ -46,7 +46,11 @@ mod int_tuple;
 mod layout;
 mod mode_access;
 pub mod named;
+#[cfg(feature = "alloc")]
+pub mod packed;
 mod parse;
+#[cfg(feature = "alloc")]
+pub mod sparse;
 #[cfg(feature = "alloc")]
 pub mod svg;
 pub mod swizzle;
