@@ -123,6 +123,7 @@ mod composition;
 mod divide;
 mod inverse;
 mod modes;
+pub mod ops;
 mod product;
 mod slice;
 pub mod statics;

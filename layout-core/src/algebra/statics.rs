@@ -38,9 +38,16 @@
 
 use crate::tuple::write_profiled;
 use crate::{AnyLayout, DynLayout, DynTuple, Int, IntTuple, LayoutError, StaticLayout};
+use super::ops::{Arg, Op};
 use crate::{Tile, TileMode};
 use core::fmt;
 use core::marker::PhantomData;
+
+/// Evaluate a table entry ([`ops`](super::ops)) in a const: the static types read the same table
+/// as the macro and the calculator.
+const fn table(op: Op, args: &[Arg]) -> Result<DynLayout, LayoutError> {
+    super::ops::apply_layout(op, args)
+}
 
 /// Unwrap an algebra result in a const, or fail compilation with the rule's name.
 const fn ok(r: Result<DynLayout, LayoutError>) -> DynLayout {
@@ -190,30 +197,30 @@ macro_rules! zst {
 
 zst! {
     /// `coalesce(L)` ([`DynLayout::coalesce`]).
-    Coalesce [L: StaticLayout] [L] (L) => Ok(L::LAYOUT.coalesce())
+    Coalesce [L: StaticLayout] [L] (L) => table(Op::Coalesce, &[Arg::Layout(L::LAYOUT)])
 }
 zst! {
     /// `coalesce(L, P)` by mode with the static profile `P` ([`DynLayout::coalesce_by_mode`]).
     CoalesceByMode [L: StaticLayout, P: IntTuple] [L, P] (L, P) =>
-        L::LAYOUT.coalesce_by_mode(&static_tuple::<P>())
+        table(Op::CoalesceByMode, &[Arg::Layout(L::LAYOUT), Arg::Shape(static_tuple::<P>())])
 }
 zst! {
     /// `filter_zeros(L)` ([`DynLayout::filter_zeros`]).
-    FilterZeros [L: StaticLayout] [L] (L) => Ok(L::LAYOUT.filter_zeros())
+    FilterZeros [L: StaticLayout] [L] (L) => table(Op::FilterZeros, &[Arg::Layout(L::LAYOUT)])
 }
 zst! {
     /// `filter(L)` ([`DynLayout::filter`]).
-    Filter [L: StaticLayout] [L] (L) => Ok(L::LAYOUT.filter())
+    Filter [L: StaticLayout] [L] (L) => table(Op::Filter, &[Arg::Layout(L::LAYOUT)])
 }
 zst! {
     /// `composition(A, B)` with a 1-D layout `B` ([`DynLayout::composition`]).
     Composition [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.composition(&B::LAYOUT)
+        table(Op::Composition, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `composition(A, T)` with a by-mode tiler ([`DynLayout::composition_by_mode`]).
     CompositionByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.composition_by_mode(&T::TILE)
+        table(Op::Composition, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `composition(A, S)` with a static integer or shape ([`DynLayout::composition_shape`]).
@@ -222,131 +229,131 @@ zst! {
 }
 zst! {
     /// `complement(L, M)` ([`DynLayout::complement`]).
-    Complement [L: StaticLayout, const M: i64] [L, M] (L) => L::LAYOUT.complement(M)
+    Complement [L: StaticLayout, const M: i64] [L, M] (L) => table(Op::Complement, &[Arg::Layout(L::LAYOUT), Arg::Shape(DynTuple::leaf(M))])
 }
 zst! {
     /// `complement(L, S)` with a static shape cotarget ([`DynLayout::complement_shape`]).
     ComplementShape [L: StaticLayout, S: IntTuple] [L, S] (L, S) =>
-        L::LAYOUT.complement_shape(&static_tuple::<S>())
+        table(Op::Complement, &[Arg::Layout(L::LAYOUT), Arg::Shape(static_tuple::<S>())])
 }
 zst! {
     /// `complement(L)` ([`DynLayout::complement_cosize`]).
-    ComplementCosize [L: StaticLayout] [L] (L) => L::LAYOUT.complement_cosize()
+    ComplementCosize [L: StaticLayout] [L] (L) => table(Op::ComplementCosize, &[Arg::Layout(L::LAYOUT)])
 }
 zst! {
     /// `right_inverse(L)` ([`DynLayout::right_inverse`]).
-    RightInverse [L: StaticLayout] [L] (L) => Ok(L::LAYOUT.right_inverse())
+    RightInverse [L: StaticLayout] [L] (L) => table(Op::RightInverse, &[Arg::Layout(L::LAYOUT)])
 }
 zst! {
     /// `left_inverse(L)` ([`DynLayout::left_inverse`]).
-    LeftInverse [L: StaticLayout] [L] (L) => L::LAYOUT.left_inverse()
+    LeftInverse [L: StaticLayout] [L] (L) => table(Op::LeftInverse, &[Arg::Layout(L::LAYOUT)])
 }
 zst! {
     /// `logical_divide(A, B)`, 1-D tiler ([`DynLayout::logical_divide`]).
     LogicalDivide [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.logical_divide(&B::LAYOUT)
+        table(Op::LogicalDivide, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `logical_divide(A, T)`, by-mode tiler ([`DynLayout::logical_divide_by_mode`]).
     LogicalDivideByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.logical_divide_by_mode(&T::TILE)
+        table(Op::LogicalDivide, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `zipped_divide(A, B)`, 1-D tiler ([`DynLayout::zipped_divide`]).
     ZippedDivide [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.zipped_divide(&B::LAYOUT)
+        table(Op::ZippedDivide, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `zipped_divide(A, T)`, by-mode tiler ([`DynLayout::zipped_divide_by_mode`]).
     ZippedDivideByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.zipped_divide_by_mode(&T::TILE)
+        table(Op::ZippedDivide, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `tiled_divide(A, B)`, 1-D tiler ([`DynLayout::tiled_divide`]).
     TiledDivide [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.tiled_divide(&B::LAYOUT)
+        table(Op::TiledDivide, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `tiled_divide(A, T)`, by-mode tiler ([`DynLayout::tiled_divide_by_mode`]).
     TiledDivideByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.tiled_divide_by_mode(&T::TILE)
+        table(Op::TiledDivide, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `flat_divide(A, B)`, 1-D tiler ([`DynLayout::flat_divide`]).
     FlatDivide [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.flat_divide(&B::LAYOUT)
+        table(Op::FlatDivide, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `flat_divide(A, T)`, by-mode tiler ([`DynLayout::flat_divide_by_mode`]).
     FlatDivideByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.flat_divide_by_mode(&T::TILE)
+        table(Op::FlatDivide, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `logical_product(A, B)`, 1-D tiler ([`DynLayout::logical_product`]).
     LogicalProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.logical_product(&B::LAYOUT)
+        table(Op::LogicalProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `logical_product(A, T)`, by-mode tiler ([`DynLayout::logical_product_by_mode`]).
     LogicalProductByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.logical_product_by_mode(&T::TILE)
+        table(Op::LogicalProduct, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `zipped_product(A, B)`, 1-D tiler ([`DynLayout::zipped_product`]).
     ZippedProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.zipped_product(&B::LAYOUT)
+        table(Op::ZippedProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `zipped_product(A, T)`, by-mode tiler ([`DynLayout::zipped_product_by_mode`]).
     ZippedProductByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.zipped_product_by_mode(&T::TILE)
+        table(Op::ZippedProduct, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `tiled_product(A, B)`, 1-D tiler ([`DynLayout::tiled_product`]).
     TiledProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.tiled_product(&B::LAYOUT)
+        table(Op::TiledProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `tiled_product(A, T)`, by-mode tiler ([`DynLayout::tiled_product_by_mode`]).
     TiledProductByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.tiled_product_by_mode(&T::TILE)
+        table(Op::TiledProduct, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `flat_product(A, B)`, 1-D tiler ([`DynLayout::flat_product`]).
     FlatProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.flat_product(&B::LAYOUT)
+        table(Op::FlatProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `flat_product(A, T)`, by-mode tiler ([`DynLayout::flat_product_by_mode`]).
     FlatProductByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.flat_product_by_mode(&T::TILE)
+        table(Op::FlatProduct, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `blocked_product(A, B)` ([`DynLayout::blocked_product`]).
     BlockedProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.blocked_product(&B::LAYOUT)
+        table(Op::BlockedProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `raked_product(A, B)` ([`DynLayout::raked_product`]).
     RakedProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.raked_product(&B::LAYOUT)
+        table(Op::RakedProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `max_common_layout(A, B)` ([`DynLayout::max_common_layout`]).
     MaxCommonLayout [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        Ok(A::LAYOUT.max_common_layout(&B::LAYOUT))
+        table(Op::MaxCommonLayout, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `nullspace(L)` ([`DynLayout::nullspace`]).
-    Nullspace [L: StaticLayout] [L] (L) => Ok(L::LAYOUT.nullspace())
+    Nullspace [L: StaticLayout] [L] (L) => table(Op::Nullspace, &[Arg::Layout(L::LAYOUT)])
 }
 zst! {
     /// `upcast<N>(L)` ([`DynLayout::upcast`]).
-    Upcast [L: StaticLayout, const N: i64] [L, N] (L) => L::LAYOUT.upcast(N)
+    Upcast [L: StaticLayout, const N: i64] [L, N] (L) => table(Op::Upcast, &[Arg::Layout(L::LAYOUT), Arg::Shape(DynTuple::leaf(N))])
 }
 zst! {
     /// `downcast<N>(L)` ([`DynLayout::downcast`]).
-    Downcast [L: StaticLayout, const N: i64] [L, N] (L) => L::LAYOUT.downcast(N)
+    Downcast [L: StaticLayout, const N: i64] [L, N] (L) => table(Op::Downcast, &[Arg::Layout(L::LAYOUT), Arg::Shape(DynTuple::leaf(N))])
 }
 zst! {
     /// `recast_layout` from `OLD`-bit to `NEW`-bit elements ([`DynLayout::recast_layout`]).
