@@ -66,5 +66,6 @@ pub use tuple::{DynTuple, MAX_LEAVES, MAX_TOKENS, Profile};
 
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::algebra::ops;
     pub use crate::int_tuple::{tuple_leaf_values, tuple_profile};
 }
