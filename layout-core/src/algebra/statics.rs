@@ -559,3 +559,53 @@ pub fn downcast<L: StaticLayout, const N: i64>(l: L) -> Downcast<L, N> {
     let _ = l;
     make()
 }
+
+/// `max_common_vector(A, B)` of static layouts: a zero-sized static integer
+/// ([`DynLayout::max_common_vector`], evaluated through the table of operations).
+///
+/// ```
+/// use layout_core::algebra::statics::{self, MaxCommonVector};
+/// use layout_core::{Int, Layout};
+/// let a = Layout::new((Int::<4>, Int::<8>), (Int::<1>, Int::<4>));
+/// let b = Layout::new((Int::<4>, Int::<8>), (Int::<1>, Int::<8>));
+/// assert_eq!(statics::max_common_vector(a, b).get(), 4);
+/// assert_eq!(MaxCommonVector::<Layout<(Int<4>, Int<8>), (Int<1>, Int<4>)>, Layout<(Int<4>, Int<8>), (Int<1>, Int<8>)>>::VALUE, 4);
+/// ```
+pub struct MaxCommonVector<A, B>(PhantomData<(A, B)>);
+
+impl<A: StaticLayout, B: StaticLayout> MaxCommonVector<A, B> {
+    /// The value, computed at compile time.
+    pub const VALUE: i64 = match super::ops::apply_int(
+        Op::MaxCommonVector,
+        &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)],
+    ) {
+        Ok(v) => v,
+        Err(e) => panic!("{}", e.rule()),
+    };
+
+    /// The value.
+    #[inline(always)]
+    pub const fn get(&self) -> i64 {
+        Self::VALUE
+    }
+}
+
+impl<A, B> Clone for MaxCommonVector<A, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<A, B> Copy for MaxCommonVector<A, B> {}
+impl<A, B> fmt::Debug for MaxCommonVector<A, B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("MaxCommonVector")
+    }
+}
+
+/// `max_common_vector(A, B)` of static layouts.
+#[inline(always)]
+pub fn max_common_vector<A: StaticLayout, B: StaticLayout>(a: A, b: B) -> MaxCommonVector<A, B> {
+    let _ = (a, b);
+    let _ = MaxCommonVector::<A, B>::VALUE;
+    MaxCommonVector(PhantomData)
+}
