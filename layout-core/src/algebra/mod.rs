@@ -116,6 +116,7 @@
 //! | `upcast` | C++ (`ceil_div` of extents), but the divisibility assertion is checked for every value | |
 //! | size-1 leaves of a composition | `1:0` | strides of extent-1 modes are meaningless |
 
+mod any;
 mod cast;
 mod coalesce;
 mod complement;
@@ -130,5 +131,6 @@ pub mod statics;
 mod tiler;
 mod vector;
 
+pub use any::{Algebra, TilerArg};
 pub use slice::SliceCoord;
 pub use tiler::{MAX_TILE_MODES, Tile, TileMode};
