@@ -415,6 +415,7 @@ fn coord(c: &mut Cursor<'_>) -> Result<SliceCoord, LayoutError> {
         if c.eat(b')') {
             return SliceCoord::tuple(&[]);
         }
+        c.enter()?;
         loop {
             if n == MAX_LEAVES {
                 return Err(LayoutError::TooManyLeaves {
@@ -427,6 +428,7 @@ fn coord(c: &mut Cursor<'_>) -> Result<SliceCoord, LayoutError> {
                 continue;
             }
             if c.eat(b')') {
+                c.depth -= 1;
                 return SliceCoord::tuple(&kids[..n]);
             }
             return Err(c.err("`,` or `)`"));
