@@ -4,7 +4,8 @@
 //! dynamic leaf or a const generic, the call cannot be evaluated at expansion time. Like CuTe,
 //! it is then evaluated at run time: every argument is built by the ordinary `layout!`
 //! expansion (its static parts still checked at compile time), converted with `.to_dyn()?`,
-//! and the same [`DynLayout`](layout_core::DynLayout) method the static path uses is called.
+//! and the same entry of layout-core's table of operations (`algebra::ops`) the static path
+//! evaluates is called; its argument kinds are checked at expansion time by the table's rules.
 //! The argument expressions are evaluated once, in order, outside the closure that runs the
 //! fallible part, so `?` and `return` in a user's leaf keep their meaning. The whole call is a
 //! `Result<DynLayout, LayoutError>` (`Result<i64, LayoutError>` for `max_common_vector`).

@@ -19,8 +19,9 @@
 //! here). 1-D tilers are static layouts; by-mode tilers are tuples of [`StaticTileMode`]s
 //! (a static layout, [`Int<N>`] meaning `N:1`, or [`Underscore`]) implementing [`StaticTile`];
 //! integer cotargets and cast factors are const generics; shape cotargets are static
-//! [`IntTuple`]s. Mixed static/dynamic layouts are not static: call `to_dyn()` and the
-//! [`DynLayout`] methods; their results are run-time values.
+//! [`IntTuple`]s. Mixed static/dynamic layouts are not static: the
+//! [`Algebra`](super::Algebra) trait gives the same operations on them, as run-time values.
+//! Every `LAYOUT` here is computed by an entry of the table of operations ([`ops`](super::ops)).
 //!
 //! ```
 //! use layout_core::algebra::statics::{self, Composition};
