@@ -5,7 +5,7 @@
 //! exhaustive `match` over `Op`: a new table entry does not compile until it has its case here.
 //! Where CuTe's documentation gives the result, it is checked too (independent numbers).
 
-use layout::algebra::ops::{Arg, Op, Value};
+use layout::algebra::ops::{Arg, Op, OpError, Value};
 use layout::algebra::statics::{self, Underscore};
 use layout::{DynLayout, DynTuple, Int, LayoutError, StaticLayout, layout};
 
@@ -250,9 +250,7 @@ fn case(op: Op) -> Case {
         Op::MaxCommonVector => Case {
             calc: "max_common_vector((4,8):(1,4), (4,8):(1,8))",
             args: vec![l("(4,8):(1,4)"), l("(4,8):(1,8)")],
-            macro_static: Value::Int(
-                layout!(max_common_vector((4,8):(1,4), (4,8):(1,8))).get(),
-            ),
+            macro_static: Value::Int(layout!(max_common_vector((4,8):(1,4), (4,8):(1,8))).get()),
             macro_dynamic: layout!(max_common_vector((4,8):(1,n4), (4,8):(1,8))).map(Value::Int),
             statics: Value::Int(
                 statics::max_common_vector(layout!((4,8):(1,4)), layout!((4,8):(1,8))).get(),
@@ -319,10 +317,13 @@ fn every_table_entry_agrees_through_all_four_front_ends() {
 fn a_bare_shape_tiler_is_refused_by_every_front_end() {
     // the table
     let a = l("(12,32):(1,12)");
-    for op in Op::ALL.iter().filter(|op| op.kinds().get(1) == Some(&layout::algebra::ops::Kind::Tiler)) {
+    for op in Op::ALL
+        .iter()
+        .filter(|op| op.kinds().get(1) == Some(&layout::algebra::ops::Kind::Tiler))
+    {
         assert_eq!(
             op.apply(&[a, sh("(4,8)")]),
-            Err(layout::algebra::ops::OpError::BareShapeTiler { index: 1 }),
+            Err(OpError::BareShapeTiler { index: 1 }),
             "{op:?}"
         );
         // an integer is the 1-D tiler N:1
@@ -338,13 +339,58 @@ fn a_bare_shape_tiler_is_refused_by_every_front_end() {
             "logical_product((2,2):(1,2), (3,4))",
             "error: argument 2 of `logical_product`: a bare shape (3,4) is ambiguous as a tiler; write `[3,4]` for a by-mode tiler or `(3,4):(1,3)` for a 1-D layout",
         ),
-        ("zipped_divide((12,32):(1,12), [4,8])", "((4,8),(3,4)):((1,12),(4,96))"),
-        ("zipped_divide((12,32):(1,12), (4,8):(1,4))", "((4,8),12):((1,4),32)"),
+        (
+            "zipped_divide((12,32):(1,12), [4,8])",
+            "((4,8),(3,4)):((1,12),(4,96))",
+        ),
+        (
+            "zipped_divide((12,32):(1,12), (4,8):(1,4))",
+            "((4,8),12):((1,4),32)",
+        ),
     ]);
     // CuTe's two readings, each written unambiguously, through the macro
-    let by_mode: DynLayout = layout!(zipped_divide((12,32):(1,12), [4,8])).to_dyn().unwrap();
-    let one_d: DynLayout = layout!(zipped_divide((12,32):(1,12), (4,8):(1,4))).to_dyn().unwrap();
+    let by_mode: DynLayout = layout!(zipped_divide((12,32):(1,12), [4,8]))
+        .to_dyn()
+        .unwrap();
+    let one_d: DynLayout = layout!(zipped_divide((12,32):(1,12), (4,8):(1,4)))
+        .to_dyn()
+        .unwrap();
     assert_eq!(by_mode.to_string(), "((4,8),(3,4)):((1,12),(4,96))");
     assert_eq!(one_d.to_string(), "((4,8),12):((1,4),32)");
     let _ = DynTuple::leaf(0);
+}
+
+/// `Algebra` (any layout value) evaluates the same table entries: a typed mixed layout, a
+/// typed static one and a static result give the table's answer with no `.to_dyn()?`.
+#[test]
+fn algebra_on_any_layout_value_is_the_table() {
+    use layout::Algebra;
+    use layout::Tile;
+    let n = std::hint::black_box(32i64);
+    let mixed = layout!((12, n) : (1, 12));
+    let stat = layout!((12, 32) : (1, 12));
+    let tile: Tile = "[4,8]".parse().unwrap();
+    let want = Op::ZippedDivide
+        .apply(&[l("(12,32):(1,12)"), tl("[4,8]")])
+        .unwrap();
+    assert_eq!(mixed.zipped_divide(tile).map(Value::Layout), Ok(want));
+    assert_eq!(stat.zipped_divide(tile).map(Value::Layout), Ok(want));
+    let one_d = layout!((4, 8) : (1, 4));
+    let want = Op::LogicalDivide
+        .apply(&[l("(12,32):(1,12)"), l("(4,8):(1,4)")])
+        .unwrap();
+    assert_eq!(mixed.logical_divide(one_d).map(Value::Layout), Ok(want));
+    // a static result is a layout value too
+    let c = statics::composition(layout!((6,2):(8,2)), layout!((4,3):(3,1)));
+    assert_eq!(
+        c.coalesce().map(|r| r.to_string()),
+        Ok("(2,2,3):(24,2,8)".to_string())
+    );
+    assert_eq!(
+        Algebra::complement(&layout!((n, 2) : (1, n)), 64)
+            .map(Value::Layout)
+            .map_err(OpError::Refused),
+        Op::Complement.apply(&[l("(32,2):(1,32)"), sh("64")])
+    );
+    assert_eq!(mixed.max_common_vector(&stat), Ok(n * 12));
 }

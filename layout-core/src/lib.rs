@@ -52,7 +52,7 @@ mod tuple;
 
 pub mod tensor;
 
-pub use algebra::{MAX_TILE_MODES, SliceCoord, Tile, TileMode};
+pub use algebra::{Algebra, MAX_TILE_MODES, SliceCoord, Tile, TileMode};
 pub use dyn_layout::DynLayout;
 pub use error::{CompositionRule, LayoutError};
 pub use int::{Int, Integer, ToDynInt};

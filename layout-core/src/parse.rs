@@ -190,6 +190,9 @@ mod tests {
         assert!(std::format!("[{deep}]").parse::<crate::Tile>().is_err());
         assert!(deep.parse::<crate::SliceCoord>().is_err());
         // nesting a value can hold still parses
-        assert_eq!("((((8))))".parse::<DynTuple>().unwrap().to_string(), "((((8))))");
+        assert_eq!(
+            "((((8))))".parse::<DynTuple>().unwrap().to_string(),
+            "((((8))))"
+        );
     }
 }

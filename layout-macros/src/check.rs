@@ -7,8 +7,8 @@
 //! layout and one typo does not cascade into errors at every later use.
 
 use crate::eval::{self, AlgArg, AlgError, AlgValue, CompactStride, Tree, Val};
-use layout_core::algebra::ops::TilerHint;
 use crate::parse::{Arg, Call, Input, Leaf, LeafKind, Mode, Node, ORDER_KEYWORDS, Order, Stride};
+use layout_core::algebra::ops::TilerHint;
 use layout_core::{DynLayout, DynTuple, LayoutError, MAX_LEAVES, MAX_TOKENS, Tile, TileMode};
 
 /// The most modes of one tuple (the typed tuples implement arity 1 to 8).

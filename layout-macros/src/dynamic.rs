@@ -139,7 +139,10 @@ fn call_code(call: Call, code: &mut Code) -> syn::Result<(Ident, bool)> {
                                 quote!(::layout::__private::ops::Arg::Shape(::layout::DynTuple::leaf(#res))),
                             )
                         } else {
-                            (Class::Layout, quote!(::layout::__private::ops::Arg::Layout(#res)))
+                            (
+                                Class::Layout,
+                                quote!(::layout::__private::ops::Arg::Layout(#res)),
+                            )
                         };
                         code.inner.push(quote!(let #value = #arg;));
                         args.push(RtArg { class, value });

@@ -130,8 +130,8 @@ pub fn leaf_vals(tree: &Tree, out: &mut Vec<Val>) {
     }
 }
 
-pub use layout_core::algebra::ops::{Arg as AlgArg, OpError as AlgError, Value as AlgValue};
 use layout_core::algebra::ops::Op;
+pub use layout_core::algebra::ops::{Arg as AlgArg, OpError as AlgError, Value as AlgValue};
 
 /// The forms the operation `op` accepts, for messages (from the table).
 pub fn forms(op: &str) -> &'static str {

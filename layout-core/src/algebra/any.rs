@@ -166,7 +166,10 @@ pub trait Algebra: AnyLayout {
     fn complement(&self, m: i64) -> Result<DynLayout, LayoutError> {
         run(
             Op::Complement,
-            &[Arg::Layout(self.to_dyn_layout()?), Arg::Shape(DynTuple::leaf(m))],
+            &[
+                Arg::Layout(self.to_dyn_layout()?),
+                Arg::Shape(DynTuple::leaf(m)),
+            ],
         )
     }
 
@@ -188,7 +191,10 @@ pub trait Algebra: AnyLayout {
     fn upcast(&self, n: i64) -> Result<DynLayout, LayoutError> {
         run(
             Op::Upcast,
-            &[Arg::Layout(self.to_dyn_layout()?), Arg::Shape(DynTuple::leaf(n))],
+            &[
+                Arg::Layout(self.to_dyn_layout()?),
+                Arg::Shape(DynTuple::leaf(n)),
+            ],
         )
     }
 
@@ -199,7 +205,10 @@ pub trait Algebra: AnyLayout {
     fn downcast(&self, n: i64) -> Result<DynLayout, LayoutError> {
         run(
             Op::Downcast,
-            &[Arg::Layout(self.to_dyn_layout()?), Arg::Shape(DynTuple::leaf(n))],
+            &[
+                Arg::Layout(self.to_dyn_layout()?),
+                Arg::Shape(DynTuple::leaf(n)),
+            ],
         )
     }
 

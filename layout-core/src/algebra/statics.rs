@@ -37,9 +37,9 @@
 //! assert_eq!(Composition::<A, B>::LAYOUT, a.composition(&b).unwrap());
 //! ```
 
+use super::ops::{Arg, Op};
 use crate::tuple::write_profiled;
 use crate::{AnyLayout, DynLayout, DynTuple, Int, IntTuple, LayoutError, StaticLayout};
-use super::ops::{Arg, Op};
 use crate::{Tile, TileMode};
 use core::fmt;
 use core::marker::PhantomData;

@@ -3,10 +3,10 @@
 //! after `error: `.
 
 use super::parse::{Term, echo};
-use std::str::FromStr;
 use layout::{
     AnyLayout, DynLayout, DynTuple, LayoutError, LayoutTable, SliceCoord, Swizzle, SwizzledLayout,
 };
+use std::str::FromStr;
 
 /// The most elements `offsets` lists and the most cells `print_layout` draws.
 pub const MAX_PRINTED: i64 = 1 << 16;
@@ -101,16 +101,18 @@ pub fn tuple(t: &Term) -> Res<DynTuple> {
     match t {
         Term::Text(s, at) => {
             if s.starts_with('[') {
-                return Err("expected an integer or a tuple of integers, found a tiler `[…]`".into());
+                return Err(
+                    "expected an integer or a tuple of integers, found a tiler `[…]`".into(),
+                );
             }
             match read::<DynTuple>(s, *at) {
                 Ok(v) => Ok(v),
                 Err(_) if s.parse::<DynLayout>().is_ok() => {
                     Err("expected an integer or a tuple of integers, found a layout".into())
                 }
-                Err(_) if s.parse::<SliceCoord>().is_ok() => {
-                    Err("`_` is not allowed here: expected an integer or a tuple of integers".into())
-                }
+                Err(_) if s.parse::<SliceCoord>().is_ok() => Err(
+                    "`_` is not allowed here: expected an integer or a tuple of integers".into(),
+                ),
                 Err(e) => Err(e),
             }
         }
@@ -118,7 +120,10 @@ pub fn tuple(t: &Term) -> Res<DynTuple> {
             Value::Int(v) => Ok(DynTuple::leaf(v)),
             Value::Tuple(t) => Ok(t),
             Value::Layout(AnyL::Plain(l)) => Ok(l.shape()),
-            _ => Err(format!("`{}(…)` does not give an integer tuple", echo(name))),
+            _ => Err(format!(
+                "`{}(…)` does not give an integer tuple",
+                echo(name)
+            )),
         },
         Term::Swizzled { .. } => {
             Err("expected an integer or a tuple of integers, found a layout".into())

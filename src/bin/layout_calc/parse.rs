@@ -285,7 +285,10 @@ mod tests {
         use Term::*;
         assert_eq!(parse_line("8").unwrap(), text("8", 0));
         assert_eq!(parse_line(" _8").unwrap(), text("_8", 1));
-        assert_eq!(parse_line("(2,_3):(1,-2)").unwrap(), text("(2,_3):(1,-2)", 0));
+        assert_eq!(
+            parse_line("(2,_3):(1,-2)").unwrap(),
+            text("(2,_3):(1,-2)", 0)
+        );
         assert_eq!(
             parse_line("f([_, 3:1], (_,1))").unwrap(),
             Call("f".into(), vec![text("[_, 3:1]", 2), text("(_,1)", 12)])
