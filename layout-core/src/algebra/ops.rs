@@ -121,6 +121,7 @@ impl From<&Tile> for Tiler {
 }
 
 /// A cotarget argument after conversion.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Cotarget {
     /// An integer `M`.
