@@ -3,7 +3,7 @@
 //! [`statics`](super::statics) — so that `zipped_divide(a, tile)` needs no `.to_dyn()?` first.
 //! Every method evaluates one entry of the table of operations ([`ops`](super::ops)).
 
-use super::ops::{Arg, Op, OpError, Value};
+use super::ops::{Arg, Op};
 use crate::{AnyLayout, DynLayout, DynTuple, LayoutError, Tile};
 
 /// A tiler argument: a layout of any kind (a 1-D tiler) or a by-mode [`Tile`].
@@ -33,14 +33,10 @@ impl TilerArg for &Tile {
     }
 }
 
+/// Evaluate a table entry; the typed signatures below pass only arguments of the kinds the entry
+/// takes, so the only errors are the rules the operation breaks.
 fn run(op: Op, args: &[Arg]) -> Result<DynLayout, LayoutError> {
-    match op.apply(args) {
-        Ok(Value::Layout(l)) => Ok(l),
-        Ok(Value::Int(v)) => DynLayout::leaf(v, 1),
-        Err(OpError::Refused(e)) => Err(e),
-        // The typed signatures below pass only arguments of the right kinds.
-        Err(_) => super::ops::apply_layout(op, args),
-    }
+    super::ops::apply_layout(op, args)
 }
 
 macro_rules! unary {

@@ -568,50 +568,59 @@ impl Op {
 }
 
 /// Evaluate an entry whose result is a layout, for code that has already checked the argument
-/// classes (the `layout!` macro's run-time path).
+/// classes with [`Op::check`] (the `layout!` macro's run-time path, the static layer).
 ///
 /// # Errors
-/// The rule the operation broke; an argument misuse (checked at expansion time, so not
-/// expected) is reported as [`LayoutError::Precondition`].
+/// The rule the operation broke. An argument misuse (which [`Op::check`] rules out) or an entry
+/// whose result is an integer is reported as [`LayoutError::Precondition`] naming the argument
+/// (numbers: its position from 1 and the number of arguments).
 pub const fn apply_layout(op: Op, args: &[Arg]) -> Result<DynLayout, LayoutError> {
     match op.apply(args) {
         Ok(Value::Layout(l)) => Ok(l),
-        Ok(Value::Int(v)) => DynLayout::leaf(v, 1),
-        Err(e) => Err(misuse(e)),
+        Ok(Value::Int(_)) => Err(LayoutError::Precondition {
+            what: "an operation whose result is a layout (this one gives an integer; numbers: 0 and its argument count)",
+            a: 0,
+            b: args.len() as i64,
+        }),
+        Err(e) => Err(misuse(e, args.len())),
     }
 }
 
-/// As [`apply_layout`] for an entry whose result is an integer.
+/// As [`apply_layout`] for an entry whose result is an integer (`max_common_vector`).
 ///
 /// # Errors
 /// As [`apply_layout`].
 pub const fn apply_int(op: Op, args: &[Arg]) -> Result<i64, LayoutError> {
     match op.apply(args) {
         Ok(Value::Int(v)) => Ok(v),
-        Ok(Value::Layout(l)) => Ok(l.size()),
-        Err(e) => Err(misuse(e)),
+        Ok(Value::Layout(_)) => Err(LayoutError::Precondition {
+            what: "an operation whose result is an integer (this one gives a layout; numbers: 0 and its argument count)",
+            a: 0,
+            b: args.len() as i64,
+        }),
+        Err(e) => Err(misuse(e, args.len())),
     }
 }
 
-const fn misuse(e: OpError) -> LayoutError {
+const fn misuse(e: OpError, nargs: usize) -> LayoutError {
     match e {
         OpError::Refused(e) => e,
         OpError::Argument { index, .. } | OpError::BareShapeTiler { index } => {
             LayoutError::Precondition {
-                what: "an argument of this kind (argument index and argument count)",
-                a: index as i64,
-                b: 0,
+                what: "an argument of the kind the operation takes (numbers: the argument, from 1, and the argument count)",
+                a: index as i64 + 1,
+                b: nargs as i64,
             }
         }
         OpError::Arity { given } => LayoutError::Precondition {
-            what: "this number of arguments (given and expected)",
+            what: "this number of arguments for the operation (numbers: arguments given, twice)",
             a: given as i64,
-            b: 0,
+            b: nargs as i64,
         },
         OpError::Unknown => LayoutError::Precondition {
-            what: "a known operation",
+            what: "a known operation (numbers: 0 and the argument count)",
             a: 0,
-            b: 0,
+            b: nargs as i64,
         },
     }
 }
@@ -668,5 +677,29 @@ mod tests {
                 expected: "an integer"
             })
         );
+    }
+
+    #[test]
+    fn unchecked_entry_points_name_the_misuse() {
+        let a = Arg::Layout("(4,8):(1,4)".parse().unwrap());
+        let shape = Arg::Shape("(2,2)".parse().unwrap());
+        assert!(matches!(
+            apply_layout(Op::Upcast, &[a, shape]),
+            Err(LayoutError::Precondition { a: 2, b: 2, .. })
+        ));
+        assert!(matches!(
+            apply_int(Op::Coalesce, &[a]),
+            Err(LayoutError::Precondition { a: 0, b: 1, .. })
+        ));
+        assert!(matches!(
+            apply_layout(Op::Coalesce, &[a, a, a]),
+            Err(LayoutError::Precondition { a: 3, b: 3, .. })
+        ));
+        assert_eq!(apply_int(Op::MaxCommonVector, &[a, a]), Ok(32));
+        // a refused operation keeps its own error
+        assert!(matches!(
+            apply_layout(Op::Upcast, &[a, Arg::Shape(DynTuple::leaf(3))]),
+            Err(e) if !matches!(e, LayoutError::Precondition { b: 2, a: 2, .. })
+        ));
     }
 }
