@@ -394,3 +394,71 @@ fn algebra_on_any_layout_value_is_the_table() {
     );
     assert_eq!(mixed.max_common_vector(&stat), Ok(n * 12));
 }
+
+/// The tiler entries take both a 1-D and a by-mode tiler; the static layer has a type for each,
+/// and both read the same entry.
+#[test]
+fn tiler_entries_agree_with_both_static_forms() {
+    let a = layout!((12,32):(1,12));
+    let b = layout!((4,2):(1,4));
+    let t = (Int::<4>, Int::<8>);
+    let (al, bl, tt) = (l("(12,32):(1,12)"), l("(4,2):(1,4)"), tl("[4,8]"));
+    let cases: [(Op, Value, Value); 9] = [
+        (
+            Op::Composition,
+            v(statics::composition(a, b)),
+            v(statics::composition_by_mode(a, t)),
+        ),
+        (
+            Op::LogicalDivide,
+            v(statics::logical_divide(a, b)),
+            v(statics::logical_divide_by_mode(a, t)),
+        ),
+        (
+            Op::ZippedDivide,
+            v(statics::zipped_divide(a, b)),
+            v(statics::zipped_divide_by_mode(a, t)),
+        ),
+        (
+            Op::TiledDivide,
+            v(statics::tiled_divide(a, b)),
+            v(statics::tiled_divide_by_mode(a, t)),
+        ),
+        (
+            Op::FlatDivide,
+            v(statics::flat_divide(a, b)),
+            v(statics::flat_divide_by_mode(a, t)),
+        ),
+        (
+            Op::LogicalProduct,
+            v(statics::logical_product(a, b)),
+            v(statics::logical_product_by_mode(a, t)),
+        ),
+        (
+            Op::ZippedProduct,
+            v(statics::zipped_product(a, b)),
+            v(statics::zipped_product_by_mode(a, t)),
+        ),
+        (
+            Op::TiledProduct,
+            v(statics::tiled_product(a, b)),
+            v(statics::tiled_product_by_mode(a, t)),
+        ),
+        (
+            Op::FlatProduct,
+            v(statics::flat_product(a, b)),
+            v(statics::flat_product_by_mode(a, t)),
+        ),
+    ];
+    for (op, one_d, by_mode) in cases {
+        assert_eq!(Ok(one_d), op.apply(&[al, bl]), "{op:?} 1-D");
+        assert_eq!(Ok(by_mode), op.apply(&[al, tt]), "{op:?} by mode");
+    }
+    // and the tiler entries are exactly these nine
+    let tilers: Vec<Op> = Op::ALL
+        .iter()
+        .copied()
+        .filter(|op| op.kinds().contains(&layout::algebra::ops::Kind::Tiler))
+        .collect();
+    assert_eq!(tilers, cases.map(|c| c.0));
+}
