@@ -368,18 +368,24 @@ macro_rules! ops {
                 }
                 match self {
                     $(Op::$V => {
-                        let mut i = 0;
-                        $(
-                            let $a = match $k(&args[i], i) {
-                                Ok(v) => v,
-                                Err(e) => return Err(e),
-                            };
-                            i += 1;
-                        )*
-                        match $body {
-                            Ok(v) => Ok(v),
-                            Err(e) => Err(OpError::Refused(e)),
+                        // One function per entry, not inlined: the frame of `apply` stays
+                        // small and each entry's frame holds only its own locals.
+                        #[inline(never)]
+                        const fn entry(args: &[Arg]) -> Result<Value, OpError> {
+                            let mut i = 0;
+                            $(
+                                let $a = match $k(&args[i], i) {
+                                    Ok(v) => v,
+                                    Err(e) => return Err(e),
+                                };
+                                i += 1;
+                            )*
+                            match $body {
+                                Ok(v) => Ok(v),
+                                Err(e) => Err(OpError::Refused(e)),
+                            }
                         }
+                        entry(args)
                     })*
                 }
             }
