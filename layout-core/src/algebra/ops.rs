@@ -19,8 +19,13 @@
 //! `zipped_divide(A, Shape<_4,_8>)` by mode while `(4,8)` also denotes the layout `(4,8):(1,4)`
 //! (cutlass#2545); write `[4,8]` for the by-mode tiler or `(4,8):(1,4)` for the 1-D layout.
 //!
-//! Adding an operation is one entry in the `ops!` invocation below (plus its tests): the macro,
-//! the calculator, the static layer and the trait pick it up.
+//! Adding an operation is one entry in the `ops!` invocation below (plus its case in
+//! `tests/op_table.rs`, which matches exhaustively on [`Op`]): the macro, the calculator, the
+//! static layer and the trait pick it up. An entry is `Variant "name" (arg: Kind, …) FORMS =>
+//! expression`, the expression giving `Result<Value, LayoutError>` from the converted arguments;
+//! a constructor of a named layout is an entry like any other (e.g. integer arguments only).
+//! The front ends recognise calls by the names here; a name with type parameters (`NZ<f16>(…)`)
+//! would need its front ends to read them.
 //!
 //! ```
 //! use layout_core::algebra::ops::{Arg, Op, Value};
