@@ -139,6 +139,42 @@ fn bad_lines_say_why_and_the_session_goes_on() {
     assert_eq!(lines[6], "8");
 }
 
+/// Parse errors give the column in the line; names the user typed are echoed at most 32
+/// characters long; a lower-case `sw` is pointed to `Sw`.
+#[test]
+fn messages_point_at_the_column_and_cut_long_echoes() {
+    let long = "x".repeat(1 << 20);
+    check(&[
+        ("(2,3", "error: expected `,` or `)` at column 5"),
+        (
+            "size((2,3)",
+            "error: expected `,` or `)`, found end of line at column 11",
+        ),
+        ("(2,3)é", "error: expected end of input at column 6"),
+        (
+            "size(4) x",
+            "error: expected end of line, found `x` at column 9",
+        ),
+        (
+            "99999999999999999999",
+            "error: integer literal overflows i64…",
+        ),
+        (
+            "sw<3,3,3> o (8,8):(8,1)",
+            "error: `sw` is not a value; did you mean `Sw`? A swizzle is written `Sw<B,M,S> o L` at column 1",
+        ),
+        (
+            &format!("{long}(1)"),
+            "error: unknown function `xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…`",
+        ),
+        (
+            &long,
+            "error: `xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…` is not a value; functions are called as `xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…(…)` at column 1",
+        ),
+        (&"(".repeat(10_000), "error: nesting deeper than 48 levels…"),
+    ]);
+}
+
 #[test]
 fn end_of_input_without_newline_and_crlf() {
     assert_eq!(run("size(4)"), "4\n");

@@ -146,6 +146,46 @@ fn slicing_and_the_rest() {
     ]);
 }
 
+/// Every argument kind of the table of operations has one rule and one message, the same as
+/// `layout!`'s (tests/ui/macro-algebra).
+#[test]
+fn argument_kinds_follow_the_table() {
+    check(&[
+        (
+            "blocked_product((2,2):(1,2), [2,2])",
+            "error: argument 2 of `blocked_product` must be a layout, not a tiler",
+        ),
+        (
+            "upcast((4,8):(1,4), (2,2))",
+            "error: argument 2 of `upcast` must be an integer",
+        ),
+        (
+            "complement(4:2, 4:1)",
+            "error: argument 2 of `complement` must be a cotarget: an integer or a shape",
+        ),
+        (
+            "coalesce((2,(1,6)):(1,(6,2)), 2:1)",
+            "error: argument 2 of `coalesce` must be a profile such as (1,1)",
+        ),
+        (
+            "flat_divide((12,32), (4,8))",
+            "error: argument 2 of `flat_divide`: a bare shape (4,8) is ambiguous as a tiler; write `[4,8]` for a by-mode tiler or `(4,8):(1,4)` for a 1-D layout",
+        ),
+        // an integer tiler is the 1-D layout N:1; a bare shape is a layout where one is expected
+        ("logical_divide(8:1, 4)", "(4,2):(1,4)"),
+        ("coalesce((2,4))", "8:1"),
+        // a nested call's integer is an integer argument
+        (
+            "upcast((4,8):(1,4), max_common_vector(2:1, 2:1))",
+            "(2,8):(1,2)",
+        ),
+        (
+            "composition(1, 2, 3)",
+            "error: `composition` takes 2 arguments, 3 given",
+        ),
+    ]);
+}
+
 /// Inverses are compared by their defining property, not by their text (CuTe C++ and pycute
 /// print different, equally valid inverses).
 #[test]

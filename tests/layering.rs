@@ -66,9 +66,14 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The first path segment after every `crate::` in code (comments dropped), with `{a, b::c}`
-/// groups expanded to their first segments.
+/// The first path segment after every `crate::` in code (comments and the `#[cfg(test)]` part
+/// dropped), with `{a, b::c}` groups expanded to their first segments.
 fn crate_refs(src: &str) -> Vec<String> {
+    // unit-test modules (conventionally last in a file) may reach any layer
+    let src = match src.find("#[cfg(test)]") {
+        Some(i) => &src[..i],
+        None => src,
+    };
     let code: String = src
         .lines()
         .map(|l| match l.find("//") {

@@ -39,7 +39,7 @@ fn composition_forms() {
     same!(l("(12,(4,8)):(59,(13,1))").composition_by_mode(&tile("[3:4,8:2]")).unwrap();
         composition((12,(4,8)):(59,(13,1)), [3:4, 8:2]));
     same!(l("(12,(4,8)):(59,(13,1))").composition_shape(&t("(3,8)")).unwrap();
-        composition((12,(4,8)):(59,(13,1)), (3,8)));
+        composition((12,(4,8)):(59,(13,1)), [3,8]));
     same!(l("(10,2):(16,4)").composition_shape(&t("5")).unwrap();
         composition((10,2):(16,4), 5));
     same!(l("20:2").composition(&l("(5,4):(4,1)")).unwrap();
@@ -81,7 +81,7 @@ fn divides_and_products() {
     same!(m.tiled_divide_by_mode(&tile("[3:3,_]")).unwrap();
         tiled_divide((9,(4,8)):(59,(13,1)), [3:3, _]));
     same!(l("(8,8):(1,8)").flat_divide_by_mode(&Tile::from_shape(&t("(2,4)")).unwrap()).unwrap();
-        flat_divide((8,8):(1,8), (2,4)));
+        flat_divide((8,8):(1,8), [2,4]));
     let b = l("(2,2):(1,2)");
     let tl = l("(3,4):(1,3)");
     same!(b.logical_product(&tl).unwrap(); logical_product((2,2):(1,2), (3,4):(1,3)));
@@ -136,9 +136,9 @@ fn mixed_composition_forms() {
         mixed!(l("(6,2):(8,2)").composition(&ln("({n},3):(3,1)", n));
             composition((6,2):(8,2), (n,3):(3,1)));
         mixed!(ln("(12,(4,{n})):(59,(13,1))", n).composition_shape(&t("(3,8)"));
-            composition((12,(4,n)):(59,(13,1)), (3,8)));
+            composition((12,(4,n)):(59,(13,1)), [3,8]));
         mixed!(l("(12,(4,8)):(59,(13,1))").composition_shape(&tn("(3,{n})", n));
-            composition((12,(4,8)):(59,(13,1)), (3,n)));
+            composition((12,(4,8)):(59,(13,1)), [3,n]));
         mixed!(l("(10,2):(16,4)").composition_shape(&tn("{n}", n));
             composition((10,2):(16,4), n));
         mixed!(l("(12,(4,8)):(59,(13,1))").composition_by_mode(&tile(&format!("[3:{n},8:2]")));
@@ -201,7 +201,7 @@ fn mixed_divides_and_products() {
         mixed!(m.tiled_divide_by_mode(&tile(&format!("[3:{n},_]")));
             tiled_divide((9,(4,8)):(59,(13,1)), [3:n, _]));
         mixed!(l("(8,8):(1,8)").flat_divide_by_mode(&Tile::from_shape(&tn("(2,{n})", n)).unwrap());
-            flat_divide((8,8):(1,8), (2,n)));
+            flat_divide((8,8):(1,8), [2,n]));
         let b = ln("(2,{n}):(1,2)", n);
         let tl = l("(3,4):(1,3)");
         mixed!(b.logical_product(&tl); logical_product((2,n):(1,2), (3,4):(1,3)));

@@ -53,3 +53,20 @@ fn algebra_tour() -> Result<(), LayoutError> {
     assert_eq!(r.to_string(), "((_2,_2),_3):((_24,_2),_8)");
     Ok(())
 }
+
+#[test]
+fn algebra_on_any_layout_tour() -> Result<(), LayoutError> {
+    use layout::Algebra;
+    let n = 32i64;
+    let a = layout!((12, n) : (1, 12));
+    let t: Tile = "[4,8]".parse()?;
+    assert_eq!(
+        a.zipped_divide(t)?.to_string(),
+        "((4,8),(3,4)):((1,12),(4,96))"
+    );
+    assert_eq!(
+        a.zipped_divide(layout!((4,8):(1,4)))?.to_string(),
+        "((4,8),12):((1,4),32)"
+    );
+    Ok(())
+}

@@ -61,7 +61,7 @@ pub mod walk;
 
 pub mod tensor;
 
-pub use algebra::{MAX_TILE_MODES, SliceCoord, Tile, TileMode};
+pub use algebra::{Algebra, MAX_TILE_MODES, SliceCoord, Tile, TileMode};
 pub use dyn_layout::DynLayout;
 pub use error::{CompositionRule, LayoutError};
 pub use int::{Int, Integer, ToDynInt};
@@ -76,5 +76,6 @@ pub use walk::AnyLayout;
 
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::algebra::ops;
     pub use crate::int_tuple::{tuple_leaf_values, tuple_profile};
 }

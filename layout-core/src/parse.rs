@@ -1,6 +1,6 @@
 //! Parsing CuTe's text: `((2,3),(2,4)):((1,4),(2,12))`, `(_2,_3):(_1,_2)`, `(8):(1)`.
 
-use crate::tuple::MAX_LEAVES;
+use crate::tuple::{MAX_LEAVES, MAX_TOKENS};
 use crate::{DynLayout, DynTuple, LayoutError};
 use core::str::FromStr;
 
@@ -8,6 +8,9 @@ use core::str::FromStr;
 pub(crate) struct Cursor<'a> {
     pub(crate) s: &'a [u8],
     pub(crate) at: usize,
+    /// Open parentheses around the position (bounded by [`MAX_TOKENS`], so that hostile
+    /// nesting is an error, never a stack overflow).
+    pub(crate) depth: usize,
 }
 
 impl<'a> Cursor<'a> {
@@ -15,6 +18,7 @@ impl<'a> Cursor<'a> {
         Cursor {
             s: s.as_bytes(),
             at: 0,
+            depth: 0,
         }
     }
 
@@ -86,6 +90,7 @@ impl<'a> Cursor<'a> {
             if self.eat(b')') {
                 return Ok(t);
             }
+            self.enter()?;
             loop {
                 let child = self.tuple()?;
                 t.push_mode(&child)?;
@@ -93,12 +98,27 @@ impl<'a> Cursor<'a> {
                     continue;
                 }
                 if self.eat(b')') {
+                    self.depth -= 1;
                     return Ok(t);
                 }
                 return Err(self.err("`,` or `)`"));
             }
         }
         Ok(DynTuple::leaf(self.int()?))
+    }
+
+    /// One more level of parentheses.
+    ///
+    /// # Errors
+    /// [`LayoutError::TooComplex`] past [`MAX_TOKENS`] levels (no value nests deeper).
+    pub(crate) fn enter(&mut self) -> Result<(), LayoutError> {
+        if self.depth >= MAX_TOKENS {
+            return Err(LayoutError::TooComplex {
+                needed: 2 * (self.depth + 1),
+            });
+        }
+        self.depth += 1;
+        Ok(())
     }
 
     pub(crate) fn at_end(&mut self) -> bool {
@@ -155,3 +175,24 @@ impl FromStr for DynLayout {
 }
 
 const _: () = assert!(MAX_LEAVES >= 8);
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::string::ToString;
+
+    #[test]
+    fn hostile_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = "(".repeat(1 << 20);
+        assert!(deep.parse::<DynTuple>().is_err());
+        assert!(deep.parse::<DynLayout>().is_err());
+        assert!(std::format!("[{deep}]").parse::<crate::Tile>().is_err());
+        assert!(deep.parse::<crate::SliceCoord>().is_err());
+        // nesting a value can hold still parses
+        assert_eq!(
+            "((((8))))".parse::<DynTuple>().unwrap().to_string(),
+            "((((8))))"
+        );
+    }
+}

@@ -8,6 +8,7 @@
 
 use crate::eval::{self, AlgArg, AlgError, AlgValue, CompactStride, Tree, Val};
 use crate::parse::{Arg, Call, Input, Leaf, LeafKind, Mode, Node, ORDER_KEYWORDS, Order, Stride};
+use layout_core::algebra::ops::TilerHint;
 use layout_core::{DynLayout, DynTuple, LayoutError, MAX_LEAVES, MAX_TOKENS, Tile, TileMode};
 
 /// The most modes of one tuple (the typed tuples implement arity 1 to 8).
@@ -248,6 +249,75 @@ pub fn static_layout(input: Input) -> Result<(DynLayout, Option<DynTuple>), syn:
     Ok((layout, bare.then_some(shape)))
 }
 
+/// Where an algebra argument was written: how to make an error on it, and for a bare shape
+/// tuple its text and the text of its compact layout (for the tiler hint).
+pub struct Site {
+    /// An error spanned on the argument.
+    pub err: Box<dyn Fn(String) -> syn::Error>,
+    /// `("(4,8)", "(4,8):(1,4)")` for a bare shape tuple.
+    pub bare: Option<(String, String)>,
+}
+
+impl Site {
+    /// The site of a layout argument.
+    pub fn of(input: &Input) -> Site {
+        let node = input.shape.clone();
+        let bare = match (&input.stride, &input.shape) {
+            (Stride::Default, Node::Tuple(_)) => Some((
+                input.shape.text(),
+                format!("{}:{}", input.shape.text(), compact_text(&input.shape)),
+            )),
+            _ => None,
+        };
+        Site {
+            err: Box::new(move |m| node.error(m)),
+            bare,
+        }
+    }
+
+    /// The site of a call or tiler argument.
+    pub fn tokens(tokens: proc_macro2::TokenStream) -> Site {
+        Site {
+            err: Box::new(move |m| syn::Error::new_spanned(&tokens, m)),
+            bare: None,
+        }
+    }
+}
+
+/// The compact column-major stride of a shape in the user's notation: `(1,4)`, `(1,n)`, `(1,4*n)`.
+fn compact_text(shape: &Node) -> String {
+    let leaves = shape.leaves();
+    let Ok(strides) = eval::compact(&skeleton(shape), false) else {
+        return "ColMajor".into();
+    };
+    let texts: Vec<String> = strides
+        .iter()
+        .map(|s| {
+            let mut parts: Vec<String> = Vec::new();
+            if s.known != 1 || s.factors.is_empty() {
+                parts.push(s.known.to_string());
+            }
+            parts.extend(s.factors.iter().map(|&f| leaves[f].text()));
+            parts.join("*")
+        })
+        .collect();
+    let mut k = 0;
+    rebuild(shape, &texts, &mut k)
+}
+
+fn rebuild(node: &Node, texts: &[String], k: &mut usize) -> String {
+    match node {
+        Node::Leaf(_) => {
+            *k += 1;
+            texts[*k - 1].clone()
+        }
+        Node::Tuple(t) => {
+            let parts: Vec<String> = t.elems.iter().map(|e| rebuild(e, texts, k)).collect();
+            format!("({})", parts.join(","))
+        }
+    }
+}
+
 /// Evaluate an algebra operation on literal static layouts at expansion time.
 ///
 /// # Errors
@@ -257,32 +327,22 @@ pub fn eval_call(call: Call) -> Result<AlgValue, syn::Error> {
     let op = call.name.to_string();
     let mut errors = Errors(None);
     let mut args = Vec::new();
-    let mut spans: Vec<Box<dyn Fn(String) -> syn::Error>> = Vec::new();
+    let mut sites: Vec<Site> = Vec::new();
     for arg in call.args {
         match arg {
             Arg::Layout(input) => {
-                let node = input.shape.clone();
-                spans.push(Box::new(move |m| node.error(m)));
+                sites.push(Site::of(&input));
                 match static_layout(input) {
-                    Ok((layout, shape)) => args.push(AlgArg::Layout { layout, shape }),
+                    Ok((_, Some(shape))) => args.push(AlgArg::Shape(shape)),
+                    Ok((layout, None)) => args.push(AlgArg::Layout(layout)),
                     Err(e) => errors.push(e),
                 }
             }
             Arg::Call(inner) => {
-                let tokens = inner.tokens.clone();
-                spans.push(Box::new(move |m| syn::Error::new_spanned(&tokens, m)));
+                sites.push(Site::tokens(inner.tokens.clone()));
                 match eval_call(inner) {
-                    Ok(AlgValue::Layout(layout)) => args.push(AlgArg::Layout {
-                        layout,
-                        shape: None,
-                    }),
-                    Ok(AlgValue::Int(n)) => match DynLayout::leaf(n, 1) {
-                        Ok(layout) => args.push(AlgArg::Layout {
-                            layout,
-                            shape: Some(DynTuple::leaf(n)),
-                        }),
-                        Err(e) => errors.push(spans.last().expect("pushed above")(e.to_string())),
-                    },
+                    Ok(AlgValue::Layout(layout)) => args.push(AlgArg::Layout(layout)),
+                    Ok(AlgValue::Int(n)) => args.push(AlgArg::Shape(DynTuple::leaf(n))),
                     Err(e) => errors.push(e),
                 }
             }
@@ -310,22 +370,22 @@ pub fn eval_call(call: Call) -> Result<AlgValue, syn::Error> {
                 if ok {
                     args.push(AlgArg::Tile(tile));
                 }
-                spans.push(Box::new(move |m| syn::Error::new_spanned(&tokens, m)));
+                sites.push(Site::tokens(tokens));
             }
         }
     }
     if let Some(e) = errors.0 {
         return Err(e);
     }
-    eval::apply(&op, &args).map_err(|e| alg_error(&op, &call.tokens, &spans, args.len(), e))
+    eval::apply(&op, &args).map_err(|e| alg_error(&op, &call.tokens, &sites, args.len(), e))
 }
 
-/// The compile error for an operation that refused its arguments or was misused; `spans[i]`
+/// The compile error for an operation that refused its arguments or was misused; `sites[i]`
 /// makes an error on argument `i`.
 pub fn alg_error(
     op: &str,
     call: &proc_macro2::TokenStream,
-    spans: &[Box<dyn Fn(String) -> syn::Error>],
+    sites: &[Site],
     nargs: usize,
     e: AlgError,
 ) -> syn::Error {
@@ -339,14 +399,26 @@ pub fn alg_error(
             };
             syn::Error::new_spanned(call, msg)
         }
-        AlgError::Argument(i, what) => {
-            spans[i](format!("argument {} of {op} must be {what}", i + 1))
+        AlgError::Argument { index, expected } => {
+            (sites[index].err)(format!("argument {} of {op} must be {expected}", index + 1))
         }
-        AlgError::Arity(forms) => syn::Error::new_spanned(
+        AlgError::BareShapeTiler { index } => {
+            let (shape, layout) = sites[index].bare.clone().unwrap_or_default();
+            (sites[index].err)(format!(
+                "argument {} of {op}: {}",
+                index + 1,
+                TilerHint {
+                    shape: &shape,
+                    layout: &layout
+                }
+            ))
+        }
+        AlgError::Arity { .. } | AlgError::Unknown => syn::Error::new_spanned(
             call,
             format!(
-                "{op} takes {} here; write {forms}",
-                plural(nargs, "argument", "arguments")
+                "{op} takes {} here; write {}",
+                plural(nargs, "argument", "arguments"),
+                eval::forms(op)
             ),
         ),
     }

@@ -4,13 +4,15 @@
 //! dynamic leaf or a const generic, the call cannot be evaluated at expansion time. Like CuTe,
 //! it is then evaluated at run time: every argument is built by the ordinary `layout!`
 //! expansion (its static parts still checked at compile time), converted with `.to_dyn()?`,
-//! and the same [`DynLayout`](layout_core::DynLayout) method the static path uses is called.
+//! and the same entry of layout-core's table of operations (`algebra::ops`) the static path
+//! evaluates is called; its argument kinds are checked at expansion time by the table's rules.
 //! The argument expressions are evaluated once, in order, outside the closure that runs the
 //! fallible part, so `?` and `return` in a user's leaf keep their meaning. The whole call is a
 //! `Result<DynLayout, LayoutError>` (`Result<i64, LayoutError>` for `max_common_vector`).
 
-use crate::check::{self, Errors};
-use crate::eval::{AlgError, forms};
+use crate::check::{self, Errors, Site};
+use crate::eval::AlgError;
+use layout_core::algebra::ops::{Class, Op};
 
 use crate::parse::{Arg, Call, Input, LeafKind, Mode, Node, Stride};
 use proc_macro2::{Ident, Span, TokenStream};
@@ -34,17 +36,6 @@ pub fn has_unseen(call: &Call) -> bool {
         Arg::Tile(modes, _) => modes.iter().flatten().any(input_unseen),
         Arg::Call(inner) => has_unseen(inner),
     })
-}
-
-/// What an evaluated argument can serve as.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    /// A layout only (explicit stride, or the result of an operation).
-    Layout,
-    /// A bare shape (no stride), also a layout (compact column-major); `true` for an integer.
-    Shape(bool),
-    /// A by-mode tiler.
-    Tile,
 }
 
 /// The generated code, in two parts.
@@ -78,12 +69,11 @@ impl Code {
     }
 }
 
-/// An evaluated argument: its kind and the local holding its run-time value (a `DynLayout`, or
-/// a `Tile`), and for a bare shape the local holding the shape.
+/// An evaluated argument: its class (known at expansion time) and the local holding its
+/// run-time value, a `layout_core::algebra::ops::Arg`.
 struct RtArg {
-    kind: Kind,
+    class: Class,
     value: Ident,
-    shape: Option<Ident>,
 }
 
 /// The run-time expansion of a call with a leaf the macro cannot see.
@@ -114,52 +104,48 @@ fn call_code(call: Call, code: &mut Code) -> syn::Result<(Ident, bool)> {
     let op = call.name.to_string();
     let mut errors = Errors(None);
     let mut args = Vec::new();
-    let mut spans: Vec<Box<dyn Fn(String) -> syn::Error>> = Vec::new();
+    let mut sites: Vec<Site> = Vec::new();
     for arg in call.args {
         match arg {
             Arg::Layout(input) => {
-                let node = input.shape.clone();
-                spans.push(Box::new(move |m| node.error(m)));
-                let kind = match (&input.stride, &input.shape) {
-                    (Stride::Default, Node::Leaf(_)) => Kind::Shape(true),
-                    (Stride::Default, Node::Tuple(_)) => Kind::Shape(false),
-                    _ => Kind::Layout,
+                sites.push(Site::of(&input));
+                let class = match (&input.stride, &input.shape) {
+                    (Stride::Default, Node::Leaf(_)) => Class::Int,
+                    (Stride::Default, Node::Tuple(_)) => Class::Shape,
+                    _ => Class::Layout,
                 };
                 let Some(typed) = code.layout(input, &mut errors) else {
                     continue;
                 };
-                let value = code.local("dyn");
-                code.inner
-                    .push(quote!(let #value: ::layout::DynLayout = #typed.to_dyn()?;));
-                let shape = (kind != Kind::Layout).then(|| {
-                    let s = code.local("shape");
-                    code.inner
-                        .push(quote!(let #s: ::layout::DynTuple = #value.shape();));
-                    s
+                let value = code.local("arg");
+                code.inner.push(match class {
+                    Class::Layout => quote!(
+                        let #value = ::layout::__private::ops::Arg::Layout(#typed.to_dyn()?);
+                    ),
+                    _ => quote!(
+                        let #value = ::layout::__private::ops::Arg::Shape(#typed.to_dyn()?.shape());
+                    ),
                 });
-                args.push(RtArg { kind, value, shape });
+                args.push(RtArg { class, value });
             }
             Arg::Call(inner) => {
-                let tokens = inner.tokens.clone();
-                spans.push(Box::new(move |m| syn::Error::new_spanned(&tokens, m)));
+                sites.push(Site::tokens(inner.tokens.clone()));
                 match call_code(inner, code) {
-                    Ok((res, false)) => args.push(RtArg {
-                        kind: Kind::Layout,
-                        value: res,
-                        shape: None,
-                    }),
-                    Ok((n, true)) => {
-                        let value = code.local("dyn");
-                        let s = code.local("shape");
-                        code.inner.push(quote!(
-                            let #value: ::layout::DynLayout = ::layout::DynLayout::leaf(#n, 1)?;
-                            let #s: ::layout::DynTuple = ::layout::DynTuple::leaf(#n);
-                        ));
-                        args.push(RtArg {
-                            kind: Kind::Shape(true),
-                            value,
-                            shape: Some(s),
-                        });
+                    Ok((res, is_int)) => {
+                        let value = code.local("arg");
+                        let (class, arg) = if is_int {
+                            (
+                                Class::Int,
+                                quote!(::layout::__private::ops::Arg::Shape(::layout::DynTuple::leaf(#res))),
+                            )
+                        } else {
+                            (
+                                Class::Layout,
+                                quote!(::layout::__private::ops::Arg::Layout(#res)),
+                            )
+                        };
+                        code.inner.push(quote!(let #value = #arg;));
+                        args.push(RtArg { class, value });
                     }
                     Err(e) => errors.push(e),
                 }
@@ -178,18 +164,17 @@ fn call_code(call: Call, code: &mut Code) -> syn::Result<(Ident, bool)> {
                 }
                 let value = code.local("tile");
                 code.inner.push(quote!(
-                    let #value: ::layout::Tile = {
+                    let #value = ::layout::__private::ops::Arg::Tile({
                         let mut t = ::layout::Tile::EMPTY;
                         #(t.push(#pushes)?;)*
                         t
-                    };
+                    });
                 ));
                 args.push(RtArg {
-                    kind: Kind::Tile,
+                    class: Class::Tile,
                     value,
-                    shape: None,
                 });
-                spans.push(Box::new(move |m| syn::Error::new_spanned(&tokens, m)));
+                sites.push(Site::tokens(tokens));
             }
         }
     }
@@ -197,134 +182,28 @@ fn call_code(call: Call, code: &mut Code) -> syn::Result<(Ident, bool)> {
         return Err(e);
     }
     let (expr, is_int) = dispatch(&op, &args)
-        .map_err(|e| check::alg_error(&op, &call.tokens, &spans, args.len(), e))?;
+        .map_err(|e| check::alg_error(&op, &call.tokens, &sites, args.len(), e))?;
     let res = code.local("res");
     code.inner.push(quote!(let #res = #expr;));
     Ok((res, is_int))
 }
 
-/// The method call for `op` on evaluated arguments: the run-time twin of
-/// [`eval::apply`](crate::eval::apply), argument for argument.
+/// The run-time call for `op`: the table entry is found and the argument classes are checked
+/// now, by the same rules as the static path ([`Op::check`]); the generated code evaluates the
+/// same entry ([`Op::apply`]) on the run-time values.
 fn dispatch(op: &str, args: &[RtArg]) -> Result<(TokenStream, bool), AlgError> {
-    let arity_err = || AlgError::Arity(forms(op).into());
-    let layout = |i: usize| -> Result<&Ident, AlgError> {
-        match args.get(i) {
-            Some(RtArg {
-                kind: Kind::Tile, ..
-            }) => Err(AlgError::Argument(i, "a layout, not a tiler".into())),
-            Some(a) => Ok(&a.value),
-            None => Err(arity_err()),
-        }
+    let entry = Op::lookup(op, args.len())?;
+    let classes: Vec<Class> = args.iter().map(|a| a.class).collect();
+    entry.check(&classes)?;
+    let variant = Ident::new(&format!("{entry:?}"), Span::call_site());
+    let values = args.iter().map(|a| &a.value);
+    let f = if entry.gives_int() {
+        quote!(apply_int)
+    } else {
+        quote!(apply_layout)
     };
-    let shape = |i: usize| {
-        args.get(i)
-            .and_then(|a| a.shape.as_ref().map(|s| (a.kind, s)))
-    };
-    let arity = |n: usize| {
-        if args.len() == n {
-            Ok(())
-        } else {
-            Err(arity_err())
-        }
-    };
-    // `a.method(args)`, with `?` when the method is fallible.
-    let call = |a: &Ident, m: &str, arg: Option<TokenStream>, fallible: bool| {
-        let m = Ident::new(m, Span::call_site());
-        let q = fallible.then(|| quote!(?));
-        quote!(#a.#m(#arg)#q)
-    };
-    let unary = |m: &str, fallible: bool| -> Result<(TokenStream, bool), AlgError> {
-        arity(1)?;
-        Ok((call(layout(0)?, m, None, fallible), false))
-    };
-    let binary_layout = |m: &str, fallible: bool| -> Result<(TokenStream, bool), AlgError> {
-        arity(2)?;
-        let b = layout(1)?;
-        Ok((call(layout(0)?, m, Some(quote!(&#b)), fallible), false))
-    };
-    let divide_or_product = |plain: &str| -> Result<(TokenStream, bool), AlgError> {
-        arity(2)?;
-        let a = layout(0)?;
-        let t = &args[1];
-        let by_mode = format!("{plain}_by_mode");
-        let v = &t.value;
-        Ok((
-            match (t.kind, &t.shape) {
-                (Kind::Tile, _) => call(a, &by_mode, Some(quote!(&#v)), true),
-                (Kind::Shape(false), Some(s)) => call(
-                    a,
-                    &by_mode,
-                    Some(quote!(&::layout::Tile::from_shape(&#s)?)),
-                    true,
-                ),
-                _ => call(a, plain, Some(quote!(&#v)), true),
-            },
-            false,
-        ))
-    };
-    match op {
-        "coalesce" => match args.len() {
-            1 => unary("coalesce", false),
-            2 => match shape(1) {
-                Some((_, p)) => Ok((
-                    call(layout(0)?, "coalesce_by_mode", Some(quote!(&#p)), true),
-                    false,
-                )),
-                None => Err(AlgError::Argument(1, "a profile such as (1,1)".into())),
-            },
-            _ => Err(arity_err()),
-        },
-        "filter_zeros" | "filter" | "right_inverse" | "nullspace" => unary(op, false),
-        "left_inverse" => unary(op, true),
-        "composition" => {
-            arity(2)?;
-            let a = layout(0)?;
-            let b = &args[1];
-            let v = &b.value;
-            Ok((
-                match (b.kind, &b.shape) {
-                    (Kind::Tile, _) => call(a, "composition_by_mode", Some(quote!(&#v)), true),
-                    (Kind::Shape(_), Some(s)) => {
-                        call(a, "composition_shape", Some(quote!(&#s)), true)
-                    }
-                    _ => call(a, "composition", Some(quote!(&#v)), true),
-                },
-                false,
-            ))
-        }
-        "complement" => match args.len() {
-            1 => unary("complement_cosize", true),
-            2 => match shape(1) {
-                Some((Kind::Shape(true), s)) => Ok((
-                    call(layout(0)?, "complement", Some(quote!(#s.leaves()[0])), true),
-                    false,
-                )),
-                Some((_, s)) => Ok((
-                    call(layout(0)?, "complement_shape", Some(quote!(&#s)), true),
-                    false,
-                )),
-                None => Err(AlgError::Argument(
-                    1,
-                    "a cotarget: an integer or a shape".into(),
-                )),
-            },
-            _ => Err(arity_err()),
-        },
-        "upcast" | "downcast" => {
-            arity(2)?;
-            match shape(1) {
-                Some((Kind::Shape(true), s)) => Ok((
-                    call(layout(0)?, op, Some(quote!(#s.leaves()[0])), true),
-                    false,
-                )),
-                _ => Err(AlgError::Argument(1, "an integer".into())),
-            }
-        }
-        "max_common_layout" => binary_layout(op, false),
-        "max_common_vector" => binary_layout(op, false).map(|(e, _)| (e, true)),
-        "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide" | "logical_product"
-        | "zipped_product" | "tiled_product" | "flat_product" => divide_or_product(op),
-        "blocked_product" | "raked_product" => binary_layout(op, true),
-        _ => Err(arity_err()),
-    }
+    Ok((
+        quote!(::layout::__private::ops::#f(::layout::__private::ops::Op::#variant, &[#(#values),*])?),
+        entry.gives_int(),
+    ))
 }

@@ -6,7 +6,7 @@
 //! replaced by neutral placeholders — extent 1, stride 0 — which contribute nothing to size and
 //! cosize, so a check on the placeholder layout is exactly a check of the static part.
 
-use layout_core::{DynLayout, DynTuple, LayoutError, Tile};
+use layout_core::{DynLayout, DynTuple, LayoutError};
 
 /// A leaf of a shape or stride, as far as arithmetic is concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,222 +130,27 @@ pub fn leaf_vals(tree: &Tree, out: &mut Vec<Val>) {
     }
 }
 
-/// An argument of an algebra operation, evaluated.
-// A handful of these exist per macro call, at expansion time: size does not matter.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Copy, Debug)]
-pub enum AlgArg {
-    /// A layout; `shape` is set when it was written as a bare shape or integer (no stride), so
-    /// that it can also serve as a shape or integer argument.
-    Layout {
-        /// The layout (compact column-major for a bare shape).
-        layout: DynLayout,
-        /// The shape as written, when no stride was given.
-        shape: Option<DynTuple>,
-    },
-    /// A by-mode tiler `[t0, t1, …]`.
-    Tile(Tile),
-}
+use layout_core::algebra::ops::Op;
+pub use layout_core::algebra::ops::{Arg as AlgArg, OpError as AlgError, Value as AlgValue};
 
-/// The result of an algebra operation.
-// A handful of these exist per macro call, at expansion time: size does not matter.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Copy, Debug)]
-pub enum AlgValue {
-    /// A layout.
-    Layout(DynLayout),
-    /// An integer (`max_common_vector`).
-    Int(i64),
-}
-
-/// Why an algebra operation was not evaluated.
-#[derive(Clone, Debug)]
-pub enum AlgError {
-    /// The operation refused its inputs (the rule and numbers are in the error).
-    Refused(LayoutError),
-    /// Argument `index` is not of a kind the operation takes; the string says what it takes.
-    Argument(usize, String),
-    /// Wrong number of arguments; the string gives the accepted forms.
-    Arity(String),
-}
-
-impl From<LayoutError> for AlgError {
-    fn from(e: LayoutError) -> Self {
-        AlgError::Refused(e)
-    }
-}
-
-/// The forms each operation accepts, for messages.
+/// The forms the operation `op` accepts, for messages (from the table).
 pub fn forms(op: &str) -> &'static str {
-    match op {
-        "coalesce" => "coalesce(L) or coalesce(L, profile)",
-        "composition" => {
-            "composition(A, B) with B a layout, a shape, an integer or a tiler [t0,t1,…]"
-        }
-        "complement" => "complement(L), complement(L, M) or complement(L, shape)",
-        "upcast" | "downcast" => "upcast(L, N) / downcast(L, N) with an integer N",
-        "max_common_layout" | "max_common_vector" => {
-            "max_common_layout(A, B) / max_common_vector(A, B)"
-        }
-        op if op.ends_with("_divide") || op.ends_with("_product") => {
-            "logical_divide(A, T) & co. with T a layout, an integer, a shape or a tiler [t0,t1,…]"
-        }
-        _ => "op(L) with one layout",
-    }
+    Op::ALL
+        .iter()
+        .find(|o| o.name() == op)
+        .map_or("op(L) with one layout", |o| o.forms())
 }
 
-/// Evaluate a CuTe algebra operation with layout-core's `const fn`s — the same functions the
-/// static result types and run-time layouts use.
+/// Evaluate a CuTe algebra operation through layout-core's table of operations — the same
+/// entry, argument rules and `const fn` the static result types, the calculator and run-time
+/// layouts use.
 ///
 /// # Errors
-/// [`AlgError::Refused`] with the rule broken; [`AlgError::Argument`] / [`AlgError::Arity`] when
-/// the arguments do not fit the operation.
+/// [`AlgError::Refused`] with the rule broken; [`AlgError::Argument`] /
+/// [`AlgError::BareShapeTiler`] / [`AlgError::Arity`] when the arguments do not fit the
+/// operation.
 pub fn apply(op: &str, args: &[AlgArg]) -> Result<AlgValue, AlgError> {
-    let layout = |i: usize| -> Result<DynLayout, AlgError> {
-        match args.get(i) {
-            Some(AlgArg::Layout { layout, .. }) => Ok(*layout),
-            Some(AlgArg::Tile(_)) => Err(AlgError::Argument(i, "a layout, not a tiler".into())),
-            None => Err(AlgError::Arity(forms(op).into())),
-        }
-    };
-    let integer = |i: usize| -> Result<i64, AlgError> {
-        match args.get(i) {
-            Some(AlgArg::Layout { shape: Some(s), .. }) if s.is_leaf() => Ok(s.leaves()[0]),
-            Some(_) => Err(AlgError::Argument(i, "an integer".into())),
-            None => Err(AlgError::Arity(forms(op).into())),
-        }
-    };
-    let arity = |n: usize| -> Result<(), AlgError> {
-        if args.len() == n {
-            Ok(())
-        } else {
-            Err(AlgError::Arity(forms(op).into()))
-        }
-    };
-    // The second argument of divide/product/composition: a tiler, a shape, or a layout.
-    #[allow(clippy::large_enum_variant)]
-    enum Tiler {
-        Layout(DynLayout),
-        Shape(DynTuple),
-        Tile(Tile),
-    }
-    let tiler = |i: usize| -> Result<Tiler, AlgError> {
-        match args.get(i) {
-            Some(AlgArg::Tile(t)) => Ok(Tiler::Tile(*t)),
-            Some(AlgArg::Layout { shape: Some(s), .. }) if !s.is_leaf() => Ok(Tiler::Shape(*s)),
-            Some(AlgArg::Layout { layout, .. }) => Ok(Tiler::Layout(*layout)),
-            None => Err(AlgError::Arity(forms(op).into())),
-        }
-    };
-    let by_mode = |t: Tiler| -> Result<Result<DynLayout, Tile>, AlgError> {
-        Ok(match t {
-            Tiler::Layout(l) => Ok(l),
-            Tiler::Shape(s) => Err(Tile::from_shape(&s)?),
-            Tiler::Tile(t) => Err(t),
-        })
-    };
-    macro_rules! divide_or_product {
-        ($plain:ident, $by_mode:ident) => {{
-            arity(2)?;
-            let a = layout(0)?;
-            match by_mode(tiler(1)?)? {
-                Ok(t) => a.$plain(&t)?,
-                Err(t) => a.$by_mode(&t)?,
-            }
-        }};
-    }
-    let l = match op {
-        "coalesce" => match args.len() {
-            1 => layout(0)?.coalesce(),
-            2 => match &args[1] {
-                AlgArg::Layout { shape: Some(p), .. } => layout(0)?.coalesce_by_mode(p)?,
-                _ => return Err(AlgError::Argument(1, "a profile such as (1,1)".into())),
-            },
-            _ => return Err(AlgError::Arity(forms(op).into())),
-        },
-        "filter_zeros" => {
-            arity(1)?;
-            layout(0)?.filter_zeros()
-        }
-        "filter" => {
-            arity(1)?;
-            layout(0)?.filter()
-        }
-        "right_inverse" => {
-            arity(1)?;
-            layout(0)?.right_inverse()
-        }
-        "left_inverse" => {
-            arity(1)?;
-            layout(0)?.left_inverse()?
-        }
-        "nullspace" => {
-            arity(1)?;
-            layout(0)?.nullspace()
-        }
-        "composition" => {
-            arity(2)?;
-            let a = layout(0)?;
-            match tiler(1)? {
-                Tiler::Layout(b) => match &args[1] {
-                    AlgArg::Layout { shape: Some(s), .. } => a.composition_shape(s)?,
-                    _ => a.composition(&b)?,
-                },
-                Tiler::Shape(s) => a.composition_shape(&s)?,
-                Tiler::Tile(t) => a.composition_by_mode(&t)?,
-            }
-        }
-        "complement" => match args.len() {
-            1 => layout(0)?.complement_cosize()?,
-            2 => match &args[1] {
-                AlgArg::Layout { shape: Some(s), .. } => match s.as_leaf() {
-                    Some(m) => layout(0)?.complement(m)?,
-                    None => layout(0)?.complement_shape(s)?,
-                },
-                _ => {
-                    return Err(AlgError::Argument(
-                        1,
-                        "a cotarget: an integer or a shape".into(),
-                    ));
-                }
-            },
-            _ => return Err(AlgError::Arity(forms(op).into())),
-        },
-        "upcast" => {
-            arity(2)?;
-            layout(0)?.upcast(integer(1)?)?
-        }
-        "downcast" => {
-            arity(2)?;
-            layout(0)?.downcast(integer(1)?)?
-        }
-        "max_common_layout" => {
-            arity(2)?;
-            layout(0)?.max_common_layout(&layout(1)?)
-        }
-        "max_common_vector" => {
-            arity(2)?;
-            return Ok(AlgValue::Int(layout(0)?.max_common_vector(&layout(1)?)));
-        }
-        "logical_divide" => divide_or_product!(logical_divide, logical_divide_by_mode),
-        "zipped_divide" => divide_or_product!(zipped_divide, zipped_divide_by_mode),
-        "tiled_divide" => divide_or_product!(tiled_divide, tiled_divide_by_mode),
-        "flat_divide" => divide_or_product!(flat_divide, flat_divide_by_mode),
-        "logical_product" => divide_or_product!(logical_product, logical_product_by_mode),
-        "zipped_product" => divide_or_product!(zipped_product, zipped_product_by_mode),
-        "tiled_product" => divide_or_product!(tiled_product, tiled_product_by_mode),
-        "flat_product" => divide_or_product!(flat_product, flat_product_by_mode),
-        "blocked_product" => {
-            arity(2)?;
-            layout(0)?.blocked_product(&layout(1)?)?
-        }
-        "raked_product" => {
-            arity(2)?;
-            layout(0)?.raked_product(&layout(1)?)?
-        }
-        _ => return Err(AlgError::Arity(forms(op).into())),
-    };
-    Ok(AlgValue::Layout(l))
+    Op::lookup(op, args.len())?.apply(args)
 }
 
 #[cfg(test)]

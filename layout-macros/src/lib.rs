@@ -46,8 +46,8 @@ use proc_macro::TokenStream;
 /// while the macro expands and gives the static result (a compile error names any rule broken).
 /// When any layout argument — of the call, of a nested call, or a tiler mode — has a dynamic
 /// leaf or a const generic, the whole call is evaluated at run time instead: each argument is
-/// built by the ordinary expansion, converted with `.to_dyn()?`, and the same `DynLayout`
-/// method is called; the value is a `Result<DynLayout, LayoutError>` (`Result<i64, _>` for
+/// built by the ordinary expansion, converted with `.to_dyn()?`, and the same entry of
+/// layout-core's table of operations is evaluated; the value is a `Result<DynLayout, LayoutError>` (`Result<i64, _>` for
 /// `max_common_vector`). `Layout![op(…)]` refuses such a call.
 ///
 /// **Errors** (all reported together, each on the offending token): shape and stride not

@@ -208,32 +208,6 @@ pub enum Top {
     Call(Call),
 }
 
-/// The algebra operations `layout!` evaluates at expansion time (CuTe's names).
-pub const ALGEBRA_OPS: [&str; 22] = [
-    "coalesce",
-    "filter_zeros",
-    "filter",
-    "composition",
-    "complement",
-    "right_inverse",
-    "left_inverse",
-    "logical_divide",
-    "zipped_divide",
-    "tiled_divide",
-    "flat_divide",
-    "logical_product",
-    "zipped_product",
-    "tiled_product",
-    "flat_product",
-    "blocked_product",
-    "raked_product",
-    "max_common_layout",
-    "max_common_vector",
-    "nullspace",
-    "upcast",
-    "downcast",
-];
-
 /// `op(arg, …)`.
 pub struct Call {
     /// The operation's name.
@@ -273,7 +247,9 @@ pub fn parse_top(tokens: TokenStream, mode: Mode) -> syn::Result<Top> {
 fn peek_call(input: ParseStream) -> bool {
     let fork = input.fork();
     match fork.parse::<Ident>() {
-        Ok(id) => ALGEBRA_OPS.contains(&id.to_string().as_str()) && fork.peek(token::Paren),
+        Ok(id) => {
+            layout_core::algebra::ops::Op::is_name(&id.to_string()) && fork.peek(token::Paren)
+        }
         Err(_) => false,
     }
 }

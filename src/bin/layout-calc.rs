@@ -15,8 +15,10 @@
 //!   a bare shape `(4,8)` is compact column-major `(4,8):(1,4)`; a bare integer `N` is `N:1`;
 //!   `Sw<B,M,S> o L` and `Sw<B,M,S> o K o L` are swizzled layouts (`c ↦ Sw(K + L(c))`).
 //! - tiler: `[t0,t1,…]` (by mode), each element a layout, an integer `N` (`N:1`) or `_` (keep the
-//!   mode); any layout, e.g. `(4,8):(1,4)` or `(4,8)`, is a 1-D tiler. A parenthesised shape is
-//!   always a layout here: write `[4,8]` for CuTe's shape tiler `Shape<_4,_8>`.
+//!   mode); a layout with a stride, e.g. `(4,8):(1,4)`, or an integer `N` (`N:1`) is a 1-D tiler.
+//!   A bare shape `(4,8)` is refused as a tiler (CuTe reads it by mode, as a layout it is 1-D):
+//!   write `[4,8]` for CuTe's shape tiler `Shape<_4,_8>` or `(4,8):(1,4)` for the 1-D layout —
+//!   the same rule as `layout!`, from layout-core's table of operations.
 //! - coordinate: an integer, or a tuple of integers and `_`.
 //! - functions: `size`, `cosize`, `rank`, `depth`, `offsets`, `eval(L, crd)`, `idx2crd(i, shape)`,
 //!   `crd2idx(crd, shape)`, `coalesce(L[, profile])`, `filter`, `filter_zeros`,
@@ -32,8 +34,9 @@
 //! `eval`, `idx2crd` and `crd2idx` check that the coordinate or index lies in the domain;
 //! `offsets` and `print_layout` refuse layouts of more than 65536 elements.
 //!
-//! The engine lives in `src/bin/layout_calc/`: `parse` (text to terms), `eval` (terms to values,
-//! the basic functions), `algebra` (the algebra functions, calling `layout::algebra`).
+//! The engine lives in `src/bin/layout_calc/`: `parse` (a line split into calls and value texts;
+//! the values are read by layout-core's `FromStr`), `eval` (terms to values, the basic functions),
+//! `algebra` (the algebra functions, through `layout::algebra::ops`).
 
 mod layout_calc;
 

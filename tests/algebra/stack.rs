@@ -102,6 +102,12 @@ fn operations() -> Vec<(&'static str, fn())> {
         ("downcast", || {
             l(A2).downcast(2).unwrap();
         }),
+        ("zipped_divide (through the op table)", || {
+            use layout::algebra::ops::{Arg, Op};
+            let op = Op::lookup("zipped_divide", 2).unwrap();
+            op.apply(&[Arg::Layout(l(A2)), Arg::Tile(t("[4,8,2]"))])
+                .unwrap();
+        }),
         ("max_common_layout", || {
             std::hint::black_box(l(A).max_common_layout(&l("(120,4):(1,120)")));
         }),

@@ -40,8 +40,16 @@
 //!
 //! **Static layer.** [`statics`]: `Composition<A, B>`, `Complement<L, M>`, `LogicalDivide<A, T>`, …
 //! are zero-sized [`StaticLayout`](crate::StaticLayout)s over static inputs, with the free
-//! functions [`statics::composition`] & co. as entry points. Mixed static/dynamic layouts go
-//! through `to_dyn()` and the methods above: their results are run-time values.
+//! functions [`statics::composition`] & co. as entry points.
+//!
+//! **Any layout value.** [`Algebra`] gives the same names on every layout value (typed static or
+//! mixed `Layout`, `DynLayout`, static results): `a.zipped_divide(tile)?` with no `.to_dyn()?`;
+//! its results are run-time values.
+//!
+//! **One table.** [`ops`] lists every operation once — its name, its argument kinds, the
+//! `DynLayout` method it calls — with one conversion rule per argument kind (a bare shape where
+//! a tiler is expected is refused, with the fix). The `layout!` macro (both paths), the
+//! `layout-calc` calculator, [`statics`] and [`Algebra`] all evaluate through it.
 //!
 //! ```
 //! use layout_core::DynLayout;
@@ -116,6 +124,7 @@
 //! | `upcast` | C++ (`ceil_div` of extents), but the divisibility assertion is checked for every value | |
 //! | size-1 leaves of a composition | `1:0` | strides of extent-1 modes are meaningless |
 
+mod any;
 mod by_mode;
 mod cast;
 mod coalesce;
@@ -124,6 +133,7 @@ mod composition;
 mod divide;
 mod flat_modes;
 mod inverse;
+pub mod ops;
 mod product;
 mod slice;
 mod static_tile;
@@ -132,5 +142,6 @@ pub mod statics;
 mod tiler;
 mod vector;
 
+pub use any::{Algebra, TilerArg};
 pub use slice::SliceCoord;
 pub use tiler::{MAX_TILE_MODES, Tile, TileMode};

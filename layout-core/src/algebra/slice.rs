@@ -415,12 +415,14 @@ fn coord(c: &mut Cursor<'_>) -> Result<SliceCoord, LayoutError> {
         if c.eat(b')') {
             return Ok(t);
         }
+        c.enter()?;
         loop {
             t.push_mode(&coord(c)?)?;
             if c.eat(b',') {
                 continue;
             }
             if c.eat(b')') {
+                c.depth -= 1;
                 return Ok(t);
             }
             return Err(c.err("`,` or `)`"));

@@ -19,8 +19,9 @@
 //! here). 1-D tilers are static layouts; by-mode tilers are tuples of [`StaticTileMode`]s
 //! (a static layout, [`Int<N>`] meaning `N:1`, or [`Underscore`]) implementing [`StaticTile`];
 //! integer cotargets and cast factors are const generics; shape cotargets are static
-//! [`IntTuple`]s. Mixed static/dynamic layouts are not static: call `to_dyn()` and the
-//! [`DynLayout`] methods; their results are run-time values.
+//! [`IntTuple`]s. Mixed static/dynamic layouts are not static: the
+//! [`Algebra`](super::Algebra) trait gives the same operations on them, as run-time values.
+//! Every `LAYOUT` here is computed by an entry of the table of operations ([`ops`](super::ops)).
 //!
 //! ```
 //! use layout_core::algebra::statics::{self, Composition};
@@ -36,11 +37,18 @@
 //! assert_eq!(Composition::<A, B>::LAYOUT, a.composition(&b).unwrap());
 //! ```
 
+use super::ops::{Arg, Op};
 use crate::tuple::write_profiled;
 use crate::{AnyLayout, DynLayout, DynTuple, Int, IntTuple, LayoutError, StaticLayout};
 use crate::{Tile, TileMode};
 use core::fmt;
 use core::marker::PhantomData;
+
+/// Evaluate a table entry ([`ops`](super::ops)) in a const: the static types read the same table
+/// as the macro and the calculator.
+const fn table(op: Op, args: &[Arg]) -> Result<DynLayout, LayoutError> {
+    super::ops::apply_layout(op, args)
+}
 
 /// Unwrap an algebra result in a const, or fail compilation with the rule's name.
 const fn ok(r: Result<DynLayout, LayoutError>) -> DynLayout {
@@ -190,30 +198,30 @@ macro_rules! zst {
 
 zst! {
     /// `coalesce(L)` ([`DynLayout::coalesce`]).
-    Coalesce [L: StaticLayout] [L] (L) => Ok(L::LAYOUT.coalesce())
+    Coalesce [L: StaticLayout] [L] (L) => table(Op::Coalesce, &[Arg::Layout(L::LAYOUT)])
 }
 zst! {
     /// `coalesce(L, P)` by mode with the static profile `P` ([`DynLayout::coalesce_by_mode`]).
     CoalesceByMode [L: StaticLayout, P: IntTuple] [L, P] (L, P) =>
-        L::LAYOUT.coalesce_by_mode(&static_tuple::<P>())
+        table(Op::CoalesceByMode, &[Arg::Layout(L::LAYOUT), Arg::Shape(static_tuple::<P>())])
 }
 zst! {
     /// `filter_zeros(L)` ([`DynLayout::filter_zeros`]).
-    FilterZeros [L: StaticLayout] [L] (L) => Ok(L::LAYOUT.filter_zeros())
+    FilterZeros [L: StaticLayout] [L] (L) => table(Op::FilterZeros, &[Arg::Layout(L::LAYOUT)])
 }
 zst! {
     /// `filter(L)` ([`DynLayout::filter`]).
-    Filter [L: StaticLayout] [L] (L) => Ok(L::LAYOUT.filter())
+    Filter [L: StaticLayout] [L] (L) => table(Op::Filter, &[Arg::Layout(L::LAYOUT)])
 }
 zst! {
     /// `composition(A, B)` with a 1-D layout `B` ([`DynLayout::composition`]).
     Composition [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.composition(&B::LAYOUT)
+        table(Op::Composition, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `composition(A, T)` with a by-mode tiler ([`DynLayout::composition_by_mode`]).
     CompositionByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.composition_by_mode(&T::TILE)
+        table(Op::Composition, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `composition(A, S)` with a static integer or shape ([`DynLayout::composition_shape`]).
@@ -222,131 +230,131 @@ zst! {
 }
 zst! {
     /// `complement(L, M)` ([`DynLayout::complement`]).
-    Complement [L: StaticLayout, const M: i64] [L, M] (L) => L::LAYOUT.complement(M)
+    Complement [L: StaticLayout, const M: i64] [L, M] (L) => table(Op::Complement, &[Arg::Layout(L::LAYOUT), Arg::Shape(DynTuple::leaf(M))])
 }
 zst! {
     /// `complement(L, S)` with a static shape cotarget ([`DynLayout::complement_shape`]).
     ComplementShape [L: StaticLayout, S: IntTuple] [L, S] (L, S) =>
-        L::LAYOUT.complement_shape(&static_tuple::<S>())
+        table(Op::Complement, &[Arg::Layout(L::LAYOUT), Arg::Shape(static_tuple::<S>())])
 }
 zst! {
     /// `complement(L)` ([`DynLayout::complement_cosize`]).
-    ComplementCosize [L: StaticLayout] [L] (L) => L::LAYOUT.complement_cosize()
+    ComplementCosize [L: StaticLayout] [L] (L) => table(Op::ComplementCosize, &[Arg::Layout(L::LAYOUT)])
 }
 zst! {
     /// `right_inverse(L)` ([`DynLayout::right_inverse`]).
-    RightInverse [L: StaticLayout] [L] (L) => Ok(L::LAYOUT.right_inverse())
+    RightInverse [L: StaticLayout] [L] (L) => table(Op::RightInverse, &[Arg::Layout(L::LAYOUT)])
 }
 zst! {
     /// `left_inverse(L)` ([`DynLayout::left_inverse`]).
-    LeftInverse [L: StaticLayout] [L] (L) => L::LAYOUT.left_inverse()
+    LeftInverse [L: StaticLayout] [L] (L) => table(Op::LeftInverse, &[Arg::Layout(L::LAYOUT)])
 }
 zst! {
     /// `logical_divide(A, B)`, 1-D tiler ([`DynLayout::logical_divide`]).
     LogicalDivide [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.logical_divide(&B::LAYOUT)
+        table(Op::LogicalDivide, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `logical_divide(A, T)`, by-mode tiler ([`DynLayout::logical_divide_by_mode`]).
     LogicalDivideByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.logical_divide_by_mode(&T::TILE)
+        table(Op::LogicalDivide, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `zipped_divide(A, B)`, 1-D tiler ([`DynLayout::zipped_divide`]).
     ZippedDivide [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.zipped_divide(&B::LAYOUT)
+        table(Op::ZippedDivide, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `zipped_divide(A, T)`, by-mode tiler ([`DynLayout::zipped_divide_by_mode`]).
     ZippedDivideByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.zipped_divide_by_mode(&T::TILE)
+        table(Op::ZippedDivide, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `tiled_divide(A, B)`, 1-D tiler ([`DynLayout::tiled_divide`]).
     TiledDivide [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.tiled_divide(&B::LAYOUT)
+        table(Op::TiledDivide, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `tiled_divide(A, T)`, by-mode tiler ([`DynLayout::tiled_divide_by_mode`]).
     TiledDivideByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.tiled_divide_by_mode(&T::TILE)
+        table(Op::TiledDivide, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `flat_divide(A, B)`, 1-D tiler ([`DynLayout::flat_divide`]).
     FlatDivide [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.flat_divide(&B::LAYOUT)
+        table(Op::FlatDivide, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `flat_divide(A, T)`, by-mode tiler ([`DynLayout::flat_divide_by_mode`]).
     FlatDivideByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.flat_divide_by_mode(&T::TILE)
+        table(Op::FlatDivide, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `logical_product(A, B)`, 1-D tiler ([`DynLayout::logical_product`]).
     LogicalProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.logical_product(&B::LAYOUT)
+        table(Op::LogicalProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `logical_product(A, T)`, by-mode tiler ([`DynLayout::logical_product_by_mode`]).
     LogicalProductByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.logical_product_by_mode(&T::TILE)
+        table(Op::LogicalProduct, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `zipped_product(A, B)`, 1-D tiler ([`DynLayout::zipped_product`]).
     ZippedProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.zipped_product(&B::LAYOUT)
+        table(Op::ZippedProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `zipped_product(A, T)`, by-mode tiler ([`DynLayout::zipped_product_by_mode`]).
     ZippedProductByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.zipped_product_by_mode(&T::TILE)
+        table(Op::ZippedProduct, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `tiled_product(A, B)`, 1-D tiler ([`DynLayout::tiled_product`]).
     TiledProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.tiled_product(&B::LAYOUT)
+        table(Op::TiledProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `tiled_product(A, T)`, by-mode tiler ([`DynLayout::tiled_product_by_mode`]).
     TiledProductByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.tiled_product_by_mode(&T::TILE)
+        table(Op::TiledProduct, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `flat_product(A, B)`, 1-D tiler ([`DynLayout::flat_product`]).
     FlatProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.flat_product(&B::LAYOUT)
+        table(Op::FlatProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `flat_product(A, T)`, by-mode tiler ([`DynLayout::flat_product_by_mode`]).
     FlatProductByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        A::LAYOUT.flat_product_by_mode(&T::TILE)
+        table(Op::FlatProduct, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
 }
 zst! {
     /// `blocked_product(A, B)` ([`DynLayout::blocked_product`]).
     BlockedProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.blocked_product(&B::LAYOUT)
+        table(Op::BlockedProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `raked_product(A, B)` ([`DynLayout::raked_product`]).
     RakedProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        A::LAYOUT.raked_product(&B::LAYOUT)
+        table(Op::RakedProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `max_common_layout(A, B)` ([`DynLayout::max_common_layout`]).
     MaxCommonLayout [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        Ok(A::LAYOUT.max_common_layout(&B::LAYOUT))
+        table(Op::MaxCommonLayout, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
 }
 zst! {
     /// `nullspace(L)` ([`DynLayout::nullspace`]).
-    Nullspace [L: StaticLayout] [L] (L) => Ok(L::LAYOUT.nullspace())
+    Nullspace [L: StaticLayout] [L] (L) => table(Op::Nullspace, &[Arg::Layout(L::LAYOUT)])
 }
 zst! {
     /// `upcast<N>(L)` ([`DynLayout::upcast`]).
-    Upcast [L: StaticLayout, const N: i64] [L, N] (L) => L::LAYOUT.upcast(N)
+    Upcast [L: StaticLayout, const N: i64] [L, N] (L) => table(Op::Upcast, &[Arg::Layout(L::LAYOUT), Arg::Shape(DynTuple::leaf(N))])
 }
 zst! {
     /// `downcast<N>(L)` ([`DynLayout::downcast`]).
-    Downcast [L: StaticLayout, const N: i64] [L, N] (L) => L::LAYOUT.downcast(N)
+    Downcast [L: StaticLayout, const N: i64] [L, N] (L) => table(Op::Downcast, &[Arg::Layout(L::LAYOUT), Arg::Shape(DynTuple::leaf(N))])
 }
 zst! {
     /// `recast_layout` from `OLD`-bit to `NEW`-bit elements ([`DynLayout::recast_layout`]).
@@ -551,4 +559,54 @@ pub fn upcast<L: StaticLayout, const N: i64>(l: L) -> Upcast<L, N> {
 pub fn downcast<L: StaticLayout, const N: i64>(l: L) -> Downcast<L, N> {
     let _ = l;
     make()
+}
+
+/// `max_common_vector(A, B)` of static layouts: a zero-sized static integer
+/// ([`DynLayout::max_common_vector`], evaluated through the table of operations).
+///
+/// ```
+/// use layout_core::algebra::statics::{self, MaxCommonVector};
+/// use layout_core::{Int, Layout};
+/// let a = Layout::new((Int::<4>, Int::<8>), (Int::<1>, Int::<4>));
+/// let b = Layout::new((Int::<4>, Int::<8>), (Int::<1>, Int::<8>));
+/// assert_eq!(statics::max_common_vector(a, b).get(), 4);
+/// assert_eq!(MaxCommonVector::<Layout<(Int<4>, Int<8>), (Int<1>, Int<4>)>, Layout<(Int<4>, Int<8>), (Int<1>, Int<8>)>>::VALUE, 4);
+/// ```
+pub struct MaxCommonVector<A, B>(PhantomData<(A, B)>);
+
+impl<A: StaticLayout, B: StaticLayout> MaxCommonVector<A, B> {
+    /// The value, computed at compile time.
+    pub const VALUE: i64 = match super::ops::apply_int(
+        Op::MaxCommonVector,
+        &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)],
+    ) {
+        Ok(v) => v,
+        Err(e) => panic!("{}", e.rule()),
+    };
+
+    /// The value.
+    #[inline(always)]
+    pub const fn get(&self) -> i64 {
+        Self::VALUE
+    }
+}
+
+impl<A, B> Clone for MaxCommonVector<A, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<A, B> Copy for MaxCommonVector<A, B> {}
+impl<A, B> fmt::Debug for MaxCommonVector<A, B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("MaxCommonVector")
+    }
+}
+
+/// `max_common_vector(A, B)` of static layouts.
+#[inline(always)]
+pub fn max_common_vector<A: StaticLayout, B: StaticLayout>(a: A, b: B) -> MaxCommonVector<A, B> {
+    let _ = (a, b);
+    let _ = MaxCommonVector::<A, B>::VALUE;
+    MaxCommonVector(PhantomData)
 }

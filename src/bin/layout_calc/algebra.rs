@@ -1,61 +1,45 @@
-//! The layout-algebra functions of the calculator, each a thin call into `layout::algebra`
-//! (methods of `DynLayout`). Argument kinds: a layout `L`, a tiler `T` (a by-mode tiler `[…]` or a
-//! layout, which is a 1-D tiler), a coordinate with `_`, an integer or a shape.
+//! The layout-algebra functions of the calculator: a lookup in layout-core's table of
+//! operations (`layout::algebra::ops`), which also decides what each argument may be (the same
+//! rules as the `layout!` macro), plus the slicing functions, which take coordinates with `_`.
 
-use super::eval::{AnyL, Res, Value, any_layout, int, layout, tuple};
-use super::parse::Term;
-use layout::{DynLayout, LayoutError, SliceCoord, SwizzledLayout, Tile, TileMode};
+use super::eval::{AnyL, Res, Value, any_layout, layout, read, text_err};
+use super::parse::{Term, echo};
+use layout::algebra::ops::{self, Arg, Op, OpError, TilerHint};
+use layout::{DynLayout, LayoutError, SliceCoord, SwizzledLayout};
 
 fn lerr(e: LayoutError) -> String {
     e.to_string()
 }
 
-/// A tiler: `[t0,t1,…]` is by-mode (each `tᵢ` a layout, an integer `N` = `N:1`, or `_`); anything
-/// else is a layout, i.e. a 1-D tiler. (Lives for one call; not worth boxing.)
-#[allow(clippy::large_enum_variant)]
-enum Tiler {
-    OneD(DynLayout),
-    ByMode(Tile),
-}
-
-fn tiler(t: &Term) -> Res<Tiler> {
-    match t {
-        Term::Tiler(items) => {
-            let mut tile = Tile::EMPTY;
-            for item in items {
-                let mode = match item {
-                    Term::Under => TileMode::Keep,
-                    Term::Tiler(_) => {
-                        return Err("nested tilers `[[…]]` are not supported; use a layout".into());
-                    }
-                    other => TileMode::Layout(layout(other)?),
-                };
-                tile.push(mode).map_err(lerr)?;
-            }
-            Ok(Tiler::ByMode(tile))
-        }
-        _ => Ok(Tiler::OneD(layout(t)?)),
-    }
-}
-
-/// A coordinate whose entries may be `_`.
+/// A coordinate whose entries may be `_`, read by layout-core's parser.
 fn slice_coord(t: &Term) -> Res<SliceCoord> {
     match t {
-        Term::Under => Ok(SliceCoord::UNDERSCORE),
-        Term::Int(v) => Ok(SliceCoord::index(*v)),
-        Term::Tuple(items) => {
-            let children = items.iter().map(slice_coord).collect::<Res<Vec<_>>>()?;
-            SliceCoord::tuple(&children).map_err(lerr)
-        }
+        Term::Text(s, at) => read(s, *at),
         _ => Err("expected a coordinate: an integer, `_`, or a tuple of those".into()),
     }
 }
 
-fn args_n(name: &str, args: &[Term], allowed: &[usize]) -> Res<()> {
-    if allowed.contains(&args.len()) {
-        return Ok(());
+/// An argument of a table entry, as written: a tiler `[…]`, a bare shape or integer, or a
+/// layout (with a stride, or a call's result).
+fn arg(t: &Term) -> Res<Arg> {
+    match t {
+        Term::Text(s, at) if s.starts_with('[') => Ok(Arg::Tile(read(s, *at)?)),
+        Term::Text(s, at) => match s.parse() {
+            Ok(shape) => Ok(Arg::Shape(shape)),
+            Err(_) => Ok(Arg::Layout(read(s, *at)?)),
+        },
+        Term::Call(name, args) => match call(name, args)? {
+            Value::Int(v) => Ok(Arg::Shape(layout::DynTuple::leaf(v))),
+            Value::Tuple(t) => Ok(Arg::Shape(t)),
+            _ => Ok(Arg::Layout(layout(t)?)),
+        },
+        Term::Swizzled { .. } => Ok(Arg::Layout(layout(t)?)),
     }
-    let want = match allowed {
+}
+
+fn args_n(name: &str, given: usize) -> String {
+    let allowed: Vec<usize> = Op::arities(name).collect();
+    let want = match allowed.as_slice() {
         [n] => format!("{n} argument{}", if *n == 1 { "" } else { "s" }),
         _ => format!(
             "{} arguments",
@@ -66,136 +50,81 @@ fn args_n(name: &str, args: &[Term], allowed: &[usize]) -> Res<()> {
                 .join(" or ")
         ),
     };
-    Err(format!("`{name}` takes {want}, {} given", args.len()))
+    format!("`{name}` takes {want}, {given} given")
 }
 
-fn lay(l: Result<DynLayout, LayoutError>) -> Res<Value> {
-    Ok(Value::Layout(AnyL::Plain(l.map_err(lerr)?)))
+fn op_error(name: &str, args: &[Arg], e: OpError) -> String {
+    match e {
+        OpError::Refused(e) => lerr(e),
+        OpError::Argument { index, expected } => {
+            format!("argument {} of `{name}` must be {expected}", index + 1)
+        }
+        OpError::BareShapeTiler { index } => {
+            let (shape, layout) = match args[index] {
+                Arg::Shape(s) => (
+                    s.to_string(),
+                    DynLayout::col_major(&s).map_or_else(|_| "…".into(), |l| l.to_string()),
+                ),
+                _ => (String::new(), String::new()),
+            };
+            format!(
+                "argument {} of `{name}`: {}",
+                index + 1,
+                TilerHint {
+                    shape: &shape,
+                    layout: &layout
+                }
+            )
+        }
+        OpError::Arity { given } => args_n(name, given),
+        OpError::Unknown => format!("unknown function `{}`", echo(name)),
+    }
 }
 
 /// Evaluate an algebra function, or report an unknown name.
 pub fn call(name: &str, args: &[Term]) -> Res<Value> {
-    type ByLayout = fn(&DynLayout, &DynLayout) -> Result<DynLayout, LayoutError>;
-    type ByTile = fn(&DynLayout, &Tile) -> Result<DynLayout, LayoutError>;
-    let divide_or_product: Option<(ByLayout, ByTile)> = match name {
-        "logical_divide" => Some((DynLayout::logical_divide, DynLayout::logical_divide_by_mode)),
-        "zipped_divide" => Some((DynLayout::zipped_divide, DynLayout::zipped_divide_by_mode)),
-        "tiled_divide" => Some((DynLayout::tiled_divide, DynLayout::tiled_divide_by_mode)),
-        "flat_divide" => Some((DynLayout::flat_divide, DynLayout::flat_divide_by_mode)),
-        "logical_product" => Some((
-            DynLayout::logical_product,
-            DynLayout::logical_product_by_mode,
-        )),
-        "zipped_product" => Some((DynLayout::zipped_product, DynLayout::zipped_product_by_mode)),
-        "tiled_product" => Some((DynLayout::tiled_product, DynLayout::tiled_product_by_mode)),
-        "flat_product" => Some((DynLayout::flat_product, DynLayout::flat_product_by_mode)),
+    if let "slice" | "dice" | "slice_and_offset" = name {
+        return slice(name, args);
+    }
+    let op = Op::lookup(name, args.len()).map_err(|e| op_error(name, &[], e))?;
+    // Sw o K o A composed with B is Sw o K o (A ∘ B), as in CuTe
+    let swizzled = match (op, args.first()) {
+        (Op::Composition, Some(a @ Term::Swizzled { .. })) => match any_layout(a)? {
+            AnyL::Swizzled(s) => Some(s),
+            AnyL::Plain(_) => None,
+        },
         _ => None,
     };
-    if let Some((by_layout, by_tile)) = divide_or_product {
-        args_n(name, args, &[2])?;
-        let l = layout(&args[0])?;
-        return match tiler(&args[1])? {
-            Tiler::OneD(t) => lay(by_layout(&l, &t)),
-            Tiler::ByMode(t) => lay(by_tile(&l, &t)),
-        };
+    let mut vals = Vec::with_capacity(args.len());
+    for (i, t) in args.iter().enumerate() {
+        vals.push(match (&swizzled, i) {
+            (Some(s), 0) => Arg::Layout(s.layout()),
+            _ => arg(t)?,
+        });
     }
+    match op.apply(&vals).map_err(|e| op_error(name, &vals, e))? {
+        ops::Value::Int(v) => Ok(Value::Int(v)),
+        ops::Value::Layout(r) => Ok(Value::Layout(match swizzled {
+            None => AnyL::Plain(r),
+            Some(s) => AnyL::Swizzled(SwizzledLayout::new(s.swizzle(), s.offset_value(), r)),
+        })),
+    }
+}
+
+/// `slice`, `dice`, `slice_and_offset`: a layout and a coordinate with `_`.
+fn slice(name: &str, args: &[Term]) -> Res<Value> {
+    if args.len() != 2 {
+        return Err(format!("`{name}` takes 2 arguments, {} given", args.len()));
+    }
+    let l = layout(&args[0])?;
+    let c = slice_coord(&args[1])?;
+    let lay = |r: Result<DynLayout, LayoutError>| Ok(Value::Layout(AnyL::Plain(r.map_err(lerr)?)));
     match name {
-        "coalesce" => {
-            args_n(name, args, &[1, 2])?;
-            let l = layout(&args[0])?;
-            match args.get(1) {
-                None => lay(Ok(l.coalesce())),
-                Some(p) => lay(l.coalesce_by_mode(&tuple(p)?)),
-            }
+        "slice" => lay(l.slice(&c)),
+        "dice" => lay(l.dice(&c)),
+        _ => {
+            let (r, off) = l.slice_and_offset(&c).map_err(|e| text_err(e, 0))?;
+            Ok(Value::Text(format!("{r} + {off}")))
         }
-        "filter" | "filter_zeros" | "right_inverse" | "left_inverse" | "nullspace" => {
-            args_n(name, args, &[1])?;
-            let l = layout(&args[0])?;
-            lay(match name {
-                "filter" => Ok(l.filter()),
-                "filter_zeros" => Ok(l.filter_zeros()),
-                "right_inverse" => Ok(l.right_inverse()),
-                "nullspace" => Ok(l.nullspace()),
-                _ => l.left_inverse(),
-            })
-        }
-        "composition" => {
-            args_n(name, args, &[2])?;
-            // Sw o K o A composed with B is Sw o K o (A ∘ B), as in CuTe
-            let a = any_layout(&args[0])?;
-            let inner = match a {
-                AnyL::Plain(l) => l,
-                AnyL::Swizzled(s) => s.layout(),
-            };
-            let r = match tiler(&args[1])? {
-                Tiler::OneD(b) => inner.composition(&b),
-                Tiler::ByMode(t) => inner.composition_by_mode(&t),
-            }
-            .map_err(lerr)?;
-            Ok(Value::Layout(match a {
-                AnyL::Plain(_) => AnyL::Plain(r),
-                AnyL::Swizzled(s) => {
-                    AnyL::Swizzled(SwizzledLayout::new(s.swizzle(), s.offset_value(), r))
-                }
-            }))
-        }
-        "complement" => {
-            args_n(name, args, &[1, 2])?;
-            let l = layout(&args[0])?;
-            match args.get(1) {
-                None => lay(l.complement_cosize()),
-                Some(c) => {
-                    let c = tuple(c)?;
-                    match c.as_leaf() {
-                        Some(m) => lay(l.complement(m)),
-                        None => lay(l.complement_shape(&c)),
-                    }
-                }
-            }
-        }
-        "blocked_product" | "raked_product" => {
-            args_n(name, args, &[2])?;
-            let a = layout(&args[0])?;
-            let b = layout(&args[1])?;
-            lay(if name == "blocked_product" {
-                a.blocked_product(&b)
-            } else {
-                a.raked_product(&b)
-            })
-        }
-        "slice" | "dice" | "slice_and_offset" => {
-            args_n(name, args, &[2])?;
-            let l = layout(&args[0])?;
-            let c = slice_coord(&args[1])?;
-            match name {
-                "slice" => lay(l.slice(&c)),
-                "dice" => lay(l.dice(&c)),
-                _ => {
-                    let (r, off) = l.slice_and_offset(&c).map_err(lerr)?;
-                    Ok(Value::Text(format!("{r} + {off}")))
-                }
-            }
-        }
-        "max_common_layout" | "max_common_vector" => {
-            args_n(name, args, &[2])?;
-            let a = layout(&args[0])?;
-            let b = layout(&args[1])?;
-            if name == "max_common_layout" {
-                lay(Ok(a.max_common_layout(&b)))
-            } else {
-                Ok(Value::Int(a.max_common_vector(&b)))
-            }
-        }
-        "upcast" | "downcast" => {
-            args_n(name, args, &[2])?;
-            let l = layout(&args[0])?;
-            let n = int(&args[1])?;
-            lay(if name == "upcast" {
-                l.upcast(n)
-            } else {
-                l.downcast(n)
-            })
-        }
-        _ => Err(format!("unknown function `{name}`")),
     }
 }

@@ -2,8 +2,11 @@
 //! coordinate, tiler, integer) and calling the library. Every failure is an `Err(String)`, the text
 //! after `error: `.
 
-use super::parse::Term;
-use layout::{AnyLayout, DynLayout, DynTuple, LayoutError, LayoutTable, Swizzle, SwizzledLayout};
+use super::parse::{Term, echo};
+use layout::{
+    AnyLayout, DynLayout, DynTuple, LayoutError, LayoutTable, SliceCoord, Swizzle, SwizzledLayout,
+};
+use std::str::FromStr;
 
 /// The most elements `offsets` lists and the most cells `print_layout` draws.
 pub const MAX_PRINTED: i64 = 1 << 16;
@@ -63,43 +66,67 @@ fn lerr(e: LayoutError) -> String {
 pub fn eval_top(t: &Term) -> Res<Value> {
     match t {
         Term::Call(name, args) => call(name, args),
-        Term::Tiler(_) => {
+        Term::Text(s, _) if s.starts_with('[') => {
             Err("a tiler `[…]` is only meaningful as the argument of a function".into())
         }
-        Term::Under => Err("`_` is only meaningful inside a coordinate or a tiler".into()),
+        Term::Text(s, _) if s == "_" => {
+            Err("`_` is only meaningful inside a coordinate or a tiler".into())
+        }
         _ => Ok(Value::Layout(any_layout(t)?)),
     }
 }
 
 // ---------------------------------------------------------------------------------------------
-// Conversions
+// Conversions: every value text is read by layout-core's parser (`FromStr`).
 // ---------------------------------------------------------------------------------------------
+
+/// A layout-core error on the text starting at byte `at` of the line: parse errors get the
+/// column in the line.
+pub fn text_err(e: LayoutError, at: usize) -> String {
+    match e {
+        LayoutError::Parse { at: k, expected } => {
+            format!("expected {expected} at column {}", at + k + 1)
+        }
+        e => lerr(e),
+    }
+}
+
+/// Parse a value text with layout-core's `FromStr`.
+pub fn read<T: FromStr<Err = LayoutError>>(s: &str, at: usize) -> Res<T> {
+    s.parse().map_err(|e| text_err(e, at))
+}
 
 /// An integer tuple (shape, stride, profile, coordinate without `_`).
 pub fn tuple(t: &Term) -> Res<DynTuple> {
     match t {
-        Term::Int(v) => Ok(DynTuple::leaf(*v)),
-        Term::Tuple(items) => {
-            let mut out = DynTuple::EMPTY;
-            for item in items {
-                out.push_mode(&tuple(item)?).map_err(lerr)?;
+        Term::Text(s, at) => {
+            if s.starts_with('[') {
+                return Err(
+                    "expected an integer or a tuple of integers, found a tiler `[…]`".into(),
+                );
             }
-            Ok(out)
-        }
-        Term::Under => {
-            Err("`_` is not allowed here: expected an integer or a tuple of integers".into())
+            match read::<DynTuple>(s, *at) {
+                Ok(v) => Ok(v),
+                Err(_) if s.parse::<DynLayout>().is_ok() => {
+                    Err("expected an integer or a tuple of integers, found a layout".into())
+                }
+                Err(_) if s.parse::<SliceCoord>().is_ok() => Err(
+                    "`_` is not allowed here: expected an integer or a tuple of integers".into(),
+                ),
+                Err(e) => Err(e),
+            }
         }
         Term::Call(name, args) => match call(name, args)? {
             Value::Int(v) => Ok(DynTuple::leaf(v)),
             Value::Tuple(t) => Ok(t),
             Value::Layout(AnyL::Plain(l)) => Ok(l.shape()),
-            _ => Err(format!("`{name}(…)` does not give an integer tuple")),
+            _ => Err(format!(
+                "`{}(…)` does not give an integer tuple",
+                echo(name)
+            )),
         },
-        Term::Layout(..) | Term::Swizzled { .. } => {
+        Term::Swizzled { .. } => {
             Err("expected an integer or a tuple of integers, found a layout".into())
-        }
-        Term::Tiler(_) => {
-            Err("expected an integer or a tuple of integers, found a tiler `[…]`".into())
         }
     }
 }
@@ -126,12 +153,11 @@ pub fn layout(t: &Term) -> Res<DynLayout> {
 /// A layout, affine or swizzled.
 pub fn any_layout(t: &Term) -> Res<AnyL> {
     match t {
-        Term::Layout(s, d) => Ok(AnyL::Plain(
-            DynLayout::new(&tuple(s)?, &tuple(d)?).map_err(lerr)?,
-        )),
-        Term::Int(_) | Term::Tuple(_) => {
-            Ok(AnyL::Plain(DynLayout::col_major(&tuple(t)?).map_err(lerr)?))
+        Term::Text(s, _) if s.starts_with('[') => {
+            Err("expected a layout, found a tiler `[…]`".into())
         }
+        Term::Text(s, _) if s == "_" => Err("expected a layout, found `_`".into()),
+        Term::Text(s, at) => Ok(AnyL::Plain(read(s, *at)?)),
         Term::Swizzled {
             sw,
             offset,
@@ -148,10 +174,8 @@ pub fn any_layout(t: &Term) -> Res<AnyL> {
             Value::Layout(l) => Ok(l),
             Value::Int(v) => Ok(AnyL::Plain(DynLayout::leaf(v, 1).map_err(lerr)?)),
             Value::Tuple(t) => Ok(AnyL::Plain(DynLayout::col_major(&t).map_err(lerr)?)),
-            Value::Text(_) => Err(format!("`{name}(…)` does not give a layout")),
+            Value::Text(_) => Err(format!("`{}(…)` does not give a layout", echo(name))),
         },
-        Term::Under => Err("expected a layout, found `_`".into()),
-        Term::Tiler(_) => Err("expected a layout, found a tiler `[…]`".into()),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The layout calculator's engine: [`run_line`] turns one input line into its output text.
 //!
-//! - [`parse`]: text → [`parse::Term`] (no meaning attached yet);
+//! - [`parse`]: text → [`parse::Term`]: calls, swizzles and value texts (read later by layout-core's `FromStr`);
 //! - [`eval`]: terms → values, the basic functions (`size`, `eval`, `offsets`, `print_layout`, …);
 //! - [`algebra`]: the layout-algebra functions (`composition`, `logical_divide`, …).
 

@@ -1,0 +1,716 @@
+//! The table of algebra operations: every front end (the `layout!` macro's expansion-time and
+//! run-time paths, the `layout-calc` calculator, the static layer [`statics`](super::statics) and
+//! the [`Algebra`](super::Algebra) trait) reads this one table.
+//!
+//! Each entry of [`Op`] is one CuTe function at one arity: its name, the [`Kind`] of each
+//! argument, the forms a user may write (for messages), and the [`DynLayout`] method it calls.
+//! Arguments come in as [`Arg`]s — what the user *wrote* (a layout with a stride, a bare shape or
+//! integer, a by-mode tiler `[…]`) — and each kind converts them by one rule, written once here:
+//!
+//! | kind | layout `S:D` | integer `N` | bare shape `(M,N)` | tiler `[…]` |
+//! |---|---|---|---|---|
+//! | [`Kind::Layout`] | itself | `N:1` | compact column-major | refused |
+//! | [`Kind::Tiler`] | 1-D tiler | 1-D tiler `N:1` | **refused** (ambiguous) | by-mode tiler |
+//! | [`Kind::Cotarget`] | refused | the integer | the shape | refused |
+//! | [`Kind::Profile`] | refused | the integer | the shape | refused |
+//! | [`Kind::Int`] | refused | the integer | refused | refused |
+//!
+//! A bare shape where a tiler is expected is an error in every front end: CuTe C++ reads
+//! `zipped_divide(A, Shape<_4,_8>)` by mode while `(4,8)` also denotes the layout `(4,8):(1,4)`
+//! (cutlass#2545); write `[4,8]` for the by-mode tiler or `(4,8):(1,4)` for the 1-D layout.
+//!
+//! Adding an operation is one entry in the `ops!` invocation below (plus its case in
+//! `tests/op_table.rs`, which matches exhaustively on [`Op`]): the macro, the calculator, the
+//! static layer and the trait pick it up. An entry is `Variant "name" (arg: Kind, …) FORMS =>
+//! expression`, the expression giving `Result<Value, LayoutError>` from the converted arguments;
+//! a constructor of a named layout is an entry like any other (e.g. integer arguments only).
+//! The front ends recognise calls by the names here; a name with type parameters (`NZ<f16>(…)`)
+//! would need its front ends to read them.
+//!
+//! ```
+//! use layout_core::algebra::ops::{Arg, Op, Value};
+//! let a = "(12,32):(1,12)".parse().unwrap();
+//! let op = Op::lookup("zipped_divide", 2).unwrap();
+//! let r = op.apply(&[Arg::Layout(a), Arg::Tile("[4,8]".parse().unwrap())]).unwrap();
+//! assert_eq!(r, Value::Layout("((4,8),(3,4)):((1,12),(4,96))".parse().unwrap()));
+//! let bare = op.apply(&[Arg::Layout(a), Arg::Shape("(4,8)".parse().unwrap())]);
+//! assert!(bare.is_err());
+//! ```
+
+use crate::{DynLayout, DynTuple, LayoutError, Tile};
+use core::fmt;
+
+/// The kind of value an operation expects in one argument position.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Kind {
+    /// A layout (a bare shape is its compact column-major layout, an integer `N` is `N:1`).
+    Layout,
+    /// A tiler: a layout (1-D) or a by-mode tiler `[t0,t1,…]`; never a bare shape.
+    Tiler,
+    /// A cotarget: an integer or a shape.
+    Cotarget,
+    /// A profile (a shape whose nesting matters).
+    Profile,
+    /// An integer.
+    Int,
+}
+
+/// What an argument was written as, known to a front end before its value (the macro's
+/// run-time path checks arguments with it at expansion time).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Class {
+    /// A layout with a stride, or the result of an operation.
+    Layout,
+    /// A bare integer (no stride).
+    Int,
+    /// A bare shape tuple (no stride).
+    Shape,
+    /// A by-mode tiler `[…]`.
+    Tile,
+}
+
+/// An argument of an operation, as written.
+// A handful live per call; boxing would cost more than it saves.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Arg {
+    /// A layout with a stride (or an operation's result).
+    Layout(DynLayout),
+    /// A bare shape or integer, written without a stride.
+    Shape(DynTuple),
+    /// A by-mode tiler.
+    Tile(Tile),
+}
+
+impl Arg {
+    /// Its class.
+    pub const fn class(&self) -> Class {
+        match self {
+            Arg::Layout(_) => Class::Layout,
+            Arg::Shape(s) if s.is_leaf() => Class::Int,
+            Arg::Shape(_) => Class::Shape,
+            Arg::Tile(_) => Class::Tile,
+        }
+    }
+}
+
+/// A tiler argument after conversion.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Tiler {
+    /// A 1-D tiler.
+    OneD(DynLayout),
+    /// A by-mode tiler.
+    ByMode(Tile),
+}
+
+impl From<DynLayout> for Tiler {
+    fn from(l: DynLayout) -> Self {
+        Tiler::OneD(l)
+    }
+}
+impl From<&DynLayout> for Tiler {
+    fn from(l: &DynLayout) -> Self {
+        Tiler::OneD(*l)
+    }
+}
+impl From<Tile> for Tiler {
+    fn from(t: Tile) -> Self {
+        Tiler::ByMode(t)
+    }
+}
+impl From<&Tile> for Tiler {
+    fn from(t: &Tile) -> Self {
+        Tiler::ByMode(*t)
+    }
+}
+
+/// A cotarget argument after conversion.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Cotarget {
+    /// An integer `M`.
+    Int(i64),
+    /// A shape.
+    Shape(DynTuple),
+}
+
+/// The result of an operation.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Value {
+    /// A layout.
+    Layout(DynLayout),
+    /// An integer (`max_common_vector`).
+    Int(i64),
+}
+
+/// Why an operation was not evaluated.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum OpError {
+    /// The operation refused its inputs (the rule and numbers are in the error).
+    Refused(LayoutError),
+    /// Argument `index` (from 0) is not of a kind the operation takes; `expected` says what it
+    /// takes.
+    Argument {
+        /// The argument, from 0.
+        index: usize,
+        /// What it must be: "a layout, not a tiler", "an integer", ….
+        expected: &'static str,
+    },
+    /// Argument `index` is a bare shape where a tiler is expected (ambiguous: see the module
+    /// documentation); [`TilerHint`] words the fix.
+    BareShapeTiler {
+        /// The argument, from 0.
+        index: usize,
+    },
+    /// No entry of this name takes `given` arguments.
+    Arity {
+        /// The number of arguments given.
+        given: usize,
+    },
+    /// No operation has this name.
+    Unknown,
+}
+
+impl From<LayoutError> for OpError {
+    fn from(e: LayoutError) -> Self {
+        OpError::Refused(e)
+    }
+}
+
+/// The fix for a bare shape where a tiler is expected, in the user's notation:
+/// ``write `[4,8]` for a by-mode tiler or `(4,8):(1,4)` for a 1-D layout``.
+///
+/// ```
+/// use layout_core::algebra::ops::TilerHint;
+/// let h = TilerHint { shape: "(4,8)", layout: "(4,8):(1,4)" };
+/// assert_eq!(
+///     h.to_string(),
+///     "a bare shape (4,8) is ambiguous as a tiler; write `[4,8]` for a by-mode tiler or `(4,8):(1,4)` for a 1-D layout"
+/// );
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct TilerHint<'a> {
+    /// The shape as written: `(4,8)`.
+    pub shape: &'a str,
+    /// Its compact column-major layout as written: `(4,8):(1,4)`.
+    pub layout: &'a str,
+}
+
+impl fmt::Display for TilerHint<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = self
+            .shape
+            .strip_prefix('(')
+            .and_then(|s| s.strip_suffix(')'))
+            .unwrap_or(self.shape);
+        write!(
+            f,
+            "a bare shape {} is ambiguous as a tiler; write `[{inner}]` for a by-mode tiler or `{}` for a 1-D layout",
+            self.shape, self.layout
+        )
+    }
+}
+
+impl Kind {
+    /// The one rule: does this kind accept an argument of class `c` (argument `index`)?
+    ///
+    /// # Errors
+    /// [`OpError::Argument`] or [`OpError::BareShapeTiler`] naming the argument.
+    pub const fn accepts(self, c: Class, index: usize) -> Result<(), OpError> {
+        let expected = match (self, c) {
+            (Kind::Layout, Class::Tile) => "a layout, not a tiler",
+            (Kind::Layout, _) => return Ok(()),
+            (Kind::Tiler, Class::Shape) => return Err(OpError::BareShapeTiler { index }),
+            (Kind::Tiler, _) => return Ok(()),
+            (Kind::Cotarget, Class::Int | Class::Shape) => return Ok(()),
+            (Kind::Cotarget, _) => "a cotarget: an integer or a shape",
+            (Kind::Profile, Class::Int | Class::Shape) => return Ok(()),
+            (Kind::Profile, _) => "a profile such as (1,1)",
+            (Kind::Int, Class::Int) => return Ok(()),
+            (Kind::Int, _) => "an integer",
+        };
+        Err(OpError::Argument { index, expected })
+    }
+}
+
+// Conversions: each checks the one rule above, then reads the value.
+
+const fn layout(a: &Arg, i: usize) -> Result<DynLayout, OpError> {
+    if let Err(e) = Kind::Layout.accepts(a.class(), i) {
+        return Err(e);
+    }
+    match a {
+        Arg::Layout(l) => Ok(*l),
+        Arg::Shape(s) => match DynLayout::col_major(s) {
+            Ok(l) => Ok(l),
+            Err(e) => Err(OpError::Refused(e)),
+        },
+        Arg::Tile(_) => Err(OpError::Argument {
+            index: i,
+            expected: "a layout",
+        }),
+    }
+}
+
+const fn tiler(a: &Arg, i: usize) -> Result<Tiler, OpError> {
+    if let Err(e) = Kind::Tiler.accepts(a.class(), i) {
+        return Err(e);
+    }
+    match a {
+        Arg::Tile(t) => Ok(Tiler::ByMode(*t)),
+        _ => match layout(a, i) {
+            Ok(l) => Ok(Tiler::OneD(l)),
+            Err(e) => Err(e),
+        },
+    }
+}
+
+const fn cotarget(a: &Arg, i: usize) -> Result<Cotarget, OpError> {
+    if let Err(e) = Kind::Cotarget.accepts(a.class(), i) {
+        return Err(e);
+    }
+    match a {
+        Arg::Shape(s) => match s.as_leaf() {
+            Some(m) => Ok(Cotarget::Int(m)),
+            None => Ok(Cotarget::Shape(*s)),
+        },
+        _ => Err(OpError::Argument {
+            index: i,
+            expected: "a cotarget",
+        }),
+    }
+}
+
+const fn profile(a: &Arg, i: usize) -> Result<DynTuple, OpError> {
+    if let Err(e) = Kind::Profile.accepts(a.class(), i) {
+        return Err(e);
+    }
+    match a {
+        Arg::Shape(s) => Ok(*s),
+        _ => Err(OpError::Argument {
+            index: i,
+            expected: "a profile",
+        }),
+    }
+}
+
+const fn int(a: &Arg, i: usize) -> Result<i64, OpError> {
+    if let Err(e) = Kind::Int.accepts(a.class(), i) {
+        return Err(e);
+    }
+    match a {
+        Arg::Shape(s) => match s.as_leaf() {
+            Some(v) => Ok(v),
+            None => Err(OpError::Argument {
+                index: i,
+                expected: "an integer",
+            }),
+        },
+        _ => Err(OpError::Argument {
+            index: i,
+            expected: "an integer",
+        }),
+    }
+}
+
+/// `Ok(Value::Layout(l))`.
+const fn lay(l: DynLayout) -> Result<Value, LayoutError> {
+    Ok(Value::Layout(l))
+}
+
+/// A fallible layout result as a value.
+const fn try_lay(r: Result<DynLayout, LayoutError>) -> Result<Value, LayoutError> {
+    match r {
+        Ok(l) => Ok(Value::Layout(l)),
+        Err(e) => Err(e),
+    }
+}
+
+macro_rules! ops {
+    ($(
+        $(#[$doc:meta])*
+        $V:ident $name:literal ($($a:ident: $k:ident),*) $forms:ident => $body:expr;
+    )*) => {
+        /// One entry of the table: a CuTe function at one arity.
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+        pub enum Op {
+            $($(#[$doc])* $V,)*
+        }
+
+        impl Op {
+            /// Every entry, in table order.
+            pub const ALL: &'static [Op] = &[$(Op::$V),*];
+
+            /// CuTe's name.
+            pub const fn name(self) -> &'static str {
+                match self { $(Op::$V => $name,)* }
+            }
+
+            /// The kind of each argument.
+            pub const fn kinds(self) -> &'static [Kind] {
+                match self { $(Op::$V => &[$(Kind::$k),*],)* }
+            }
+
+            /// The forms a user may write for this name (for messages).
+            pub const fn forms(self) -> &'static str {
+                match self { $(Op::$V => $forms,)* }
+            }
+
+            /// Evaluate the entry: convert each argument by its kind's rule, call the
+            /// [`DynLayout`] method. A `const fn`: the static layer calls it in associated
+            /// consts, the `layout!` macro at expansion time, run-time code directly.
+            ///
+            /// # Errors
+            /// [`OpError::Arity`] for a wrong number of arguments, [`OpError::Argument`] /
+            /// [`OpError::BareShapeTiler`] for an argument of the wrong kind,
+            /// [`OpError::Refused`] with the rule the operation broke.
+            #[allow(unused_assignments, unused_mut)]
+            pub const fn apply(self, args: &[Arg]) -> Result<Value, OpError> {
+                if args.len() != self.kinds().len() {
+                    return Err(OpError::Arity { given: args.len() });
+                }
+                match self {
+                    $(Op::$V => {
+                        // One function per entry, not inlined: the frame of `apply` stays
+                        // small and each entry's frame holds only its own locals.
+                        #[inline(never)]
+                        const fn entry(args: &[Arg]) -> Result<Value, OpError> {
+                            let mut i = 0;
+                            $(
+                                let $a = match $k(&args[i], i) {
+                                    Ok(v) => v,
+                                    Err(e) => return Err(e),
+                                };
+                                i += 1;
+                            )*
+                            match $body {
+                                Ok(v) => Ok(v),
+                                Err(e) => Err(OpError::Refused(e)),
+                            }
+                        }
+                        entry(args)
+                    })*
+                }
+            }
+        }
+    };
+}
+
+// Lower-case aliases so the table reads `a: layout` and the conversion is the function of that
+// name.
+#[allow(non_snake_case)]
+const fn Layout(a: &Arg, i: usize) -> Result<DynLayout, OpError> {
+    layout(a, i)
+}
+#[allow(non_snake_case)]
+const fn Tiler(a: &Arg, i: usize) -> Result<Tiler, OpError> {
+    tiler(a, i)
+}
+#[allow(non_snake_case)]
+const fn Cotarget(a: &Arg, i: usize) -> Result<Cotarget, OpError> {
+    cotarget(a, i)
+}
+#[allow(non_snake_case)]
+const fn Profile(a: &Arg, i: usize) -> Result<DynTuple, OpError> {
+    profile(a, i)
+}
+#[allow(non_snake_case)]
+const fn Int(a: &Arg, i: usize) -> Result<i64, OpError> {
+    int(a, i)
+}
+
+const COALESCE: &str = "coalesce(L) or coalesce(L, profile)";
+const COMPOSITION: &str = "composition(A, B) with B a layout, an integer or a tiler [t0,t1,…]";
+const COMPLEMENT: &str = "complement(L), complement(L, M) or complement(L, shape)";
+const CAST: &str = "upcast(L, N) / downcast(L, N) with an integer N";
+const COMMON: &str = "max_common_layout(A, B) / max_common_vector(A, B)";
+const TILED: &str = "logical_divide(A, T) & co. with T a layout, an integer or a tiler [t0,t1,…]";
+const PAIR: &str = "blocked_product(A, B) / raked_product(A, B) with two layouts";
+const UNARY: &str = "op(L) with one layout";
+
+ops! {
+    /// `coalesce(L)` ([`DynLayout::coalesce`]).
+    Coalesce "coalesce" (l: Layout) COALESCE => lay(l.coalesce());
+    /// `coalesce(L, profile)` ([`DynLayout::coalesce_by_mode`]).
+    CoalesceByMode "coalesce" (l: Layout, p: Profile) COALESCE => try_lay(l.coalesce_by_mode(&p));
+    /// `filter_zeros(L)` ([`DynLayout::filter_zeros`]).
+    FilterZeros "filter_zeros" (l: Layout) UNARY => lay(l.filter_zeros());
+    /// `filter(L)` ([`DynLayout::filter`]).
+    Filter "filter" (l: Layout) UNARY => lay(l.filter());
+    /// `composition(A, B)`: [`DynLayout::composition`] for a 1-D tiler,
+    /// [`DynLayout::composition_by_mode`] for a by-mode one.
+    Composition "composition" (a: Layout, t: Tiler) COMPOSITION => try_lay(match t {
+        Tiler::OneD(b) => a.composition(&b),
+        Tiler::ByMode(t) => a.composition_by_mode(&t),
+    });
+    /// `complement(L)` ([`DynLayout::complement_cosize`]).
+    ComplementCosize "complement" (l: Layout) COMPLEMENT => try_lay(l.complement_cosize());
+    /// `complement(L, M)` / `complement(L, shape)` ([`DynLayout::complement`],
+    /// [`DynLayout::complement_shape`]).
+    Complement "complement" (l: Layout, c: Cotarget) COMPLEMENT => try_lay(match c {
+        Cotarget::Int(m) => l.complement(m),
+        Cotarget::Shape(s) => l.complement_shape(&s),
+    });
+    /// `right_inverse(L)` ([`DynLayout::right_inverse`]).
+    RightInverse "right_inverse" (l: Layout) UNARY => lay(l.right_inverse());
+    /// `left_inverse(L)` ([`DynLayout::left_inverse`]).
+    LeftInverse "left_inverse" (l: Layout) UNARY => try_lay(l.left_inverse());
+    /// `logical_divide(A, T)` ([`DynLayout::logical_divide`], [`DynLayout::logical_divide_by_mode`]).
+    LogicalDivide "logical_divide" (a: Layout, t: Tiler) TILED => try_lay(match t {
+        Tiler::OneD(b) => a.logical_divide(&b),
+        Tiler::ByMode(t) => a.logical_divide_by_mode(&t),
+    });
+    /// `zipped_divide(A, T)` ([`DynLayout::zipped_divide`], [`DynLayout::zipped_divide_by_mode`]).
+    ZippedDivide "zipped_divide" (a: Layout, t: Tiler) TILED => try_lay(match t {
+        Tiler::OneD(b) => a.zipped_divide(&b),
+        Tiler::ByMode(t) => a.zipped_divide_by_mode(&t),
+    });
+    /// `tiled_divide(A, T)` ([`DynLayout::tiled_divide`], [`DynLayout::tiled_divide_by_mode`]).
+    TiledDivide "tiled_divide" (a: Layout, t: Tiler) TILED => try_lay(match t {
+        Tiler::OneD(b) => a.tiled_divide(&b),
+        Tiler::ByMode(t) => a.tiled_divide_by_mode(&t),
+    });
+    /// `flat_divide(A, T)` ([`DynLayout::flat_divide`], [`DynLayout::flat_divide_by_mode`]).
+    FlatDivide "flat_divide" (a: Layout, t: Tiler) TILED => try_lay(match t {
+        Tiler::OneD(b) => a.flat_divide(&b),
+        Tiler::ByMode(t) => a.flat_divide_by_mode(&t),
+    });
+    /// `logical_product(A, T)` ([`DynLayout::logical_product`], [`DynLayout::logical_product_by_mode`]).
+    LogicalProduct "logical_product" (a: Layout, t: Tiler) TILED => try_lay(match t {
+        Tiler::OneD(b) => a.logical_product(&b),
+        Tiler::ByMode(t) => a.logical_product_by_mode(&t),
+    });
+    /// `zipped_product(A, T)` ([`DynLayout::zipped_product`], [`DynLayout::zipped_product_by_mode`]).
+    ZippedProduct "zipped_product" (a: Layout, t: Tiler) TILED => try_lay(match t {
+        Tiler::OneD(b) => a.zipped_product(&b),
+        Tiler::ByMode(t) => a.zipped_product_by_mode(&t),
+    });
+    /// `tiled_product(A, T)` ([`DynLayout::tiled_product`], [`DynLayout::tiled_product_by_mode`]).
+    TiledProduct "tiled_product" (a: Layout, t: Tiler) TILED => try_lay(match t {
+        Tiler::OneD(b) => a.tiled_product(&b),
+        Tiler::ByMode(t) => a.tiled_product_by_mode(&t),
+    });
+    /// `flat_product(A, T)` ([`DynLayout::flat_product`], [`DynLayout::flat_product_by_mode`]).
+    FlatProduct "flat_product" (a: Layout, t: Tiler) TILED => try_lay(match t {
+        Tiler::OneD(b) => a.flat_product(&b),
+        Tiler::ByMode(t) => a.flat_product_by_mode(&t),
+    });
+    /// `blocked_product(A, B)` ([`DynLayout::blocked_product`]).
+    BlockedProduct "blocked_product" (a: Layout, b: Layout) PAIR => try_lay(a.blocked_product(&b));
+    /// `raked_product(A, B)` ([`DynLayout::raked_product`]).
+    RakedProduct "raked_product" (a: Layout, b: Layout) PAIR => try_lay(a.raked_product(&b));
+    /// `max_common_layout(A, B)` ([`DynLayout::max_common_layout`]).
+    MaxCommonLayout "max_common_layout" (a: Layout, b: Layout) COMMON => lay(a.max_common_layout(&b));
+    /// `max_common_vector(A, B)` ([`DynLayout::max_common_vector`]): an integer.
+    MaxCommonVector "max_common_vector" (a: Layout, b: Layout) COMMON =>
+        Ok::<Value, LayoutError>(Value::Int(a.max_common_vector(&b)));
+    /// `nullspace(L)` ([`DynLayout::nullspace`]).
+    Nullspace "nullspace" (l: Layout) UNARY => lay(l.nullspace());
+    /// `upcast(L, N)` ([`DynLayout::upcast`]).
+    Upcast "upcast" (l: Layout, n: Int) CAST => try_lay(l.upcast(n));
+    /// `downcast(L, N)` ([`DynLayout::downcast`]).
+    Downcast "downcast" (l: Layout, n: Int) CAST => try_lay(l.downcast(n));
+}
+
+impl Op {
+    /// The entry for `name` called with `nargs` arguments.
+    ///
+    /// # Errors
+    /// [`OpError::Unknown`] when no entry has this name, [`OpError::Arity`] when none of this
+    /// name takes `nargs` arguments.
+    pub fn lookup(name: &str, nargs: usize) -> Result<Op, OpError> {
+        let mut known = false;
+        for &op in Op::ALL {
+            if op.name() == name {
+                known = true;
+                if op.kinds().len() == nargs {
+                    return Ok(op);
+                }
+            }
+        }
+        Err(if known {
+            OpError::Arity { given: nargs }
+        } else {
+            OpError::Unknown
+        })
+    }
+
+    /// `true` when some entry is called `name`.
+    pub fn is_name(name: &str) -> bool {
+        Op::ALL.iter().any(|op| op.name() == name)
+    }
+
+    /// The arities of the entries called `name`, ascending.
+    pub fn arities(name: &str) -> impl Iterator<Item = usize> + '_ {
+        Op::ALL
+            .iter()
+            .filter(move |op| op.name() == name)
+            .map(|op| op.kinds().len())
+    }
+
+    /// Check the classes of the arguments against the kinds, without their values (the
+    /// `layout!` macro's run-time path does this at expansion time).
+    ///
+    /// # Errors
+    /// As [`Op::apply`], except [`OpError::Refused`].
+    pub const fn check(self, classes: &[Class]) -> Result<(), OpError> {
+        let kinds = self.kinds();
+        if classes.len() != kinds.len() {
+            return Err(OpError::Arity {
+                given: classes.len(),
+            });
+        }
+        let mut i = 0;
+        while i < kinds.len() {
+            if let Err(e) = kinds[i].accepts(classes[i], i) {
+                return Err(e);
+            }
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// `true` when the result is an integer rather than a layout.
+    pub const fn gives_int(self) -> bool {
+        matches!(self, Op::MaxCommonVector)
+    }
+}
+
+/// Evaluate an entry whose result is a layout, for code that has already checked the argument
+/// classes with [`Op::check`] (the `layout!` macro's run-time path, the static layer).
+///
+/// # Errors
+/// The rule the operation broke. An argument misuse (which [`Op::check`] rules out) or an entry
+/// whose result is an integer is reported as [`LayoutError::Precondition`] naming the argument
+/// (numbers: its position from 1 and the number of arguments).
+pub const fn apply_layout(op: Op, args: &[Arg]) -> Result<DynLayout, LayoutError> {
+    match op.apply(args) {
+        Ok(Value::Layout(l)) => Ok(l),
+        Ok(Value::Int(_)) => Err(LayoutError::Precondition {
+            what: "an operation whose result is a layout (this one gives an integer; numbers: 0 and its argument count)",
+            a: 0,
+            b: args.len() as i64,
+        }),
+        Err(e) => Err(misuse(e, args.len())),
+    }
+}
+
+/// As [`apply_layout`] for an entry whose result is an integer (`max_common_vector`).
+///
+/// # Errors
+/// As [`apply_layout`].
+pub const fn apply_int(op: Op, args: &[Arg]) -> Result<i64, LayoutError> {
+    match op.apply(args) {
+        Ok(Value::Int(v)) => Ok(v),
+        Ok(Value::Layout(_)) => Err(LayoutError::Precondition {
+            what: "an operation whose result is an integer (this one gives a layout; numbers: 0 and its argument count)",
+            a: 0,
+            b: args.len() as i64,
+        }),
+        Err(e) => Err(misuse(e, args.len())),
+    }
+}
+
+const fn misuse(e: OpError, nargs: usize) -> LayoutError {
+    match e {
+        OpError::Refused(e) => e,
+        OpError::Argument { index, .. } | OpError::BareShapeTiler { index } => {
+            LayoutError::Precondition {
+                what: "an argument of the kind the operation takes (numbers: the argument, from 1, and the argument count)",
+                a: index as i64 + 1,
+                b: nargs as i64,
+            }
+        }
+        OpError::Arity { given } => LayoutError::Precondition {
+            what: "this number of arguments for the operation (numbers: arguments given, twice)",
+            a: given as i64,
+            b: nargs as i64,
+        },
+        OpError::Unknown => LayoutError::Precondition {
+            what: "a known operation (numbers: 0 and the argument count)",
+            a: 0,
+            b: nargs as i64,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_arities_are_unique() {
+        for (i, a) in Op::ALL.iter().enumerate() {
+            for b in &Op::ALL[..i] {
+                assert!(
+                    a.name() != b.name() || a.kinds().len() != b.kinds().len(),
+                    "{a:?} and {b:?}"
+                );
+            }
+            assert_eq!(Op::lookup(a.name(), a.kinds().len()), Ok(*a));
+        }
+        assert_eq!(Op::lookup("nope", 1), Err(OpError::Unknown));
+        assert_eq!(
+            Op::lookup("composition", 3),
+            Err(OpError::Arity { given: 3 })
+        );
+    }
+
+    #[test]
+    fn one_rule_per_kind() {
+        let shape = Arg::Shape("(4,8)".parse().unwrap());
+        let int = Arg::Shape(DynTuple::leaf(4));
+        let a = Arg::Layout("(12,32):(1,12)".parse().unwrap());
+        assert_eq!(
+            Op::ZippedDivide.apply(&[a, shape]),
+            Err(OpError::BareShapeTiler { index: 1 })
+        );
+        assert_eq!(
+            Op::ZippedDivide.check(&[Class::Layout, Class::Shape]),
+            Err(OpError::BareShapeTiler { index: 1 })
+        );
+        // an integer tiler is the 1-D layout N:1
+        assert_eq!(
+            Op::LogicalDivide.apply(&[a, int]),
+            Op::LogicalDivide.apply(&[a, Arg::Layout("4:1".parse().unwrap())])
+        );
+        // a bare shape is a layout where a layout is expected
+        assert_eq!(
+            Op::Coalesce.apply(&[shape]),
+            Ok(Value::Layout("32:1".parse().unwrap()))
+        );
+        assert_eq!(
+            Op::Upcast.apply(&[a, shape]),
+            Err(OpError::Argument {
+                index: 1,
+                expected: "an integer"
+            })
+        );
+    }
+
+    #[test]
+    fn unchecked_entry_points_name_the_misuse() {
+        let a = Arg::Layout("(4,8):(1,4)".parse().unwrap());
+        let shape = Arg::Shape("(2,2)".parse().unwrap());
+        assert!(matches!(
+            apply_layout(Op::Upcast, &[a, shape]),
+            Err(LayoutError::Precondition { a: 2, b: 2, .. })
+        ));
+        assert!(matches!(
+            apply_int(Op::Coalesce, &[a]),
+            Err(LayoutError::Precondition { a: 0, b: 1, .. })
+        ));
+        assert!(matches!(
+            apply_layout(Op::Coalesce, &[a, a, a]),
+            Err(LayoutError::Precondition { a: 3, b: 3, .. })
+        ));
+        assert_eq!(apply_int(Op::MaxCommonVector, &[a, a]), Ok(32));
+        // a refused operation keeps its own error
+        assert!(matches!(
+            apply_layout(Op::Upcast, &[a, Arg::Shape(DynTuple::leaf(3))]),
+            Err(e) if !matches!(e, LayoutError::Precondition { b: 2, a: 2, .. })
+        ));
+    }
+}
