@@ -85,6 +85,21 @@ pub enum LayoutError {
         /// A repeated offset.
         offset: i64,
     },
+    /// The layout has more elements than offsets between its smallest and largest offset, so
+    /// some offset is reached twice (found without naming one).
+    NotInjectiveBySize {
+        /// The number of elements.
+        size: i64,
+        /// The number of offsets in `[lo, hi]` (saturated at `i64::MAX`).
+        span: i64,
+    },
+    /// A working buffer (e.g. the bitmap of an injectivity scan) could not be allocated.
+    AllocationFailed {
+        /// What was being allocated.
+        what: &'static str,
+        /// Its size in bytes (saturated at `i64::MAX`).
+        bytes: i64,
+    },
     /// A precondition of an operation failed; `what` names it, `a` and `b` are the numbers.
     Precondition {
         /// The precondition, in words.
@@ -140,8 +155,8 @@ pub enum LayoutError {
         /// `S` of the swizzle.
         s: i64,
     },
-    /// A fact about a non-affine layout (its offset bounds or injectivity) that has no closed
-    /// form here would need a scan of more elements than the cap allows.
+    /// A fact about a layout (its offset bounds or injectivity) that has no closed form here
+    /// would need a scan of more elements than the cap allows.
     TooLargeToScan {
         /// What was to be decided.
         what: &'static str,
@@ -209,6 +224,13 @@ impl fmt::Display for LayoutError {
                     "layout is not injective: offset {offset} is reached twice"
                 )
             }
+            LayoutError::NotInjectiveBySize { size, span } => write!(
+                f,
+                "layout is not injective: its {size} elements do not fit in the {span} offsets between its smallest and largest offset"
+            ),
+            LayoutError::AllocationFailed { what, bytes } => {
+                write!(f, "could not allocate {bytes} bytes for {what}")
+            }
             LayoutError::Precondition { what, a, b } => write!(f, "{what} (numbers {a} and {b})"),
             LayoutError::Composition {
                 rule,
@@ -258,7 +280,7 @@ impl fmt::Display for LayoutError {
             ),
             LayoutError::TooLargeToScan { what, size, cap } => write!(
                 f,
-                "cannot decide the {what} of a non-affine layout of {size} elements: a scan visits at most {cap}"
+                "cannot decide the {what} of a layout of {size} elements: it needs a scan, which visits at most {cap}"
             ),
         }
     }
@@ -309,6 +331,8 @@ impl LayoutError {
             LayoutError::CoordinateOutOfRange { .. } => "a coordinate is out of range",
             LayoutError::IndexOutOfRange { .. } => "an index is out of range",
             LayoutError::NotInjective { .. } => "the layout is not injective",
+            LayoutError::NotInjectiveBySize { .. } => "the layout is not injective",
+            LayoutError::AllocationFailed { .. } => "an allocation failed",
             LayoutError::Precondition { what, .. } => what,
             LayoutError::Composition { rule, .. } => match rule {
                 CompositionRule::StrideDivisibility => {
@@ -327,7 +351,7 @@ impl LayoutError {
             LayoutError::Parse { .. } => "parse error",
             LayoutError::InvalidSwizzle { rule, .. } => rule,
             LayoutError::NotAffine { .. } => "a swizzled layout has no shape:stride form",
-            LayoutError::TooLargeToScan { .. } => "a non-affine layout is too large to scan",
+            LayoutError::TooLargeToScan { .. } => "a layout is too large to scan",
         }
     }
 }

@@ -572,9 +572,12 @@ unsafe impl<L: AnyLayout> AnyLayout for Padded<L> {
     }
 
     fn find_collision(&self) -> Result<Option<i64>, LayoutError> {
-        match self.layout.find_collision()? {
-            None => Ok(None),
-            Some(_) => crate::walk::scan::scan_collision(self),
+        match self.layout.find_collision() {
+            Ok(None) => Ok(None),
+            Ok(Some(_)) | Err(LayoutError::NotInjectiveBySize { .. }) => {
+                crate::walk::scan::scan_collision(self)
+            }
+            Err(e) => Err(e),
         }
     }
 }
