@@ -93,6 +93,13 @@ pub enum LayoutError {
         /// The number of offsets in `[lo, hi]` (saturated at `i64::MAX`).
         span: i64,
     },
+    /// The offset `O` of a swizzled layout `W o O o L` plus an offset of `L` leaves `i64`.
+    SwizzleOffsetOverflow {
+        /// `O`.
+        offset: i64,
+        /// The offset of `L`.
+        x: i64,
+    },
     /// A working buffer (e.g. the bitmap of an injectivity scan) could not be allocated.
     AllocationFailed {
         /// What was being allocated.
@@ -228,6 +235,10 @@ impl fmt::Display for LayoutError {
                 f,
                 "layout is not injective: its {size} elements do not fit in the {span} offsets between its smallest and largest offset"
             ),
+            LayoutError::SwizzleOffsetOverflow { offset, x } => write!(
+                f,
+                "the swizzled offset O + L(c) = {offset} + {x} overflows i64"
+            ),
             LayoutError::AllocationFailed { what, bytes } => {
                 write!(f, "could not allocate {bytes} bytes for {what}")
             }
@@ -333,6 +344,7 @@ impl LayoutError {
             LayoutError::NotInjective { .. } => "the layout is not injective",
             LayoutError::NotInjectiveBySize { .. } => "the layout is not injective",
             LayoutError::AllocationFailed { .. } => "an allocation failed",
+            LayoutError::SwizzleOffsetOverflow { .. } => "a swizzled offset overflows i64",
             LayoutError::Precondition { what, .. } => what,
             LayoutError::Composition { rule, .. } => match rule {
                 CompositionRule::StrideDivisibility => {

@@ -33,8 +33,13 @@ pub struct LayoutTable<'a, L> {
 impl<'a, L: AnyLayout> LayoutTable<'a, L> {
     /// A table of `layout`.
     ///
+    /// Every cell is computed without overflow: the layout's
+    /// [`offset_bounds`](AnyLayout::offset_bounds) must succeed (e.g. a swizzled layout whose
+    /// `O + L(c)` leaves `i64` is refused here, instead of printing wrapped offsets).
+    ///
     /// # Errors
-    /// [`LayoutError::Precondition`] when the layout's rank is not 2.
+    /// [`LayoutError::Precondition`] when the layout's rank is not 2; the error of
+    /// `offset_bounds` ([`LayoutError::SwizzleOffsetOverflow`] for such a swizzled layout).
     pub fn new(layout: &'a L) -> Result<Self, LayoutError> {
         let domain = layout.domain();
         let rank = domain.rank();
@@ -45,6 +50,7 @@ impl<'a, L: AnyLayout> LayoutTable<'a, L> {
                 b: 2,
             });
         }
+        layout.offset_bounds()?;
         let rows = domain.mode(0)?.size()?;
         let cols = domain.mode(1)?.size()?;
         Ok(LayoutTable { layout, rows, cols })

@@ -16,6 +16,7 @@ fn random_tile(rng: &mut Seeded, a: &DynLayout) -> Tile {
                     max_leaves: 2,
                     max_extent: 3,
                     negative: false,
+                    huge: false,
                 },
             )),
         };
@@ -31,7 +32,7 @@ proptest! {
     fn logical_divide_is_composition_with_tile_and_rest(seed in any::<u64>()) {
         let mut rng = Seeded(seed);
         let a = layout(&mut rng, SMALL);
-        let b = layout(&mut rng, Gen { max_leaves: 2, max_extent: 4, negative: false });
+        let b = layout(&mut rng, Gen { max_leaves: 2, max_extent: 4, negative: false, huge: false });
         if let Ok(r) = a.logical_divide(&b) {
             prop_assert_eq!(r.rank(), 2);
             let tile = r.mode(0).unwrap();

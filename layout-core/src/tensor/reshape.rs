@@ -86,7 +86,9 @@ fn nocopy_strides(
         let ends = d == 0 || (old_shape[d - 1] != 1 && needed != Some(old_stride[d - 1]));
         if ends {
             while view_d >= 0 && (view_numel < tensor_numel || new[view_d as usize] == 1) {
-                st[view_d as usize] = view_numel * chunk_base;
+                // only an extent-1 axis after the chunk is full can overflow here (e.g. zero-
+                // sized elements with a stride of 2^62): its stride is never used, take 0
+                st[view_d as usize] = view_numel.checked_mul(chunk_base).unwrap_or(0);
                 view_numel *= new[view_d as usize];
                 view_d -= 1;
             }

@@ -1,0 +1,197 @@
+//! Issue 8, hostile input: integer edges (no wrap-around in release, no panic in debug — this
+//! binary runs under `cargo test`, a debug build with overflow checks), reproducers and
+//! property tests over layouts from `support::huge_layout`.
+
+mod support;
+
+use layout::tensor::{Tensor, TensorError};
+use layout::{AnyLayout, DynLayout, DynTuple, LayoutError, LayoutTable, Swizzle, SwizzledLayout};
+use proptest::prelude::*;
+use support::{Gen, SMALL, Seeded, edge_offset, layout};
+
+fn dl(s: &str) -> DynLayout {
+    s.parse().unwrap()
+}
+
+/// The exact offset of index `i` (natural extension past `size`), in `i128`.
+fn offset128(l: &DynLayout, i: i64) -> i128 {
+    let (s, d) = (l.shape_leaves(), l.stride_leaves());
+    let mut rest = i as i128;
+    let mut off = 0i128;
+    for k in 0..s.len() {
+        if k + 1 < s.len() {
+            off += (rest % s[k] as i128) * d[k] as i128;
+            rest /= s[k] as i128;
+        } else {
+            off += rest * d[k] as i128;
+        }
+    }
+    off
+}
+
+/// Indices worth trying: the ends of the domain, its middle, random ones, and past it.
+fn probe_indices(rng: &mut Seeded, size: i64) -> Vec<i64> {
+    let mut v = vec![0, size - 1, size / 2, i64::MAX, i64::MAX - 1, size];
+    for _ in 0..8 {
+        v.push((rng.next_u64() % size as u64) as i64);
+    }
+    v.retain(|&i| i >= 0);
+    v
+}
+
+const HUGE: Gen = Gen {
+    negative: true,
+    huge: true,
+    ..SMALL
+};
+
+#[test]
+fn swizzled_offsets_near_i64_max_are_refused_not_wrapped() {
+    let sw = Swizzle::new(1, 0, 1).unwrap();
+    let s = SwizzledLayout::new(sw, i64::MAX, dl("2:1"));
+    assert_eq!(s.try_offset(0), Ok(i64::MAX - 1));
+    let e = s.try_offset(1).unwrap_err();
+    assert_eq!(
+        e,
+        LayoutError::SwizzleOffsetOverflow {
+            offset: i64::MAX,
+            x: 1
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "the swizzled offset O + L(c) = 9223372036854775807 + 1 overflows i64"
+    );
+    assert_eq!(s.offset_of(&DynTuple::leaf(1)), Err(e));
+    // the unchecked form saturates: no panic in debug, no wrap to negative in release
+    assert!(s.swizzle_offset(1) >= 0);
+    assert!(AnyLayout::offset(&s, 1) >= 0);
+    assert_eq!(s.offset_bounds(), Err(e));
+    // print_layout
+    let s = SwizzledLayout::new(Swizzle::new(3, 3, 3).unwrap(), i64::MAX, dl("(2,2):(1,2)"));
+    assert_eq!(
+        LayoutTable::new(&s).unwrap_err(),
+        LayoutError::SwizzleOffsetOverflow {
+            offset: i64::MAX,
+            x: 3
+        }
+    );
+    assert!(matches!(
+        Tensor::new(vec![0u8; 4], s),
+        Err(TensorError::Layout(
+            LayoutError::SwizzleOffsetOverflow { .. }
+        ))
+    ));
+}
+
+#[test]
+fn offsets_past_the_domain_saturate_and_try_offset_refuses() {
+    assert_eq!(dl("2:2").offset(i64::MAX), i64::MAX);
+    assert_eq!(dl("2:-2").offset(i64::MAX), i64::MIN);
+    assert_eq!(dl("2:2").offset(i64::MIN), i64::MIN);
+    assert_eq!(dl("(3,2):(1,-5)").offset(7), -9); // natural extension, exact
+    assert_eq!(
+        dl("2:2").try_offset(i64::MAX),
+        Err(LayoutError::IndexOutOfRange {
+            index: i64::MAX,
+            size: 2
+        })
+    );
+    assert_eq!(dl("(3):(-1)").index_of_offset(i64::MAX), None);
+    assert_eq!(dl("(3):(-1)").index_of_offset(i64::MIN), None);
+    assert_eq!(dl("(3):(-1)").index_of_offset(-2), Some(2));
+}
+
+#[test]
+fn zero_sized_reshape_with_a_huge_stride() {
+    let t = Tensor::new(vec![(); (1 << 62) + 1], dl("(2):(4611686018427387904)")).unwrap();
+    let r = t.view().reshape(&[1, 2]).unwrap();
+    assert_eq!(r.layout().shape_leaves(), &[1, 2]);
+    assert_eq!(r.layout().stride_leaves()[1], 1 << 62);
+    let r = t.view().reshape(&[2, 1]).unwrap();
+    assert_eq!(r.layout().stride_leaves()[0], 1 << 62);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// `offset` is exact where the true value fits and saturates where it does not;
+    /// `try_offset` is `Ok` exactly inside the domain.
+    #[test]
+    fn offsets_at_the_edges(seed in any::<u64>()) {
+        let mut rng = Seeded(seed);
+        let l = layout(&mut rng, HUGE);
+        for i in probe_indices(&mut rng, l.size()) {
+            let want = offset128(&l, i).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+            prop_assert_eq!(l.offset(i), want, "{} at {}", l, i);
+            prop_assert_eq!(l.try_offset(i).is_ok(), i < l.size());
+        }
+    }
+
+    /// `index_of_offset` never panics, and inverts `offset` on injective layouts.
+    #[test]
+    fn index_of_offset_at_the_edges(seed in any::<u64>()) {
+        let mut rng = Seeded(seed);
+        let l = layout(&mut rng, HUGE);
+        let injective = l.is_injective();
+        for o in [i64::MAX, i64::MIN, i64::MAX - 1, i64::MIN + 1, 0, -1, 1] {
+            if let Some(i) = l.index_of_offset(o) {
+                prop_assert_eq!(l.offset(i), o);
+            }
+        }
+        if injective == Ok(true) {
+            for i in probe_indices(&mut rng, l.size()).into_iter().filter(|&i| i < l.size()) {
+                prop_assert_eq!(l.index_of_offset(l.offset(i)), Some(i), "{}", l);
+            }
+        }
+    }
+
+    /// A swizzled layout with an offset at the edge: the checked offsets are `Ok` exactly
+    /// when `O + L(i)` fits, `offset_bounds` fails exactly when some offset does not fit, and
+    /// tables, tensors and the unchecked form never panic.
+    #[test]
+    fn swizzled_offsets_at_the_edges(seed in any::<u64>()) {
+        let mut rng = Seeded(seed);
+        let l = layout(&mut rng, HUGE);
+        let (lo, hi) = l.offset_range();
+        let o = edge_offset(&mut rng, lo, hi);
+        let b = rng.range(0, 3);
+        let sw = Swizzle::new(b, rng.range(0, 3), b + rng.range(0, 2)).unwrap();
+        let s = SwizzledLayout::new(sw, o, l);
+        let fits = |x: i64| (o as i128 + x as i128) >= i64::MIN as i128 && (o as i128 + x as i128) <= i64::MAX as i128;
+        for i in probe_indices(&mut rng, l.size()).into_iter().filter(|&i| i < l.size()) {
+            let x = l.offset(i);
+            prop_assert_eq!(s.try_offset(i).is_ok(), fits(x));
+            if let Ok(v) = s.try_offset(i) {
+                prop_assert_eq!(v, sw.apply(o + x));
+                prop_assert_eq!(AnyLayout::offset(&s, i), v);
+            }
+        }
+        let all_fit = fits(lo) && fits(hi);
+        match s.offset_bounds() {
+            Ok(_) => prop_assert!(all_fit),
+            Err(e) => prop_assert!(!all_fit || matches!(e, LayoutError::TooLargeToScan { .. }), "{}", e),
+        }
+        if l.rank() == 2 && l.size() <= 64 {
+            prop_assert_eq!(LayoutTable::new(&s).is_ok(), all_fit);
+        }
+        let _ = Tensor::new(vec![(); 16], s);
+    }
+
+    /// Zero-sized elements make any huge layout fit a "buffer": construction and reshapes
+    /// never panic, and a reshape that succeeds keeps the offsets.
+    #[test]
+    fn zero_sized_tensors_at_the_edges(seed in any::<u64>()) {
+        let mut rng = Seeded(seed);
+        let l = layout(&mut rng, Gen { negative: false, ..HUGE });
+        let (lo, hi) = l.offset_range();
+        let Ok(len) = usize::try_from(hi as i128 - lo as i128 + 1) else { return Ok(()); };
+        let Ok(t) = Tensor::with_offset(vec![(); len], l, (-lo) as usize) else { return Ok(()); };
+        let n = l.size();
+        for shape in [vec![1, n], vec![n, 1], vec![-1], vec![1, -1, 1]] {
+            if let Ok(r) = t.view().reshape(&shape) {
+                prop_assert_eq!(r.layout().size(), n);
+            }
+        }
+    }
+}
