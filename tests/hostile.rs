@@ -195,3 +195,34 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn zip_map_output_too_large_is_an_error_not_an_abort() {
+    let one = Tensor::from_vec(vec![1i32], &[1, 1]).unwrap();
+    let one = one.view();
+    let a = one.broadcast_to(&[1 << 31, 1]).unwrap();
+    let b = one.broadcast_to(&[1, 1 << 31]).unwrap();
+    let e = a.zip_map(&b, |x, y| x + y).unwrap_err();
+    assert_eq!(
+        e,
+        TensorError::OutputAllocation {
+            op: "zip_map",
+            elements: 1 << 62,
+            bytes: i64::MAX
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "zip_map: cannot allocate the output of 4611686018427387904 elements (9223372036854775807 bytes)"
+    );
+    let big = one.broadcast_to(&[1 << 31, 1 << 31]).unwrap();
+    let e = big.try_map(|x| *x).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "map: cannot allocate the output of 4611686018427387904 elements (9223372036854775807 bytes)"
+    );
+    assert!(matches!(
+        Tensor::<Vec<u64>, DynLayout>::from_fn(&[1 << 31, 1 << 31], |i| i as u64),
+        Err(TensorError::OutputAllocation { op: "from_fn", .. })
+    ));
+}

@@ -120,11 +120,14 @@ impl<T> Tensor<Vec<T>, DynLayout> {
     /// An owned row-major tensor whose element at logical (row-major) position `i` is `f(i)`.
     ///
     /// # Errors
-    /// See [`Tensor::row_major`].
+    /// See [`Tensor::row_major`]; [`TensorError::OutputAllocation`] when the elements cannot
+    /// be allocated.
     pub fn from_fn(shape: &[i64], f: impl FnMut(usize) -> T) -> Result<Self, TensorError> {
         let l = DynLayout::row_major(&DynTuple::from_slice(shape)?)?;
         let n = usize::try_from(l.size()).map_err(|_| LayoutError::Overflow { what: "size" })?;
-        Tensor::new((0..n).map(f).collect(), l)
+        let mut v = super::elementwise::try_alloc("from_fn", l.size())?;
+        v.extend((0..n).map(f));
+        Tensor::new(v, l)
     }
 }
 

@@ -88,6 +88,16 @@ pub enum TensorError {
         /// The second shape.
         b: Extents,
     },
+    /// The output of an operation (`zip_map`, `try_map`, `concat`, `from_fn`, …) cannot be
+    /// allocated.
+    OutputAllocation {
+        /// The operation the user called.
+        op: &'static str,
+        /// The number of elements of the output.
+        elements: i64,
+        /// Their size in bytes (saturated at `i64::MAX`).
+        bytes: i64,
+    },
     /// A reshape to a shape with a different number of elements.
     ReshapeSize {
         /// The current shape.
@@ -158,6 +168,14 @@ impl fmt::Display for TensorError {
             TensorError::ShapeMismatch { a, b } => {
                 write!(f, "shapes {a} and {b} differ")
             }
+            TensorError::OutputAllocation {
+                op,
+                elements,
+                bytes,
+            } => write!(
+                f,
+                "{op}: cannot allocate the output of {elements} elements ({bytes} bytes)"
+            ),
             TensorError::ReshapeSize { from, to } => write!(
                 f,
                 "cannot reshape a tensor of shape {from} ({} elements) into shape {to}",
@@ -191,6 +209,7 @@ impl TensorError {
             TensorError::NotStrided { .. } => "an axis is not one stride",
             TensorError::Broadcast { .. } => "shapes cannot be broadcast together",
             TensorError::ShapeMismatch { .. } => "shapes differ",
+            TensorError::OutputAllocation { .. } => "the output cannot be allocated",
             TensorError::ReshapeSize { .. } => "reshape changes the number of elements",
             TensorError::ReshapeNeedsCopy { .. } => "reshape needs a copy",
         }
