@@ -108,8 +108,18 @@ pub enum LayoutError {
         bytes: i64,
     },
     /// A precondition of an operation failed; `what` names it, `a` and `b` are the numbers.
+    ///
+    /// `what` starts with the operation the user called and says the rule in words; it places
+    /// the numbers itself with the markers `{a}` and `{b}` (printed once, in place). A `what`
+    /// without markers is followed by `(numbers a and b)`.
+    ///
+    /// ```
+    /// use layout_core::LayoutError;
+    /// let e = LayoutError::Precondition { what: "upcast: stride {a} does not divide the factor {b}", a: 3, b: 8 };
+    /// assert_eq!(e.to_string(), "upcast: stride 3 does not divide the factor 8");
+    /// ```
     Precondition {
-        /// The precondition, in words.
+        /// The precondition, in words (with `{a}`/`{b}` markers for the numbers).
         what: &'static str,
         /// A first number involved.
         a: i64,
@@ -242,7 +252,7 @@ impl fmt::Display for LayoutError {
             LayoutError::AllocationFailed { what, bytes } => {
                 write!(f, "could not allocate {bytes} bytes for {what}")
             }
-            LayoutError::Precondition { what, a, b } => write!(f, "{what} (numbers {a} and {b})"),
+            LayoutError::Precondition { what, a, b } => write_marked(f, what, a, b),
             LayoutError::Composition {
                 rule,
                 a_mode,
@@ -295,6 +305,30 @@ impl fmt::Display for LayoutError {
             ),
         }
     }
+}
+
+/// `what` with the markers `{a}` and `{b}` replaced by the numbers; without markers, `what`
+/// followed by `(numbers a and b)`.
+fn write_marked(f: &mut fmt::Formatter<'_>, what: &str, a: i64, b: i64) -> fmt::Result {
+    if !what.contains("{a}") && !what.contains("{b}") {
+        return write!(f, "{what} (numbers {a} and {b})");
+    }
+    let mut rest = what;
+    while let Some(k) = rest.find('{') {
+        let (head, tail) = rest.split_at(k);
+        f.write_str(head)?;
+        if let Some(t) = tail.strip_prefix("{a}") {
+            write!(f, "{a}")?;
+            rest = t;
+        } else if let Some(t) = tail.strip_prefix("{b}") {
+            write!(f, "{b}")?;
+            rest = t;
+        } else {
+            f.write_str("{")?;
+            rest = &tail[1..];
+        }
+    }
+    f.write_str(rest)
 }
 
 /// The condition of the composition admissibility rule that failed (see `crate::algebra`).
