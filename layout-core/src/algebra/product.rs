@@ -11,6 +11,9 @@ use crate::{DynLayout, LayoutError};
 impl DynLayout {
     /// CuTe's `logical_product(A, B)` with a 1-D layout tiler:
     /// `A ⊗ B = (A, complement(A, size(A)·cosize(B)) ∘ B)` — `A` repeated as `B` says.
+    /// When that complement has fewer than `cosize(B)` elements (only for an `A` that is not
+    /// admissible, whose complement is not a tiling), the complement w.r.t.
+    /// `cosize(filter(A))·cosize(B)` is used, so that `B`'s offsets stay inside its domain.
     ///
     /// # Preconditions
     /// `A` complementable (see [`DynLayout::complement`]) and the composition with `B`
@@ -31,7 +34,14 @@ impl DynLayout {
     /// The errors of [`DynLayout::complement`] and [`DynLayout::composition`].
     pub const fn logical_product(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
         let m = ctry!(mul(self.size(), tiler.cosize(), "logical_product cotarget"));
-        let comp = ctry!(self.complement(m));
+        let mut comp = ctry!(self.complement(m));
+        if comp.size() < tiler.cosize() {
+            // a non-admissible `A` whose complement w.r.t. size(A)·cosize(B) is too small to
+            // hold B's offsets: take whole copies of A's offset range instead
+            let c = self.filter().cosize();
+            let m2 = ctry!(mul(c, tiler.cosize(), "logical_product cotarget"));
+            comp = ctry!(self.complement(m2));
+        }
         let rest = ctry!(comp.composition(tiler));
         DynLayout::make_layout(&[*self, rest])
     }
