@@ -226,3 +226,71 @@ fn zip_map_output_too_large_is_an_error_not_an_abort() {
         Err(TensorError::OutputAllocation { op: "from_fn", .. })
     ));
 }
+
+/// Issue 8: messages name the operation, the rule and the numbers once, in words.
+#[test]
+fn messages_a_user_can_act_on() {
+    use layout::Tile;
+    use layout::tensor::Slice;
+    let msg = |e: LayoutError| e.to_string();
+    assert_eq!(
+        msg(LayoutTable::new(&dl("8:1")).unwrap_err()),
+        "print_layout: the layout has rank 1; a table needs rank 2"
+    );
+    assert_eq!(
+        msg("[_,_,_,_,_,_,_,_,_]".parse::<Tile>().unwrap_err()),
+        "a by-mode tiler holds at most 8 modes; this one has 9"
+    );
+    let t: Tile = "[5,7,3]".parse().unwrap();
+    let a = dl("(12,32):(1,12)");
+    assert_eq!(
+        msg(a.zipped_divide_by_mode(&t).unwrap_err()),
+        "zipped_divide: the tiler has 3 modes but the layout has only 2; a by-mode tiler may have at most one mode per mode of the layout"
+    );
+    assert_eq!(
+        msg(a.tiled_product_by_mode(&t).unwrap_err()),
+        "tiled_product: the tiler has 3 modes but the layout has only 2; a by-mode tiler may have at most one mode per mode of the layout"
+    );
+    assert_eq!(
+        msg(a.composition_by_mode(&t).unwrap_err()),
+        "composition: the tiler has 3 modes but the layout has only 2; a by-mode tiler may have at most one mode per mode of the layout"
+    );
+    assert_eq!(
+        msg(dl("8:1").logical_divide(&dl("2:-1")).unwrap_err()),
+        "logical_divide: the tiler has a mode of stride -1 (extent 2); a divide needs the tiler's complement, which needs non-negative strides"
+    );
+    assert_eq!(
+        msg(dl("2:-1").logical_product(&dl("2:1")).unwrap_err()),
+        "logical_product: A has a mode of stride -1 (extent 2); a product needs A's complement, which needs non-negative strides"
+    );
+    assert_eq!(
+        msg(dl("(2,3):(2,3)").left_inverse().unwrap_err()),
+        "left_inverse: sorted by stride, each stride must be a multiple of the one before (2) and at least the span of the smaller-stride modes; stride 3 is not"
+    );
+    assert!(!msg(dl("4:2").upcast(3).unwrap_err()).contains("numbers"));
+    // tensors
+    let buf = [0u8; 4];
+    let e = Tensor::with_offset(&buf[..], dl("2:1"), usize::MAX).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "layout reaches offsets 0..=1 from base offset 18446744073709551615, outside a buffer of 4 elements"
+    );
+    let t = Tensor::from_vec((0..24).collect::<Vec<i32>>(), &[4, 6]).unwrap();
+    let e = t
+        .view()
+        .slice(&[Slice::Range {
+            start: None,
+            stop: None,
+            step: 0,
+        }])
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "slice: the step is 0 along an axis of extent 4; a step must not be zero"
+    );
+    let h = Tensor::new((0..24).collect::<Vec<i32>>(), dl("((2,3),4):((12,1),3)")).unwrap();
+    assert_eq!(
+        h.view().reshape(&[24]).unwrap_err().to_string(),
+        "reshape: cannot reshape into shape (24,) without a copy: counting the leaves of the tensor's 2 (hierarchical) axes in row-major order, leaf 0 has stride 1 but a view needs 24 to merge it with leaf 1; use reshape_copy"
+    );
+}

@@ -392,8 +392,17 @@ impl DynLayout {
             // |off| ≤ cosize here; only the last term can leave i64 (past the domain)
             off = match rest.checked_mul(d) {
                 Some(t) => off.saturating_add(t),
-                None if (rest < 0) == (d < 0) => i64::MAX,
-                None => i64::MIN,
+                None => {
+                    // exact in i128 (|rest·d| < 2^126), then clamped
+                    let v = off as i128 + rest as i128 * d as i128;
+                    if v > i64::MAX as i128 {
+                        i64::MAX
+                    } else if v < i64::MIN as i128 {
+                        i64::MIN
+                    } else {
+                        v as i64
+                    }
+                }
             };
         }
         off

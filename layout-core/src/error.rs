@@ -85,6 +85,21 @@ pub enum LayoutError {
         /// A repeated offset.
         offset: i64,
     },
+    /// A by-mode tiler with more modes than a [`Tile`](crate::Tile) holds
+    /// ([`MAX_TILE_MODES`](crate::MAX_TILE_MODES)).
+    TooManyTileModes {
+        /// How many modes the tiler would need.
+        needed: usize,
+    },
+    /// A by-mode tiler with more modes than the layout it divides or multiplies.
+    TilerTooLong {
+        /// The operation the user called.
+        op: &'static str,
+        /// The number of modes of the tiler.
+        tiler_modes: usize,
+        /// The rank of the layout.
+        rank: usize,
+    },
     /// The layout has more elements than offsets between its smallest and largest offset, so
     /// some offset is reached twice (found without naming one).
     NotInjectiveBySize {
@@ -241,6 +256,19 @@ impl fmt::Display for LayoutError {
                     "layout is not injective: offset {offset} is reached twice"
                 )
             }
+            LayoutError::TooManyTileModes { needed } => write!(
+                f,
+                "a by-mode tiler holds at most {} modes; this one has {needed}",
+                crate::MAX_TILE_MODES
+            ),
+            LayoutError::TilerTooLong {
+                op,
+                tiler_modes,
+                rank,
+            } => write!(
+                f,
+                "{op}: the tiler has {tiler_modes} modes but the layout has only {rank}; a by-mode tiler may have at most one mode per mode of the layout"
+            ),
             LayoutError::NotInjectiveBySize { size, span } => write!(
                 f,
                 "layout is not injective: its {size} elements do not fit in the {span} offsets between its smallest and largest offset"
@@ -377,6 +405,8 @@ impl LayoutError {
             LayoutError::IndexOutOfRange { .. } => "an index is out of range",
             LayoutError::NotInjective { .. } => "the layout is not injective",
             LayoutError::NotInjectiveBySize { .. } => "the layout is not injective",
+            LayoutError::TooManyTileModes { .. } => "a by-mode tiler has too many modes",
+            LayoutError::TilerTooLong { .. } => "the tiler has more modes than the layout",
             LayoutError::AllocationFailed { .. } => "an allocation failed",
             LayoutError::SwizzleOffsetOverflow { .. } => "a swizzled offset overflows i64",
             LayoutError::Precondition { what, .. } => what,

@@ -45,7 +45,7 @@ impl<'a, L: AnyLayout> LayoutTable<'a, L> {
         let rank = domain.rank();
         if domain.is_leaf() || rank != 2 {
             return Err(LayoutError::Precondition {
-                what: "print_layout needs a rank-2 layout; this one has rank",
+                what: "print_layout: the layout has rank {a}; a table needs rank {b}",
                 a: rank as i64,
                 b: 2,
             });

@@ -47,12 +47,12 @@ pub(crate) const fn sorted_checked(
             }
             return Err(LayoutError::Precondition {
                 what: if strict {
-                    "complement is not admissible: the layout is not a product of disjoint \
-                     strided ranges (a stride is not a multiple of the span s·d of the \
-                     smaller-stride modes)"
+                    "complement: stride {b} is not a multiple of the span {a} of the \
+                     smaller-stride modes"
                 } else {
-                    "left_inverse is not admissible: a stride is not a multiple of the next \
-                     smaller stride, or is smaller than the span s·d of the smaller-stride modes"
+                    "left_inverse: sorted by stride, each stride must be a multiple of the one \
+                     before ({a}) and at least the span of the smaller-stride modes; stride {b} \
+                     is not"
                 },
                 a: if strict { span } else { prev },
                 b: d,

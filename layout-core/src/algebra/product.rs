@@ -34,7 +34,19 @@ impl DynLayout {
     /// The errors of [`DynLayout::complement`] and [`DynLayout::composition`].
     pub const fn logical_product(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
         let m = ctry!(mul(self.size(), tiler.cosize(), "logical_product cotarget"));
-        let mut comp = ctry!(self.complement(m));
+        let mut comp = match self.complement(m) {
+            Ok(c) => c,
+            // name the operation the user called, then why
+            Err(LayoutError::Precondition { a, b, .. }) => {
+                return Err(LayoutError::Precondition {
+                    what: "logical_product: A has a mode of stride {b} (extent {a}); a product \
+                           needs A's complement, which needs non-negative strides",
+                    a,
+                    b,
+                });
+            }
+            Err(e) => return Err(e),
+        };
         if comp.size() < tiler.cosize() {
             // a non-admissible `A` whose complement w.r.t. size(A)·cosize(B) is too small to
             // hold B's offsets: take whole copies of A's offset range instead
@@ -64,9 +76,9 @@ impl DynLayout {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::ModeOutOfRange`]; the errors of [`DynLayout::logical_product`].
+    /// [`LayoutError::TilerTooLong`]; the errors of [`DynLayout::logical_product`].
     pub const fn logical_product_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        by_mode(self, tiler, Split::Product)
+        by_mode(self, tiler, Split::Product, "logical_product")
     }
 
     /// CuTe's `zipped_product(A, B)` with a 1-D tiler: the same as
@@ -110,7 +122,7 @@ impl DynLayout {
     /// # Errors
     /// As [`DynLayout::logical_product_by_mode`].
     pub const fn zipped_product_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        zip_by_mode(self, tiler, Split::Product)
+        zip_by_mode(self, tiler, Split::Product, "zipped_product")
     }
 
     /// CuTe's `tiled_product(A, B)` with a 1-D tiler: `(A, rest modes…)`.
@@ -152,7 +164,12 @@ impl DynLayout {
     /// # Errors
     /// As [`DynLayout::logical_product_by_mode`].
     pub const fn tiled_product_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        tiled(&ctry!(self.zipped_product_by_mode(tiler)))
+        tiled(&ctry!(zip_by_mode(
+            self,
+            tiler,
+            Split::Product,
+            "tiled_product"
+        )))
     }
 
     /// CuTe's `flat_product(A, B)` with a 1-D tiler: `(A modes…, rest modes…)`.
@@ -194,7 +211,12 @@ impl DynLayout {
     /// # Errors
     /// As [`DynLayout::logical_product_by_mode`].
     pub const fn flat_product_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        flat(&ctry!(self.zipped_product_by_mode(tiler)))
+        flat(&ctry!(zip_by_mode(
+            self,
+            tiler,
+            Split::Product,
+            "flat_product"
+        )))
     }
 
     /// CuTe's `blocked_product(block, tiler)`: with `R = max(rank)` and both padded to rank `R`

@@ -30,7 +30,7 @@ pub fn concat<T: Copy>(
 ) -> Result<TensorOwned<T>, TensorError> {
     let Some(first) = parts.first() else {
         return Err(LayoutError::Precondition {
-            what: "concat needs at least one tensor (count and axis)",
+            what: "concat: {a} tensors were given (along axis {b}); it needs at least one",
             a: 0,
             b: axis,
         }
@@ -98,7 +98,7 @@ pub fn stack<T: Copy>(
 ) -> Result<TensorOwned<T>, TensorError> {
     let Some(first) = parts.first() else {
         return Err(LayoutError::Precondition {
-            what: "stack needs at least one tensor (count and axis)",
+            what: "stack: {a} tensors were given (along axis {b}); it needs at least one",
             a: 0,
             b: axis,
         }

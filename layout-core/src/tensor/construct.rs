@@ -140,12 +140,15 @@ pub(crate) fn check_bounds(d: &DynLayout, base: usize, len: usize) -> Result<(),
 /// Check that `base + lo ..= base + hi` lies inside a buffer of `len` elements.
 fn check_range(lo: i64, hi: i64, base: usize, len: usize) -> Result<(), TensorError> {
     let len_i = i64::try_from(len).unwrap_or(i64::MAX);
-    let base_i = i64::try_from(base).unwrap_or(i64::MAX);
     let err = TensorError::OutOfBuffer {
-        base: base_i,
+        base,
         lo,
         hi,
         len: len_i,
+    };
+    // a base past i64::MAX is refused (offsets are i64; only zero-sized buffers are that long)
+    let Ok(base_i) = i64::try_from(base) else {
+        return Err(err);
     };
     match (base_i.checked_add(lo), base_i.checked_add(hi)) {
         (Some(first), Some(last)) if first >= 0 && last < len_i => Ok(()),
