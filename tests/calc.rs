@@ -118,7 +118,7 @@ fn print_layout_draws_cutes_table_then_one_empty_line() {
     assert_eq!(out, want);
     assert_eq!(
         run("print_layout(8:1)\n"),
-        "error: print_layout needs a rank-2 layout; this one has rank (numbers 1 and 2)\n"
+        "error: print_layout: the layout has rank 1; a table needs rank 2\n"
     );
 }
 

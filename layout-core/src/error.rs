@@ -85,11 +85,12 @@ pub enum LayoutError {
         /// A repeated offset.
         offset: i64,
     },
-    /// A by-mode tiler with more modes than a [`Tile`](crate::Tile) holds
-    /// ([`MAX_TILE_MODES`](crate::MAX_TILE_MODES)).
+    /// A by-mode tiler with more modes than a `Tile` holds (`MAX_TILE_MODES`).
     TooManyTileModes {
         /// How many modes the tiler would need.
         needed: usize,
+        /// The most modes a tiler holds.
+        max: usize,
     },
     /// A by-mode tiler with more modes than the layout it divides or multiplies.
     TilerTooLong {
@@ -256,10 +257,9 @@ impl fmt::Display for LayoutError {
                     "layout is not injective: offset {offset} is reached twice"
                 )
             }
-            LayoutError::TooManyTileModes { needed } => write!(
+            LayoutError::TooManyTileModes { needed, max } => write!(
                 f,
-                "a by-mode tiler holds at most {} modes; this one has {needed}",
-                crate::MAX_TILE_MODES
+                "a by-mode tiler holds at most {max} modes; this one has {needed}"
             ),
             LayoutError::TilerTooLong {
                 op,

@@ -118,7 +118,7 @@ fn reshape_errors_say_why() {
     let t = Tensor::from_vec((0..24).collect::<Vec<i32>>(), &[2, 3, 4]).unwrap();
     assert_eq!(
         t.view().reshape(&[-1, -1]).unwrap_err().to_string(),
-        "can only specify one unknown dimension (-1) in a reshape (first and second position) (numbers 0 and 1)"
+        "reshape: only one extent may be -1 (unknown); positions 0 and 1 both are"
     );
     assert_eq!(
         t.view().reshape(&[7, -1]).unwrap_err().to_string(),

@@ -116,6 +116,7 @@ impl Tile {
     pub const fn push(&mut self, m: TileMode) -> Result<(), LayoutError> {
         if self.n == MAX_TILE_MODES {
             return Err(LayoutError::TooManyTileModes {
+                max: MAX_TILE_MODES,
                 needed: MAX_TILE_MODES + 1,
             });
         }
