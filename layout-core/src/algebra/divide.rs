@@ -14,7 +14,8 @@ impl DynLayout {
     /// `size(A)`; they differ only when the complement rounds up).
     ///
     /// # Preconditions
-    /// `B` complementable (see [`DynLayout::complement`]) and the composition admissible (see
+    /// `B` has a complement (injective, non-negative strides; see [`DynLayout::complement`]) and
+    /// the composition admissible (see
     /// [`DynLayout::composition`]): a tiler that does not divide `A` evenly is refused where the
     /// rest would straddle `A`'s modes (CuTe C++ returns a wrong layout for
     /// `(3,4):(1,5) ⊘ 2:1`).

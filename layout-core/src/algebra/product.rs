@@ -16,7 +16,8 @@ impl DynLayout {
     /// `cosize(filter(A))·cosize(B)` is used, so that `B`'s offsets stay inside its domain.
     ///
     /// # Preconditions
-    /// `A` complementable (see [`DynLayout::complement`]) and the composition with `B`
+    /// `A` has a complement (injective, non-negative strides; see [`DynLayout::complement`])
+    /// and the composition with `B`
     /// admissible (see [`DynLayout::composition`]).
     ///
     /// # Postconditions
