@@ -118,7 +118,7 @@ fn print_layout_draws_cutes_table_then_one_empty_line() {
     assert_eq!(out, want);
     assert_eq!(
         run("print_layout(8:1)\n"),
-        "error: print_layout needs a rank-2 layout; this one has rank (numbers 1 and 2)\n"
+        "error: print_layout: the layout has rank 1; a table needs rank 2\n"
     );
 }
 
@@ -416,4 +416,28 @@ fn garbage_line() -> impl Strategy<Value = String> {
         "(4,8):(8,1)",
     ]);
     prop::collection::vec(word, 0..16).prop_map(|w| w.concat())
+}
+
+/// Issue 8: swizzled offsets at the edge of i64 are refused, not wrapped (nor an internal
+/// error in the debug build this test runs).
+#[test]
+fn swizzled_offsets_at_the_edge_are_refused() {
+    check(&[
+        (
+            "offsets(Sw<1,0,1> o 9223372036854775807 o 2:1)",
+            "error: the swizzled offset O + L(c) = 9223372036854775807 + 1 overflows i64",
+        ),
+        (
+            "eval(Sw<1,0,1> o 9223372036854775807 o 2:1, 1)",
+            "error: the swizzled offset O + L(c) = 9223372036854775807 + 1 overflows i64",
+        ),
+        (
+            "print_layout(Sw<3,3,3> o 9223372036854775807 o (2,2):(1,2))",
+            "error: the swizzled offset O + L(c) = 9223372036854775807 + 3 overflows i64",
+        ),
+        (
+            "eval(Sw<1,0,1> o 9223372036854775807 o 2:1, 0)",
+            "9223372036854775806",
+        ),
+    ]);
 }

@@ -13,6 +13,7 @@ fn arb_layout() -> impl Strategy<Value = DynLayout> {
         max_leaves: 6,
         max_extent: 4,
         negative: true,
+        huge: false,
     })
 }
 

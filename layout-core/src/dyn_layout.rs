@@ -362,7 +362,19 @@ impl DynLayout {
     /// The offset of 1-D index `i` (colexicographic: leftmost leaf fastest). The last leaf takes
     /// the undivided quotient, so the layout extends naturally past `size` as in CuTe.
     ///
-    /// Plain `i64` arithmetic: within `[0, size)` it cannot overflow (checked at construction).
+    /// Domain: every `i64`. Within `[0, size)` the result is exact (it cannot overflow: checked
+    /// at construction). Past the domain (the natural extension, or a negative `i`) only the
+    /// last leaf's term `quotient · stride` can leave `i64`; when it or the final sum does, the
+    /// result **saturates** to `i64::MAX` or `i64::MIN` (the sign of the true value) instead
+    /// of wrapping or panicking. [`DynLayout::try_offset`] refuses indices outside `[0, size)`.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "2:2".parse().unwrap();
+    /// assert_eq!(l.offset(5), 10); // natural extension
+    /// assert_eq!(l.offset(i64::MAX), i64::MAX); // saturated
+    /// assert!(l.try_offset(i64::MAX).is_err());
+    /// ```
     #[inline(always)]
     #[doc(alias = "crd2idx")]
     pub const fn offset(&self, i: i64) -> i64 {
@@ -376,7 +388,22 @@ impl DynLayout {
             k += 1;
         }
         if self.n > 0 {
-            off += rest * self.stride[self.n - 1];
+            let d = self.stride[self.n - 1];
+            // |off| ≤ cosize here; only the last term can leave i64 (past the domain)
+            off = match rest.checked_mul(d) {
+                Some(t) => off.saturating_add(t),
+                None => {
+                    // exact in i128 (|rest·d| < 2^126), then clamped
+                    let v = off as i128 + rest as i128 * d as i128;
+                    if v > i64::MAX as i128 {
+                        i64::MAX
+                    } else if v < i64::MIN as i128 {
+                        i64::MIN
+                    } else {
+                        v as i64
+                    }
+                }
+            };
         }
         off
     }
@@ -501,6 +528,12 @@ impl DynLayout {
     /// assert_eq!(l.index_of_offset(1), None);
     /// ```
     pub fn index_of_offset(&self, offset: i64) -> Option<i64> {
+        // outside the offset range nothing maps there; inside it, the mirrored target below
+        // stays in `[offset, offset - lo]`, which fits (validated cosize)
+        let (lo, hi) = self.offset_range();
+        if offset < lo || offset > hi {
+            return None;
+        }
         // Depth-first search over the modes, largest |stride| first, pruned by the range the
         // remaining modes can still reach. Negative strides are mirrored first.
         let mut order = [0usize; MAX_LEAVES];

@@ -85,9 +85,57 @@ pub enum LayoutError {
         /// A repeated offset.
         offset: i64,
     },
+    /// A by-mode tiler with more modes than a `Tile` holds (`MAX_TILE_MODES`).
+    TooManyTileModes {
+        /// How many modes the tiler would need.
+        needed: usize,
+        /// The most modes a tiler holds.
+        max: usize,
+    },
+    /// A by-mode tiler with more modes than the layout it divides or multiplies.
+    TilerTooLong {
+        /// The operation the user called.
+        op: &'static str,
+        /// The number of modes of the tiler.
+        tiler_modes: usize,
+        /// The rank of the layout.
+        rank: usize,
+    },
+    /// The layout has more elements than offsets between its smallest and largest offset, so
+    /// some offset is reached twice (found without naming one).
+    NotInjectiveBySize {
+        /// The number of elements.
+        size: i64,
+        /// The number of offsets in `[lo, hi]` (saturated at `i64::MAX`).
+        span: i64,
+    },
+    /// The offset `O` of a swizzled layout `W o O o L` plus an offset of `L` leaves `i64`.
+    SwizzleOffsetOverflow {
+        /// `O`.
+        offset: i64,
+        /// The offset of `L`.
+        x: i64,
+    },
+    /// A working buffer (e.g. the bitmap of an injectivity scan) could not be allocated.
+    AllocationFailed {
+        /// What was being allocated.
+        what: &'static str,
+        /// Its size in bytes (saturated at `i64::MAX`).
+        bytes: i64,
+    },
     /// A precondition of an operation failed; `what` names it, `a` and `b` are the numbers.
+    ///
+    /// `what` starts with the operation the user called and says the rule in words; it places
+    /// the numbers itself with the markers `{a}` and `{b}` (printed once, in place). A `what`
+    /// without markers is followed by `(numbers a and b)`.
+    ///
+    /// ```
+    /// use layout_core::LayoutError;
+    /// let e = LayoutError::Precondition { what: "upcast: stride {a} does not divide the factor {b}", a: 3, b: 8 };
+    /// assert_eq!(e.to_string(), "upcast: stride 3 does not divide the factor 8");
+    /// ```
     Precondition {
-        /// The precondition, in words.
+        /// The precondition, in words (with `{a}`/`{b}` markers for the numbers).
         what: &'static str,
         /// A first number involved.
         a: i64,
@@ -140,8 +188,8 @@ pub enum LayoutError {
         /// `S` of the swizzle.
         s: i64,
     },
-    /// A fact about a non-affine layout (its offset bounds or injectivity) that has no closed
-    /// form here would need a scan of more elements than the cap allows.
+    /// A fact about a layout (its offset bounds or injectivity) that has no closed form here
+    /// would need a scan of more elements than the cap allows.
     TooLargeToScan {
         /// What was to be decided.
         what: &'static str,
@@ -209,7 +257,30 @@ impl fmt::Display for LayoutError {
                     "layout is not injective: offset {offset} is reached twice"
                 )
             }
-            LayoutError::Precondition { what, a, b } => write!(f, "{what} (numbers {a} and {b})"),
+            LayoutError::TooManyTileModes { needed, max } => write!(
+                f,
+                "a by-mode tiler holds at most {max} modes; this one has {needed}"
+            ),
+            LayoutError::TilerTooLong {
+                op,
+                tiler_modes,
+                rank,
+            } => write!(
+                f,
+                "{op}: the tiler has {tiler_modes} modes but the layout has only {rank}; a by-mode tiler may have at most one mode per mode of the layout"
+            ),
+            LayoutError::NotInjectiveBySize { size, span } => write!(
+                f,
+                "layout is not injective: its {size} elements do not fit in the {span} offsets between its smallest and largest offset"
+            ),
+            LayoutError::SwizzleOffsetOverflow { offset, x } => write!(
+                f,
+                "the swizzled offset O + L(c) = {offset} + {x} overflows i64"
+            ),
+            LayoutError::AllocationFailed { what, bytes } => {
+                write!(f, "could not allocate {bytes} bytes for {what}")
+            }
+            LayoutError::Precondition { what, a, b } => write_marked(f, what, a, b),
             LayoutError::Composition {
                 rule,
                 a_mode,
@@ -258,10 +329,34 @@ impl fmt::Display for LayoutError {
             ),
             LayoutError::TooLargeToScan { what, size, cap } => write!(
                 f,
-                "cannot decide the {what} of a non-affine layout of {size} elements: a scan visits at most {cap}"
+                "cannot decide the {what} of a layout of {size} elements: it needs a scan, which visits at most {cap}"
             ),
         }
     }
+}
+
+/// `what` with the markers `{a}` and `{b}` replaced by the numbers; without markers, `what`
+/// followed by `(numbers a and b)`.
+fn write_marked(f: &mut fmt::Formatter<'_>, what: &str, a: i64, b: i64) -> fmt::Result {
+    if !what.contains("{a}") && !what.contains("{b}") {
+        return write!(f, "{what} (numbers {a} and {b})");
+    }
+    let mut rest = what;
+    while let Some(k) = rest.find('{') {
+        let (head, tail) = rest.split_at(k);
+        f.write_str(head)?;
+        if let Some(t) = tail.strip_prefix("{a}") {
+            write!(f, "{a}")?;
+            rest = t;
+        } else if let Some(t) = tail.strip_prefix("{b}") {
+            write!(f, "{b}")?;
+            rest = t;
+        } else {
+            f.write_str("{")?;
+            rest = &tail[1..];
+        }
+    }
+    f.write_str(rest)
 }
 
 /// The condition of the composition admissibility rule that failed (see `crate::algebra`).
@@ -309,6 +404,11 @@ impl LayoutError {
             LayoutError::CoordinateOutOfRange { .. } => "a coordinate is out of range",
             LayoutError::IndexOutOfRange { .. } => "an index is out of range",
             LayoutError::NotInjective { .. } => "the layout is not injective",
+            LayoutError::NotInjectiveBySize { .. } => "the layout is not injective",
+            LayoutError::TooManyTileModes { .. } => "a by-mode tiler has too many modes",
+            LayoutError::TilerTooLong { .. } => "the tiler has more modes than the layout",
+            LayoutError::AllocationFailed { .. } => "an allocation failed",
+            LayoutError::SwizzleOffsetOverflow { .. } => "a swizzled offset overflows i64",
             LayoutError::Precondition { what, .. } => what,
             LayoutError::Composition { rule, .. } => match rule {
                 CompositionRule::StrideDivisibility => {
@@ -327,7 +427,7 @@ impl LayoutError {
             LayoutError::Parse { .. } => "parse error",
             LayoutError::InvalidSwizzle { rule, .. } => rule,
             LayoutError::NotAffine { .. } => "a swizzled layout has no shape:stride form",
-            LayoutError::TooLargeToScan { .. } => "a non-affine layout is too large to scan",
+            LayoutError::TooLargeToScan { .. } => "a layout is too large to scan",
         }
     }
 }

@@ -130,14 +130,14 @@ impl<'a, L: AnyLayout> Picture<'a, L> {
             (domain.mode(0)?.size()?, domain.mode(1)?.size()?)
         } else {
             return Err(LayoutError::Precondition {
-                what: "a picture needs a layout of rank 1 or 2; rank and maximum are",
+                what: "a picture needs a layout of rank 1 or 2; rank and maximum are {a} and {b}",
                 a: domain.rank() as i64,
                 b: 2,
             });
         };
         if rows.saturating_mul(cols) > MAX_CELLS {
             return Err(LayoutError::Precondition {
-                what: "a picture draws at most 2^20 cells; cells and maximum are",
+                what: "a picture draws at most 2^20 cells; cells and maximum are {a} and {b}",
                 a: rows.saturating_mul(cols),
                 b: MAX_CELLS,
             });

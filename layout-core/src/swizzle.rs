@@ -285,10 +285,52 @@ impl<L: AnyLayout, W: SwizzleFn, O: Integer> SwizzledLayout<L, W, O> {
     }
 
     /// `W(O + x)`: the swizzled form of an offset `x` of the inner layout.
+    ///
+    /// Domain: `x` with `O + x` inside `i64` — every offset of a layout whose
+    /// [`offset_bounds`](AnyLayout::offset_bounds) succeeds (e.g. one a tensor accepted).
+    /// Outside it `O + x` saturates (never wraps, never panics) and the result is meaningless;
+    /// [`SwizzledLayout::try_swizzle_offset`] is the checked form.
     #[inline(always)]
     pub fn swizzle_offset(&self, x: i64) -> i64 {
         // the parameters (a constant for `Sw`), so that bounds and offsets use the same function
-        self.swizzle.swizzle().apply(self.offset.value() + x)
+        self.swizzle
+            .swizzle()
+            .apply(self.offset.value().saturating_add(x))
+    }
+
+    /// `W(O + x)`, checked.
+    ///
+    /// ```
+    /// use layout_core::{DynLayout, LayoutError, Swizzle, SwizzledLayout};
+    /// let l: DynLayout = "2:1".parse().unwrap();
+    /// let s = SwizzledLayout::new(Swizzle::new(1, 0, 1).unwrap(), i64::MAX, l);
+    /// assert_eq!(s.try_swizzle_offset(0), Ok(i64::MAX - 1));
+    /// assert_eq!(s.try_swizzle_offset(1).unwrap_err().to_string(),
+    ///     "the swizzled offset O + L(c) = 9223372036854775807 + 1 overflows i64");
+    /// ```
+    ///
+    /// # Errors
+    /// [`LayoutError::SwizzleOffsetOverflow`] when `O + x` leaves `i64`.
+    #[inline]
+    pub fn try_swizzle_offset(&self, x: i64) -> Result<i64, LayoutError> {
+        let o = self.offset.value();
+        match o.checked_add(x) {
+            Some(y) => Ok(self.swizzle.swizzle().apply(y)),
+            None => Err(LayoutError::SwizzleOffsetOverflow { offset: o, x }),
+        }
+    }
+
+    /// The offset of 1-D index `i`, checked: `i` must lie in `[0, size)` and `O + L(i)` inside
+    /// `i64`.
+    ///
+    /// # Errors
+    /// [`LayoutError::IndexOutOfRange`], [`LayoutError::SwizzleOffsetOverflow`].
+    pub fn try_offset(&self, i: i64) -> Result<i64, LayoutError> {
+        let size = self.layout.size();
+        if i < 0 || i >= size {
+            return Err(LayoutError::IndexOutOfRange { index: i, size });
+        }
+        self.try_swizzle_offset(self.layout.offset(i))
     }
 
     /// The cosize of the inner layout (CuTe's `cosize` of a composed layout).
@@ -302,6 +344,8 @@ impl<L: AnyLayout, W: SwizzleFn, O: Integer> SwizzledLayout<L, W, O> {
 
 impl<S: Congruent<D>, D: IntTuple, W: SwizzleFn, O: Integer> SwizzledLayout<Layout<S, D>, W, O> {
     /// The offset of a coordinate of the inner layout (1-D, per mode or hierarchical), swizzled.
+    /// Same domain as [`SwizzledLayout::swizzle_offset`] (saturating outside it); checked:
+    /// [`SwizzledLayout::try_swizzle_offset`] of the inner layout's offset.
     #[inline(always)]
     pub fn offset<C: Coord<S, D>>(&self, coord: C) -> i64 {
         self.swizzle_offset(self.layout.offset(coord))
@@ -312,9 +356,10 @@ impl<W: SwizzleFn, O: Integer> SwizzledLayout<DynLayout, W, O> {
     /// The offset of a hierarchical coordinate of the inner layout, swizzled.
     ///
     /// # Errors
-    /// See [`DynLayout::offset_of`].
+    /// See [`DynLayout::offset_of`]; [`LayoutError::SwizzleOffsetOverflow`] when `O + L(c)`
+    /// leaves `i64`.
     pub fn offset_of(&self, coord: &DynTuple) -> Result<i64, LayoutError> {
-        Ok(self.swizzle_offset(self.layout.offset_of(coord)?))
+        self.try_swizzle_offset(self.layout.offset_of(coord)?)
     }
 }
 
@@ -418,11 +463,9 @@ unsafe impl<L: AnyLayout, W: SwizzleFn + 'static, O: Integer> AnyLayout
         let sw = self.swizzle.swizzle();
         let o = self.offset.value();
         let (ilo, ihi) = self.layout.offset_bounds()?;
-        let overflow = LayoutError::Overflow {
-            what: "offset of a swizzled layout",
-        };
-        let lo = o.checked_add(ilo).ok_or(overflow)?;
-        let hi = o.checked_add(ihi).ok_or(overflow)?;
+        let overflow = |x| LayoutError::SwizzleOffsetOverflow { offset: o, x };
+        let lo = o.checked_add(ilo).ok_or(overflow(ilo))?;
+        let hi = o.checked_add(ihi).ok_or(overflow(ihi))?;
         let ((a, z), identity) = sw.image_bounds(lo, hi);
         if identity {
             return Ok((a, z));

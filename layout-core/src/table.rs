@@ -33,18 +33,24 @@ pub struct LayoutTable<'a, L> {
 impl<'a, L: AnyLayout> LayoutTable<'a, L> {
     /// A table of `layout`.
     ///
+    /// Every cell is computed without overflow: the layout's
+    /// [`offset_bounds`](AnyLayout::offset_bounds) must succeed (e.g. a swizzled layout whose
+    /// `O + L(c)` leaves `i64` is refused here, instead of printing wrapped offsets).
+    ///
     /// # Errors
-    /// [`LayoutError::Precondition`] when the layout's rank is not 2.
+    /// [`LayoutError::Precondition`] when the layout's rank is not 2; the error of
+    /// `offset_bounds` ([`LayoutError::SwizzleOffsetOverflow`] for such a swizzled layout).
     pub fn new(layout: &'a L) -> Result<Self, LayoutError> {
         let domain = layout.domain();
         let rank = domain.rank();
         if domain.is_leaf() || rank != 2 {
             return Err(LayoutError::Precondition {
-                what: "print_layout needs a rank-2 layout; this one has rank",
+                what: "print_layout: the layout has rank {a}; a table needs rank {b}",
                 a: rank as i64,
                 b: 2,
             });
         }
+        layout.offset_bounds()?;
         let rows = domain.mode(0)?.size()?;
         let cols = domain.mode(1)?.size()?;
         Ok(LayoutTable { layout, rows, cols })

@@ -84,7 +84,7 @@ proptest! {
         let mut rng = Seeded(seed);
         let a = layout(&mut rng, Gen { negative: true, ..SMALL });
         let neg = rng.chance(20);
-        let b = layout(&mut rng, Gen { max_leaves: 3, max_extent: 6, negative: neg });
+        let b = layout(&mut rng, Gen { max_leaves: 3, max_extent: 6, negative: neg, huge: false });
         let want: Vec<i64> = (0..b.size()).map(|i| a.offset(b.offset(i))).collect();
         match a.composition(&b) {
             Ok(r) => {
@@ -121,7 +121,7 @@ proptest! {
             let m = if rng.chance(20) {
                 layout::TileMode::Keep
             } else {
-                layout::TileMode::Layout(layout(&mut rng, Gen { max_leaves: 2, max_extent: 4, negative: false }))
+                layout::TileMode::Layout(layout(&mut rng, Gen { max_leaves: 2, max_extent: 4, negative: false, huge: false }))
             };
             t.push(m).unwrap();
         }
@@ -278,6 +278,7 @@ fn composition_statistics() {
                 max_leaves: 3,
                 max_extent: 6,
                 negative: false,
+                huge: false,
             },
         );
         let want: Vec<i64> = (0..b.size()).map(|i| a.offset(b.offset(i))).collect();

@@ -50,13 +50,70 @@ pub struct Gen {
     pub max_leaves: u64,
     pub max_extent: i64,
     pub negative: bool,
+    /// Reach the integer edges: with this set, [`layout`] returns in about half the cases a
+    /// layout from [`huge_layout`] (extents and strides near 2^31, 2^62 and `i64::MAX`).
+    pub huge: bool,
 }
 
 pub const SMALL: Gen = Gen {
     max_leaves: 5,
     max_extent: 6,
     negative: false,
+    huge: false,
 };
+
+/// The edges the huge generators aim at.
+pub const EDGES: [i64; 4] = [1 << 31, 1 << 32, 1 << 62, i64::MAX];
+
+/// A valid layout whose extents, strides or offsets sit near an integer edge: each leaf is
+/// either a small extent with a stride close to `edge / (extent - 1)` or a huge extent (up to
+/// the edge) with a small stride; the cosize fits `i64` by construction, and often only just.
+pub fn huge_layout(rng: &mut Seeded, negative: bool) -> DynLayout {
+    loop {
+        let n = 1 + rng.below(3) as usize;
+        let edge = EDGES[rng.below(EDGES.len() as u64) as usize];
+        // share the budget among the leaves so that the cosize stays below the edge
+        let budget = edge / n as i64;
+        let mut s = vec![1i64; n];
+        let mut d = vec![1i64; n];
+        for k in 0..n {
+            if rng.coin() {
+                s[k] = rng.range(2, 4);
+                let top = budget / (s[k] - 1);
+                d[k] = top - rng.range(0, 2.min(top - 1));
+            } else {
+                let top = budget.min(1 << 62);
+                s[k] = top - rng.range(0, 3);
+                d[k] = if budget / s[k] >= 2 && rng.coin() {
+                    2
+                } else {
+                    1
+                };
+            }
+            if rng.chance(10) {
+                d[k] = 0;
+            }
+            if negative && rng.chance(30) {
+                d[k] = -d[k];
+            }
+        }
+        if let Ok(l) = DynLayout::from_flat(&s, &d) {
+            return if rng.coin() { l } else { nest(rng, &s, &d) };
+        }
+    }
+}
+
+/// An offset `O` that puts `O + x` near the edge of `i64` for `x` in `[lo, hi]`: just inside,
+/// exactly at, or just past `i64::MAX` or `i64::MIN`.
+pub fn edge_offset(rng: &mut Seeded, lo: i64, hi: i64) -> i64 {
+    let slack = rng.range(-2, 2) as i128;
+    let o = if rng.coin() {
+        i64::MAX as i128 - hi as i128 + slack
+    } else {
+        i64::MIN as i128 - lo as i128 + slack
+    };
+    o.clamp(i64::MIN as i128, i64::MAX as i128) as i64
+}
 
 /// Nest flat leaves into a random profile with 1..=4 top-level modes.
 pub fn nest(rng: &mut Seeded, s: &[i64], d: &[i64]) -> DynLayout {
@@ -90,6 +147,9 @@ pub fn nest(rng: &mut Seeded, s: &[i64], d: &[i64]) -> DynLayout {
 /// A random layout: random strides, a compact permutation (possibly scaled, with gaps), or a
 /// compact layout with some broadcast (stride-0) modes.
 pub fn layout(rng: &mut Seeded, g: Gen) -> DynLayout {
+    if g.huge && rng.coin() {
+        return huge_layout(rng, g.negative);
+    }
     let n = 1 + rng.below(g.max_leaves) as usize;
     let s: Vec<i64> = (0..n).map(|_| rng.range(1, g.max_extent)).collect();
     let mut d = vec![0i64; n];

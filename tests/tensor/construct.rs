@@ -213,3 +213,82 @@ fn typed_and_dyn_tensors_take_the_same_coordinates() {
         assert_eq!((tv, dv), (None, None));
     }
 }
+
+/// Issue 8: injectivity is decided from the strides, never by minutes of scanning.
+#[test]
+fn injectivity_of_huge_layouts_is_decided_at_once() {
+    use layout::AnyLayout;
+    let t0 = std::time::Instant::now();
+    let l = dl("(1024,1024,1024,64):(1,1,1,1)");
+    // two equal strides meet: offset 1 is reached by coordinates (1,0,..) and (0,1,..)
+    assert_eq!(
+        Tensor::new(vec![0u8; 3133], l).unwrap_err(),
+        TensorError::Layout(LayoutError::NotInjective { offset: 1 })
+    );
+    let l = dl("(1024,1024,1024,1024):(1,1,1,1)");
+    assert_eq!(l.find_collision(), Ok(Some(1)));
+    assert_eq!(l.is_injective(), Ok(false));
+    // modes that meet only at a multiple: 3·4 = 4·3 = 12
+    assert_eq!(dl("(5,5):(4,3)").find_collision(), Ok(Some(12)));
+    assert_eq!(dl("(5,5):(4,-3)").find_collision(), Ok(Some(0)));
+    // more elements than offsets, no two modes meet: named by size
+    let big = dl("(3,5,2):(6,10,15)");
+    let sc = offsets(&big);
+    let unique = sc.iter().collect::<HashSet<_>>().len() == sc.len();
+    match big.find_collision() {
+        Ok(Some(o)) => assert!(!unique && sc.iter().filter(|&&x| x == o).count() > 1),
+        Ok(None) => assert!(unique),
+        Err(e) => panic!("{e}"),
+    }
+    let l = dl("(3,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3):(6,10,15,6,10,15,6,10,15,6,10,15,6,10,15,7)");
+    // pairs meet here (6 and 6): named
+    assert!(matches!(l.find_collision(), Ok(Some(_))));
+    // injective interleaved layouts too large to scan: an error, not minutes
+    let l = dl("(3,3,2097152):(2,3,16)");
+    let e = l.find_collision().unwrap_err();
+    assert!(matches!(e, LayoutError::TooLargeToScan { .. }), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "cannot decide the injectivity of a layout of 18874368 elements: it needs a scan, which visits at most 16777216"
+    );
+    assert!(t0.elapsed() < std::time::Duration::from_secs(2));
+}
+
+#[test]
+fn not_injective_by_size_message() {
+    let e = LayoutError::NotInjectiveBySize { size: 9, span: 7 };
+    assert_eq!(
+        e.to_string(),
+        "layout is not injective: its 9 elements do not fit in the 7 offsets between its smallest and largest offset"
+    );
+    let e = LayoutError::AllocationFailed {
+        what: "the injectivity bitmap",
+        bytes: 1 << 40,
+    };
+    assert_eq!(
+        e.to_string(),
+        "could not allocate 1099511627776 bytes for the injectivity bitmap"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// The structural decision agrees with a brute-force scan on small layouts with strides
+    /// that meet in many ways.
+    #[test]
+    fn collision_decision_matches_brute_force(strides in proptest::collection::vec(-16i64..17, 1..5), ext in proptest::collection::vec(1i64..6, 4)) {
+        use layout::AnyLayout;
+        let n = strides.len();
+        let l = DynLayout::from_flat(&ext[..n], &strides).unwrap();
+        let offs = offsets(&l);
+        let unique = offs.iter().collect::<HashSet<_>>().len() == offs.len();
+        prop_assert_eq!(l.is_injective(), Ok(unique), "{}", l);
+        match l.find_collision() {
+            Ok(Some(o)) => prop_assert!(offs.iter().filter(|&&x| x == o).count() > 1, "{} {}", l, o),
+            Ok(None) => prop_assert!(unique),
+            Err(LayoutError::NotInjectiveBySize { size, span }) => prop_assert!(!unique && size > span),
+            Err(e) => prop_assert!(false, "{}", e),
+        }
+    }
+}

@@ -118,15 +118,15 @@ fn reshape_errors_say_why() {
     let t = Tensor::from_vec((0..24).collect::<Vec<i32>>(), &[2, 3, 4]).unwrap();
     assert_eq!(
         t.view().reshape(&[-1, -1]).unwrap_err().to_string(),
-        "can only specify one unknown dimension (-1) in a reshape (first and second position) (numbers 0 and 1)"
+        "reshape: only one extent may be -1 (unknown); positions 0 and 1 both are"
     );
     assert_eq!(
         t.view().reshape(&[7, -1]).unwrap_err().to_string(),
-        "cannot reshape a tensor of shape (2,3,4) (24 elements) into shape (7,-1)"
+        "reshape: cannot reshape a tensor of shape (2,3,4) (24 elements) into shape (7,-1)"
     );
     assert_eq!(
         t.view().reshape(&[5, 5]).unwrap_err().to_string(),
-        "cannot reshape a tensor of shape (2,3,4) (24 elements) into shape (5,5)"
+        "reshape: cannot reshape a tensor of shape (2,3,4) (24 elements) into shape (5,5)"
     );
     assert_eq!(
         t.view().reshape(&[0, 24]).unwrap_err(),
@@ -139,7 +139,7 @@ fn reshape_errors_say_why() {
     );
     assert_eq!(
         tt.reshape(&[8, 3]).unwrap_err().to_string(),
-        "cannot reshape into shape (8,3) without a copy: old axis 0 has stride 1 but a view needs 24 to merge it with old axis 1; use reshape_copy"
+        "reshape: cannot reshape into shape (8,3) without a copy: axis 0 has stride 1 but a view needs 24 to merge it with axis 1; use reshape_copy"
     );
     let c = tt.reshape_copy(&[8, 3]).unwrap();
     assert!(c.iter().copied().eq(tt.iter().copied()));

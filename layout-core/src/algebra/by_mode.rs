@@ -22,12 +22,10 @@ pub(crate) const fn zip_by_mode(
     a: &DynLayout,
     tiler: &Tile,
     how: Split,
+    op: &'static str,
 ) -> Result<DynLayout, LayoutError> {
     let r = top_rank(a);
-    let n = tiler.rank();
-    if n > r {
-        return Err(LayoutError::ModeOutOfRange { mode: n, rank: r });
-    }
+    ctry!(check_tiler(a, tiler, op));
     let mut tiles = Builder::tuple();
     let mut rests = Builder::tuple();
     let mut i = 0;
@@ -56,6 +54,23 @@ pub(crate) const fn zip_by_mode(
     b.finish_tuple()
 }
 
+/// A by-mode tiler has at most one mode per mode of `a`; else the error names `op`.
+pub(crate) const fn check_tiler(
+    a: &DynLayout,
+    tiler: &Tile,
+    op: &'static str,
+) -> Result<(), LayoutError> {
+    let (r, n) = (top_rank(a), tiler.rank());
+    if n > r {
+        return Err(LayoutError::TilerTooLong {
+            op,
+            tiler_modes: n,
+            rank: r,
+        });
+    }
+    Ok(())
+}
+
 /// `(mode0, modes of mode1…)`.
 pub(crate) const fn tiled(z: &DynLayout) -> Result<DynLayout, LayoutError> {
     let mut b = Builder::tuple();
@@ -79,12 +94,10 @@ pub(crate) const fn by_mode(
     a: &DynLayout,
     tiler: &Tile,
     how: Split,
+    op: &'static str,
 ) -> Result<DynLayout, LayoutError> {
     let r = top_rank(a);
-    let n = tiler.rank();
-    if n > r {
-        return Err(LayoutError::ModeOutOfRange { mode: n, rank: r });
-    }
+    ctry!(check_tiler(a, tiler, op));
     let mut b = Builder::tuple();
     let mut i = 0;
     while i < r {

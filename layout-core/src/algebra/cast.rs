@@ -2,6 +2,8 @@
 
 use super::flat_modes::ceil_div;
 use crate::const_try::ctry;
+use crate::dyn_layout::Builder;
+use crate::tuple::{CLOSE, OPEN};
 use crate::{DynLayout, LayoutError};
 
 const fn gcd(a: i64, b: i64) -> i64 {
@@ -21,24 +23,31 @@ impl DynLayout {
     ///
     /// # Preconditions
     /// `N ≥ 1`; every non-zero stride `d` has `N | d` or `|d| | N` (CuTe's static assertion,
-    /// here checked for every value).
+    /// here checked for every value); and the leaves of stride `0 < |d| < N` stay inside one
+    /// wide element together: `Σ (min(s, N/|d|) - 1)·|d| < N` over those leaves (CuTe does not
+    /// check this; without it `upcast((4,5):(2,2), 8)` would merge wide elements 0 and 1).
     ///
     /// # Postconditions
-    /// Congruent with `L`; for every coordinate `c` of `L`, `R(c') == floor(L(c)/N)` where `c'`
-    /// is `c` with every leaf of stride `|d| < N` divided by `N/|d|` (non-negative strides).
+    /// Congruent with `L`; for every coordinate `c` of `L`, with `c'` the coordinate `c` with
+    /// every leaf of stride `0 < |d| < N` divided (floor) by `N/|d|`:
+    /// `L(c) == N·R(c') + ρ(c)` where `ρ(c) = Σ sign(d)·(c mod N/|d|)·|d|` over those leaves
+    /// and `|ρ(c)| < N`. For non-negative strides `ρ ≥ 0`, so `R(c') == floor(L(c)/N)`.
     ///
     /// ```
     /// use layout_core::DynLayout;
     /// let l: DynLayout = "(4,8):(1,4)".parse().unwrap();
     /// assert_eq!(l.upcast(2).unwrap().to_string(), "(2,8):(1,2)");
+    /// let overlap: DynLayout = "(4,5):(2,2)".parse().unwrap();
+    /// assert_eq!(overlap.upcast(8).unwrap_err().to_string(),
+    ///     "upcast: the leaves of stride below the factor reach 12 narrow offsets past the start of a wide element, which holds only 8");
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::Precondition`] naming the stride and `N`.
+    /// [`LayoutError::Precondition`] naming the stride and `N`, or the in-element reach and `N`.
     pub const fn upcast(&self, n: i64) -> Result<DynLayout, LayoutError> {
         if n < 1 {
             return Err(LayoutError::Precondition {
-                what: "upcast needs a factor of at least 1",
+                what: "upcast: the factor is {a}; it must be at least {b}",
                 a: n,
                 b: 1,
             });
@@ -47,6 +56,8 @@ impl DynLayout {
         let mut stride = self.stride();
         let s = shape.leaves_mut();
         let d = stride.leaves_mut();
+        // the reach of the sub-element leaves inside one wide element (each term < N)
+        let mut reach = 0i64;
         let mut i = 0;
         while i < s.len() {
             let a = d[i].abs();
@@ -55,7 +66,7 @@ impl DynLayout {
             } else if a >= n {
                 if a % n != 0 {
                     return Err(LayoutError::Precondition {
-                        what: "upcast: a stride is not a multiple of the factor (numbers: stride and factor)",
+                        what: "upcast: stride {a} is not a multiple of the factor {b}",
                         a: d[i],
                         b: n,
                     });
@@ -64,74 +75,108 @@ impl DynLayout {
             } else {
                 if n % a != 0 {
                     return Err(LayoutError::Precondition {
-                        what: "upcast: a stride does not divide the factor (numbers: stride and factor)",
+                        what: "upcast: stride {a} does not divide the factor {b}",
                         a: d[i],
                         b: n,
                     });
                 }
-                s[i] = ceil_div(s[i], n / a);
+                let per = n / a;
+                let used = if s[i] < per { s[i] } else { per };
+                reach = reach.saturating_add((used - 1) * a);
+                s[i] = ceil_div(s[i], per);
                 d[i] = d[i].signum();
             }
             i += 1;
         }
+        if reach >= n {
+            return Err(LayoutError::Precondition {
+                what: "upcast: the leaves of stride below the factor reach {a} narrow offsets past the start of a wide element, which holds only {b}",
+                a: reach,
+                b: n,
+            });
+        }
         DynLayout::new(&shape, &stride)
     }
 
-    /// CuTe's `downcast<N>(L)`: the layout over elements `N` times narrower: leaves of stride
-    /// `±1` get `N` times the extent, other strides are multiplied by `N`.
+    /// CuTe's `downcast<N>(L)`: the layout over elements `N` times narrower. Each wide element
+    /// at offset `w` becomes the narrow elements `N·w + j`, `j < N`, in that order: a leaf of
+    /// stride 1 gets `N` times the extent (as in CuTe), a leaf `s:-1` of extent `s > 1` becomes
+    /// the mode `(N,s):(1,-N)` (CuTe's `(s·N):(-1)` would put the narrow elements of each wide
+    /// one in reverse order and start at the wrong one), other strides are multiplied by `N`.
     ///
     /// # Preconditions
     /// `N ≥ 1`; some leaf has stride `±1` (CuTe: "Downcast requires adjacent elements").
     ///
     /// # Postconditions
-    /// Congruent with `L`; `size(R) == N · size(L)` when exactly one leaf has stride ±1;
-    /// `upcast(N)` of the result is `L` again.
+    /// When exactly one leaf `k` has stride ±1: `size(R) == N · size(L)`, and the narrow index
+    /// whose leaf-`k` coordinate is `N·c_k + j` (the `j`-th narrow element of wide coordinate
+    /// `c`) maps to `N·L(c) + j`. So `R`'s image is exactly the narrow offsets of `L`'s elements,
+    /// in `L`'s element order; `upcast(N)` of the result is functionally `L` again.
     ///
     /// ```
     /// use layout_core::DynLayout;
     /// let l: DynLayout = "(4,8):(1,4)".parse().unwrap();
     /// assert_eq!(l.downcast(2).unwrap().to_string(), "(8,8):(1,8)");
+    /// let rev: DynLayout = "(4,4):(-1,4)".parse().unwrap();
+    /// assert_eq!(rev.downcast(2).unwrap().to_string(), "((2,4),4):((1,-2),8)");
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::Precondition`]; [`LayoutError::Overflow`].
+    /// [`LayoutError::Precondition`]; [`LayoutError::Overflow`]; [`LayoutError::TooManyLeaves`]
+    /// or [`LayoutError::TooComplex`] when a split `s:-1` leaf does not fit a run-time layout.
     pub const fn downcast(&self, n: i64) -> Result<DynLayout, LayoutError> {
         if n < 1 {
             return Err(LayoutError::Precondition {
-                what: "downcast needs a factor of at least 1",
+                what: "downcast: the factor is {a}; it must be at least {b}",
                 a: n,
                 b: 1,
             });
         }
-        let mut shape = self.shape();
-        let mut stride = self.stride();
-        let s = shape.leaves_mut();
-        let d = stride.leaves_mut();
-        let mut unit = false;
-        let mut i = 0;
-        while i < s.len() {
-            if d[i] == 1 || d[i] == -1 {
-                unit = true;
-                s[i] = match s[i].checked_mul(n) {
-                    Some(v) => v,
-                    None => return Err(LayoutError::Overflow { what: "downcast" }),
-                };
-            } else {
-                d[i] = match d[i].checked_mul(n) {
-                    Some(v) => v,
-                    None => return Err(LayoutError::Overflow { what: "downcast" }),
-                };
-            }
-            i += 1;
+        if n == 1 {
+            return Ok(*self);
         }
-        if !unit && n > 1 {
+        let toks = self.profile().tokens();
+        let (s, d) = (self.shape_leaves(), self.stride_leaves());
+        let mut b = Builder::EMPTY;
+        let mut unit = false;
+        let mut leaf = 0;
+        let mut t = 0;
+        while t < toks.len() {
+            if toks[t] == OPEN {
+                ctry!(b.open());
+            } else if toks[t] == CLOSE {
+                ctry!(b.close());
+            } else {
+                let (e, st) = (s[leaf], d[leaf]);
+                leaf += 1;
+                let overflow = LayoutError::Overflow { what: "downcast" };
+                let piece = if st == 1 || (st == -1 && e == 1) {
+                    unit = true;
+                    match e.checked_mul(n) {
+                        Some(v) => ctry!(DynLayout::leaf(v, 1)),
+                        None => return Err(overflow),
+                    }
+                } else if st == -1 {
+                    unit = true;
+                    ctry!(DynLayout::from_flat(&[n, e], &[1, -n]))
+                } else {
+                    match st.checked_mul(n) {
+                        Some(v) => ctry!(DynLayout::leaf(e, v)),
+                        None => return Err(overflow),
+                    }
+                };
+                ctry!(b.push(&piece));
+            }
+            t += 1;
+        }
+        if !unit {
             return Err(LayoutError::Precondition {
-                what: "downcast needs a mode of stride 1 (adjacent elements) (numbers: factor and leaves)",
+                what: "downcast: no leaf has stride 1 or -1 (adjacent elements), so the {a} narrow elements of a wide one cannot be reached; the layout has {b} leaves",
                 a: n,
                 b: s.len() as i64,
             });
         }
-        DynLayout::new(&shape, &stride)
+        b.build()
     }
 
     /// CuTe's `recast_layout<Old, New>(L)` for element widths in bits: with
@@ -159,7 +204,7 @@ impl DynLayout {
     ) -> Result<DynLayout, LayoutError> {
         if old_bits < 1 || new_bits < 1 {
             return Err(LayoutError::Precondition {
-                what: "recast_layout needs element widths of at least 1 bit",
+                what: "recast_layout: element widths must be at least 1 bit; they are {a} and {b} bits",
                 a: old_bits,
                 b: new_bits,
             });

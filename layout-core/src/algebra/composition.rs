@@ -110,13 +110,17 @@ impl DynLayout {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::ModeOutOfRange`] when the tiler has more modes than `A`; the errors of
+    /// [`LayoutError::TilerTooLong`] when the tiler has more modes than `A`; the errors of
     /// [`DynLayout::composition`].
     pub const fn composition_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
         let r = top_rank(self);
         let n = tiler.rank();
         if n > r {
-            return Err(LayoutError::ModeOutOfRange { mode: n, rank: r });
+            return Err(LayoutError::TilerTooLong {
+                op: "composition",
+                tiler_modes: n,
+                rank: r,
+            });
         }
         let mut b = Builder::tuple();
         let mut i = 0;

@@ -14,7 +14,8 @@ impl DynLayout {
     /// `size(A)`; they differ only when the complement rounds up).
     ///
     /// # Preconditions
-    /// `B` complementable (see [`DynLayout::complement`]) and the composition admissible (see
+    /// `B` has a complement (injective, non-negative strides; see [`DynLayout::complement`]) and
+    /// the composition admissible (see
     /// [`DynLayout::composition`]): a tiler that does not divide `A` evenly is refused where the
     /// rest would straddle `A`'s modes (CuTe C++ returns a wrong layout for
     /// `(3,4):(1,5) ⊘ 2:1`).
@@ -33,7 +34,19 @@ impl DynLayout {
     /// # Errors
     /// The errors of [`DynLayout::complement`] and [`DynLayout::composition`].
     pub const fn logical_divide(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
-        let comp = ctry!(tiler.complement_shape(&self.coalesce().shape()));
+        let comp = match tiler.complement_shape(&self.coalesce().shape()) {
+            Ok(c) => c,
+            // name the operation the user called, then why
+            Err(LayoutError::Precondition { a, b, .. }) => {
+                return Err(LayoutError::Precondition {
+                    what: "logical_divide: the tiler has a mode of stride {b} (extent {a}); a divide \
+                           needs the tiler's complement, which needs non-negative strides",
+                    a,
+                    b,
+                });
+            }
+            Err(e) => return Err(e),
+        };
         let b = ctry!(DynLayout::make_layout(&[*tiler, comp]));
         self.composition(&b)
     }
@@ -58,10 +71,10 @@ impl DynLayout {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::ModeOutOfRange`] when the tiler has too many modes; the errors of
+    /// [`LayoutError::TilerTooLong`] when the tiler has more modes than `A`; the errors of
     /// [`DynLayout::logical_divide`].
     pub const fn logical_divide_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        by_mode(self, tiler, Split::Divide)
+        by_mode(self, tiler, Split::Divide, "logical_divide")
     }
 
     /// CuTe's `zipped_divide(A, B)` with a 1-D tiler: the same as [`DynLayout::logical_divide`]
@@ -106,7 +119,7 @@ impl DynLayout {
     /// # Errors
     /// As [`DynLayout::logical_divide_by_mode`].
     pub const fn zipped_divide_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        zip_by_mode(self, tiler, Split::Divide)
+        zip_by_mode(self, tiler, Split::Divide, "zipped_divide")
     }
 
     /// CuTe's `tiled_divide(A, B)` with a 1-D tiler: `(tile, rest modes…)`.
@@ -148,7 +161,12 @@ impl DynLayout {
     /// # Errors
     /// As [`DynLayout::logical_divide_by_mode`].
     pub const fn tiled_divide_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        tiled(&ctry!(self.zipped_divide_by_mode(tiler)))
+        tiled(&ctry!(zip_by_mode(
+            self,
+            tiler,
+            Split::Divide,
+            "tiled_divide"
+        )))
     }
 
     /// CuTe's `flat_divide(A, B)` with a 1-D tiler: `(tile modes…, rest modes…)`.
@@ -190,6 +208,11 @@ impl DynLayout {
     /// # Errors
     /// As [`DynLayout::logical_divide_by_mode`].
     pub const fn flat_divide_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        flat(&ctry!(self.zipped_divide_by_mode(tiler)))
+        flat(&ctry!(zip_by_mode(
+            self,
+            tiler,
+            Split::Divide,
+            "flat_divide"
+        )))
     }
 }

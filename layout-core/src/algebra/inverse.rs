@@ -101,7 +101,7 @@ impl DynLayout {
         let ord = ctry!(sorted_checked(
             &c,
             false,
-            "left_inverse needs non-negative strides (numbers: extent and stride)"
+            "left_inverse: a mode has stride {b} (extent {a}); strides must be non-negative"
         ));
         let p = c.index_strides();
         let mut out = Modes::EMPTY;

@@ -112,7 +112,7 @@
 //! | by-mode composition with a short tiler | C++: uncovered modes dropped | matches CuTe's documentation of `composition` with a `Tile` |
 //! | composition LHS pre-pass | C++ `coalesce_x`: the last mode keeps its stride | exact past `size(A)`; pycute's plain coalesce changes `A` there |
 //! | composition checks | neither: the rule above | C++ accepts wrong results (#3177), pycute both rejects correct and accepts wrong ones (#2955) |
-//! | `complement` | C++: filter first; cotarget integer or shape (`ceil_div` per leaf) | pycute returns zero extents; plus: non-injective / non-complementable layouts are errors (C++ silently floors) |
+//! | `complement` | C++: filter first; cotarget integer or shape (`ceil_div` per leaf) | pycute returns zero extents; pycute's floor construction for admissible and gap-ordered layouts, `ceil(M/c):c` where that misses a postcondition (C++ silently floors, or asserts on a zero gap); non-injective layouts are errors |
 //! | `logical_divide` cotarget | C++: `shape(coalesce(A))` | equal to pycute's `size(A)` except when the tile does not divide |
 //! | `right_inverse` | C++: skip non-matching strides and go on | pycute stops at a stride-0 mode |
 //! | `left_inverse` | C++ v3.9 mixed-radix construction | pycute's complement-based one is wrong for injective, non-complementable layouts |

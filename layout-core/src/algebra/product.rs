@@ -11,9 +11,13 @@ use crate::{DynLayout, LayoutError};
 impl DynLayout {
     /// CuTe's `logical_product(A, B)` with a 1-D layout tiler:
     /// `A ⊗ B = (A, complement(A, size(A)·cosize(B)) ∘ B)` — `A` repeated as `B` says.
+    /// When that complement has fewer than `cosize(B)` elements (only for an `A` that is not
+    /// admissible, whose complement is not a tiling), the complement w.r.t.
+    /// `cosize(filter(A))·cosize(B)` is used, so that `B`'s offsets stay inside its domain.
     ///
     /// # Preconditions
-    /// `A` complementable (see [`DynLayout::complement`]) and the composition with `B`
+    /// `A` has a complement (injective, non-negative strides; see [`DynLayout::complement`])
+    /// and the composition with `B`
     /// admissible (see [`DynLayout::composition`]).
     ///
     /// # Postconditions
@@ -31,7 +35,26 @@ impl DynLayout {
     /// The errors of [`DynLayout::complement`] and [`DynLayout::composition`].
     pub const fn logical_product(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
         let m = ctry!(mul(self.size(), tiler.cosize(), "logical_product cotarget"));
-        let comp = ctry!(self.complement(m));
+        let mut comp = match self.complement(m) {
+            Ok(c) => c,
+            // name the operation the user called, then why
+            Err(LayoutError::Precondition { a, b, .. }) => {
+                return Err(LayoutError::Precondition {
+                    what: "logical_product: A has a mode of stride {b} (extent {a}); a product \
+                           needs A's complement, which needs non-negative strides",
+                    a,
+                    b,
+                });
+            }
+            Err(e) => return Err(e),
+        };
+        if comp.size() < tiler.cosize() {
+            // a non-admissible `A` whose complement w.r.t. size(A)·cosize(B) is too small to
+            // hold B's offsets: take whole copies of A's offset range instead
+            let c = self.filter().cosize();
+            let m2 = ctry!(mul(c, tiler.cosize(), "logical_product cotarget"));
+            comp = ctry!(self.complement(m2));
+        }
         let rest = ctry!(comp.composition(tiler));
         DynLayout::make_layout(&[*self, rest])
     }
@@ -54,9 +77,9 @@ impl DynLayout {
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::ModeOutOfRange`]; the errors of [`DynLayout::logical_product`].
+    /// [`LayoutError::TilerTooLong`]; the errors of [`DynLayout::logical_product`].
     pub const fn logical_product_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        by_mode(self, tiler, Split::Product)
+        by_mode(self, tiler, Split::Product, "logical_product")
     }
 
     /// CuTe's `zipped_product(A, B)` with a 1-D tiler: the same as
@@ -100,7 +123,7 @@ impl DynLayout {
     /// # Errors
     /// As [`DynLayout::logical_product_by_mode`].
     pub const fn zipped_product_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        zip_by_mode(self, tiler, Split::Product)
+        zip_by_mode(self, tiler, Split::Product, "zipped_product")
     }
 
     /// CuTe's `tiled_product(A, B)` with a 1-D tiler: `(A, rest modes…)`.
@@ -142,7 +165,12 @@ impl DynLayout {
     /// # Errors
     /// As [`DynLayout::logical_product_by_mode`].
     pub const fn tiled_product_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        tiled(&ctry!(self.zipped_product_by_mode(tiler)))
+        tiled(&ctry!(zip_by_mode(
+            self,
+            tiler,
+            Split::Product,
+            "tiled_product"
+        )))
     }
 
     /// CuTe's `flat_product(A, B)` with a 1-D tiler: `(A modes…, rest modes…)`.
@@ -184,7 +212,12 @@ impl DynLayout {
     /// # Errors
     /// As [`DynLayout::logical_product_by_mode`].
     pub const fn flat_product_by_mode(&self, tiler: &Tile) -> Result<DynLayout, LayoutError> {
-        flat(&ctry!(self.zipped_product_by_mode(tiler)))
+        flat(&ctry!(zip_by_mode(
+            self,
+            tiler,
+            Split::Product,
+            "flat_product"
+        )))
     }
 
     /// CuTe's `blocked_product(block, tiler)`: with `R = max(rank)` and both padded to rank `R`

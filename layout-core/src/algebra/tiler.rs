@@ -67,7 +67,7 @@ impl Tile {
     /// A tiler with the given elements.
     ///
     /// # Errors
-    /// [`LayoutError::TooManyLeaves`] past [`MAX_TILE_MODES`] elements.
+    /// [`LayoutError::TooManyTileModes`] past [`MAX_TILE_MODES`] elements.
     pub const fn new(modes: &[TileMode]) -> Result<Tile, LayoutError> {
         let mut t = Tile::EMPTY;
         let mut i = 0;
@@ -88,7 +88,7 @@ impl Tile {
     pub const fn from_shape(shape: &DynTuple) -> Result<Tile, LayoutError> {
         if shape.depth() > 1 {
             return Err(LayoutError::Precondition {
-                what: "a shape tiler must be flat (nested by-mode tilers are not supported)",
+                what: "a shape tiler must be flat: this one has depth {a}, a tiler at most {b} (nested by-mode tilers are not supported)",
                 a: shape.depth() as i64,
                 b: 1,
             });
@@ -112,10 +112,11 @@ impl Tile {
     /// Add an element at the end.
     ///
     /// # Errors
-    /// [`LayoutError::TooManyLeaves`] past [`MAX_TILE_MODES`] elements.
+    /// [`LayoutError::TooManyTileModes`] past [`MAX_TILE_MODES`] elements.
     pub const fn push(&mut self, m: TileMode) -> Result<(), LayoutError> {
         if self.n == MAX_TILE_MODES {
-            return Err(LayoutError::TooManyLeaves {
+            return Err(LayoutError::TooManyTileModes {
+                max: MAX_TILE_MODES,
                 needed: MAX_TILE_MODES + 1,
             });
         }

@@ -104,7 +104,7 @@ const fn extents_ok(what: &'static str, m: i64, n: i64) -> Result<(), LayoutErro
 const fn c0_ok(c0: i64) -> Result<(), LayoutError> {
     if c0 <= 0 {
         return Err(LayoutError::Precondition {
-            what: "fractal layout: C0 (elements per 32-byte fractal row) must be positive; C0 and 0 are",
+            what: "fractal layout: C0 (elements per 32-byte fractal row) must be positive; C0 and 0 are {a} and {b}",
             a: c0,
             b: 0,
         });
@@ -358,7 +358,7 @@ pub const fn capacity(l: &DynLayout) -> i64 {
 pub const fn batched(l: &DynLayout, batch: i64) -> Result<DynLayout, LayoutError> {
     if batch <= 0 {
         return Err(LayoutError::Precondition {
-            what: "batched layout: the batch extent must be positive; batch and 0 are",
+            what: "batched layout: the batch extent must be positive; batch and 0 are {a} and {b}",
             a: batch,
             b: 0,
         });

@@ -82,7 +82,7 @@ pub const fn gmma_atom_parts(
 ) -> Result<(Swizzle, DynLayout), LayoutError> {
     if bits <= 0 || bits > 128 || bits & (bits - 1) != 0 {
         return Err(LayoutError::Precondition {
-            what: "swizzle atom: the element width must be a power of two of at most 128 bits; width and maximum are",
+            what: "swizzle atom: the element width must be a power of two of at most 128 bits; width and maximum are {a} and {b}",
             a: bits,
             b: 128,
         });
@@ -143,7 +143,7 @@ impl BankModel {
     pub const fn new(banks: i64, width: i64) -> Result<BankModel, LayoutError> {
         if banks <= 0 || width <= 0 {
             return Err(LayoutError::Precondition {
-                what: "bank model: banks and width must be positive; they are",
+                what: "bank model: banks and width must be positive; they are {a} and {b}",
                 a: banks,
                 b: width,
             });
@@ -213,7 +213,7 @@ pub fn bank_conflicts<L: AnyLayout>(
     let d = tile.domain();
     if d.is_leaf() || d.rank() != 2 {
         return Err(LayoutError::Precondition {
-            what: "bank_conflicts needs a rank-2 tile; rank and 2 are",
+            what: "bank_conflicts needs a rank-2 tile; rank and 2 are {a} and {b}",
             a: if d.is_leaf() { 1 } else { d.rank() as i64 },
             b: 2,
         });
@@ -227,14 +227,14 @@ pub fn bank_conflicts<L: AnyLayout>(
         || vector > cols
     {
         return Err(LayoutError::Precondition {
-            what: "bank_conflicts: a vector must have positive size, fit a wavefront (banks*width bytes) and a row; vector elements and element bytes are",
+            what: "bank_conflicts: a vector must have positive size, fit a wavefront (banks*width bytes) and a row; vector elements and element bytes are {a} and {b}",
             a: vector,
             b: elem_bytes,
         });
     }
     if tile.size() > 1 << 20 {
         return Err(LayoutError::Precondition {
-            what: "bank_conflicts checks tiles of at most 2^20 elements; size and maximum are",
+            what: "bank_conflicts checks tiles of at most 2^20 elements; size and maximum are {a} and {b}",
             a: tile.size(),
             b: 1 << 20,
         });
@@ -299,7 +299,7 @@ pub fn suggest_swizzle(
 ) -> Result<Option<Swizzle>, LayoutError> {
     if tile.size() > 1 << 16 {
         return Err(LayoutError::Precondition {
-            what: "suggest_swizzle checks tiles of at most 2^16 elements; size and maximum are",
+            what: "suggest_swizzle checks tiles of at most 2^16 elements; size and maximum are {a} and {b}",
             a: tile.size(),
             b: 1 << 16,
         });
@@ -310,7 +310,7 @@ pub fn suggest_swizzle(
     let bounds = tile.offset_range();
     if tile.cosize() != tile.size() || crate::walk::scan::affine_collision(tile)?.is_some() {
         return Err(LayoutError::Precondition {
-            what: "suggest_swizzle needs a tile that is a bijection onto an interval; size and cosize are",
+            what: "suggest_swizzle needs a tile that is a bijection onto an interval; size and cosize are {a} and {b}",
             a: tile.size(),
             b: tile.cosize(),
         });

@@ -59,14 +59,14 @@ impl PadParts {
         let rank = if l.profile().is_leaf() { 1 } else { l.rank() };
         if logical.len() != rank {
             return Err(LayoutError::Precondition {
-                what: "padded layout: one logical extent per axis of the layout; extents and axes are",
+                what: "padded layout: one logical extent per axis of the layout; extents and axes are {a} and {b}",
                 a: logical.len() as i64,
                 b: rank as i64,
             });
         }
         if rank > MAX_PADDED_AXES {
             return Err(LayoutError::Precondition {
-                what: "padded layout: too many axes; axes and the maximum are",
+                what: "padded layout: too many axes; axes and the maximum are {a} and {b}",
                 a: rank as i64,
                 b: MAX_PADDED_AXES as i64,
             });
@@ -87,7 +87,7 @@ impl PadParts {
             let e = mode.size();
             if logical[k] <= 0 || logical[k] > e {
                 return Err(LayoutError::Precondition {
-                    what: "padded layout: a logical extent must be positive and at most the layout's axis extent; they are",
+                    what: "padded layout: a logical extent must be positive and at most the layout's axis extent; they are {a} and {b}",
                     a: logical[k],
                     b: e,
                 });
@@ -234,7 +234,7 @@ impl<L: AnyLayout> Padded<L> {
         let (lo, hi) = self.layout.offset_bounds()?;
         if lo < 0 {
             return Err(LayoutError::Precondition {
-                what: "pad_from: the padded layout reaches negative offsets; lowest offset and 0 are",
+                what: "pad_from: the padded layout reaches negative offsets; lowest offset and 0 are {a} and {b}",
                 a: lo,
                 b: 0,
             }
@@ -538,7 +538,7 @@ unsafe impl<L: AnyLayout> AnyLayout for Padded<L> {
 
     fn to_dyn(&self) -> Result<DynLayout, LayoutError> {
         Err(LayoutError::Precondition {
-            what: "a padded layout has no shape:stride form over its logical domain (use .layout() for the padded one); logical and padded sizes are",
+            what: "a padded layout has no shape:stride form over its logical domain (use .layout() for the padded one); logical and padded sizes are {a} and {b}",
             a: self.size(),
             b: self.padded().iter().product(),
         })
@@ -572,9 +572,12 @@ unsafe impl<L: AnyLayout> AnyLayout for Padded<L> {
     }
 
     fn find_collision(&self) -> Result<Option<i64>, LayoutError> {
-        match self.layout.find_collision()? {
-            None => Ok(None),
-            Some(_) => crate::walk::scan::scan_collision(self),
+        match self.layout.find_collision() {
+            Ok(None) => Ok(None),
+            Ok(Some(_)) | Err(LayoutError::NotInjectiveBySize { .. }) => {
+                crate::walk::scan::scan_collision(self)
+            }
+            Err(e) => Err(e),
         }
     }
 }

@@ -30,7 +30,7 @@ pub fn concat<T: Copy>(
 ) -> Result<TensorOwned<T>, TensorError> {
     let Some(first) = parts.first() else {
         return Err(LayoutError::Precondition {
-            what: "concat needs at least one tensor (count and axis)",
+            what: "concat: {a} tensors were given (along axis {b}); it needs at least one",
             a: 0,
             b: axis,
         }
@@ -62,7 +62,9 @@ pub fn concat<T: Copy>(
         .ok_or(LayoutError::Overflow { what: "size" })?;
     let l = DynLayout::row_major(&crate::DynTuple::from_slice(&shape[..r])?)?;
     let n = usize::try_from(l.size()).map_err(|_| LayoutError::Overflow { what: "size" })?;
-    let mut out = Tensor::new(alloc::vec![fill; n], l)?;
+    let mut v = super::elementwise::try_alloc("concat", l.size())?;
+    v.resize(n, fill);
+    let mut out = Tensor::new(v, l)?;
     let mut start = 0i64;
     for p in parts {
         let len = Axes::new(p.layout()).extent(k);
@@ -96,7 +98,7 @@ pub fn stack<T: Copy>(
 ) -> Result<TensorOwned<T>, TensorError> {
     let Some(first) = parts.first() else {
         return Err(LayoutError::Precondition {
-            what: "stack needs at least one tensor (count and axis)",
+            what: "stack: {a} tensors were given (along axis {b}); it needs at least one",
             a: 0,
             b: axis,
         }

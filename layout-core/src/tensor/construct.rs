@@ -120,11 +120,14 @@ impl<T> Tensor<Vec<T>, DynLayout> {
     /// An owned row-major tensor whose element at logical (row-major) position `i` is `f(i)`.
     ///
     /// # Errors
-    /// See [`Tensor::row_major`].
+    /// See [`Tensor::row_major`]; [`TensorError::OutputAllocation`] when the elements cannot
+    /// be allocated.
     pub fn from_fn(shape: &[i64], f: impl FnMut(usize) -> T) -> Result<Self, TensorError> {
         let l = DynLayout::row_major(&DynTuple::from_slice(shape)?)?;
         let n = usize::try_from(l.size()).map_err(|_| LayoutError::Overflow { what: "size" })?;
-        Tensor::new((0..n).map(f).collect(), l)
+        let mut v = super::elementwise::try_alloc("from_fn", l.size())?;
+        v.extend((0..n).map(f));
+        Tensor::new(v, l)
     }
 }
 
@@ -137,12 +140,15 @@ pub(crate) fn check_bounds(d: &DynLayout, base: usize, len: usize) -> Result<(),
 /// Check that `base + lo ..= base + hi` lies inside a buffer of `len` elements.
 fn check_range(lo: i64, hi: i64, base: usize, len: usize) -> Result<(), TensorError> {
     let len_i = i64::try_from(len).unwrap_or(i64::MAX);
-    let base_i = i64::try_from(base).unwrap_or(i64::MAX);
     let err = TensorError::OutOfBuffer {
-        base: base_i,
+        base,
         lo,
         hi,
         len: len_i,
+    };
+    // a base past i64::MAX is refused (offsets are i64; only zero-sized buffers are that long)
+    let Ok(base_i) = i64::try_from(base) else {
+        return Err(err);
     };
     match (base_i.checked_add(lo), base_i.checked_add(hi)) {
         (Some(first), Some(last)) if first >= 0 && last < len_i => Ok(()),

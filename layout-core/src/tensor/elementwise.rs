@@ -24,6 +24,9 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// let sq = t.view().t().unwrap().map(|x| x * x);
     /// assert_eq!(format!("{sq:?}"), "[[ 1,  9],\n [ 4, 16]]");
     /// ```
+    ///
+    /// The output is allocated like `Vec`'s: when that fails the process aborts.
+    /// [`Tensor::try_map`] returns an error instead.
     #[cfg(feature = "alloc")]
     pub fn map<U>(&self, f: impl FnMut(&St::Elem) -> U) -> super::TensorOwned<U> {
         let v: alloc::vec::Vec<U> = self.iter().map(f).collect();
@@ -33,6 +36,31 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
             layout: l,
             base: 0,
         }
+    }
+
+    /// [`Tensor::map`], returning an error when the output cannot be allocated.
+    ///
+    /// ```
+    /// use layout_core::tensor::Tensor;
+    /// let t = Tensor::from_vec(vec![1, 2, 3], &[3]).unwrap();
+    /// assert!(t.try_map(|x| x * 2).unwrap().iter().copied().eq([2, 4, 6]));
+    /// ```
+    ///
+    /// # Errors
+    /// [`TensorError::OutputAllocation`] naming the element count.
+    #[cfg(feature = "alloc")]
+    pub fn try_map<U>(
+        &self,
+        f: impl FnMut(&St::Elem) -> U,
+    ) -> Result<super::TensorOwned<U>, TensorError> {
+        let mut v = try_alloc::<U>("map", self.layout.size())?;
+        v.extend(self.iter().map(f));
+        let l = DynLayout::row_major(&self.shape())?;
+        Ok(Tensor {
+            storage: v,
+            layout: l,
+            base: 0,
+        })
     }
 
     /// A new row-major tensor `f(a, b)` over the broadcast shape of `self` and `other` (NumPy's
@@ -50,7 +78,9 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ```
     ///
     /// # Errors
-    /// [`TensorError::Broadcast`] naming both shapes.
+    /// [`TensorError::Broadcast`] naming both shapes; [`TensorError::OutputAllocation`] when
+    /// the output cannot be allocated (e.g. two broadcast operands of shapes `(2^31, 1)` and
+    /// `(1, 2^31)`).
     #[cfg(feature = "alloc")]
     pub fn zip_map<S2: Storage, L2: AnyLayout, V>(
         &self,
@@ -64,7 +94,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         let shape = &shape[..n];
         let (ba, bb) = (broadcast_layout(&la, shape)?, broadcast_layout(&lb, shape)?);
         let out = DynLayout::row_major(&crate::DynTuple::from_slice(shape)?)?;
-        let mut v = alloc::vec::Vec::with_capacity(out.size() as usize);
+        let mut v = try_alloc::<V>("zip_map", out.size())?;
         let (x, y) = (self.storage.as_slice(), other.storage.as_slice());
         let (ox, oy) = (self.base as i64, other.base as i64);
         let (pa, pb) = (self.layout, other.layout);
@@ -84,6 +114,21 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
             base: 0,
         })
     }
+}
+
+/// An empty `Vec` with room for `n` elements, or [`TensorError::OutputAllocation`] naming `op`
+/// (never an abort).
+#[cfg(feature = "alloc")]
+pub(crate) fn try_alloc<T>(op: &'static str, n: i64) -> Result<alloc::vec::Vec<T>, TensorError> {
+    let err = || TensorError::OutputAllocation {
+        op,
+        elements: n,
+        bytes: n.saturating_mul(core::mem::size_of::<T>() as i64),
+    };
+    let len = usize::try_from(n).map_err(|_| err())?;
+    let mut v = alloc::vec::Vec::new();
+    v.try_reserve_exact(len).map_err(|_| err())?;
+    Ok(v)
 }
 
 impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {

@@ -25,8 +25,8 @@ pub enum TensorError {
     Layout(LayoutError),
     /// The layout reaches memory outside the buffer of a tensor.
     OutOfBuffer {
-        /// The tensor's base offset into the buffer.
-        base: i64,
+        /// The tensor's base offset into the buffer, as passed.
+        base: usize,
         /// The smallest offset the layout produces (negative strides give negative offsets).
         lo: i64,
         /// The largest offset the layout produces.
@@ -88,6 +88,16 @@ pub enum TensorError {
         /// The second shape.
         b: Extents,
     },
+    /// The output of an operation (`zip_map`, `try_map`, `concat`, `from_fn`, …) cannot be
+    /// allocated.
+    OutputAllocation {
+        /// The operation the user called.
+        op: &'static str,
+        /// The number of elements of the output.
+        elements: i64,
+        /// Their size in bytes (saturated at `i64::MAX`).
+        bytes: i64,
+    },
     /// A reshape to a shape with a different number of elements.
     ReshapeSize {
         /// The current shape.
@@ -95,18 +105,21 @@ pub enum TensorError {
         /// The requested shape (`-1` kept as written).
         to: Extents,
     },
-    /// A reshape that cannot be a view: a new axis would span old axes `axis` and `axis+1`,
-    /// which are not nested in memory (old axes counted over the tensor's leaves in row-major
-    /// order, which are its axes when no axis is hierarchical).
+    /// A reshape that cannot be a view: a new axis would span axes `axis` and `axis+1` of the
+    /// tensor, which are not nested in memory (counted over the tensor's leaves in row-major
+    /// order when some axis is hierarchical: `leaves` is then `Some(rank)`).
     ReshapeNeedsCopy {
         /// The requested shape.
         to: Extents,
-        /// The old axis whose stride breaks the nesting.
+        /// The axis (or leaf, see `leaves`) whose stride breaks the nesting.
         axis: usize,
         /// Its stride.
         stride: i64,
         /// The stride a view would need it to have.
         needed: i64,
+        /// `Some(rank)` when the tensor has hierarchical axes, so that `axis` counts the
+        /// leaves of its `rank` axes (in row-major order) rather than the axes.
+        leaves: Option<usize>,
     },
 }
 
@@ -158,9 +171,17 @@ impl fmt::Display for TensorError {
             TensorError::ShapeMismatch { a, b } => {
                 write!(f, "shapes {a} and {b} differ")
             }
+            TensorError::OutputAllocation {
+                op,
+                elements,
+                bytes,
+            } => write!(
+                f,
+                "{op}: cannot allocate the output of {elements} elements ({bytes} bytes)"
+            ),
             TensorError::ReshapeSize { from, to } => write!(
                 f,
-                "cannot reshape a tensor of shape {from} ({} elements) into shape {to}",
+                "reshape: cannot reshape a tensor of shape {from} ({} elements) into shape {to}",
                 from.product()
             ),
             TensorError::ReshapeNeedsCopy {
@@ -168,9 +189,21 @@ impl fmt::Display for TensorError {
                 axis,
                 stride,
                 needed,
+                leaves: None,
             } => write!(
                 f,
-                "cannot reshape into shape {to} without a copy: old axis {axis} has stride {stride} but a view needs {needed} to merge it with old axis {}; use reshape_copy",
+                "reshape: cannot reshape into shape {to} without a copy: axis {axis} has stride {stride} but a view needs {needed} to merge it with axis {}; use reshape_copy",
+                axis + 1
+            ),
+            TensorError::ReshapeNeedsCopy {
+                to,
+                axis,
+                stride,
+                needed,
+                leaves: Some(rank),
+            } => write!(
+                f,
+                "reshape: cannot reshape into shape {to} without a copy: counting the leaves of the tensor's {rank} (hierarchical) axes in row-major order, leaf {axis} has stride {stride} but a view needs {needed} to merge it with leaf {}; use reshape_copy",
                 axis + 1
             ),
         }
@@ -191,6 +224,7 @@ impl TensorError {
             TensorError::NotStrided { .. } => "an axis is not one stride",
             TensorError::Broadcast { .. } => "shapes cannot be broadcast together",
             TensorError::ShapeMismatch { .. } => "shapes differ",
+            TensorError::OutputAllocation { .. } => "the output cannot be allocated",
             TensorError::ReshapeSize { .. } => "reshape changes the number of elements",
             TensorError::ReshapeNeedsCopy { .. } => "reshape needs a copy",
         }

@@ -17,7 +17,7 @@ use ndarray::{
 };
 
 const REJECTED: LayoutError = LayoutError::Precondition {
-    what: "ndarray rejected the shape and strides (rank and buffer length)",
+    what: "ndarray rejected the shape and strides",
     a: 0,
     b: 0,
 };
@@ -145,7 +145,7 @@ impl<'a, T> TensorRef<'a, T> {
     pub fn from_ndarray<D: Dimension>(v: ArrayView<'a, T, D>) -> Result<Self, TensorError> {
         let (l, base) = layout_of(v.shape(), v.strides())?;
         let buf = v.to_slice_memory_order().ok_or(LayoutError::Precondition {
-            what: "ndarray view is not dense in memory (elements and span)",
+            what: "from ndarray: the view is not dense in memory: {a} elements spread over {b} offsets",
             a: l.size(),
             b: l.cosize(),
         })?;
@@ -207,7 +207,7 @@ impl<'a, T> TensorMut<'a, T> {
         let buf = v
             .into_slice_memory_order()
             .ok_or(LayoutError::Precondition {
-                what: "ndarray view is not dense in memory (elements and span)",
+                what: "from ndarray: the view is not dense in memory: {a} elements spread over {b} offsets",
                 a: size,
                 b: cosize,
             })?;

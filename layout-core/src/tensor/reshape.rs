@@ -39,7 +39,7 @@ fn infer_shape(
         if e == -1 {
             if unknown.is_some() {
                 return Err(LayoutError::Precondition {
-                    what: "can only specify one unknown dimension (-1) in a reshape (first and second position)",
+                    what: "reshape: only one extent may be -1 (unknown); positions {a} and {b} both are",
                     a: unknown.unwrap_or(0) as i64,
                     b: i as i64,
                 }.into());
@@ -86,7 +86,9 @@ fn nocopy_strides(
         let ends = d == 0 || (old_shape[d - 1] != 1 && needed != Some(old_stride[d - 1]));
         if ends {
             while view_d >= 0 && (view_numel < tensor_numel || new[view_d as usize] == 1) {
-                st[view_d as usize] = view_numel * chunk_base;
+                // only an extent-1 axis after the chunk is full can overflow here (e.g. zero-
+                // sized elements with a stride of 2^62): its stride is never used, take 0
+                st[view_d as usize] = view_numel.checked_mul(chunk_base).unwrap_or(0);
                 view_numel *= new[view_d as usize];
                 view_d -= 1;
             }
@@ -120,9 +122,9 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// assert_eq!(t.view().reshape(&[-1, 4]).unwrap().layout().to_string(), "(6,4):(4,1)");
     /// let tt = t.view().transpose(1, 2).unwrap();                    // (2,4,3):(12,1,4)
     /// assert_eq!(tt.reshape(&[2, 12]).unwrap_err().to_string(),
-    ///     "cannot reshape into shape (2,12) without a copy: old axis 1 has stride 1 but a view needs 12 to merge it with old axis 2; use reshape_copy");
+    ///     "reshape: cannot reshape into shape (2,12) without a copy: axis 1 has stride 1 but a view needs 12 to merge it with axis 2; use reshape_copy");
     /// assert_eq!(t.view().reshape(&[5, -1]).unwrap_err().to_string(),
-    ///     "cannot reshape a tensor of shape (2,3,4) (24 elements) into shape (5,-1)");
+    ///     "reshape: cannot reshape a tensor of shape (2,3,4) (24 elements) into shape (5,-1)");
     /// ```
     ///
     /// # Errors
@@ -155,6 +157,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
                 axis,
                 stride,
                 needed,
+                leaves: (m != ax.rank).then_some(ax.rank),
             }),
         }
     }
@@ -184,7 +187,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         );
         if a > b {
             return Err(LayoutError::Precondition {
-                what: "flatten needs start <= end (start and end)",
+                what: "flatten: the start axis {a} is after the end axis {b}",
                 a: a as i64,
                 b: b as i64,
             }

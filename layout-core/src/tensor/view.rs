@@ -128,7 +128,7 @@ fn py_slice(
 ) -> Result<(i64, i64), TensorError> {
     if step == 0 {
         return Err(LayoutError::Precondition {
-            what: "slice step must not be zero",
+            what: "slice: the step is {a} along an axis of extent {b}; a step must not be zero",
             a: step,
             b: n,
         }
@@ -323,7 +323,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         let rank = d.rank();
         if axes.len() != rank {
             return Err(LayoutError::Precondition {
-                what: "permute needs one axis per axis of the tensor",
+                what: "permute: {a} axes were given for a tensor of {b} axes; it needs one per axis",
                 a: axes.len() as i64,
                 b: rank as i64,
             }
@@ -525,7 +525,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         };
         if len <= 0 {
             return Err(LayoutError::Precondition {
-                what: "diagonal offset leaves no element (offset and the two extents)",
+                what: "diagonal: offset {a} leaves no element on an axis of extent {b}",
                 a: offset,
                 b: if offset >= 0 { n2 } else { n1 },
             }
@@ -572,7 +572,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         let (n, s) = ax.strided_or_err(k)?;
         if size < 1 || size > n {
             return Err(LayoutError::Precondition {
-                what: "unfold window size must lie in [1, extent] (size and extent)",
+                what: "unfold: the window size {a} must lie in [1, {b}], the extent of the axis",
                 a: size,
                 b: n,
             }
@@ -580,7 +580,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         }
         if step < 1 {
             return Err(LayoutError::Precondition {
-                what: "unfold step must be positive (step and extent)",
+                what: "unfold: the step is {a} (axis extent {b}); it must be positive",
                 a: step,
                 b: n,
             }
@@ -629,7 +629,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         let n = Axes::new(&self.dyn_layout()?).extent(k);
         if sections < 1 || n % sections != 0 {
             return Err(LayoutError::Precondition {
-                what: "split does not result in an equal division (extent and sections)",
+                what: "split: an axis of extent {a} does not divide into {b} equal sections",
                 a: n,
                 b: sections,
             }
@@ -774,7 +774,7 @@ impl<'a, T, L: AnyLayout> Tensor<&'a mut [T], L> {
             false
         } else {
             return Err(LayoutError::Precondition {
-                what: "the two halves interleave in memory, so they cannot be split into disjoint buffers (axis and index)",
+                what: "split_at_mut: the two halves of axis {a} at index {b} interleave in memory, so they cannot be split into disjoint buffers",
                 a: k as i64,
                 b: index,
             }.into());

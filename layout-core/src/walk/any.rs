@@ -109,12 +109,15 @@ pub unsafe trait AnyLayout: Copy + fmt::Display {
     }
 
     /// An offset that two indices share, or `None` when the layout is injective. Affine layouts
-    /// are decided by the stride-ordering test (exact scan when it is inconclusive); others by
-    /// default by visiting every offset (at most 2^24 elements).
+    /// are decided from their strides where possible (two modes that meet, the stride-ordering
+    /// test, more elements than offsets), else by a capped scan (see
+    /// `walk::scan::affine_collision`); others by default by visiting
+    /// every offset (at most 2^24 elements).
     ///
     /// # Errors
-    /// An invalid layout; [`LayoutError::TooLargeToScan`] for a non-affine layout without a
-    /// closed form that is too large to scan.
+    /// An invalid layout; [`LayoutError::NotInjectiveBySize`] when the layout is known not to be
+    /// injective (more elements than offsets) but no shared offset was named;
+    /// [`LayoutError::TooLargeToScan`] when deciding needs a scan that is too large.
     fn find_collision(&self) -> Result<Option<i64>, LayoutError> {
         if Self::AFFINE {
             super::scan::affine_collision(&self.to_dyn()?)
@@ -126,9 +129,12 @@ pub unsafe trait AnyLayout: Copy + fmt::Display {
     /// `true` when no two indices share an offset (see [`AnyLayout::find_collision`]).
     ///
     /// # Errors
-    /// See [`AnyLayout::find_collision`].
+    /// See [`AnyLayout::find_collision`] ([`LayoutError::NotInjectiveBySize`] is `Ok(false)`).
     fn is_injective(&self) -> Result<bool, LayoutError> {
-        Ok(self.find_collision()?.is_none())
+        match self.find_collision() {
+            Err(LayoutError::NotInjectiveBySize { .. }) => Ok(false),
+            r => Ok(r?.is_none()),
+        }
     }
 }
 

@@ -228,7 +228,9 @@ impl<const N: usize> Plan<N> {
             for _ in 0..inner.ext {
                 f(o);
                 for k in 0..N {
-                    o[k] += inner.st[k];
+                    // wrapping: the step after the last element may leave i64 (a layout
+                    // ending at the edge); that value is never used
+                    o[k] = o[k].wrapping_add(inner.st[k]);
                 }
             }
         });
@@ -282,14 +284,16 @@ impl<const N: usize> Plan<N> {
                 }
                 j -= 1;
                 idx[j] += 1;
+                // wrapping: one step past a mode's end (then undone) may leave i64 for a
+                // layout at the edge; every offset handed out is exact (mod 2^64 = exact)
                 for k in 0..N {
-                    off[k] += outer[j].st[k];
+                    off[k] = off[k].wrapping_add(outer[j].st[k]);
                 }
                 if idx[j] < outer[j].ext {
                     break;
                 }
                 for k in 0..N {
-                    off[k] -= outer[j].ext * outer[j].st[k];
+                    off[k] = off[k].wrapping_sub(outer[j].ext.wrapping_mul(outer[j].st[k]));
                 }
                 idx[j] = 0;
             }
@@ -371,13 +375,14 @@ impl<const N: usize> Iterator for PlanIter<N> {
                 j -= 1;
                 self.idx[j] += 1;
                 for k in 0..N {
-                    self.off[k] += modes[j].st[k];
+                    self.off[k] = self.off[k].wrapping_add(modes[j].st[k]); // see for_each_outer
                 }
                 if self.idx[j] < modes[j].ext {
                     break;
                 }
                 for k in 0..N {
-                    self.off[k] -= modes[j].ext * modes[j].st[k];
+                    self.off[k] =
+                        self.off[k].wrapping_sub(modes[j].ext.wrapping_mul(modes[j].st[k]));
                 }
                 self.idx[j] = 0;
             }

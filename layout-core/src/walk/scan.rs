@@ -93,9 +93,21 @@ pub fn scan_collision<L: AnyLayout>(l: &L) -> Result<Option<i64>, LayoutError> {
 
 /// An offset that two coordinates of the affine layout `d` share, or `None`.
 ///
-/// First the sufficient test PyTorch uses for "non-overlapping": with the modes sorted by
-/// `|stride|`, each stride exceeds the span of all smaller ones. Layouts that fail it (e.g.
-/// `(3,3):(2,3)`, which is injective) are decided exactly by visiting every offset.
+/// Decided without visiting the offsets whenever the structure allows, so that it never takes
+/// more than a few milliseconds:
+/// 1. a stride-0 mode of extent > 1, or two modes `e₁:s₁`, `e₂:s₂` that meet (with
+///    `g = gcd(|s₁|,|s₂|)`, `e₁ > |s₂|/g` and `e₂ > |s₁|/g`), names a shared offset at once;
+/// 2. with the modes sorted by `|stride|`, each stride at least the span of all smaller ones
+///    (the test PyTorch uses for "non-overlapping"; every compact or admissible layout passes)
+///    ⇒ injective;
+/// 3. more elements than offsets in `[lo, hi]` ⇒ not injective
+///    ([`LayoutError::NotInjectiveBySize`], no offset named);
+/// 4. otherwise (e.g. `(3,3):(2,3)`, injective) every offset is visited, at most [`SCAN_CAP`]
+///    elements ([`LayoutError::TooLargeToScan`] beyond).
+///
+/// # Errors
+/// [`LayoutError::NotInjectiveBySize`] (case 3), [`LayoutError::TooLargeToScan`] (case 4),
+/// [`LayoutError::AllocationFailed`] when the bitmap of the scan cannot be allocated.
 pub fn affine_collision(d: &DynLayout) -> Result<Option<i64>, LayoutError> {
     let mut modes = [(0i64, 0i64); crate::MAX_LEAVES];
     let mut m = 0;
@@ -104,32 +116,93 @@ pub fn affine_collision(d: &DynLayout) -> Result<Option<i64>, LayoutError> {
             if s == 0 {
                 return Ok(Some(0));
             }
-            modes[m] = (e, s.abs());
+            modes[m] = (e, s);
             m += 1;
         }
     }
     let modes = &mut modes[..m];
-    modes.sort_unstable_by_key(|&(_, s)| s);
-    let mut reach = 0i64;
-    for &(e, s) in modes.iter() {
-        if s <= reach {
-            return exact_affine_collision(d);
+    // 1. two modes that meet: coordinate b' of the first and a' of the second reach the same
+    //    offset (same sign), or (b', a') reaches 0 like the origin (opposite signs)
+    for i in 0..modes.len() {
+        for j in i + 1..modes.len() {
+            let ((ei, si), (ej, sj)) = (modes[i], modes[j]);
+            let g = gcd(si.unsigned_abs(), sj.unsigned_abs());
+            let (ai, aj) = (si.unsigned_abs() / g, sj.unsigned_abs() / g);
+            if ei.unsigned_abs() > aj && ej.unsigned_abs() > ai {
+                // |si|·aj = lcm ≤ |si|·(ei - 1): inside the validated cosize
+                return Ok(Some(if (si > 0) == (sj > 0) {
+                    si * aj as i64
+                } else {
+                    0
+                }));
+            }
         }
-        reach += (e - 1) * s; // within the validated cosize
     }
-    Ok(None)
+    // 2. sorted strides, each beyond the reach of the smaller ones
+    modes.sort_unstable_by_key(|&(_, s)| s.unsigned_abs());
+    let mut reach = 0i64;
+    let mut ordered = true;
+    for &(e, s) in modes.iter() {
+        if s.abs() <= reach {
+            ordered = false;
+            break;
+        }
+        reach += (e - 1) * s.abs(); // within the validated cosize
+    }
+    if ordered {
+        return Ok(None);
+    }
+    // 3. pigeonhole
+    let (lo, hi) = d.offset_range();
+    let span = (hi - lo).saturating_add(1);
+    if d.size() > span {
+        return Err(LayoutError::NotInjectiveBySize {
+            size: d.size(),
+            span,
+        });
+    }
+    // 4. capped scan
+    capped("injectivity", d.size(), SCAN_CAP)?;
+    exact_affine_collision(d)
 }
 
+/// Greatest common divisor (`gcd(0, 0) == 0`).
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// Visit every offset of `d` (at most [`SCAN_CAP`]): a bitmap over `[lo, hi]` when it is at most
+/// 64 bits per element, else the sorted offsets (8 bytes per element).
 #[cfg(feature = "alloc")]
 fn exact_affine_collision(d: &DynLayout) -> Result<Option<i64>, LayoutError> {
     // a bitmap over the offset range, which fits i64 (validated layout)
     let (lo, hi) = d.offset_range();
-    let span =
-        usize::try_from(hi - lo + 1).map_err(|_| LayoutError::Overflow { what: "cosize" })?;
+    let span = usize::try_from(hi - lo + 1).unwrap_or(usize::MAX);
+    let size = usize::try_from(d.size()).unwrap_or(usize::MAX);
+    if span / 64 > size {
+        let mut all = alloc::vec::Vec::new();
+        all.try_reserve_exact(size)
+            .map_err(|_| LayoutError::AllocationFailed {
+                what: "the offsets of an injectivity scan",
+                bytes: d.size().saturating_mul(8),
+            })?;
+        Plan::logical(d).for_each(|[o]| all.push(o));
+        all.sort_unstable();
+        return Ok(all.windows(2).find(|w| w[0] == w[1]).map(|w| w[0]));
+    }
+    let words = span.div_ceil(64);
     let mut seen = alloc::vec::Vec::new();
-    seen.try_reserve_exact(span.div_ceil(64))
-        .map_err(|_| LayoutError::Overflow { what: "cosize" })?;
-    seen.resize(span.div_ceil(64), 0u64);
+    seen.try_reserve_exact(words)
+        .map_err(|_| LayoutError::AllocationFailed {
+            what: "the injectivity bitmap",
+            bytes: i64::try_from(words)
+                .unwrap_or(i64::MAX / 8)
+                .saturating_mul(8),
+        })?;
+    seen.resize(words, 0u64);
     let mut dup = None;
     Plan::logical(d).for_each(|[o]| {
         let k = (o - lo) as usize;
@@ -144,6 +217,7 @@ fn exact_affine_collision(d: &DynLayout) -> Result<Option<i64>, LayoutError> {
 
 #[cfg(not(feature = "alloc"))]
 fn exact_affine_collision(d: &DynLayout) -> Result<Option<i64>, LayoutError> {
+    capped("injectivity", d.size(), PAIR_SCAN_CAP)?;
     for i in 0..d.size() {
         let o = d.offset(i);
         if d.index_of_offset(o) != Some(i) {

@@ -3,9 +3,7 @@
 //! after `error: `.
 
 use super::parse::{Term, echo};
-use layout::{
-    AnyLayout, DynLayout, DynTuple, LayoutError, LayoutTable, SliceCoord, Swizzle, SwizzledLayout,
-};
+use layout::{DynLayout, DynTuple, LayoutError, LayoutTable, SliceCoord, Swizzle, SwizzledLayout};
 use std::str::FromStr;
 
 /// The most elements `offsets` lists and the most cells `print_layout` draws.
@@ -199,7 +197,7 @@ fn offset_of(l: &AnyL, c: &DynTuple) -> Res<i64> {
     let off = l.inner().offset_of(c).map_err(lerr)?;
     Ok(match l {
         AnyL::Plain(_) => off,
-        AnyL::Swizzled(s) => s.swizzle_offset(off),
+        AnyL::Swizzled(s) => s.try_swizzle_offset(off).map_err(lerr)?,
     })
 }
 
@@ -248,7 +246,7 @@ pub fn call(name: &str, args: &[Term]) -> Res<Value> {
                 }
                 let off = match &l {
                     AnyL::Plain(p) => p.offset(i),
-                    AnyL::Swizzled(w) => w.offset(i),
+                    AnyL::Swizzled(w) => w.try_offset(i).map_err(lerr)?,
                 };
                 s.push_str(&off.to_string());
             }
