@@ -1,0 +1,72 @@
+//! Packing: copies a block of an operand into micro-panels the kernel streams.
+//!
+//! A packed block of `len` rows (the dimension the kernel vectorises: m for A, n for B) and `kc`
+//! steps of k is the layout `((R, ⌈len/R⌉), kc) : ((1, R·kc), R)` — R = MR for A, NR for B: each
+//! micro-panel holds, for each k, R contiguous elements; rows past `len` are zero so the kernel
+//! always runs a full tile.
+
+use super::kernel::Element;
+
+/// One operand as the packer reads it: element (v, p) — v along the packed dimension, p along
+/// k — is `src[origin + v·sv + p·sk]`.
+#[derive(Clone, Copy)]
+pub(crate) struct Source<'a, T> {
+    pub src: &'a [T],
+    pub origin: isize,
+    /// Stride along the packed (vectorised) dimension.
+    pub sv: isize,
+    /// Stride along k.
+    pub sk: isize,
+}
+
+/// Packs rows `v0 .. v0 + len` and k steps `p0 .. p0 + kc` of `s` into `dst` as micro-panels of
+/// `r` rows. `dst` holds at least `⌈len/r⌉·r·kc` elements.
+///
+/// # Panics
+/// Never for indices the caller has bounds-checked with `check_operand` (every (v, p) inside the
+/// operand); the indexing is checked anyway, so a bug here panics rather than reading out of
+/// bounds.
+pub(crate) fn pack<T: Element>(
+    dst: &mut [T],
+    s: Source<'_, T>,
+    v0: usize,
+    p0: usize,
+    len: usize,
+    kc: usize,
+    r: usize,
+) {
+    let panels = len.div_ceil(r);
+    for (pi, panel) in dst[..panels * r * kc].chunks_exact_mut(r * kc).enumerate() {
+        let vbase = v0 + pi * r;
+        let rows = r.min(len - pi * r);
+        let first = s.origin + vbase as isize * s.sv + p0 as isize * s.sk;
+        if s.sv == 1 && rows == r {
+            // unit stride along the packed dimension: one contiguous copy per k step
+            for (p, out) in panel.chunks_exact_mut(r).enumerate() {
+                let at = (first + p as isize * s.sk) as usize;
+                out.copy_from_slice(&s.src[at..at + r]);
+            }
+        } else if s.sk == 1 {
+            // unit stride along k: read each row contiguously, scatter with stride r
+            for i in 0..rows {
+                let at = (first + i as isize * s.sv) as usize;
+                for (p, &x) in s.src[at..at + kc].iter().enumerate() {
+                    panel[p * r + i] = x;
+                }
+            }
+            if rows < r {
+                for out in panel.chunks_exact_mut(r) {
+                    out[rows..].fill(T::ZERO);
+                }
+            }
+        } else {
+            for (p, out) in panel.chunks_exact_mut(r).enumerate() {
+                let at = first + p as isize * s.sk;
+                for (i, o) in out[..rows].iter_mut().enumerate() {
+                    *o = s.src[(at + i as isize * s.sv) as usize];
+                }
+                out[rows..].fill(T::ZERO);
+            }
+        }
+    }
+}
