@@ -96,6 +96,7 @@ pub(crate) fn check_no_overlap(op: &'static str, shape: OperandShape) -> Result<
 mod tests {
     use super::*;
     use crate::gemm::error::Operand;
+    use std::vec::Vec;
 
     fn shape(rows: usize, cols: usize, rs: isize, cs: isize) -> OperandShape {
         OperandShape {

@@ -138,7 +138,7 @@ pub(crate) unsafe fn tile_body<T: Element, S: Simd<T>, const MV: usize, const NR
 ) {
     let lanes = S::LANES;
     let mr = MV * lanes;
-    // SAFETY (whole function): the caller guarantees the ISA and the extents of a, b and c.
+    // SAFETY: (whole body) the caller guarantees the ISA and the extents of a, b and c.
     unsafe {
         let mut acc = [[S::zero(); MV]; NR];
         let mut a = t.a;
