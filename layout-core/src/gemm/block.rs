@@ -35,8 +35,8 @@ fn aligned_buf<T: Element>(store: &mut Vec<T>, len: usize) -> &mut [T] {
     &mut store[off..off + len]
 }
 
-/// Runs `C ← α·A·B + β·C` on a checked problem with kernel `ki`.
-pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>) {
+/// Runs `C ← α·A·B + β·C` on a checked problem with kernel `ki` on up to `threads` threads.
+pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>, threads: usize) {
     let Problem {
         mut m,
         k,
@@ -81,7 +81,88 @@ pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>) {
             cs: sc.rs,
         };
     }
-    let (mr, nr) = (ki.mr, ki.nr);
+    let ctx = Ctx {
+        k,
+        alpha,
+        beta,
+        asrc: Source {
+            src: a,
+            origin: sa.origin,
+            sv: sa.rs,
+            sk: sa.cs,
+        },
+        bsrc: Source {
+            src: b,
+            origin: sb.origin,
+            sv: sb.cs,
+            sk: sb.rs,
+        },
+        sc,
+        c: CPtr(c.as_mut_ptr()),
+    };
+    let threads = threads.max(1);
+    // below ~64³ the threads cost more than they save
+    if threads == 1 || m.saturating_mul(n).saturating_mul(k) < 64 * 64 * 64 {
+        loops(ki, &ctx, 0..m, 0..n);
+        return;
+    }
+    // split the larger of m, n into `threads` ranges at multiples of MR (NR) from 0, so every
+    // C element is computed by the same tile, with the same k blocking, as with one thread
+    let (along_m, len, unit) = if m >= n {
+        (true, m, ki.mr)
+    } else {
+        (false, n, ki.nr)
+    };
+    let units = len.div_ceil(unit);
+    let parts = threads.min(units);
+    std::thread::scope(|s| {
+        let ctx = &ctx;
+        for t in 0..parts {
+            let lo = (units * t / parts * unit).min(len);
+            let hi = (units * (t + 1) / parts * unit).min(len);
+            if lo < hi {
+                let (rows, cols) = if along_m {
+                    (lo..hi, 0..n)
+                } else {
+                    (0..m, lo..hi)
+                };
+                s.spawn(move || loops(ki, ctx, rows, cols));
+            }
+        }
+    });
+}
+
+/// The base pointer of C, shared by the threads of one call.
+#[derive(Clone, Copy)]
+struct CPtr<T>(*mut T);
+// SAFETY: the threads of one call write disjoint sets of C elements (disjoint row or column
+// ranges of an operand checked to have no two elements at one location), and the pointer does
+// not outlive the call (`thread::scope`).
+unsafe impl<T: Send> Send for CPtr<T> {}
+// SAFETY: as for Send; the pointer itself is only copied.
+unsafe impl<T: Send> Sync for CPtr<T> {}
+
+/// A normalised problem (C's rows vectorised) shared by the threads of one call.
+struct Ctx<'a, T> {
+    k: usize,
+    alpha: T,
+    beta: T,
+    asrc: Source<'a, T>,
+    bsrc: Source<'a, T>,
+    sc: Strided,
+    c: CPtr<T>,
+}
+
+/// The five loops over rows `rows` and columns `cols` of C.
+fn loops<T: Element>(
+    ki: &KernelInfo<T>,
+    ctx: &Ctx<'_, T>,
+    rows: core::ops::Range<usize>,
+    cols: core::ops::Range<usize>,
+) {
+    let (mr, nr, k, sc) = (ki.mr, ki.nr, ctx.k, ctx.sc);
+    let (alpha, beta) = (ctx.alpha, ctx.beta);
+    let (m, n) = (rows.len(), cols.len());
     let kc_max = ki.kc.min(k);
     let mc_max = ki.mc.min(m.div_ceil(mr) * mr);
     let nc_max = ki.nc.min(n.div_ceil(nr) * nr);
@@ -89,31 +170,19 @@ pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>) {
     let mut bstore = Vec::new();
     let abuf = aligned_buf(&mut astore, mc_max * kc_max);
     let bbuf = aligned_buf(&mut bstore, nc_max * kc_max);
-    let asrc = Source {
-        src: a,
-        origin: sa.origin,
-        sv: sa.rs,
-        sk: sa.cs,
-    };
-    let bsrc = Source {
-        src: b,
-        origin: sb.origin,
-        sv: sb.cs,
-        sk: sb.rs,
-    };
-    let cptr = c.as_mut_ptr();
+    let cptr = ctx.c.0;
     let mut scratch = Scratch([T::ZERO; MAX_TILE]);
     debug_assert!(mr * nr <= MAX_TILE);
 
-    for jc in (0..n).step_by(ki.nc) {
-        let ncb = ki.nc.min(n - jc);
+    for jc in cols.clone().step_by(ki.nc) {
+        let ncb = ki.nc.min(cols.end - jc);
         for pc in (0..k).step_by(ki.kc) {
             let kcb = ki.kc.min(k - pc);
-            pack(bbuf, bsrc, jc, pc, ncb, kcb, nr);
+            pack(bbuf, ctx.bsrc, jc, pc, ncb, kcb, nr);
             let beta_pc = if pc == 0 { beta } else { T::ONE };
-            for ic in (0..m).step_by(ki.mc) {
-                let mcb = ki.mc.min(m - ic);
-                pack(abuf, asrc, ic, pc, mcb, kcb, mr);
+            for ic in rows.clone().step_by(ki.mc) {
+                let mcb = ki.mc.min(rows.end - ic);
+                pack(abuf, ctx.asrc, ic, pc, mcb, kcb, mr);
                 for jr in (0..ncb).step_by(nr) {
                     let nrb = nr.min(ncb - jr);
                     let bp = bbuf[jr * kcb..(jr + nr) * kcb].as_ptr();
@@ -130,7 +199,8 @@ pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>) {
                                 a: ap,
                                 b: bp,
                                 // SAFETY: (i0, j0) is an element of C (i0 < m, j0 < n), so its
-                                // index is in bounds of `c` (checked by check_operand).
+                                // index is in bounds of `c` (checked by check_operand); this
+                                // thread owns rows `rows` × columns `cols` of C.
                                 c: unsafe { cptr.offset(corner) },
                                 rsc: sc.rs,
                                 csc: sc.cs,

@@ -83,7 +83,35 @@ fn shape_of(operand: Operand, rows: usize, cols: usize, rs: isize, cs: isize) ->
     }
 }
 
-/// `C ← α·A·B + β·C` with the kernels of `isa`, on strided matrices.
+/// How a GEMM call runs: the instruction set and the number of threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The kernels to use.
+    pub isa: Isa,
+    /// Threads (`std::thread::scope`, caller-chosen, no global pool); 0 and 1 mean the calling
+    /// thread only. Threads split C's rows (or columns, whichever is longer) at multiples of the
+    /// tile, never k, so the result does not depend on the number of threads.
+    pub threads: usize,
+}
+
+impl Default for Options {
+    /// [`Isa::selected`], one thread.
+    fn default() -> Self {
+        Options {
+            isa: Isa::selected(),
+            threads: 1,
+        }
+    }
+}
+
+impl From<Isa> for Options {
+    /// `isa`, one thread.
+    fn from(isa: Isa) -> Self {
+        Options { isa, threads: 1 }
+    }
+}
+
+/// `C ← α·A·B + β·C` on strided matrices, with the kernels and threads of `opts`.
 ///
 /// # Errors
 /// [`GemmError::IsaUnavailable`] when this CPU lacks `isa`; [`GemmError::ShapeMismatch`] when A
@@ -91,7 +119,7 @@ fn shape_of(operand: Operand, rows: usize, cols: usize, rs: isize, cs: isize) ->
 /// operand's strides reach outside its slice or overflow; [`GemmError::OutputOverlaps`] when two
 /// elements of C may share a location. Nothing is written on error.
 pub fn gemm_with<T: Element>(
-    isa: Isa,
+    opts: impl Into<Options>,
     alpha: T,
     a: MatRef<'_, T>,
     b: MatRef<'_, T>,
@@ -99,6 +127,7 @@ pub fn gemm_with<T: Element>(
     c: MatMut<'_, T>,
 ) -> Result<(), GemmError> {
     let op = T::OP;
+    let Options { isa, threads } = opts.into();
     if a.rows != c.rows || a.cols != b.rows || b.cols != c.cols {
         return Err(GemmError::ShapeMismatch {
             op,
@@ -134,12 +163,13 @@ pub fn gemm_with<T: Element>(
             c: c.data,
             sc,
         },
+        threads,
     );
     Ok(())
 }
 
 macro_rules! blas_entry {
-    ($(#[$doc:meta])* $name:ident, $t:ty) => {
+    ($(#[$doc:meta])* $name:ident, $par:ident, $t:ty) => {
         $(#[$doc])*
         ///
         /// Arguments in matrixmultiply's order: A is m×k with strides `rsa`, `csa`; B is k×n
@@ -170,8 +200,33 @@ macro_rules! blas_entry {
             rsc: isize,
             csc: isize,
         ) -> Result<(), GemmError> {
+            $par(1, m, k, n, alpha, a, rsa, csa, b, rsb, csb, beta, c, rsc, csc)
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] on up to `threads` threads (see [`Options::threads`]).")]
+        ///
+        /// # Errors
+        #[doc = concat!("As [`", stringify!($name), "`].")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $par(
+            threads: usize,
+            m: usize,
+            k: usize,
+            n: usize,
+            alpha: $t,
+            a: &[$t],
+            rsa: isize,
+            csa: isize,
+            b: &[$t],
+            rsb: isize,
+            csb: isize,
+            beta: $t,
+            c: &mut [$t],
+            rsc: isize,
+            csc: isize,
+        ) -> Result<(), GemmError> {
             gemm_with(
-                Isa::selected(),
+                Options { isa: Isa::selected(), threads },
                 alpha,
                 MatRef { data: a, rows: m, cols: k, row_stride: rsa, col_stride: csa },
                 MatRef { data: b, rows: k, cols: n, row_stride: rsb, col_stride: csb },
@@ -185,10 +240,12 @@ macro_rules! blas_entry {
 blas_entry!(
     /// `C ← α·A·B + β·C` in `f32`.
     sgemm,
+    sgemm_par,
     f32
 );
 blas_entry!(
     /// `C ← α·A·B + β·C` in `f64`.
     dgemm,
+    dgemm_par,
     f64
 );
