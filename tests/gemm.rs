@@ -516,3 +516,39 @@ fn threads_give_identical_results() {
         }
     }
 }
+
+/// The tensor entry point agrees with the naive product on nested, padded and negative layouts,
+/// and rejects operands that are not matrices.
+#[test]
+fn tensor_entry_point() {
+    use layout::{DynLayout, Tensor};
+    let dl = |s: &str| s.parse::<DynLayout>().unwrap();
+    // A 6×5 with a nested row mode (2,3):(1,2) = one axis of stride 1, padded columns
+    let a: Vec<f32> = (0..40).map(|i| ((i * 5) % 7) as f32 - 3.0).collect();
+    let la = dl("((2,3),5):((1,2),7)");
+    // B 5×4 row-major
+    let b: Vec<f32> = (0..20).map(|i| ((i * 3) % 5) as f32 - 2.0).collect();
+    let lb = dl("(5,4):(4,1)");
+    let mut c = [f32::NAN; 30];
+    let lc = dl("(6,4):(1,7)");
+    let ta = Tensor::new(&a[..], la).unwrap();
+    let tb = Tensor::new(&b[..], lb).unwrap();
+    let mut tc = Tensor::new(&mut c[..], lc).unwrap();
+    layout::gemm::gemm(2.0, &ta, &tb, 0.0, &mut tc).unwrap();
+    for i in 0..6 {
+        for j in 0..4 {
+            let s: f32 = (0..5).map(|p| a[i + 7 * p] * b[4 * p + j]).sum();
+            assert_eq!(tc.as_slice()[i + 7 * j], 2.0 * s, "({i},{j})");
+        }
+    }
+    // rank 3 and a mode that is not one stride are not matrices
+    let t3 = Tensor::new(&a[..], dl("(2,3,5):(1,2,6)")).unwrap();
+    let e = layout::gemm::gemm(1.0, &t3, &tb, 0.0, &mut tc).unwrap_err();
+    assert!(matches!(e, GemmError::NotMatrix { rank: 3, .. }), "{e}");
+    let tn = Tensor::new(&a[..], dl("((2,3),5):((1,3),8)")).unwrap();
+    let e = layout::gemm::gemm(1.0, &tn, &tb, 0.0, &mut tc).unwrap_err();
+    assert!(matches!(e, GemmError::NotMatrix { rank: 2, .. }), "{e}");
+    // shapes that do not agree
+    let e = layout::gemm::gemm(1.0, &tb, &tb, 0.0, &mut tc).unwrap_err();
+    assert!(matches!(e, GemmError::ShapeMismatch { .. }), "{e}");
+}

@@ -11,7 +11,7 @@ pub enum Isa {
     Portable,
     /// x86-64 AVX2 + FMA (256-bit): f32 16 × 6, f64 8 × 6.
     Avx2,
-    /// x86-64 AVX-512F (+ FMA) (512-bit): f32 32 × 12, f64 16 × 14.
+    /// x86-64 AVX-512F (+ FMA) (512-bit): f32 32 × 12, f64 32 × 6.
     Avx512,
 }
 
@@ -73,7 +73,7 @@ impl Isa {
 }
 
 /// Block sizes: KC = 256 (the B micro-panel, KC·NR elements, stays in L1: 12 KiB for f32 32×12,
-/// 28 KiB for f64 16×14 — BLIS skx ships KC 256–384), MC a multiple of MR with MC·KC ≈ 384 KiB
+/// 12 KiB for f64 32×6 — BLIS skx ships KC 256–384), MC a multiple of MR with MC·KC ≈ 384 KiB
 /// (the packed A block in L2, 1 MiB on Zen 4), NC = 4080-ish so a KC×NC B block (≈ 4–8 MiB)
 /// lives in L3. These are starting points, measured in BENCHMARKS.md.
 const KC: usize = 256;

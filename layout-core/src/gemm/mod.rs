@@ -10,8 +10,10 @@
 //!   rows of A, in L2; pack A) → jr (NR) → ir (MR);
 //! - `pack`: A and B blocks copied into zero-padded micro-panels, `((MR, m/MR), k) : ((1, MR·k), MR)`;
 //! - `kernel`: one generic `#[inline(always)]` microkernel body holding the MR×NR tile of C in
-//!   registers, instantiated per instruction set (`x86`: AVX-512F f32 32×12 / f64 16×14, AVX2+FMA
+//!   registers, instantiated per instruction set (`x86`: AVX-512F f32 32×12 / f64 32×6, AVX2+FMA
 //!   f32 16×6 / f64 8×6; portable 4×4).
+//!
+//! [`gemm`] is the same engine on this crate's rank-2 [`Tensor`](crate::Tensor)s.
 //!
 //! Edge tiles are computed into a stack tile and merged, so nothing outside the operands is read
 //! or written. With β = 0 C is never read (NaN in C does not leak).
@@ -32,12 +34,14 @@ pub mod dispatch;
 mod error;
 mod kernel;
 mod pack;
+mod tensor;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
 pub use dispatch::Isa;
 pub use error::{GemmError, Operand, OperandShape};
 pub use kernel::Element;
+pub use tensor::gemm;
 
 use check::{check_no_overlap, check_operand};
 

@@ -1,7 +1,7 @@
 //! x86-64 instantiations of the microkernel: AVX-512F and AVX2+FMA, f32 and f64.
 //!
-//! Tiles (MR × NR, accumulators): AVX-512 f32 32×12 (24 zmm, BLIS skx/zen4), f64 16×14
-//! (28 zmm, BLIS skx); AVX2 f32 16×6 and f64 8×6 (12 ymm).
+//! Tiles (MR × NR, accumulators): AVX-512 f32 32×12 (24 zmm, BLIS skx/zen4), f64 32×6
+//! (24 zmm, AOCL-BLIS zen4); AVX2 f32 16×6 and f64 8×6 (12 ymm).
 
 use core::arch::x86_64::*;
 
@@ -116,8 +116,9 @@ simd_impl!(
 
 /// AVX-512 f32 tile: 2 zmm × 12 columns = 32 × 12.
 pub(crate) const AVX512_F32: (usize, usize) = (32, 12);
-/// AVX-512 f64 tile: 2 zmm × 14 columns = 16 × 14.
-pub(crate) const AVX512_F64: (usize, usize) = (16, 14);
+/// AVX-512 f64 tile: 4 zmm × 6 columns = 32 × 6 (AOCL zen4; 16 × 14 was tried first, its
+/// 28 KiB B micro-panel at KC = 256 nearly fills the 32 KiB L1).
+pub(crate) const AVX512_F64: (usize, usize) = (32, 6);
 /// AVX2 f32 tile: 2 ymm × 6 columns = 16 × 6.
 pub(crate) const AVX2_F32: (usize, usize) = (16, 6);
 /// AVX2 f64 tile: 2 ymm × 6 columns = 8 × 6.
@@ -133,14 +134,14 @@ pub(crate) unsafe fn avx512_f32(t: &Tile<f32>) {
     unsafe { tile_body::<f32, Avx512F32, 2, 12>(t) }
 }
 
-/// AVX-512 f64 microkernel, 16 × 14.
+/// AVX-512 f64 microkernel, 32 × 6.
 ///
 /// # Safety
 /// As `Ukr`; AVX-512F and FMA are available.
 #[target_feature(enable = "avx512f,fma")]
 pub(crate) unsafe fn avx512_f64(t: &Tile<f64>) {
     // SAFETY: forwarded contract; the features are enabled on this function.
-    unsafe { tile_body::<f64, Avx512F64, 2, 14>(t) }
+    unsafe { tile_body::<f64, Avx512F64, 4, 6>(t) }
 }
 
 /// AVX2 f32 microkernel, 16 × 6.
