@@ -83,7 +83,93 @@ fn data<T: From<i16>>(len: usize, seed: usize) -> Vec<T> {
         .collect()
 }
 
+/// `solo <layout|mm|peak> <f32|f64> <n> <reps>`: only one library on one square size (or the
+/// FMA loop, `reps` iterations), for `perf stat -e task-clock`: CPU time counts only while this
+/// process runs, so other processes time-sharing the cores do not enter the GFLOP/s figure.
+fn solo(args: &[String]) {
+    let lib = args[0].as_str();
+    if lib == "peak" {
+        let iters: u64 = args[3].parse().unwrap();
+        fma_peak(args[1] == "f64", iters);
+        let lanes = if args[1] == "f64" { 8.0 } else { 16.0 };
+        println!("flop {}", iters as f64 * 12.0 * lanes * 2.0);
+        return;
+    }
+    let n: usize = args[2].parse().unwrap();
+    let reps: usize = args[3].parse().unwrap();
+    let ld = n as isize;
+    if args[1] == "f32" {
+        let a: Vec<f32> = data(n * n, 1);
+        let b: Vec<f32> = data(n * n, 2);
+        let mut c = vec![0f32; n * n];
+        for _ in 0..reps {
+            if lib == "layout" {
+                layout::gemm::sgemm(n, n, n, 1.0, &a, 1, ld, &b, 1, ld, 0.0, &mut c, 1, ld)
+                    .unwrap();
+            } else {
+                // SAFETY: the slices hold n·n elements, column-major.
+                unsafe {
+                    matrixmultiply::sgemm(
+                        n,
+                        n,
+                        n,
+                        1.0,
+                        a.as_ptr(),
+                        1,
+                        ld,
+                        b.as_ptr(),
+                        1,
+                        ld,
+                        0.0,
+                        c.as_mut_ptr(),
+                        1,
+                        ld,
+                    )
+                }
+            }
+        }
+        black_box(&c);
+    } else {
+        let a: Vec<f64> = data(n * n, 1);
+        let b: Vec<f64> = data(n * n, 2);
+        let mut c = vec![0f64; n * n];
+        for _ in 0..reps {
+            if lib == "layout" {
+                layout::gemm::dgemm(n, n, n, 1.0, &a, 1, ld, &b, 1, ld, 0.0, &mut c, 1, ld)
+                    .unwrap();
+            } else {
+                // SAFETY: the slices hold n·n elements, column-major.
+                unsafe {
+                    matrixmultiply::dgemm(
+                        n,
+                        n,
+                        n,
+                        1.0,
+                        a.as_ptr(),
+                        1,
+                        ld,
+                        b.as_ptr(),
+                        1,
+                        ld,
+                        0.0,
+                        c.as_mut_ptr(),
+                        1,
+                        ld,
+                    )
+                }
+            }
+        }
+        black_box(&c);
+    }
+    println!("flop {}", 2.0 * (n * n * n) as f64 * reps as f64);
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "solo") {
+        solo(&args[i + 1..]);
+        return;
+    }
     let quick = std::env::args().any(|a| a == "quick");
     let peak32 = fma_peak(false, 50_000_000);
     let peak64 = fma_peak(true, 50_000_000);

@@ -26,11 +26,13 @@ pub(crate) struct Problem<'a, T> {
 #[repr(align(64))]
 struct Scratch<T>([T; MAX_TILE]);
 
-/// A zeroed buffer of at least `len` elements whose first element is 64-byte aligned.
+/// A buffer of `len` elements whose first element is 64-byte aligned (its contents are
+/// whatever the previous call left; packing overwrites every element it hands to a kernel).
 fn aligned_buf<T: Element>(store: &mut Vec<T>, len: usize) -> &mut [T] {
     let pad = 64 / core::mem::size_of::<T>();
-    store.clear();
-    store.resize(len + pad, T::ZERO);
+    if store.len() < len + pad {
+        store.resize(len + pad, T::ZERO);
+    }
     let off = store.as_ptr().align_offset(64).min(pad);
     &mut store[off..off + len]
 }
@@ -160,16 +162,29 @@ fn loops<T: Element>(
     rows: core::ops::Range<usize>,
     cols: core::ops::Range<usize>,
 ) {
-    let (mr, nr, k, sc) = (ki.mr, ki.nr, ctx.k, ctx.sc);
-    let (alpha, beta) = (ctx.alpha, ctx.beta);
+    let (mr, nr, k) = (ki.mr, ki.nr, ctx.k);
     let (m, n) = (rows.len(), cols.len());
     let kc_max = ki.kc.min(k);
     let mc_max = ki.mc.min(m.div_ceil(mr) * mr);
     let nc_max = ki.nc.min(n.div_ceil(nr) * nr);
-    let mut astore = Vec::new();
-    let mut bstore = Vec::new();
-    let abuf = aligned_buf(&mut astore, mc_max * kc_max);
-    let bbuf = aligned_buf(&mut bstore, nc_max * kc_max);
+    T::with_buffers(|astore, bstore| {
+        let abuf = aligned_buf(astore, mc_max * kc_max);
+        let bbuf = aligned_buf(bstore, nc_max * kc_max);
+        blocks(ki, ctx, rows, cols, abuf, bbuf);
+    });
+}
+
+/// The loops of [`loops`] with its packing buffers.
+fn blocks<T: Element>(
+    ki: &KernelInfo<T>,
+    ctx: &Ctx<'_, T>,
+    rows: core::ops::Range<usize>,
+    cols: core::ops::Range<usize>,
+    abuf: &mut [T],
+    bbuf: &mut [T],
+) {
+    let (mr, nr, k, sc) = (ki.mr, ki.nr, ctx.k, ctx.sc);
+    let (alpha, beta) = (ctx.alpha, ctx.beta);
     let cptr = ctx.c.0;
     let mut scratch = Scratch([T::ZERO; MAX_TILE]);
     debug_assert!(mr * nr <= MAX_TILE);

@@ -1,6 +1,8 @@
 //! Instruction-set detection (once, cached) and the kernel table per element type.
 
+use std::cell::RefCell;
 use std::sync::OnceLock;
+use std::vec::Vec;
 
 use super::kernel::{Element, KernelInfo, PORTABLE_MR, PORTABLE_NR, portable_ukr};
 
@@ -96,6 +98,12 @@ impl Element for f32 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
     const OP: &'static str = "sgemm";
+    fn with_buffers<R>(f: impl FnOnce(&mut Vec<f32>, &mut Vec<f32>) -> R) -> R {
+        std::thread_local! {
+            static BUFS: RefCell<(Vec<f32>, Vec<f32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+        }
+        with_cached(&BUFS, f)
+    }
     fn kernel(isa: Isa) -> Option<KernelInfo<f32>> {
         match isa {
             Isa::Portable => Some(info(PORTABLE_MR, PORTABLE_NR, portable_ukr::<f32>, 4)),
@@ -119,6 +127,12 @@ impl Element for f64 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
     const OP: &'static str = "dgemm";
+    fn with_buffers<R>(f: impl FnOnce(&mut Vec<f64>, &mut Vec<f64>) -> R) -> R {
+        std::thread_local! {
+            static BUFS: RefCell<(Vec<f64>, Vec<f64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+        }
+        with_cached(&BUFS, f)
+    }
     fn kernel(isa: Isa) -> Option<KernelInfo<f64>> {
         match isa {
             Isa::Portable => Some(info(PORTABLE_MR, PORTABLE_NR, portable_ukr::<f64>, 8)),
@@ -136,4 +150,31 @@ impl Element for f64 {
             _ => None,
         }
     }
+}
+
+/// Lends the cached pair of buffers to `f`, or a fresh pair when the cache is busy (re-entrant
+/// use) or gone (thread teardown). Buffers larger than 64 MiB are not kept.
+fn with_cached<T, R>(
+    cache: &'static std::thread::LocalKey<RefCell<(Vec<T>, Vec<T>)>>,
+    f: impl FnOnce(&mut Vec<T>, &mut Vec<T>) -> R,
+) -> R {
+    let mut pair = cache
+        .try_with(|c| {
+            c.try_borrow_mut()
+                .map(|mut b| core::mem::take(&mut *b))
+                .ok()
+        })
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let r = f(&mut pair.0, &mut pair.1);
+    let keep = (pair.0.capacity() + pair.1.capacity()) * core::mem::size_of::<T>() <= 64 << 20;
+    if keep {
+        let _ = cache.try_with(|c| {
+            if let Ok(mut b) = c.try_borrow_mut() {
+                *b = pair;
+            }
+        });
+    }
+    r
 }

@@ -6,6 +6,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use core::ops::{Add, Mul};
+use std::vec::Vec;
 
 use super::dispatch::Isa;
 
@@ -36,6 +37,10 @@ pub trait Element:
     /// The kernel and block sizes for `isa`, `None` when this build has no kernel for it.
     #[doc(hidden)]
     fn kernel(isa: Isa) -> Option<KernelInfo<Self>>;
+    /// Runs `f` with this thread's two packing buffers (kept between calls so that large calls
+    /// do not map and fault in fresh pages each time); fresh buffers when they are in use.
+    #[doc(hidden)]
+    fn with_buffers<R>(f: impl FnOnce(&mut Vec<Self>, &mut Vec<Self>) -> R) -> R;
 }
 
 /// The arguments of one microkernel call.

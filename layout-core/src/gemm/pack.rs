@@ -41,10 +41,21 @@ pub(crate) fn pack<T: Element>(
         let rows = r.min(len - pi * r);
         let first = s.origin + vbase as isize * s.sv + p0 as isize * s.sk;
         if s.sv == 1 && rows == r {
-            // unit stride along the packed dimension: one contiguous copy per k step
-            for (p, out) in panel.chunks_exact_mut(r).enumerate() {
-                let at = (first + p as isize * s.sk) as usize;
-                out.copy_from_slice(&s.src[at..at + r]);
+            // unit stride along the packed dimension: one contiguous copy per k step, of a
+            // compile-time length for the kernels' R (inline moves instead of a memcpy call)
+            match r {
+                32 => runs::<T, 32>(panel, s, first),
+                16 => runs::<T, 16>(panel, s, first),
+                12 => runs::<T, 12>(panel, s, first),
+                8 => runs::<T, 8>(panel, s, first),
+                6 => runs::<T, 6>(panel, s, first),
+                4 => runs::<T, 4>(panel, s, first),
+                _ => {
+                    for (p, out) in panel.chunks_exact_mut(r).enumerate() {
+                        let at = (first + p as isize * s.sk) as usize;
+                        out.copy_from_slice(&s.src[at..at + r]);
+                    }
+                }
             }
         } else if s.sk == 1 {
             // unit stride along k: read each row contiguously, scatter with stride r
@@ -68,5 +79,16 @@ pub(crate) fn pack<T: Element>(
                 out[rows..].fill(T::ZERO);
             }
         }
+    }
+}
+
+/// Copies one micro-panel whose rows are unit stride: `R` elements per k step.
+#[inline(always)]
+fn runs<T: Element, const R: usize>(panel: &mut [T], s: Source<'_, T>, first: isize) {
+    for (p, out) in panel.chunks_exact_mut(R).enumerate() {
+        let at = (first + p as isize * s.sk) as usize;
+        let src: &[T; R] = s.src[at..at + R].try_into().expect("a run of R elements");
+        let out: &mut [T; R] = out.try_into().expect("a run of R elements");
+        *out = *src;
     }
 }
