@@ -57,6 +57,16 @@ pub(crate) fn pack<T: Element>(
                     }
                 }
             }
+        } else if s.sk == 1 && rows == r && matches!(r, 4 | 6 | 8 | 12 | 16 | 32) {
+            // unit stride along k, a full panel: gather R rows per k step, contiguous writes
+            match r {
+                32 => gather::<T, 32>(panel, s, first, kc),
+                16 => gather::<T, 16>(panel, s, first, kc),
+                12 => gather::<T, 12>(panel, s, first, kc),
+                8 => gather::<T, 8>(panel, s, first, kc),
+                6 => gather::<T, 6>(panel, s, first, kc),
+                _ => gather::<T, 4>(panel, s, first, kc),
+            }
         } else if s.sk == 1 {
             // unit stride along k: read each row contiguously, scatter with stride r
             for i in 0..rows {
@@ -90,5 +100,20 @@ fn runs<T: Element, const R: usize>(panel: &mut [T], s: Source<'_, T>, first: is
         let src: &[T; R] = s.src[at..at + R].try_into().expect("a run of R elements");
         let out: &mut [T; R] = out.try_into().expect("a run of R elements");
         *out = *src;
+    }
+}
+
+/// Packs one full micro-panel whose k steps are unit stride: for each k, one element from each
+/// of the `R` rows (each row read as a contiguous slice of `kc`).
+#[inline(always)]
+fn gather<T: Element, const R: usize>(panel: &mut [T], s: Source<'_, T>, first: isize, kc: usize) {
+    let rows: [&[T]; R] = core::array::from_fn(|i| {
+        let at = (first + i as isize * s.sv) as usize;
+        &s.src[at..at + kc]
+    });
+    for (p, out) in panel[..R * kc].chunks_exact_mut(R).enumerate() {
+        for (o, row) in out.iter_mut().zip(&rows) {
+            *o = row[p];
+        }
     }
 }
