@@ -41,6 +41,8 @@ pub mod algebra;
 mod const_try;
 mod dyn_layout;
 mod error;
+#[cfg(feature = "std")]
+pub mod gemm;
 mod int;
 mod int_tuple;
 mod layout;

@@ -1,0 +1,282 @@
+//! The BLIS loop nest: jc (NC) → pc (KC, pack B) → ic (MC, pack A) → jr (NR) → ir (MR) → kernel.
+
+use std::vec::Vec;
+
+use super::check::Strided;
+use super::kernel::{Element, KernelInfo, MAX_TILE, Tile};
+use super::pack::{Source, pack};
+
+/// A checked problem: every element (i, j) of each operand is in bounds (see `check_operand`),
+/// C has no two elements at one location, and the shapes agree.
+pub(crate) struct Problem<'a, T> {
+    pub m: usize,
+    pub k: usize,
+    pub n: usize,
+    pub alpha: T,
+    pub a: &'a [T],
+    pub sa: Strided,
+    pub b: &'a [T],
+    pub sb: Strided,
+    pub beta: T,
+    pub c: &'a mut [T],
+    pub sc: Strided,
+}
+
+/// A 64-byte-aligned stack tile for edge tiles.
+#[repr(align(64))]
+struct Scratch<T>([T; MAX_TILE]);
+
+/// A buffer of `len` elements whose first element is 64-byte aligned (its contents are
+/// whatever the previous call left; packing overwrites every element it hands to a kernel).
+fn aligned_buf<T: Element>(store: &mut Vec<T>, len: usize) -> &mut [T] {
+    let pad = 64 / core::mem::size_of::<T>();
+    if store.len() < len + pad {
+        store.resize(len + pad, T::ZERO);
+    }
+    let off = store.as_ptr().align_offset(64).min(pad);
+    &mut store[off..off + len]
+}
+
+/// Runs `C ← α·A·B + β·C` on a checked problem with kernel `ki` on up to `threads` threads.
+pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>, threads: usize) {
+    let Problem {
+        mut m,
+        k,
+        mut n,
+        alpha,
+        mut a,
+        mut sa,
+        mut b,
+        mut sb,
+        beta,
+        c,
+        mut sc,
+    } = p;
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 || alpha == T::ZERO {
+        scale(m, n, beta, c, sc);
+        return;
+    }
+    // The kernel vectorises along m and stores C columns directly when C's rows are unit
+    // stride; for a row-major C compute Cᵀ = Bᵀ·Aᵀ instead.
+    let rs_eff = if m == 1 { 0 } else { sc.rs.unsigned_abs() };
+    let cs_eff = if n == 1 { 0 } else { sc.cs.unsigned_abs() };
+    if sc.rs != 1 && (sc.cs == 1 || rs_eff > cs_eff) {
+        core::mem::swap(&mut m, &mut n);
+        core::mem::swap(&mut a, &mut b);
+        core::mem::swap(&mut sa, &mut sb);
+        sa = Strided {
+            origin: sa.origin,
+            rs: sa.cs,
+            cs: sa.rs,
+        };
+        sb = Strided {
+            origin: sb.origin,
+            rs: sb.cs,
+            cs: sb.rs,
+        };
+        sc = Strided {
+            origin: sc.origin,
+            rs: sc.cs,
+            cs: sc.rs,
+        };
+    }
+    let ctx = Ctx {
+        k,
+        alpha,
+        beta,
+        asrc: Source {
+            src: a,
+            origin: sa.origin,
+            sv: sa.rs,
+            sk: sa.cs,
+        },
+        bsrc: Source {
+            src: b,
+            origin: sb.origin,
+            sv: sb.cs,
+            sk: sb.rs,
+        },
+        sc,
+        c: CPtr(c.as_mut_ptr()),
+    };
+    let threads = threads.max(1);
+    // below ~64³ the threads cost more than they save
+    if threads == 1 || m.saturating_mul(n).saturating_mul(k) < 64 * 64 * 64 {
+        loops(ki, &ctx, 0..m, 0..n);
+        return;
+    }
+    // split the larger of m, n into `threads` ranges at multiples of MR (NR) from 0, so every
+    // C element is computed by the same tile, with the same k blocking, as with one thread
+    let (along_m, len, unit) = if m >= n {
+        (true, m, ki.mr)
+    } else {
+        (false, n, ki.nr)
+    };
+    let units = len.div_ceil(unit);
+    let parts = threads.min(units);
+    std::thread::scope(|s| {
+        let ctx = &ctx;
+        for t in 0..parts {
+            let lo = (units * t / parts * unit).min(len);
+            let hi = (units * (t + 1) / parts * unit).min(len);
+            if lo < hi {
+                let (rows, cols) = if along_m {
+                    (lo..hi, 0..n)
+                } else {
+                    (0..m, lo..hi)
+                };
+                s.spawn(move || loops(ki, ctx, rows, cols));
+            }
+        }
+    });
+}
+
+/// The base pointer of C, shared by the threads of one call.
+#[derive(Clone, Copy)]
+struct CPtr<T>(*mut T);
+// SAFETY: the threads of one call write disjoint sets of C elements (disjoint row or column
+// ranges of an operand checked to have no two elements at one location), and the pointer does
+// not outlive the call (`thread::scope`).
+unsafe impl<T: Send> Send for CPtr<T> {}
+// SAFETY: as for Send; the pointer itself is only copied.
+unsafe impl<T: Send> Sync for CPtr<T> {}
+
+/// A normalised problem (C's rows vectorised) shared by the threads of one call.
+struct Ctx<'a, T> {
+    k: usize,
+    alpha: T,
+    beta: T,
+    asrc: Source<'a, T>,
+    bsrc: Source<'a, T>,
+    sc: Strided,
+    c: CPtr<T>,
+}
+
+/// The five loops over rows `rows` and columns `cols` of C.
+fn loops<T: Element>(
+    ki: &KernelInfo<T>,
+    ctx: &Ctx<'_, T>,
+    rows: core::ops::Range<usize>,
+    cols: core::ops::Range<usize>,
+) {
+    let (mr, nr, k) = (ki.mr, ki.nr, ctx.k);
+    let (m, n) = (rows.len(), cols.len());
+    let kc_max = ki.kc.min(k);
+    let mc_max = ki.mc.min(m.div_ceil(mr) * mr);
+    let nc_max = ki.nc.min(n.div_ceil(nr) * nr);
+    T::with_buffers(|astore, bstore| {
+        let abuf = aligned_buf(astore, mc_max * kc_max);
+        let bbuf = aligned_buf(bstore, nc_max * kc_max);
+        blocks(ki, ctx, rows, cols, abuf, bbuf);
+    });
+}
+
+/// The loops of [`loops`] with its packing buffers.
+fn blocks<T: Element>(
+    ki: &KernelInfo<T>,
+    ctx: &Ctx<'_, T>,
+    rows: core::ops::Range<usize>,
+    cols: core::ops::Range<usize>,
+    abuf: &mut [T],
+    bbuf: &mut [T],
+) {
+    let (mr, nr, k, sc) = (ki.mr, ki.nr, ctx.k, ctx.sc);
+    let (alpha, beta) = (ctx.alpha, ctx.beta);
+    let cptr = ctx.c.0;
+    let mut scratch = Scratch([T::ZERO; MAX_TILE]);
+    debug_assert!(mr * nr <= MAX_TILE);
+
+    for jc in cols.clone().step_by(ki.nc) {
+        let ncb = ki.nc.min(cols.end - jc);
+        for pc in (0..k).step_by(ki.kc) {
+            let kcb = ki.kc.min(k - pc);
+            pack(bbuf, ctx.bsrc, jc, pc, ncb, kcb, nr);
+            let beta_pc = if pc == 0 { beta } else { T::ONE };
+            for ic in rows.clone().step_by(ki.mc) {
+                let mcb = ki.mc.min(rows.end - ic);
+                pack(abuf, ctx.asrc, ic, pc, mcb, kcb, mr);
+                for jr in (0..ncb).step_by(nr) {
+                    let nrb = nr.min(ncb - jr);
+                    let bp = bbuf[jr * kcb..(jr + nr) * kcb].as_ptr();
+                    for ir in (0..mcb).step_by(mr) {
+                        let mrb = mr.min(mcb - ir);
+                        let ap = abuf[ir * kcb..(ir + mr) * kcb].as_ptr();
+                        let (i0, j0) = ((ic + ir) as isize, (jc + jr) as isize);
+                        let corner = sc.origin + i0 * sc.rs + j0 * sc.cs;
+                        if mrb == mr && nrb == nr {
+                            let tile = Tile {
+                                k: kcb,
+                                alpha,
+                                beta: beta_pc,
+                                a: ap,
+                                b: bp,
+                                // SAFETY: (i0, j0) is an element of C (i0 < m, j0 < n), so its
+                                // index is in bounds of `c` (checked by check_operand); this
+                                // thread owns rows `rows` × columns `cols` of C.
+                                c: unsafe { cptr.offset(corner) },
+                                rsc: sc.rs,
+                                csc: sc.cs,
+                            };
+                            // SAFETY: `ap`/`bp` are subslices of MR·kcb / NR·kcb packed elements;
+                            // the full MR×NR tile lies inside C (i0 + MR ≤ m, j0 + NR ≤ n); the
+                            // kernel's ISA was checked available when `ki` was chosen.
+                            unsafe { (ki.ukr)(&tile) };
+                        } else {
+                            let tile = Tile {
+                                k: kcb,
+                                alpha,
+                                beta: T::ZERO,
+                                a: ap,
+                                b: bp,
+                                c: scratch.0.as_mut_ptr(),
+                                rsc: 1,
+                                csc: mr as isize,
+                            };
+                            // SAFETY: as above for a and b; C is the MAX_TILE ≥ MR·NR scratch
+                            // tile (column-major, leading dimension MR), not read as β = 0.
+                            unsafe { (ki.ukr)(&tile) };
+                            for j in 0..nrb {
+                                for i in 0..mrb {
+                                    let x = scratch.0[j * mr + i];
+                                    let at = corner + i as isize * sc.rs + j as isize * sc.cs;
+                                    // SAFETY: (i0 + i, j0 + j) is an element of C, so `at` is in
+                                    // bounds (check_operand); all C accesses go through `cptr`.
+                                    unsafe {
+                                        let q = cptr.offset(at);
+                                        *q = if beta_pc == T::ZERO {
+                                            x
+                                        } else if beta_pc == T::ONE {
+                                            *q + x
+                                        } else {
+                                            *q * beta_pc + x
+                                        };
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `C ← β·C` (β = 0 writes zeros without reading C).
+fn scale<T: Element>(m: usize, n: usize, beta: T, c: &mut [T], sc: Strided) {
+    if beta == T::ONE {
+        return;
+    }
+    for j in 0..n {
+        for i in 0..m {
+            let at = (sc.origin + i as isize * sc.rs + j as isize * sc.cs) as usize;
+            c[at] = if beta == T::ZERO {
+                T::ZERO
+            } else {
+                c[at] * beta
+            };
+        }
+    }
+}

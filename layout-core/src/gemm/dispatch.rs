@@ -1,0 +1,180 @@
+//! Instruction-set detection (once, cached) and the kernel table per element type.
+
+use std::cell::RefCell;
+use std::sync::OnceLock;
+use std::vec::Vec;
+
+use super::kernel::{Element, KernelInfo, PORTABLE_MR, PORTABLE_NR, portable_ukr};
+
+/// An instruction set the GEMM has kernels for, best last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Isa {
+    /// Plain Rust, no SIMD intrinsics: 4 × 4 tiles; available everywhere.
+    Portable,
+    /// x86-64 AVX2 + FMA (256-bit): f32 16 × 6, f64 8 × 6.
+    Avx2,
+    /// x86-64 AVX-512F (+ FMA) (512-bit): f32 32 × 12, f64 32 × 6.
+    Avx512,
+}
+
+impl Isa {
+    /// Every instruction set, portable first.
+    pub const ALL: [Isa; 3] = [Isa::Portable, Isa::Avx2, Isa::Avx512];
+
+    /// Whether this CPU can run the kernels of `self`.
+    pub fn is_available(self) -> bool {
+        match self {
+            Isa::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+            }
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => {
+                std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("fma")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// The instruction sets this CPU has, portable first.
+    pub fn available() -> impl Iterator<Item = Isa> {
+        Isa::ALL.into_iter().filter(|i| i.is_available())
+    }
+
+    /// The name `LAYOUT_GEMM_ISA` accepts: `portable`, `avx2` or `avx512`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Portable => "portable",
+            Isa::Avx2 => "avx2",
+            Isa::Avx512 => "avx512",
+        }
+    }
+
+    /// The instruction set the plain entry points use, decided once per process: the best this
+    /// CPU has, or the one named by the environment variable `LAYOUT_GEMM_ISA`
+    /// (`portable` | `avx2` | `avx512`) when that one is available. An unknown or unavailable
+    /// name falls back to the best available one (never to an instruction the CPU lacks).
+    pub fn selected() -> Isa {
+        static SELECTED: OnceLock<Isa> = OnceLock::new();
+        *SELECTED.get_or_init(|| {
+            let best = Isa::available().last().unwrap_or(Isa::Portable);
+            match std::env::var("LAYOUT_GEMM_ISA") {
+                Ok(name) => Isa::ALL
+                    .into_iter()
+                    .find(|i| i.name() == name.trim().to_ascii_lowercase())
+                    .filter(|i| i.is_available())
+                    .unwrap_or(best),
+                Err(_) => best,
+            }
+        })
+    }
+}
+
+/// Block sizes: KC = 256 (the B micro-panel, KC·NR elements, stays in L1: 12 KiB for f32 32×12,
+/// 12 KiB for f64 32×6 — BLIS skx ships KC 256–384), MC a multiple of MR with MC·KC ≈ 384 KiB
+/// (the packed A block in L2, 1 MiB on Zen 4), NC = 4080-ish so a KC×NC B block (≈ 4–8 MiB)
+/// lives in L3. These are starting points, measured in BENCHMARKS.md.
+const KC: usize = 256;
+
+fn info<T>(mr: usize, nr: usize, ukr: super::kernel::Ukr<T>, elem_bytes: usize) -> KernelInfo<T> {
+    let mc_target = (384 * 1024) / (KC * elem_bytes);
+    let mc = (mc_target / mr).max(1) * mr;
+    let nc = (4096 / nr).max(1) * nr;
+    KernelInfo {
+        mr,
+        nr,
+        kc: KC,
+        mc,
+        nc,
+        ukr,
+    }
+}
+
+impl Element for f32 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    const OP: &'static str = "sgemm";
+    fn with_buffers<R>(f: impl FnOnce(&mut Vec<f32>, &mut Vec<f32>) -> R) -> R {
+        std::thread_local! {
+            static BUFS: RefCell<(Vec<f32>, Vec<f32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+        }
+        with_cached(&BUFS, f)
+    }
+    fn kernel(isa: Isa) -> Option<KernelInfo<f32>> {
+        match isa {
+            Isa::Portable => Some(info(PORTABLE_MR, PORTABLE_NR, portable_ukr::<f32>, 4)),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => {
+                let (mr, nr) = super::x86::AVX2_F32;
+                Some(info(mr, nr, super::x86::avx2_f32, 4))
+            }
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => {
+                let (mr, nr) = super::x86::AVX512_F32;
+                Some(info(mr, nr, super::x86::avx512_f32, 4))
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => None,
+        }
+    }
+}
+
+impl Element for f64 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    const OP: &'static str = "dgemm";
+    fn with_buffers<R>(f: impl FnOnce(&mut Vec<f64>, &mut Vec<f64>) -> R) -> R {
+        std::thread_local! {
+            static BUFS: RefCell<(Vec<f64>, Vec<f64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+        }
+        with_cached(&BUFS, f)
+    }
+    fn kernel(isa: Isa) -> Option<KernelInfo<f64>> {
+        match isa {
+            Isa::Portable => Some(info(PORTABLE_MR, PORTABLE_NR, portable_ukr::<f64>, 8)),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => {
+                let (mr, nr) = super::x86::AVX2_F64;
+                Some(info(mr, nr, super::x86::avx2_f64, 8))
+            }
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => {
+                let (mr, nr) = super::x86::AVX512_F64;
+                Some(info(mr, nr, super::x86::avx512_f64, 8))
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => None,
+        }
+    }
+}
+
+/// Lends the cached pair of buffers to `f`, or a fresh pair when the cache is busy (re-entrant
+/// use) or gone (thread teardown). Buffers larger than 64 MiB are not kept.
+fn with_cached<T, R>(
+    cache: &'static std::thread::LocalKey<RefCell<(Vec<T>, Vec<T>)>>,
+    f: impl FnOnce(&mut Vec<T>, &mut Vec<T>) -> R,
+) -> R {
+    let mut pair = cache
+        .try_with(|c| {
+            c.try_borrow_mut()
+                .map(|mut b| core::mem::take(&mut *b))
+                .ok()
+        })
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let r = f(&mut pair.0, &mut pair.1);
+    let keep = (pair.0.capacity() + pair.1.capacity()) * core::mem::size_of::<T>() <= 64 << 20;
+    if keep {
+        let _ = cache.try_with(|c| {
+            if let Ok(mut b) = c.try_borrow_mut() {
+                *b = pair;
+            }
+        });
+    }
+    r
+}

@@ -1,0 +1,152 @@
+//! The error type of the GEMM entry points.
+
+use core::fmt;
+
+use super::dispatch::Isa;
+
+/// Which operand of `C ← α·A·B + β·C` an error is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand {
+    /// The left factor A (m × k).
+    A,
+    /// The right factor B (k × n).
+    B,
+    /// The output C (m × n).
+    C,
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Operand::A => "A",
+            Operand::B => "B",
+            Operand::C => "C",
+        })
+    }
+}
+
+/// A strided matrix operand as the caller described it, for error messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperandShape {
+    /// Which operand.
+    pub operand: Operand,
+    /// Number of rows.
+    pub rows: usize,
+    /// Number of columns.
+    pub cols: usize,
+    /// Distance in elements between consecutive rows.
+    pub row_stride: isize,
+    /// Distance in elements between consecutive columns.
+    pub col_stride: isize,
+}
+
+impl fmt::Display for OperandShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} ({}×{}, row stride {}, column stride {})",
+            self.operand, self.rows, self.cols, self.row_stride, self.col_stride
+        )
+    }
+}
+
+/// Why a GEMM call was rejected. Every variant names the operation and carries the numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GemmError {
+    /// The slice is shorter than the span the shape and strides address:
+    /// `(rows−1)·|row stride| + (cols−1)·|column stride| + 1` elements are needed.
+    TooShort {
+        /// `"sgemm"`, `"dgemm"` or `"gemm"`.
+        op: &'static str,
+        /// The operand.
+        shape: OperandShape,
+        /// Elements the shape and strides address.
+        needed: usize,
+        /// Elements the slice has.
+        len: usize,
+    },
+    /// The span of an operand does not fit in `isize` (stride × extent overflows).
+    StrideOverflow {
+        /// `"sgemm"`, `"dgemm"` or `"gemm"`.
+        op: &'static str,
+        /// The operand.
+        shape: OperandShape,
+    },
+    /// Two distinct elements of C may share one memory location. The rule checked: with the two
+    /// modes of extent > 1 ordered by |stride| (s₁ ≤ s₂), s₁ ≥ 1 and s₂ ≥ extent₁·s₁.
+    OutputOverlaps {
+        /// `"sgemm"`, `"dgemm"` or `"gemm"`.
+        op: &'static str,
+        /// The output operand.
+        shape: OperandShape,
+    },
+    /// The instruction set asked for is not available on this machine.
+    IsaUnavailable {
+        /// `"sgemm"`, `"dgemm"` or `"gemm"`.
+        op: &'static str,
+        /// The instruction set asked for.
+        isa: Isa,
+    },
+    /// The shapes of A (m × k), B (k' × n) and C (m' × n') do not agree (tensor entry point).
+    ShapeMismatch {
+        /// `"gemm"`.
+        op: &'static str,
+        /// Shape of A.
+        a: [usize; 2],
+        /// Shape of B.
+        b: [usize; 2],
+        /// Shape of C.
+        c: [usize; 2],
+    },
+    /// A tensor operand is not a rank-2 affine layout (tensor entry point).
+    NotMatrix {
+        /// `"gemm"`.
+        op: &'static str,
+        /// The operand.
+        operand: Operand,
+        /// Its rank after flattening to modes (0 when its layout has no run-time form).
+        rank: usize,
+    },
+}
+
+impl fmt::Display for GemmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GemmError::TooShort {
+                op,
+                shape,
+                needed,
+                len,
+            } => write!(
+                f,
+                "{op}: operand {shape} addresses {needed} elements, the slice has {len}"
+            ),
+            GemmError::StrideOverflow { op, shape } => {
+                write!(f, "{op}: the span of operand {shape} overflows isize")
+            }
+            GemmError::OutputOverlaps { op, shape } => write!(
+                f,
+                "{op}: output {shape} may write two elements to one location \
+                 (needs the smaller |stride| ≥ 1 and the larger ≥ extent × smaller)"
+            ),
+            GemmError::IsaUnavailable { op, isa } => {
+                write!(
+                    f,
+                    "{op}: instruction set {isa:?} is not available on this CPU"
+                )
+            }
+            GemmError::ShapeMismatch { op, a, b, c } => write!(
+                f,
+                "{op}: shapes do not agree: A is {}×{}, B is {}×{}, C is {}×{} \
+                 (needs A m×k, B k×n, C m×n)",
+                a[0], a[1], b[0], b[1], c[0], c[1]
+            ),
+            GemmError::NotMatrix { op, operand, rank } => write!(
+                f,
+                "{op}: operand {operand} is not a rank-2 affine matrix (rank {rank})"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for GemmError {}

@@ -1,0 +1,264 @@
+//! The microkernel: one MR×NR tile of C kept in registers over a k loop.
+//!
+//! The body is written once ([`tile_body`]), generic over a vector abstraction ([`Simd`]) and the
+//! tile shape, and instantiated per instruction set by thin `#[target_feature]` wrappers
+//! (`x86.rs`) or the portable wrappers below.
+#![allow(clippy::needless_range_loop)]
+
+use core::ops::{Add, Mul};
+use std::vec::Vec;
+
+use super::dispatch::Isa;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// The element types the GEMM supports: `f32` and `f64`.
+pub trait Element:
+    sealed::Sealed
+    + Copy
+    + Add<Output = Self>
+    + Mul<Output = Self>
+    + PartialEq
+    + core::fmt::Debug
+    + Send
+    + Sync
+    + 'static
+{
+    /// Additive identity.
+    const ZERO: Self;
+    /// Multiplicative identity.
+    const ONE: Self;
+    /// `"sgemm"` or `"dgemm"`.
+    const OP: &'static str;
+    /// The kernel and block sizes for `isa`, `None` when this build has no kernel for it.
+    #[doc(hidden)]
+    fn kernel(isa: Isa) -> Option<KernelInfo<Self>>;
+    /// Runs `f` with this thread's two packing buffers (kept between calls so that large calls
+    /// do not map and fault in fresh pages each time); fresh buffers when they are in use.
+    #[doc(hidden)]
+    fn with_buffers<R>(f: impl FnOnce(&mut Vec<Self>, &mut Vec<Self>) -> R) -> R;
+}
+
+/// The arguments of one microkernel call.
+///
+/// The kernel computes `C ← α·Ã·B̃ + β·C` for one MR×NR tile, where
+/// - `a` points at a packed A micro-panel: `k` groups of MR contiguous elements (the layout
+///   `(MR, k) : (1, MR)`);
+/// - `b` points at a packed B micro-panel: `k` groups of NR contiguous elements (`(NR, k) : (1, NR)`);
+/// - element (i, j) of the C tile is at `c + i·rsc + j·csc`.
+///
+/// With `beta == 0` the kernel never reads C.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Tile<T> {
+    pub(crate) k: usize,
+    pub(crate) alpha: T,
+    pub(crate) beta: T,
+    pub(crate) a: *const T,
+    pub(crate) b: *const T,
+    pub(crate) c: *mut T,
+    pub(crate) rsc: isize,
+    pub(crate) csc: isize,
+}
+
+/// A microkernel entry point.
+///
+/// # Safety
+/// `a` must be valid for `MR·k` reads, `b` for `NR·k` reads, every C element of the tile for a
+/// read and a write (no read when `beta == 0`), and the instruction set the kernel was compiled
+/// for must be available.
+pub(crate) type Ukr<T> = unsafe fn(&Tile<T>);
+
+/// A microkernel with its tile shape and cache blocking.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct KernelInfo<T> {
+    pub(crate) mr: usize,
+    pub(crate) nr: usize,
+    pub(crate) kc: usize,
+    pub(crate) mc: usize,
+    pub(crate) nc: usize,
+    pub(crate) ukr: Ukr<T>,
+}
+
+/// Largest MR·NR of any kernel: the size of the stack tile edge tiles are computed into.
+pub(crate) const MAX_TILE: usize = 512;
+
+/// The vector operations the microkernel body needs. Implementations are zero-sized markers;
+/// every method is `#[inline(always)]` so that the body, inlined into a `#[target_feature]`
+/// wrapper, compiles to that instruction set.
+pub(crate) trait Simd<T: Element> {
+    /// One vector register.
+    type V: Copy;
+    /// Elements per vector.
+    const LANES: usize;
+    /// All lanes zero.
+    ///
+    /// # Safety
+    /// The instruction set of `Self` is available.
+    unsafe fn zero() -> Self::V;
+    /// All lanes `x`.
+    ///
+    /// # Safety
+    /// The instruction set of `Self` is available.
+    unsafe fn splat(x: T) -> Self::V;
+    /// Loads `LANES` elements from `p` (any alignment).
+    ///
+    /// # Safety
+    /// The instruction set is available and `p` is valid for `LANES` reads.
+    unsafe fn load(p: *const T) -> Self::V;
+    /// Stores `LANES` elements to `p` (any alignment).
+    ///
+    /// # Safety
+    /// The instruction set is available and `p` is valid for `LANES` writes.
+    unsafe fn store(p: *mut T, v: Self::V);
+    /// `a·b + c`, fused where the instruction set has it.
+    ///
+    /// # Safety
+    /// The instruction set of `Self` is available.
+    unsafe fn fma(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// `a·b`.
+    ///
+    /// # Safety
+    /// The instruction set of `Self` is available.
+    unsafe fn mul(a: Self::V, b: Self::V) -> Self::V;
+    /// `a + b`.
+    ///
+    /// # Safety
+    /// The instruction set of `Self` is available.
+    unsafe fn add(a: Self::V, b: Self::V) -> Self::V;
+}
+
+/// The microkernel body: MV vectors of `S::LANES` rows (MR = MV·LANES) by NR columns.
+///
+/// # Safety
+/// As [`Ukr`], with MR = `MV·S::LANES`; the instruction set of `S` is available.
+#[inline(always)]
+pub(crate) unsafe fn tile_body<T: Element, S: Simd<T>, const MV: usize, const NR: usize>(
+    t: &Tile<T>,
+) {
+    let lanes = S::LANES;
+    let mr = MV * lanes;
+    // SAFETY: (whole body) the caller guarantees the ISA and the extents of a, b and c.
+    unsafe {
+        let mut acc = [[S::zero(); MV]; NR];
+        let mut a = t.a;
+        let mut b = t.b;
+        for _ in 0..t.k {
+            let mut av = [S::zero(); MV];
+            for v in 0..MV {
+                av[v] = S::load(a.add(v * lanes));
+            }
+            for j in 0..NR {
+                let bj = S::splat(*b.add(j));
+                for v in 0..MV {
+                    acc[j][v] = S::fma(av[v], bj, acc[j][v]);
+                }
+            }
+            a = a.add(mr);
+            b = b.add(NR);
+        }
+        let alpha = S::splat(t.alpha);
+        if t.rsc == 1 {
+            // columns of the tile are contiguous: vector loads and stores of C
+            let beta = S::splat(t.beta);
+            for j in 0..NR {
+                let cj = t.c.offset(j as isize * t.csc);
+                for v in 0..MV {
+                    let p = cj.add(v * lanes);
+                    let x = S::mul(acc[j][v], alpha);
+                    let r = if t.beta == T::ZERO {
+                        x
+                    } else if t.beta == T::ONE {
+                        S::add(S::load(p), x)
+                    } else {
+                        S::fma(S::load(p), beta, x)
+                    };
+                    S::store(p, r);
+                }
+            }
+        } else {
+            // general strides: through a stack tile, element by element
+            let mut tmp = [T::ZERO; MAX_TILE];
+            debug_assert!(mr * NR <= MAX_TILE);
+            for j in 0..NR {
+                for v in 0..MV {
+                    S::store(
+                        tmp.as_mut_ptr().add(j * mr + v * lanes),
+                        S::mul(acc[j][v], alpha),
+                    );
+                }
+            }
+            for j in 0..NR {
+                for i in 0..mr {
+                    let p = t.c.offset(i as isize * t.rsc + j as isize * t.csc);
+                    let x = tmp[j * mr + i];
+                    *p = if t.beta == T::ZERO {
+                        x
+                    } else if t.beta == T::ONE {
+                        *p + x
+                    } else {
+                        *p * t.beta + x
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// The portable "vector": one element, plain multiply and add (no fused multiply-add, so the
+/// result is the same on every target; integer-valued tests compare exactly either way).
+pub(crate) struct Scalar;
+
+impl<T: Element> Simd<T> for Scalar {
+    type V = T;
+    const LANES: usize = 1;
+    #[inline(always)]
+    unsafe fn zero() -> T {
+        T::ZERO
+    }
+    #[inline(always)]
+    unsafe fn splat(x: T) -> T {
+        x
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const T) -> T {
+        // SAFETY: the caller guarantees `p` is valid for one read.
+        unsafe { *p }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut T, v: T) {
+        // SAFETY: the caller guarantees `p` is valid for one write.
+        unsafe { *p = v }
+    }
+    #[inline(always)]
+    unsafe fn fma(a: T, b: T, c: T) -> T {
+        a * b + c
+    }
+    #[inline(always)]
+    unsafe fn mul(a: T, b: T) -> T {
+        a * b
+    }
+    #[inline(always)]
+    unsafe fn add(a: T, b: T) -> T {
+        a + b
+    }
+}
+
+/// Portable tile: 4 × 4.
+pub(crate) const PORTABLE_MR: usize = 4;
+/// Portable tile: 4 × 4.
+pub(crate) const PORTABLE_NR: usize = 4;
+
+/// The portable microkernel.
+///
+/// # Safety
+/// As [`Ukr`] with MR = NR = 4.
+pub(crate) unsafe fn portable_ukr<T: Element>(t: &Tile<T>) {
+    // SAFETY: forwarded contract; the scalar "instruction set" is always available.
+    unsafe { tile_body::<T, Scalar, PORTABLE_MR, PORTABLE_NR>(t) }
+}

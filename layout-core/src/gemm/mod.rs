@@ -1,0 +1,255 @@
+//! Register-tiled CPU GEMM: `C ← α·A·B + β·C` for `f32` and `f64`, any strides.
+//!
+//! The structure is BLIS's (Goto & van de Geijn 2008; Van Zee & van de Geijn 2015), the one
+//! matrixmultiply, gemm and faer share:
+//!
+//! - [`dispatch`]: the instruction set is detected once ([`Isa::selected`]; the environment
+//!   variable `LAYOUT_GEMM_ISA=portable|avx2|avx512` forces one) and picks a kernel with its tile
+//!   shape and cache blocking;
+//! - `block`: the five loops jc (NC columns of B, in L3) → pc (KC steps of k; pack B) → ic (MC
+//!   rows of A, in L2; pack A) → jr (NR) → ir (MR);
+//! - `pack`: A and B blocks copied into zero-padded micro-panels, `((MR, m/MR), k) : ((1, MR·k), MR)`;
+//! - `kernel`: one generic `#[inline(always)]` microkernel body holding the MR×NR tile of C in
+//!   registers, instantiated per instruction set (`x86`: AVX-512F f32 32×12 / f64 32×6, AVX2+FMA
+//!   f32 16×6 / f64 8×6; portable 4×4).
+//!
+//! [`gemm`] is the same engine on this crate's rank-2 [`Tensor`](crate::Tensor)s.
+//!
+//! Edge tiles are computed into a stack tile and merged, so nothing outside the operands is read
+//! or written. With β = 0 C is never read (NaN in C does not leak).
+//!
+//! ```
+//! use layout_core::gemm::sgemm;
+//! // A 2×3 row-major, B 3×2 row-major, C 2×2 row-major
+//! let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+//! let b = [1.0, 0.0, 0.0, 1.0, 1.0, 1.0];
+//! let mut c = [f32::NAN; 4];
+//! sgemm(2, 3, 2, 1.0, &a, 3, 1, &b, 2, 1, 0.0, &mut c, 2, 1).unwrap();
+//! assert_eq!(c, [4.0, 5.0, 10.0, 11.0]);
+//! ```
+
+mod block;
+mod check;
+pub mod dispatch;
+mod error;
+mod kernel;
+mod pack;
+mod tensor;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+pub use dispatch::Isa;
+pub use error::{GemmError, Operand, OperandShape};
+pub use kernel::Element;
+pub use tensor::gemm;
+
+use check::{check_no_overlap, check_operand};
+
+/// A read-only strided matrix: element (i, j) is `data[o + i·row_stride + j·col_stride]`, where
+/// `o` is chosen so the lowest address the matrix touches is `data[0]` (with non-negative strides
+/// `o = 0`). Strides are in elements, of any sign; zero broadcasts.
+#[derive(Clone, Copy, Debug)]
+pub struct MatRef<'a, T> {
+    /// The elements.
+    pub data: &'a [T],
+    /// Number of rows.
+    pub rows: usize,
+    /// Number of columns.
+    pub cols: usize,
+    /// Distance between consecutive rows, in elements.
+    pub row_stride: isize,
+    /// Distance between consecutive columns, in elements.
+    pub col_stride: isize,
+}
+
+/// A mutable strided matrix, addressed as [`MatRef`]; no two elements may share a location.
+#[derive(Debug)]
+pub struct MatMut<'a, T> {
+    /// The elements.
+    pub data: &'a mut [T],
+    /// Number of rows.
+    pub rows: usize,
+    /// Number of columns.
+    pub cols: usize,
+    /// Distance between consecutive rows, in elements.
+    pub row_stride: isize,
+    /// Distance between consecutive columns, in elements.
+    pub col_stride: isize,
+}
+
+fn shape_of(operand: Operand, rows: usize, cols: usize, rs: isize, cs: isize) -> OperandShape {
+    OperandShape {
+        operand,
+        rows,
+        cols,
+        row_stride: rs,
+        col_stride: cs,
+    }
+}
+
+/// How a GEMM call runs: the instruction set and the number of threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The kernels to use.
+    pub isa: Isa,
+    /// Threads (`std::thread::scope`, caller-chosen, no global pool); 0 and 1 mean the calling
+    /// thread only. Threads split C's rows (or columns, whichever is longer) at multiples of the
+    /// tile, never k, so the result does not depend on the number of threads.
+    pub threads: usize,
+}
+
+impl Default for Options {
+    /// [`Isa::selected`], one thread.
+    fn default() -> Self {
+        Options {
+            isa: Isa::selected(),
+            threads: 1,
+        }
+    }
+}
+
+impl From<Isa> for Options {
+    /// `isa`, one thread.
+    fn from(isa: Isa) -> Self {
+        Options { isa, threads: 1 }
+    }
+}
+
+/// `C ← α·A·B + β·C` on strided matrices, with the kernels and threads of `opts`.
+///
+/// # Errors
+/// [`GemmError::IsaUnavailable`] when this CPU lacks `isa`; [`GemmError::ShapeMismatch`] when A
+/// is not m×k, B k×n and C m×n; [`GemmError::TooShort`] / [`GemmError::StrideOverflow`] when an
+/// operand's strides reach outside its slice or overflow; [`GemmError::OutputOverlaps`] when two
+/// elements of C may share a location. Nothing is written on error.
+pub fn gemm_with<T: Element>(
+    opts: impl Into<Options>,
+    alpha: T,
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    beta: T,
+    c: MatMut<'_, T>,
+) -> Result<(), GemmError> {
+    let op = T::OP;
+    let Options { isa, threads } = opts.into();
+    if a.rows != c.rows || a.cols != b.rows || b.cols != c.cols {
+        return Err(GemmError::ShapeMismatch {
+            op,
+            a: [a.rows, a.cols],
+            b: [b.rows, b.cols],
+            c: [c.rows, c.cols],
+        });
+    }
+    let ki = match T::kernel(isa) {
+        Some(ki) if isa.is_available() => ki,
+        _ => return Err(GemmError::IsaUnavailable { op, isa }),
+    };
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    let sh_a = shape_of(Operand::A, m, k, a.row_stride, a.col_stride);
+    let sh_b = shape_of(Operand::B, k, n, b.row_stride, b.col_stride);
+    let sh_c = shape_of(Operand::C, m, n, c.row_stride, c.col_stride);
+    let sa = check_operand(op, sh_a, a.data.len())?;
+    let sb = check_operand(op, sh_b, b.data.len())?;
+    let sc = check_operand(op, sh_c, c.data.len())?;
+    check_no_overlap(op, sh_c)?;
+    block::run(
+        &ki,
+        block::Problem {
+            m,
+            k,
+            n,
+            alpha,
+            a: a.data,
+            sa,
+            b: b.data,
+            sb,
+            beta,
+            c: c.data,
+            sc,
+        },
+        threads,
+    );
+    Ok(())
+}
+
+macro_rules! blas_entry {
+    ($(#[$doc:meta])* $name:ident, $par:ident, $t:ty) => {
+        $(#[$doc])*
+        ///
+        /// Arguments in matrixmultiply's order: A is m×k with strides `rsa`, `csa`; B is k×n
+        /// (`rsb`, `csb`); C is m×n (`rsc`, `csc`). Strides are in elements, of any sign; zero is
+        /// allowed for A and B (broadcast). Element (i, j) of an operand is at
+        /// `o + i·rs + j·cs`, with `o` chosen so that the lowest address the operand touches is
+        /// index 0 of its slice. m, n or k may be 0 (k = 0 gives `C ← β·C`); with β = 0, C is
+        /// never read. Single-threaded; uses [`Isa::selected`].
+        ///
+        /// # Errors
+        /// [`GemmError::TooShort`] / [`GemmError::StrideOverflow`] when an operand's strides reach
+        /// outside its slice or overflow `isize`; [`GemmError::OutputOverlaps`] when two elements
+        /// of C may share a location. Nothing is written on error.
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name(
+            m: usize,
+            k: usize,
+            n: usize,
+            alpha: $t,
+            a: &[$t],
+            rsa: isize,
+            csa: isize,
+            b: &[$t],
+            rsb: isize,
+            csb: isize,
+            beta: $t,
+            c: &mut [$t],
+            rsc: isize,
+            csc: isize,
+        ) -> Result<(), GemmError> {
+            $par(1, m, k, n, alpha, a, rsa, csa, b, rsb, csb, beta, c, rsc, csc)
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] on up to `threads` threads (see [`Options::threads`]).")]
+        ///
+        /// # Errors
+        #[doc = concat!("As [`", stringify!($name), "`].")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $par(
+            threads: usize,
+            m: usize,
+            k: usize,
+            n: usize,
+            alpha: $t,
+            a: &[$t],
+            rsa: isize,
+            csa: isize,
+            b: &[$t],
+            rsb: isize,
+            csb: isize,
+            beta: $t,
+            c: &mut [$t],
+            rsc: isize,
+            csc: isize,
+        ) -> Result<(), GemmError> {
+            gemm_with(
+                Options { isa: Isa::selected(), threads },
+                alpha,
+                MatRef { data: a, rows: m, cols: k, row_stride: rsa, col_stride: csa },
+                MatRef { data: b, rows: k, cols: n, row_stride: rsb, col_stride: csb },
+                beta,
+                MatMut { data: c, rows: m, cols: n, row_stride: rsc, col_stride: csc },
+            )
+        }
+    };
+}
+
+blas_entry!(
+    /// `C ← α·A·B + β·C` in `f32`.
+    sgemm,
+    sgemm_par,
+    f32
+);
+blas_entry!(
+    /// `C ← α·A·B + β·C` in `f64`.
+    dgemm,
+    dgemm_par,
+    f64
+);

@@ -1,0 +1,119 @@
+//! Packing: copies a block of an operand into micro-panels the kernel streams.
+//!
+//! A packed block of `len` rows (the dimension the kernel vectorises: m for A, n for B) and `kc`
+//! steps of k is the layout `((R, ⌈len/R⌉), kc) : ((1, R·kc), R)` — R = MR for A, NR for B: each
+//! micro-panel holds, for each k, R contiguous elements; rows past `len` are zero so the kernel
+//! always runs a full tile.
+
+use super::kernel::Element;
+
+/// One operand as the packer reads it: element (v, p) — v along the packed dimension, p along
+/// k — is `src[origin + v·sv + p·sk]`.
+#[derive(Clone, Copy)]
+pub(crate) struct Source<'a, T> {
+    pub src: &'a [T],
+    pub origin: isize,
+    /// Stride along the packed (vectorised) dimension.
+    pub sv: isize,
+    /// Stride along k.
+    pub sk: isize,
+}
+
+/// Packs rows `v0 .. v0 + len` and k steps `p0 .. p0 + kc` of `s` into `dst` as micro-panels of
+/// `r` rows. `dst` holds at least `⌈len/r⌉·r·kc` elements.
+///
+/// # Panics
+/// Never for indices the caller has bounds-checked with `check_operand` (every (v, p) inside the
+/// operand); the indexing is checked anyway, so a bug here panics rather than reading out of
+/// bounds.
+pub(crate) fn pack<T: Element>(
+    dst: &mut [T],
+    s: Source<'_, T>,
+    v0: usize,
+    p0: usize,
+    len: usize,
+    kc: usize,
+    r: usize,
+) {
+    let panels = len.div_ceil(r);
+    for (pi, panel) in dst[..panels * r * kc].chunks_exact_mut(r * kc).enumerate() {
+        let vbase = v0 + pi * r;
+        let rows = r.min(len - pi * r);
+        let first = s.origin + vbase as isize * s.sv + p0 as isize * s.sk;
+        if s.sv == 1 && rows == r {
+            // unit stride along the packed dimension: one contiguous copy per k step, of a
+            // compile-time length for the kernels' R (inline moves instead of a memcpy call)
+            match r {
+                32 => runs::<T, 32>(panel, s, first),
+                16 => runs::<T, 16>(panel, s, first),
+                12 => runs::<T, 12>(panel, s, first),
+                8 => runs::<T, 8>(panel, s, first),
+                6 => runs::<T, 6>(panel, s, first),
+                4 => runs::<T, 4>(panel, s, first),
+                _ => {
+                    for (p, out) in panel.chunks_exact_mut(r).enumerate() {
+                        let at = (first + p as isize * s.sk) as usize;
+                        out.copy_from_slice(&s.src[at..at + r]);
+                    }
+                }
+            }
+        } else if s.sk == 1 && rows == r && matches!(r, 4 | 6 | 8 | 12 | 16 | 32) {
+            // unit stride along k, a full panel: gather R rows per k step, contiguous writes
+            match r {
+                32 => gather::<T, 32>(panel, s, first, kc),
+                16 => gather::<T, 16>(panel, s, first, kc),
+                12 => gather::<T, 12>(panel, s, first, kc),
+                8 => gather::<T, 8>(panel, s, first, kc),
+                6 => gather::<T, 6>(panel, s, first, kc),
+                _ => gather::<T, 4>(panel, s, first, kc),
+            }
+        } else if s.sk == 1 {
+            // unit stride along k: read each row contiguously, scatter with stride r
+            for i in 0..rows {
+                let at = (first + i as isize * s.sv) as usize;
+                for (p, &x) in s.src[at..at + kc].iter().enumerate() {
+                    panel[p * r + i] = x;
+                }
+            }
+            if rows < r {
+                for out in panel.chunks_exact_mut(r) {
+                    out[rows..].fill(T::ZERO);
+                }
+            }
+        } else {
+            for (p, out) in panel.chunks_exact_mut(r).enumerate() {
+                let at = first + p as isize * s.sk;
+                for (i, o) in out[..rows].iter_mut().enumerate() {
+                    *o = s.src[(at + i as isize * s.sv) as usize];
+                }
+                out[rows..].fill(T::ZERO);
+            }
+        }
+    }
+}
+
+/// Copies one micro-panel whose rows are unit stride: `R` elements per k step.
+#[inline(always)]
+fn runs<T: Element, const R: usize>(panel: &mut [T], s: Source<'_, T>, first: isize) {
+    for (p, out) in panel.chunks_exact_mut(R).enumerate() {
+        let at = (first + p as isize * s.sk) as usize;
+        let src: &[T; R] = s.src[at..at + R].try_into().expect("a run of R elements");
+        let out: &mut [T; R] = out.try_into().expect("a run of R elements");
+        *out = *src;
+    }
+}
+
+/// Packs one full micro-panel whose k steps are unit stride: for each k, one element from each
+/// of the `R` rows (each row read as a contiguous slice of `kc`).
+#[inline(always)]
+fn gather<T: Element, const R: usize>(panel: &mut [T], s: Source<'_, T>, first: isize, kc: usize) {
+    let rows: [&[T]; R] = core::array::from_fn(|i| {
+        let at = (first + i as isize * s.sv) as usize;
+        &s.src[at..at + kc]
+    });
+    for (p, out) in panel[..R * kc].chunks_exact_mut(R).enumerate() {
+        for (o, row) in out.iter_mut().zip(&rows) {
+            *o = row[p];
+        }
+    }
+}
