@@ -32,6 +32,7 @@
 //! ```
 
 use crate::const_try::ctry;
+#[cfg(feature = "alloc")]
 use crate::tensor::TensorError;
 use crate::tensor::TensorIndex;
 #[cfg(feature = "alloc")]
@@ -350,10 +351,12 @@ impl<L: AnyLayout> Padded<L> {
 }
 
 /// At most this many pieces per axis (one per leaf of its mode).
+#[cfg(feature = "alloc")]
 const MAX_PIECES: usize = crate::MAX_LEAVES;
 
 /// Tensors of fewer logical elements are copied through the `Padded` view in one plan: each
 /// piece costs a copy plan of its own (`benches/named.rs`: at 100 × 30 the view is faster).
+#[cfg(feature = "alloc")]
 const PIECES_FROM: i64 = 1 << 14;
 
 /// The logical box `[0, n_0) × [0, n_1) × …` of an affine padded layout cut into boxes on each

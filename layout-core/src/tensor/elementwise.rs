@@ -4,13 +4,13 @@
 //! layouts: both operands are broadcast to the common shape and walked in lock-step (the same
 //! engine as copies).
 
-#[cfg(feature = "alloc")]
 use super::TensorError;
 #[cfg(feature = "alloc")]
 use super::broadcast::broadcast_extents;
 use super::broadcast::broadcast_layout;
 use super::{Storage, StorageMut, Tensor};
 use crate::AnyLayout;
+#[cfg(feature = "alloc")]
 use crate::DynLayout;
 use crate::walk::Joint;
 
