@@ -97,9 +97,9 @@ fn offsets_past_the_domain_saturate_and_try_offset_refuses() {
             size: 2
         })
     );
-    assert_eq!(dl("(3):(-1)").index_of_offset(i64::MAX), None);
-    assert_eq!(dl("(3):(-1)").index_of_offset(i64::MIN), None);
-    assert_eq!(dl("(3):(-1)").index_of_offset(-2), Some(2));
+    assert_eq!(dl("(3):(-1)").index_of_offset(i64::MAX), Ok(None));
+    assert_eq!(dl("(3):(-1)").index_of_offset(i64::MIN), Ok(None));
+    assert_eq!(dl("(3):(-1)").index_of_offset(-2), Ok(Some(2)));
 }
 
 #[test]
@@ -135,13 +135,13 @@ proptest! {
         let l = layout(&mut rng, HUGE);
         let injective = l.is_injective();
         for o in [i64::MAX, i64::MIN, i64::MAX - 1, i64::MIN + 1, 0, -1, 1] {
-            if let Some(i) = l.index_of_offset(o) {
+            if let Ok(Some(i)) = l.index_of_offset(o) {
                 prop_assert_eq!(l.offset(i), o);
             }
         }
         if injective == Ok(true) {
             for i in probe_indices(&mut rng, l.size()).into_iter().filter(|&i| i < l.size()) {
-                prop_assert_eq!(l.index_of_offset(l.offset(i)), Some(i), "{}", l);
+                prop_assert_eq!(l.index_of_offset(l.offset(i)), Ok(Some(i)), "{}", l);
             }
         }
     }
@@ -293,4 +293,18 @@ fn messages_a_user_can_act_on() {
         h.view().reshape(&[24]).unwrap_err().to_string(),
         "reshape: cannot reshape into shape (24,) without a copy: counting the leaves of the tensor's 2 (hierarchical) axes in row-major order, leaf 0 has stride 1 but a view needs 24 to merge it with leaf 1; use reshape_copy"
     );
+}
+
+/// The inverse map's search is capped: 30 modes `2:2` and an odd target inside the offset range
+/// would take ~10^8 steps; it answers `TooLargeToScan` after the cap instead.
+#[test]
+fn index_of_offset_search_is_capped() {
+    let l = DynLayout::from_flat(&[2; 30], &[2; 30]).unwrap();
+    let t = std::time::Instant::now();
+    assert!(matches!(
+        l.index_of_offset(31),
+        Err(LayoutError::TooLargeToScan { cap, .. }) if cap == DynLayout::INDEX_SEARCH_CAP
+    ));
+    assert!(t.elapsed().as_secs() < 10, "the cap bounds the work");
+    assert_eq!(l.index_of_offset(0), Ok(Some(0))); // reachable offsets are found at once
 }

@@ -517,22 +517,31 @@ impl DynLayout {
         c
     }
 
-    /// The 1-D index whose offset is `offset`, for an injective layout; `None` when no coordinate
-    /// of the domain maps there.
+    /// The 1-D index whose offset is `offset`, for an injective layout (the first one found
+    /// otherwise); `Ok(None)` when no coordinate of the domain maps there.
+    ///
+    /// A depth-first search over the modes, largest stride first, pruned by the offsets the
+    /// remaining modes can reach: one step per mode when each stride is at least the span of the
+    /// smaller ones (the usual case), more for interleaved strides, and never more than
+    /// [`INDEX_SEARCH_CAP`](Self::INDEX_SEARCH_CAP) steps.
     ///
     /// ```
     /// use layout_core::DynLayout;
     /// let l: DynLayout = "(3,2):(2,3)".parse().unwrap(); // offsets 0,2,4,3,5,7
-    /// assert_eq!(l.index_of_offset(4), Some(2));
-    /// assert_eq!(l.index_of_offset(7), Some(5));
-    /// assert_eq!(l.index_of_offset(1), None);
+    /// assert_eq!(l.index_of_offset(4), Ok(Some(2)));
+    /// assert_eq!(l.index_of_offset(7), Ok(Some(5)));
+    /// assert_eq!(l.index_of_offset(1), Ok(None));
     /// ```
-    pub fn index_of_offset(&self, offset: i64) -> Option<i64> {
+    ///
+    /// # Errors
+    /// [`LayoutError::TooLargeToScan`] when the search would take more than
+    /// [`INDEX_SEARCH_CAP`](Self::INDEX_SEARCH_CAP) steps.
+    pub fn index_of_offset(&self, offset: i64) -> Result<Option<i64>, LayoutError> {
         // outside the offset range nothing maps there; inside it, the mirrored target below
         // stays in `[offset, offset - lo]`, which fits (validated cosize)
         let (lo, hi) = self.offset_range();
         if offset < lo || offset > hi {
-            return None;
+            return Ok(None);
         }
         // Depth-first search over the modes, largest |stride| first, pruned by the range the
         // remaining modes can still reach. Negative strides are mirrored first.
@@ -557,8 +566,9 @@ impl DynLayout {
             reach[j] = reach[j + 1] + (self.shape[k] - 1) * self.stride[k].abs();
         }
         let mut coord = [0i64; MAX_LEAVES];
-        if !self.search(order, &reach, 0, target, &mut coord) {
-            return None;
+        let mut budget = Self::INDEX_SEARCH_CAP;
+        if !self.search(order, &reach, 0, target, &mut coord, &mut budget)? {
+            return Ok(None);
         }
         // translate mirrored coordinates back and linearise colexicographically
         let mut idx = 0;
@@ -571,8 +581,11 @@ impl DynLayout {
             }
             idx = idx * self.shape[k] + c;
         }
-        Some(idx)
+        Ok(Some(idx))
     }
+
+    /// The most search steps [`DynLayout::index_of_offset`] takes (2^22: milliseconds).
+    pub const INDEX_SEARCH_CAP: i64 = 1 << 22;
 
     fn search(
         &self,
@@ -581,30 +594,39 @@ impl DynLayout {
         j: usize,
         rem: i64,
         coord: &mut [i64],
-    ) -> bool {
+        budget: &mut i64,
+    ) -> Result<bool, LayoutError> {
+        *budget -= 1;
+        if *budget < 0 {
+            return Err(LayoutError::TooLargeToScan {
+                what: "index of an offset",
+                size: self.size(),
+                cap: Self::INDEX_SEARCH_CAP,
+            });
+        }
         if j == order.len() {
-            return rem == 0;
+            return Ok(rem == 0);
         }
         if rem < 0 || rem > reach[j] {
-            return false;
+            return Ok(false);
         }
         let k = order[j];
         let d = self.stride[k].abs();
         if d == 0 {
             coord[k] = 0;
-            return self.search(order, reach, j + 1, rem, coord);
+            return self.search(order, reach, j + 1, rem, coord, budget);
         }
         let mut c = (rem / d).min(self.shape[k] - 1);
         loop {
             if rem - c * d > reach[j + 1] {
-                return false;
+                return Ok(false);
             }
             coord[k] = c;
-            if self.search(order, reach, j + 1, rem - c * d, coord) {
-                return true;
+            if self.search(order, reach, j + 1, rem - c * d, coord, budget)? {
+                return Ok(true);
             }
             if c == 0 {
-                return false;
+                return Ok(false);
             }
             c -= 1;
         }

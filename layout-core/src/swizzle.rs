@@ -475,7 +475,7 @@ unsafe impl<L: AnyLayout, W: SwizzleFn + 'static, O: Integer> AnyLayout
             let attained = |v: i64| {
                 sw.apply(v)
                     .checked_sub(o)
-                    .is_some_and(|x| d.index_of_offset(x).is_some())
+                    .is_some_and(|x| matches!(d.index_of_offset(x), Ok(Some(_))))
             };
             if attained(a) && attained(z) {
                 return Ok((a, z));

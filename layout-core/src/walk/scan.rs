@@ -220,7 +220,7 @@ fn exact_affine_collision(d: &DynLayout) -> Result<Option<i64>, LayoutError> {
     capped("injectivity", d.size(), PAIR_SCAN_CAP)?;
     for i in 0..d.size() {
         let o = d.offset(i);
-        if d.index_of_offset(o) != Some(i) {
+        if d.index_of_offset(o)? != Some(i) {
             return Ok(Some(o));
         }
     }
