@@ -70,3 +70,35 @@ fn algebra_on_any_layout_tour() -> Result<(), LayoutError> {
     );
     Ok(())
 }
+
+#[test]
+fn gemm_and_static_tiles_tour() -> Result<(), Box<dyn std::error::Error>> {
+    use layout::gemm::{gemm, sgemm};
+    use layout::tensor::Tensor;
+    use layout::{Int, Layout};
+
+    let (a, b) = (
+        [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0],
+        [1.0f32, 0.0, 0.0, 1.0, 1.0, 1.0],
+    );
+    let mut c = [f32::NAN; 4];
+    sgemm(2, 3, 2, 1.0, &a, 3, 1, &b, 2, 1, 0.0, &mut c, 2, 1)?;
+    assert_eq!(c, [4.0, 5.0, 10.0, 11.0]);
+
+    let x = Tensor::from_fn(&[64, 32], |i| (i % 3) as f32)?;
+    let y = Tensor::from_fn(&[32, 16], |i| (i % 5) as f32)?;
+    let mut z = Tensor::from_vec(vec![0f32; 64 * 16], &[64, 16])?;
+    gemm(1.0, &x, &y, 0.0, &mut z)?;
+    for i in 0..64 {
+        for j in 0..16 {
+            let want: f32 = (0..32).map(|p| x[[i, p]] * y[[p, j]]).sum();
+            assert_eq!(z[[i, j]], want);
+        }
+    }
+
+    let (m, k, ld) = (128i64, 64i64, 128i64);
+    let (tile, off) = Layout::new((m, k), (Int::<1>, ld)).local_tile::<16, 8>((2, 3))?;
+    let _: Layout<(Int<16>, Int<8>), (Int<1>, i64)> = tile;
+    assert_eq!(off + tile.offset((1, 1)), 2 * 16 + 1 + (3 * 8 + 1) * ld);
+    Ok(())
+}
