@@ -441,3 +441,71 @@ fn swizzled_offsets_at_the_edge_are_refused() {
         ),
     ]);
 }
+
+#[test]
+fn named_layouts_banks_and_pictures() {
+    check(&[
+        // the reference's worked offsets of a 20×28 f16 NZ (§1.8): (1,0)→16, (0,16)→512, (19,27)→827
+        ("eval(NZ<f16>(20,28), (1,0))", "16"),
+        ("eval(NZ<f16>(20,28), (0,16))", "512"),
+        ("eval(NZ<f16>(20,28), (19,27))", "827"),
+        // padded to whole 16×16 fractals: 32×32
+        ("size(NZ<f16>(20,28))", "1024"),
+        // the spelling and the table's entry are one
+        (
+            "nz_layout(16, 20, 28)",
+            "((16,2),(16,2)):((16,256),(1,512))",
+        ),
+        ("NZ<f16>(20, 28)", "((16,2),(16,2)):((16,256),(1,512))"),
+        (
+            "NZ<f16>(32, 32, 16, 520)",
+            "error: NZ layout alignment: the stride between fractal columns (StrideColumn1) must be a multiple of the fractal size 16*C0; stride and fractal size are (numbers 520 and 256)",
+        ),
+        (
+            "NN<f16>(4, 32)",
+            "error: NN does not depend on the element type: write NN(m, n) without `<f16>`",
+        ),
+        // a 128-byte row of f16 read by 16-byte vectors: a row covers the 32 banks once
+        // (1-way); one vector column of 8 rows 128 bytes apart hits the same 4 banks (8-way)
+        (
+            "bank_conflicts((8,64):(64,1), 2)",
+            "row-wise 1-way, column-wise 8-way",
+        ),
+        // CuTe's 128-byte swizzle atom for 16-bit types removes both
+        (
+            "bank_conflicts(Sw<3,3,3> o (8,64):(64,1), 2)",
+            "row-wise 1-way, column-wise 1-way",
+        ),
+        ("suggest_swizzle((8,64):(64,1), 2)", "Sw<3,3,3>"),
+    ]);
+    // a picture is a whole SVG document, then one empty line, as print_layout's table
+    let out = run("svg((2,3):(3,1))\nsize(8:1)\n");
+    let (svg, rest) = out
+        .split_once("</svg>\n\n")
+        .expect("svg then an empty line");
+    assert!(svg.starts_with("<svg"), "{out}");
+    assert_eq!(svg.matches("class=\"cell\"").count(), 6);
+    assert_eq!(rest.trim(), "8");
+}
+
+/// The session printed in the README's calculator section, replayed line by line.
+#[test]
+fn the_readme_session_is_true() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme
+        .find("A session (each input line followed by its output):\n\n```text\n")
+        .expect("the README has its calculator session");
+    let block = &readme[start..];
+    let block = &block[block.find("```text\n").unwrap() + 8..];
+    let block = &block[..block.find("```").unwrap()];
+    let lines: Vec<&str> = block.lines().collect();
+    // inputs are the lines that are not outputs: replay pairs up to the print_layout table
+    let table_at = lines
+        .iter()
+        .position(|l| l.starts_with("print_layout"))
+        .unwrap();
+    let pairs: Vec<(&str, &str)> = lines[..table_at].chunks(2).map(|p| (p[0], p[1])).collect();
+    assert!(pairs.len() >= 8, "{pairs:?}");
+    check(&pairs);
+}

@@ -3,10 +3,13 @@
 //! run-time path (`layout!` with a dynamic leaf), the calculator (`layout-calc`), and the static
 //! layer (`algebra::statics`) — and they agree with the table's own evaluation. `case` is an
 //! exhaustive `match` over `Op`: a new table entry does not compile until it has its case here.
-//! Where CuTe's documentation gives the result, it is checked too (independent numbers).
+//! Where CuTe's documentation gives the result, it is checked too (independent numbers). For the
+//! named layouts' entries the static layer is the named zero-sized types (`named::Nz<T, M, N>`);
+//! their independent numbers are in tests/named/.
 
 use layout::algebra::ops::{Arg, Op, OpError, Value};
 use layout::algebra::statics::{self, Underscore};
+use layout::named;
 use layout::{DynLayout, DynTuple, Int, LayoutError, StaticLayout, layout};
 
 mod calc_support;
@@ -50,6 +53,7 @@ fn case(op: Op) -> Case {
     let n6 = std::hint::black_box(6i64);
     let n8 = std::hint::black_box(8i64);
     let n32 = std::hint::black_box(32i64);
+    let n20 = std::hint::black_box(20i64);
     match op {
         Op::Coalesce => Case {
             calc: "coalesce((2,(1,6)):(1,(6,2)))",
@@ -280,6 +284,104 @@ fn case(op: Op) -> Case {
             macro_dynamic: d(layout!(downcast((n4,8):(1,4), 2))),
             statics: v(statics::downcast::<_, 2>(layout!((4,8):(1,4)))),
             cute: Some("(8,8):(1,8)"),
+        },
+        // Named layouts: the static layer is the named zero-sized types; the spellings
+        // (`NZ<f16>(…)`) are checked in tests/named/spelled.rs.
+        Op::NzLayout => Case {
+            calc: "nz_layout(16, 20, 28)",
+            args: vec![sh("16"), sh("20"), sh("28")],
+            macro_static: v(layout!(nz_layout(16, 20, 28))),
+            macro_dynamic: d(layout!(nz_layout(16, n20, 28))),
+            statics: v(named::Nz::<named::f16, 20, 28>::new()),
+            cute: None,
+        },
+        Op::NzLayoutStrided => Case {
+            calc: "nz_layout(16, 20, 28, 16, 512)",
+            args: vec![sh("16"), sh("20"), sh("28"), sh("16"), sh("512")],
+            macro_static: v(layout!(nz_layout(16, 20, 28, 16, 512))),
+            macro_dynamic: d(layout!(nz_layout(16, n20, 28, 16, 512))),
+            statics: v(named::NzStrided::<named::f16, 20, 28, 16, 512>::new()),
+            cute: None,
+        },
+        Op::ZnLayout => Case {
+            calc: "zn_layout(8, 24, 40)",
+            args: vec![sh("8"), sh("24"), sh("40")],
+            macro_static: v(layout!(zn_layout(8, 24, 40))),
+            macro_dynamic: d(layout!(zn_layout(n8, 24, 40))),
+            statics: v(named::Zn::<f32, 24, 40>::new()),
+            cute: None,
+        },
+        Op::ZnLayoutStrided => Case {
+            calc: "zn_layout(8, 24, 40, 512, 128)",
+            args: vec![sh("8"), sh("24"), sh("40"), sh("512"), sh("128")],
+            macro_static: v(layout!(zn_layout(8, 24, 40, 512, 128))),
+            macro_dynamic: d(layout!(zn_layout(n8, 24, 40, 512, 128))),
+            statics: v(named::ZnStrided::<f32, 24, 40, 512, 128>::new()),
+            cute: None,
+        },
+        Op::ZzLayout => Case {
+            calc: "zz_layout(32, 33, 70)",
+            args: vec![sh("32"), sh("33"), sh("70")],
+            macro_static: v(layout!(zz_layout(32, 33, 70))),
+            macro_dynamic: d(layout!(zz_layout(n32, 33, 70))),
+            statics: v(named::Zz::<i8, 33, 70>::new()),
+            cute: None,
+        },
+        Op::ZzLayoutStrided => Case {
+            calc: "zz_layout(32, 33, 70, 1536, 512)",
+            args: vec![sh("32"), sh("33"), sh("70"), sh("1536"), sh("512")],
+            macro_static: v(layout!(zz_layout(32, 33, 70, 1536, 512))),
+            macro_dynamic: d(layout!(zz_layout(n32, 33, 70, 1536, 512))),
+            statics: v(named::ZzStrided::<i8, 33, 70, 1536, 512>::new()),
+            cute: None,
+        },
+        Op::NnLayout => Case {
+            calc: "nn_layout(6, 40)",
+            args: vec![sh("6"), sh("40")],
+            macro_static: v(layout!(nn_layout(6, 40))),
+            macro_dynamic: d(layout!(nn_layout(n6, 40))),
+            statics: v(named::Nn::<6, 40>::new()),
+            cute: None,
+        },
+        Op::L0cLayout => Case {
+            calc: "l0c_layout(20, 20)",
+            args: vec![sh("20"), sh("20")],
+            macro_static: v(layout!(l0c_layout(20, 20))),
+            macro_dynamic: d(layout!(l0c_layout(n20, 20))),
+            statics: v(named::L0c::<20, 20>::new()),
+            cute: None,
+        },
+        Op::RowMajorLayout => Case {
+            calc: "row_major_layout(6, 7)",
+            args: vec![sh("6"), sh("7")],
+            macro_static: v(layout!(row_major_layout(6, 7))),
+            macro_dynamic: d(layout!(row_major_layout(n6, 7))),
+            statics: v(named::NdExt::<6, 7>::new()),
+            cute: None,
+        },
+        Op::ColumnMajorLayout => Case {
+            calc: "column_major_layout(6, 7)",
+            args: vec![sh("6"), sh("7")],
+            macro_static: v(layout!(column_major_layout(6, 7))),
+            macro_dynamic: d(layout!(column_major_layout(n6, 7))),
+            statics: v(named::DnExt::<6, 7>::new()),
+            cute: None,
+        },
+        Op::NdExtLayout => Case {
+            calc: "nd_ext_layout(6, 7, 9)",
+            args: vec![sh("6"), sh("7"), sh("9")],
+            macro_static: v(layout!(nd_ext_layout(6, 7, 9))),
+            macro_dynamic: d(layout!(nd_ext_layout(n6, 7, 9))),
+            statics: v(named::NdExtStrided::<6, 7, 9>::new()),
+            cute: None,
+        },
+        Op::DnExtLayout => Case {
+            calc: "dn_ext_layout(6, 7, 9)",
+            args: vec![sh("6"), sh("7"), sh("9")],
+            macro_static: v(layout!(dn_ext_layout(6, 7, 9))),
+            macro_dynamic: d(layout!(dn_ext_layout(n6, 7, 9))),
+            statics: v(named::DnExtStrided::<6, 7, 9>::new()),
+            cute: None,
         },
     }
 }

@@ -102,3 +102,16 @@ fn gemm_and_static_tiles_tour() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(off + tile.offset((1, 1)), 2 * 16 + 1 + (3 * 8 + 1) * ld);
     Ok(())
 }
+
+#[test]
+fn named_layout_spellings_tour() -> Result<(), LayoutError> {
+    use layout::StaticLayout;
+    let nz = layout!(NZ<f16>(20, 28)); // static: evaluated while expanding
+    assert_eq!(nz.to_string(), "((_16,_2),(_16,_2)):((_16,_256),(_1,_512))");
+    type Weights = Layout![ZN<bf16>(64, 64)]; // a type a kernel can be generic over
+    assert_eq!(Weights::LAYOUT.cosize(), 64 * 64);
+    let (m, n) = (100, 30);
+    let rt = layout!(NZ<f16>(m, n))?; // run time: Result<DynLayout, _>
+    assert_eq!(rt.size(), 112 * 32);
+    Ok(())
+}

@@ -25,6 +25,7 @@ fn ui() {
         "macro-algebra",
         "algebra",
         "tensor",
+        "named",
     ] {
         t.compile_fail(format!("tests/ui/{area}/*.rs"));
     }

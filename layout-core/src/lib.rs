@@ -41,6 +41,7 @@ pub mod algebra;
 mod const_try;
 mod dyn_layout;
 mod error;
+mod fractal;
 #[cfg(feature = "std")]
 pub mod gemm;
 mod int;

@@ -325,6 +325,7 @@ fn rebuild(node: &Node, texts: &[String], k: &mut usize) -> String {
 /// call; or a misuse of the operation's arguments.
 pub fn eval_call(call: Call) -> Result<AlgValue, syn::Error> {
     let op = call.name.to_string();
+    let shown = call.written.clone().unwrap_or_else(|| op.clone());
     let mut errors = Errors(None);
     let mut args = Vec::new();
     let mut sites: Vec<Site> = Vec::new();
@@ -337,6 +338,10 @@ pub fn eval_call(call: Call) -> Result<AlgValue, syn::Error> {
                     Ok((layout, None)) => args.push(AlgArg::Layout(layout)),
                     Err(e) => errors.push(e),
                 }
+            }
+            Arg::Int(v, tokens) => {
+                sites.push(Site::tokens(tokens));
+                args.push(AlgArg::Shape(DynTuple::leaf(v)));
             }
             Arg::Call(inner) => {
                 sites.push(Site::tokens(inner.tokens.clone()));
@@ -377,7 +382,7 @@ pub fn eval_call(call: Call) -> Result<AlgValue, syn::Error> {
     if let Some(e) = errors.0 {
         return Err(e);
     }
-    eval::apply(&op, &args).map_err(|e| alg_error(&op, &call.tokens, &sites, args.len(), e))
+    eval::apply(&op, &args).map_err(|e| alg_error(&shown, &call.tokens, &sites, args.len(), e))
 }
 
 /// The compile error for an operation that refused its arguments or was misused; `sites[i]`

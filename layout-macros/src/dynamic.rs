@@ -35,6 +35,7 @@ pub fn has_unseen(call: &Call) -> bool {
         Arg::Layout(input) => input_unseen(input),
         Arg::Tile(modes, _) => modes.iter().flatten().any(input_unseen),
         Arg::Call(inner) => has_unseen(inner),
+        Arg::Int(..) => false,
     })
 }
 
@@ -102,6 +103,7 @@ pub fn expand(call: Call) -> syn::Result<TokenStream> {
 /// Generate one call; returns the local holding its result and whether it is an integer.
 fn call_code(call: Call, code: &mut Code) -> syn::Result<(Ident, bool)> {
     let op = call.name.to_string();
+    let shown = call.written.clone().unwrap_or_else(|| op.clone());
     let mut errors = Errors(None);
     let mut args = Vec::new();
     let mut sites: Vec<Site> = Vec::new();
@@ -127,6 +129,17 @@ fn call_code(call: Call, code: &mut Code) -> syn::Result<(Ident, bool)> {
                     ),
                 });
                 args.push(RtArg { class, value });
+            }
+            Arg::Int(v, tokens) => {
+                sites.push(Site::tokens(tokens));
+                let value = code.local("arg");
+                code.inner.push(quote!(
+                    let #value = ::layout::__private::ops::Arg::Shape(::layout::DynTuple::leaf(#v));
+                ));
+                args.push(RtArg {
+                    class: Class::Int,
+                    value,
+                });
             }
             Arg::Call(inner) => {
                 sites.push(Site::tokens(inner.tokens.clone()));
@@ -182,7 +195,7 @@ fn call_code(call: Call, code: &mut Code) -> syn::Result<(Ident, bool)> {
         return Err(e);
     }
     let (expr, is_int) = dispatch(&op, &args)
-        .map_err(|e| check::alg_error(&op, &call.tokens, &sites, args.len(), e))?;
+        .map_err(|e| check::alg_error(&shown, &call.tokens, &sites, args.len(), e))?;
     let res = code.local("res");
     code.inner.push(quote!(let #res = #expr;));
     Ok((res, is_int))

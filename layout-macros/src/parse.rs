@@ -15,6 +15,7 @@
 //! In `layout!`, a parenthesised group is a tuple when it stands alone between separators;
 //! `(a + b) * 2` is an expression. Write `{ a + b }` for an expression leaf in parentheses.
 
+use layout_core::algebra::ops::{Op, Spelling, SpellingError};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::parse::{ParseStream, Parser};
@@ -216,6 +217,9 @@ pub struct Call {
     pub tokens: TokenStream,
     /// The arguments.
     pub args: Vec<Arg>,
+    /// The spelling as written when it is not the table's name (`NZ<f16>` for `nz_layout`), for
+    /// messages.
+    pub written: Option<String>,
 }
 
 /// An argument of an algebra operation.
@@ -226,6 +230,9 @@ pub enum Arg {
     Tile(Vec<Option<Input>>, TokenStream),
     /// A nested operation.
     Call(Call),
+    /// An integer the spelling of a named layout supplies (C0 of `NZ<f16>`), spanned on the
+    /// element type.
+    Int(i64, TokenStream),
 }
 
 /// Parse a macro input that may be an algebra operation.
@@ -248,7 +255,9 @@ fn peek_call(input: ParseStream) -> bool {
     let fork = input.fork();
     match fork.parse::<Ident>() {
         Ok(id) => {
-            layout_core::algebra::ops::Op::is_name(&id.to_string()) && fork.peek(token::Paren)
+            let id = id.to_string();
+            (Op::is_name(&id) && fork.peek(token::Paren))
+                || (Spelling::is_name(&id) && (fork.peek(token::Paren) || fork.peek(Token![<])))
         }
         Err(_) => false,
     }
@@ -256,7 +265,16 @@ fn peek_call(input: ParseStream) -> bool {
 
 fn parse_call(input: ParseStream, mode: Mode) -> syn::Result<Call> {
     let start = input.fork();
-    let name: Ident = input.parse()?;
+    let mut name: Ident = input.parse()?;
+    // `NZ<f16>(…)`: the element type of a named layout's spelling
+    let dtype = if input.peek(Token![<]) {
+        input.parse::<Token![<]>()?;
+        let ty: syn::Type = input.parse()?;
+        input.parse::<Token![>]>()?;
+        Some(ty)
+    } else {
+        None
+    };
     let content;
     syn::parenthesized!(content in input);
     let mut args = Vec::new();
@@ -298,11 +316,59 @@ fn parse_call(input: ParseStream, mode: Mode) -> syn::Result<Call> {
             content.parse::<Token![,]>()?;
         }
     }
+    let tokens = tokens_between(&start, input);
+    let written = name.to_string();
+    let mut shown = None;
+    if let Some(r) = Spelling::resolve(
+        &written,
+        dtype.as_ref().map(type_name).as_deref(),
+        args.len(),
+    ) {
+        // a named layout's spelling: the table entry, with C0 first for the fractal layouts
+        let dtype_text = dtype.as_ref().map(type_name);
+        let spelling = r.map_err(|e| {
+            let msg = e.message(&written, dtype_text.as_deref()).to_string();
+            match (&e, &dtype) {
+                (
+                    SpellingError::UnknownElementType | SpellingError::TakesNoElementType,
+                    Some(t),
+                ) => syn::Error::new_spanned(t, msg),
+                _ => syn::Error::new_spanned(&tokens, msg),
+            }
+        })?;
+        name = Ident::new(spelling.op.name(), name.span());
+        shown = Some(match &dtype_text {
+            Some(t) => format!("{written}<{t}>"),
+            None => written.clone(),
+        });
+        if let Some(c0) = spelling.c0 {
+            args.insert(0, Arg::Int(c0, dtype.to_token_stream()));
+        }
+    } else if let Some(t) = &dtype {
+        return Err(syn::Error::new_spanned(
+            t,
+            format!("{written} takes no type parameter"),
+        ));
+    }
     Ok(Call {
         name,
-        tokens: tokens_between(&start, input),
+        tokens,
         args,
+        written: shown,
     })
+}
+
+/// The name of an element type as the table knows it: the last segment of a path (`half::f16`
+/// is `f16`), or the type's text.
+fn type_name(t: &syn::Type) -> String {
+    match t {
+        syn::Type::Path(p) if p.qself.is_none() => p
+            .path
+            .segments
+            .last()
+            .map_or_else(|| t.to_token_stream().to_string(), |s| s.ident.to_string()),
+        _ => t.to_token_stream().to_string().replace(' ', ""),
+    }
 }
 
 /// `RowMajor` / `ColMajor` / `LayoutRight` / `LayoutLeft` standing alone (at the end, or before

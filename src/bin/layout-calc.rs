@@ -29,6 +29,14 @@
 //!   `LAYOUT + OFFSET`), `max_common_layout(A, B)`, `max_common_vector(A, B)`, `nullspace(L)`,
 //!   `upcast(L, N)`, `downcast(L, N)`, `swizzle(B, M, S, x)`, `print_layout(L)`. Calls nest:
 //!   `size(composition(A, B))`.
+//! - named layouts (from the same table as `layout!`): `NZ<T>(m, n)`, `ZN<T>(m, n)`, `ZZ<T>(m, n)`
+//!   (plus the two outer strides: `NZ<f16>(m, n, row1, col1)`, alignment checked) with `T` one of
+//!   f32, i32, u32, f16, bf16, i16, u16, i8, u8, U4; `NN(m, n)`, `L0C(m, n)`, `ND(m, n[, ld])`,
+//!   `DN(m, n[, ld])`; or the entries by name, `nz_layout(C0, m, n)` & co.
+//! - banks and pictures: `bank_conflicts(L, bytes[, vector])` (worst row-wise and column-wise
+//!   ways on 32 banks × 4 bytes, vectors of 16 bytes unless given), `suggest_swizzle(L, bytes[,
+//!   vector])` (the smallest `Sw<B,M,S>` that removes them), `svg(L)` and `latex(L)` (a picture
+//!   of a rank-≤2 layout, then one empty line, like `print_layout`).
 //! - results print in CuTe's text for run-time values: no `_`, no spaces.
 //!
 //! `eval`, `idx2crd` and `crd2idx` check that the coordinate or index lies in the domain;

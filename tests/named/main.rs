@@ -7,4 +7,5 @@ mod banks;
 mod blocked;
 mod padded;
 mod pictures;
+mod spelled;
 mod tensor_op;

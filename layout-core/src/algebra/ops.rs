@@ -23,9 +23,10 @@
 //! `tests/op_table.rs`, which matches exhaustively on [`Op`]): the macro, the calculator, the
 //! static layer and the trait pick it up. An entry is `Variant "name" (arg: Kind, …) FORMS =>
 //! expression`, the expression giving `Result<Value, LayoutError>` from the converted arguments;
-//! a constructor of a named layout is an entry like any other (e.g. integer arguments only).
-//! The front ends recognise calls by the names here; a name with type parameters (`NZ<f16>(…)`)
-//! would need its front ends to read them.
+//! a constructor of a named layout is an entry like any other (integer arguments only: the Ascend
+//! fractal formulas of [`named::ascend`](crate::named::ascend), which live in a layer below this
+//! one). The front ends recognise calls by the names here, and Ascend's spellings with an element
+//! type (`NZ<f16>(m, n)` → `nz_layout(16, m, n)`) through [`Spelling`].
 //!
 //! ```
 //! use layout_core::algebra::ops::{Arg, Op, Value};
@@ -37,6 +38,7 @@
 //! assert!(bare.is_err());
 //! ```
 
+use crate::fractal;
 use crate::{DynLayout, DynTuple, LayoutError, Tile};
 use core::fmt;
 
@@ -429,6 +431,9 @@ const COMMON: &str = "max_common_layout(A, B) / max_common_vector(A, B)";
 const TILED: &str = "logical_divide(A, T) & co. with T a layout, an integer or a tiler [t0,t1,…]";
 const PAIR: &str = "blocked_product(A, B) / raked_product(A, B) with two layouts";
 const UNARY: &str = "op(L) with one layout";
+const FRACTAL: &str = "NZ<T>(m, n) / ZN<T>(m, n) / ZZ<T>(m, n) (+ the two outer strides), or nz_layout(C0, m, n) & co.";
+const PLAIN2: &str =
+    "NN(m, n), L0C(m, n), ND(m, n), DN(m, n) (+ a leading dimension: ND(m, n, ld))";
 
 ops! {
     /// `coalesce(L)` ([`DynLayout::coalesce`]).
@@ -512,6 +517,215 @@ ops! {
     Upcast "upcast" (l: Layout, n: Int) CAST => try_lay(l.upcast(n));
     /// `downcast(L, N)` ([`DynLayout::downcast`]).
     Downcast "downcast" (l: Layout, n: Int) CAST => try_lay(l.downcast(n));
+    /// Ascend NZ for C0 elements per fractal row ([`nz_layout`](crate::named::ascend::nz_layout));
+    /// `NZ<T>(m, n)` in the front ends.
+    NzLayout "nz_layout" (c0: Int, m: Int, n: Int) FRACTAL => try_lay(fractal::nz_layout(c0, m, n));
+    /// NZ with explicit outer strides, alignment checked
+    /// ([`nz_layout_strided`](crate::named::ascend::nz_layout_strided)).
+    NzLayoutStrided "nz_layout" (c0: Int, m: Int, n: Int, row1: Int, col1: Int) FRACTAL =>
+        try_lay(fractal::nz_layout_strided(c0, m, n, row1, col1));
+    /// Ascend ZN ([`zn_layout`](crate::named::ascend::zn_layout)); `ZN<T>(m, n)`.
+    ZnLayout "zn_layout" (c0: Int, m: Int, n: Int) FRACTAL => try_lay(fractal::zn_layout(c0, m, n));
+    /// ZN with explicit outer strides ([`zn_layout_strided`](crate::named::ascend::zn_layout_strided)).
+    ZnLayoutStrided "zn_layout" (c0: Int, m: Int, n: Int, row1: Int, col1: Int) FRACTAL =>
+        try_lay(fractal::zn_layout_strided(c0, m, n, row1, col1));
+    /// Ascend ZZ ([`zz_layout`](crate::named::ascend::zz_layout)); `ZZ<T>(m, n)`.
+    ZzLayout "zz_layout" (c0: Int, m: Int, n: Int) FRACTAL => try_lay(fractal::zz_layout(c0, m, n));
+    /// ZZ with explicit outer strides ([`zz_layout_strided`](crate::named::ascend::zz_layout_strided)).
+    ZzLayoutStrided "zz_layout" (c0: Int, m: Int, n: Int, row1: Int, col1: Int) FRACTAL =>
+        try_lay(fractal::zz_layout_strided(c0, m, n, row1, col1));
+    /// Ascend NN, the MX `scaleB` layout ([`nn_layout`](crate::named::ascend::nn_layout)); `NN(m, n)`.
+    NnLayout "nn_layout" (m: Int, n: Int) PLAIN2 => try_lay(fractal::nn_layout(m, n));
+    /// The L0C accumulator layout: NZ with C0 = 16 whatever the type; `L0C(m, n)`.
+    L0cLayout "l0c_layout" (m: Int, n: Int) PLAIN2 => try_lay(fractal::nz_layout(16, m, n));
+    /// Ascend's two-level row-major `((1,m),(1,n)):((0,n),(0,1))`; `ND(m, n)`.
+    RowMajorLayout "row_major_layout" (m: Int, n: Int) PLAIN2 => try_lay(fractal::nd_ext_layout(m, n, n));
+    /// Ascend's two-level column-major `((1,m),(1,n)):((0,1),(0,m))`; `DN(m, n)`.
+    ColumnMajorLayout "column_major_layout" (m: Int, n: Int) PLAIN2 => try_lay(fractal::dn_ext_layout(m, n, m));
+    /// Two-level row-major with a leading dimension ([`nd_ext_layout`](crate::named::ascend::nd_ext_layout));
+    /// `ND(m, n, ld)`.
+    NdExtLayout "nd_ext_layout" (m: Int, n: Int, ld: Int) PLAIN2 => try_lay(fractal::nd_ext_layout(m, n, ld));
+    /// Two-level column-major with a leading dimension ([`dn_ext_layout`](crate::named::ascend::dn_ext_layout));
+    /// `DN(m, n, ld)`.
+    DnExtLayout "dn_ext_layout" (m: Int, n: Int, ld: Int) PLAIN2 => try_lay(fractal::dn_ext_layout(m, n, ld));
+}
+
+/// The Ascend-style spellings of the named layouts, shared by the front ends: `NZ<f16>(m, n)` is
+/// the table's `nz_layout(16, m, n)` (C0 from the element type, [`c0_of`](crate::named::ascend::c0_of)),
+/// `ND(m, n)` is `row_major_layout(m, n)`, `ND(m, n, ld)` is `nd_ext_layout(m, n, ld)`.
+///
+/// | spelling | element type | entries |
+/// |---|---|---|
+/// | `NZ<T>`, `ZN<T>`, `ZZ<T>` | required | `nz_layout` / `zn_layout` / `zz_layout` (3 or 5 arguments) |
+/// | `NN`, `L0C` | none | `nn_layout`, `l0c_layout` |
+/// | `ND`, `DN` | none | `row_major_layout` / `column_major_layout`, or with `ld` `nd_ext_layout` / `dn_ext_layout` |
+///
+/// ```
+/// use layout_core::algebra::ops::{Spelling, Op};
+/// let s = Spelling::resolve("NZ", Some("f16"), 2).unwrap().unwrap();
+/// assert_eq!((s.op, s.c0), (Op::NzLayout, Some(16)));
+/// assert!(Spelling::resolve("NZ", None, 2).unwrap().is_err()); // needs its element type
+/// assert!(Spelling::resolve("composition", None, 2).is_none()); // not a spelling
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Spelling {
+    /// The table entry.
+    pub op: Op,
+    /// The C0 to pass as its first argument, for the fractal layouts.
+    pub c0: Option<i64>,
+}
+
+/// Why a spelling of a named layout was refused.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SpellingError {
+    /// `NZ(…)` without its element type.
+    NeedsElementType,
+    /// `NN<f16>(…)`: this layout does not depend on the element type.
+    TakesNoElementType,
+    /// An element type the front ends do not know by name.
+    UnknownElementType,
+    /// No form of this spelling takes this many arguments (the forms are in `forms`).
+    Arity {
+        /// The forms that exist, e.g. `NZ<T>(m, n) or NZ<T>(m, n, row1, col1)`.
+        forms: &'static str,
+    },
+}
+
+impl SpellingError {
+    /// The message, in the user's notation (`name` as written, `dtype` the type given if any).
+    ///
+    /// ```
+    /// use layout_core::algebra::ops::Spelling;
+    /// let e = Spelling::resolve("NZ", Some("f64"), 2).unwrap().unwrap_err();
+    /// assert_eq!(
+    ///     e.message("NZ", Some("f64")).to_string(),
+    ///     "NZ does not know the element type `f64`: C0 (elements per 32-byte fractal row) is known for f32, i32, u32, f16, bf16, i16, u16, i8, u8, U4; for another type write nz_layout(C0, m, n)"
+    /// );
+    /// ```
+    pub fn message<'a>(&self, name: &'a str, dtype: Option<&'a str>) -> SpellingMessage<'a> {
+        SpellingMessage {
+            error: *self,
+            name,
+            dtype,
+        }
+    }
+}
+
+/// A [`SpellingError`] with the words the user wrote, ready to print.
+#[derive(Clone, Copy, Debug)]
+pub struct SpellingMessage<'a> {
+    error: SpellingError,
+    name: &'a str,
+    dtype: Option<&'a str>,
+}
+
+impl fmt::Display for SpellingMessage<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = self.name;
+        let entry = name.to_ascii_lowercase();
+        match self.error {
+            SpellingError::NeedsElementType => write!(
+                f,
+                "{name} needs its element type, which decides C0: write e.g. {name}<f16>(m, n)"
+            ),
+            SpellingError::TakesNoElementType => write!(
+                f,
+                "{name} does not depend on the element type: write {name}(m, n) without `<{}>`",
+                self.dtype.unwrap_or("T")
+            ),
+            SpellingError::UnknownElementType => {
+                write!(
+                    f,
+                    "{name} does not know the element type `{}`: C0 (elements per 32-byte fractal row) is known for ",
+                    self.dtype.unwrap_or("?")
+                )?;
+                for (i, (t, _)) in fractal::ELEMENT_TYPES.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(t)?;
+                }
+                write!(f, "; for another type write {entry}_layout(C0, m, n)")
+            }
+            SpellingError::Arity { forms } => write!(f, "{name} is written {forms}"),
+        }
+    }
+}
+
+/// One spelling: its name, whether it takes an element type, its forms as (arguments written,
+/// entry), and the forms as text.
+type SpellingRow = (&'static str, bool, &'static [(usize, Op)], &'static str);
+
+/// The spellings.
+const SPELLINGS: [SpellingRow; 7] = [
+    (
+        "NZ",
+        true,
+        &[(2, Op::NzLayout), (4, Op::NzLayoutStrided)],
+        "NZ<T>(m, n) or NZ<T>(m, n, row1, col1)",
+    ),
+    (
+        "ZN",
+        true,
+        &[(2, Op::ZnLayout), (4, Op::ZnLayoutStrided)],
+        "ZN<T>(m, n) or ZN<T>(m, n, row1, col1)",
+    ),
+    (
+        "ZZ",
+        true,
+        &[(2, Op::ZzLayout), (4, Op::ZzLayoutStrided)],
+        "ZZ<T>(m, n) or ZZ<T>(m, n, row1, col1)",
+    ),
+    ("NN", false, &[(2, Op::NnLayout)], "NN(m, n)"),
+    ("L0C", false, &[(2, Op::L0cLayout)], "L0C(m, n)"),
+    (
+        "ND",
+        false,
+        &[(2, Op::RowMajorLayout), (3, Op::NdExtLayout)],
+        "ND(m, n) or ND(m, n, ld)",
+    ),
+    (
+        "DN",
+        false,
+        &[(2, Op::ColumnMajorLayout), (3, Op::DnExtLayout)],
+        "DN(m, n) or DN(m, n, ld)",
+    ),
+];
+
+impl Spelling {
+    /// `true` when `name` is one of the spellings (`NZ`, `ZN`, `ZZ`, `NN`, `L0C`, `ND`, `DN`).
+    pub fn is_name(name: &str) -> bool {
+        SPELLINGS.iter().any(|s| s.0 == name)
+    }
+
+    /// Resolve `name<dtype>(…nargs arguments…)`: `None` when `name` is not a spelling.
+    ///
+    /// # Errors
+    /// A [`SpellingError`] when the element type is missing, superfluous or unknown, or no form
+    /// takes `nargs` arguments.
+    pub fn resolve(
+        name: &str,
+        dtype: Option<&str>,
+        nargs: usize,
+    ) -> Option<Result<Spelling, SpellingError>> {
+        let (_, typed, forms, text) = SPELLINGS.iter().find(|s| s.0 == name)?;
+        Some((|| {
+            let c0 = match (typed, dtype) {
+                (true, None) => return Err(SpellingError::NeedsElementType),
+                (false, Some(_)) => return Err(SpellingError::TakesNoElementType),
+                (true, Some(t)) => {
+                    Some(fractal::c0_of(t).ok_or(SpellingError::UnknownElementType)?)
+                }
+                (false, None) => None,
+            };
+            let op = forms
+                .iter()
+                .find(|f| f.0 == nargs)
+                .map(|f| f.1)
+                .ok_or(SpellingError::Arity { forms: text })?;
+            Ok(Spelling { op, c0 })
+        })())
+    }
 }
 
 impl Op {

@@ -49,14 +49,27 @@
 //! assert!(nz_layout_strided(16, 32, 32, 256, 520).is_err());
 //! ```
 
-use super::{ceil_div, mul, named_zst};
-use crate::const_try::ctry;
+use super::named_zst;
+use crate::algebra::ops::{Arg, Op, apply_layout};
 use crate::{DynLayout, DynTuple, LayoutError};
 
-/// Rows of an Ascend fractal (M0).
-pub const FRACTAL_ROWS: i64 = 16;
-/// Bytes of one fractal row (C0 elements).
-pub const C0_BYTES: i64 = 32;
+/// A named layout's value from its entry of the operation table (the one the `layout!` macro and
+/// `layout-calc` evaluate), given its integer arguments (the first `op.kinds().len()` of `ints`).
+const fn table(op: Op, ints: [i64; 5]) -> Result<DynLayout, LayoutError> {
+    let mut args = [Arg::Shape(DynTuple::leaf(0)); 5];
+    let mut i = 0;
+    while i < 5 {
+        args[i] = Arg::Shape(DynTuple::leaf(ints[i]));
+        i += 1;
+    }
+    apply_layout(op, args.split_at(op.kinds().len()).0)
+}
+
+pub use crate::fractal::{
+    C0_BYTES, ELEMENT_TYPES, FRACTAL_ROWS, batched, c0_of, capacity, dn_ext_layout, nd_ext_layout,
+    nn_layout, nz_layout, nz_layout_strided, zn_layout, zn_layout_strided, zz_layout,
+    zz_layout_strided,
+};
 
 /// An element type of Ascend's fractal layouts: its width in bits decides C0, the number of
 /// elements in a fractal row of 32 bytes.
@@ -93,278 +106,6 @@ element!(32 => f32, i32, u32);
 element!(16 => half::f16, half::bf16, i16, u16);
 element!(8 => i8, u8);
 element!(4 => U4);
-
-const fn extents_ok(what: &'static str, m: i64, n: i64) -> Result<(), LayoutError> {
-    if m <= 0 || n <= 0 {
-        return Err(LayoutError::Precondition { what, a: m, b: n });
-    }
-    Ok(())
-}
-
-const fn c0_ok(c0: i64) -> Result<(), LayoutError> {
-    if c0 <= 0 {
-        return Err(LayoutError::Precondition {
-            what: "fractal layout: C0 (elements per 32-byte fractal row) must be positive; C0 and 0 are {a} and {b}",
-            a: c0,
-            b: 0,
-        });
-    }
-    Ok(())
-}
-
-/// `((s00,s01),(s10,s11)):((d00,d01),(d10,d11))`.
-const fn two_level(s: [i64; 4], d: [i64; 4]) -> Result<DynLayout, LayoutError> {
-    let rows = ctry!(DynTuple::from_slice(&[s[0], s[1]]));
-    let cols = ctry!(DynTuple::from_slice(&[s[2], s[3]]));
-    let rs = ctry!(DynTuple::from_slice(&[d[0], d[1]]));
-    let cs = ctry!(DynTuple::from_slice(&[d[2], d[3]]));
-    DynLayout::new(
-        &ctry!(DynTuple::tuple(&[rows, cols])),
-        &ctry!(DynTuple::tuple(&[rs, cs])),
-    )
-}
-
-const fn multiple(what: &'static str, stride: i64, unit: i64) -> Result<(), LayoutError> {
-    if stride % unit != 0 {
-        return Err(LayoutError::Precondition {
-            what,
-            a: stride,
-            b: unit,
-        });
-    }
-    Ok(())
-}
-
-/// NZ with explicit outer strides: `((16,⌈m/16⌉),(C0,⌈n/C0⌉)) : ((C0,row1),(1,col1))`.
-///
-/// # Errors
-/// Non-positive `c0`, `m` or `n`; `col1` (StrideColumn1) not a multiple of the fractal size
-/// `16·C0`; `row1` (StrideRow1) not a multiple of `C0`; an invalid layout (overflow).
-pub const fn nz_layout_strided(
-    c0: i64,
-    m: i64,
-    n: i64,
-    row1: i64,
-    col1: i64,
-) -> Result<DynLayout, LayoutError> {
-    ctry!(c0_ok(c0));
-    ctry!(extents_ok(
-        "NZ layout: the row and column extents must be positive; they are",
-        m,
-        n
-    ));
-    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
-    ctry!(multiple(
-        "NZ layout alignment: the stride between fractal columns (StrideColumn1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
-        col1,
-        fractal
-    ));
-    ctry!(multiple(
-        "NZ layout alignment: the stride between fractals of a column (StrideRow1) must be a multiple of C0 (32 bytes); stride and C0 are",
-        row1,
-        c0
-    ));
-    two_level(
-        [FRACTAL_ROWS, ceil_div(m, FRACTAL_ROWS), c0, ceil_div(n, c0)],
-        [c0, row1, 1, col1],
-    )
-}
-
-/// Compact NZ for C0 `c0`, padded to whole fractals:
-/// `((16,m1),(C0,n1)) : ((C0,16·C0),(1,C0·align16(m)))`.
-///
-/// # Errors
-/// Non-positive `c0`, `m` or `n`, or overflow.
-pub const fn nz_layout(c0: i64, m: i64, n: i64) -> Result<DynLayout, LayoutError> {
-    ctry!(c0_ok(c0));
-    ctry!(extents_ok(
-        "NZ layout: the row and column extents must be positive; they are",
-        m,
-        n
-    ));
-    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
-    let col1 = ctry!(mul(fractal, ceil_div(m, FRACTAL_ROWS)));
-    nz_layout_strided(c0, m, n, fractal, col1)
-}
-
-/// ZN with explicit outer strides: `((C0,⌈m/C0⌉),(16,⌈n/16⌉)) : ((1,row1),(C0,col1))`.
-///
-/// # Errors
-/// Non-positive `c0`, `m` or `n`; `row1` (StrideRow1) not a multiple of `16·C0`; `col1`
-/// (StrideColumn1) not a multiple of `C0`; overflow.
-pub const fn zn_layout_strided(
-    c0: i64,
-    m: i64,
-    n: i64,
-    row1: i64,
-    col1: i64,
-) -> Result<DynLayout, LayoutError> {
-    ctry!(c0_ok(c0));
-    ctry!(extents_ok(
-        "ZN layout: the row and column extents must be positive; they are",
-        m,
-        n
-    ));
-    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
-    ctry!(multiple(
-        "ZN layout alignment: the stride between fractal rows (StrideRow1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
-        row1,
-        fractal
-    ));
-    ctry!(multiple(
-        "ZN layout alignment: the stride between fractals of a row (StrideColumn1) must be a multiple of C0 (32 bytes); stride and C0 are",
-        col1,
-        c0
-    ));
-    two_level(
-        [c0, ceil_div(m, c0), FRACTAL_ROWS, ceil_div(n, FRACTAL_ROWS)],
-        [1, row1, c0, col1],
-    )
-}
-
-/// Compact ZN: `((C0,⌈m/C0⌉),(16,⌈n/16⌉)) : ((1,C0·align16(n)),(C0,16·C0))`.
-///
-/// # Errors
-/// Non-positive `c0`, `m` or `n`, or overflow.
-pub const fn zn_layout(c0: i64, m: i64, n: i64) -> Result<DynLayout, LayoutError> {
-    ctry!(c0_ok(c0));
-    ctry!(extents_ok(
-        "ZN layout: the row and column extents must be positive; they are",
-        m,
-        n
-    ));
-    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
-    let row1 = ctry!(mul(fractal, ceil_div(n, FRACTAL_ROWS)));
-    zn_layout_strided(c0, m, n, row1, fractal)
-}
-
-/// ZZ with explicit outer strides: `((16,⌈m/16⌉),(C0,⌈n/C0⌉)) : ((C0,row1),(1,col1))`.
-///
-/// # Errors
-/// Non-positive `c0`, `m` or `n`; `row1` not a multiple of `16·C0`; `col1` not a multiple of
-/// `C0`; overflow.
-pub const fn zz_layout_strided(
-    c0: i64,
-    m: i64,
-    n: i64,
-    row1: i64,
-    col1: i64,
-) -> Result<DynLayout, LayoutError> {
-    ctry!(c0_ok(c0));
-    ctry!(extents_ok(
-        "ZZ layout: the row and column extents must be positive; they are",
-        m,
-        n
-    ));
-    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
-    ctry!(multiple(
-        "ZZ layout alignment: the stride between fractal rows (StrideRow1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
-        row1,
-        fractal
-    ));
-    ctry!(multiple(
-        "ZZ layout alignment: the stride between fractals of a row (StrideColumn1) must be a multiple of C0 (32 bytes); stride and C0 are",
-        col1,
-        c0
-    ));
-    two_level(
-        [FRACTAL_ROWS, ceil_div(m, FRACTAL_ROWS), c0, ceil_div(n, c0)],
-        [c0, row1, 1, col1],
-    )
-}
-
-/// Compact ZZ: `((16,m1),(C0,n1)) : ((C0,16·C0·n1),(1,16·C0))`.
-///
-/// # Errors
-/// Non-positive `c0`, `m` or `n`, or overflow.
-pub const fn zz_layout(c0: i64, m: i64, n: i64) -> Result<DynLayout, LayoutError> {
-    ctry!(c0_ok(c0));
-    ctry!(extents_ok(
-        "ZZ layout: the row and column extents must be positive; they are",
-        m,
-        n
-    ));
-    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
-    let row1 = ctry!(mul(fractal, ceil_div(n, c0)));
-    zz_layout_strided(c0, m, n, row1, fractal)
-}
-
-/// NN, the MX `scaleB` layout (fp8_e8m0 scales, 2 × 16 column-major fractals of 32 elements,
-/// fractals down a column first): `((2,⌈m/2⌉),(16,⌈n/16⌉)) : ((1,32),(2,16·align2(m)))`.
-///
-/// # Errors
-/// Non-positive `m` or `n`, or overflow.
-pub const fn nn_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
-    ctry!(extents_ok(
-        "NN layout: the row and column extents must be positive; they are",
-        m,
-        n
-    ));
-    let m1 = ceil_div(m, 2);
-    let col1 = ctry!(mul(32, m1));
-    two_level([2, m1, 16, ceil_div(n, 16)], [1, 32, 2, col1])
-}
-
-/// Ascend's two-level row-major form (`NDExt`, the old `RowMajor`):
-/// `((1,m),(1,n)) : ((0,ld),(0,1))`, compact when `ld = n`.
-///
-/// # Errors
-/// Non-positive `m` or `n`, or overflow.
-pub const fn nd_ext_layout(m: i64, n: i64, ld: i64) -> Result<DynLayout, LayoutError> {
-    ctry!(extents_ok(
-        "ND layout: the row and column extents must be positive; they are",
-        m,
-        n
-    ));
-    two_level([1, m, 1, n], [0, ld, 0, 1])
-}
-
-/// Ascend's two-level column-major form (`DNExt`, the old `ColumnMajor`):
-/// `((1,m),(1,n)) : ((0,1),(0,ld))`, compact when `ld = m`.
-///
-/// # Errors
-/// Non-positive `m` or `n`, or overflow.
-pub const fn dn_ext_layout(m: i64, n: i64, ld: i64) -> Result<DynLayout, LayoutError> {
-    ctry!(extents_ok(
-        "DN layout: the row and column extents must be positive; they are",
-        m,
-        n
-    ));
-    two_level([1, m, 1, n], [0, 1, 0, ld])
-}
-
-/// Ascend's `Capacity`: `max (extent · |stride|)` over the leaves — the memory a layout
-/// occupies including holes, which Ascend uses as the batch stride.
-pub const fn capacity(l: &DynLayout) -> i64 {
-    let (s, d) = (l.shape_leaves(), l.stride_leaves());
-    let mut c = 0;
-    let mut i = 0;
-    while i < s.len() {
-        // validated layouts: extent·|stride| ≤ cosize + |stride| fits (saturate anyway)
-        let v = s[i].saturating_mul(d[i].saturating_abs());
-        if v > c {
-            c = v;
-        }
-        i += 1;
-    }
-    c
-}
-
-/// A batch of `batch` matrices of layout `l`, `batch` as a new first mode whose stride is
-/// [`capacity`] (Ascend's `MakeFrameLayout(batch, m, n)`): `(batch, rows, cols)`.
-///
-/// # Errors
-/// Non-positive `batch`, or overflow.
-pub const fn batched(l: &DynLayout, batch: i64) -> Result<DynLayout, LayoutError> {
-    if batch <= 0 {
-        return Err(LayoutError::Precondition {
-            what: "batched layout: the batch extent must be positive; batch and 0 are {a} and {b}",
-            a: batch,
-            b: 0,
-        });
-    }
-    l.prepend(&ctry!(DynLayout::leaf(batch, capacity(l))))
-}
 
 /// Ascend's `MakeNzLayout<T>(m, n)`: compact NZ for element type `T` (see [`nz_layout`]).
 ///
@@ -478,7 +219,7 @@ named_zst! {
     /// assert_eq!(l.to_string(), "((_16,_1),(_8,_2)):((_8,_128),(_1,_128))");
     /// assert_eq!(Nz::<f32, 16, 16>::LAYOUT.offset_of(&"(0,8)".parse().unwrap()), Ok(128));
     /// ```
-    Nz [T: Element, const M: i64, const N: i64] [T, M, N] (T) => nz_layout(T::C0, M, N)
+    Nz [T: Element, const M: i64, const N: i64] [T, M, N] (T) => table(Op::NzLayout, [T::C0, M, N, 0, 0])
 }
 named_zst! {
     /// Static NZ with explicit outer strides (see [`nz_layout_strided`]); a stride that breaks
@@ -490,41 +231,53 @@ named_zst! {
     /// let l = NzStrided::<half::f16, 32, 32, 256, 520>::new();
     /// ```
     NzStrided [T: Element, const M: i64, const N: i64, const ROW1: i64, const COL1: i64]
-        [T, M, N, ROW1, COL1] (T) => nz_layout_strided(T::C0, M, N, ROW1, COL1)
+        [T, M, N, ROW1, COL1] (T) => table(Op::NzLayoutStrided, [T::C0, M, N, ROW1, COL1])
 }
 named_zst! {
     /// Static compact ZN for `T` ([`zn_layout`]).
-    Zn [T: Element, const M: i64, const N: i64] [T, M, N] (T) => zn_layout(T::C0, M, N)
+    Zn [T: Element, const M: i64, const N: i64] [T, M, N] (T) => table(Op::ZnLayout, [T::C0, M, N, 0, 0])
 }
 named_zst! {
     /// Static ZN with explicit outer strides ([`zn_layout_strided`]).
     ZnStrided [T: Element, const M: i64, const N: i64, const ROW1: i64, const COL1: i64]
-        [T, M, N, ROW1, COL1] (T) => zn_layout_strided(T::C0, M, N, ROW1, COL1)
+        [T, M, N, ROW1, COL1] (T) => table(Op::ZnLayoutStrided, [T::C0, M, N, ROW1, COL1])
 }
 named_zst! {
     /// Static compact ZZ for `T` ([`zz_layout`]).
-    Zz [T: Element, const M: i64, const N: i64] [T, M, N] (T) => zz_layout(T::C0, M, N)
+    Zz [T: Element, const M: i64, const N: i64] [T, M, N] (T) => table(Op::ZzLayout, [T::C0, M, N, 0, 0])
 }
 named_zst! {
     /// Static ZZ with explicit outer strides ([`zz_layout_strided`]).
     ZzStrided [T: Element, const M: i64, const N: i64, const ROW1: i64, const COL1: i64]
-        [T, M, N, ROW1, COL1] (T) => zz_layout_strided(T::C0, M, N, ROW1, COL1)
+        [T, M, N, ROW1, COL1] (T) => table(Op::ZzLayoutStrided, [T::C0, M, N, ROW1, COL1])
 }
 named_zst! {
     /// Static NN ([`nn_layout`]).
-    Nn [const M: i64, const N: i64] [M, N] () => nn_layout(M, N)
+    Nn [const M: i64, const N: i64] [M, N] () => table(Op::NnLayout, [M, N, 0, 0, 0])
 }
 named_zst! {
     /// Static two-level row-major `((1,M),(1,N)):((0,N),(0,1))` ([`nd_ext_layout`]).
-    NdExt [const M: i64, const N: i64] [M, N] () => nd_ext_layout(M, N, N)
+    NdExt [const M: i64, const N: i64] [M, N] () => table(Op::RowMajorLayout, [M, N, 0, 0, 0])
 }
 named_zst! {
     /// Static two-level column-major `((1,M),(1,N)):((0,1),(0,M))` ([`dn_ext_layout`]).
-    DnExt [const M: i64, const N: i64] [M, N] () => dn_ext_layout(M, N, M)
+    DnExt [const M: i64, const N: i64] [M, N] () => table(Op::ColumnMajorLayout, [M, N, 0, 0, 0])
+}
+named_zst! {
+    /// Static two-level row-major with a leading dimension, `((1,M),(1,N)):((0,LD),(0,1))`
+    /// ([`nd_ext_layout`]).
+    NdExtStrided [const M: i64, const N: i64, const LD: i64] [M, N, LD] () =>
+        table(Op::NdExtLayout, [M, N, LD, 0, 0])
+}
+named_zst! {
+    /// Static two-level column-major with a leading dimension, `((1,M),(1,N)):((0,1),(0,LD))`
+    /// ([`dn_ext_layout`]).
+    DnExtStrided [const M: i64, const N: i64, const LD: i64] [M, N, LD] () =>
+        table(Op::DnExtLayout, [M, N, LD, 0, 0])
 }
 named_zst! {
     /// Static L0C accumulator layout: NZ with 16 × 16 fractals ([`make_l0c_layout`]).
-    L0c [const M: i64, const N: i64] [M, N] () => nz_layout(16, M, N)
+    L0c [const M: i64, const N: i64] [M, N] () => table(Op::L0cLayout, [M, N, 0, 0, 0])
 }
 
 impl<T: Element, const M: i64, const N: i64> Nz<T, M, N> {

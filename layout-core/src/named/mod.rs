@@ -50,8 +50,8 @@ pub mod padded;
 pub mod tensor_op;
 
 pub use ascend::{
-    DnExt, Element, L0c, NdExt, Nn, Nz, NzStrided, U4, Zn, ZnStrided, Zz, ZzStrided,
-    make_column_major_layout, make_l0c_layout, make_nn_layout, make_nz_layout,
+    DnExt, DnExtStrided, Element, L0c, NdExt, NdExtStrided, Nn, Nz, NzStrided, U4, Zn, ZnStrided,
+    Zz, ZzStrided, make_column_major_layout, make_l0c_layout, make_nn_layout, make_nz_layout,
     make_nz_layout_batched, make_row_major_layout, make_zn_layout, make_zn_layout_batched,
     make_zz_layout, make_zz_layout_batched,
 };
@@ -62,19 +62,7 @@ pub use padded::Padded;
 use crate::{DynLayout, LayoutError};
 use core::fmt;
 
-pub(crate) const fn mul(a: i64, b: i64) -> Result<i64, LayoutError> {
-    match a.checked_mul(b) {
-        Some(v) => Ok(v),
-        None => Err(LayoutError::Overflow {
-            what: "named layout stride",
-        }),
-    }
-}
-
-/// `⌈a/b⌉` for `a, b > 0`.
-pub(crate) const fn ceil_div(a: i64, b: i64) -> i64 {
-    (a - 1) / b + 1
-}
+pub(crate) use crate::fractal::{ceil_div, mul};
 
 /// Unwrap a named layout in a const, or fail compilation with the rule's text.
 pub(crate) const fn ok(r: Result<DynLayout, LayoutError>) -> DynLayout {

@@ -4,7 +4,7 @@
 
 use super::eval::{AnyL, Res, Value, any_layout, layout, read, text_err};
 use super::parse::{Term, echo};
-use layout::algebra::ops::{self, Arg, Op, OpError, TilerHint};
+use layout::algebra::ops::{self, Arg, Op, OpError, Spelling, TilerHint};
 use layout::{DynLayout, LayoutError, SliceCoord, SwizzledLayout};
 
 fn lerr(e: LayoutError) -> String {
@@ -86,7 +86,21 @@ pub fn call(name: &str, args: &[Term]) -> Res<Value> {
     if let "slice" | "dice" | "slice_and_offset" = name {
         return slice(name, args);
     }
-    let op = Op::lookup(name, args.len()).map_err(|e| op_error(name, &[], e))?;
+    // a named layout's spelling (`NZ<f16>(m, n)`) is a table entry with C0 first
+    let (base, dtype) = match name.split_once('<') {
+        Some((b, t)) => (b, Some(t.trim_end_matches('>'))),
+        None => (name, None),
+    };
+    let mut vals = Vec::with_capacity(args.len() + 1);
+    let op = match Spelling::resolve(base, dtype, args.len()) {
+        Some(r) => {
+            let s = r.map_err(|e| e.message(base, dtype).to_string())?;
+            vals.extend(s.c0.map(|c| Arg::Shape(layout::DynTuple::leaf(c))));
+            s.op
+        }
+        None if dtype.is_some() => return Err(format!("`{}` takes no type parameter", echo(base))),
+        None => Op::lookup(name, args.len()).map_err(|e| op_error(name, &[], e))?,
+    };
     // Sw o K o A composed with B is Sw o K o (A ∘ B), as in CuTe
     let swizzled = match (op, args.first()) {
         (Op::Composition, Some(a @ Term::Swizzled { .. })) => match any_layout(a)? {
@@ -95,14 +109,25 @@ pub fn call(name: &str, args: &[Term]) -> Res<Value> {
         },
         _ => None,
     };
-    let mut vals = Vec::with_capacity(args.len());
+    // arguments the user wrote start here (after a spelling's C0)
+    let shift = vals.len();
     for (i, t) in args.iter().enumerate() {
         vals.push(match (&swizzled, i) {
             (Some(s), 0) => Arg::Layout(s.layout()),
             _ => arg(t)?,
         });
     }
-    match op.apply(&vals).map_err(|e| op_error(name, &vals, e))? {
+    let written = |e| match e {
+        OpError::Argument { index, expected } => OpError::Argument {
+            index: index.saturating_sub(shift),
+            expected,
+        },
+        e => e,
+    };
+    match op
+        .apply(&vals)
+        .map_err(|e| op_error(name, &vals[shift..], written(e)))?
+    {
         ops::Value::Int(v) => Ok(Value::Int(v)),
         ops::Value::Layout(r) => Ok(Value::Layout(match swizzled {
             None => AnyL::Plain(r),

@@ -3,6 +3,8 @@
 //! after `error: `.
 
 use super::parse::{Term, echo};
+use layout::named::banks::{BankModel, bank_conflicts, suggest_swizzle};
+use layout::svg::Picture;
 use layout::{DynLayout, DynTuple, LayoutError, LayoutTable, SliceCoord, Swizzle, SwizzledLayout};
 use std::str::FromStr;
 
@@ -284,6 +286,70 @@ pub fn call(name: &str, args: &[Term]) -> Res<Value> {
             .map_err(lerr)?;
             Ok(Value::Text(table))
         }
+        "svg" | "latex" => {
+            arity(name, args, 1)?;
+            let l = any_layout(&args[0])?;
+            check_printable("the layout", l.inner().size())?;
+            let text = Value::Layout(l).render();
+            let picture = match &l {
+                AnyL::Plain(p) => Picture::new(p).map(|pic| draw(name, pic.title(&text))),
+                AnyL::Swizzled(w) => Picture::new(w).map(|pic| draw(name, pic.title(&text))),
+            }
+            .map_err(lerr)?;
+            // like print_layout: the picture, then one empty line
+            Ok(Value::Text(format!("{}\n", picture.trim_end())))
+        }
+        "bank_conflicts" | "suggest_swizzle" => {
+            if !(2..=3).contains(&args.len()) {
+                return Err(format!(
+                    "`{name}` takes 2 or 3 arguments (layout, element bytes[, vector elements]), {} given",
+                    args.len()
+                ));
+            }
+            let l = any_layout(&args[0])?;
+            let bytes = int(&args[1])?;
+            if bytes <= 0 {
+                return Err(format!("element bytes must be positive, not {bytes}"));
+            }
+            // default: 16-byte (128-bit) vector accesses, or one element if it is wider
+            let vector = match args.get(2) {
+                Some(t) => int(t)?,
+                None => (16 / bytes).max(1),
+            };
+            let model = BankModel::NVIDIA_SMEM;
+            if name == "bank_conflicts" {
+                let r = match &l {
+                    AnyL::Plain(p) => bank_conflicts(p, bytes, vector, model),
+                    AnyL::Swizzled(w) => bank_conflicts(w, bytes, vector, model),
+                }
+                .map_err(lerr)?;
+                return Ok(Value::Text(format!(
+                    "row-wise {}-way, column-wise {}-way",
+                    r.row_wise, r.column_wise
+                )));
+            }
+            let AnyL::Plain(p) = l else {
+                return Err("suggest_swizzle takes an unswizzled tile".into());
+            };
+            Ok(Value::Text(
+                match suggest_swizzle(&p, bytes, vector, model).map_err(lerr)? {
+                    Some(sw) => sw.to_string(),
+                    None => {
+                        "none (no Sw<B,M,S> with B <= 5, M <= 8, S <= 10 removes the conflicts)"
+                            .into()
+                    }
+                },
+            ))
+        }
         _ => super::algebra::call(name, args),
+    }
+}
+
+/// The SVG or LaTeX/TikZ text of a picture.
+fn draw<L: layout::AnyLayout>(name: &str, p: Picture<'_, L>) -> String {
+    if name == "svg" {
+        p.to_svg()
+    } else {
+        p.to_latex()
     }
 }

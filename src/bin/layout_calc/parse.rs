@@ -3,6 +3,7 @@
 //! layout-core's own text parser (`FromStr` of `DynLayout`, `DynTuple`, `Tile`, `SliceCoord`)
 //! by the evaluator, which decides from the argument's kind which one reads it.
 
+use layout::algebra::ops::Spelling;
 use std::fmt;
 
 /// The deepest nesting of parentheses, brackets and calls accepted (a guard against stack
@@ -119,6 +120,37 @@ impl Splitter<'_> {
                 Some(b'<') if name == "Sw" => {
                     self.at += n;
                     self.swizzled()?
+                }
+                Some(b'<') if Spelling::is_name(name) => {
+                    // a named layout's element type: `NZ<f16>(m, n)`, called `NZ<f16>`
+                    self.at += n;
+                    self.skip_ws();
+                    self.at += 1;
+                    self.skip_ws();
+                    let t = self.ident_len();
+                    if t == 0 {
+                        return self.fail(format!(
+                            "expected an element type after `{}<`, found {}",
+                            echo(name),
+                            self.describe()
+                        ));
+                    }
+                    let dtype = &self.line[self.at..self.at + t];
+                    self.at += t;
+                    if self.peek() != Some(b'>') {
+                        return self.fail(format!("expected `>`, found {}", self.describe()));
+                    }
+                    self.at += 1;
+                    if self.peek() != Some(b'(') {
+                        return self.fail(format!(
+                            "expected `(` after `{}<{}>`, found {}",
+                            echo(name),
+                            echo(dtype),
+                            self.describe()
+                        ));
+                    }
+                    self.at += 1;
+                    Term::Call(format!("{name}<{dtype}>"), self.list()?)
                 }
                 Some(b'(') => {
                     self.at += n;

@@ -1,0 +1,334 @@
+//! The closed-form layouts of Ascend C's fractal formats: integers in, a [`DynLayout`] out.
+//!
+//! These are the formulas behind [`named::ascend`](crate::named::ascend), kept in a layer of
+//! their own directly above the layouts so that the operation table
+//! ([`algebra::ops`](crate::algebra::ops)) can offer them to every front end (`layout!`,
+//! `Layout!`, `layout-calc`) while the named layer wraps them in types (`Nz<T, M, N>`) and
+//! generic constructors (`make_nz_layout::<T>`). Every function is a `const fn`, so the same
+//! arithmetic serves the static types' associated consts, the macro's expansion-time checks and
+//! run-time callers. See [`named::ascend`](crate::named::ascend) for the formulas and examples.
+
+use crate::const_try::ctry;
+use crate::{DynLayout, DynTuple, LayoutError};
+
+/// Rows of an Ascend fractal (M0).
+pub const FRACTAL_ROWS: i64 = 16;
+/// Bytes of one fractal row (C0 elements).
+pub const C0_BYTES: i64 = 32;
+
+/// The element types whose C0 the front ends know by name (`NZ<f16>(m, n)`), with their
+/// width in bits: C0 = 256 / bits. The named layer's `Element` impls agree (tested).
+pub const ELEMENT_TYPES: [(&str, i64); 10] = [
+    ("f32", 32),
+    ("i32", 32),
+    ("u32", 32),
+    ("f16", 16),
+    ("bf16", 16),
+    ("i16", 16),
+    ("u16", 16),
+    ("i8", 8),
+    ("u8", 8),
+    ("U4", 4),
+];
+
+/// C0 (elements in a 32-byte fractal row) of an element type named in [`ELEMENT_TYPES`].
+///
+/// ```
+/// use layout_core::named::ascend::c0_of;
+/// assert_eq!(c0_of("f16"), Some(16));
+/// assert_eq!(c0_of("U4"), Some(64));
+/// assert_eq!(c0_of("f64"), None); // Ascend has no 64-bit fractal element
+/// ```
+pub fn c0_of(name: &str) -> Option<i64> {
+    ELEMENT_TYPES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, bits)| C0_BYTES * 8 / bits)
+}
+
+/// `a · b`, or the overflow error of a named layout's stride.
+pub(crate) const fn mul(a: i64, b: i64) -> Result<i64, LayoutError> {
+    match a.checked_mul(b) {
+        Some(v) => Ok(v),
+        None => Err(LayoutError::Overflow {
+            what: "named layout stride",
+        }),
+    }
+}
+
+/// `⌈a/b⌉` for `a, b > 0`.
+pub(crate) const fn ceil_div(a: i64, b: i64) -> i64 {
+    (a - 1) / b + 1
+}
+
+const fn extents_ok(what: &'static str, m: i64, n: i64) -> Result<(), LayoutError> {
+    if m <= 0 || n <= 0 {
+        return Err(LayoutError::Precondition { what, a: m, b: n });
+    }
+    Ok(())
+}
+
+const fn c0_ok(c0: i64) -> Result<(), LayoutError> {
+    if c0 <= 0 {
+        return Err(LayoutError::Precondition {
+            what: "fractal layout: C0 (elements per 32-byte fractal row) must be positive; C0 and 0 are {a} and {b}",
+            a: c0,
+            b: 0,
+        });
+    }
+    Ok(())
+}
+
+/// `((s00,s01),(s10,s11)):((d00,d01),(d10,d11))`.
+const fn two_level(s: [i64; 4], d: [i64; 4]) -> Result<DynLayout, LayoutError> {
+    let rows = ctry!(DynTuple::from_slice(&[s[0], s[1]]));
+    let cols = ctry!(DynTuple::from_slice(&[s[2], s[3]]));
+    let rs = ctry!(DynTuple::from_slice(&[d[0], d[1]]));
+    let cs = ctry!(DynTuple::from_slice(&[d[2], d[3]]));
+    DynLayout::new(
+        &ctry!(DynTuple::tuple(&[rows, cols])),
+        &ctry!(DynTuple::tuple(&[rs, cs])),
+    )
+}
+
+const fn multiple(what: &'static str, stride: i64, unit: i64) -> Result<(), LayoutError> {
+    if stride % unit != 0 {
+        return Err(LayoutError::Precondition {
+            what,
+            a: stride,
+            b: unit,
+        });
+    }
+    Ok(())
+}
+
+/// NZ with explicit outer strides: `((16,⌈m/16⌉),(C0,⌈n/C0⌉)) : ((C0,row1),(1,col1))`.
+///
+/// # Errors
+/// Non-positive `c0`, `m` or `n`; `col1` (StrideColumn1) not a multiple of the fractal size
+/// `16·C0`; `row1` (StrideRow1) not a multiple of `C0`; an invalid layout (overflow).
+pub const fn nz_layout_strided(
+    c0: i64,
+    m: i64,
+    n: i64,
+    row1: i64,
+    col1: i64,
+) -> Result<DynLayout, LayoutError> {
+    ctry!(c0_ok(c0));
+    ctry!(extents_ok(
+        "NZ layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
+    ctry!(multiple(
+        "NZ layout alignment: the stride between fractal columns (StrideColumn1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
+        col1,
+        fractal
+    ));
+    ctry!(multiple(
+        "NZ layout alignment: the stride between fractals of a column (StrideRow1) must be a multiple of C0 (32 bytes); stride and C0 are",
+        row1,
+        c0
+    ));
+    two_level(
+        [FRACTAL_ROWS, ceil_div(m, FRACTAL_ROWS), c0, ceil_div(n, c0)],
+        [c0, row1, 1, col1],
+    )
+}
+
+/// Compact NZ for C0 `c0`, padded to whole fractals:
+/// `((16,m1),(C0,n1)) : ((C0,16·C0),(1,C0·align16(m)))`.
+///
+/// # Errors
+/// Non-positive `c0`, `m` or `n`, or overflow.
+pub const fn nz_layout(c0: i64, m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+    ctry!(c0_ok(c0));
+    ctry!(extents_ok(
+        "NZ layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
+    let col1 = ctry!(mul(fractal, ceil_div(m, FRACTAL_ROWS)));
+    nz_layout_strided(c0, m, n, fractal, col1)
+}
+
+/// ZN with explicit outer strides: `((C0,⌈m/C0⌉),(16,⌈n/16⌉)) : ((1,row1),(C0,col1))`.
+///
+/// # Errors
+/// Non-positive `c0`, `m` or `n`; `row1` (StrideRow1) not a multiple of `16·C0`; `col1`
+/// (StrideColumn1) not a multiple of `C0`; overflow.
+pub const fn zn_layout_strided(
+    c0: i64,
+    m: i64,
+    n: i64,
+    row1: i64,
+    col1: i64,
+) -> Result<DynLayout, LayoutError> {
+    ctry!(c0_ok(c0));
+    ctry!(extents_ok(
+        "ZN layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
+    ctry!(multiple(
+        "ZN layout alignment: the stride between fractal rows (StrideRow1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
+        row1,
+        fractal
+    ));
+    ctry!(multiple(
+        "ZN layout alignment: the stride between fractals of a row (StrideColumn1) must be a multiple of C0 (32 bytes); stride and C0 are",
+        col1,
+        c0
+    ));
+    two_level(
+        [c0, ceil_div(m, c0), FRACTAL_ROWS, ceil_div(n, FRACTAL_ROWS)],
+        [1, row1, c0, col1],
+    )
+}
+
+/// Compact ZN: `((C0,⌈m/C0⌉),(16,⌈n/16⌉)) : ((1,C0·align16(n)),(C0,16·C0))`.
+///
+/// # Errors
+/// Non-positive `c0`, `m` or `n`, or overflow.
+pub const fn zn_layout(c0: i64, m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+    ctry!(c0_ok(c0));
+    ctry!(extents_ok(
+        "ZN layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
+    let row1 = ctry!(mul(fractal, ceil_div(n, FRACTAL_ROWS)));
+    zn_layout_strided(c0, m, n, row1, fractal)
+}
+
+/// ZZ with explicit outer strides: `((16,⌈m/16⌉),(C0,⌈n/C0⌉)) : ((C0,row1),(1,col1))`.
+///
+/// # Errors
+/// Non-positive `c0`, `m` or `n`; `row1` not a multiple of `16·C0`; `col1` not a multiple of
+/// `C0`; overflow.
+pub const fn zz_layout_strided(
+    c0: i64,
+    m: i64,
+    n: i64,
+    row1: i64,
+    col1: i64,
+) -> Result<DynLayout, LayoutError> {
+    ctry!(c0_ok(c0));
+    ctry!(extents_ok(
+        "ZZ layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
+    ctry!(multiple(
+        "ZZ layout alignment: the stride between fractal rows (StrideRow1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
+        row1,
+        fractal
+    ));
+    ctry!(multiple(
+        "ZZ layout alignment: the stride between fractals of a row (StrideColumn1) must be a multiple of C0 (32 bytes); stride and C0 are",
+        col1,
+        c0
+    ));
+    two_level(
+        [FRACTAL_ROWS, ceil_div(m, FRACTAL_ROWS), c0, ceil_div(n, c0)],
+        [c0, row1, 1, col1],
+    )
+}
+
+/// Compact ZZ: `((16,m1),(C0,n1)) : ((C0,16·C0·n1),(1,16·C0))`.
+///
+/// # Errors
+/// Non-positive `c0`, `m` or `n`, or overflow.
+pub const fn zz_layout(c0: i64, m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+    ctry!(c0_ok(c0));
+    ctry!(extents_ok(
+        "ZZ layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
+    let row1 = ctry!(mul(fractal, ceil_div(n, c0)));
+    zz_layout_strided(c0, m, n, row1, fractal)
+}
+
+/// NN, the MX `scaleB` layout (fp8_e8m0 scales, 2 × 16 column-major fractals of 32 elements,
+/// fractals down a column first): `((2,⌈m/2⌉),(16,⌈n/16⌉)) : ((1,32),(2,16·align2(m)))`.
+///
+/// # Errors
+/// Non-positive `m` or `n`, or overflow.
+pub const fn nn_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+    ctry!(extents_ok(
+        "NN layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    let m1 = ceil_div(m, 2);
+    let col1 = ctry!(mul(32, m1));
+    two_level([2, m1, 16, ceil_div(n, 16)], [1, 32, 2, col1])
+}
+
+/// Ascend's two-level row-major form (`NDExt`, the old `RowMajor`):
+/// `((1,m),(1,n)) : ((0,ld),(0,1))`, compact when `ld = n`.
+///
+/// # Errors
+/// Non-positive `m` or `n`, or overflow.
+pub const fn nd_ext_layout(m: i64, n: i64, ld: i64) -> Result<DynLayout, LayoutError> {
+    ctry!(extents_ok(
+        "ND layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    two_level([1, m, 1, n], [0, ld, 0, 1])
+}
+
+/// Ascend's two-level column-major form (`DNExt`, the old `ColumnMajor`):
+/// `((1,m),(1,n)) : ((0,1),(0,ld))`, compact when `ld = m`.
+///
+/// # Errors
+/// Non-positive `m` or `n`, or overflow.
+pub const fn dn_ext_layout(m: i64, n: i64, ld: i64) -> Result<DynLayout, LayoutError> {
+    ctry!(extents_ok(
+        "DN layout: the row and column extents must be positive; they are",
+        m,
+        n
+    ));
+    two_level([1, m, 1, n], [0, 1, 0, ld])
+}
+
+/// Ascend's `Capacity`: `max (extent · |stride|)` over the leaves — the memory a layout
+/// occupies including holes, which Ascend uses as the batch stride.
+pub const fn capacity(l: &DynLayout) -> i64 {
+    let (s, d) = (l.shape_leaves(), l.stride_leaves());
+    let mut c = 0;
+    let mut i = 0;
+    while i < s.len() {
+        // validated layouts: extent·|stride| ≤ cosize + |stride| fits (saturate anyway)
+        let v = s[i].saturating_mul(d[i].saturating_abs());
+        if v > c {
+            c = v;
+        }
+        i += 1;
+    }
+    c
+}
+
+/// A batch of `batch` matrices of layout `l`, `batch` as a new first mode whose stride is
+/// [`capacity`] (Ascend's `MakeFrameLayout(batch, m, n)`): `(batch, rows, cols)`.
+///
+/// # Errors
+/// Non-positive `batch`, or overflow.
+pub const fn batched(l: &DynLayout, batch: i64) -> Result<DynLayout, LayoutError> {
+    if batch <= 0 {
+        return Err(LayoutError::Precondition {
+            what: "batched layout: the batch extent must be positive; batch and 0 are {a} and {b}",
+            a: batch,
+            b: 0,
+        });
+    }
+    l.prepend(&ctry!(DynLayout::leaf(batch, capacity(l))))
+}
