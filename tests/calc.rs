@@ -463,7 +463,20 @@ fn named_layouts_banks_and_pictures() {
         ),
         (
             "NN<f16>(4, 32)",
-            "error: NN does not depend on the element type: write NN(m, n) without `<f16>`",
+            "error: NN takes no parameter: write NN(…) without `<f16>`",
+        ),
+        // oneDNN's nChw{B}c for any B (the named layer's documented nChw16c example), NC1HWC0,
+        // CUTLASS's interleaved matrices
+        ("nChw16c(2,17,2,3)", "(2,(16,2),2,3):(192,(1,96),48,16)"),
+        (
+            "NC1HWC0<f16>(1,20,2,2)",
+            "(1,(16,2),2,2):(128,(1,64),32,16)",
+        ),
+        // RowMajorInterleaved<4> 8×3: r/4 groups of ld = 3·4, c·4, r%4
+        ("eval(RowMajorInterleaved<4>(8,3), (5,2))", "21"),
+        (
+            "RowMajorInterleaved<f16>(8,3)",
+            "error: RowMajorInterleaved<…> takes one integer, the interleave, not `f16`",
         ),
         // a 128-byte row of f16 read by 16-byte vectors: a row covers the 32 banks once
         // (1-way); one vector column of 8 rows 128 bytes apart hits the same 4 banks (8-way)

@@ -9,7 +9,7 @@
 
 use layout::algebra::ops::{Arg, Op, OpError, Value};
 use layout::algebra::statics::{self, Underscore};
-use layout::named;
+use layout::named::{self, blocked};
 use layout::{DynLayout, DynTuple, Int, LayoutError, StaticLayout, layout};
 
 mod calc_support;
@@ -381,6 +381,55 @@ fn case(op: Op) -> Case {
             macro_static: v(layout!(dn_ext_layout(6, 7, 9))),
             macro_dynamic: d(layout!(dn_ext_layout(n6, 7, 9))),
             statics: v(named::DnExtStrided::<6, 7, 9>::new()),
+            cute: None,
+        },
+        Op::NchwBlocked => Case {
+            calc: "nchw_blocked(2, 17, 2, 3, 16)",
+            args: vec![sh("2"), sh("17"), sh("2"), sh("3"), sh("16")],
+            macro_static: v(layout!(nchw_blocked(2, 17, 2, 3, 16))),
+            macro_dynamic: d(layout!(nchw_blocked(n2, 17, 2, 3, 16))),
+            statics: v(blocked::NChwc::<16, 2, 17, 2, 3>::new()),
+            // the named layer's documented example (blocked.rs)
+            cute: Some("(2,(16,2),2,3):(192,(1,96),48,16)"),
+        },
+        Op::OihwBlocked => Case {
+            calc: "oihw_blocked(20, 18, 2, 3, 16, 8)",
+            args: vec![sh("20"), sh("18"), sh("2"), sh("3"), sh("16"), sh("8")],
+            macro_static: v(layout!(oihw_blocked(20, 18, 2, 3, 16, 8))),
+            macro_dynamic: d(layout!(oihw_blocked(20, 18, n2, 3, 16, 8))),
+            statics: v(blocked::OIhwIo::<16, 8, 20, 18, 2, 3>::new()),
+            cute: None,
+        },
+        Op::RowMajorInterleaved => Case {
+            calc: "row_major_interleaved(4, 10, 3)",
+            args: vec![sh("4"), sh("10"), sh("3")],
+            macro_static: v(layout!(row_major_interleaved(4, 10, 3))),
+            macro_dynamic: d(layout!(row_major_interleaved(n4, 10, 3))),
+            statics: v(blocked::RowMajorInterleaved::<4, 10, 3>::new()),
+            cute: None,
+        },
+        Op::RowMajorInterleavedLd => Case {
+            calc: "row_major_interleaved(4, 10, 3, 16)",
+            args: vec![sh("4"), sh("10"), sh("3"), sh("16")],
+            macro_static: v(layout!(row_major_interleaved(4, 10, 3, 16))),
+            macro_dynamic: d(layout!(row_major_interleaved(n4, 10, 3, 16))),
+            statics: v(blocked::RowMajorInterleavedLd::<4, 10, 3, 16>::new()),
+            cute: None,
+        },
+        Op::ColumnMajorInterleaved => Case {
+            calc: "column_major_interleaved(4, 3, 10)",
+            args: vec![sh("4"), sh("3"), sh("10")],
+            macro_static: v(layout!(column_major_interleaved(4, 3, 10))),
+            macro_dynamic: d(layout!(column_major_interleaved(n4, 3, 10))),
+            statics: v(blocked::ColumnMajorInterleaved::<4, 3, 10>::new()),
+            cute: None,
+        },
+        Op::ColumnMajorInterleavedLd => Case {
+            calc: "column_major_interleaved(4, 3, 10, 16)",
+            args: vec![sh("4"), sh("3"), sh("10"), sh("16")],
+            macro_static: v(layout!(column_major_interleaved(4, 3, 10, 16))),
+            macro_dynamic: d(layout!(column_major_interleaved(n4, 3, 10, 16))),
+            statics: v(blocked::ColumnMajorInterleavedLd::<4, 3, 10, 16>::new()),
             cute: None,
         },
     }

@@ -41,7 +41,7 @@ pub mod algebra;
 mod const_try;
 mod dyn_layout;
 mod error;
-mod fractal;
+mod formulas;
 #[cfg(feature = "std")]
 pub mod gemm;
 mod int;

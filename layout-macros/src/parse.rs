@@ -15,7 +15,7 @@
 //! In `layout!`, a parenthesised group is a tuple when it stands alone between separators;
 //! `(a + b) * 2` is an expression. Write `{ a + b }` for an expression leaf in parentheses.
 
-use layout_core::algebra::ops::{Op, Spelling, SpellingError};
+use layout_core::algebra::ops::{Op, Param, Spelling, SpellingError};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::parse::{ParseStream, Parser};
@@ -266,12 +266,35 @@ fn peek_call(input: ParseStream) -> bool {
 fn parse_call(input: ParseStream, mode: Mode) -> syn::Result<Call> {
     let start = input.fork();
     let mut name: Ident = input.parse()?;
-    // `NZ<f16>(…)`: the element type of a named layout's spelling
-    let dtype = if input.peek(Token![<]) {
-        input.parse::<Token![<]>()?;
-        let ty: syn::Type = input.parse()?;
-        input.parse::<Token![>]>()?;
-        Some(ty)
+    // `NZ<f16>(…)`, `RowMajorInterleaved<4>(…)`: the parameters of a named layout's spelling
+    let mut params: Vec<(Option<i64>, String, TokenStream)> = Vec::new();
+    let generics = if input.peek(Token![<]) {
+        let open: Token![<] = input.parse()?;
+        loop {
+            if input.peek(syn::LitInt) {
+                let lit: syn::LitInt = input.parse()?;
+                params.push((
+                    Some(lit.base10_parse()?),
+                    lit.to_string(),
+                    lit.to_token_stream(),
+                ));
+            } else {
+                let ty: syn::Type = input.parse()?;
+                params.push((None, type_name(&ty), ty.to_token_stream()));
+            }
+            if input.peek(Token![,]) {
+                input.parse::<Token![,]>()?;
+            } else {
+                break;
+            }
+        }
+        let close: Token![>] = input.parse()?;
+        let mut t = open.to_token_stream();
+        for (_, _, p) in &params {
+            t.extend(p.clone());
+        }
+        t.extend(close.to_token_stream());
+        Some(t)
     } else {
         None
     };
@@ -319,34 +342,45 @@ fn parse_call(input: ParseStream, mode: Mode) -> syn::Result<Call> {
     let tokens = tokens_between(&start, input);
     let written = name.to_string();
     let mut shown = None;
-    if let Some(r) = Spelling::resolve(
-        &written,
-        dtype.as_ref().map(type_name).as_deref(),
-        args.len(),
-    ) {
-        // a named layout's spelling: the table entry, with C0 first for the fractal layouts
-        let dtype_text = dtype.as_ref().map(type_name);
+    let param_list: Vec<Param<'_>> = params
+        .iter()
+        .map(|(v, t, _)| match v {
+            Some(v) => Param::Int(*v),
+            None => Param::Type(t),
+        })
+        .collect();
+    if let Some(r) = Spelling::resolve(&written, &param_list, args.len()) {
+        // a named layout's spelling: the table entry, with the integers it fixes
+        let text = (!params.is_empty()).then(|| {
+            params
+                .iter()
+                .map(|p| p.1.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        });
         let spelling = r.map_err(|e| {
-            let msg = e.message(&written, dtype_text.as_deref()).to_string();
-            match (&e, &dtype) {
-                (
-                    SpellingError::UnknownElementType | SpellingError::TakesNoElementType,
-                    Some(t),
-                ) => syn::Error::new_spanned(t, msg),
-                _ => syn::Error::new_spanned(&tokens, msg),
+            let msg = e.message(&written, text.as_deref()).to_string();
+            match (&e, &generics) {
+                (SpellingError::Arity { .. } | SpellingError::MissingParameter { .. }, _)
+                | (_, None) => syn::Error::new_spanned(&tokens, msg),
+                (_, Some(g)) => syn::Error::new_spanned(g, msg),
             }
         })?;
         name = Ident::new(spelling.op.name(), name.span());
-        shown = Some(match &dtype_text {
+        shown = Some(match &text {
             Some(t) => format!("{written}<{t}>"),
             None => written.clone(),
         });
-        if let Some(c0) = spelling.c0 {
-            args.insert(0, Arg::Int(c0, dtype.to_token_stream()));
+        let site = generics.clone().unwrap_or_else(|| tokens.clone());
+        if let Some(v) = spelling.before {
+            args.insert(0, Arg::Int(v, site.clone()));
         }
-    } else if let Some(t) = &dtype {
+        for &v in spelling.after() {
+            args.push(Arg::Int(v, site.clone()));
+        }
+    } else if let Some(g) = &generics {
         return Err(syn::Error::new_spanned(
-            t,
+            g,
             format!("{written} takes no type parameter"),
         ));
     }

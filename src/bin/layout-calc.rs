@@ -32,7 +32,9 @@
 //! - named layouts (from the same table as `layout!`): `NZ<T>(m, n)`, `ZN<T>(m, n)`, `ZZ<T>(m, n)`
 //!   (plus the two outer strides: `NZ<f16>(m, n, row1, col1)`, alignment checked) with `T` one of
 //!   f32, i32, u32, f16, bf16, i16, u16, i8, u8, U4; `NN(m, n)`, `L0C(m, n)`, `ND(m, n[, ld])`,
-//!   `DN(m, n[, ld])`; or the entries by name, `nz_layout(C0, m, n)` & co.
+//!   `DN(m, n[, ld])`, `NC1HWC0<T>(n, c, h, w)`, `nChw{B}c(n, c, h, w)` (any B),
+//!   `OIhw{Bi}i{Bo}o(o, i, h, w)`, `RowMajorInterleaved<I>(r, c[, ld])`,
+//!   `ColumnMajorInterleaved<I>(r, c[, ld])`; or the entries by name, `nz_layout(C0, m, n)` & co.
 //! - banks and pictures: `bank_conflicts(L, bytes[, vector])` (worst row-wise and column-wise
 //!   ways on 32 banks × 4 bytes, vectors of 16 bytes unless given), `suggest_swizzle(L, bytes[,
 //!   vector])` (the smallest `Sw<B,M,S>` that removes them), `svg(L)` and `latex(L)` (a picture

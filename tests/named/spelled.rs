@@ -2,7 +2,7 @@
 //! expansion time), `Layout![NZ<f16>(32, 64)]` (type position), `layout!(NZ<f16>(m, n))` (run
 //! time, `Result`), each against the named layer's constructors and the worked offsets.
 
-use layout::algebra::ops::{Arg, Op, Spelling, Value};
+use layout::algebra::ops::{Arg, Op, Param, Spelling, Value};
 use layout::named::ascend::{
     self, ELEMENT_TYPES, c0_of, dn_ext_layout, nd_ext_layout, nz_layout_strided,
 };
@@ -75,6 +75,34 @@ fn static_spellings_equal_the_named_constructors() {
         layout!(NZ<f16>(32, 32, 16, 1024)).to_dyn().unwrap(),
         nz_layout_strided(16, 32, 32, 16, 1024).unwrap()
     );
+    // blocked and interleaved formats
+    use layout::named::blocked as b;
+    assert_eq!(
+        layout!(nChw16c(2, 17, 2, 3)).to_dyn().unwrap(),
+        b::nchw16c(2, 17, 2, 3).unwrap()
+    );
+    assert_eq!(
+        layout!(nChw4c(1, 6, 2, 2)).to_dyn().unwrap(),
+        b::nchw_blocked(1, 6, 2, 2, 4).unwrap()
+    );
+    assert_eq!(
+        layout!(OIhw16i16o(20, 18, 1, 3)).to_dyn().unwrap(),
+        b::oihw16i16o(20, 18, 1, 3).unwrap()
+    );
+    assert_eq!(
+        layout!(NC1HWC0<f16>(1, 20, 2, 2)).to_dyn().unwrap(),
+        b::make_nc1hwc0_layout::<f16>(1, 20, 2, 2).unwrap()
+    );
+    assert_eq!(
+        layout!(RowMajorInterleaved<4>(10, 3)).to_dyn().unwrap(),
+        b::row_major_interleaved_packed(4, 10, 3).unwrap()
+    );
+    assert_eq!(
+        layout!(ColumnMajorInterleaved<4>(3, 10, 16))
+            .to_dyn()
+            .unwrap(),
+        b::column_major_interleaved(4, 3, 10, 16).unwrap()
+    );
 }
 
 /// A static NZ named in a type, usable as a generic parameter.
@@ -138,49 +166,80 @@ fn the_names_the_front_ends_know_agree_with_element() {
 #[test]
 fn every_spelling_reaches_its_table_entry() {
     // each (spelling, arity) resolves to an entry whose value equals the named constructor
-    let cases: [(&str, Option<&str>, &[i64], DynLayout); 6] = [
+    use layout::named::blocked as b;
+    let t = Param::Type;
+    let cases: [(&str, &[Param], &[i64], DynLayout); 10] = [
         (
             "NZ",
-            Some("f16"),
+            &[t("f16")],
             &[20, 28],
             ascend::nz_layout(16, 20, 28).unwrap(),
         ),
         (
             "ZN",
-            Some("u8"),
+            &[t("u8")],
             &[40, 20],
             ascend::zn_layout(32, 40, 20).unwrap(),
         ),
         (
             "ZZ",
-            Some("f32"),
+            &[t("f32")],
             &[17, 9],
             ascend::zz_layout(8, 17, 9).unwrap(),
         ),
-        ("NN", None, &[3, 17], ascend::nn_layout(3, 17).unwrap()),
-        ("L0C", None, &[3, 17], ascend::nz_layout(16, 3, 17).unwrap()),
-        ("ND", None, &[3, 4, 6], nd_ext_layout(3, 4, 6).unwrap()),
+        ("NN", &[], &[3, 17], ascend::nn_layout(3, 17).unwrap()),
+        ("L0C", &[], &[3, 17], ascend::nz_layout(16, 3, 17).unwrap()),
+        ("ND", &[], &[3, 4, 6], nd_ext_layout(3, 4, 6).unwrap()),
+        ("nChw8c", &[], &[2, 9, 3, 3], b::nchw8c(2, 9, 3, 3).unwrap()),
+        (
+            "OIhw16i16o",
+            &[],
+            &[20, 18, 1, 3],
+            b::oihw16i16o(20, 18, 1, 3).unwrap(),
+        ),
+        (
+            "NC1HWC0",
+            &[t("i8")],
+            &[1, 40, 2, 2],
+            b::make_nc1hwc0_layout::<i8>(1, 40, 2, 2).unwrap(),
+        ),
+        (
+            "ColumnMajorInterleaved",
+            &[Param::Int(4)],
+            &[3, 10],
+            b::column_major_interleaved_packed(4, 3, 10).unwrap(),
+        ),
     ];
-    for (name, dtype, ints, want) in cases {
-        let s = Spelling::resolve(name, dtype, ints.len()).unwrap().unwrap();
-        let mut args: Vec<Arg> =
-            s.c0.map(|c| Arg::Shape(DynTuple::leaf(c)))
-                .into_iter()
-                .collect();
+    for (name, params, ints, want) in cases {
+        let s = Spelling::resolve(name, params, ints.len())
+            .unwrap()
+            .unwrap();
+        let mut args: Vec<Arg> = s
+            .before
+            .map(|c| Arg::Shape(DynTuple::leaf(c)))
+            .into_iter()
+            .collect();
         args.extend(ints.iter().map(|&v| Arg::Shape(DynTuple::leaf(v))));
+        args.extend(s.after().iter().map(|&v| Arg::Shape(DynTuple::leaf(v))));
         assert_eq!(s.op.apply(&args), Ok(Value::Layout(want)), "{name}");
     }
     // refusals say what to write
-    let msg = |n: &str, t: Option<&str>, k: usize| {
-        Spelling::resolve(n, t, k)
+    let msg = |n: &str, p: &[Param], text: Option<&str>, k: usize| {
+        Spelling::resolve(n, p, k)
             .unwrap()
             .unwrap_err()
-            .message(n, t)
+            .message(n, text)
             .to_string()
     };
-    assert!(msg("NZ", None, 2).contains("NZ<f16>(m, n)"));
-    assert!(msg("NN", Some("f16"), 2).contains("without `<f16>`"));
-    assert!(msg("ZN", Some("f16"), 3).contains("ZN<T>(m, n) or ZN<T>(m, n, row1, col1)"));
-    assert!(Spelling::resolve("nz_layout", None, 3).is_none());
+    assert!(msg("NZ", &[], None, 2).contains("NZ<f16>(…)"));
+    assert!(msg("NN", &[t("f16")], Some("f16"), 2).contains("without `<f16>`"));
+    assert!(
+        msg("ZN", &[t("f16")], Some("f16"), 3).contains("ZN<T>(m, n) or ZN<T>(m, n, row1, col1)")
+    );
+    assert!(msg("RowMajorInterleaved", &[t("f16")], Some("f16"), 2).contains("the interleave"));
+    assert!(msg("nChw8c", &[], None, 3).contains("nChw{B}c(n, c, h, w)"));
+    assert!(Spelling::resolve("nz_layout", &[], 3).is_none());
+    assert!(Spelling::resolve("nChwc", &[], 4).is_none());
+    assert!(Spelling::resolve("OIhw16i16", &[], 4).is_none());
     assert_eq!(Op::lookup("nz_layout", 3), Ok(Op::NzLayout));
 }

@@ -136,6 +136,7 @@ mod inverse;
 pub mod ops;
 mod product;
 mod slice;
+mod spelling;
 mod static_tile;
 pub use static_tile::StaticTile;
 pub mod statics;

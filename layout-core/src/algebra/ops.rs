@@ -38,7 +38,9 @@
 //! assert!(bare.is_err());
 //! ```
 
-use crate::fractal;
+use crate::formulas::{ascend as fractal, blocked};
+
+pub use super::spelling::{Param, Spelling, SpellingError, SpellingMessage};
 use crate::{DynLayout, DynTuple, LayoutError, Tile};
 use core::fmt;
 
@@ -432,6 +434,7 @@ const TILED: &str = "logical_divide(A, T) & co. with T a layout, an integer or a
 const PAIR: &str = "blocked_product(A, B) / raked_product(A, B) with two layouts";
 const UNARY: &str = "op(L) with one layout";
 const FRACTAL: &str = "NZ<T>(m, n) / ZN<T>(m, n) / ZZ<T>(m, n) (+ the two outer strides), or nz_layout(C0, m, n) & co.";
+const BLOCKED: &str = "nChw8c(n, c, h, w), NC1HWC0<f16>(n, c, h, w), OIhw16i16o(o, i, h, w), RowMajorInterleaved<4>(rows, cols[, ld]), or nchw_blocked(n, c, h, w, block) & co.";
 const PLAIN2: &str =
     "NN(m, n), L0C(m, n), ND(m, n), DN(m, n) (+ a leading dimension: ND(m, n, ld))";
 
@@ -548,184 +551,32 @@ ops! {
     /// Two-level column-major with a leading dimension ([`dn_ext_layout`](crate::named::ascend::dn_ext_layout));
     /// `DN(m, n, ld)`.
     DnExtLayout "dn_ext_layout" (m: Int, n: Int, ld: Int) PLAIN2 => try_lay(fractal::dn_ext_layout(m, n, ld));
-}
-
-/// The Ascend-style spellings of the named layouts, shared by the front ends: `NZ<f16>(m, n)` is
-/// the table's `nz_layout(16, m, n)` (C0 from the element type, [`c0_of`](crate::named::ascend::c0_of)),
-/// `ND(m, n)` is `row_major_layout(m, n)`, `ND(m, n, ld)` is `nd_ext_layout(m, n, ld)`.
-///
-/// | spelling | element type | entries |
-/// |---|---|---|
-/// | `NZ<T>`, `ZN<T>`, `ZZ<T>` | required | `nz_layout` / `zn_layout` / `zz_layout` (3 or 5 arguments) |
-/// | `NN`, `L0C` | none | `nn_layout`, `l0c_layout` |
-/// | `ND`, `DN` | none | `row_major_layout` / `column_major_layout`, or with `ld` `nd_ext_layout` / `dn_ext_layout` |
-///
-/// ```
-/// use layout_core::algebra::ops::{Spelling, Op};
-/// let s = Spelling::resolve("NZ", Some("f16"), 2).unwrap().unwrap();
-/// assert_eq!((s.op, s.c0), (Op::NzLayout, Some(16)));
-/// assert!(Spelling::resolve("NZ", None, 2).unwrap().is_err()); // needs its element type
-/// assert!(Spelling::resolve("composition", None, 2).is_none()); // not a spelling
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Spelling {
-    /// The table entry.
-    pub op: Op,
-    /// The C0 to pass as its first argument, for the fractal layouts.
-    pub c0: Option<i64>,
-}
-
-/// Why a spelling of a named layout was refused.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum SpellingError {
-    /// `NZ(…)` without its element type.
-    NeedsElementType,
-    /// `NN<f16>(…)`: this layout does not depend on the element type.
-    TakesNoElementType,
-    /// An element type the front ends do not know by name.
-    UnknownElementType,
-    /// No form of this spelling takes this many arguments (the forms are in `forms`).
-    Arity {
-        /// The forms that exist, e.g. `NZ<T>(m, n) or NZ<T>(m, n, row1, col1)`.
-        forms: &'static str,
-    },
-}
-
-impl SpellingError {
-    /// The message, in the user's notation (`name` as written, `dtype` the type given if any).
-    ///
-    /// ```
-    /// use layout_core::algebra::ops::Spelling;
-    /// let e = Spelling::resolve("NZ", Some("f64"), 2).unwrap().unwrap_err();
-    /// assert_eq!(
-    ///     e.message("NZ", Some("f64")).to_string(),
-    ///     "NZ does not know the element type `f64`: C0 (elements per 32-byte fractal row) is known for f32, i32, u32, f16, bf16, i16, u16, i8, u8, U4; for another type write nz_layout(C0, m, n)"
-    /// );
-    /// ```
-    pub fn message<'a>(&self, name: &'a str, dtype: Option<&'a str>) -> SpellingMessage<'a> {
-        SpellingMessage {
-            error: *self,
-            name,
-            dtype,
-        }
-    }
-}
-
-/// A [`SpellingError`] with the words the user wrote, ready to print.
-#[derive(Clone, Copy, Debug)]
-pub struct SpellingMessage<'a> {
-    error: SpellingError,
-    name: &'a str,
-    dtype: Option<&'a str>,
-}
-
-impl fmt::Display for SpellingMessage<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = self.name;
-        let entry = name.to_ascii_lowercase();
-        match self.error {
-            SpellingError::NeedsElementType => write!(
-                f,
-                "{name} needs its element type, which decides C0: write e.g. {name}<f16>(m, n)"
-            ),
-            SpellingError::TakesNoElementType => write!(
-                f,
-                "{name} does not depend on the element type: write {name}(m, n) without `<{}>`",
-                self.dtype.unwrap_or("T")
-            ),
-            SpellingError::UnknownElementType => {
-                write!(
-                    f,
-                    "{name} does not know the element type `{}`: C0 (elements per 32-byte fractal row) is known for ",
-                    self.dtype.unwrap_or("?")
-                )?;
-                for (i, (t, _)) in fractal::ELEMENT_TYPES.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    f.write_str(t)?;
-                }
-                write!(f, "; for another type write {entry}_layout(C0, m, n)")
-            }
-            SpellingError::Arity { forms } => write!(f, "{name} is written {forms}"),
-        }
-    }
-}
-
-/// One spelling: its name, whether it takes an element type, its forms as (arguments written,
-/// entry), and the forms as text.
-type SpellingRow = (&'static str, bool, &'static [(usize, Op)], &'static str);
-
-/// The spellings.
-const SPELLINGS: [SpellingRow; 7] = [
-    (
-        "NZ",
-        true,
-        &[(2, Op::NzLayout), (4, Op::NzLayoutStrided)],
-        "NZ<T>(m, n) or NZ<T>(m, n, row1, col1)",
-    ),
-    (
-        "ZN",
-        true,
-        &[(2, Op::ZnLayout), (4, Op::ZnLayoutStrided)],
-        "ZN<T>(m, n) or ZN<T>(m, n, row1, col1)",
-    ),
-    (
-        "ZZ",
-        true,
-        &[(2, Op::ZzLayout), (4, Op::ZzLayoutStrided)],
-        "ZZ<T>(m, n) or ZZ<T>(m, n, row1, col1)",
-    ),
-    ("NN", false, &[(2, Op::NnLayout)], "NN(m, n)"),
-    ("L0C", false, &[(2, Op::L0cLayout)], "L0C(m, n)"),
-    (
-        "ND",
-        false,
-        &[(2, Op::RowMajorLayout), (3, Op::NdExtLayout)],
-        "ND(m, n) or ND(m, n, ld)",
-    ),
-    (
-        "DN",
-        false,
-        &[(2, Op::ColumnMajorLayout), (3, Op::DnExtLayout)],
-        "DN(m, n) or DN(m, n, ld)",
-    ),
-];
-
-impl Spelling {
-    /// `true` when `name` is one of the spellings (`NZ`, `ZN`, `ZZ`, `NN`, `L0C`, `ND`, `DN`).
-    pub fn is_name(name: &str) -> bool {
-        SPELLINGS.iter().any(|s| s.0 == name)
-    }
-
-    /// Resolve `name<dtype>(…nargs arguments…)`: `None` when `name` is not a spelling.
-    ///
-    /// # Errors
-    /// A [`SpellingError`] when the element type is missing, superfluous or unknown, or no form
-    /// takes `nargs` arguments.
-    pub fn resolve(
-        name: &str,
-        dtype: Option<&str>,
-        nargs: usize,
-    ) -> Option<Result<Spelling, SpellingError>> {
-        let (_, typed, forms, text) = SPELLINGS.iter().find(|s| s.0 == name)?;
-        Some((|| {
-            let c0 = match (typed, dtype) {
-                (true, None) => return Err(SpellingError::NeedsElementType),
-                (false, Some(_)) => return Err(SpellingError::TakesNoElementType),
-                (true, Some(t)) => {
-                    Some(fractal::c0_of(t).ok_or(SpellingError::UnknownElementType)?)
-                }
-                (false, None) => None,
-            };
-            let op = forms
-                .iter()
-                .find(|f| f.0 == nargs)
-                .map(|f| f.1)
-                .ok_or(SpellingError::Arity { forms: text })?;
-            Ok(Spelling { op, c0 })
-        })())
-    }
+    /// oneDNN's `nChw{B}c` / Ascend's NC1HWC0 ([`nchw_blocked`](crate::named::blocked::nchw_blocked));
+    /// `nChw8c(n, c, h, w)`, `NC1HWC0<f16>(n, c, h, w)`.
+    NchwBlocked "nchw_blocked" (n: Int, c: Int, h: Int, w: Int, b: Int) BLOCKED =>
+        try_lay(blocked::nchw_blocked(n, c, h, w, b));
+    /// oneDNN's `OIhw{Bi}i{Bo}o` ([`oihw_blocked`](crate::named::blocked::oihw_blocked));
+    /// `OIhw16i16o(o, i, h, w)`.
+    OihwBlocked "oihw_blocked" (o: Int, i: Int, h: Int, w: Int, bi: Int, bo: Int) BLOCKED =>
+        try_lay(blocked::oihw_blocked(o, i, h, w, bi, bo));
+    /// CUTLASS `RowMajorInterleaved<I>` with a leading dimension
+    /// ([`row_major_interleaved`](crate::named::blocked::row_major_interleaved));
+    /// `RowMajorInterleaved<4>(rows, cols, ld)`.
+    RowMajorInterleavedLd "row_major_interleaved" (i: Int, rows: Int, cols: Int, ld: Int) BLOCKED =>
+        try_lay(blocked::row_major_interleaved(i, rows, cols, ld));
+    /// Packed CUTLASS `RowMajorInterleaved<I>`
+    /// ([`row_major_interleaved_packed`](crate::named::blocked::row_major_interleaved_packed));
+    /// `RowMajorInterleaved<4>(rows, cols)`.
+    RowMajorInterleaved "row_major_interleaved" (i: Int, rows: Int, cols: Int) BLOCKED =>
+        try_lay(blocked::row_major_interleaved_packed(i, rows, cols));
+    /// CUTLASS `ColumnMajorInterleaved<I>` with a leading dimension
+    /// ([`column_major_interleaved`](crate::named::blocked::column_major_interleaved)).
+    ColumnMajorInterleavedLd "column_major_interleaved" (i: Int, rows: Int, cols: Int, ld: Int) BLOCKED =>
+        try_lay(blocked::column_major_interleaved(i, rows, cols, ld));
+    /// Packed CUTLASS `ColumnMajorInterleaved<I>`
+    /// ([`column_major_interleaved_packed`](crate::named::blocked::column_major_interleaved_packed)).
+    ColumnMajorInterleaved "column_major_interleaved" (i: Int, rows: Int, cols: Int) BLOCKED =>
+        try_lay(blocked::column_major_interleaved_packed(i, rows, cols));
 }
 
 impl Op {

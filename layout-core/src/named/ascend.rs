@@ -49,23 +49,11 @@
 //! assert!(nz_layout_strided(16, 32, 32, 256, 520).is_err());
 //! ```
 
-use super::named_zst;
-use crate::algebra::ops::{Arg, Op, apply_layout};
-use crate::{DynLayout, DynTuple, LayoutError};
+use super::{named_zst, table};
+use crate::algebra::ops::Op;
+use crate::{DynLayout, LayoutError};
 
-/// A named layout's value from its entry of the operation table (the one the `layout!` macro and
-/// `layout-calc` evaluate), given its integer arguments (the first `op.kinds().len()` of `ints`).
-const fn table(op: Op, ints: [i64; 5]) -> Result<DynLayout, LayoutError> {
-    let mut args = [Arg::Shape(DynTuple::leaf(0)); 5];
-    let mut i = 0;
-    while i < 5 {
-        args[i] = Arg::Shape(DynTuple::leaf(ints[i]));
-        i += 1;
-    }
-    apply_layout(op, args.split_at(op.kinds().len()).0)
-}
-
-pub use crate::fractal::{
+pub use crate::formulas::ascend::{
     C0_BYTES, ELEMENT_TYPES, FRACTAL_ROWS, batched, c0_of, capacity, dn_ext_layout, nd_ext_layout,
     nn_layout, nz_layout, nz_layout_strided, zn_layout, zn_layout_strided, zz_layout,
     zz_layout_strided,
@@ -219,7 +207,7 @@ named_zst! {
     /// assert_eq!(l.to_string(), "((_16,_1),(_8,_2)):((_8,_128),(_1,_128))");
     /// assert_eq!(Nz::<f32, 16, 16>::LAYOUT.offset_of(&"(0,8)".parse().unwrap()), Ok(128));
     /// ```
-    Nz [T: Element, const M: i64, const N: i64] [T, M, N] (T) => table(Op::NzLayout, [T::C0, M, N, 0, 0])
+    Nz [T: Element, const M: i64, const N: i64] [T, M, N] (T) => table(Op::NzLayout, &[T::C0, M, N])
 }
 named_zst! {
     /// Static NZ with explicit outer strides (see [`nz_layout_strided`]); a stride that breaks
@@ -231,53 +219,53 @@ named_zst! {
     /// let l = NzStrided::<half::f16, 32, 32, 256, 520>::new();
     /// ```
     NzStrided [T: Element, const M: i64, const N: i64, const ROW1: i64, const COL1: i64]
-        [T, M, N, ROW1, COL1] (T) => table(Op::NzLayoutStrided, [T::C0, M, N, ROW1, COL1])
+        [T, M, N, ROW1, COL1] (T) => table(Op::NzLayoutStrided, &[T::C0, M, N, ROW1, COL1])
 }
 named_zst! {
     /// Static compact ZN for `T` ([`zn_layout`]).
-    Zn [T: Element, const M: i64, const N: i64] [T, M, N] (T) => table(Op::ZnLayout, [T::C0, M, N, 0, 0])
+    Zn [T: Element, const M: i64, const N: i64] [T, M, N] (T) => table(Op::ZnLayout, &[T::C0, M, N])
 }
 named_zst! {
     /// Static ZN with explicit outer strides ([`zn_layout_strided`]).
     ZnStrided [T: Element, const M: i64, const N: i64, const ROW1: i64, const COL1: i64]
-        [T, M, N, ROW1, COL1] (T) => table(Op::ZnLayoutStrided, [T::C0, M, N, ROW1, COL1])
+        [T, M, N, ROW1, COL1] (T) => table(Op::ZnLayoutStrided, &[T::C0, M, N, ROW1, COL1])
 }
 named_zst! {
     /// Static compact ZZ for `T` ([`zz_layout`]).
-    Zz [T: Element, const M: i64, const N: i64] [T, M, N] (T) => table(Op::ZzLayout, [T::C0, M, N, 0, 0])
+    Zz [T: Element, const M: i64, const N: i64] [T, M, N] (T) => table(Op::ZzLayout, &[T::C0, M, N])
 }
 named_zst! {
     /// Static ZZ with explicit outer strides ([`zz_layout_strided`]).
     ZzStrided [T: Element, const M: i64, const N: i64, const ROW1: i64, const COL1: i64]
-        [T, M, N, ROW1, COL1] (T) => table(Op::ZzLayoutStrided, [T::C0, M, N, ROW1, COL1])
+        [T, M, N, ROW1, COL1] (T) => table(Op::ZzLayoutStrided, &[T::C0, M, N, ROW1, COL1])
 }
 named_zst! {
     /// Static NN ([`nn_layout`]).
-    Nn [const M: i64, const N: i64] [M, N] () => table(Op::NnLayout, [M, N, 0, 0, 0])
+    Nn [const M: i64, const N: i64] [M, N] () => table(Op::NnLayout, &[M, N])
 }
 named_zst! {
     /// Static two-level row-major `((1,M),(1,N)):((0,N),(0,1))` ([`nd_ext_layout`]).
-    NdExt [const M: i64, const N: i64] [M, N] () => table(Op::RowMajorLayout, [M, N, 0, 0, 0])
+    NdExt [const M: i64, const N: i64] [M, N] () => table(Op::RowMajorLayout, &[M, N])
 }
 named_zst! {
     /// Static two-level column-major `((1,M),(1,N)):((0,1),(0,M))` ([`dn_ext_layout`]).
-    DnExt [const M: i64, const N: i64] [M, N] () => table(Op::ColumnMajorLayout, [M, N, 0, 0, 0])
+    DnExt [const M: i64, const N: i64] [M, N] () => table(Op::ColumnMajorLayout, &[M, N])
 }
 named_zst! {
     /// Static two-level row-major with a leading dimension, `((1,M),(1,N)):((0,LD),(0,1))`
     /// ([`nd_ext_layout`]).
     NdExtStrided [const M: i64, const N: i64, const LD: i64] [M, N, LD] () =>
-        table(Op::NdExtLayout, [M, N, LD, 0, 0])
+        table(Op::NdExtLayout, &[M, N, LD])
 }
 named_zst! {
     /// Static two-level column-major with a leading dimension, `((1,M),(1,N)):((0,1),(0,LD))`
     /// ([`dn_ext_layout`]).
     DnExtStrided [const M: i64, const N: i64, const LD: i64] [M, N, LD] () =>
-        table(Op::DnExtLayout, [M, N, LD, 0, 0])
+        table(Op::DnExtLayout, &[M, N, LD])
 }
 named_zst! {
     /// Static L0C accumulator layout: NZ with 16 × 16 fractals ([`make_l0c_layout`]).
-    L0c [const M: i64, const N: i64] [M, N] () => table(Op::L0cLayout, [M, N, 0, 0, 0])
+    L0c [const M: i64, const N: i64] [M, N] () => table(Op::L0cLayout, &[M, N])
 }
 
 impl<T: Element, const M: i64, const N: i64> Nz<T, M, N> {

@@ -59,10 +59,23 @@ pub use ascend::{
 pub use half::{bf16, f16};
 pub use padded::Padded;
 
-use crate::{DynLayout, LayoutError};
+use crate::algebra::ops::{Arg, Op, apply_layout};
+use crate::{DynLayout, DynTuple, LayoutError};
 use core::fmt;
 
-pub(crate) use crate::fractal::{ceil_div, mul};
+/// A named layout's value from its entry of the operation table, given its integer arguments
+/// (the first `op.kinds().len()` of `ints`, at most 6): the static types compute their
+/// `LAYOUT` through the same entry the front ends evaluate.
+pub(crate) const fn table(op: Op, ints: &[i64]) -> Result<DynLayout, LayoutError> {
+    let mut args = [Arg::Shape(DynTuple::leaf(0)); 6];
+    let n = op.kinds().len();
+    let mut i = 0;
+    while i < n && i < ints.len() && i < args.len() {
+        args[i] = Arg::Shape(DynTuple::leaf(ints[i]));
+        i += 1;
+    }
+    apply_layout(op, args.split_at(i).0)
+}
 
 /// Unwrap a named layout in a const, or fail compilation with the rule's text.
 pub(crate) const fn ok(r: Result<DynLayout, LayoutError>) -> DynLayout {

@@ -4,7 +4,7 @@
 
 use super::eval::{AnyL, Res, Value, any_layout, layout, read, text_err};
 use super::parse::{Term, echo};
-use layout::algebra::ops::{self, Arg, Op, OpError, Spelling, TilerHint};
+use layout::algebra::ops::{self, Arg, Op, OpError, Param, Spelling, TilerHint};
 use layout::{DynLayout, LayoutError, SliceCoord, SwizzledLayout};
 
 fn lerr(e: LayoutError) -> String {
@@ -91,11 +91,24 @@ pub fn call(name: &str, args: &[Term]) -> Res<Value> {
         Some((b, t)) => (b, Some(t.trim_end_matches('>'))),
         None => (name, None),
     };
-    let mut vals = Vec::with_capacity(args.len() + 1);
-    let op = match Spelling::resolve(base, dtype, args.len()) {
+    let params: Vec<Param<'_>> = dtype
+        .map(|t| {
+            t.split(',')
+                .map(|p| p.parse().map_or(Param::Type(p), Param::Int))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut vals = Vec::with_capacity(args.len() + 3);
+    let mut after = Vec::new();
+    let op = match Spelling::resolve(base, &params, args.len()) {
         Some(r) => {
             let s = r.map_err(|e| e.message(base, dtype).to_string())?;
-            vals.extend(s.c0.map(|c| Arg::Shape(layout::DynTuple::leaf(c))));
+            vals.extend(s.before.map(|c| Arg::Shape(layout::DynTuple::leaf(c))));
+            after.extend(
+                s.after()
+                    .iter()
+                    .map(|&c| Arg::Shape(layout::DynTuple::leaf(c))),
+            );
             s.op
         }
         None if dtype.is_some() => return Err(format!("`{}` takes no type parameter", echo(base))),
@@ -117,6 +130,7 @@ pub fn call(name: &str, args: &[Term]) -> Res<Value> {
             _ => arg(t)?,
         });
     }
+    vals.extend(after);
     let written = |e| match e {
         OpError::Argument { index, expected } => OpError::Argument {
             index: index.saturating_sub(shift),

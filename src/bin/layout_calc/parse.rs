@@ -127,18 +127,32 @@ impl Splitter<'_> {
                     self.skip_ws();
                     self.at += 1;
                     self.skip_ws();
-                    let t = self.ident_len();
-                    if t == 0 {
+                    // element types and integers up to `>`: `f16`, `4`
+                    let from = self.at;
+                    while let Some(&c) = self.b.get(self.at) {
+                        if c == b'>' {
+                            break;
+                        }
+                        if !(c.is_ascii_alphanumeric() || c == b'_' || c == b',' || c == b' ') {
+                            return self.fail(format!(
+                                "expected an element type or an integer in `{}<…>`, found {}",
+                                echo(name),
+                                self.describe()
+                            ));
+                        }
+                        self.at += 1;
+                    }
+                    let dtype: String = self.line[from..self.at]
+                        .chars()
+                        .filter(|c| !c.is_whitespace())
+                        .collect();
+                    let dtype = dtype.as_str();
+                    if dtype.is_empty() || self.peek() != Some(b'>') {
                         return self.fail(format!(
-                            "expected an element type after `{}<`, found {}",
+                            "expected `<…>` with an element type or an integer after `{}`, found {}",
                             echo(name),
                             self.describe()
                         ));
-                    }
-                    let dtype = &self.line[self.at..self.at + t];
-                    self.at += t;
-                    if self.peek() != Some(b'>') {
-                        return self.fail(format!("expected `>`, found {}", self.describe()));
                     }
                     self.at += 1;
                     if self.peek() != Some(b'(') {

@@ -1,13 +1,8 @@
-//! The closed-form layouts of Ascend C's fractal formats: integers in, a [`DynLayout`] out.
-//!
-//! These are the formulas behind [`named::ascend`](crate::named::ascend), kept in a layer of
-//! their own directly above the layouts so that the operation table
-//! ([`algebra::ops`](crate::algebra::ops)) can offer them to every front end (`layout!`,
-//! `Layout!`, `layout-calc`) while the named layer wraps them in types (`Nz<T, M, N>`) and
-//! generic constructors (`make_nz_layout::<T>`). Every function is a `const fn`, so the same
-//! arithmetic serves the static types' associated consts, the macro's expansion-time checks and
-//! run-time callers. See [`named::ascend`](crate::named::ascend) for the formulas and examples.
+//! Ascend C's fractal formats (NZ, ZN, ZZ, NN, the two-level row/column-major forms, batching):
+//! the formulas and their alignment rule. See [`named::ascend`](crate::named::ascend) for the
+//! table of formulas and examples.
 
+use super::{ceil_div, mul};
 use crate::const_try::ctry;
 use crate::{DynLayout, DynTuple, LayoutError};
 
@@ -44,21 +39,6 @@ pub fn c0_of(name: &str) -> Option<i64> {
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, bits)| C0_BYTES * 8 / bits)
-}
-
-/// `a · b`, or the overflow error of a named layout's stride.
-pub(crate) const fn mul(a: i64, b: i64) -> Result<i64, LayoutError> {
-    match a.checked_mul(b) {
-        Some(v) => Ok(v),
-        None => Err(LayoutError::Overflow {
-            what: "named layout stride",
-        }),
-    }
-}
-
-/// `⌈a/b⌉` for `a, b > 0`.
-pub(crate) const fn ceil_div(a: i64, b: i64) -> i64 {
-    (a - 1) / b + 1
 }
 
 const fn extents_ok(what: &'static str, m: i64, n: i64) -> Result<(), LayoutError> {
