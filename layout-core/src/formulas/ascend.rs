@@ -82,6 +82,64 @@ const fn multiple(what: &'static str, stride: i64, unit: i64) -> Result<(), Layo
     Ok(())
 }
 
+/// The three fractal layouts with explicit outer strides.
+#[derive(Clone, Copy)]
+enum Fractal {
+    Nz,
+    Zn,
+    Zz,
+}
+
+/// NZ, ZN or ZZ with explicit outer strides, after the checks all three make: positive C0 and
+/// extents, and the alignment rule — the outer stride between fractal columns (NZ) or fractal
+/// rows (ZN, ZZ) a multiple of the fractal `16·C0`, the other outer stride a multiple of C0.
+const fn strided(
+    kind: Fractal,
+    c0: i64,
+    m: i64,
+    n: i64,
+    row1: i64,
+    col1: i64,
+) -> Result<DynLayout, LayoutError> {
+    let (extents, whole, part) = match kind {
+        Fractal::Nz => (
+            "NZ layout: the row and column extents must be positive; they are",
+            "NZ layout alignment: the stride between fractal columns (StrideColumn1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
+            "NZ layout alignment: the stride between fractals of a column (StrideRow1) must be a multiple of C0 (32 bytes); stride and C0 are",
+        ),
+        Fractal::Zn => (
+            "ZN layout: the row and column extents must be positive; they are",
+            "ZN layout alignment: the stride between fractal rows (StrideRow1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
+            "ZN layout alignment: the stride between fractals of a row (StrideColumn1) must be a multiple of C0 (32 bytes); stride and C0 are",
+        ),
+        Fractal::Zz => (
+            "ZZ layout: the row and column extents must be positive; they are",
+            "ZZ layout alignment: the stride between fractal rows (StrideRow1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
+            "ZZ layout alignment: the stride between fractals of a row (StrideColumn1) must be a multiple of C0 (32 bytes); stride and C0 are",
+        ),
+    };
+    ctry!(c0_ok(c0));
+    ctry!(extents_ok(extents, m, n));
+    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
+    // NZ steps between fractal columns with col1; ZN and ZZ between fractal rows with row1
+    let (to_whole, to_part) = match kind {
+        Fractal::Nz => (col1, row1),
+        Fractal::Zn | Fractal::Zz => (row1, col1),
+    };
+    ctry!(multiple(whole, to_whole, fractal));
+    ctry!(multiple(part, to_part, c0));
+    match kind {
+        Fractal::Nz | Fractal::Zz => two_level(
+            [FRACTAL_ROWS, ceil_div(m, FRACTAL_ROWS), c0, ceil_div(n, c0)],
+            [c0, row1, 1, col1],
+        ),
+        Fractal::Zn => two_level(
+            [c0, ceil_div(m, c0), FRACTAL_ROWS, ceil_div(n, FRACTAL_ROWS)],
+            [1, row1, c0, col1],
+        ),
+    }
+}
+
 /// NZ with explicit outer strides: `((16,⌈m/16⌉),(C0,⌈n/C0⌉)) : ((C0,row1),(1,col1))`.
 ///
 /// # Errors
@@ -94,27 +152,7 @@ pub const fn nz_layout_strided(
     row1: i64,
     col1: i64,
 ) -> Result<DynLayout, LayoutError> {
-    ctry!(c0_ok(c0));
-    ctry!(extents_ok(
-        "NZ layout: the row and column extents must be positive; they are",
-        m,
-        n
-    ));
-    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
-    ctry!(multiple(
-        "NZ layout alignment: the stride between fractal columns (StrideColumn1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
-        col1,
-        fractal
-    ));
-    ctry!(multiple(
-        "NZ layout alignment: the stride between fractals of a column (StrideRow1) must be a multiple of C0 (32 bytes); stride and C0 are",
-        row1,
-        c0
-    ));
-    two_level(
-        [FRACTAL_ROWS, ceil_div(m, FRACTAL_ROWS), c0, ceil_div(n, c0)],
-        [c0, row1, 1, col1],
-    )
+    strided(Fractal::Nz, c0, m, n, row1, col1)
 }
 
 /// Compact NZ for C0 `c0`, padded to whole fractals:
@@ -146,27 +184,7 @@ pub const fn zn_layout_strided(
     row1: i64,
     col1: i64,
 ) -> Result<DynLayout, LayoutError> {
-    ctry!(c0_ok(c0));
-    ctry!(extents_ok(
-        "ZN layout: the row and column extents must be positive; they are",
-        m,
-        n
-    ));
-    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
-    ctry!(multiple(
-        "ZN layout alignment: the stride between fractal rows (StrideRow1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
-        row1,
-        fractal
-    ));
-    ctry!(multiple(
-        "ZN layout alignment: the stride between fractals of a row (StrideColumn1) must be a multiple of C0 (32 bytes); stride and C0 are",
-        col1,
-        c0
-    ));
-    two_level(
-        [c0, ceil_div(m, c0), FRACTAL_ROWS, ceil_div(n, FRACTAL_ROWS)],
-        [1, row1, c0, col1],
-    )
+    strided(Fractal::Zn, c0, m, n, row1, col1)
 }
 
 /// Compact ZN: `((C0,⌈m/C0⌉),(16,⌈n/16⌉)) : ((1,C0·align16(n)),(C0,16·C0))`.
@@ -197,27 +215,7 @@ pub const fn zz_layout_strided(
     row1: i64,
     col1: i64,
 ) -> Result<DynLayout, LayoutError> {
-    ctry!(c0_ok(c0));
-    ctry!(extents_ok(
-        "ZZ layout: the row and column extents must be positive; they are",
-        m,
-        n
-    ));
-    let fractal = ctry!(mul(FRACTAL_ROWS, c0));
-    ctry!(multiple(
-        "ZZ layout alignment: the stride between fractal rows (StrideRow1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
-        row1,
-        fractal
-    ));
-    ctry!(multiple(
-        "ZZ layout alignment: the stride between fractals of a row (StrideColumn1) must be a multiple of C0 (32 bytes); stride and C0 are",
-        col1,
-        c0
-    ));
-    two_level(
-        [FRACTAL_ROWS, ceil_div(m, FRACTAL_ROWS), c0, ceil_div(n, c0)],
-        [c0, row1, 1, col1],
-    )
+    strided(Fractal::Zz, c0, m, n, row1, col1)
 }
 
 /// Compact ZZ: `((16,m1),(C0,n1)) : ((C0,16·C0·n1),(1,16·C0))`.
