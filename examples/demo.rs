@@ -124,6 +124,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         tile.to_dyn(),
         core::mem::size_of_val(&tile)
     );
+    let spelled = layout!(NZ<f16>(32, 32)); // the field's spelling, evaluated while expanding
+    println!(
+        "layout!(NZ<f16>(32, 32))          {spelled} ({} bytes)",
+        core::mem::size_of_val(&spelled)
+    );
+    let (n, c, h, w) = (2, 20, 4, 4);
+    println!(
+        "layout!(nChw16c(n, c, h, w))      {} (run time: {n}x{c}x{h}x{w}, channels padded to 32)",
+        layout!(nChw16c(n, c, h, w))?
+    );
     println!(
         "(1,0) -> {}, (0,16) -> {}, (19,27) -> {}",
         nz.offset_of(&(1, 0).to_dyn_coord()?)?,
