@@ -1,0 +1,613 @@
+//! One-process, interleaved GEMM comparison: `layout::gemm` against matrixmultiply, gemm,
+//! faer, nalgebra, and — when the system has them — OpenBLAS, BLIS (Debian's
+//! `libopenblas-pthread-dev`, `libblis-dev`, loaded at run time) and libxsmm (`libxsmm-dev`,
+//! linked with `--features libxsmm`).
+//!
+//! Per shape, every library runs in turn each round (A B C … A B C …) and then a register-only
+//! FMA loop measures this core's peak in the same round, so a busy machine slows all alike;
+//! the table gives medians over the rounds. Every library's C is checked equal to layout's
+//! (integer-valued inputs, so every summation order is exact).
+//!
+//! ```text
+//! cd benches/compare
+//! cargo run --release [--features libxsmm] -- [square|skinny|small|all] [--threads N] [--rounds R]
+//! ```
+
+use std::ffi::{c_char, c_int};
+use std::hint::black_box;
+use std::time::Instant;
+
+type Cblas32 = unsafe extern "C" fn(
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    f32,
+    *const f32,
+    c_int,
+    *const f32,
+    c_int,
+    f32,
+    *mut f32,
+    c_int,
+);
+type Cblas64 = unsafe extern "C" fn(
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    f64,
+    *const f64,
+    c_int,
+    *const f64,
+    c_int,
+    f64,
+    *mut f64,
+    c_int,
+);
+type SetThreads = unsafe extern "C" fn(c_int);
+
+const COL_MAJOR: c_int = 102;
+const NO_TRANS: c_int = 111;
+
+/// A system BLAS loaded at run time (`cblas_sgemm` / `cblas_dgemm`).
+struct Blas {
+    name: &'static str,
+    _lib: libloading::Library,
+    s: Cblas32,
+    d: Cblas64,
+}
+
+impl Blas {
+    fn load(
+        name: &'static str,
+        paths: &[&str],
+        threads_symbol: &[u8],
+        threads: usize,
+    ) -> Option<Blas> {
+        for p in paths {
+            // SAFETY: loading a system BLAS runs its initialisers, which is what linking it would do.
+            let Ok(lib) = (unsafe { libloading::Library::new(p) }) else {
+                continue;
+            };
+            // SAFETY: the symbols have the CBLAS signatures declared above.
+            unsafe {
+                let s: Cblas32 = *lib.get::<Cblas32>(b"cblas_sgemm\0").ok()?;
+                let d: Cblas64 = *lib.get::<Cblas64>(b"cblas_dgemm\0").ok()?;
+                if let Ok(set) = lib.get::<SetThreads>(threads_symbol) {
+                    set(threads as c_int);
+                }
+                return Some(Blas {
+                    name,
+                    _lib: lib,
+                    s,
+                    d,
+                });
+            }
+        }
+        None
+    }
+}
+
+#[cfg(feature = "libxsmm")]
+mod xsmm {
+    use std::ffi::c_int;
+    pub type SKernel = unsafe extern "C" fn(*const f32, *const f32, *mut f32, ...);
+    pub type DKernel = unsafe extern "C" fn(*const f64, *const f64, *mut f64, ...);
+    unsafe extern "C" {
+        pub fn libxsmm_init();
+        pub fn libxsmm_smmdispatch(
+            m: c_int,
+            n: c_int,
+            k: c_int,
+            lda: *const c_int,
+            ldb: *const c_int,
+            ldc: *const c_int,
+            alpha: *const f32,
+            beta: *const f32,
+            flags: *const c_int,
+            prefetch: *const c_int,
+        ) -> Option<SKernel>;
+        pub fn libxsmm_dmmdispatch(
+            m: c_int,
+            n: c_int,
+            k: c_int,
+            lda: *const c_int,
+            ldb: *const c_int,
+            ldc: *const c_int,
+            alpha: *const f64,
+            beta: *const f64,
+            flags: *const c_int,
+            prefetch: *const c_int,
+        ) -> Option<DKernel>;
+    }
+}
+
+/// Peak FMA throughput of one core in GFLOP/s: 12 independent 512-bit accumulator chains.
+fn fma_peak(f64_lanes: bool) -> f64 {
+    use std::arch::x86_64::*;
+    #[target_feature(enable = "avx512f,fma")]
+    unsafe fn run(iters: u64) -> f32 {
+        let mut acc = [_mm512_set1_ps(0.0); 12];
+        let x = _mm512_set1_ps(black_box(1.000_000_1));
+        let y = _mm512_set1_ps(black_box(0.999_999_9));
+        for _ in 0..iters {
+            for a in acc.iter_mut() {
+                *a = _mm512_fmadd_ps(*a, x, y);
+            }
+        }
+        let mut s = _mm512_set1_ps(0.0);
+        for a in acc {
+            s = _mm512_add_ps(s, a);
+        }
+        _mm512_reduce_add_ps(s)
+    }
+    if !std::arch::is_x86_feature_detected!("avx512f") {
+        return f64::NAN;
+    }
+    let iters = 1_000_000;
+    let t = Instant::now();
+    // SAFETY: AVX-512F was just detected.
+    black_box(unsafe { run(iters) });
+    let lanes = if f64_lanes { 8.0 } else { 16.0 };
+    (iters as f64 * 12.0 * lanes * 2.0) / t.elapsed().as_secs_f64() / 1e9
+}
+
+fn data<T: From<i16>>(len: usize, seed: usize) -> Vec<T> {
+    (0..len)
+        .map(|i| T::from((((i * 7 + seed) % 9) as i16) - 4))
+        .collect()
+}
+
+/// The element types compared, with each library's entry point for column-major operands.
+trait Elem:
+    Copy
+    + PartialEq
+    + std::fmt::Debug
+    + From<i16>
+    + nalgebra::RealField
+    + faer::traits::ComplexField
+    + 'static
+{
+    const NAME: &'static str;
+    const F64: bool;
+    fn layout(threads: usize, m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]);
+    fn mm(m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]);
+    fn blas(blas: &Blas, m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]);
+    fn one() -> Self;
+    fn zero() -> Self;
+    #[cfg(feature = "libxsmm")]
+    fn xsmm(m: usize, k: usize, n: usize) -> Option<Box<dyn Fn(&[Self], &[Self], &mut [Self])>>;
+}
+
+macro_rules! elem {
+    ($t:ty, $name:literal, $f64:literal, $lay:path, $mm:path, $field:ident, $xd:ident) => {
+        impl Elem for $t {
+            const NAME: &'static str = $name;
+            const F64: bool = $f64;
+            fn layout(
+                threads: usize,
+                m: usize,
+                k: usize,
+                n: usize,
+                a: &[Self],
+                b: &[Self],
+                c: &mut [Self],
+            ) {
+                $lay(
+                    threads, m, k, n, 1.0, a, 1, m as isize, b, 1, k as isize, 0.0, c, 1,
+                    m as isize,
+                )
+                .unwrap();
+            }
+            fn mm(m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]) {
+                // SAFETY: column-major m×k, k×n, m×n buffers of exactly those sizes.
+                unsafe {
+                    $mm(
+                        m,
+                        k,
+                        n,
+                        1.0,
+                        a.as_ptr(),
+                        1,
+                        m as isize,
+                        b.as_ptr(),
+                        1,
+                        k as isize,
+                        0.0,
+                        c.as_mut_ptr(),
+                        1,
+                        m as isize,
+                    )
+                }
+            }
+            fn blas(
+                blas: &Blas,
+                m: usize,
+                k: usize,
+                n: usize,
+                a: &[Self],
+                b: &[Self],
+                c: &mut [Self],
+            ) {
+                // SAFETY: column-major operands with leading dimensions m, k, m.
+                unsafe {
+                    (blas.$field)(
+                        COL_MAJOR,
+                        NO_TRANS,
+                        NO_TRANS,
+                        m as c_int,
+                        n as c_int,
+                        k as c_int,
+                        1.0,
+                        a.as_ptr(),
+                        m as c_int,
+                        b.as_ptr(),
+                        k as c_int,
+                        0.0,
+                        c.as_mut_ptr(),
+                        m as c_int,
+                    )
+                }
+            }
+            fn one() -> Self {
+                1.0
+            }
+            fn zero() -> Self {
+                0.0
+            }
+            #[cfg(feature = "libxsmm")]
+            fn xsmm(
+                m: usize,
+                k: usize,
+                n: usize,
+            ) -> Option<Box<dyn Fn(&[Self], &[Self], &mut [Self])>> {
+                let (alpha, beta): (Self, Self) = (1.0, 0.0);
+                // SAFETY: dispatch only reads its arguments; null pointers select the defaults
+                // (lda = m, ldb = k, ldc = m, no flags, no prefetch).
+                let f = unsafe {
+                    xsmm::$xd(
+                        m as c_int,
+                        n as c_int,
+                        k as c_int,
+                        std::ptr::null(),
+                        std::ptr::null(),
+                        std::ptr::null(),
+                        &alpha,
+                        &beta,
+                        std::ptr::null(),
+                        std::ptr::null(),
+                    )
+                }?;
+                // SAFETY: the kernel computes C(m×n) = A(m×k)·B(k×n), column-major, with the
+                // leading dimensions above; the slices have those sizes.
+                Some(Box::new(
+                    move |a: &[Self], b: &[Self], c: &mut [Self]| unsafe {
+                        f(a.as_ptr(), b.as_ptr(), c.as_mut_ptr())
+                    },
+                ))
+            }
+        }
+    };
+}
+elem!(
+    f32,
+    "f32",
+    false,
+    layout::gemm::sgemm_par,
+    matrixmultiply::sgemm,
+    s,
+    libxsmm_smmdispatch
+);
+elem!(
+    f64,
+    "f64",
+    true,
+    layout::gemm::dgemm_par,
+    matrixmultiply::dgemm,
+    d,
+    libxsmm_dmmdispatch
+);
+
+type Run<'a, T> = Box<dyn FnMut(&[T], &[T], &mut [T]) + 'a>;
+
+/// The libraries that run this shape, as (name, closure).
+fn libraries<'a, T: Elem>(
+    m: usize,
+    k: usize,
+    n: usize,
+    threads: usize,
+    blas: &'a [Blas],
+    small: bool,
+) -> Vec<(String, Run<'a, T>)> {
+    let mut v: Vec<(String, Run<'a, T>)> = Vec::new();
+    v.push((
+        "layout".into(),
+        Box::new(move |a, b, c| T::layout(threads, m, k, n, a, b, c)),
+    ));
+    if threads <= 1 {
+        v.push((
+            "matrixmultiply".into(),
+            Box::new(move |a, b, c| T::mm(m, k, n, a, b, c)),
+        ));
+    }
+    let par = if threads <= 1 {
+        gemm::Parallelism::None
+    } else {
+        gemm::Parallelism::Rayon(threads)
+    };
+    v.push((
+        "gemm".into(),
+        Box::new(move |a, b, c| {
+            // SAFETY: column-major operands (column stride = leading dimension, row stride 1).
+            unsafe {
+                gemm::gemm(
+                    m,
+                    n,
+                    k,
+                    c.as_mut_ptr(),
+                    m as isize,
+                    1,
+                    false,
+                    a.as_ptr(),
+                    m as isize,
+                    1,
+                    b.as_ptr(),
+                    k as isize,
+                    1,
+                    <T as Elem>::zero(),
+                    <T as Elem>::one(),
+                    false,
+                    false,
+                    false,
+                    par,
+                )
+            }
+        }),
+    ));
+    let fpar = if threads <= 1 {
+        faer::Par::Seq
+    } else {
+        faer::Par::rayon(threads)
+    };
+    v.push((
+        "faer".into(),
+        Box::new(move |a, b, c| {
+            let a = faer::MatRef::from_column_major_slice(a, m, k);
+            let b = faer::MatRef::from_column_major_slice(b, k, n);
+            let c = faer::MatMut::from_column_major_slice_mut(c, m, n);
+            faer::linalg::matmul::matmul(c, faer::Accum::Replace, a, b, <T as Elem>::one(), fpar);
+        }),
+    ));
+    if threads <= 1 && (small || m * n * k <= 1 << 30) {
+        v.push((
+            "nalgebra".into(),
+            Box::new(move |a, b, c| {
+                let a = nalgebra::DMatrixView::from_slice(a, m, k);
+                let b = nalgebra::DMatrixView::from_slice(b, k, n);
+                let mut c = nalgebra::DMatrixViewMut::from_slice(c, m, n);
+                c.gemm(<T as Elem>::one(), &a, &b, <T as Elem>::zero());
+            }),
+        ));
+    }
+    for bl in blas {
+        v.push((
+            bl.name.into(),
+            Box::new(move |a, b, c| T::blas(bl, m, k, n, a, b, c)),
+        ));
+    }
+    #[cfg(feature = "libxsmm")]
+    if threads <= 1 && m.max(n).max(k) <= 128 {
+        if let Some(f) = T::xsmm(m, k, n) {
+            v.push(("libxsmm".into(), Box::new(move |a, b, c| f(a, b, c))));
+        }
+    }
+    v
+}
+
+struct Row {
+    shape: String,
+    dtype: &'static str,
+    gflops: Vec<(String, f64)>,
+    peak: f64,
+}
+
+fn measure<T: Elem>(
+    m: usize,
+    k: usize,
+    n: usize,
+    threads: usize,
+    rounds: usize,
+    blas: &[Blas],
+    small: bool,
+) -> Row {
+    let a: Vec<T> = data(m * k, 1);
+    let b: Vec<T> = data(k * n, 2);
+    let mut libs = libraries::<T>(m, k, n, threads, blas, small);
+    let flop = 2.0 * (m * n * k) as f64;
+    // calls per sample: about 2 ms of work at 50 GFLOP/s
+    let reps = ((2e-3 * 50e9 / flop) as usize).clamp(1, 200_000);
+    // correctness: every library's C equals layout's
+    let mut want = vec![<T as Elem>::zero(); m * n];
+    (libs[0].1)(&a, &b, &mut want);
+    for (name, f) in libs.iter_mut() {
+        let mut c = vec![<T as Elem>::zero(); m * n];
+        f(&a, &b, &mut c);
+        assert!(
+            c == want,
+            "{name} disagrees with layout on {m}x{k}x{n} {}",
+            T::NAME
+        );
+    }
+    let mut c = vec![<T as Elem>::zero(); m * n];
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); libs.len()];
+    let mut peaks = Vec::new();
+    for _ in 0..rounds {
+        for (i, (_, f)) in libs.iter_mut().enumerate() {
+            let t = Instant::now();
+            for _ in 0..reps {
+                f(black_box(&a), black_box(&b), black_box(&mut c));
+            }
+            times[i].push(t.elapsed().as_secs_f64() / reps as f64);
+        }
+        peaks.push(fma_peak(T::F64) * threads.max(1) as f64);
+    }
+    let med = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Row {
+        shape: format!("{m}×{k}×{n}"),
+        dtype: T::NAME,
+        gflops: libs
+            .iter()
+            .zip(times.iter_mut())
+            .map(|((name, _), t)| (name.clone(), flop / med(t) / 1e9))
+            .collect(),
+        peak: med(&mut peaks),
+    }
+}
+
+fn print(rows: &[Row]) {
+    let mut names: Vec<String> = Vec::new();
+    for r in rows {
+        for (n, _) in &r.gflops {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+    }
+    print!("| dtype | m×k×n |");
+    for n in &names {
+        print!(" {n} |");
+    }
+    println!(" best other | layout ÷ best other | peak | layout % of peak |");
+    print!("|---|---|");
+    for _ in &names {
+        print!("---|");
+    }
+    println!("---|---|---|---|");
+    for r in rows {
+        print!("| {} | {} |", r.dtype, r.shape);
+        for n in &names {
+            match r.gflops.iter().find(|(x, _)| x == n) {
+                Some((_, g)) => print!(" {g:.1} |"),
+                None => print!(" – |"),
+            }
+        }
+        let ours = r.gflops[0].1;
+        let (best_name, best) = r.gflops[1..]
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(n, g)| (n.as_str(), *g))
+            .unwrap_or(("–", f64::NAN));
+        println!(
+            " {best_name} {best:.1} | {:.2} | {:.1} | {:.0} % |",
+            ours / best,
+            r.peak,
+            100.0 * ours / r.peak
+        );
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut set = "square".to_string();
+    let mut threads = 1usize;
+    let mut rounds = 9usize;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--threads" => {
+                threads = args[i + 1].parse().expect("--threads N");
+                i += 1;
+            }
+            "--rounds" => {
+                rounds = args[i + 1].parse().expect("--rounds R");
+                i += 1;
+            }
+            s => set = s.to_string(),
+        }
+        i += 1;
+    }
+    #[cfg(feature = "libxsmm")]
+    // SAFETY: initialises libxsmm's registry; called once before any dispatch.
+    unsafe {
+        xsmm::libxsmm_init()
+    };
+    let blas: Vec<Blas> = [
+        Blas::load(
+            "OpenBLAS",
+            &[
+                "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
+                "libopenblas.so.0",
+            ],
+            b"openblas_set_num_threads\0",
+            threads,
+        ),
+        Blas::load(
+            "BLIS",
+            &[
+                "libblis.so.4",
+                "/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4",
+            ],
+            b"bli_thread_set_num_threads\0",
+            threads,
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_default();
+    println!(
+        "CPU: {cpu}; threads {threads}; {rounds} rounds, interleaved; GFLOP/s are medians; system BLAS loaded: {}",
+        blas.iter().map(|b| b.name).collect::<Vec<_>>().join(", ")
+    );
+    let _ = c_char::default();
+    let shapes: Vec<(usize, usize, usize)> = match set.as_str() {
+        "small" => [4, 8, 16, 32, 64].iter().map(|&n| (n, n, n)).collect(),
+        "skinny" => vec![
+            (64, 4096, 64),
+            (4096, 64, 4096),
+            (1, 4096, 4096),
+            (4096, 4096, 1),
+            (16, 4096, 4096),
+        ],
+        "all" => vec![
+            (16, 16, 16),
+            (64, 64, 64),
+            (128, 128, 128),
+            (256, 256, 256),
+            (512, 512, 512),
+            (1024, 1024, 1024),
+            (2048, 2048, 2048),
+            (64, 4096, 64),
+            (4096, 64, 4096),
+            (1, 4096, 4096),
+            (4096, 4096, 1),
+        ],
+        _ => [64, 128, 256, 512, 1024]
+            .iter()
+            .map(|&n| (n, n, n))
+            .collect(),
+    };
+    let small = set == "small";
+    let mut rows = Vec::new();
+    for &(m, k, n) in &shapes {
+        rows.push(measure::<f32>(m, k, n, threads, rounds, &blas, small));
+        rows.push(measure::<f64>(m, k, n, threads, rounds, &blas, small));
+        eprintln!("done {m}x{k}x{n}");
+    }
+    print(&rows);
+}
