@@ -5,7 +5,7 @@
 
 mod support;
 
-use layout::gemm::{self, Element, GemmError, Isa, MatMut, MatRef};
+use layout::gemm::{self, Element, GemmError, Isa, MatMut, MatRef, Options, Packing};
 use support::Seeded;
 
 /// A stride pattern for a rows × cols operand.
@@ -134,7 +134,7 @@ impl Num for f64 {
 #[allow(clippy::too_many_arguments)]
 fn case<T: Num>(
     rng: &mut Seeded,
-    isa: Isa,
+    opts: Options,
     (m, k, n): (usize, usize, usize),
     (ka, kb, kc): (Kind, Kind, Kind),
     alpha: f64,
@@ -176,7 +176,7 @@ fn case<T: Num>(
     }
     let (rs, cs) = (c.rs, c.cs);
     gemm::gemm_with(
-        isa,
+        opts,
         alpha,
         a.view(),
         b.view(),
@@ -193,7 +193,7 @@ fn case<T: Num>(
     for (idx, (&got, &w)) in c.data.iter().zip(&want).enumerate() {
         assert!(
             got == w,
-            "{isa:?} {} m={m} k={k} n={n} A {ka:?} B {kb:?} C {kc:?} α={alpha} β={beta}: \
+            "{opts:?} {} m={m} k={k} n={n} A {ka:?} B {kb:?} C {kc:?} α={alpha} β={beta}: \
              slot {idx} (element: {}) is {got}, want {w}",
             T::OP,
             is_elem[idx]
@@ -228,9 +228,23 @@ fn shapes() -> Vec<(usize, usize, usize)> {
     ]
 }
 
+/// Every instruction set this machine has, each with the unpacked path allowed (small problems
+/// take it on AVX-512) and with packing forced (the blocked path on the same problems).
+fn paths() -> Vec<Options> {
+    Isa::available()
+        .flat_map(|isa| {
+            [Packing::Auto, Packing::Always].map(|packing| Options {
+                isa,
+                threads: 1,
+                packing,
+            })
+        })
+        .collect()
+}
+
 fn sweep<T: Num>(seed: u64) {
     let mut rng = Seeded(seed);
-    for isa in Isa::available() {
+    for isa in paths() {
         for &shape in &shapes() {
             // a few random layouts and scalars per shape, plus column- and row-major C
             for round in 0..6 {
@@ -467,7 +481,11 @@ fn threads_give_identical_results() {
             for threads in [1, 2, 3] {
                 let mut c = c0.clone();
                 gemm::gemm_with(
-                    Options { isa, threads },
+                    Options {
+                        isa,
+                        threads,
+                        packing: Packing::Auto,
+                    },
                     0.7,
                     MatRef {
                         data: &a,

@@ -165,7 +165,8 @@ fn data<T: From<i16>>(len: usize, seed: usize) -> Vec<T> {
 
 /// The element types compared, with each library's entry point for column-major operands.
 trait Elem:
-    Copy
+    layout::gemm::Element
+    + Copy
     + PartialEq
     + std::fmt::Debug
     + From<i16>
@@ -176,6 +177,43 @@ trait Elem:
     const NAME: &'static str;
     const F64: bool;
     fn layout(threads: usize, m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]);
+    /// layout's blocked path alone (packing forced).
+    fn packed(m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]) {
+        use layout::gemm::{Isa, MatMut, MatRef, Options, Packing};
+        let opts = Options {
+            isa: Isa::selected(),
+            threads: 1,
+            packing: Packing::Always,
+        };
+        let (m_, k_) = (m as isize, k as isize);
+        layout::gemm::gemm_with(
+            opts,
+            <Self as Elem>::one(),
+            MatRef {
+                data: a,
+                rows: m,
+                cols: k,
+                row_stride: 1,
+                col_stride: m_,
+            },
+            MatRef {
+                data: b,
+                rows: k,
+                cols: n,
+                row_stride: 1,
+                col_stride: k_,
+            },
+            <Self as Elem>::zero(),
+            MatMut {
+                data: c,
+                rows: m,
+                cols: n,
+                row_stride: 1,
+                col_stride: m_,
+            },
+        )
+        .unwrap();
+    }
     fn mm(m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]);
     fn blas(blas: &Blas, m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]);
     fn one() -> Self;
@@ -329,6 +367,12 @@ fn libraries<'a, T: Elem>(
         "layout".into(),
         Box::new(move |a, b, c| T::layout(threads, m, k, n, a, b, c)),
     ));
+    if threads <= 1 && std::env::var_os("PACKED").is_some() {
+        v.push((
+            "layout (packed)".into(),
+            Box::new(move |a, b, c| T::packed(m, k, n, a, b, c)),
+        ));
+    }
     if threads <= 1 {
         v.push((
             "matrixmultiply".into(),
@@ -446,8 +490,12 @@ fn measure<T: Elem>(
     let mut c = vec![<T as Elem>::zero(); m * n];
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); libs.len()];
     let mut peaks = Vec::new();
-    for _ in 0..rounds {
-        for (i, (_, f)) in libs.iter_mut().enumerate() {
+    let nl = libs.len();
+    for round in 0..rounds {
+        // rotate the order each round, so no library always follows the FMA loop
+        for slot in 0..nl {
+            let i = (slot + round) % nl;
+            let f = &mut libs[i].1;
             let t = Instant::now();
             for _ in 0..reps {
                 f(black_box(&a), black_box(&b), black_box(&mut c));
@@ -502,6 +550,7 @@ fn print(rows: &[Row]) {
         let ours = r.gflops[0].1;
         let (best_name, best) = r.gflops[1..]
             .iter()
+            .filter(|(n, _)| !n.starts_with("layout"))
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(n, g)| (n.as_str(), *g))
             .unwrap_or(("–", f64::NAN));

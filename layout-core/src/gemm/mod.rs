@@ -30,6 +30,8 @@
 
 mod block;
 mod check;
+#[cfg(target_arch = "x86_64")]
+mod direct;
 pub mod dispatch;
 mod error;
 mod kernel;
@@ -39,6 +41,7 @@ mod tensor;
 mod x86;
 
 pub use dispatch::Isa;
+
 pub use error::{GemmError, Operand, OperandShape};
 pub use kernel::Element;
 pub use tensor::gemm;
@@ -96,6 +99,25 @@ pub struct Options {
     /// thread only. Threads split C's rows (or columns, whichever is longer) at multiples of the
     /// tile, never k, so the result does not depend on the number of threads.
     pub threads: usize,
+    /// Whether small problems may skip packing ([`Packing::Auto`], the default) or every call
+    /// packs ([`Packing::Always`]: the blocked path on its own, for tests and measurements).
+    pub packing: Packing,
+}
+
+/// Whether a call may take the unpacked path for small problems.
+///
+/// With [`Packing::Auto`], a single-threaded call on AVX-512 whose A has unit-stride rows and
+/// fits in 1 MiB (or, for a row-major C, whose B has unit-stride columns and fits) runs kernels
+/// that read A and B in place (no packing buffers, masked edges); everything else packs. Both paths give the same
+/// results on integer-valued data; they may differ in the last bits otherwise (the blocked path
+/// sums k in blocks of KC).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Packing {
+    /// Skip packing where it costs more than it saves.
+    #[default]
+    Auto,
+    /// Always pack (the BLIS loop nest).
+    Always,
 }
 
 impl Default for Options {
@@ -104,6 +126,7 @@ impl Default for Options {
         Options {
             isa: Isa::selected(),
             threads: 1,
+            packing: Packing::Auto,
         }
     }
 }
@@ -111,7 +134,11 @@ impl Default for Options {
 impl From<Isa> for Options {
     /// `isa`, one thread.
     fn from(isa: Isa) -> Self {
-        Options { isa, threads: 1 }
+        Options {
+            isa,
+            threads: 1,
+            packing: Packing::Auto,
+        }
     }
 }
 
@@ -131,7 +158,11 @@ pub fn gemm_with<T: Element>(
     c: MatMut<'_, T>,
 ) -> Result<(), GemmError> {
     let op = T::OP;
-    let Options { isa, threads } = opts.into();
+    let Options {
+        isa,
+        threads,
+        packing,
+    } = opts.into();
     if a.rows != c.rows || a.cols != b.rows || b.cols != c.cols {
         return Err(GemmError::ShapeMismatch {
             op,
@@ -152,6 +183,29 @@ pub fn gemm_with<T: Element>(
     let sb = check_operand(op, sh_b, b.data.len())?;
     let sc = check_operand(op, sh_c, c.data.len())?;
     check_no_overlap(op, sh_c)?;
+    // small problems with suitable strides: the unpacked kernels (single-threaded)
+    #[cfg(target_arch = "x86_64")]
+    if threads <= 1
+        && packing == Packing::Auto
+        && direct::try_run(
+            isa,
+            direct::Direct {
+                m,
+                k,
+                n,
+                alpha,
+                a: a.data,
+                sa,
+                b: b.data,
+                sb,
+                beta,
+                c: &mut *c.data,
+                sc,
+            },
+        )
+    {
+        return Ok(());
+    }
     block::run(
         &ki,
         block::Problem {
@@ -230,7 +284,7 @@ macro_rules! blas_entry {
             csc: isize,
         ) -> Result<(), GemmError> {
             gemm_with(
-                Options { isa: Isa::selected(), threads },
+                Options { isa: Isa::selected(), threads, packing: Packing::Auto },
                 alpha,
                 MatRef { data: a, rows: m, cols: k, row_stride: rsa, col_stride: csa },
                 MatRef { data: b, rows: k, cols: n, row_stride: rsb, col_stride: csb },
