@@ -233,7 +233,7 @@ fn shapes() -> Vec<(usize, usize, usize)> {
 fn paths() -> Vec<Options> {
     Isa::available()
         .flat_map(|isa| {
-            [Packing::Auto, Packing::Always].map(|packing| Options {
+            [Packing::Auto, Packing::Always, Packing::Never].map(|packing| Options {
                 isa,
                 threads: 1,
                 packing,
@@ -463,12 +463,14 @@ fn selected_isa_is_available() {
 }
 
 /// Threads split C at tile boundaries and never k: 1 and 2 (and 3) threads agree bit for bit,
-/// also on non-integer data, for both split directions.
+/// also on non-integer data, for both split directions, on the blocked path and on the unpacked
+/// one (each forced, so that problems this small are split at all).
 #[test]
 fn threads_give_identical_results() {
     use gemm::Options;
     let mut rng = Seeded(5);
-    for isa in Isa::available() {
+    for (isa, packing) in Isa::available().flat_map(|i| [(i, Packing::Always), (i, Packing::Never)])
+    {
         for &(m, k, n) in &[(150usize, 70usize, 40usize), (40, 70, 150), (97, 300, 61)] {
             let a: Vec<f64> = (0..m * k)
                 .map(|_| rng.range(-1000, 1000) as f64 / 7.0)
@@ -484,7 +486,7 @@ fn threads_give_identical_results() {
                     Options {
                         isa,
                         threads,
-                        packing: Packing::Auto,
+                        packing,
                     },
                     0.7,
                     MatRef {

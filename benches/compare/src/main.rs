@@ -12,6 +12,14 @@
 //! cd benches/compare
 //! cargo run --release [--features libxsmm] -- [square|skinny|small|all] [--threads N] [--rounds R]
 //! ```
+//!
+//! With several threads, the idle threads of a system BLAS (OpenBLAS's pthreads, BLIS's OpenMP)
+//! keep spinning and take the cores from the libraries that run after them: merely loading
+//! OpenBLAS and BLIS held layout at 2 threads to 1.0× its one-thread speed. Measure them one per
+//! process there: `BLAS=none` (layout, gemm, faer), `BLAS=OpenBLAS`, `BLAS=BLIS`; rayon's idle
+//! workers spin too, so for the fairest two-thread figures run one library per process,
+//! alternating processes: `ONLY=layout BLAS=none …`, `ONLY=gemm BLAS=none …`,
+//! `ONLY=OpenBLAS BLAS=OpenBLAS …` (the table's first column is then that library).
 
 use std::ffi::{c_char, c_int};
 use std::hint::black_box;
@@ -69,6 +77,10 @@ impl Blas {
         threads_symbol: &[u8],
         threads: usize,
     ) -> Option<Blas> {
+        // BLAS=none / BLAS=OpenBLAS / BLAS=BLIS: the others are not even loaded
+        if std::env::var("BLAS").is_ok_and(|o| o != "all" && o != name) {
+            return None;
+        }
         for p in paths {
             // SAFETY: loading a system BLAS runs its initialisers, which is what linking it would do.
             let Ok(lib) = (unsafe { libloading::Library::new(p) }) else {
@@ -450,6 +462,10 @@ fn libraries<'a, T: Elem>(
             v.push(("libxsmm".into(), Box::new(move |a, b, c| f(a, b, c))));
         }
     }
+    // ONLY=name: that library alone (with several threads, the pools of the others spin)
+    if let Ok(only) = std::env::var("ONLY") {
+        v.retain(|(name, _)| *name == only);
+    }
     v
 }
 
@@ -547,8 +563,8 @@ fn print(rows: &[Row]) {
                 None => print!(" – |"),
             }
         }
-        let ours = r.gflops[0].1;
-        let (best_name, best) = r.gflops[1..]
+        let ours = r.gflops.first().map_or(f64::NAN, |g| g.1);
+        let (best_name, best) = r.gflops[1.min(r.gflops.len())..]
             .iter()
             .filter(|(n, _)| !n.starts_with("layout"))
             .max_by(|a, b| a.1.total_cmp(&b.1))
@@ -565,6 +581,52 @@ fn print(rows: &[Row]) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("peak2") {
+        // the FMA peak on one thread, then on two at once: do the two vCPUs have FMA units of
+        // their own?
+        let one = fma_peak(false);
+        let two: f64 = std::thread::scope(|s| {
+            let h: Vec<_> = (0..2).map(|_| s.spawn(|| fma_peak(false))).collect();
+            h.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        println!(
+            "f32 FMA peak: one thread {one:.1} GFLOP/s, two threads together {two:.1} GFLOP/s"
+        );
+        return;
+    }
+    if args.first().map(String::as_str) == Some("par") {
+        // `par N`: layout on N³ f32 with 1 and 2 threads, alternating
+        let n: usize = args[1].parse().unwrap();
+        let a: Vec<f32> = data(n * n, 1);
+        let b: Vec<f32> = data(n * n, 2);
+        let mut c = vec![0f32; n * n];
+        for _ in 0..3 {
+            for t in [1, 2] {
+                let start = Instant::now();
+                for _ in 0..5 {
+                    f32::layout(t, n, n, n, &a, &b, &mut c);
+                }
+                let s = start.elapsed().as_secs_f64() / 5.0;
+                println!(
+                    "{t} thread(s): {:.1} GFLOP/s",
+                    2.0 * (n * n * n) as f64 / s / 1e9
+                );
+            }
+        }
+        return;
+    }
+    if args.first().map(String::as_str) == Some("tiny") {
+        // `tiny N REPS`: layout alone on N³ f32, for callgrind's instruction counts per call
+        let n: usize = args[1].parse().unwrap();
+        let reps: usize = args[2].parse().unwrap();
+        let a: Vec<f32> = data(n * n, 1);
+        let b: Vec<f32> = data(n * n, 2);
+        let mut c = vec![0f32; n * n];
+        for _ in 0..reps {
+            f32::layout(1, n, n, n, black_box(&a), black_box(&b), black_box(&mut c));
+        }
+        return;
+    }
     let mut set = "square".to_string();
     let mut threads = 1usize;
     let mut rounds = 9usize;

@@ -117,20 +117,35 @@ pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>, threads: us
     };
     let units = len.div_ceil(unit);
     let parts = threads.min(units);
-    std::thread::scope(|s| {
-        let ctx = &ctx;
-        for t in 0..parts {
-            let lo = (units * t / parts * unit).min(len);
-            let hi = (units * (t + 1) / parts * unit).min(len);
-            if lo < hi {
-                let (rows, cols) = if along_m {
-                    (lo..hi, 0..n)
-                } else {
-                    (0..m, lo..hi)
-                };
-                s.spawn(move || loops(ki, ctx, rows, cols));
-            }
+    // with the `rayon` feature every part runs on rayon's pool (its workers keep their packing
+    // buffers between calls; the caller sleeps, so on a machine with as many workers as cores no
+    // idle thread spins beside them); else part 0 runs on the calling thread (its buffers are
+    // warm) and the others on threads started for this call
+    let part = |t: usize| {
+        let lo = (units * t / parts * unit).min(len);
+        let hi = (units * (t + 1) / parts * unit).min(len);
+        if along_m {
+            (lo..hi, 0..n)
+        } else {
+            (0..m, lo..hi)
         }
+    };
+    let ctx = &ctx;
+    #[cfg(feature = "rayon")]
+    rayon::scope(|s| {
+        for t in 0..parts {
+            let (rows, cols) = part(t);
+            s.spawn(move |_| loops(ki, ctx, rows, cols));
+        }
+    });
+    #[cfg(not(feature = "rayon"))]
+    std::thread::scope(|s| {
+        for t in 1..parts {
+            let (rows, cols) = part(t);
+            s.spawn(move || loops(ki, ctx, rows, cols));
+        }
+        let (rows, cols) = part(0);
+        loops(ki, ctx, rows, cols);
     });
 }
 

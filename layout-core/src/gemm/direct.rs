@@ -59,7 +59,14 @@ pub(crate) struct Direct<'a, T> {
 
 /// Runs the problem on the unpacked AVX-512 kernels if it is small and its strides suit them
 /// (returns `false`, touching nothing, otherwise).
-pub(crate) fn try_run<T: Element>(isa: Isa, p: Direct<'_, T>) -> bool {
+///
+/// With `any_size`, the size rule is skipped (the kernels apply whenever the strides suit).
+pub(crate) fn try_run<T: Element>(
+    isa: Isa,
+    p: Direct<'_, T>,
+    threads: usize,
+    any_size: bool,
+) -> bool {
     if isa != Isa::Avx512 || p.m == 0 || p.n == 0 || p.k == 0 {
         return false;
     }
@@ -67,12 +74,12 @@ pub(crate) fn try_run<T: Element>(isa: Isa, p: Direct<'_, T>) -> bool {
         // SAFETY: T is f32 (same TypeId): a reinterpretation of the same type.
         let p = unsafe { cast::<T, f32>(p) };
         // SAFETY: AVX-512F is available (isa); the operands were checked in bounds.
-        unsafe { run_typed(p) }
+        unsafe { run_typed(p, threads, any_size) }
     } else if TypeId::of::<T>() == TypeId::of::<f64>() {
         // SAFETY: T is f64 (same TypeId).
         let p = unsafe { cast::<T, f64>(p) };
         // SAFETY: as above.
-        unsafe { run_typed(p) }
+        unsafe { run_typed(p, threads, any_size) }
     } else {
         false
     }
@@ -532,7 +539,7 @@ macro_rules! kernels {
 }
 
 /// The three unpacked kernels of an element type.
-trait Kernels: Lanes + PartialEq + Default {
+trait Kernels: Lanes + PartialEq + Default + Send {
     /// Columns of the outer-product tile.
     const NR: usize;
     /// Outer-product tiles.
@@ -561,6 +568,8 @@ kernels!(f64, 6, by_nr_6, [1 2 3 4], 8);
 /// AVX-512F is available; the operands were checked in bounds for their shapes and strides.
 unsafe fn run_typed<T: Kernels + Copy + core::ops::Mul<Output = T> + core::ops::Add<Output = T>>(
     p: Direct<'_, T>,
+    threads: usize,
+    any_size: bool,
 ) -> bool {
     let Direct {
         m,
@@ -617,12 +626,78 @@ unsafe fn run_typed<T: Kernels + Copy + core::ops::Mul<Output = T> + core::ops::
     // (or there is one block of columns)
     let size = core::mem::size_of::<T>();
     let block_bytes = s.m.saturating_mul(s.k.min(DIRECT_KC)).saturating_mul(size);
-    if block_bytes > MAX_A_BYTES && s.n > T::NR {
+    if block_bytes > MAX_A_BYTES && s.n > T::NR && !any_size {
         return false;
     }
-    // k in blocks of DIRECT_KC, C accumulating between blocks (β for the first, then 1): the
-    // A block stays in L2 across the column blocks, and a tile walking k touches at most
-    // DIRECT_KC pages of A, which the second-level TLB holds
+    let parts = threads.min(s.n / T::NR).max(1);
+    if parts == 1 {
+        // SAFETY: AVX-512F (caller); A and C rows unit stride; operands checked.
+        unsafe { k_blocks(s) };
+        return true;
+    }
+    // columns split at multiples of NR: part t owns C's columns `cols(t)`, disjoint from the
+    // others'; without rayon, part 0 runs on the calling thread
+    let units = s.n.div_ceil(T::NR);
+    let cols = |t: usize| {
+        let lo = (units * t / parts * T::NR).min(s.n);
+        let hi = (units * (t + 1) / parts * T::NR).min(s.n);
+        // SAFETY: columns lo..hi of B and C are elements of them (hi ≤ n).
+        Part(unsafe {
+            Shape {
+                n: hi - lo,
+                b: s.b.offset(lo as isize * s.sb.cs),
+                c: s.c.offset(lo as isize * s.sc.cs),
+                ..s
+            }
+        })
+    };
+    let all: std::vec::Vec<Part<T>> = (0..parts).map(cols).collect();
+    #[cfg(feature = "rayon")]
+    rayon::scope(|sc| {
+        // every part on rayon's pool (see the blocked path's threads in block.rs)
+        for part in all {
+            // SAFETY: AVX-512F (caller); A and C rows unit stride; operands checked; the parts
+            // write disjoint columns of C and read A and B only.
+            sc.spawn(move |_| unsafe { k_blocks(part.into_inner()) });
+        }
+    });
+    #[cfg(not(feature = "rayon"))]
+    std::thread::scope(|sc| {
+        let mut all = all.into_iter();
+        let first = all.next();
+        for part in all {
+            // SAFETY: AVX-512F (caller); A and C rows unit stride; operands checked; the parts
+            // write disjoint columns of C and read A and B only.
+            sc.spawn(move || unsafe { k_blocks(part.into_inner()) });
+        }
+        if let Some(part) = first {
+            // SAFETY: as for the other parts.
+            unsafe { k_blocks(part.into_inner()) };
+        }
+    });
+    true
+}
+
+/// One thread's columns of an unpacked call.
+struct Part<T>(Shape<T>);
+// SAFETY: the parts of one call write disjoint columns of C (split at column ranges of an
+// operand checked to have no two elements at one location) and only read A and B, and they do
+// not outlive the call (scoped threads).
+unsafe impl<T: Send> Send for Part<T> {}
+
+impl<T> Part<T> {
+    fn into_inner(self) -> Shape<T> {
+        self.0
+    }
+}
+
+/// The outer-product kernels over k in blocks of DIRECT_KC, C accumulating between blocks (β for
+/// the first, then 1): the A block stays in L2 across the column blocks, and a tile walking k
+/// touches at most DIRECT_KC pages of A, which the second-level TLB holds.
+///
+/// # Safety
+/// AVX-512F; A and C rows unit stride; every element of the operands in bounds.
+unsafe fn k_blocks<T: Kernels>(s: Shape<T>) {
     let mut pk = 0;
     while pk < s.k {
         let kb = (s.k - pk).min(DIRECT_KC);
@@ -636,7 +711,7 @@ unsafe fn run_typed<T: Kernels + Copy + core::ops::Mul<Output = T> + core::ops::
                 ..s
             }
         };
-        // SAFETY: AVX-512F (caller); A and C rows unit stride; operands checked.
+        // SAFETY: forwarded contract.
         unsafe {
             if s.n == 1 {
                 T::column(blk)
@@ -646,5 +721,4 @@ unsafe fn run_typed<T: Kernels + Copy + core::ops::Mul<Output = T> + core::ops::
         };
         pk += kb;
     }
-    true
 }

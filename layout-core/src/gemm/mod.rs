@@ -97,7 +97,9 @@ pub struct Options {
     pub isa: Isa,
     /// Threads (`std::thread::scope`, caller-chosen, no global pool); 0 and 1 mean the calling
     /// thread only. Threads split C's rows (or columns, whichever is longer) at multiples of the
-    /// tile, never k, so the result does not depend on the number of threads.
+    /// tile, never k, so the result does not depend on the number of threads. Problems of at
+    /// most [`PARALLEL_MIN_WORK`] multiply-adds run on the calling thread with
+    /// [`Packing::Auto`] (starting a thread costs more than it saves there).
     pub threads: usize,
     /// Whether small problems may skip packing ([`Packing::Auto`], the default) or every call
     /// packs ([`Packing::Always`]: the blocked path on its own, for tests and measurements).
@@ -116,8 +118,12 @@ pub enum Packing {
     /// Skip packing where it costs more than it saves.
     #[default]
     Auto,
-    /// Always pack (the BLIS loop nest).
+    /// Always pack (the BLIS loop nest), on the threads asked for whatever the size.
     Always,
+    /// Take the unpacked kernels whenever the strides allow (whatever the size, on the threads
+    /// asked for whatever the size); pack only where they do not apply. For tests and
+    /// measurements.
+    Never,
 }
 
 impl Default for Options {
@@ -141,6 +147,11 @@ impl From<Isa> for Options {
         }
     }
 }
+
+/// The smallest `m·n·k` that runs on several threads (320³). Measured on two Zen 5 cores: at
+/// 256³ two threads (each call starting its threads) reached 0.64 of one thread's speed, at
+/// 512³ 1.5×.
+pub const PARALLEL_MIN_WORK: usize = 320 * 320 * 320;
 
 /// `C ← α·A·B + β·C` on strided matrices, with the kernels and threads of `opts`.
 ///
@@ -176,6 +187,12 @@ pub fn gemm_with<T: Element>(
         _ => return Err(GemmError::IsaUnavailable { op, isa }),
     };
     let (m, k, n) = (a.rows, a.cols, b.cols);
+    let threads =
+        if packing == Packing::Auto && m.saturating_mul(n).saturating_mul(k) <= PARALLEL_MIN_WORK {
+            1
+        } else {
+            threads
+        };
     let sh_a = shape_of(Operand::A, m, k, a.row_stride, a.col_stride);
     let sh_b = shape_of(Operand::B, k, n, b.row_stride, b.col_stride);
     let sh_c = shape_of(Operand::C, m, n, c.row_stride, c.col_stride);
@@ -183,10 +200,9 @@ pub fn gemm_with<T: Element>(
     let sb = check_operand(op, sh_b, b.data.len())?;
     let sc = check_operand(op, sh_c, c.data.len())?;
     check_no_overlap(op, sh_c)?;
-    // small problems with suitable strides: the unpacked kernels (single-threaded)
+    // small problems with suitable strides: the unpacked kernels
     #[cfg(target_arch = "x86_64")]
-    if threads <= 1
-        && packing == Packing::Auto
+    if packing != Packing::Always
         && direct::try_run(
             isa,
             direct::Direct {
@@ -202,6 +218,8 @@ pub fn gemm_with<T: Element>(
                 c: &mut *c.data,
                 sc,
             },
+            threads,
+            packing == Packing::Never,
         )
     {
         return Ok(());
