@@ -26,6 +26,7 @@ fn ui() {
         "algebra",
         "tensor",
         "named",
+        "gemm",
     ] {
         t.compile_fail(format!("tests/ui/{area}/*.rs"));
     }

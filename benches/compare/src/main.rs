@@ -536,6 +536,97 @@ fn measure<T: Elem>(
     }
 }
 
+/// Static N×N×N: layout's static tensors (constant offset tables), layout's run-time entry,
+/// nalgebra's `SMatrix` product, libxsmm's dispatched kernel, faer; GFLOP/s medians, interleaved.
+fn static_row<T: Elem, const N: usize, const NI: i64>(rounds: usize) {
+    use layout::{Int, Layout, Tensor};
+    type Col<const M: i64> = Layout<(Int<M>, Int<M>), (Int<1>, Int<M>)>;
+    let a: Vec<T> = data(N * N, 1);
+    let b: Vec<T> = data(N * N, 2);
+    let mut c = vec![<T as Elem>::zero(); N * N];
+    let flop = 2.0 * (N * N * N) as f64;
+    let reps = ((2e-3 * 30e9 / flop) as usize).clamp(1, 1_000_000);
+    let na = nalgebra::SMatrix::<T, N, N>::from_column_slice(&a);
+    let nb = nalgebra::SMatrix::<T, N, N>::from_column_slice(&b);
+    let mut names: Vec<&str> = vec!["static", "run-time", "nalgebra", "faer"];
+    #[cfg(feature = "libxsmm")]
+    let xs = T::xsmm(N, N, N);
+    #[cfg(feature = "libxsmm")]
+    if xs.is_some() {
+        names.push("libxsmm");
+    }
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
+    let mut want = vec![<T as Elem>::zero(); N * N];
+    T::layout(1, N, N, N, &a, &b, &mut want);
+    for round in 0..rounds {
+        for slot in 0..names.len() {
+            let idx = (slot + round) % names.len();
+            let t = Instant::now();
+            match names[idx] {
+                "static" => {
+                    let ta = Tensor::new(&a[..], Col::<NI>::default()).unwrap();
+                    let tb = Tensor::new(&b[..], Col::<NI>::default()).unwrap();
+                    let mut tc = Tensor::new(&mut c[..], Col::<NI>::default()).unwrap();
+                    for _ in 0..reps {
+                        layout::gemm::gemm(<T as Elem>::one(), black_box(&ta), black_box(&tb), <T as Elem>::zero(), black_box(&mut tc)).unwrap();
+                    }
+                }
+                "run-time" => {
+                    for _ in 0..reps {
+                        T::layout(1, N, N, N, black_box(&a), black_box(&b), black_box(&mut c));
+                    }
+                }
+                "nalgebra" => {
+                    let mut r = nalgebra::SMatrix::<T, N, N>::zeros();
+                    for _ in 0..reps {
+                        r = black_box(&na) * black_box(&nb);
+                        black_box(&r);
+                    }
+                    c.copy_from_slice(r.as_slice());
+                }
+                "faer" => {
+                    for _ in 0..reps {
+                        let fa = faer::MatRef::from_column_major_slice(black_box(&a[..]), N, N);
+                        let fb = faer::MatRef::from_column_major_slice(black_box(&b[..]), N, N);
+                        let fc = faer::MatMut::from_column_major_slice_mut(black_box(&mut c[..]), N, N);
+                        faer::linalg::matmul::matmul(fc, faer::Accum::Replace, fa, fb, <T as Elem>::one(), faer::Par::Seq);
+                    }
+                }
+                _ => {
+                    #[cfg(feature = "libxsmm")]
+                    if let Some(f) = &xs {
+                        for _ in 0..reps {
+                            f(black_box(&a), black_box(&b), black_box(&mut c));
+                        }
+                    }
+                }
+            }
+            times[idx].push(t.elapsed().as_secs_f64() / reps as f64);
+            assert!(c == want, "{} disagrees at {N}", names[idx]);
+        }
+    }
+    let med: Vec<f64> = times
+        .iter_mut()
+        .map(|v| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        })
+        .collect();
+    let g = |i: usize| flop / med[i] / 1e9;
+    let xsmm = if names.len() > 4 { format!("{:.1}", g(4)) } else { "–".into() };
+    let best_other = (2..names.len()).map(g).fold(f64::MIN, f64::max);
+    println!(
+        "| {} | {N} | {:.1} | {:.1} | {:.1} | {xsmm} | {:.1} | {:.2} | {:.1} |",
+        T::NAME,
+        g(0),
+        g(1),
+        g(2),
+        g(3),
+        g(0) / best_other,
+        med[0] * 1e9
+    );
+}
+
 fn print(rows: &[Row]) {
     let mut names: Vec<String> = Vec::new();
     for r in rows {
@@ -581,6 +672,20 @@ fn print(rows: &[Row]) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("static") {
+        let rounds = 9;
+        println!("| dtype | n (static n×n×n) | layout static | layout run-time | nalgebra SMatrix | libxsmm | faer | layout static ÷ best other | ns per call (layout static) |");
+        println!("|---|---|---|---|---|---|---|---|---|");
+        static_row::<f32, 4, 4>(rounds);
+        static_row::<f64, 4, 4>(rounds);
+        static_row::<f32, 8, 8>(rounds);
+        static_row::<f64, 8, 8>(rounds);
+        static_row::<f32, 16, 16>(rounds);
+        static_row::<f64, 16, 16>(rounds);
+        static_row::<f32, 32, 32>(rounds);
+        static_row::<f64, 32, 32>(rounds);
+        return;
+    }
     if args.first().map(String::as_str) == Some("peak2") {
         // the FMA peak on one thread, then on two at once: do the two vCPUs have FMA units of
         // their own?

@@ -178,6 +178,7 @@ macro_rules! zst {
         }
         // SAFETY: affine: every method reads the one compile-time `LAYOUT`.
         unsafe impl<$($gen)*> AnyLayout for $name<$($args)*> {
+            const STATIC_LAYOUT: Option<DynLayout> = Some(<Self as StaticLayout>::LAYOUT);
             fn domain(&self) -> DynTuple {
                 <Self as StaticLayout>::LAYOUT.shape()
             }

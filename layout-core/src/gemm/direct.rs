@@ -26,7 +26,9 @@ use core::arch::x86_64::*;
 
 use super::check::Strided;
 use super::dispatch::Isa;
+use super::fixed::{self, Table};
 use super::kernel::Element;
+use crate::walk::AnyLayout;
 
 /// Largest block of A (`m × DIRECT_KC`), in bytes, sent down this path: every block of NR
 /// columns of C re-reads it, so it must stay in L2 (1 MiB per core on Zen 4 and Zen 5; half
@@ -491,6 +493,11 @@ macro_rules! kernels {
             const NR: usize = $nr;
             #[target_feature(enable = "avx512f")]
             unsafe fn outer(s: Shape<$t>) {
+                // SAFETY: forwarded contract; AVX-512F is enabled here.
+                unsafe { Self::outer_inline(s) }
+            }
+            #[inline(always)]
+            unsafe fn outer_inline(s: Shape<$t>) {
                 /// # Safety
                 /// As `tile` for the tile `t` of `mv` vectors and `nr` columns.
                 #[inline(always)]
@@ -547,6 +554,12 @@ trait Kernels: Lanes + PartialEq + Default + Send {
     /// # Safety
     /// AVX-512F; A and C rows unit stride; operands in bounds.
     unsafe fn outer(s: Shape<Self>);
+    /// The same, inlined into its caller (a `#[target_feature(enable = "avx512f")]` function),
+    /// so that a caller with constant shapes and strides gets them folded into the tiles.
+    ///
+    /// # Safety
+    /// As [`Kernels::outer`].
+    unsafe fn outer_inline(s: Shape<Self>);
     /// One column (n = 1), tiles of up to 8 vectors.
     ///
     /// # Safety
@@ -721,4 +734,102 @@ unsafe fn k_blocks<T: Kernels>(s: Shape<T>) {
         };
         pk += kb;
     }
+}
+
+/// Static operands (all three layouts static, each mode one stride, A's and C's rows unit
+/// stride): the unpacked tiles with every extent, stride and trip count a constant of the
+/// layout types. Returns `false` (nothing touched) when the layouts or the machine do not suit.
+#[inline(always)]
+pub(crate) fn try_static<T: Element, LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
+    alpha: T,
+    a: &[T],
+    b: &[T],
+    beta: T,
+    c: &mut [T],
+) -> bool {
+    if !const { fixed::strided::<LA, LB, LC>() } || Isa::selected() != Isa::Avx512 {
+        return false;
+    }
+    if a.len() <= Table::<LA>::MAX_OFFSET
+        || b.len() <= Table::<LB>::MAX_OFFSET
+        || c.len() <= Table::<LC>::MAX_OFFSET
+    {
+        return false;
+    }
+    let p = Direct {
+        m: Table::<LA>::ROWS,
+        k: Table::<LA>::COLS,
+        n: Table::<LB>::COLS,
+        alpha,
+        a,
+        sa: Table::<LA>::STRIDED,
+        b,
+        sb: Table::<LB>::STRIDED,
+        beta,
+        c,
+        sc: Table::<LC>::STRIDED,
+    };
+    if TypeId::of::<T>() == TypeId::of::<f32>() {
+        // SAFETY: T is f32 (same TypeId).
+        let p = unsafe { cast::<T, f32>(p) };
+        // SAFETY: AVX-512F (selected); every offset of each layout is at most its MAX_OFFSET,
+        // inside its slice (checked above); A's and C's rows unit stride (`strided`).
+        unsafe {
+            static_outer::<f32, LA, LB, LC>(
+                p.alpha,
+                p.a.as_ptr(),
+                p.b.as_ptr(),
+                p.beta,
+                p.c.as_mut_ptr(),
+            )
+        };
+        true
+    } else if TypeId::of::<T>() == TypeId::of::<f64>() {
+        // SAFETY: T is f64 (same TypeId).
+        let p = unsafe { cast::<T, f64>(p) };
+        // SAFETY: as above.
+        unsafe {
+            static_outer::<f64, LA, LB, LC>(
+                p.alpha,
+                p.a.as_ptr(),
+                p.b.as_ptr(),
+                p.beta,
+                p.c.as_mut_ptr(),
+            )
+        };
+        true
+    } else {
+        false
+    }
+}
+
+/// The unpacked tiles for static operands, instantiated per layout types: the shapes and strides
+/// are read here from the types' constants, so they fold into the code.
+///
+/// # Safety
+/// AVX-512F; `strided::<LA, LB, LC>()`; `a`, `b`, `c` point at buffers holding every offset
+/// of their layouts.
+#[target_feature(enable = "avx512f")]
+unsafe fn static_outer<T: Kernels, LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
+    alpha: T,
+    a: *const T,
+    b: *const T,
+    beta: T,
+    c: *mut T,
+) {
+    let s = Shape {
+        m: Table::<LA>::ROWS,
+        k: Table::<LA>::COLS,
+        n: Table::<LB>::COLS,
+        alpha,
+        beta,
+        a,
+        sa: Table::<LA>::STRIDED,
+        b,
+        sb: Table::<LB>::STRIDED,
+        c,
+        sc: Table::<LC>::STRIDED,
+    };
+    // SAFETY: forwarded contract; AVX-512F is enabled here.
+    unsafe { T::outer_inline(s) }
 }

@@ -98,7 +98,15 @@ pub enum GemmError {
         /// Shape of C.
         c: [usize; 2],
     },
-    /// A tensor operand is not a rank-2 affine layout (tensor entry point).
+    /// A temporary buffer for an operand with a non-strided layout could not be allocated
+    /// (tensor entry point).
+    Allocation {
+        /// `"gemm"`.
+        op: &'static str,
+        /// Elements asked for.
+        elements: usize,
+    },
+    /// A tensor operand is not of rank 2 (tensor entry point).
     NotMatrix {
         /// `"gemm"`.
         op: &'static str,
@@ -141,9 +149,13 @@ impl fmt::Display for GemmError {
                  (needs A m×k, B k×n, C m×n)",
                 a[0], a[1], b[0], b[1], c[0], c[1]
             ),
+            GemmError::Allocation { op, elements } => write!(
+                f,
+                "{op}: could not allocate a buffer of {elements} elements for an operand"
+            ),
             GemmError::NotMatrix { op, operand, rank } => write!(
                 f,
-                "{op}: operand {operand} is not a rank-2 affine matrix (rank {rank})"
+                "{op}: operand {operand} is not a rank-2 matrix (rank {rank})"
             ),
         }
     }

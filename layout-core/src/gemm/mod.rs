@@ -34,6 +34,7 @@ mod check;
 mod direct;
 pub mod dispatch;
 mod error;
+mod fixed;
 mod kernel;
 mod pack;
 mod tensor;
@@ -43,8 +44,11 @@ mod x86;
 pub use dispatch::Isa;
 
 pub use error::{GemmError, Operand, OperandShape};
+pub use fixed::{
+    ColExtent, InnerExtent, RowExtent, STATIC_MAX, STATIC_MAX_WORK, StaticMatrix, TINY_WORK, Table,
+};
 pub use kernel::Element;
-pub use tensor::gemm;
+pub use tensor::{gemm, gemm_static};
 
 use check::{check_no_overlap, check_operand};
 

@@ -1,11 +1,26 @@
-//! The tensor entry point: `C ← α·A·B + β·C` on rank-2 affine tensors of this crate.
+//! The tensor entry point: `C ← α·A·B + β·C` on rank-2 tensors of this crate, with the kernel
+//! chosen from the operand layout *types* where they say enough:
 //!
-//! Each operand's layout is read through [`AnyLayout::to_dyn`]; each of its two top-level modes
-//! must coalesce to one `(extent, stride)` (a nested mode such as `(2,3):(1,2)` counts as one
-//! axis of 6 with stride 1). The strided engine then runs as for `sgemm` / `dgemm`; the
-//! layout-typed specialisation is future work.
+//! 1. all three layouts static (`AnyLayout::STATIC_LAYOUT` is a constant of the type) and the
+//!    product tiny (≤ 4³): the unrolled kernel reading constant offset tables (`fixed.rs`);
+//! 2. all static, each mode one stride, A's and C's rows unit stride: the unpacked AVX-512 tiles
+//!    instantiated for those types, every extent and stride a constant (`direct.rs`);
+//! 3. other static layouts up to 8³ (hierarchical, swizzled, NZ): the table kernel;
+//! 4. run-time layouts whose two top-level modes each coalesce to one `(extent, stride)` (a
+//!    nested mode such as `(2,3):(1,2)` counts as one axis of 6 with stride 1): the strided
+//!    engine of `sgemm` / `dgemm`;
+//! 5. any other rank-2 layout (swizzled, NZ/ZN, padded, blocked): A and B gathered through
+//!    their offset functions, C gathered and scattered back — correct for every layout, fast for
+//!    the ones above.
+//!
+//! The choice among 1–3 is made at compile time (`if const { … }` on the layout types).
+//! [`gemm_static`] additionally ties the static extents together in its signature, so a
+//! mismatch is a compile error.
+
+use std::vec::Vec;
 
 use super::error::{GemmError, Operand};
+use super::fixed::{self, ColExtent, InnerExtent, RowExtent, StaticMatrix};
 use super::kernel::Element;
 use super::{MatMut, MatRef, Options, gemm_with};
 use crate::tensor::{Storage, StorageMut, Tensor};
@@ -63,9 +78,10 @@ fn geometry<L: AnyLayout>(
 /// ```
 ///
 /// # Errors
-/// [`GemmError::NotMatrix`] when an operand is not rank 2 with each axis a single stride (or
-/// not affine, e.g. swizzled); [`GemmError::ShapeMismatch`]; [`GemmError::OutputOverlaps`] for
-/// an output layout the overlap rule rejects; the errors of [`gemm_with`].
+/// [`GemmError::NotMatrix`] when an operand is not of rank 2; [`GemmError::ShapeMismatch`];
+/// [`GemmError::OutputOverlaps`] for a strided output layout the overlap rule rejects;
+/// [`GemmError::Allocation`] when the buffer for a non-strided operand cannot be allocated; the
+/// errors of [`gemm_with`].
 pub fn gemm<T, SA, LA, SB, LB, SC, LC>(
     alpha: T,
     a: &Tensor<SA, LA>,
@@ -82,9 +98,47 @@ where
     LB: AnyLayout,
     LC: AnyLayout,
 {
-    let (ar, ac, ars, acs, alo) = geometry(Operand::A, a.layout(), a.base_offset())?;
-    let (br, bc, brs, bcs, blo) = geometry(Operand::B, b.layout(), b.base_offset())?;
-    let (cr, cc, crs, ccs, clo) = geometry(Operand::C, c.layout(), c.base_offset())?;
+    // all three layouts static: constant shapes, strides and offsets (decided at compile time:
+    // `fixed::strided` and `fixed::applies` are const fns of the layout types). Strided ones
+    // run the unpacked AVX-512 tiles with those constants, others small enough the unrolled
+    // table kernel.
+    if const { fixed::applies::<LA, LB, LC>() && fixed::work::<LA, LB>() <= fixed::TINY_WORK } {
+        let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
+        if let (Some(ad), Some(bd)) = (a.as_slice().get(ab..), b.as_slice().get(bb..))
+            && let Some(cd) = c.as_mut_slice().get_mut(cb..)
+            && fixed::kernel::<T, LA, LB, LC>(alpha, ad, bd, beta, cd)
+        {
+            return Ok(());
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if const { fixed::strided::<LA, LB, LC>() } {
+        let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
+        if let (Some(ad), Some(bd)) = (a.as_slice().get(ab..), b.as_slice().get(bb..))
+            && let Some(cd) = c.as_mut_slice().get_mut(cb..)
+            && super::direct::try_static::<T, LA, LB, LC>(alpha, ad, bd, beta, cd)
+        {
+            return Ok(());
+        }
+    }
+    if const { fixed::applies::<LA, LB, LC>() } {
+        let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
+        if let (Some(ad), Some(bd)) = (a.as_slice().get(ab..), b.as_slice().get(bb..))
+            && let Some(cd) = c.as_mut_slice().get_mut(cb..)
+            && fixed::kernel::<T, LA, LB, LC>(alpha, ad, bd, beta, cd)
+        {
+            return Ok(());
+        }
+    }
+    let ga = geometry(Operand::A, a.layout(), a.base_offset());
+    let gb = geometry(Operand::B, b.layout(), b.base_offset());
+    let gc = geometry(Operand::C, c.layout(), c.base_offset());
+    let (Ok(ga), Ok(gb), Ok(gc)) = (ga, gb, gc) else {
+        // some layout is not a strided matrix (hierarchical modes, a swizzle, NZ): the generic
+        // path through the layouts' offset functions
+        return generic(alpha, a, b, beta, c);
+    };
+    let ((ar, ac, ars, acs, alo), (br, bc, brs, bcs, blo), (cr, cc, crs, ccs, clo)) = (ga, gb, gc);
     let too_short = |operand| GemmError::NotMatrix {
         op: "gemm",
         operand,
@@ -123,4 +177,176 @@ where
             col_stride: ccs,
         },
     )
+}
+
+/// Rows and columns of a rank-2 domain.
+fn extents<L: AnyLayout>(operand: Operand, l: &L) -> Result<(usize, usize), GemmError> {
+    let d = l.domain();
+    let not = |rank| GemmError::NotMatrix {
+        op: "gemm",
+        operand,
+        rank,
+    };
+    if d.is_leaf() || d.rank() != 2 {
+        return Err(not(if d.is_leaf() { 1 } else { d.rank() }));
+    }
+    let size = |i| {
+        d.mode(i)
+            .ok()
+            .and_then(|m| m.size().ok())
+            .and_then(|s| usize::try_from(s).ok())
+            .ok_or(not(2))
+    };
+    Ok((size(0)?, size(1)?))
+}
+
+/// Element (i, j) of a rank-2 tensor is at `base + offset(i + j·rows)` (colexicographic index).
+fn at<L: AnyLayout>(l: &L, base: usize, rows: usize, i: usize, j: usize) -> usize {
+    // validated tensor: every offset of its domain is inside its buffer
+    (base as i64 + l.offset((i + j * rows) as i64)) as usize
+}
+
+/// Any rank-2 layouts: A and B gathered into column-major buffers through their offset
+/// functions, C gathered (when β ≠ 0), computed by the strided engine, and scattered back.
+fn generic<T, SA, LA, SB, LB, SC, LC>(
+    alpha: T,
+    a: &Tensor<SA, LA>,
+    b: &Tensor<SB, LB>,
+    beta: T,
+    c: &mut Tensor<SC, LC>,
+) -> Result<(), GemmError>
+where
+    T: Element,
+    SA: Storage<Elem = T>,
+    SB: Storage<Elem = T>,
+    SC: StorageMut<Elem = T>,
+    LA: AnyLayout,
+    LB: AnyLayout,
+    LC: AnyLayout,
+{
+    let (m, k) = extents(Operand::A, a.layout())?;
+    let (kb, n) = extents(Operand::B, b.layout())?;
+    let (mc, nc) = extents(Operand::C, c.layout())?;
+    if k != kb || m != mc || n != nc {
+        return Err(GemmError::ShapeMismatch {
+            op: "gemm",
+            a: [m, k],
+            b: [kb, n],
+            c: [mc, nc],
+        });
+    }
+    let gather = |rows: usize, cols: usize, f: &dyn Fn(usize, usize) -> T| {
+        let mut v = Vec::new();
+        v.try_reserve_exact(rows * cols)
+            .map_err(|_| GemmError::Allocation {
+                op: "gemm",
+                elements: rows * cols,
+            })?;
+        for j in 0..cols {
+            for i in 0..rows {
+                v.push(f(i, j));
+            }
+        }
+        Ok::<_, GemmError>(v)
+    };
+    let (ad, bd) = (a.as_slice(), b.as_slice());
+    let (la, lb, lc) = (a.layout(), b.layout(), *c.layout());
+    let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
+    let ta = gather(m, k, &|i, j| ad[at(la, ab, m, i, j)])?;
+    let tb = gather(k, n, &|i, j| bd[at(lb, bb, k, i, j)])?;
+    let mut tc = if beta == T::ZERO {
+        gather(m, n, &|_, _| T::ZERO)?
+    } else {
+        let cd = c.as_slice();
+        gather(m, n, &|i, j| cd[at(&lc, cb, m, i, j)])?
+    };
+    let (mi, ki) = (m as isize, k as isize);
+    gemm_with(
+        Options::default(),
+        alpha,
+        MatRef {
+            data: &ta,
+            rows: m,
+            cols: k,
+            row_stride: 1,
+            col_stride: mi,
+        },
+        MatRef {
+            data: &tb,
+            rows: k,
+            cols: n,
+            row_stride: 1,
+            col_stride: ki,
+        },
+        beta,
+        MatMut {
+            data: &mut tc,
+            rows: m,
+            cols: n,
+            row_stride: 1,
+            col_stride: mi,
+        },
+    )?;
+    let cd = c.as_mut_slice();
+    for j in 0..n {
+        for i in 0..m {
+            cd[at(&lc, cb, m, i, j)] = tc[i + j * m];
+        }
+    }
+    Ok(())
+}
+
+/// `C ← α·A·B + β·C` on tensors whose layouts have static extents, checked at compile time: a
+/// mismatch between A's columns and B's rows (or C's extents) is a type error naming both
+/// extents, under `cargo check`. The layouts must be flat static rank-2 shapes
+/// (`Layout![(8,4):(1,8)]`, any strides); small ones run the unrolled kernel of
+/// [`gemm`](fn@gemm), larger ones the run-time engine.
+///
+/// ```
+/// use layout_core::{Layout, Int, Tensor, gemm};
+/// type A = Layout<(Int<2>, Int<3>), (Int<3>, Int<1>)>; // 2×3 row-major
+/// type B = Layout<(Int<3>, Int<2>), (Int<2>, Int<1>)>; // 3×2 row-major
+/// type C = Layout<(Int<2>, Int<2>), (Int<1>, Int<2>)>; // 2×2 column-major
+/// let (a, b, mut c) = ([1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], [1.0f32, 0.0, 0.0, 1.0, 1.0, 1.0], [0.0f32; 4]);
+/// let ta = Tensor::new(&a[..], A::default()).unwrap();
+/// let tb = Tensor::new(&b[..], B::default()).unwrap();
+/// let mut tc = Tensor::new(&mut c[..], C::default()).unwrap();
+/// gemm::gemm_static(1.0, &ta, &tb, 0.0, &mut tc);
+/// assert_eq!(c, [4.0, 10.0, 5.0, 11.0]);
+/// ```
+///
+/// ```compile_fail
+/// use layout_core::{Layout, Int, Tensor, gemm};
+/// type A = Layout<(Int<2>, Int<3>), (Int<3>, Int<1>)>; // 2×3
+/// type B = Layout<(Int<4>, Int<2>), (Int<2>, Int<1>)>; // 4×2: k does not match
+/// type C = Layout<(Int<2>, Int<2>), (Int<1>, Int<2>)>;
+/// let (a, b, mut c) = ([0f32; 6], [0f32; 8], [0f32; 4]);
+/// let ta = Tensor::new(&a[..], A::default()).unwrap();
+/// let tb = Tensor::new(&b[..], B::default()).unwrap();
+/// let mut tc = Tensor::new(&mut c[..], C::default()).unwrap();
+/// gemm::gemm_static(1.0, &ta, &tb, 0.0, &mut tc); // error: A has Int<3> columns but B has Int<4> rows
+/// ```
+pub fn gemm_static<T, SA, LA, SB, LB, SC, LC>(
+    alpha: T,
+    a: &Tensor<SA, LA>,
+    b: &Tensor<SB, LB>,
+    beta: T,
+    c: &mut Tensor<SC, LC>,
+) where
+    T: Element,
+    SA: Storage<Elem = T>,
+    SB: Storage<Elem = T>,
+    SC: StorageMut<Elem = T>,
+    LA: StaticMatrix,
+    LB: StaticMatrix,
+    LC: StaticMatrix,
+    LA::Cols: InnerExtent<LB::Rows>,
+    LA::Rows: RowExtent<LC::Rows>,
+    LB::Cols: ColExtent<LC::Cols>,
+{
+    // the extents agree (the bounds above) and tensors are validated, so the engine cannot
+    // refuse these operands
+    if let Err(e) = gemm(alpha, a, b, beta, c) {
+        unreachable!("gemm_static: operands with matching static extents were refused: {e}");
+    }
 }

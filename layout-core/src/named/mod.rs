@@ -157,6 +157,7 @@ macro_rules! named_zst {
         }
         // SAFETY: affine: every method reads the one compile-time `LAYOUT`.
         unsafe impl<$($gen)*> $crate::AnyLayout for $name<$($args)*> {
+            const STATIC_LAYOUT: Option<$crate::DynLayout> = Some(<Self as $crate::StaticLayout>::LAYOUT);
             fn domain(&self) -> $crate::DynTuple {
                 Self::LAYOUT.shape()
             }

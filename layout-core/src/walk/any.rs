@@ -50,6 +50,11 @@ pub unsafe trait AnyLayout: Copy + fmt::Display {
     /// Tensors use it to pick odometer fast paths (runs, `memcpy`) at compile time.
     const AFFINE: bool = true;
 
+    /// The layout's value when it is known at compile time (every leaf static, or a static named
+    /// or algebra-result type), `None` otherwise. Kernels branch on it at compile time (the GEMM
+    /// reads static operands through tables of constant offsets).
+    const STATIC_LAYOUT: Option<DynLayout> = None;
+
     /// The shape of the domain.
     fn domain(&self) -> DynTuple;
 
@@ -159,6 +164,7 @@ unsafe impl AnyLayout for DynLayout {
 // SAFETY: affine: `to_dyn` is the validated run-time form of the same shape and stride,
 // whose offset function `Layout::offset` computes on the typed leaves.
 unsafe impl<S: Congruent<D>, D: IntTuple> AnyLayout for Layout<S, D> {
+    const STATIC_LAYOUT: Option<DynLayout> = Self::STATIC;
     fn domain(&self) -> DynTuple {
         self.shape().to_dyn()
     }

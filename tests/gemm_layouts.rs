@@ -1,0 +1,235 @@
+//! `gemm::gemm` on every operand layout family — plain, negative strides, broadcast, swizzled,
+//! Ascend NZ/ZN/ZZ, blocked, padded, hierarchical — against a naive product that reads every
+//! element through the tensors' own coordinate indexing (`t[[i, j]]`), and the static path
+//! (constant offset tables) against the run-time one on the same data.
+
+mod support;
+
+use layout::gemm::{self, GemmError};
+use layout::named::blocked::row_major_interleaved_packed;
+use layout::named::{Padded, make_nz_layout, make_zn_layout, make_zz_layout};
+use layout::tensor::{Tensor, TensorIndex};
+use layout::{AnyLayout, DynLayout, Int, Layout, Swizzle, SwizzledLayout, layout};
+use support::Seeded;
+
+/// A buffer of `len` integer-valued elements (exact in any summation order).
+fn buf(rng: &mut Seeded, len: usize) -> Vec<f32> {
+    (0..len).map(|_| rng.range(-4, 5) as f32).collect()
+}
+
+fn span<L: AnyLayout>(l: &L) -> usize {
+    let (_, hi) = l.offset_bounds().unwrap();
+    hi as usize + 1
+}
+
+/// Checks `gemm(α, A, B, β, C)` against the naive product read through `t[[i, j]]`.
+fn check<LA, LB, LC>(rng: &mut Seeded, la: LA, lb: LB, lc: LC, alpha: f32, beta: f32)
+where
+    LA: AnyLayout,
+    LB: AnyLayout,
+    LC: AnyLayout,
+    [i64; 2]: TensorIndex<LA> + TensorIndex<LB> + TensorIndex<LC>,
+{
+    let dims = |l: &dyn Fn() -> layout::DynTuple| {
+        let d = l();
+        (
+            d.mode(0).unwrap().size().unwrap(),
+            d.mode(1).unwrap().size().unwrap(),
+        )
+    };
+    let (m, k) = dims(&|| la.domain());
+    let (_, n) = dims(&|| lb.domain());
+    let (a, b) = (buf(rng, span(&la)), buf(rng, span(&lb)));
+    let mut c = buf(rng, span(&lc));
+    if beta == 0.0 {
+        c.iter_mut().for_each(|x| *x = f32::NAN);
+    }
+    let ta = Tensor::new(&a[..], la).unwrap();
+    let tb = Tensor::new(&b[..], lb).unwrap();
+    let c0 = Tensor::new(&c[..], lc).unwrap();
+    let mut want = Vec::new();
+    for j in 0..n {
+        for i in 0..m {
+            let mut s = 0.0f32;
+            for p in 0..k {
+                s += ta[[i, p]] * tb[[p, j]];
+            }
+            want.push(if beta == 0.0 {
+                alpha * s
+            } else {
+                alpha * s + beta * c0[[i, j]]
+            });
+        }
+    }
+    let mut c2 = c.clone();
+    let mut tc = Tensor::new(&mut c2[..], lc).unwrap();
+    gemm::gemm(alpha, &ta, &tb, beta, &mut tc).unwrap();
+    for j in 0..n {
+        for i in 0..m {
+            let got = tc[[i, j]];
+            let w = want[(i + j * m) as usize];
+            assert!(
+                got == w,
+                "{la} × {lb} → {lc}, α={alpha} β={beta}: C({i},{j}) = {got}, want {w}"
+            );
+        }
+    }
+}
+
+const SCALARS: [(f32, f32); 3] = [(1.0, 0.0), (-1.0, 1.0), (0.5, -0.5)];
+
+#[test]
+fn every_layout_family_through_the_generic_path() {
+    let mut rng = Seeded(42);
+    let d = |s: &str| s.parse::<DynLayout>().unwrap();
+    for (alpha, beta) in SCALARS {
+        // plain strided (the fast path), hierarchical modes, broadcast A
+        check(
+            &mut rng,
+            d("(5,7):(1,5)"),
+            d("(7,3):(3,1)"),
+            d("(5,3):(1,5)"),
+            alpha,
+            beta,
+        );
+        check(
+            &mut rng,
+            d("((2,3),7):((1,2),6)"),
+            d("(7,(2,2)):(1,(7,14))"),
+            d("((2,3),(2,2)):((4,1),(24,12))"),
+            alpha,
+            beta,
+        );
+        check(
+            &mut rng,
+            d("(4,6):(0,1)"),
+            d("(6,5):(1,6)"),
+            d("(4,5):(5,1)"),
+            alpha,
+            beta,
+        );
+        // swizzled operands and a swizzled output
+        let sw = Swizzle::new(2, 0, 3).unwrap();
+        check(
+            &mut rng,
+            SwizzledLayout::new(sw, 0i64, d("(8,8):(8,1)")),
+            d("(8,4):(1,8)"),
+            SwizzledLayout::new(sw, 0i64, d("(8,4):(4,1)")),
+            alpha,
+            beta,
+        );
+        // Ascend fractals: C(NZ) ← A(ZZ) · B(ZN), f32 fractals of 16 × 8
+        check(
+            &mut rng,
+            make_zz_layout::<f32>(32, 16).unwrap(),
+            make_zn_layout::<f32>(16, 32).unwrap(),
+            make_nz_layout::<f32>(32, 32).unwrap(),
+            alpha,
+            beta,
+        );
+        // a padded NZ (its domain is the logical 20 × 12)
+        let pa = Padded::new(make_nz_layout::<f32>(20, 16).unwrap(), &[20, 16]).unwrap();
+        let pc = Padded::new(make_nz_layout::<f32>(20, 12).unwrap(), &[20, 12]).unwrap();
+        check(&mut rng, pa, d("(16,12):(12,1)"), pc, alpha, beta);
+        // CUTLASS interleaved
+        check(
+            &mut rng,
+            row_major_interleaved_packed(4, 8, 6).unwrap(),
+            d("(6,5):(1,6)"),
+            d("(8,5):(1,8)"),
+            alpha,
+            beta,
+        );
+    }
+}
+
+#[test]
+fn static_operands_take_the_constant_tables() {
+    let mut rng = Seeded(7);
+    for (alpha, beta) in SCALARS {
+        // static flat layouts, static hierarchical, and a static named layout
+        check(
+            &mut rng,
+            layout!((4,4):(1,4)),
+            layout!((4,4):(4,1)),
+            layout!((4,4):(1,4)),
+            alpha,
+            beta,
+        );
+        check(
+            &mut rng,
+            layout!((8,8):(1,8)),
+            layout!((8,8):(1,8)),
+            layout!((8,8):(8,1)),
+            alpha,
+            beta,
+        );
+        check(
+            &mut rng,
+            layout!((3,5):(5,1)),
+            layout!((5,2):(1,5)),
+            layout!((3,2):(1,3)),
+            alpha,
+            beta,
+        );
+        check(
+            &mut rng,
+            layout!(((2,2),4):((1,8),2)),
+            layout!((4,(2,2)):(1,(4,8))),
+            layout!(((2,2),(2,2)):((1,2),(4,8))),
+            alpha,
+            beta,
+        );
+        check(
+            &mut rng,
+            layout!(NZ<f32>(16, 8)),
+            layout!((8,4):(1,8)),
+            layout!((16,4):(4,1)),
+            alpha,
+            beta,
+        );
+    }
+    // mixed static and run-time operands agree with all-run-time ones
+    let n = std::hint::black_box(4i64);
+    check(
+        &mut rng,
+        layout!((4,n):(1,4)),
+        layout!((4,4):(4,1)),
+        layout!((4,4):(1,4)),
+        1.0,
+        1.0,
+    );
+}
+
+#[test]
+fn gemm_static_checks_extents_in_the_types() {
+    type A = Layout<(Int<2>, Int<3>), (Int<3>, Int<1>)>;
+    type B = Layout<(Int<3>, Int<4>), (Int<1>, Int<3>)>;
+    type C = Layout<(Int<2>, Int<4>), (Int<4>, Int<1>)>;
+    let a = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let b: Vec<f64> = (0..12).map(|x| x as f64).collect();
+    let mut c = [0.0f64; 8];
+    let ta = Tensor::new(&a[..], A::default()).unwrap();
+    let tb = Tensor::new(&b[..], B::default()).unwrap();
+    let mut tc = Tensor::new(&mut c[..], C::default()).unwrap();
+    gemm::gemm_static(2.0, &ta, &tb, 0.0, &mut tc);
+    // C(i, j) = 2 Σ_p A(i,p) B(p,j), B(p, j) = p + 3j; A rows (1,2,3), (4,5,6)
+    for i in 0..2 {
+        for j in 0..4 {
+            let s: f64 = (0..3).map(|p| a[i * 3 + p] * (p + 3 * j) as f64).sum();
+            assert_eq!(c[i * 4 + j], 2.0 * s);
+        }
+    }
+}
+
+#[test]
+fn mismatched_run_time_extents_are_errors() {
+    let d = |s: &str| s.parse::<DynLayout>().unwrap();
+    let (a, b, mut c) = (vec![0f32; 64], vec![0f32; 64], vec![0f32; 64]);
+    let ta = Tensor::new(&a[..], d("((2,2),3):((1,2),4)")).unwrap();
+    let tb = Tensor::new(&b[..], d("((2,2),3):((1,2),4)")).unwrap(); // 4×3, A is 4×3
+    let mut tc = Tensor::new(&mut c[..], d("(4,3):(1,4)")).unwrap();
+    let e = gemm::gemm(1.0, &ta, &tb, 0.0, &mut tc).unwrap_err();
+    assert!(matches!(e, GemmError::ShapeMismatch { .. }), "{e}");
+    assert!(e.to_string().contains("A is 4×3, B is 4×3"), "{e}");
+}
