@@ -672,6 +672,44 @@ fn print(rows: &[Row]) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("count4") {
+        // `count4 layout|hand REPS`: 4×4×4 f32 column-major, layout's static tensors or a
+        // hand-written unrolled loop, for callgrind's instruction counts per call
+        use layout::{Int, Layout, Tensor};
+        type Col4 = Layout<(Int<4>, Int<4>), (Int<1>, Int<4>)>;
+        let reps: usize = args[2].parse().unwrap();
+        let a: Vec<f32> = data(16, 1);
+        let b: Vec<f32> = data(16, 2);
+        let mut c = vec![0f32; 16];
+        if args[1] == "layout" {
+            let ta = Tensor::new(&a[..], Col4::default()).unwrap();
+            let tb = Tensor::new(&b[..], Col4::default()).unwrap();
+            let mut tc = Tensor::new(&mut c[..], Col4::default()).unwrap();
+            for _ in 0..reps {
+                layout::gemm::gemm(1.0f32, black_box(&ta), black_box(&tb), 0.0, black_box(&mut tc))
+                    .unwrap();
+            }
+        } else {
+            #[inline(never)]
+            fn hand(a: &[f32; 16], b: &[f32; 16], c: &mut [f32; 16]) {
+                for j in 0..4 {
+                    for i in 0..4 {
+                        let mut s = 0.0;
+                        for p in 0..4 {
+                            s += a[i + 4 * p] * b[p + 4 * j];
+                        }
+                        c[i + 4 * j] = s;
+                    }
+                }
+            }
+            let (a, b): ([f32; 16], [f32; 16]) = (a.try_into().unwrap(), b.try_into().unwrap());
+            let mut cc = [0f32; 16];
+            for _ in 0..reps {
+                hand(black_box(&a), black_box(&b), black_box(&mut cc));
+            }
+        }
+        return;
+    }
     if args.first().map(String::as_str) == Some("static") {
         let rounds = 9;
         println!("| dtype | n (static n×n×n) | layout static | layout run-time | nalgebra SMatrix | libxsmm | faer | layout static ÷ best other | ns per call (layout static) |");

@@ -188,6 +188,15 @@ pub(crate) fn kernel<T: Element, LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
     {
         return false;
     }
+    // the offset of (i, j): i·rs + j·cs when the layout is one stride per mode (contiguous
+    // accesses the compiler can vectorise), else the table entry
+    #[inline(always)]
+    fn off<L: AnyLayout>(t: &[usize; STATIC_MAX], rows: usize, i: usize, j: usize) -> usize {
+        match Table::<L>::STRIDES {
+            Some((rs, cs)) => (i as isize * rs + j as isize * cs) as usize,
+            None => t[i + j * rows],
+        }
+    }
     let read_c = beta != T::ZERO;
     for j in 0..n {
         let mut i0 = 0;
@@ -197,15 +206,15 @@ pub(crate) fn kernel<T: Element, LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
             for p in 0..k {
                 // SAFETY: every table entry is an offset of its layout, at most MAX_OFFSET, and
                 // each slice is longer than its layout's MAX_OFFSET (checked above).
-                let bv = unsafe { *b.get_unchecked(tb[p + j * k]) };
+                let bv = unsafe { *b.get_unchecked(off::<LB>(tb, k, p, j)) };
                 for (r, acc) in acc.iter_mut().enumerate().take(rows) {
                     // SAFETY: as above.
-                    let av = unsafe { *a.get_unchecked(ta[i0 + r + p * m]) };
+                    let av = unsafe { *a.get_unchecked(off::<LA>(ta, m, i0 + r, p)) };
                     *acc = *acc + av * bv;
                 }
             }
             for (r, &acc) in acc.iter().enumerate().take(rows) {
-                let at = tc[i0 + r + j * m];
+                let at = off::<LC>(tc, m, i0 + r, j);
                 // SAFETY: as above.
                 let cij = unsafe { c.get_unchecked_mut(at) };
                 *cij = if read_c {
