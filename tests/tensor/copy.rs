@@ -280,4 +280,18 @@ fn transposes_for_every_element_size() {
     check(|i| i as u16);
     check(|i| i as u32);
     check(|i| i as f64);
+    // the SIMD micro-tiles take the plain types by identity, every other Copy type goes element
+    // by element (a 4-byte struct with a padding byte must not travel as an integer lane)
+    check(|i| i as i16);
+    check(|i| layout::named::f16::from_f32((i % 2048) as f32));
+    check(|i| layout::named::bf16::from_f32((i % 256) as f32));
+    check(|i| i as i32);
+    check(|i| i as f32);
+    check(|i| i as i64);
+    #[derive(Clone, Copy, PartialEq, Debug, Default)]
+    struct Padded(u8, u16);
+    check(|i| Padded(i as u8, (i / 7) as u16));
+    #[derive(Clone, Copy, PartialEq, Debug, Default)]
+    struct Pair(u32, u32);
+    check(|i| Pair(i as u32, !(i as u32)));
 }
