@@ -103,9 +103,9 @@ pub(crate) unsafe fn transpose<T: Copy>(
     let stream = cfg!(target_arch = "x86_64")
         && width != Width::Scalar
         && rows.saturating_mul(cols).saturating_mul(size) > STREAM_BYTES
-        && (dst as usize) % 16 == 0
-        && (ldd.unsigned_abs() * size) % 16 == 0
-        && (8 * size) % 16 == 0;
+        && (dst as usize).is_multiple_of(16)
+        && (ldd.unsigned_abs() * size).is_multiple_of(16)
+        && (8 * size).is_multiple_of(16);
     let at_src = |i: usize, j: usize| src.wrapping_offset(i as isize * lds + j as isize);
     let at_dst = |i: usize, j: usize| dst.wrapping_offset(i as isize + j as isize * ldd);
     let mut ib = 0;
