@@ -96,7 +96,7 @@ pub(crate) unsafe fn transpose<T: Copy>(
     rows: usize,
     cols: usize,
 ) {
-    let side = 32;
+    let side = (256 / core::mem::size_of::<T>().max(1)).clamp(32, 128);
     let width = plain_width::<T>();
     // 32-bit elements move through 256-bit registers where the CPU has AVX (detected once by
     // std; the SSE2 tiles otherwise)
