@@ -96,6 +96,33 @@ fn gemm_and_static_tiles_tour() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
 
+    type A = layout::Layout![(4, 8) : (1, 4)];
+    type B = layout::Layout![(8, 4) : (4, 1)];
+    type C = layout::Layout![(4, 4) : (1, 4)];
+    let (p, q, mut r) = ([1f32; 32], [2f32; 32], [0f32; 16]);
+    let mut tr = Tensor::new(&mut r[..], C::default())?;
+    layout::gemm::gemm_static(
+        1.0,
+        &Tensor::new(&p[..], A::default())?,
+        &Tensor::new(&q[..], B::default())?,
+        0.0,
+        &mut tr,
+    );
+    assert_eq!(r, [16.0; 16]);
+    let mut nz = Tensor::new(
+        vec![0f32; 32 * 32],
+        layout::named::make_nz_layout::<f32>(32, 32)?,
+    )?;
+    nz.copy_from(&Tensor::from_fn(&[32, 32], |i| (i % 7) as f32)?)?;
+    let mut out = Tensor::from_vec(vec![0f32; 32 * 16], &[32, 16])?;
+    gemm(1.0, &nz, &y, 0.0, &mut out)?;
+    for i in 0..32 {
+        for j in 0..16 {
+            let want: f32 = (0..32).map(|p| nz[[i, p]] * y[[p, j]]).sum();
+            assert_eq!(out[[i, j]], want);
+        }
+    }
+
     let (m, k, ld) = (128i64, 64i64, 128i64);
     let (tile, off) = Layout::new((m, k), (Int::<1>, ld)).local_tile::<16, 8>((2, 3))?;
     let _: Layout<(Int<16>, Int<8>), (Int<1>, i64)> = tile;
