@@ -172,5 +172,43 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         2.0 * (n * n * n) as f64 / secs / 1e9,
         c[[3, 5]]
     );
+
+    // layout-typed: static 8x8 operands run with every extent and stride a compile-time constant;
+    // gemm_static refuses mismatched extents at compile time
+    type M8 = layout::Layout![(8, 8) : (1, 8)];
+    let (p, q) = (
+        (0..64).map(|i| (i % 3) as f32).collect::<Vec<_>>(),
+        (0..64).map(|i| (i % 4) as f32).collect::<Vec<_>>(),
+    );
+    let mut r = vec![0f32; 64];
+    let (tp, tq) = (
+        Tensor::new(&p[..], M8::default())?,
+        Tensor::new(&q[..], M8::default())?,
+    );
+    let mut tr = Tensor::new(&mut r[..], M8::default())?;
+    let reps = 200_000;
+    let t0 = std::time::Instant::now();
+    for _ in 0..reps {
+        layout::gemm::gemm_static(1.0, &tp, &tq, 0.0, &mut tr);
+    }
+    let ns = t0.elapsed().as_secs_f64() / reps as f64 * 1e9;
+    println!(
+        "gemm_static on {M8_TEXT} tensors: {ns:.1} ns a call ({:.1} GFLOP/s), r[0] = {}",
+        2.0 * 512.0 / ns,
+        r[0],
+        M8_TEXT = M8::default()
+    );
+    // an Ascend NZ operand (f32 fractals 16 x 8): correct through its layout's offsets
+    let mut nz = Tensor::new(vec![0f32; 64 * 64], make_nz_layout::<f32>(64, 64)?)?;
+    nz.copy_from(&Tensor::from_fn(&[64, 64], |i| (i % 7) as f32)?)?;
+    let w = Tensor::from_fn(&[64, 16], |i| (i % 5) as f32)?;
+    let mut out = Tensor::from_vec(vec![0f32; 64 * 16], &[64, 16])?;
+    layout::gemm::gemm(1.0, &nz, &w, 0.0, &mut out)?;
+    let want: f32 = (0..64).map(|k| nz[[5, k]] * w[[k, 2]]).sum();
+    println!(
+        "NZ {} x row-major 64x16: out[5,2] = {} (dot product {want})",
+        nz.layout(),
+        out[[5, 2]]
+    );
     Ok(())
 }
