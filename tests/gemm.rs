@@ -580,3 +580,119 @@ fn tensor_entry_point() {
     let e = layout::gemm::gemm(1.0, &tb, &tb, 0.0, &mut tc).unwrap_err();
     assert!(matches!(e, GemmError::ShapeMismatch { .. }), "{e}");
 }
+
+/// B packed once ([`gemm::PackedB`]) multiplies like the unpacked B on every instruction set,
+/// shapes around the tile and block sizes, 1 and 2 threads; its packed buffer is a layout of
+/// this crate whose tensor, cropped to the logical extents, is B again.
+#[test]
+fn packed_b_matches_the_reference_and_round_trips() {
+    use layout::named::Padded;
+    use layout::tensor::Tensor;
+    let mut rng = Seeded(77);
+    for isa in Isa::available() {
+        for &(m, k, n) in &[
+            (1, 1, 1),
+            (7, 5, 13),
+            (33, 300, 25),
+            (64, 257, 12),
+            (5, 3, 40),
+        ] {
+            let a: Vec<f32> = (0..m * k).map(|_| rng.range(-4, 5) as f32).collect();
+            let b: Vec<f32> = (0..k * n).map(|_| rng.range(-4, 5) as f32).collect();
+            // B row-major (k × n)
+            let bview = MatRef {
+                data: &b,
+                rows: k,
+                cols: n,
+                row_stride: n as isize,
+                col_stride: 1,
+            };
+            let pb = gemm::PackedB::new(isa, bview).unwrap();
+            for threads in [1, 2] {
+                let mut c = vec![f32::NAN; m * n];
+                gemm::gemm_packed(
+                    Options {
+                        isa,
+                        threads,
+                        packing: Packing::Always,
+                    },
+                    1.0,
+                    MatRef {
+                        data: &a,
+                        rows: m,
+                        cols: k,
+                        row_stride: 1,
+                        col_stride: m as isize,
+                    },
+                    &pb,
+                    0.0,
+                    MatMut {
+                        data: &mut c,
+                        rows: m,
+                        cols: n,
+                        row_stride: 1,
+                        col_stride: m as isize,
+                    },
+                )
+                .unwrap();
+                for i in 0..m {
+                    for j in 0..n {
+                        let s: f32 = (0..k).map(|p| a[i + p * m] * b[p * n + j]).sum();
+                        assert_eq!(
+                            c[i + j * m],
+                            s,
+                            "{isa:?} {m}×{k}×{n} threads {threads} ({i},{j})"
+                        );
+                    }
+                }
+            }
+            // the packed buffer is a layout: cropped to k × n it is B
+            let t = pb.tensor().unwrap();
+            let padded = Padded::new(*t.layout(), &[k as i64, n as i64]).unwrap();
+            let logical = Tensor::new(pb.as_slice(), padded).unwrap();
+            for p in 0..k {
+                for j in 0..n {
+                    assert_eq!(logical[[p as i64, j as i64]], b[p * n + j]);
+                }
+            }
+        }
+    }
+    // packed for one instruction set, called with another: an error
+    let b = [1.0f32; 4];
+    let pb = gemm::PackedB::new(
+        Isa::Portable,
+        MatRef {
+            data: &b,
+            rows: 2,
+            cols: 2,
+            row_stride: 2,
+            col_stride: 1,
+        },
+    )
+    .unwrap();
+    if let Some(other) = Isa::available().find(|&i| i != Isa::Portable) {
+        let mut c = [0.0f32; 4];
+        let e = gemm::gemm_packed(
+            other,
+            1.0,
+            MatRef {
+                data: &b,
+                rows: 2,
+                cols: 2,
+                row_stride: 2,
+                col_stride: 1,
+            },
+            &pb,
+            0.0,
+            MatMut {
+                data: &mut c,
+                rows: 2,
+                cols: 2,
+                row_stride: 2,
+                col_stride: 1,
+            },
+        )
+        .unwrap_err();
+        assert!(matches!(e, GemmError::PackedIsaMismatch { .. }), "{e}");
+    }
+}

@@ -672,6 +672,45 @@ fn print(rows: &[Row]) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("packed") {
+        // B row-major, packed on every call vs packed once (PackedB); f32, one thread
+        use layout::gemm::{Isa, MatMut, MatRef, Options, Packing, PackedB};
+        println!("| m×k×n | B packed per call GFLOP/s | PackedB GFLOP/s | ratio | packing B once (µs) |");
+        println!("|---|---|---|---|---|");
+        for (m, k, n) in [(256, 256, 256), (1024, 1024, 1024), (2048, 2048, 2048), (1, 4096, 4096), (16, 4096, 4096)] {
+            let a: Vec<f32> = data(m * k, 1);
+            let b: Vec<f32> = data(k * n, 2);
+            let mut c = vec![0f32; m * n];
+            let bv = MatRef { data: &b, rows: k, cols: n, row_stride: n as isize, col_stride: 1 };
+            let av = || MatRef { data: &a, rows: m, cols: k, row_stride: 1, col_stride: m as isize };
+            let opts = Options { isa: Isa::selected(), threads: 1, packing: Packing::Always };
+            let t = Instant::now();
+            let pb = PackedB::new(Isa::selected(), bv).unwrap();
+            let pack_us = t.elapsed().as_secs_f64() * 1e6;
+            let flop = 2.0 * (m * n * k) as f64;
+            let reps = ((0.02 * 50e9 / flop) as usize).clamp(1, 1000);
+            let (mut t1, mut t2) = (Vec::new(), Vec::new());
+            for _ in 0..7 {
+                let t = Instant::now();
+                for _ in 0..reps {
+                    let cv = MatMut { data: &mut c, rows: m, cols: n, row_stride: 1, col_stride: m as isize };
+                    layout::gemm::gemm_with(opts, 1.0, av(), bv, 0.0, cv).unwrap();
+                }
+                t1.push(t.elapsed().as_secs_f64() / reps as f64);
+                let t = Instant::now();
+                for _ in 0..reps {
+                    let cv = MatMut { data: &mut c, rows: m, cols: n, row_stride: 1, col_stride: m as isize };
+                    layout::gemm::gemm_packed(opts, 1.0, av(), &pb, 0.0, cv).unwrap();
+                }
+                t2.push(t.elapsed().as_secs_f64() / reps as f64);
+            }
+            t1.sort_by(f64::total_cmp);
+            t2.sort_by(f64::total_cmp);
+            let (g1, g2) = (flop / t1[3] / 1e9, flop / t2[3] / 1e9);
+            println!("| {m}×{k}×{n} | {g1:.1} | {g2:.1} | {:.2} | {pack_us:.0} |", g2 / g1);
+        }
+        return;
+    }
     if args.first().map(String::as_str) == Some("count4") {
         // `count4 layout|hand REPS`: 4×4×4 f32 column-major, layout's static tensors or a
         // hand-written unrolled loop, for callgrind's instruction counts per call

@@ -5,6 +5,7 @@ use std::vec::Vec;
 use super::check::Strided;
 use super::kernel::{Element, KernelInfo, MAX_TILE, Tile};
 use super::pack::{Source, pack};
+use super::packed_b::PackedB;
 
 /// A checked problem: every element (i, j) of each operand is in bounds (see `check_operand`),
 /// C has no two elements at one location, and the shapes agree.
@@ -20,6 +21,8 @@ pub(crate) struct Problem<'a, T> {
     pub beta: T,
     pub c: &'a mut [T],
     pub sc: Strided,
+    /// B already packed (then `b`/`sb` are unused, and C is never transposed).
+    pub bpacked: Option<&'a PackedB<T>>,
 }
 
 /// A 64-byte-aligned stack tile for edge tiles.
@@ -51,6 +54,7 @@ pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>, threads: us
         beta,
         c,
         mut sc,
+        bpacked,
     } = p;
     if m == 0 || n == 0 {
         return;
@@ -63,7 +67,7 @@ pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>, threads: us
     // stride; for a row-major C compute Cᵀ = Bᵀ·Aᵀ instead.
     let rs_eff = if m == 1 { 0 } else { sc.rs.unsigned_abs() };
     let cs_eff = if n == 1 { 0 } else { sc.cs.unsigned_abs() };
-    if sc.rs != 1 && (sc.cs == 1 || rs_eff > cs_eff) {
+    if bpacked.is_none() && sc.rs != 1 && (sc.cs == 1 || rs_eff > cs_eff) {
         core::mem::swap(&mut m, &mut n);
         core::mem::swap(&mut a, &mut b);
         core::mem::swap(&mut sa, &mut sb);
@@ -101,6 +105,7 @@ pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>, threads: us
         },
         sc,
         c: CPtr(c.as_mut_ptr()),
+        bpacked,
     };
     let threads = threads.max(1);
     // below ~64³ the threads cost more than they save
@@ -110,7 +115,8 @@ pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>, threads: us
     }
     // split the larger of m, n into `threads` ranges at multiples of MR (NR) from 0, so every
     // C element is computed by the same tile, with the same k blocking, as with one thread
-    let (along_m, len, unit) = if m >= n {
+    // (a pre-packed B is laid out for the whole of n: split rows only)
+    let (along_m, len, unit) = if m >= n || bpacked.is_some() {
         (true, m, ki.mr)
     } else {
         (false, n, ki.nr)
@@ -168,6 +174,7 @@ struct Ctx<'a, T> {
     bsrc: Source<'a, T>,
     sc: Strided,
     c: CPtr<T>,
+    bpacked: Option<&'a PackedB<T>>,
 }
 
 /// The five loops over rows `rows` and columns `cols` of C.
@@ -184,7 +191,14 @@ fn loops<T: Element>(
     let nc_max = ki.nc.min(n.div_ceil(nr) * nr);
     T::with_buffers(|astore, bstore| {
         let abuf = aligned_buf(astore, mc_max * kc_max);
-        let bbuf = aligned_buf(bstore, nc_max * kc_max);
+        let bbuf = aligned_buf(
+            bstore,
+            if ctx.bpacked.is_some() {
+                0
+            } else {
+                nc_max * kc_max
+            },
+        );
         blocks(ki, ctx, rows, cols, abuf, bbuf);
     });
 }
@@ -208,14 +222,19 @@ fn blocks<T: Element>(
         let ncb = ki.nc.min(cols.end - jc);
         for pc in (0..k).step_by(ki.kc) {
             let kcb = ki.kc.min(k - pc);
-            pack(bbuf, ctx.bsrc, jc, pc, ncb, kcb, nr);
+            if ctx.bpacked.is_none() {
+                pack(bbuf, ctx.bsrc, jc, pc, ncb, kcb, nr);
+            }
             let beta_pc = if pc == 0 { beta } else { T::ONE };
             for ic in rows.clone().step_by(ki.mc) {
                 let mcb = ki.mc.min(rows.end - ic);
                 pack(abuf, ctx.asrc, ic, pc, mcb, kcb, mr);
                 for jr in (0..ncb).step_by(nr) {
                     let nrb = nr.min(ncb - jr);
-                    let bp = bbuf[jr * kcb..(jr + nr) * kcb].as_ptr();
+                    let bp = match ctx.bpacked {
+                        Some(pb) => pb.panel(jc + jr, pc, kcb).as_ptr(),
+                        None => bbuf[jr * kcb..(jr + nr) * kcb].as_ptr(),
+                    };
                     for ir in (0..mcb).step_by(mr) {
                         let mrb = mr.min(mcb - ir);
                         let ap = abuf[ir * kcb..(ir + mr) * kcb].as_ptr();

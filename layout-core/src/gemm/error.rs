@@ -98,6 +98,16 @@ pub enum GemmError {
         /// Shape of C.
         c: [usize; 2],
     },
+    /// B was packed for one instruction set and the call asks for another (its micro-panels
+    /// have the other kernel's width).
+    PackedIsaMismatch {
+        /// `"sgemm"` or `"dgemm"`.
+        op: &'static str,
+        /// The instruction set B was packed for.
+        packed: Isa,
+        /// The instruction set asked for.
+        asked: Isa,
+    },
     /// A temporary buffer for an operand with a non-strided layout could not be allocated
     /// (tensor entry point).
     Allocation {
@@ -148,6 +158,10 @@ impl fmt::Display for GemmError {
                 "{op}: shapes do not agree: A is {}×{}, B is {}×{}, C is {}×{} \
                  (needs A m×k, B k×n, C m×n)",
                 a[0], a[1], b[0], b[1], c[0], c[1]
+            ),
+            GemmError::PackedIsaMismatch { op, packed, asked } => write!(
+                f,
+                "{op}: B was packed for {packed:?} kernels, the call asks for {asked:?}"
             ),
             GemmError::Allocation { op, elements } => write!(
                 f,

@@ -37,6 +37,7 @@ mod error;
 mod fixed;
 mod kernel;
 mod pack;
+mod packed_b;
 mod tensor;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -48,6 +49,7 @@ pub use fixed::{
     ColExtent, InnerExtent, RowExtent, STATIC_MAX, STATIC_MAX_WORK, StaticMatrix, TINY_WORK, Table,
 };
 pub use kernel::Element;
+pub use packed_b::{PackedB, gemm_packed};
 pub use tensor::{gemm, gemm_static};
 
 use check::{check_no_overlap, check_operand};
@@ -242,6 +244,7 @@ pub fn gemm_with<T: Element>(
             beta,
             c: c.data,
             sc,
+            bpacked: None,
         },
         threads,
     );

@@ -1,0 +1,233 @@
+//! Pack once, multiply many times: B packed into the blocked kernel's micro-panels ahead of
+//! time, for weights reused across calls.
+//!
+//! The packed buffer is the layout `(k, (NR, ⌈n/NR⌉)) : (NR, (1, NR·k))` — for each k, NR
+//! consecutive columns; panels of NR columns one after another, the last one zero-padded — an
+//! ordinary layout of this crate ([`PackedB::layout`]): printable, usable with the algebra, and
+//! copyable back to a row- or column-major B through a tensor ([`PackedB::tensor`] +
+//! [`Padded`](crate::named::Padded) for the logical extents). The blocked loop nest reads one
+//! `kc × NR` piece of a panel per micro-tile (`panel(j, pc, kc)`), so the packing that every
+//! call of [`gemm_with`](super::gemm_with) does for B is done once.
+
+use std::vec::Vec;
+
+use super::block;
+use super::check::{check_no_overlap, check_operand};
+use super::error::{GemmError, Operand, OperandShape};
+use super::kernel::Element;
+use super::pack::{Source, pack};
+use super::{Isa, MatMut, MatRef, Options};
+use crate::DynLayout;
+use crate::tensor::Tensor;
+
+/// B (k × n) packed for the kernels of one instruction set.
+#[derive(Clone, Debug)]
+pub struct PackedB<T> {
+    isa: Isa,
+    nr: usize,
+    k: usize,
+    n: usize,
+    /// First element of the packed data inside `store` (64-byte aligned).
+    start: usize,
+    store: Vec<T>,
+}
+
+impl<T: Element> PackedB<T> {
+    /// Packs `b` for the kernels of `isa` ([`Isa::selected`] for the default).
+    ///
+    /// ```
+    /// use layout_core::gemm::{Isa, MatMut, MatRef, PackedB, gemm_packed};
+    /// // B 3×2 row-major, packed once
+    /// let b = [1.0f32, 0.0, 0.0, 1.0, 1.0, 1.0];
+    /// let pb = PackedB::new(Isa::selected(), MatRef { data: &b, rows: 3, cols: 2, row_stride: 2, col_stride: 1 }).unwrap();
+    /// let a = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]; // A 2×3 row-major
+    /// let mut c = [0.0f32; 4];
+    /// gemm_packed(Isa::selected(), 1.0, MatRef { data: &a, rows: 2, cols: 3, row_stride: 3, col_stride: 1 },
+    ///     &pb, 0.0, MatMut { data: &mut c, rows: 2, cols: 2, row_stride: 2, col_stride: 1 }).unwrap();
+    /// assert_eq!(c, [4.0, 5.0, 10.0, 11.0]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`GemmError::IsaUnavailable`]; the errors of an operand check (slice too short for the
+    /// strides, overflow); [`GemmError::Allocation`] when the buffer cannot be allocated.
+    pub fn new(isa: Isa, b: MatRef<'_, T>) -> Result<Self, GemmError> {
+        let op = T::OP;
+        let ki = match T::kernel(isa) {
+            Some(ki) if isa.is_available() => ki,
+            _ => return Err(GemmError::IsaUnavailable { op, isa }),
+        };
+        let (k, n, nr) = (b.rows, b.cols, ki.nr);
+        let shape = OperandShape {
+            operand: Operand::B,
+            rows: k,
+            cols: n,
+            row_stride: b.row_stride,
+            col_stride: b.col_stride,
+        };
+        let sb = check_operand(op, shape, b.data.len())?;
+        let len = n
+            .div_ceil(nr)
+            .checked_mul(nr)
+            .and_then(|x| x.checked_mul(k))
+            .ok_or(GemmError::Allocation {
+                op,
+                elements: usize::MAX,
+            })?;
+        let pad = 64 / core::mem::size_of::<T>();
+        let mut store = Vec::new();
+        store
+            .try_reserve_exact(len + pad)
+            .map_err(|_| GemmError::Allocation { op, elements: len })?;
+        store.resize(len + pad, T::ZERO);
+        let start = store.as_ptr().align_offset(64).min(pad);
+        if k > 0 && n > 0 {
+            let src = Source {
+                src: b.data,
+                origin: sb.origin,
+                sv: sb.cs,
+                sk: sb.rs,
+            };
+            pack(&mut store[start..start + len], src, 0, 0, n, k, nr);
+        }
+        Ok(PackedB {
+            isa,
+            nr,
+            k,
+            n,
+            start,
+            store,
+        })
+    }
+
+    /// Rows of B (k).
+    pub fn rows(&self) -> usize {
+        self.k
+    }
+
+    /// Columns of B (n).
+    pub fn cols(&self) -> usize {
+        self.n
+    }
+
+    /// The instruction set the panels were packed for.
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    /// The packed elements, in the order of [`PackedB::layout`].
+    pub fn as_slice(&self) -> &[T] {
+        let len = self.n.div_ceil(self.nr) * self.nr * self.k;
+        &self.store[self.start..self.start + len]
+    }
+
+    /// The layout of the packed buffer over the padded domain `k × NR·⌈n/NR⌉`:
+    /// `(k, (NR, ⌈n/NR⌉)) : (NR, (1, NR·k))`.
+    ///
+    /// # Errors
+    /// Only for an empty B (a layout has positive extents).
+    pub fn layout(&self) -> Result<DynLayout, crate::LayoutError> {
+        let (k, nr, panels) = (
+            self.k as i64,
+            self.nr as i64,
+            self.n.div_ceil(self.nr) as i64,
+        );
+        let s = format_args!("({k},({nr},{panels})):({nr},(1,{}))", nr * k);
+        let mut text = std::string::String::new();
+        core::fmt::write(&mut text, s).expect("writing to a String");
+        text.parse()
+    }
+
+    /// The packed buffer as a tensor (its domain is the padded `k × NR·⌈n/NR⌉`; wrap the layout
+    /// in [`Padded`](crate::named::Padded) with `[k, n]` to see the logical B).
+    ///
+    /// # Errors
+    /// As [`PackedB::layout`].
+    pub fn tensor(&self) -> Result<Tensor<&[T], DynLayout>, crate::tensor::TensorError> {
+        Ok(Tensor::new(self.as_slice(), self.layout()?)?)
+    }
+
+    /// The `kc × NR` piece of the micro-panel holding column `j` (a multiple of NR), from row
+    /// `pc`: what the blocked loop hands the kernel.
+    pub(crate) fn panel(&self, j: usize, pc: usize, kc: usize) -> &[T] {
+        let at = (j / self.nr) * self.nr * self.k + pc * self.nr;
+        &self.as_slice()[at..at + kc * self.nr]
+    }
+}
+
+/// `C ← α·A·B + β·C` with B packed ahead of time ([`PackedB`]): the blocked loop nest without
+/// B's packing. `opts` must name the instruction set B was packed for; threads split C's rows.
+///
+/// # Errors
+/// [`GemmError::PackedIsaMismatch`] when `opts` names another instruction set than the one B
+/// was packed for; [`GemmError::ShapeMismatch`]; the operand errors of
+/// [`gemm_with`](super::gemm_with) for A and C.
+pub fn gemm_packed<T: Element>(
+    opts: impl Into<Options>,
+    alpha: T,
+    a: MatRef<'_, T>,
+    b: &PackedB<T>,
+    beta: T,
+    c: MatMut<'_, T>,
+) -> Result<(), GemmError> {
+    let op = T::OP;
+    let Options { isa, threads, .. } = opts.into();
+    if isa != b.isa {
+        return Err(GemmError::PackedIsaMismatch {
+            op,
+            packed: b.isa,
+            asked: isa,
+        });
+    }
+    if a.rows != c.rows || a.cols != b.k || b.n != c.cols {
+        return Err(GemmError::ShapeMismatch {
+            op,
+            a: [a.rows, a.cols],
+            b: [b.k, b.n],
+            c: [c.rows, c.cols],
+        });
+    }
+    let ki = match T::kernel(isa) {
+        Some(ki) if isa.is_available() && ki.nr == b.nr => ki,
+        _ => return Err(GemmError::IsaUnavailable { op, isa }),
+    };
+    let (m, k, n) = (a.rows, a.cols, b.n);
+    let sh = |operand, rows, cols, row_stride, col_stride| OperandShape {
+        operand,
+        rows,
+        cols,
+        row_stride,
+        col_stride,
+    };
+    let sa = check_operand(
+        op,
+        sh(Operand::A, m, k, a.row_stride, a.col_stride),
+        a.data.len(),
+    )?;
+    let shc = sh(Operand::C, m, n, c.row_stride, c.col_stride);
+    let sc = check_operand(op, shc, c.data.len())?;
+    check_no_overlap(op, shc)?;
+    let sb = super::check::Strided {
+        origin: 0,
+        rs: 0,
+        cs: 0,
+    };
+    block::run(
+        &ki,
+        block::Problem {
+            m,
+            k,
+            n,
+            alpha,
+            a: a.data,
+            sa,
+            b: &[],
+            sb,
+            beta,
+            c: c.data,
+            sc,
+            bpacked: Some(b),
+        },
+        threads,
+    );
+    Ok(())
+}
