@@ -143,7 +143,7 @@ impl<T: Element> PackedB<T> {
     /// # Errors
     /// As [`PackedB::layout`].
     pub fn tensor(&self) -> Result<Tensor<&[T], DynLayout>, crate::tensor::TensorError> {
-        Ok(Tensor::new(self.as_slice(), self.layout()?)?)
+        Tensor::new(self.as_slice(), self.layout()?)
     }
 
     /// The `kc × NR` piece of the micro-panel holding column `j` (a multiple of NR), from row
