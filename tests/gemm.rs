@@ -696,3 +696,58 @@ fn packed_b_matches_the_reference_and_round_trips() {
         assert!(matches!(e, GemmError::PackedIsaMismatch { .. }), "{e}");
     }
 }
+
+/// bf16 and f16 inputs accumulate in f32: on integer values (exact in 16 bits) the result equals
+/// the naive f32 product, for any strides.
+#[test]
+fn half_inputs_accumulate_in_f32() {
+    use layout::named::{bf16, f16};
+    let mut rng = Seeded(3);
+    for &(m, k, n) in &[(1, 1, 1), (9, 70, 13), (40, 33, 3)] {
+        let af: Vec<f32> = (0..m * k).map(|_| rng.range(-8, 9) as f32).collect();
+        let bf: Vec<f32> = (0..k * n).map(|_| rng.range(-8, 9) as f32).collect();
+        let want: Vec<f32> = (0..m * n)
+            .map(|x| {
+                let (i, j) = (x / n, x % n);
+                (0..k).map(|p| af[i * k + p] * bf[p * n + j]).sum()
+            })
+            .collect();
+        macro_rules! check {
+            ($h:ty) => {{
+                let a: Vec<$h> = af.iter().map(|&x| <$h>::from_f32(x)).collect();
+                let b: Vec<$h> = bf.iter().map(|&x| <$h>::from_f32(x)).collect();
+                let mut c = vec![f32::NAN; m * n];
+                gemm::gemm_half(
+                    Isa::selected(),
+                    1.0,
+                    MatRef {
+                        data: &a,
+                        rows: m,
+                        cols: k,
+                        row_stride: k as isize,
+                        col_stride: 1,
+                    },
+                    MatRef {
+                        data: &b,
+                        rows: k,
+                        cols: n,
+                        row_stride: n as isize,
+                        col_stride: 1,
+                    },
+                    0.0,
+                    MatMut {
+                        data: &mut c,
+                        rows: m,
+                        cols: n,
+                        row_stride: n as isize,
+                        col_stride: 1,
+                    },
+                )
+                .unwrap();
+                assert_eq!(c, want, "{} {m}×{k}×{n}", stringify!($h));
+            }};
+        }
+        check!(bf16);
+        check!(f16);
+    }
+}

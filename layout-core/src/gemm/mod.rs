@@ -35,6 +35,7 @@ mod direct;
 pub mod dispatch;
 mod error;
 mod fixed;
+mod half_inputs;
 mod kernel;
 mod pack;
 mod packed_b;
@@ -48,6 +49,7 @@ pub use error::{GemmError, Operand, OperandShape};
 pub use fixed::{
     ColExtent, InnerExtent, RowExtent, STATIC_MAX, STATIC_MAX_WORK, StaticMatrix, TINY_WORK, Table,
 };
+pub use half_inputs::{Half, gemm_half};
 pub use kernel::Element;
 pub use packed_b::{PackedB, gemm_packed};
 pub use tensor::{gemm, gemm_static};
