@@ -132,6 +132,8 @@ pub(crate) unsafe fn transpose<T: Copy>(
                             let (d, s) = (at_dst(i, j), at_src(i, j));
                             match width {
                                 #[cfg(target_arch = "x86_64")]
+                                Width::W1 => sse::micro8(d.cast(), ldd, s.cast(), lds),
+                                #[cfg(target_arch = "x86_64")]
                                 Width::W2 => sse::micro16(d.cast(), ldd, s.cast(), lds, stream),
                                 #[cfg(all(target_arch = "x86_64", feature = "std"))]
                                 Width::W4 if avx => {
@@ -186,13 +188,15 @@ unsafe fn micro<T: Copy>(dst: *mut T, ldd: isize, src: *const T, lds: isize) {
     }
 }
 
-/// How a micro-tile moves elements: through SIMD registers for plain-data types of 2, 4 or 8
+/// How a micro-tile moves elements: through SIMD registers for plain-data types of 1, 2, 4 or 8
 /// bytes (their bytes are all initialised values, so they may travel as integer lanes), element
 /// by element otherwise.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Width {
     /// Element by element (any `Copy` type).
     Scalar,
+    /// 8-bit plain data.
+    W1,
     /// 16-bit plain data.
     W2,
     /// 32-bit plain data.
@@ -201,13 +205,15 @@ pub(crate) enum Width {
     W8,
 }
 
-/// The SIMD width for `T`: the primitive integers and floats of 2, 4 and 8 bytes and `half`'s
+/// The SIMD width for `T`: the primitive integers and floats of 1, 2, 4 and 8 bytes and `half`'s
 /// `f16` / `bf16` (identified by type, not by size: a 4-byte struct may have padding bytes).
 pub(crate) fn plain_width<T: ?Sized>() -> Width {
     use core::any::TypeId;
     let id = typeid::of::<T>();
     let is = |ids: &[TypeId]| ids.contains(&id);
-    if is(&[
+    if is(&[TypeId::of::<u8>(), TypeId::of::<i8>()]) {
+        Width::W1
+    } else if is(&[
         TypeId::of::<u16>(),
         TypeId::of::<i16>(),
         TypeId::of::<half::f16>(),
@@ -335,6 +341,34 @@ mod sse {
     pub(super) fn fence() {
         // SAFETY: SSE2 is baseline on x86-64; a store fence has no memory operands.
         unsafe { _mm_sfence() }
+    }
+
+    /// 8-bit elements: 8 rows of 64 bits, unpacked by 8, 16 and 32 bits into 8 columns of 64 bits.
+    ///
+    /// # Safety
+    /// As [`micro16`], for plain 8-bit data.
+    #[inline(always)]
+    pub(super) unsafe fn micro8(dst: *mut u8, ldd: isize, src: *const u8, lds: isize) {
+        // SAFETY: (whole body) the caller's contract bounds every row and column touched.
+        unsafe {
+            let r = |i: isize| _mm_loadl_epi64(src.offset(i * lds).cast());
+            let (a0, a1, a2, a3, a4, a5, a6, a7) = (r(0), r(1), r(2), r(3), r(4), r(5), r(6), r(7));
+            let (t0, t1) = (_mm_unpacklo_epi8(a0, a1), _mm_unpacklo_epi8(a2, a3));
+            let (t2, t3) = (_mm_unpacklo_epi8(a4, a5), _mm_unpacklo_epi8(a6, a7));
+            let (u0, u1) = (_mm_unpacklo_epi16(t0, t1), _mm_unpackhi_epi16(t0, t1));
+            let (u2, u3) = (_mm_unpacklo_epi16(t2, t3), _mm_unpackhi_epi16(t2, t3));
+            let cols = [
+                _mm_unpacklo_epi32(u0, u2),
+                _mm_unpackhi_epi32(u0, u2),
+                _mm_unpacklo_epi32(u1, u3),
+                _mm_unpackhi_epi32(u1, u3),
+            ];
+            for (c, v) in cols.into_iter().enumerate() {
+                let j = 2 * c as isize;
+                _mm_storel_epi64(dst.offset(j * ldd).cast(), v);
+                _mm_storel_epi64(dst.offset((j + 1) * ldd).cast(), _mm_unpackhi_epi64(v, v));
+            }
+        }
     }
 
     /// 16-bit elements: 8 rows of 128 bits, unpacked by 16, 32 and 64 bits into 8 columns.
