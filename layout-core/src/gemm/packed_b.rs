@@ -1,9 +1,10 @@
 //! Pack once, multiply many times: B packed into the blocked kernel's micro-panels ahead of
 //! time, for weights reused across calls.
 //!
-//! The packed buffer is the layout `(k, (NR, ⌈n/NR⌉)) : (NR, (1, NR·k))` — for each k, NR
-//! consecutive columns; panels of NR columns one after another, the last one zero-padded — an
-//! ordinary layout of this crate ([`PackedB::layout`]): printable, usable with the algebra, and
+//! The packed buffer is the layout `((KC, K1), (NR, N1)) : ((NR, KC·NR·N1), (1, NR·KC))` over the
+//! padded domain `KC·K1 × NR·N1` (`K1 = ⌈k/KC⌉`, `N1 = ⌈n/NR⌉`): blocks of KC rows one after
+//! another, each a row of panels of NR columns, each panel KC groups of NR consecutive elements
+//! (the kernel's micro-panel); padding is zero — an ordinary layout of this crate ([`PackedB::layout`]): printable, usable with the algebra, and
 //! copyable back to a row- or column-major B through a tensor ([`PackedB::tensor`] +
 //! [`Padded`](crate::named::Padded) for the logical extents). The blocked loop nest reads one
 //! `kc × NR` piece of a panel per micro-tile (`panel(j, pc, kc)`), so the packing that every
@@ -25,6 +26,7 @@ use crate::tensor::Tensor;
 pub struct PackedB<T> {
     isa: Isa,
     nr: usize,
+    kc: usize,
     k: usize,
     n: usize,
     /// First element of the packed data inside `store` (64-byte aligned).
@@ -56,7 +58,9 @@ impl<T: Element> PackedB<T> {
             Some(ki) if isa.is_available() => ki,
             _ => return Err(GemmError::IsaUnavailable { op, isa }),
         };
+        // a B of fewer than KC rows is one block of exactly k rows (no padding)
         let (k, n, nr) = (b.rows, b.cols, ki.nr);
+        let kc = ki.kc.min(k).max(1);
         let shape = OperandShape {
             operand: Operand::B,
             rows: k,
@@ -68,7 +72,7 @@ impl<T: Element> PackedB<T> {
         let len = n
             .div_ceil(nr)
             .checked_mul(nr)
-            .and_then(|x| x.checked_mul(k))
+            .and_then(|x| x.checked_mul(k.div_ceil(kc) * kc))
             .ok_or(GemmError::Allocation {
                 op,
                 elements: usize::MAX,
@@ -87,11 +91,29 @@ impl<T: Element> PackedB<T> {
                 sv: sb.cs,
                 sk: sb.rs,
             };
-            pack(&mut store[start..start + len], src, 0, 0, n, k, nr);
+            // blocks of KC rows, each a row of NR-column panels of KC groups (the last block's
+            // panels keep that stride and are zero beyond row k)
+            let block = n.div_ceil(nr) * nr * kc;
+            for (bi, pc) in (0..k).step_by(kc).enumerate() {
+                let kcb = kc.min(k - pc);
+                for (pi, j) in (0..n).step_by(nr).enumerate() {
+                    let at = start + bi * block + pi * nr * kc;
+                    pack(
+                        &mut store[at..at + nr * kcb],
+                        src,
+                        j,
+                        pc,
+                        nr.min(n - j),
+                        kcb,
+                        nr,
+                    );
+                }
+            }
         }
         Ok(PackedB {
             isa,
             nr,
+            kc,
             k,
             n,
             start,
@@ -116,28 +138,32 @@ impl<T: Element> PackedB<T> {
 
     /// The packed elements, in the order of [`PackedB::layout`].
     pub fn as_slice(&self) -> &[T] {
-        let len = self.n.div_ceil(self.nr) * self.nr * self.k;
+        let len = self.n.div_ceil(self.nr) * self.nr * self.k.div_ceil(self.kc) * self.kc;
         &self.store[self.start..self.start + len]
     }
 
-    /// The layout of the packed buffer over the padded domain `k × NR·⌈n/NR⌉`:
-    /// `(k, (NR, ⌈n/NR⌉)) : (NR, (1, NR·k))`.
+    /// The layout of the packed buffer over the padded domain `KC·K1 × NR·N1`:
+    /// `((KC, K1), (NR, N1)) : ((NR, KC·NR·N1), (1, NR·KC))`.
     ///
     /// # Errors
     /// Only for an empty B (a layout has positive extents).
     pub fn layout(&self) -> Result<DynLayout, crate::LayoutError> {
-        let (k, nr, panels) = (
-            self.k as i64,
-            self.nr as i64,
+        let (kc, nr) = (self.kc as i64, self.nr as i64);
+        let (k1, n1) = (
+            self.k.div_ceil(self.kc) as i64,
             self.n.div_ceil(self.nr) as i64,
         );
-        let s = format_args!("({k},({nr},{panels})):({nr},(1,{}))", nr * k);
+        let s = format_args!(
+            "(({kc},{k1}),({nr},{n1})):(({nr},{}),(1,{}))",
+            kc * nr * n1,
+            nr * kc
+        );
         let mut text = std::string::String::new();
         core::fmt::write(&mut text, s).expect("writing to a String");
         text.parse()
     }
 
-    /// The packed buffer as a tensor (its domain is the padded `k × NR·⌈n/NR⌉`; wrap the layout
+    /// The packed buffer as a tensor (its domain is the padded `KC·K1 × NR·N1`; wrap the layout
     /// in [`Padded`](crate::named::Padded) with `[k, n]` to see the logical B).
     ///
     /// # Errors
@@ -149,7 +175,9 @@ impl<T: Element> PackedB<T> {
     /// The `kc × NR` piece of the micro-panel holding column `j` (a multiple of NR), from row
     /// `pc`: what the blocked loop hands the kernel.
     pub(crate) fn panel(&self, j: usize, pc: usize, kc: usize) -> &[T] {
-        let at = (j / self.nr) * self.nr * self.k + pc * self.nr;
+        let block = self.n.div_ceil(self.nr) * self.nr * self.kc;
+        let at =
+            (pc / self.kc) * block + (j / self.nr) * self.nr * self.kc + (pc % self.kc) * self.nr;
         &self.as_slice()[at..at + kc * self.nr]
     }
 }
