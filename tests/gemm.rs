@@ -703,7 +703,13 @@ fn packed_b_matches_the_reference_and_round_trips() {
 fn half_inputs_accumulate_in_f32() {
     use layout::named::{bf16, f16};
     let mut rng = Seeded(3);
-    for &(m, k, n) in &[(1, 1, 1), (9, 70, 13), (40, 33, 3)] {
+    for &(m, k, n) in &[
+        (1, 1, 1),
+        (9, 70, 13),
+        (40, 33, 3),
+        (33, 515, 25),
+        (4, 0, 3),
+    ] {
         let af: Vec<f32> = (0..m * k).map(|_| rng.range(-8, 9) as f32).collect();
         let bf: Vec<f32> = (0..k * n).map(|_| rng.range(-8, 9) as f32).collect();
         let want: Vec<f32> = (0..m * n)
@@ -716,38 +722,89 @@ fn half_inputs_accumulate_in_f32() {
             ($h:ty) => {{
                 let a: Vec<$h> = af.iter().map(|&x| <$h>::from_f32(x)).collect();
                 let b: Vec<$h> = bf.iter().map(|&x| <$h>::from_f32(x)).collect();
-                let mut c = vec![f32::NAN; m * n];
-                gemm::gemm_half(
-                    Isa::selected(),
-                    1.0,
-                    MatRef {
-                        data: &a,
-                        rows: m,
-                        cols: k,
-                        row_stride: k as isize,
-                        col_stride: 1,
-                    },
-                    MatRef {
-                        data: &b,
-                        rows: k,
-                        cols: n,
-                        row_stride: n as isize,
-                        col_stride: 1,
-                    },
-                    0.0,
-                    MatMut {
-                        data: &mut c,
-                        rows: m,
-                        cols: n,
-                        row_stride: n as isize,
-                        col_stride: 1,
-                    },
-                )
-                .unwrap();
-                assert_eq!(c, want, "{} {m}×{k}×{n}", stringify!($h));
+                // every instruction set: on AVX-512 with BF16 the vdpbf16ps kernel takes bf16
+                for isa in Isa::available() {
+                    let mut c = vec![f32::NAN; m * n];
+                    gemm::gemm_half(
+                        isa,
+                        1.0,
+                        MatRef {
+                            data: &a,
+                            rows: m,
+                            cols: k,
+                            row_stride: k as isize,
+                            col_stride: 1,
+                        },
+                        MatRef {
+                            data: &b,
+                            rows: k,
+                            cols: n,
+                            row_stride: n as isize,
+                            col_stride: 1,
+                        },
+                        0.0,
+                        MatMut {
+                            data: &mut c,
+                            rows: m,
+                            cols: n,
+                            row_stride: n as isize,
+                            col_stride: 1,
+                        },
+                    )
+                    .unwrap();
+                    assert_eq!(c, want, "{} {isa:?} {m}×{k}×{n}", stringify!($h));
+                }
             }};
         }
         check!(bf16);
         check!(f16);
+    }
+}
+
+/// β ≠ 0 and a non-unit α through the bf16 kernels (and the converting path elsewhere).
+#[test]
+fn half_inputs_with_alpha_and_beta() {
+    use layout::named::bf16;
+    let (m, k, n) = (35usize, 9usize, 14usize);
+    let af: Vec<f32> = (0..m * k).map(|x| (x % 7) as f32 - 3.0).collect();
+    let bf: Vec<f32> = (0..k * n).map(|x| (x % 5) as f32 - 2.0).collect();
+    let a: Vec<bf16> = af.iter().map(|&x| bf16::from_f32(x)).collect();
+    let b: Vec<bf16> = bf.iter().map(|&x| bf16::from_f32(x)).collect();
+    for isa in Isa::available() {
+        let mut c: Vec<f32> = (0..m * n).map(|x| (x % 3) as f32).collect();
+        let c0 = c.clone();
+        gemm::gemm_half(
+            isa,
+            2.0,
+            MatRef {
+                data: &a,
+                rows: m,
+                cols: k,
+                row_stride: 1,
+                col_stride: m as isize,
+            },
+            MatRef {
+                data: &b,
+                rows: k,
+                cols: n,
+                row_stride: 1,
+                col_stride: k as isize,
+            },
+            -1.0,
+            MatMut {
+                data: &mut c,
+                rows: m,
+                cols: n,
+                row_stride: 1,
+                col_stride: m as isize,
+            },
+        )
+        .unwrap();
+        for i in 0..m {
+            for j in 0..n {
+                let s: f32 = (0..k).map(|p| af[i + p * m] * bf[p + j * k]).sum();
+                assert_eq!(c[i + j * m], 2.0 * s - c0[i + j * m], "{isa:?} ({i},{j})");
+            }
+        }
     }
 }

@@ -28,6 +28,8 @@
 //! assert_eq!(c, [4.0, 5.0, 10.0, 11.0]);
 //! ```
 
+#[cfg(target_arch = "x86_64")]
+mod bf16;
 mod block;
 mod check;
 #[cfg(target_arch = "x86_64")]
