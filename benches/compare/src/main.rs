@@ -711,6 +711,44 @@ fn main() {
         }
         return;
     }
+    if args.first().map(String::as_str) == Some("half") {
+        // f32 sgemm vs bf16 inputs (vdpbf16ps kernel) vs f16 inputs (widened to f32, the
+        // converting path), f32 accumulation, one thread, column-major
+        use layout::gemm::{Isa, MatMut, MatRef};
+        use layout::named::{bf16, f16};
+        println!("| m×k×n | f32 sgemm GFLOP/s | bf16 vdpbf16ps GFLOP/s | f16 converting GFLOP/s | bf16 ÷ f32 | bf16 ÷ converting |");
+        println!("|---|---|---|---|---|---|");
+        for n in [256usize, 1024, 2048] {
+            let af: Vec<f32> = data(n * n, 1);
+            let bf: Vec<f32> = data(n * n, 2);
+            let ab: Vec<bf16> = af.iter().map(|&x| bf16::from_f32(x)).collect();
+            let bb: Vec<bf16> = bf.iter().map(|&x| bf16::from_f32(x)).collect();
+            let ah: Vec<f16> = af.iter().map(|&x| f16::from_f32(x)).collect();
+            let bh: Vec<f16> = bf.iter().map(|&x| f16::from_f32(x)).collect();
+            let mut c = vec![0f32; n * n];
+            let ld = n as isize;
+            let flop = 2.0 * (n * n * n) as f64;
+            let reps = ((0.05 * 100e9 / flop) as usize).clamp(1, 100);
+            let mut t = [Vec::new(), Vec::new(), Vec::new()];
+            for _ in 0..7 {
+                for which in 0..3 {
+                    let s = Instant::now();
+                    for _ in 0..reps {
+                        let cv = MatMut { data: &mut c, rows: n, cols: n, row_stride: 1, col_stride: ld };
+                        match which {
+                            0 => layout::gemm::gemm_with(Isa::selected(), 1.0, MatRef { data: &af, rows: n, cols: n, row_stride: 1, col_stride: ld }, MatRef { data: &bf, rows: n, cols: n, row_stride: 1, col_stride: ld }, 0.0, cv).unwrap(),
+                            1 => layout::gemm::gemm_half(Isa::selected(), 1.0, MatRef { data: &ab, rows: n, cols: n, row_stride: 1, col_stride: ld }, MatRef { data: &bb, rows: n, cols: n, row_stride: 1, col_stride: ld }, 0.0, cv).unwrap(),
+                            _ => layout::gemm::gemm_half(Isa::selected(), 1.0, MatRef { data: &ah, rows: n, cols: n, row_stride: 1, col_stride: ld }, MatRef { data: &bh, rows: n, cols: n, row_stride: 1, col_stride: ld }, 0.0, cv).unwrap(),
+                        }
+                    }
+                    t[which].push(s.elapsed().as_secs_f64() / reps as f64);
+                }
+            }
+            let g: Vec<f64> = t.iter_mut().map(|v| { v.sort_by(f64::total_cmp); flop / v[3] / 1e9 }).collect();
+            println!("| {n}³ | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} |", g[0], g[1], g[2], g[1] / g[0], g[1] / g[2]);
+        }
+        return;
+    }
     if args.first().map(String::as_str) == Some("count4") {
         // `count4 layout|hand REPS`: 4×4×4 f32 column-major, layout's static tensors or a
         // hand-written unrolled loop, for callgrind's instruction counts per call
