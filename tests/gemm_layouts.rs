@@ -233,3 +233,39 @@ fn mismatched_run_time_extents_are_errors() {
     assert!(matches!(e, GemmError::ShapeMismatch { .. }), "{e}");
     assert!(e.to_string().contains("A is 4×3, B is 4×3"), "{e}");
 }
+
+/// Ascend's operand formats with bf16 / f16 inputs: C(NZ, f32) ← A(ZZ) · B(ZN), exact on
+/// integer data, against the naive product through the tensors' indexing.
+#[test]
+fn ascend_formats_with_half_inputs() {
+    use layout::named::{bf16, f16};
+    macro_rules! case {
+        ($h:ty) => {{
+            let (m, k, n) = (32i64, 32i64, 32i64);
+            let la = make_zz_layout::<$h>(m, k).unwrap();
+            let lb = make_zn_layout::<$h>(k, n).unwrap();
+            let lc = make_nz_layout::<f32>(m, n).unwrap();
+            let a: Vec<$h> = (0..la.cosize())
+                .map(|x| <$h>::from_f32((x % 9) as f32 - 4.0))
+                .collect();
+            let b: Vec<$h> = (0..lb.cosize())
+                .map(|x| <$h>::from_f32((x % 7) as f32 - 3.0))
+                .collect();
+            let mut c = vec![f32::NAN; lc.cosize() as usize];
+            let ta = Tensor::new(&a[..], la).unwrap();
+            let tb = Tensor::new(&b[..], lb).unwrap();
+            let mut tc = Tensor::new(&mut c[..], lc).unwrap();
+            gemm::gemm_half_tensors(1.0, &ta, &tb, 0.0, &mut tc).unwrap();
+            for i in 0..m {
+                for j in 0..n {
+                    let s: f32 = (0..k)
+                        .map(|p| ta[[i, p]].to_f32() * tb[[p, j]].to_f32())
+                        .sum();
+                    assert_eq!(tc[[i, j]], s, "{} ({i},{j})", stringify!($h));
+                }
+            }
+        }};
+    }
+    case!(bf16);
+    case!(f16);
+}

@@ -350,3 +350,103 @@ pub fn gemm_static<T, SA, LA, SB, LB, SC, LC>(
         unreachable!("gemm_static: operands with matching static extents were refused: {e}");
     }
 }
+
+/// `C ← α·A·B + β·C` with 16-bit A and B ([`half::f16`] / [`half::bf16`]) and an `f32` C, on
+/// rank-2 tensors of any layouts — e.g. Ascend's C(NZ) ← A(ZZ) · B(ZN) with bf16 inputs. A and
+/// B are gathered into column-major buffers through their layouts, C gathered and scattered
+/// back; the product runs [`gemm_half`](super::gemm_half) (the `vdpbf16ps` kernel for bf16 on
+/// AVX-512 BF16).
+///
+/// # Errors
+/// [`GemmError::NotMatrix`], [`GemmError::ShapeMismatch`], [`GemmError::Allocation`]; the
+/// errors of [`gemm_half`](super::gemm_half).
+pub fn gemm_half_tensors<H, SA, LA, SB, LB, SC, LC>(
+    alpha: f32,
+    a: &Tensor<SA, LA>,
+    b: &Tensor<SB, LB>,
+    beta: f32,
+    c: &mut Tensor<SC, LC>,
+) -> Result<(), GemmError>
+where
+    H: super::Half,
+    SA: Storage<Elem = H>,
+    SB: Storage<Elem = H>,
+    SC: StorageMut<Elem = f32>,
+    LA: AnyLayout,
+    LB: AnyLayout,
+    LC: AnyLayout,
+{
+    let (m, k) = extents(Operand::A, a.layout())?;
+    let (kb, n) = extents(Operand::B, b.layout())?;
+    let (mc, nc) = extents(Operand::C, c.layout())?;
+    if k != kb || m != mc || n != nc {
+        return Err(GemmError::ShapeMismatch {
+            op: "gemm_half",
+            a: [m, k],
+            b: [kb, n],
+            c: [mc, nc],
+        });
+    }
+    fn gather<X: Copy>(
+        rows: usize,
+        cols: usize,
+        f: impl Fn(usize, usize) -> X,
+    ) -> Result<Vec<X>, GemmError> {
+        let mut v = Vec::new();
+        v.try_reserve_exact(rows * cols)
+            .map_err(|_| GemmError::Allocation {
+                op: "gemm_half",
+                elements: rows * cols,
+            })?;
+        for j in 0..cols {
+            for i in 0..rows {
+                v.push(f(i, j));
+            }
+        }
+        Ok(v)
+    }
+    let (ad, bd) = (a.as_slice(), b.as_slice());
+    let (la, lb, lc) = (a.layout(), b.layout(), *c.layout());
+    let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
+    let ta = gather(m, k, |i, j| ad[at(la, ab, m, i, j)])?;
+    let tb = gather(k, n, |i, j| bd[at(lb, bb, k, i, j)])?;
+    let mut tc = if beta == 0.0 {
+        gather(m, n, |_, _| 0.0f32)?
+    } else {
+        let cd = c.as_slice();
+        gather(m, n, |i, j| cd[at(&lc, cb, m, i, j)])?
+    };
+    super::gemm_half(
+        Options::default(),
+        alpha,
+        MatRef {
+            data: &ta,
+            rows: m,
+            cols: k,
+            row_stride: 1,
+            col_stride: m.max(1) as isize,
+        },
+        MatRef {
+            data: &tb,
+            rows: k,
+            cols: n,
+            row_stride: 1,
+            col_stride: k.max(1) as isize,
+        },
+        beta,
+        MatMut {
+            data: &mut tc,
+            rows: m,
+            cols: n,
+            row_stride: 1,
+            col_stride: m.max(1) as isize,
+        },
+    )?;
+    let cd = c.as_mut_slice();
+    for j in 0..n {
+        for i in 0..m {
+            cd[at(&lc, cb, m, i, j)] = tc[i + j * m];
+        }
+    }
+    Ok(())
+}
