@@ -568,7 +568,14 @@ fn static_row<T: Elem, const N: usize, const NI: i64>(rounds: usize) {
                     let tb = Tensor::new(&b[..], Col::<NI>::default()).unwrap();
                     let mut tc = Tensor::new(&mut c[..], Col::<NI>::default()).unwrap();
                     for _ in 0..reps {
-                        layout::gemm::gemm(<T as Elem>::one(), black_box(&ta), black_box(&tb), <T as Elem>::zero(), black_box(&mut tc)).unwrap();
+                        layout::gemm::gemm(
+                            <T as Elem>::one(),
+                            black_box(&ta),
+                            black_box(&tb),
+                            <T as Elem>::zero(),
+                            black_box(&mut tc),
+                        )
+                        .unwrap();
                     }
                 }
                 "run-time" => {
@@ -588,11 +595,20 @@ fn static_row<T: Elem, const N: usize, const NI: i64>(rounds: usize) {
                     for _ in 0..reps {
                         let fa = faer::MatRef::from_column_major_slice(black_box(&a[..]), N, N);
                         let fb = faer::MatRef::from_column_major_slice(black_box(&b[..]), N, N);
-                        let fc = faer::MatMut::from_column_major_slice_mut(black_box(&mut c[..]), N, N);
-                        faer::linalg::matmul::matmul(fc, faer::Accum::Replace, fa, fb, <T as Elem>::one(), faer::Par::Seq);
+                        let fc =
+                            faer::MatMut::from_column_major_slice_mut(black_box(&mut c[..]), N, N);
+                        faer::linalg::matmul::matmul(
+                            fc,
+                            faer::Accum::Replace,
+                            fa,
+                            fb,
+                            <T as Elem>::one(),
+                            faer::Par::Seq,
+                        );
                     }
                 }
-                _ => {
+                _ =>
+                {
                     #[cfg(feature = "libxsmm")]
                     if let Some(f) = &xs {
                         for _ in 0..reps {
@@ -613,7 +629,11 @@ fn static_row<T: Elem, const N: usize, const NI: i64>(rounds: usize) {
         })
         .collect();
     let g = |i: usize| flop / med[i] / 1e9;
-    let xsmm = if names.len() > 4 { format!("{:.1}", g(4)) } else { "–".into() };
+    let xsmm = if names.len() > 4 {
+        format!("{:.1}", g(4))
+    } else {
+        "–".into()
+    };
     let best_other = (2..names.len()).map(g).fold(f64::MIN, f64::max);
     println!(
         "| {} | {N} | {:.1} | {:.1} | {:.1} | {xsmm} | {:.1} | {:.2} | {:.1} |",
@@ -674,16 +694,40 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("packed") {
         // B row-major, packed on every call vs packed once (PackedB); f32, one thread
-        use layout::gemm::{Isa, MatMut, MatRef, Options, Packing, PackedB};
-        println!("| m×k×n | B packed per call GFLOP/s | PackedB GFLOP/s | ratio | packing B once (µs) |");
+        use layout::gemm::{Isa, MatMut, MatRef, Options, PackedB, Packing};
+        println!(
+            "| m×k×n | B packed per call GFLOP/s | PackedB GFLOP/s | ratio | packing B once (µs) |"
+        );
         println!("|---|---|---|---|---|");
-        for (m, k, n) in [(256, 256, 256), (1024, 1024, 1024), (2048, 2048, 2048), (1, 4096, 4096), (16, 4096, 4096)] {
+        for (m, k, n) in [
+            (256, 256, 256),
+            (1024, 1024, 1024),
+            (2048, 2048, 2048),
+            (1, 4096, 4096),
+            (16, 4096, 4096),
+        ] {
             let a: Vec<f32> = data(m * k, 1);
             let b: Vec<f32> = data(k * n, 2);
             let mut c = vec![0f32; m * n];
-            let bv = MatRef { data: &b, rows: k, cols: n, row_stride: n as isize, col_stride: 1 };
-            let av = || MatRef { data: &a, rows: m, cols: k, row_stride: 1, col_stride: m as isize };
-            let opts = Options { isa: Isa::selected(), threads: 1, packing: Packing::Always };
+            let bv = MatRef {
+                data: &b,
+                rows: k,
+                cols: n,
+                row_stride: n as isize,
+                col_stride: 1,
+            };
+            let av = || MatRef {
+                data: &a,
+                rows: m,
+                cols: k,
+                row_stride: 1,
+                col_stride: m as isize,
+            };
+            let opts = Options {
+                isa: Isa::selected(),
+                threads: 1,
+                packing: Packing::Always,
+            };
             let t = Instant::now();
             let pb = PackedB::new(Isa::selected(), bv).unwrap();
             let pack_us = t.elapsed().as_secs_f64() * 1e6;
@@ -693,13 +737,25 @@ fn main() {
             for _ in 0..7 {
                 let t = Instant::now();
                 for _ in 0..reps {
-                    let cv = MatMut { data: &mut c, rows: m, cols: n, row_stride: 1, col_stride: m as isize };
+                    let cv = MatMut {
+                        data: &mut c,
+                        rows: m,
+                        cols: n,
+                        row_stride: 1,
+                        col_stride: m as isize,
+                    };
                     layout::gemm::gemm_with(opts, 1.0, av(), bv, 0.0, cv).unwrap();
                 }
                 t1.push(t.elapsed().as_secs_f64() / reps as f64);
                 let t = Instant::now();
                 for _ in 0..reps {
-                    let cv = MatMut { data: &mut c, rows: m, cols: n, row_stride: 1, col_stride: m as isize };
+                    let cv = MatMut {
+                        data: &mut c,
+                        rows: m,
+                        cols: n,
+                        row_stride: 1,
+                        col_stride: m as isize,
+                    };
                     layout::gemm::gemm_packed(opts, 1.0, av(), &pb, 0.0, cv).unwrap();
                 }
                 t2.push(t.elapsed().as_secs_f64() / reps as f64);
@@ -707,7 +763,10 @@ fn main() {
             t1.sort_by(f64::total_cmp);
             t2.sort_by(f64::total_cmp);
             let (g1, g2) = (flop / t1[3] / 1e9, flop / t2[3] / 1e9);
-            println!("| {m}×{k}×{n} | {g1:.1} | {g2:.1} | {:.2} | {pack_us:.0} |", g2 / g1);
+            println!(
+                "| {m}×{k}×{n} | {g1:.1} | {g2:.1} | {:.2} | {pack_us:.0} |",
+                g2 / g1
+            );
         }
         return;
     }
@@ -716,7 +775,9 @@ fn main() {
         // converting path), f32 accumulation, one thread, column-major
         use layout::gemm::{Isa, MatMut, MatRef};
         use layout::named::{bf16, f16};
-        println!("| m×k×n | f32 sgemm GFLOP/s | bf16 vdpbf16ps GFLOP/s | f16 converting GFLOP/s | bf16 ÷ f32 | bf16 ÷ converting |");
+        println!(
+            "| m×k×n | f32 sgemm GFLOP/s | bf16 vdpbf16ps GFLOP/s | f16 converting GFLOP/s | bf16 ÷ f32 | bf16 ÷ converting |"
+        );
         println!("|---|---|---|---|---|---|");
         for n in [256usize, 1024, 2048] {
             let af: Vec<f32> = data(n * n, 1);
@@ -734,19 +795,184 @@ fn main() {
                 for which in 0..3 {
                     let s = Instant::now();
                     for _ in 0..reps {
-                        let cv = MatMut { data: &mut c, rows: n, cols: n, row_stride: 1, col_stride: ld };
+                        let cv = MatMut {
+                            data: &mut c,
+                            rows: n,
+                            cols: n,
+                            row_stride: 1,
+                            col_stride: ld,
+                        };
                         match which {
-                            0 => layout::gemm::gemm_with(Isa::selected(), 1.0, MatRef { data: &af, rows: n, cols: n, row_stride: 1, col_stride: ld }, MatRef { data: &bf, rows: n, cols: n, row_stride: 1, col_stride: ld }, 0.0, cv).unwrap(),
-                            1 => layout::gemm::gemm_half(Isa::selected(), 1.0, MatRef { data: &ab, rows: n, cols: n, row_stride: 1, col_stride: ld }, MatRef { data: &bb, rows: n, cols: n, row_stride: 1, col_stride: ld }, 0.0, cv).unwrap(),
-                            _ => layout::gemm::gemm_half(Isa::selected(), 1.0, MatRef { data: &ah, rows: n, cols: n, row_stride: 1, col_stride: ld }, MatRef { data: &bh, rows: n, cols: n, row_stride: 1, col_stride: ld }, 0.0, cv).unwrap(),
+                            0 => layout::gemm::gemm_with(
+                                Isa::selected(),
+                                1.0,
+                                MatRef {
+                                    data: &af,
+                                    rows: n,
+                                    cols: n,
+                                    row_stride: 1,
+                                    col_stride: ld,
+                                },
+                                MatRef {
+                                    data: &bf,
+                                    rows: n,
+                                    cols: n,
+                                    row_stride: 1,
+                                    col_stride: ld,
+                                },
+                                0.0,
+                                cv,
+                            )
+                            .unwrap(),
+                            1 => layout::gemm::gemm_half(
+                                Isa::selected(),
+                                1.0,
+                                MatRef {
+                                    data: &ab,
+                                    rows: n,
+                                    cols: n,
+                                    row_stride: 1,
+                                    col_stride: ld,
+                                },
+                                MatRef {
+                                    data: &bb,
+                                    rows: n,
+                                    cols: n,
+                                    row_stride: 1,
+                                    col_stride: ld,
+                                },
+                                0.0,
+                                cv,
+                            )
+                            .unwrap(),
+                            _ => layout::gemm::gemm_half(
+                                Isa::selected(),
+                                1.0,
+                                MatRef {
+                                    data: &ah,
+                                    rows: n,
+                                    cols: n,
+                                    row_stride: 1,
+                                    col_stride: ld,
+                                },
+                                MatRef {
+                                    data: &bh,
+                                    rows: n,
+                                    cols: n,
+                                    row_stride: 1,
+                                    col_stride: ld,
+                                },
+                                0.0,
+                                cv,
+                            )
+                            .unwrap(),
                         }
                     }
                     t[which].push(s.elapsed().as_secs_f64() / reps as f64);
                 }
             }
-            let g: Vec<f64> = t.iter_mut().map(|v| { v.sort_by(f64::total_cmp); flop / v[3] / 1e9 }).collect();
-            println!("| {n}³ | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} |", g[0], g[1], g[2], g[1] / g[0], g[1] / g[2]);
+            let g: Vec<f64> = t
+                .iter_mut()
+                .map(|v| {
+                    v.sort_by(f64::total_cmp);
+                    flop / v[3] / 1e9
+                })
+                .collect();
+            println!(
+                "| {n}³ | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} |",
+                g[0],
+                g[1],
+                g[2],
+                g[1] / g[0],
+                g[1] / g[2]
+            );
         }
+        return;
+    }
+    if args.first().map(String::as_str) == Some("tiles") {
+        // `tiles static|dyn REPS`: the same tile kernel (c += 2·a over every 16 × 8 tile of a
+        // 512 × 512 mixed tensor with a run-time leading dimension) on static tiles
+        // (`Tensor::local_tile::<16, 8>`: extents Int<16>, Int<8>, stride 1 static) or on
+        // DynLayout tiles (`DynLayout::local_tile`); for time and callgrind counts
+        use layout::{DynLayout, DynTuple, Layout, Tensor, Tile};
+        let which = args.get(1).map(String::as_str).unwrap_or("both");
+        let reps: usize = args.get(2).map_or(50, |r| r.parse().unwrap());
+        let (m, n, ld) = (black_box(512i64), black_box(512i64), black_box(520i64));
+        let a: Vec<f32> = data((ld * n) as usize, 1);
+        let mut c: Vec<f32> = vec![0.0; (ld * n) as usize];
+        let run_static = |c: &mut Vec<f32>| {
+            let ta = Tensor::new(&a[..], Layout::new((m, n), (layout::Int::<1>, ld))).unwrap();
+            let mut tc =
+                Tensor::new(&mut c[..], Layout::new((m, n), (layout::Int::<1>, ld))).unwrap();
+            for tj in 0..n / 8 {
+                for ti in 0..m / 16 {
+                    let at = ta.local_tile::<16, 8>((ti, tj)).unwrap();
+                    let mut ct = tc.local_tile_mut::<16, 8>((ti, tj)).unwrap();
+                    for j in 0..8i64 {
+                        for i in 0..16i64 {
+                            ct[(i, j)] += 2.0 * at[(i, j)];
+                        }
+                    }
+                }
+            }
+        };
+        let run_dyn = |c: &mut Vec<f32>| {
+            let l: DynLayout = DynLayout::new(
+                &DynTuple::from_slice(&[m, n]).unwrap(),
+                &DynTuple::from_slice(&[1, ld]).unwrap(),
+            )
+            .unwrap();
+            let tiler: Tile = "[16,8]".parse().unwrap();
+            let ta = Tensor::new(&a[..], l).unwrap();
+            let mut tc = Tensor::new(&mut c[..], l).unwrap();
+            for tj in 0..n / 8 {
+                for ti in 0..m / 16 {
+                    let (tile, off) = l
+                        .local_tile(&tiler, &DynTuple::from_slice(&[ti, tj]).unwrap())
+                        .unwrap();
+                    let at = Tensor::with_offset(ta.as_slice(), tile, off as usize).unwrap();
+                    let mut ct =
+                        Tensor::with_offset(tc.as_mut_slice(), tile, off as usize).unwrap();
+                    for j in 0..8i64 {
+                        for i in 0..16i64 {
+                            ct[[i, j]] += 2.0 * at[[i, j]];
+                        }
+                    }
+                }
+            }
+        };
+        if which == "static" || which == "dyn" {
+            for _ in 0..reps {
+                if which == "static" {
+                    run_static(&mut c)
+                } else {
+                    run_dyn(&mut c)
+                }
+            }
+            black_box(&c);
+            return;
+        }
+        let (mut ts, mut td) = (Vec::new(), Vec::new());
+        for _ in 0..9 {
+            let t = Instant::now();
+            for _ in 0..reps {
+                run_static(&mut c);
+            }
+            ts.push(t.elapsed().as_secs_f64() / reps as f64);
+            let t = Instant::now();
+            for _ in 0..reps {
+                run_dyn(&mut c);
+            }
+            td.push(t.elapsed().as_secs_f64() / reps as f64);
+        }
+        ts.sort_by(f64::total_cmp);
+        td.sort_by(f64::total_cmp);
+        println!(
+            "static tiles: {:.1} µs per 512×512 pass; DynLayout tiles: {:.1} µs ({:.1}×)",
+            ts[4] * 1e6,
+            td[4] * 1e6,
+            td[4] / ts[4]
+        );
         return;
     }
     if args.first().map(String::as_str) == Some("count4") {
@@ -763,8 +989,14 @@ fn main() {
             let tb = Tensor::new(&b[..], Col4::default()).unwrap();
             let mut tc = Tensor::new(&mut c[..], Col4::default()).unwrap();
             for _ in 0..reps {
-                layout::gemm::gemm(1.0f32, black_box(&ta), black_box(&tb), 0.0, black_box(&mut tc))
-                    .unwrap();
+                layout::gemm::gemm(
+                    1.0f32,
+                    black_box(&ta),
+                    black_box(&tb),
+                    0.0,
+                    black_box(&mut tc),
+                )
+                .unwrap();
             }
         } else {
             #[inline(never)]
@@ -789,7 +1021,9 @@ fn main() {
     }
     if args.first().map(String::as_str) == Some("static") {
         let rounds = 9;
-        println!("| dtype | n (static n×n×n) | layout static | layout run-time | nalgebra SMatrix | libxsmm | faer | layout static ÷ best other | ns per call (layout static) |");
+        println!(
+            "| dtype | n (static n×n×n) | layout static | layout run-time | nalgebra SMatrix | libxsmm | faer | layout static ÷ best other | ns per call (layout static) |"
+        );
         println!("|---|---|---|---|---|---|---|---|---|");
         static_row::<f32, 4, 4>(rounds);
         static_row::<f64, 4, 4>(rounds);

@@ -326,10 +326,18 @@ impl<St: StorageMut, L: AnyLayout, C: TensorIndex<L>> core::ops::IndexMut<C> for
     #[track_caller]
     #[inline(always)]
     fn index_mut(&mut self, c: C) -> &mut St::Elem {
-        let shape = self.shape();
-        match self.get_mut(c) {
-            Some(v) => v,
-            None => panic!("coordinate out of the domain of a tensor of shape {shape}"),
+        // the shape is computed only for the message (it costs a run-time layout)
+        match c.checked_offset(&self.layout) {
+            Some(off) => {
+                let p = self.final_pos(off);
+                // SAFETY: as in `get`: an offset of the domain, inside the buffer by
+                // construction.
+                unsafe { self.storage.as_mut_slice().get_unchecked_mut(p) }
+            }
+            None => panic!(
+                "coordinate out of the domain of a tensor of shape {}",
+                self.shape()
+            ),
         }
     }
 }

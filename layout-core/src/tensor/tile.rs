@@ -42,7 +42,12 @@ where
         coord: (i64, i64),
     ) -> Result<TensorRef<'_, St::Elem, StaticTile<M, N, D0, D1>>, TensorError> {
         let (tile, off) = self.layout().local_tile::<M, N>(coord)?;
-        Tensor::with_offset(self.as_slice(), tile, tile_base(self.base_offset(), off)?)
+        let base = tile_base(self.base_offset(), off)?;
+        // SAFETY: `local_tile` checked that M and N divide the extents and that the tile is in
+        // the grid, so element (i, j) of the tile is element (c0·M + i, c1·N + j) of this
+        // tensor, at `base + i·d0 + j·d1` — inside the buffer (this tensor is valid); the tile
+        // is affine (its inner layout exists). No per-tile scan of the offsets.
+        Ok(unsafe { Tensor::new_unchecked(self.as_slice(), tile, base) })
     }
 }
 
@@ -63,6 +68,9 @@ where
     ) -> Result<TensorMut<'_, St::Elem, StaticTile<M, N, D0, D1>>, TensorError> {
         let (tile, off) = self.layout().local_tile::<M, N>(coord)?;
         let base = tile_base(self.base_offset(), off)?;
-        Tensor::with_offset(self.as_mut_slice(), tile, base)
+        // SAFETY: as for `local_tile`: every element of the tile is an element of this tensor,
+        // inside its buffer; this tensor is writable, so its layout is injective, and so is the
+        // tile's (distinct tile coordinates are distinct coordinates of this tensor).
+        Ok(unsafe { Tensor::new_unchecked(self.as_mut_slice(), tile, base) })
     }
 }
