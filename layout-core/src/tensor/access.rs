@@ -90,7 +90,21 @@ unsafe impl<S: Congruent<D>, D: IntTuple, C: Coord<S, D> + InDomain<S>> TensorIn
 // SAFETY: every index is range-checked against its axis's extent, and the offset is the sum of
 // the axes' offsets: the offset of one coordinate of the domain.
 unsafe impl TensorIndex<DynLayout> for &[i64] {
+    #[inline]
     fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
+        // a flat layout (every top-level mode one leaf): each index is its leaf's coordinate
+        if layout.leaf_count() == self.len() && layout.rank() == self.len() {
+            let (shape, stride) = (layout.shape_leaves(), layout.stride_leaves());
+            let mut off = 0;
+            for ((&c, &e), &d) in self.iter().zip(shape).zip(stride) {
+                if c < 0 || c >= e {
+                    return None;
+                }
+                // in the domain: the sum is an offset of the validated layout, within i64
+                off += c * d;
+            }
+            return Some(off);
+        }
         let ax = Axes::new(layout);
         if self.len() != ax.rank {
             return None;
