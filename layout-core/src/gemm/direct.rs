@@ -150,111 +150,93 @@ trait Lanes:
     unsafe fn sum(v: Self::V) -> Self;
 }
 
-impl Lanes for f32 {
-    type V = __m512;
-    type M = __mmask16;
-    const LANES: usize = 16;
-    #[inline(always)]
-    fn mask(n: usize) -> __mmask16 {
-        if n >= 16 { !0 } else { (1u16 << n) - 1 }
-    }
-    #[inline(always)]
-    unsafe fn load(m: __mmask16, p: *const f32) -> __m512 {
-        // SAFETY: the caller's contract; masked-off lanes are not accessed.
-        unsafe { _mm512_maskz_loadu_ps(m, p) }
-    }
-    #[inline(always)]
-    unsafe fn store(m: __mmask16, p: *mut f32, v: __m512) {
-        // SAFETY: the caller's contract; masked-off lanes are not accessed.
-        unsafe { _mm512_mask_storeu_ps(p, m, v) }
-    }
-    #[inline(always)]
-    unsafe fn splat(x: f32) -> __m512 {
-        // SAFETY: the caller guarantees AVX-512F.
-        unsafe { _mm512_set1_ps(x) }
-    }
-    #[inline(always)]
-    unsafe fn broadcast(p: *const f32) -> __m512 {
-        // SAFETY: the caller guarantees AVX-512F and a readable `p`.
-        unsafe { _mm512_set1_ps(*p) }
-    }
-    #[inline(always)]
-    unsafe fn zero() -> __m512 {
-        // SAFETY: the caller guarantees AVX-512F.
-        unsafe { _mm512_setzero_ps() }
-    }
-    #[inline(always)]
-    unsafe fn fma(a: __m512, b: __m512, c: __m512) -> __m512 {
-        // SAFETY: the caller guarantees AVX-512F.
-        unsafe { _mm512_fmadd_ps(a, b, c) }
-    }
-    #[inline(always)]
-    unsafe fn vmul(a: __m512, b: __m512) -> __m512 {
-        // SAFETY: the caller guarantees AVX-512F.
-        unsafe { _mm512_mul_ps(a, b) }
-    }
-    fn one() -> f32 {
-        1.0
-    }
-    #[inline(always)]
-    unsafe fn sum(v: __m512) -> f32 {
-        // SAFETY: the caller guarantees AVX-512F.
-        unsafe { _mm512_reduce_add_ps(v) }
-    }
+/// `Lanes` for one element type from its AVX-512 intrinsics.
+macro_rules! lanes {
+    ($t:ty, $v:ty, $m:ty, $lanes:literal, $one:literal, $maskz_load:ident, $mask_store:ident,
+     $set1:ident, $zero:ident, $fmadd:ident, $mul:ident, $reduce:ident) => {
+        impl Lanes for $t {
+            type V = $v;
+            type M = $m;
+            const LANES: usize = $lanes;
+            #[inline(always)]
+            fn mask(n: usize) -> $m {
+                if n >= $lanes { !0 } else { (1 << n) - 1 }
+            }
+            #[inline(always)]
+            unsafe fn load(m: $m, p: *const $t) -> $v {
+                // SAFETY: the caller's contract; masked-off lanes are not accessed.
+                unsafe { $maskz_load(m, p) }
+            }
+            #[inline(always)]
+            unsafe fn store(m: $m, p: *mut $t, v: $v) {
+                // SAFETY: the caller's contract; masked-off lanes are not accessed.
+                unsafe { $mask_store(p, m, v) }
+            }
+            #[inline(always)]
+            unsafe fn splat(x: $t) -> $v {
+                // SAFETY: the caller guarantees AVX-512F.
+                unsafe { $set1(x) }
+            }
+            #[inline(always)]
+            unsafe fn broadcast(p: *const $t) -> $v {
+                // SAFETY: the caller guarantees AVX-512F and a readable `p`.
+                unsafe { $set1(*p) }
+            }
+            #[inline(always)]
+            unsafe fn zero() -> $v {
+                // SAFETY: the caller guarantees AVX-512F.
+                unsafe { $zero() }
+            }
+            #[inline(always)]
+            unsafe fn fma(a: $v, b: $v, c: $v) -> $v {
+                // SAFETY: the caller guarantees AVX-512F.
+                unsafe { $fmadd(a, b, c) }
+            }
+            #[inline(always)]
+            unsafe fn vmul(a: $v, b: $v) -> $v {
+                // SAFETY: the caller guarantees AVX-512F.
+                unsafe { $mul(a, b) }
+            }
+            fn one() -> $t {
+                $one
+            }
+            #[inline(always)]
+            unsafe fn sum(v: $v) -> $t {
+                // SAFETY: the caller guarantees AVX-512F.
+                unsafe { $reduce(v) }
+            }
+        }
+    };
 }
 
-impl Lanes for f64 {
-    type V = __m512d;
-    type M = __mmask8;
-    const LANES: usize = 8;
-    #[inline(always)]
-    fn mask(n: usize) -> __mmask8 {
-        if n >= 8 { !0 } else { (1u8 << n) - 1 }
-    }
-    #[inline(always)]
-    unsafe fn load(m: __mmask8, p: *const f64) -> __m512d {
-        // SAFETY: the caller's contract; masked-off lanes are not accessed.
-        unsafe { _mm512_maskz_loadu_pd(m, p) }
-    }
-    #[inline(always)]
-    unsafe fn store(m: __mmask8, p: *mut f64, v: __m512d) {
-        // SAFETY: the caller's contract; masked-off lanes are not accessed.
-        unsafe { _mm512_mask_storeu_pd(p, m, v) }
-    }
-    #[inline(always)]
-    unsafe fn splat(x: f64) -> __m512d {
-        // SAFETY: the caller guarantees AVX-512F.
-        unsafe { _mm512_set1_pd(x) }
-    }
-    #[inline(always)]
-    unsafe fn broadcast(p: *const f64) -> __m512d {
-        // SAFETY: the caller guarantees AVX-512F and a readable `p`.
-        unsafe { _mm512_set1_pd(*p) }
-    }
-    #[inline(always)]
-    unsafe fn zero() -> __m512d {
-        // SAFETY: the caller guarantees AVX-512F.
-        unsafe { _mm512_setzero_pd() }
-    }
-    #[inline(always)]
-    unsafe fn fma(a: __m512d, b: __m512d, c: __m512d) -> __m512d {
-        // SAFETY: the caller guarantees AVX-512F.
-        unsafe { _mm512_fmadd_pd(a, b, c) }
-    }
-    #[inline(always)]
-    unsafe fn vmul(a: __m512d, b: __m512d) -> __m512d {
-        // SAFETY: the caller guarantees AVX-512F.
-        unsafe { _mm512_mul_pd(a, b) }
-    }
-    fn one() -> f64 {
-        1.0
-    }
-    #[inline(always)]
-    unsafe fn sum(v: __m512d) -> f64 {
-        // SAFETY: the caller guarantees AVX-512F.
-        unsafe { _mm512_reduce_add_pd(v) }
-    }
-}
+lanes!(
+    f32,
+    __m512,
+    __mmask16,
+    16,
+    1.0,
+    _mm512_maskz_loadu_ps,
+    _mm512_mask_storeu_ps,
+    _mm512_set1_ps,
+    _mm512_setzero_ps,
+    _mm512_fmadd_ps,
+    _mm512_mul_ps,
+    _mm512_reduce_add_ps
+);
+lanes!(
+    f64,
+    __m512d,
+    __mmask8,
+    8,
+    1.0,
+    _mm512_maskz_loadu_pd,
+    _mm512_mask_storeu_pd,
+    _mm512_set1_pd,
+    _mm512_setzero_pd,
+    _mm512_fmadd_pd,
+    _mm512_mul_pd,
+    _mm512_reduce_add_pd
+);
 
 /// One tile of `rows ≤ MV·LANES` rows (the last vector masked) and exactly NR columns.
 #[derive(Clone, Copy)]

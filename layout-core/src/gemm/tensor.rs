@@ -206,6 +206,112 @@ fn at<L: AnyLayout>(l: &L, base: usize, rows: usize, i: usize, j: usize) -> usiz
     (base as i64 + l.offset((i + j * rows) as i64)) as usize
 }
 
+/// The operands of a product gathered through their layouts into column-major buffers: A (m × k),
+/// B (k × n) and C (m × n: its values when `read_c`, else `zero`).
+struct Gathered<X, Y> {
+    m: usize,
+    k: usize,
+    n: usize,
+    a: Vec<X>,
+    b: Vec<X>,
+    c: Vec<Y>,
+}
+
+/// A column-major buffer of `rows × cols` elements read through `f(i, j)`.
+fn gather<X>(
+    op: &'static str,
+    rows: usize,
+    cols: usize,
+    f: impl Fn(usize, usize) -> X,
+) -> Result<Vec<X>, GemmError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(rows * cols)
+        .map_err(|_| GemmError::Allocation {
+            op,
+            elements: rows * cols,
+        })?;
+    for j in 0..cols {
+        for i in 0..rows {
+            v.push(f(i, j));
+        }
+    }
+    Ok(v)
+}
+
+/// Gathers A, B and C (see [`Gathered`]), checking that the shapes agree.
+fn gather_operands<X, Y, SA, LA, SB, LB, SC, LC>(
+    op: &'static str,
+    a: &Tensor<SA, LA>,
+    b: &Tensor<SB, LB>,
+    c: &Tensor<SC, LC>,
+    read_c: bool,
+    zero: Y,
+) -> Result<Gathered<X, Y>, GemmError>
+where
+    X: Copy,
+    Y: Copy,
+    SA: Storage<Elem = X>,
+    SB: Storage<Elem = X>,
+    SC: Storage<Elem = Y>,
+    LA: AnyLayout,
+    LB: AnyLayout,
+    LC: AnyLayout,
+{
+    let (m, k) = extents(Operand::A, a.layout())?;
+    let (kb, n) = extents(Operand::B, b.layout())?;
+    let (mc, nc) = extents(Operand::C, c.layout())?;
+    if k != kb || m != mc || n != nc {
+        return Err(GemmError::ShapeMismatch {
+            op,
+            a: [m, k],
+            b: [kb, n],
+            c: [mc, nc],
+        });
+    }
+    let (ad, bd, cd) = (a.as_slice(), b.as_slice(), c.as_slice());
+    let (la, lb, lc) = (a.layout(), b.layout(), c.layout());
+    let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
+    Ok(Gathered {
+        m,
+        k,
+        n,
+        a: gather(op, m, k, |i, j| ad[at(la, ab, m, i, j)])?,
+        b: gather(op, k, n, |i, j| bd[at(lb, bb, k, i, j)])?,
+        c: if read_c {
+            gather(op, m, n, |i, j| cd[at(lc, cb, m, i, j)])?
+        } else {
+            gather(op, m, n, |_, _| zero)?
+        },
+    })
+}
+
+/// Writes the column-major `m × n` buffer `tc` back through C's layout.
+fn scatter<Y: Copy, SC: StorageMut<Elem = Y>, LC: AnyLayout>(
+    c: &mut Tensor<SC, LC>,
+    m: usize,
+    n: usize,
+    tc: &[Y],
+) {
+    let (lc, cb) = (*c.layout(), c.base_offset());
+    let cd = c.as_mut_slice();
+    for j in 0..n {
+        for i in 0..m {
+            cd[at(&lc, cb, m, i, j)] = tc[i + j * m];
+        }
+    }
+}
+
+/// A column-major `rows × cols` view of `data`.
+fn col_major<X>(data: &[X], rows: usize, cols: usize) -> MatRef<'_, X> {
+    MatRef {
+        data,
+        rows,
+        cols,
+        row_stride: 1,
+        col_stride: rows.max(1) as isize,
+    }
+}
+
 /// Any rank-2 layouts: A and B gathered into column-major buffers through their offset
 /// functions, C gathered (when β ≠ 0), computed by the strided engine, and scattered back.
 fn generic<T, SA, LA, SB, LB, SC, LC>(
@@ -224,75 +330,29 @@ where
     LB: AnyLayout,
     LC: AnyLayout,
 {
-    let (m, k) = extents(Operand::A, a.layout())?;
-    let (kb, n) = extents(Operand::B, b.layout())?;
-    let (mc, nc) = extents(Operand::C, c.layout())?;
-    if k != kb || m != mc || n != nc {
-        return Err(GemmError::ShapeMismatch {
-            op: "gemm",
-            a: [m, k],
-            b: [kb, n],
-            c: [mc, nc],
-        });
-    }
-    let gather = |rows: usize, cols: usize, f: &dyn Fn(usize, usize) -> T| {
-        let mut v = Vec::new();
-        v.try_reserve_exact(rows * cols)
-            .map_err(|_| GemmError::Allocation {
-                op: "gemm",
-                elements: rows * cols,
-            })?;
-        for j in 0..cols {
-            for i in 0..rows {
-                v.push(f(i, j));
-            }
-        }
-        Ok::<_, GemmError>(v)
-    };
-    let (ad, bd) = (a.as_slice(), b.as_slice());
-    let (la, lb, lc) = (a.layout(), b.layout(), *c.layout());
-    let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
-    let ta = gather(m, k, &|i, j| ad[at(la, ab, m, i, j)])?;
-    let tb = gather(k, n, &|i, j| bd[at(lb, bb, k, i, j)])?;
-    let mut tc = if beta == T::ZERO {
-        gather(m, n, &|_, _| T::ZERO)?
-    } else {
-        let cd = c.as_slice();
-        gather(m, n, &|i, j| cd[at(&lc, cb, m, i, j)])?
-    };
-    let (mi, ki) = (m as isize, k as isize);
+    let Gathered {
+        m,
+        k,
+        n,
+        a: ta,
+        b: tb,
+        c: mut tc,
+    } = gather_operands("gemm", a, b, c, beta != T::ZERO, T::ZERO)?;
     gemm_with(
         Options::default(),
         alpha,
-        MatRef {
-            data: &ta,
-            rows: m,
-            cols: k,
-            row_stride: 1,
-            col_stride: mi,
-        },
-        MatRef {
-            data: &tb,
-            rows: k,
-            cols: n,
-            row_stride: 1,
-            col_stride: ki,
-        },
+        col_major(&ta, m, k),
+        col_major(&tb, k, n),
         beta,
         MatMut {
             data: &mut tc,
             rows: m,
             cols: n,
             row_stride: 1,
-            col_stride: mi,
+            col_stride: m.max(1) as isize,
         },
     )?;
-    let cd = c.as_mut_slice();
-    for j in 0..n {
-        for i in 0..m {
-            cd[at(&lc, cb, m, i, j)] = tc[i + j * m];
-        }
-    }
+    scatter(c, m, n, &tc);
     Ok(())
 }
 
@@ -376,63 +436,19 @@ where
     LB: AnyLayout,
     LC: AnyLayout,
 {
-    let (m, k) = extents(Operand::A, a.layout())?;
-    let (kb, n) = extents(Operand::B, b.layout())?;
-    let (mc, nc) = extents(Operand::C, c.layout())?;
-    if k != kb || m != mc || n != nc {
-        return Err(GemmError::ShapeMismatch {
-            op: "gemm_half",
-            a: [m, k],
-            b: [kb, n],
-            c: [mc, nc],
-        });
-    }
-    fn gather<X: Copy>(
-        rows: usize,
-        cols: usize,
-        f: impl Fn(usize, usize) -> X,
-    ) -> Result<Vec<X>, GemmError> {
-        let mut v = Vec::new();
-        v.try_reserve_exact(rows * cols)
-            .map_err(|_| GemmError::Allocation {
-                op: "gemm_half",
-                elements: rows * cols,
-            })?;
-        for j in 0..cols {
-            for i in 0..rows {
-                v.push(f(i, j));
-            }
-        }
-        Ok(v)
-    }
-    let (ad, bd) = (a.as_slice(), b.as_slice());
-    let (la, lb, lc) = (a.layout(), b.layout(), *c.layout());
-    let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
-    let ta = gather(m, k, |i, j| ad[at(la, ab, m, i, j)])?;
-    let tb = gather(k, n, |i, j| bd[at(lb, bb, k, i, j)])?;
-    let mut tc = if beta == 0.0 {
-        gather(m, n, |_, _| 0.0f32)?
-    } else {
-        let cd = c.as_slice();
-        gather(m, n, |i, j| cd[at(&lc, cb, m, i, j)])?
-    };
+    let Gathered {
+        m,
+        k,
+        n,
+        a: ta,
+        b: tb,
+        c: mut tc,
+    } = gather_operands("gemm_half", a, b, c, beta != 0.0, 0.0f32)?;
     super::gemm_half(
         Options::default(),
         alpha,
-        MatRef {
-            data: &ta,
-            rows: m,
-            cols: k,
-            row_stride: 1,
-            col_stride: m.max(1) as isize,
-        },
-        MatRef {
-            data: &tb,
-            rows: k,
-            cols: n,
-            row_stride: 1,
-            col_stride: k.max(1) as isize,
-        },
+        col_major(&ta, m, k),
+        col_major(&tb, k, n),
         beta,
         MatMut {
             data: &mut tc,
@@ -442,11 +458,6 @@ where
             col_stride: m.max(1) as isize,
         },
     )?;
-    let cd = c.as_mut_slice();
-    for j in 0..n {
-        for i in 0..m {
-            cd[at(&lc, cb, m, i, j)] = tc[i + j * m];
-        }
-    }
+    scatter(c, m, n, &tc);
     Ok(())
 }
