@@ -13,6 +13,12 @@
 //! cargo run --release [--features libxsmm] -- [square|skinny|small|all] [--threads N] [--rounds R]
 //! ```
 //!
+//! Other modes (each a table or a measurement in BENCHMARKS.md): `static` (static shapes against
+//! nalgebra `SMatrix`, libxsmm, faer), `packed` (`PackedB` against packing per call), `half`
+//! (bf16 / f16 inputs), `tiles both 20` (static against `DynLayout` tiles), `par N` (1 against 2
+//! threads), `peak2` (the FMA peak of one and of both cores), and for callgrind `count4
+//! layout|hand REPS`, `tiles static|dyn REPS`, `tiny N REPS`.
+//!
 //! With several threads, the idle threads of a system BLAS (OpenBLAS's pthreads, BLIS's OpenMP)
 //! keep spinning and take the cores from the libraries that run after them: merely loading
 //! OpenBLAS and BLIS held layout at 2 threads to 1.0× its one-thread speed. Measure them one per
