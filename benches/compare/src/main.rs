@@ -17,7 +17,7 @@
 //! nalgebra `SMatrix`, libxsmm, faer), `packed` (`PackedB` against packing per call), `half`
 //! (bf16 / f16 inputs), `tiles both 20` (static against `DynLayout` tiles), `par N` (1 against 2
 //! threads), `peak2` (the FMA peak of one and of both cores), and for callgrind `count4
-//! layout|hand REPS`, `tiles static|dyn REPS`, `tiny N REPS`.
+//! layout|hand REPS`, `tiles static|dyn REPS`, `tiny N REPS`, and `overhead` (ns per call at 1³, 4³, 16³).
 //!
 //! With several threads, the idle threads of a system BLAS (OpenBLAS's pthreads, BLIS's OpenMP)
 //! keep spinning and take the cores from the libraries that run after them: merely loading
@@ -1072,6 +1072,24 @@ fn main() {
                     2.0 * (n * n * n) as f64 / s / 1e9
                 );
             }
+        }
+        return;
+    }
+    if args.first().map(String::as_str) == Some("overhead") {
+        // ns per call of sgemm at 1×1×1 (all fixed cost) and 4×4×4
+        for n in [1usize, 4, 16] {
+            let a: Vec<f32> = data(n * n, 1);
+            let b: Vec<f32> = data(n * n, 2);
+            let mut c = vec![0f32; n * n];
+            let reps = 2_000_000;
+            let t = Instant::now();
+            for _ in 0..reps {
+                f32::layout(1, n, n, n, black_box(&a), black_box(&b), black_box(&mut c));
+            }
+            println!(
+                "{n}³: {:.1} ns per call",
+                t.elapsed().as_secs_f64() / reps as f64 * 1e9
+            );
         }
         return;
     }
