@@ -20,7 +20,7 @@ use super::TensorError;
 use super::axes::TensorAxes;
 use super::{Storage, StorageMut, Tensor};
 use crate::walk::Axes;
-use crate::walk::kernels::{copy_runs, transpose};
+use crate::walk::kernels::{STREAM_BYTES, copy_runs, transpose};
 use crate::walk::{Joint, Mode, Plan};
 use crate::{AnyLayout, DynLayout};
 #[cfg(feature = "alloc")]
@@ -131,6 +131,9 @@ fn copy_affine<T: Copy>(d: &mut [T], db: i64, s: &[T], sb: i64, mut p: Plan<2>) 
             let outer = p.without(&[i, j]);
             let (rows, cols) = (mi.ext as usize, mj.ext as usize);
             let (lds, ldd) = (mi.st[0] as isize, mj.st[1] as isize);
+            // copies larger than the caches write around them
+            let stream =
+                (p.size() as usize).saturating_mul(core::mem::size_of::<T>()) > STREAM_BYTES;
             outer.for_each_start(|o| {
                 let (si, di) = at(o);
                 // SAFETY: every `(i, j)` of the block is an element of the plan (modes `i` and
@@ -144,6 +147,7 @@ fn copy_affine<T: Copy>(d: &mut [T], db: i64, s: &[T], sb: i64, mut p: Plan<2>) 
                         lds,
                         rows,
                         cols,
+                        stream,
                     )
                 };
             });
