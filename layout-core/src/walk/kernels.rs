@@ -87,9 +87,12 @@ pub(crate) enum Simd {
     /// 8 × 8 micro-tiles through 128-bit registers (baseline on x86-64).
     Sse2,
     /// As `Sse2`, with 32-bit tiles through 256-bit registers.
+    // detected only with `std` (run-time feature detection)
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
     Avx,
     /// Whole-cache-line micro-tiles through 512-bit registers (AVX-512 F + BW): 64 × 16 bytes,
     /// 32 × 16 halves, 16 × 16 words, 8 × 8 double words.
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
     Avx512,
 }
 
@@ -196,7 +199,7 @@ pub(crate) unsafe fn transpose_with<T: Copy>(
             (Simd::Avx512, Width::W8) => {
                 avx512::t64(d.cast(), ldd, s.cast(), lds, rows, cols, stream)
             }
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(all(target_arch = "x86_64", feature = "std"))]
             (Simd::Avx, Width::W4) => {
                 avx::transpose(d.cast(), ldd, s.cast(), lds, rows, cols, stream)
             }
@@ -258,9 +261,13 @@ unsafe fn blocked<T: Copy, const MI: usize, const MJ: usize>(
 ) {
     let size = core::mem::size_of::<T>().max(1);
     // the elements to skip until `p` reaches a line boundary, when stride `ld` keeps every
-    // row (column) on the alignment of the first
+    // row (column) on the alignment of the first; only for micro-tiles of whole lines (the
+    // 8 × 8 ones cover parts of lines either way, and peeling would only shrink them)
     let peel = |p: usize, ld: isize| {
-        if (ld.unsigned_abs() * size).is_multiple_of(LINE) && p.is_multiple_of(size) {
+        if MI * size >= LINE
+            && (ld.unsigned_abs() * size).is_multiple_of(LINE)
+            && p.is_multiple_of(size)
+        {
             (LINE - p % LINE) % LINE / size
         } else {
             0
@@ -624,6 +631,7 @@ mod sse {
         }
     }
 
+    #[cfg(feature = "std")]
     /// The ragged parts of the AVX-512 kernels: 8 × 8 SSE2 tiles, no streaming.
     ///
     /// # Safety
@@ -640,6 +648,7 @@ mod sse {
         unsafe { transpose(Width::W1, d, ldd, s, lds, r, c, false) }
     }
 
+    #[cfg(feature = "std")]
     /// As [`edge8`] for 16-bit data.
     ///
     /// # Safety
@@ -656,6 +665,7 @@ mod sse {
         unsafe { transpose(Width::W2, d.cast(), ldd, s.cast(), lds, r, c, false) }
     }
 
+    #[cfg(feature = "std")]
     /// As [`edge8`] for 64-bit data.
     ///
     /// # Safety
