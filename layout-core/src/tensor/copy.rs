@@ -5,22 +5,31 @@
 //! layouts of the same shape: row-major to column-major, ND to NZ, NCHW to blocked.
 //!
 //! The two layouts are refined to common modes; the walk then follows the destination's memory
-//! order, coalescing modes, and when the innermost mode has stride 1 in both layouts it copies
-//! whole runs — the common vector of the two layouts ([`DynLayout::max_common_vector`], CuTe's
-//! `max_common_vector`) and its translates — with `copy_from_slice` (runs of at most 32
-//! elements with a plain loop); equal dense layouts are one `copy_from_slice`. When the two layouts' fastest modes differ (a transpose), the
-//! walk is cache-blocked in 32 x 32 tiles; when the common run is short and the source continues
-//! it through another mode (ND → NZ: 16-element fractal rows), up to 64 source-contiguous
-//! elements are visited together. Layouts without a common refinement (`(2,3)` against `(3,2)`
-//! inside one axis) are one `copy_from_slice` when their `max_common_vector` is the whole
-//! tensor, and otherwise fall back to evaluating both layouts per element. Non-affine layouts
-//! (swizzled) are copied element by element along their inner layouts.
+//! order, coalescing modes, and picks a kernel from the innermost modes:
+//!
+//! - stride 1 in both layouts: whole runs — the common vector of the two layouts
+//!   ([`DynLayout::max_common_vector`], CuTe's `max_common_vector`) and its translates — moved
+//!   with constant-length copies ([`copy_runs`]); equal dense layouts are one `copy_from_slice`.
+//!   When the run is short (8 to 64 bytes: ND → NZ moves 32-byte fractal rows) and each layout
+//!   continues it through a different mode, the copy is a transpose of whole runs
+//!   ([`transpose_chunks`]: the destination written front to back); when only the source
+//!   continues it, up to 256 source-contiguous bytes are visited together.
+//! - stride 1 in different modes (a transpose): the tiled SIMD transpose ([`transpose`]:
+//!   in-register micro-tiles per element size and instruction set).
+//! - otherwise: a cache-blocked walk, element by element.
+//!
+//! Copies larger than [`STREAM_BYTES`] write with non-temporal stores. Layouts without a common
+//! refinement (`(2,3)` against `(3,2)` inside one axis) are one `copy_from_slice` when their
+//! `max_common_vector` is the whole tensor, and otherwise fall back to evaluating both layouts
+//! per element. Non-affine layouts (swizzled) are copied along their inner layouts' runs.
 
 use super::TensorError;
 use super::axes::TensorAxes;
 use super::{Storage, StorageMut, Tensor};
 use crate::walk::Axes;
-use crate::walk::kernels::{STREAM_BYTES, copy_runs, transpose};
+use crate::walk::kernels::{
+    STREAM_BYTES, Width, chunk_supported, copy_runs, plain_width, transpose, transpose_chunks,
+};
 use crate::walk::{Joint, Mode, Plan};
 use crate::{AnyLayout, DynLayout};
 #[cfg(feature = "alloc")]
@@ -74,6 +83,9 @@ enum Kernel {
     /// A transpose: mode `i` (innermost) is contiguous in the destination, mode `j` in the
     /// source.
     Transpose { i: usize, j: usize },
+    /// A transpose of short common runs of `len` elements (ND ↔ NZ fractal rows): mode `i`
+    /// continues the run in the destination, mode `j` in the source.
+    Chunks { len: usize, i: usize, j: usize },
     /// Anything else: the cache-blocked walk, element by element.
     Elements,
 }
@@ -86,6 +98,18 @@ fn kernel(p: &mut Plan<2>, elem_bytes: usize) -> Kernel {
         return Kernel::Runs { len: 1, next: None };
     };
     if inner.st == [1, 1] {
+        let len = inner.ext;
+        let cont = |r: usize| (0..n - 1).find(|&k| p.modes()[k].st[r] == len);
+        if chunk_supported(len as usize * elem_bytes)
+            && let (Some(i), Some(j)) = (cont(1), cont(0))
+            && i != j
+        {
+            return Kernel::Chunks {
+                len: len as usize,
+                i,
+                j,
+            };
+        }
         p.widen_runs(0, (RUN_BYTES / elem_bytes.max(1) as i64).max(1));
         let m = p.modes();
         let len = m[m.len() - 1].ext as usize;
@@ -147,6 +171,37 @@ fn copy_affine<T: Copy>(d: &mut [T], db: i64, s: &[T], sb: i64, mut p: Plan<2>) 
                         lds,
                         rows,
                         cols,
+                        stream,
+                    )
+                };
+            });
+        }
+        Kernel::Chunks { len, i, j } => {
+            let (mi, mj) = (p.modes()[i], p.modes()[j]);
+            let outer = p.without(&[i, j, p.modes().len() - 1]);
+            let size = core::mem::size_of::<T>();
+            let (rows, cols) = (mi.ext as usize, mj.ext as usize);
+            let (lds, ldd) = (
+                mi.st[0] as isize * size as isize,
+                mj.st[1] as isize * size as isize,
+            );
+            // streamed stores move SIMD registers: plain data only (no padding bytes)
+            let stream = (p.size() as usize).saturating_mul(size) > STREAM_BYTES
+                && plain_width::<T>() != Width::Scalar;
+            outer.for_each_start(|o| {
+                let (si, di) = at(o);
+                // SAFETY: every chunk `(i, j)` is `len` elements of the plan (the run mode at
+                // modes `i` and `j` at this point of the others): inside both buffers as above,
+                // distinct buffers.
+                unsafe {
+                    transpose_chunks(
+                        dp.wrapping_add(di).cast(),
+                        ldd,
+                        sp.wrapping_add(si).cast(),
+                        lds,
+                        rows,
+                        cols,
+                        len * size,
                         stream,
                     )
                 };

@@ -372,6 +372,109 @@ unsafe fn blocked<T: Copy, const MI: usize, const MJ: usize>(
     }
 }
 
+/// `true` when [`transpose_chunks`] moves chunks of `bytes` bytes.
+pub(crate) fn chunk_supported(bytes: usize) -> bool {
+    matches!(bytes, 8 | 16 | 32 | 64)
+}
+
+/// Copy `rows × cols` chunks of `bytes` bytes (a [`chunk_supported`] size): chunk `(i, j)` moves
+/// from `src + i·lds + j·bytes` to `dst + i·bytes + j·ldd`, strides in bytes. The transpose of a
+/// matrix whose elements are short contiguous runs: ND ↔ NZ / ZN moves the 32-byte fractal rows
+/// of one layout into the other's, contiguous along `j` in the source and along `i` in the
+/// destination.
+///
+/// Tiles of 2 KiB of destination (one panel's rows) by 256 bytes of source are walked column by
+/// column, so the destination is written front to back, a whole panel row of lines at a time;
+/// the source tile stays in L1 across its columns. With `stream` (the caller's copy is larger
+/// than the caches) and 16-byte aligned destination chunks, the stores are non-temporal.
+///
+/// # Safety
+/// Every source chunk must be readable and every destination chunk writable, and no destination
+/// byte may overlap a source byte.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn transpose_chunks(
+    dst: *mut u8,
+    ldd: isize,
+    src: *const u8,
+    lds: isize,
+    rows: usize,
+    cols: usize,
+    bytes: usize,
+    stream: bool,
+) {
+    // SAFETY: (every arm) the caller's contract, with the chunk size the arm names.
+    unsafe {
+        match bytes {
+            8 => chunks::<8>(dst, ldd, src, lds, rows, cols, stream),
+            16 => chunks::<16>(dst, ldd, src, lds, rows, cols, stream),
+            32 => chunks::<32>(dst, ldd, src, lds, rows, cols, stream),
+            64 => chunks::<64>(dst, ldd, src, lds, rows, cols, stream),
+            _ => unreachable!("chunk size checked by `chunk_supported`"),
+        }
+    }
+}
+
+/// [`transpose_chunks`] for chunks of `B` bytes.
+///
+/// # Safety
+/// As [`transpose_chunks`].
+#[inline(always)]
+unsafe fn chunks<const B: usize>(
+    dst: *mut u8,
+    ldd: isize,
+    src: *const u8,
+    lds: isize,
+    rows: usize,
+    cols: usize,
+    stream: bool,
+) {
+    let nt = cfg!(target_arch = "x86_64")
+        && stream
+        && B.is_multiple_of(16)
+        && (dst as usize).is_multiple_of(16)
+        && ldd.unsigned_abs().is_multiple_of(16);
+    let (ti, tj) = ((CHUNK_TILE_DST / B).max(1), (CHUNK_TILE_SRC / B).max(1));
+    let mut ib = 0;
+    while ib < rows {
+        let ie = (ib + ti).min(rows);
+        let mut jb = 0;
+        while jb < cols {
+            let je = (jb + tj).min(cols);
+            for j in jb..je {
+                let mut d = dst.wrapping_offset(ib as isize * B as isize + j as isize * ldd);
+                let mut s = src.wrapping_offset(ib as isize * lds + (j * B) as isize);
+                for _ in ib..ie {
+                    // SAFETY: chunk `(i, j)` of the block, in bounds and disjoint (caller);
+                    // with `nt`, `d` is 16-byte aligned (checked above for every chunk).
+                    unsafe {
+                        #[cfg(target_arch = "x86_64")]
+                        if nt {
+                            sse::stream_bytes::<B>(d, s);
+                        } else {
+                            ptr::copy_nonoverlapping(s, d, B);
+                        }
+                        #[cfg(not(target_arch = "x86_64"))]
+                        ptr::copy_nonoverlapping(s, d, B);
+                    }
+                    d = d.wrapping_add(B);
+                    s = s.wrapping_offset(lds);
+                }
+            }
+            jb = je;
+        }
+        ib = ie;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if nt {
+        sse::fence();
+    }
+}
+
+/// Destination bytes per chunk-transpose tile (one run of a panel).
+const CHUNK_TILE_DST: usize = 2048;
+/// Source bytes per row of a chunk-transpose tile.
+const CHUNK_TILE_SRC: usize = 256;
+
 /// Transposing copies above this many bytes are written with non-temporal stores (twice the
 /// 1 MiB L2 of the machines measured).
 pub(crate) const STREAM_BYTES: usize = 2 << 20;
@@ -563,6 +666,18 @@ mod sse {
             } else {
                 _mm_storeu_si128(p, v)
             }
+        }
+    }
+
+    /// Moves `B` bytes (a multiple of 16) from `s` to `d` with non-temporal stores.
+    ///
+    /// # Safety
+    /// `s` readable and `d` writable for `B` bytes, `d` 16-byte aligned.
+    #[inline(always)]
+    pub(super) unsafe fn stream_bytes<const B: usize>(d: *mut u8, s: *const u8) {
+        for k in (0..B).step_by(16) {
+            // SAFETY: inside the caller's `B` bytes; `d + k` is 16-byte aligned.
+            unsafe { _mm_stream_si128(d.add(k).cast(), _mm_loadu_si128(s.add(k).cast())) };
         }
     }
 
@@ -1168,6 +1283,75 @@ mod tests {
                 assert!(
                     dst == want,
                     "{simd:?} {rows}x{cols} lds {sl} ldd {dl} offsets {off_s}/{off_d} stream {stream}"
+                );
+            }
+        }
+    }
+
+    /// The chunk transpose against its definition: chunk `(i, j)` of `B` bytes from
+    /// `src + i·lds + j·B` to `dst + i·B + j·ldd`, for every chunk size, on random shapes around
+    /// the tile sizes, strides of either sign (16-byte multiples or not), offsets, with and
+    /// without streaming stores; bytes outside the chunks keep their sentinel.
+    #[test]
+    fn chunk_transposes_match_the_definition() {
+        let mut rng = Rng(0xc4c4);
+        for b in [8usize, 16, 32, 64] {
+            assert!(chunk_supported(b));
+            for case in 0..200 {
+                let big = case % 4 == 0;
+                let rows = rng.below(if big { 160 } else { 20 }) as usize;
+                let cols = rng.below(if big { 40 } else { 20 }) as usize;
+                let lds = (cols * b) as isize + [0, 16, 5][rng.below(3) as usize];
+                let ldd = (rows * b) as isize + [0, 16, 3][rng.below(3) as usize];
+                let (neg_s, neg_d) = (rng.below(3) == 0, rng.below(3) == 0);
+                let (off_s, off_d) = (rng.below(40) as usize, rng.below(40) as usize);
+                let slen = off_s + rows * lds as usize + cols * b + 8;
+                let dlen = off_d + cols * ldd as usize + rows * b + 8;
+                let src: Vec<u8> = (0..slen).map(|i| (i % 251) as u8).collect();
+                let mut dst = vec![0xFFu8; dlen];
+                let s0 = off_s
+                    + if neg_s {
+                        rows.saturating_sub(1) * lds as usize
+                    } else {
+                        0
+                    };
+                let d0 = off_d
+                    + if neg_d {
+                        cols.saturating_sub(1) * ldd as usize
+                    } else {
+                        0
+                    };
+                let (sl, dl) = (
+                    if neg_s { -lds } else { lds },
+                    if neg_d { -ldd } else { ldd },
+                );
+                let stream = rng.below(2) == 0;
+                // SAFETY: every chunk is inside the two vectors by the sizes above; distinct
+                // vectors.
+                unsafe {
+                    transpose_chunks(
+                        dst.as_mut_ptr().add(d0),
+                        dl,
+                        src.as_ptr().add(s0),
+                        sl,
+                        rows,
+                        cols,
+                        b,
+                        stream,
+                    )
+                };
+                let mut want = vec![0xFFu8; dlen];
+                for i in 0..rows as isize {
+                    for j in 0..cols as isize {
+                        let d = d0 as isize + i * b as isize + j * dl;
+                        let s = s0 as isize + i * sl + j * b as isize;
+                        want[d as usize..d as usize + b]
+                            .copy_from_slice(&src[s as usize..s as usize + b]);
+                    }
+                }
+                assert!(
+                    dst == want,
+                    "B {b} {rows}x{cols} lds {sl} ldd {dl} offsets {off_s}/{off_d} stream {stream}"
                 );
             }
         }
