@@ -32,6 +32,8 @@ struct Case<'a> {
     ours: Box<dyn FnMut() + 'a>,
     naive: Box<dyn FnMut() + 'a>,
     memcpy: Box<dyn FnMut() + 'a>,
+    /// `par_copy_from` of the same copy, on rayon's threads.
+    par: Box<dyn FnMut() + 'a>,
 }
 
 fn run(mut c: Case<'_>) {
@@ -39,27 +41,40 @@ fn run(mut c: Case<'_>) {
     (c.ours)();
     (c.naive)();
     (c.memcpy)();
-    let (mut a, mut b, mut m, mut r) = (vec![], vec![], vec![], vec![]);
+    (c.par)();
+    let (mut a, mut b, mut m, mut q, mut r, mut rq) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
     for _ in 0..ROUNDS {
         let ta = time(&mut c.ours);
         let tm = time(&mut c.memcpy);
+        let tq = time(&mut c.par);
         a.push(ta);
         m.push(tm);
+        q.push(tq);
         b.push(time(&mut c.naive));
-        // this round's ratio: ours and memcpy ran back to back, under the same load
+        // this round's ratios: the contenders ran back to back, under the same load
         r.push(tm.as_secs_f64() / ta.as_secs_f64());
+        rq.push(ta.as_secs_f64() / tq.as_secs_f64());
     }
-    let (a, b, m) = (median(&mut a), median(&mut b), median(&mut m));
+    let (a, b, m, q) = (
+        median(&mut a),
+        median(&mut b),
+        median(&mut m),
+        median(&mut q),
+    );
     r.sort_by(f64::total_cmp);
+    rq.sort_by(f64::total_cmp);
     let gib = |d: Duration| c.bytes as f64 / d.as_secs_f64() / (1u64 << 30) as f64;
     println!(
-        "{:<32} {:>9.2} {:>9.2} {:>9.2} {:>8.0} % {:>7.2}x",
+        "{:<32} {:>9.2} {:>9.2} {:>9.2} {:>8.0} % {:>7.2}x {:>9.2} {:>7.2}x",
         c.name,
         gib(a),
         gib(m),
         gib(b),
         100.0 * r[r.len() / 2],
-        b.as_secs_f64() / a.as_secs_f64()
+        b.as_secs_f64() / a.as_secs_f64(),
+        gib(q),
+        rq[rq.len() / 2],
     );
 }
 
@@ -78,6 +93,7 @@ macro_rules! transpose_case {
         let lt = *src.view().t().unwrap().layout();
         let srct = Tensor::new(src.as_slice().to_vec(), lt).unwrap();
         let mut dst = Tensor::from_vec(vec![0 as $t; len], &[n, n]).unwrap();
+        let (srct2, mut dst2) = (srct.clone(), dst.clone());
         let s = src.as_slice().to_vec();
         let mut d = vec![0 as $t; len];
         let nu = n as usize;
@@ -85,6 +101,7 @@ macro_rules! transpose_case {
             name: format!("transpose {} {n}²", stringify!($t)),
             bytes: len * std::mem::size_of::<$t>(),
             ours: Box::new(move || dst.copy_from(black_box(&srct)).unwrap()),
+            par: Box::new(move || dst2.par_copy_from(black_box(&srct2)).unwrap()),
             naive: Box::new(move || {
                 let s = black_box(&s);
                 for i in 0..nu {
@@ -121,6 +138,7 @@ macro_rules! nd_to_nz_case {
         let (mu, nu, c) = (m as usize, n as usize, c0 as usize);
         let back: bool = $back;
         let (mut nd, mut nzt) = (nd, nzt);
+        let (mut nd2, mut nzt2) = (nd.clone(), nzt.clone());
         // the NZ offset of (i, j), by the formula
         let nz_off = move |i: usize, j: usize| (j / c) * c * mu + i * c + j % c;
         Case {
@@ -134,6 +152,11 @@ macro_rules! nd_to_nz_case {
                 Box::new(move || nd.copy_from(black_box(&nzt)).unwrap())
             } else {
                 Box::new(move || nzt.copy_from(black_box(&nd)).unwrap())
+            },
+            par: if back {
+                Box::new(move || nd2.par_copy_from(black_box(&nzt2)).unwrap())
+            } else {
+                Box::new(move || nzt2.par_copy_from(black_box(&nd2)).unwrap())
             },
             naive: Box::new(move || {
                 let s = black_box(&s);
@@ -165,6 +188,7 @@ fn nchw_to_nhwc(n: i64, c: i64, hw: i64) -> Case<'static> {
     let layout = *view.layout();
     let buf = src.as_slice().to_vec();
     let mut dst = Tensor::from_vec(vec![0f32; len], &[n, hw, hw, c]).unwrap();
+    let (buf2, mut dst2) = (buf.clone(), dst.clone());
     let s = buf.clone();
     let mut d = vec![0f32; len];
     let (nu, cu, pu) = (n as usize, c as usize, (hw * hw) as usize);
@@ -174,6 +198,10 @@ fn nchw_to_nhwc(n: i64, c: i64, hw: i64) -> Case<'static> {
         ours: Box::new(move || {
             let v = Tensor::new(&buf[..], layout).unwrap();
             dst.copy_from(black_box(&v)).unwrap()
+        }),
+        par: Box::new(move || {
+            let v = Tensor::new(&buf2[..], layout).unwrap();
+            dst2.par_copy_from(black_box(&v)).unwrap()
         }),
         naive: Box::new(move || {
             let s = black_box(&s);
@@ -195,8 +223,19 @@ fn main() {
         .filter(|a| !a.starts_with('-'))
         .collect();
     println!(
-        "{:<32} {:>9} {:>9} {:>9} {:>10} {:>8}",
-        "case (GiB/s of payload)", "ours", "memcpy", "naive", "% memcpy", "vs naive"
+        "{:<32} {:>9} {:>9} {:>9} {:>10} {:>8} {:>9} {:>8}",
+        "case (GiB/s of payload)",
+        "ours",
+        "memcpy",
+        "naive",
+        "% memcpy",
+        "vs naive",
+        "parallel",
+        "speedup"
+    );
+    println!(
+        "(parallel: par_copy_from on {} rayon threads)",
+        rayon::current_num_threads()
     );
     let cases: Vec<Box<dyn Fn() -> Case<'static>>> = vec![
         Box::new(|| transpose_case!(f32, 256)),

@@ -295,3 +295,65 @@ fn transposes_for_every_element_size() {
     struct Pair(u32, u32);
     check(|i| Pair(i as u32, !(i as u32)));
 }
+
+/// The parallel copy on pools of 1 to 5 threads, for copies that take each kernel (a
+/// transpose, ND → NZ chunks, runs, a batched transpose, a plain memcpy), one of them above the
+/// 8 MiB threshold of the parallel path, from offset views into sentinel-filled buffers: the
+/// same elements as the logical iteration, and nothing written outside the destination's
+/// image. (The split itself is tested below the threshold in the crate's unit tests.)
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_copies_match_the_definition() {
+    fn check<T: Copy + PartialEq + std::fmt::Debug + Send + Sync>(
+        src_l: &str,
+        dst_l: &str,
+        val: impl Fn(usize) -> T,
+        sentinel: T,
+    ) {
+        let (sl, dl): (DynLayout, DynLayout) = (src_l.parse().unwrap(), dst_l.parse().unwrap());
+        let (sb, db) = (3usize, 5usize);
+        let buf: Vec<T> = (0..sl.cosize() as usize + sb).map(&val).collect();
+        let src = Tensor::with_offset(&buf[..], sl, sb).unwrap();
+        for threads in 1..=5 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut out = vec![sentinel; dl.cosize() as usize + db + 9];
+            let mut dst = Tensor::with_offset(&mut out[..], dl, db).unwrap();
+            pool.install(|| dst.par_copy_from(&src)).unwrap();
+            assert!(
+                dst.iter().eq(src.iter()),
+                "{src_l} -> {dst_l} on {threads} threads"
+            );
+            let written = out.iter().filter(|&&x| x != sentinel).count();
+            assert_eq!(written as i64, dl.size(), "{src_l} -> {dst_l} on {threads}");
+        }
+    }
+    // f32 transpose, 640 x 520 (1.3 MiB)
+    check(
+        "(640,520):(1,640)",
+        "(640,520):(520,1)",
+        |i| i as f32 + 1.0,
+        0.0,
+    );
+    // u16 ND -> NZ, 1024 x 576 (1.1 MiB), and back
+    let nz = "((16,64),(16,36)):((16,256),(1,16384))";
+    check("(1024,576):(576,1)", nz, |i| (i % 65521) as u16 + 1, 0);
+    check(nz, "(1024,576):(576,1)", |i| (i % 65521) as u16 + 1, 0);
+    // NCHW -> NHWC, 3 x 48 x 40 x 40 of u64 (1.8 MiB)
+    check(
+        "(3,48,40,40):(76800,1600,40,1)",
+        "(3,48,40,40):(76800,1,1920,48)",
+        |i| i as u64 + 1,
+        0,
+    );
+    // equal layouts (one run), and runs of 100 with a gap
+    check("(400000):(1)", "(400000):(1)", |i| i as u32 + 1, 0);
+    check(
+        "(3000,100):(128,1)",
+        "(3000,100):(100,1)",
+        |i| i as u32 + 1,
+        0,
+    );
+}

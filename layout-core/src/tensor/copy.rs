@@ -126,10 +126,34 @@ fn kernel(p: &mut Plan<2>, elem_bytes: usize) -> Kernel {
 }
 
 /// The affine copy `d[db + dst(c)] = s[sb + src(c)]` for every coordinate `c` of the plan.
-fn copy_affine<T: Copy>(d: &mut [T], db: i64, s: &[T], sb: i64, mut p: Plan<2>) {
-    let (dp, sp) = (d.as_mut_ptr(), s.as_ptr());
-    // offsets of the plan are offsets of the two layouts' domains (the plan refines both), and
-    // construction checked `base + offset` inside both buffers for all of them
+fn copy_affine<T: Copy>(d: &mut [T], db: i64, s: &[T], sb: i64, p: Plan<2>) {
+    let stream = streams::<T>(p.size());
+    // SAFETY: the plan's offsets are offsets of the two layouts' domains (the plan refines
+    // both), and construction checked `base + offset` inside both buffers for all of them; `d`
+    // and `s` are distinct buffers (`&mut` and `&`).
+    unsafe { copy_affine_raw(d.as_mut_ptr(), db, s.as_ptr(), sb, p, stream) }
+}
+
+/// Whether a copy of `elems` elements of `T` writes around the caches ([`STREAM_BYTES`]).
+fn streams<T>(elems: i64) -> bool {
+    (elems as usize).saturating_mul(core::mem::size_of::<T>()) > STREAM_BYTES
+}
+
+/// [`copy_affine`] on raw buffers, with the choice of non-temporal stores made by the caller
+/// (for the whole copy, when this is one part of it).
+///
+/// # Safety
+/// `db + o[1]` must be a writable element of `dp`'s buffer and `sb + o[0]` a readable one of
+/// `sp`'s for every offset pair `o` of the plan; the two buffers are distinct; no other thread
+/// reads or writes the destination elements meanwhile.
+unsafe fn copy_affine_raw<T: Copy>(
+    dp: *mut T,
+    db: i64,
+    sp: *const T,
+    sb: i64,
+    mut p: Plan<2>,
+    stream: bool,
+) {
     let at = |o: [i64; 2]| ((sb + o[0]) as usize, (db + o[1]) as usize);
     match kernel(&mut p, core::mem::size_of::<T>()) {
         Kernel::Runs { len, next } => {
@@ -155,9 +179,6 @@ fn copy_affine<T: Copy>(d: &mut [T], db: i64, s: &[T], sb: i64, mut p: Plan<2>) 
             let outer = p.without(&[i, j]);
             let (rows, cols) = (mi.ext as usize, mj.ext as usize);
             let (lds, ldd) = (mi.st[0] as isize, mj.st[1] as isize);
-            // copies larger than the caches write around them
-            let stream =
-                (p.size() as usize).saturating_mul(core::mem::size_of::<T>()) > STREAM_BYTES;
             outer.for_each_start(|o| {
                 let (si, di) = at(o);
                 // SAFETY: every `(i, j)` of the block is an element of the plan (modes `i` and
@@ -186,8 +207,7 @@ fn copy_affine<T: Copy>(d: &mut [T], db: i64, s: &[T], sb: i64, mut p: Plan<2>) 
                 mj.st[1] as isize * size as isize,
             );
             // streamed stores move SIMD registers: plain data only (no padding bytes)
-            let stream = (p.size() as usize).saturating_mul(size) > STREAM_BYTES
-                && plain_width::<T>() != Width::Scalar;
+            let stream = stream && plain_width::<T>() != Width::Scalar;
             outer.for_each_start(|o| {
                 let (si, di) = at(o);
                 // SAFETY: every chunk `(i, j)` is `len` elements of the plan (the run mode at
@@ -210,9 +230,82 @@ fn copy_affine<T: Copy>(d: &mut [T], db: i64, s: &[T], sb: i64, mut p: Plan<2>) 
         Kernel::Elements => p.for_each(|o| {
             let (si, di) = at(o);
             // SAFETY: as above, one element.
-            unsafe { *d.get_unchecked_mut(di) = *s.get_unchecked(si) };
+            unsafe { *dp.add(di) = *sp.add(si) };
         }),
     }
+}
+
+/// Copies below this many bytes run on the calling thread. Measured on the 2-vCPU Zen 5 VM of
+/// BENCHMARKS.md, two threads lost to one below about 8 MiB (4 MiB transposes: 0.6–0.8× of the
+/// serial copy; one memcpy itself gains only 1.3× from a second thread there).
+#[cfg(feature = "rayon")]
+const PAR_BYTES: usize = 8 << 20;
+
+/// A buffer pointer handed to the threads of one parallel copy.
+#[cfg(feature = "rayon")]
+#[derive(Clone, Copy)]
+struct Shared<P>(P);
+// SAFETY: the parts of a parallel copy write disjoint destination elements (an injective
+// layout's offsets of disjoint coordinates) and only read the source; `T: Send + Sync` (the
+// bounds of `par_copy_from`) makes moving and sharing the elements themselves sound.
+#[cfg(feature = "rayon")]
+unsafe impl<T: Send + Sync> Send for Shared<*mut T> {}
+// SAFETY: as above.
+#[cfg(feature = "rayon")]
+unsafe impl<T: Send + Sync> Send for Shared<*const T> {}
+// SAFETY: as above (the threads copy the pointer out; nothing is written through a shared
+// `Shared`).
+#[cfg(feature = "rayon")]
+unsafe impl<T: Send + Sync> Sync for Shared<*mut T> {}
+// SAFETY: as above.
+#[cfg(feature = "rayon")]
+unsafe impl<T: Send + Sync> Sync for Shared<*const T> {}
+
+/// [`copy_affine`] split over rayon's threads (copies of at least `min_bytes`; smaller ones run
+/// on the calling thread): the plan's outermost mode that gives every
+/// thread work (else its longest one other than the innermost) is cut into one range per
+/// thread; each part is an ordinary copy, and the decision to stream is made once for the whole
+/// copy.
+///
+/// # Safety
+/// As [`copy_affine_raw`] (except that the parts run on other threads: the destination's
+/// layout must be injective, so that they write disjoint elements), and `T: Send + Sync`.
+#[cfg(feature = "rayon")]
+unsafe fn copy_affine_par<T: Copy + Send + Sync>(
+    dp: *mut T,
+    db: i64,
+    sp: *const T,
+    sb: i64,
+    p: Plan<2>,
+    min_bytes: usize,
+) {
+    let threads = rayon::current_num_threads();
+    let bytes = (p.size() as usize).saturating_mul(core::mem::size_of::<T>());
+    let m = p.modes();
+    let outer = m.len().saturating_sub(1).max(1).min(m.len());
+    let k = (0..outer)
+        .find(|&k| m[k].ext >= threads as i64)
+        .or_else(|| (0..outer).max_by_key(|&k| m[k].ext));
+    let (Some(k), true) = (k, threads > 1 && bytes >= min_bytes) else {
+        // SAFETY: the caller's contract, on this thread.
+        return unsafe { copy_affine_raw(dp, db, sp, sb, p, streams::<T>(p.size())) };
+    };
+    let stream = streams::<T>(p.size());
+    let ext = m[k].ext;
+    let parts = (threads as i64).min(ext);
+    let (d, s) = (Shared(dp), Shared(sp));
+    rayon::scope(|sc| {
+        for t in 0..parts {
+            let part = p.part(k, ext * t / parts, ext * (t + 1) / parts);
+            sc.spawn(move |_| {
+                let (d, s) = (d, s);
+                // SAFETY: the part's offsets are offsets of the whole plan (caller's bounds);
+                // the parts cover disjoint coordinates, so with an injective destination they
+                // write disjoint elements.
+                unsafe { copy_affine_raw(d.0, db, s.0, sb, part, stream) }
+            });
+        }
+    });
 }
 
 impl<St: StorageMut, L: AnyLayout> Tensor<St, L>
@@ -272,6 +365,46 @@ where
             }),
         }
         Ok(())
+    }
+
+    /// [`Tensor::copy_from`] on rayon's threads: the copy is cut into one part per thread along
+    /// an outer mode of the walk (each part moved by the same kernels), for copies of at least
+    /// 8 MiB between affine layouts; smaller or non-affine copies run on the calling thread.
+    ///
+    /// ```
+    /// use layout_core::tensor::Tensor;
+    /// let a = Tensor::from_fn(&[512, 768], |i| i as f32).unwrap();
+    /// let mut t = Tensor::from_vec(vec![0f32; 512 * 768], &[768, 512]).unwrap();
+    /// t.par_copy_from(&a.view().t().unwrap()).unwrap();
+    /// assert_eq!(t[[5, 7]], a[[7, 5]]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`TensorError::ShapeMismatch`] naming both shapes.
+    #[cfg(feature = "rayon")]
+    pub fn par_copy_from<S2: Storage<Elem = St::Elem>, L2: AnyLayout>(
+        &mut self,
+        src: &Tensor<S2, L2>,
+    ) -> Result<(), TensorError>
+    where
+        St::Elem: Send + Sync,
+    {
+        let (sl, dl) = (src.inner(), self.inner());
+        same_shape(&sl, &dl)?;
+        if L::AFFINE
+            && L2::AFFINE
+            && let Some(p) = copy_plan(&sl, &dl)
+        {
+            let (sb, db) = (src.base as i64, self.base as i64);
+            let s = src.storage.as_slice();
+            let d = self.storage.as_mut_slice();
+            // SAFETY: as in `copy_from` (the plan's offsets are in both buffers, which are
+            // distinct); a writable tensor's layout is injective (checked at construction), so
+            // the parts write disjoint elements; `T: Send + Sync` by the bounds.
+            unsafe { copy_affine_par(d.as_mut_ptr(), db, s.as_ptr(), sb, p, PAR_BYTES) };
+            return Ok(());
+        }
+        self.copy_from(src)
     }
 
     /// The generic copy for non-affine layouts: walk the inner layouts in lock-step (in the
@@ -441,6 +574,45 @@ mod tests {
             st += &std::format!("{sep}({})", dd.join(","));
         }
         std::format!("{text}):{st})").parse().unwrap()
+    }
+
+    /// The parallel split on pools of 1 to 4 threads with no size threshold, between random
+    /// layouts of random shapes (so every kernel and every split mode is cut): each element
+    /// arrives, nothing else is written.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn parallel_parts_cover_the_copy() {
+        let mut seed = 11u64;
+        let pools: Vec<rayon::ThreadPool> = (1..=4)
+            .map(|t| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(t)
+                    .build()
+                    .unwrap()
+            })
+            .collect();
+        for case in 0..400 {
+            let rank = 1 + case % 3;
+            let ext: Vec<i64> = (0..rank)
+                .map(|k| [1, 2, 3, 5, 8, 16, 24, 33][((seed >> (20 + 3 * k)) % 8) as usize])
+                .collect();
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(99);
+            let (sl, dl) = (random(&mut seed, &ext), random(&mut seed, &ext));
+            let Some(p) = copy_plan(&sl, &dl) else {
+                continue;
+            };
+            let src: Vec<u32> = (1..=sl.cosize() as u32).collect();
+            let mut dst = std::vec![0u32; dl.cosize() as usize];
+            let pool = &pools[case % 4];
+            // SAFETY: the plan's offsets are offsets of the two layouts, inside buffers of
+            // their cosizes; `dl` is injective (compact by construction of `random`).
+            pool.install(|| unsafe { copy_affine_par(dst.as_mut_ptr(), 0, src.as_ptr(), 0, p, 0) });
+            let mut want = std::vec![0u32; dl.cosize() as usize];
+            for i in 0..sl.size() {
+                want[dl.offset(i) as usize] = src[sl.offset(i) as usize];
+            }
+            assert_eq!(dst, want, "{sl} -> {dl}");
+        }
     }
 
     /// For layouts that refine each other, the copy plan's innermost common run is exactly

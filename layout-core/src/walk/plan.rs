@@ -249,6 +249,20 @@ impl<const N: usize> Plan<N> {
         self.for_each_outer(outer, |o| f(o, run));
     }
 
+    /// The part of the plan where mode `k`'s index lies in `lo..hi` (`0 ≤ lo ≤ hi ≤ extent`):
+    /// parts for a cover of `0..extent` visit the plan's elements once between them.
+    #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
+    pub fn part(&self, k: usize, lo: i64, hi: i64) -> Plan<N> {
+        let mut p = *self;
+        let m = &mut p.modes[k];
+        for r in 0..N {
+            // inside the mode's span, which fits
+            p.start[r] += lo * m.st[r];
+        }
+        m.ext = hi - lo;
+        p
+    }
+
     /// The same plan without the modes at the listed positions (their elements are left to the
     /// caller, who walks them inside each visit of the remaining modes).
     pub fn without(&self, drop: &[usize]) -> Plan<N> {
