@@ -25,6 +25,7 @@
 
 use super::TensorError;
 use super::axes::TensorAxes;
+use super::copy_static::StaticCopy;
 use super::{Storage, StorageMut, Tensor};
 use crate::walk::Axes;
 use crate::walk::kernels::{
@@ -329,7 +330,26 @@ where
     ///
     /// # Errors
     /// [`TensorError::ShapeMismatch`] naming both shapes.
+    #[inline]
     pub fn copy_from<S2: Storage<Elem = St::Elem>, L2: AnyLayout>(
+        &mut self,
+        src: &Tensor<S2, L2>,
+    ) -> Result<(), TensorError> {
+        if StaticCopy::<L, L2>::OK {
+            // two static layouts of the same axis extents: the plan is a constant
+            let (sb, db) = (src.base, self.base);
+            let s = src.storage.as_slice().as_ptr();
+            let d = self.storage.as_mut_slice().as_mut_ptr();
+            // SAFETY: construction checked `base + offset` inside each buffer for every offset
+            // of the tensor's layout; `&mut self` and `&src` are distinct buffers.
+            unsafe { StaticCopy::<L, L2>::copy(d.wrapping_add(db), s.wrapping_add(sb)) };
+            return Ok(());
+        }
+        self.copy_from_planned(src)
+    }
+
+    /// [`Tensor::copy_from`] with the plan made at run time.
+    fn copy_from_planned<S2: Storage<Elem = St::Elem>, L2: AnyLayout>(
         &mut self,
         src: &Tensor<S2, L2>,
     ) -> Result<(), TensorError> {

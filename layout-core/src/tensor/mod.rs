@@ -98,6 +98,7 @@ mod broadcast;
 mod concat;
 mod construct;
 mod copy;
+mod copy_static;
 mod debug;
 mod elementwise;
 mod error;
