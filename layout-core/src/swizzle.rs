@@ -438,7 +438,8 @@ unsafe impl<L: AnyLayout, W: SwizzleFn + 'static, O: Integer> AnyLayout
         }
         let v = 1i64 << sw.base();
         let y = self.offset.value().wrapping_add(self.layout.post_offset(x));
-        run.min(v - y.rem_euclid(v))
+        // `y mod v` for a power of two `v` (also for negative `y`), without a division
+        run.min(v - (y & (v - 1)))
     }
 
     /// The bounds of `W(O + L(i))`. With `lo..=hi` the bounds of `O + L(i)`:
