@@ -75,7 +75,7 @@ pub use swizzle::{Sw, Swizzle, SwizzleFn, SwizzledLayout};
 pub use table::LayoutTable;
 pub use tensor::Tensor;
 pub use tuple::{DynTuple, MAX_LEAVES, MAX_TOKENS, Profile};
-pub use walk::AnyLayout;
+pub use walk::{AnyLayout, PostPeriod};
 
 #[doc(hidden)]
 pub mod __private {

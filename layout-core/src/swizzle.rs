@@ -37,7 +37,7 @@
 
 use crate::int::Integer;
 use crate::layout::{Congruent, Coord};
-use crate::{AnyLayout, DynLayout, DynTuple, IntTuple, Layout, LayoutError};
+use crate::{AnyLayout, DynLayout, DynTuple, IntTuple, Layout, LayoutError, PostPeriod};
 use core::fmt;
 
 /// A run-time swizzle `Sw<B,M,S>`: XOR the `B` bits at `M + max(0,S)` into the `B` bits at
@@ -381,6 +381,7 @@ impl<L: AnyLayout, W: SwizzleFn, O: Integer> fmt::Display for SwizzledLayout<L, 
 // - `offset_bounds`: `L`'s bounds shifted by `O` (checked), then `Swizzle::image_bounds`, whose
 //   proof is on that function; or an exact scan.
 // - `post_run`: within `L`'s run and one aligned `2^M` vector (proof on the method).
+// - `post_period`: for an affine `L` only, the period of `W` (proof on the method).
 // - `find_collision`: `x ↦ W(O + x)` is injective (see the method), so collisions are `L`'s.
 unsafe impl<L: AnyLayout, W: SwizzleFn + 'static, O: Integer> AnyLayout
     for SwizzledLayout<L, W, O>
@@ -440,6 +441,27 @@ unsafe impl<L: AnyLayout, W: SwizzleFn + 'static, O: Integer> AnyLayout
         let y = self.offset.value().wrapping_add(self.layout.post_offset(x));
         // `y mod v` for a power of two `v` (also for negative `y`), without a division
         run.min(v - (y & (v - 1)))
+    }
+
+    /// With an affine `L`, `post_offset(x) = W(O + x)`. `W` reads and writes only bits below
+    /// `M + |S| + B`, so it commutes with adding a multiple `P` of `2^(M+|S|+B)`:
+    /// `W(O + x + P) == W(O + x) + P`; and it keeps aligned `2^M` vectors whole (see
+    /// `post_run`), which start where `O + x ≡ 0`, i.e. `x ≡ −O (mod 2^M)`. (Only while `O + x`
+    /// cannot saturate: `|O| < 2^40`, far beyond any buffer's offsets.)
+    #[inline(always)]
+    fn post_period(&self) -> Option<PostPeriod> {
+        let sw = self.swizzle.swizzle();
+        let bits = sw.base() + sw.shift().abs() + sw.bits();
+        let o = self.offset.value();
+        if !L::AFFINE || sw.is_identity() || bits > 30 || o.unsigned_abs() >= 1 << 40 {
+            return None;
+        }
+        let period = 1i64 << bits;
+        Some(PostPeriod {
+            period,
+            vector: 1i64 << sw.base(),
+            phase: (-o).rem_euclid(period),
+        })
     }
 
     /// The bounds of `W(O + L(i))`. With `lo..=hi` the bounds of `O + L(i)`:

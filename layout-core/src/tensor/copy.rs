@@ -32,7 +32,7 @@ use crate::walk::kernels::{
     STREAM_BYTES, Width, chunk_supported, copy_runs, plain_width, transpose, transpose_chunks,
 };
 use crate::walk::{Joint, Mode, Plan};
-use crate::{AnyLayout, DynLayout};
+use crate::{AnyLayout, DynLayout, PostPeriod};
 #[cfg(feature = "alloc")]
 use alloc::{borrow::Cow, vec::Vec};
 
@@ -309,6 +309,116 @@ unsafe fn copy_affine_par<T: Copy + Send + Sync>(
     });
 }
 
+/// Most vectors per period a copy tabulates (a swizzle `Sw<B,M,S>` has `2^(|S|+B)`: 64 for
+/// `Sw<3,3,3>`).
+const PERIOD_VECTORS: usize = 256;
+
+/// The moves of one period of a periodic `post_offset` ([`PostPeriod`]): vector `q` of the
+/// period starting at the aligned inner offset `x` goes to `x + T[q]`, with
+/// `T[q] = post_offset(x0 + q·vector) − x0` the same for every aligned `x0`.
+struct PeriodTable {
+    /// `post_offset(x0 + q·vector) − x0` for the first period `x0` it was filled from.
+    t: [i64; PERIOD_VECTORS],
+    n: usize,
+    vector: i64,
+    period: i64,
+    filled: bool,
+}
+
+impl PeriodTable {
+    fn new() -> Self {
+        PeriodTable {
+            t: [0; PERIOD_VECTORS],
+            n: 0,
+            vector: 1,
+            period: 1,
+            filled: false,
+        }
+    }
+
+    /// Tabulate the period from the aligned inner offset `x0` (once: every period gives the
+    /// same table); `false` when the period has too many vectors.
+    fn fill(&mut self, b: PostPeriod, x0: i64, post: impl Fn(i64) -> i64) -> bool {
+        if self.filled {
+            return true;
+        }
+        let n = b.period / b.vector;
+        if n as usize > PERIOD_VECTORS {
+            return false;
+        }
+        for q in 0..n {
+            self.t[q as usize] = post(x0 + q * b.vector) - x0;
+        }
+        (self.n, self.vector, self.period, self.filled) = (n as usize, b.vector, b.period, true);
+        true
+    }
+
+    /// Move `periods` whole periods: the affine side's offsets run on from `base_affine`
+    /// (buffer index of the first element), the periodic side's are `base_periodic + m·period +
+    /// T[q]`, where `base_*` is `buffer base + inner offset` of the first element. `dst_side`:
+    /// the destination is the periodic side.
+    ///
+    /// # Safety
+    /// Every offset so named is an element of the respective buffer, the buffers distinct.
+    unsafe fn copy<T: Copy>(
+        &self,
+        d: *mut T,
+        s: *const T,
+        s0: i64,
+        d0: i64,
+        dst_side: bool,
+        periods: i64,
+    ) {
+        /// The period loop with a constant vector length.
+        ///
+        /// # Safety
+        /// As [`PeriodTable::copy`], with `V == vector`.
+        #[inline(always)]
+        unsafe fn run<T: Copy, const V: usize>(
+            t: &PeriodTable,
+            d: *mut T,
+            s: *const T,
+            s0: i64,
+            d0: i64,
+            dst_side: bool,
+            periods: i64,
+        ) {
+            let v = t.vector;
+            for m in 0..periods {
+                let at = m * t.period;
+                for (q, &tq) in t.t[..t.n].iter().enumerate() {
+                    let lin = at + q as i64 * v;
+                    let (si, di) = if dst_side {
+                        (s0 + lin, d0 + at + tq)
+                    } else {
+                        (s0 + at + tq, d0 + lin)
+                    };
+                    // SAFETY: the caller's contract; `V` elements from each.
+                    unsafe {
+                        core::ptr::copy_nonoverlapping(
+                            s.add(si as usize),
+                            d.add(di as usize),
+                            if V == 0 { v as usize } else { V },
+                        )
+                    };
+                }
+            }
+        }
+        // SAFETY: (every arm) the caller's contract, `V` the table's vector length.
+        unsafe {
+            match self.vector {
+                1 => run::<T, 1>(self, d, s, s0, d0, dst_side, periods),
+                2 => run::<T, 2>(self, d, s, s0, d0, dst_side, periods),
+                4 => run::<T, 4>(self, d, s, s0, d0, dst_side, periods),
+                8 => run::<T, 8>(self, d, s, s0, d0, dst_side, periods),
+                16 => run::<T, 16>(self, d, s, s0, d0, dst_side, periods),
+                32 => run::<T, 32>(self, d, s, s0, d0, dst_side, periods),
+                _ => run::<T, 0>(self, d, s, s0, d0, dst_side, periods),
+            }
+        }
+    }
+}
+
 impl<St: StorageMut, L: AnyLayout> Tensor<St, L>
 where
     St::Elem: Copy,
@@ -456,31 +566,62 @@ where
                 if p.contiguous_run() == 1 {
                     return p.for_each(one);
                 }
-                p.for_each_run(|[mut so, mut dof], mut len| {
+                // the moves of one period of the non-affine side, when the other is affine
+                let periodic = match (L::AFFINE, L2::AFFINE) {
+                    (false, true) => pd.post_period().map(|b| (b, true)),
+                    (true, false) => ps.post_period().map(|b| (b, false)),
+                    _ => None,
+                };
+                let mut table = PeriodTable::new();
+                let (dp, sp) = (d.as_mut_ptr(), s.as_ptr());
+                // the runs `post_run` guarantees, one at a time
+                let pieces = |mut so: i64, mut dof: i64, mut len: i64| {
                     while len > 0 {
                         let k = len.min(ps.post_run(so)).min(pd.post_run(dof)).max(1);
                         // `k` consecutive offsets in both layouts (`post_run`), all offsets of
-                        // the domains: inside both buffers (bounds-checked slicing anyway)
+                        // the domains
                         let si = (sb + ps.post_offset(so)) as usize;
                         let di = (db + pd.post_offset(dof)) as usize;
                         // SAFETY: the `k` offsets from `so` / `dof` are consecutive in both
                         // layouts (`post_run`) and offsets of their domains, so `si..si + k` and
                         // `di..di + k` lie inside the buffers (construction bounds checks); the
                         // buffers are distinct (`&mut` and `&`).
-                        unsafe {
-                            copy_runs(
-                                d.as_mut_ptr().add(di),
-                                0,
-                                s.as_ptr().add(si),
-                                0,
-                                k as usize,
-                                1,
-                            )
-                        };
+                        unsafe { copy_runs(dp.add(di), 0, sp.add(si), 0, k as usize, 1) };
                         so += k;
                         dof += k;
                         len -= k;
                     }
+                };
+                p.for_each_run(|[so, dof], len| {
+                    let Some((b, dst_side)) = periodic else {
+                        return pieces(so, dof, len);
+                    };
+                    // the periodic side's inner offset, and where its first whole period starts
+                    let x = if dst_side { dof } else { so };
+                    let head = (b.phase - x).rem_euclid(b.period);
+                    let periods = (len - head).max(0) / b.period;
+                    if periods == 0
+                        || !table.fill(b, x + head, |y| {
+                            if dst_side {
+                                pd.post_offset(y)
+                            } else {
+                                ps.post_offset(y)
+                            }
+                        })
+                    {
+                        return pieces(so, dof, len);
+                    }
+                    pieces(so, dof, head);
+                    let (so1, dof1) = (so + head, dof + head);
+                    // SAFETY: period `m`, vector `q` of the run: on the periodic side its
+                    // offsets are `post_offset` of the inner offsets `x + head + m·period +
+                    // q·vector + j` (`j < vector`), which the table and `PostPeriod`'s contract
+                    // give as `x + head + m·period + T[q] + j`; on the affine side they are the
+                    // inner offsets themselves. All are offsets of the two domains (elements of
+                    // this run), inside both buffers (construction checks); distinct buffers.
+                    unsafe { table.copy(dp, sp, sb + so1, db + dof1, dst_side, periods) };
+                    let done = head + periods * b.period;
+                    pieces(so + done, dof + done, len - done);
                 });
             }
             slow => slow.for_each(&mut one),

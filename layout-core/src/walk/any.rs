@@ -6,6 +6,32 @@ use core::fmt;
 use crate::layout::Congruent;
 use crate::{DynLayout, DynTuple, IntTuple, Layout, LayoutError};
 
+/// How a non-affine [`AnyLayout`]'s `post_offset` repeats (see [`AnyLayout::post_period`]): it
+/// commutes with shifts by `period` (`post_offset(x + period) == post_offset(x) + period`), and
+/// maps the aligned `vector`s of inner offsets (those starting at `x ≡ phase (mod vector)`) to
+/// consecutive offsets. A swizzle `Sw<B,M,S> o O o L` (affine `L`) has `period = 2^(M+|S|+B)`,
+/// `vector = 2^M`, `phase = −O mod period`: a copy computes the `period / vector` moves of one
+/// period once, then repeats them.
+///
+/// ```
+/// use layout_core::{AnyLayout, DynLayout, PostPeriod, Sw, SwizzledLayout};
+/// let l: DynLayout = "(8,64):(64,1)".parse().unwrap();
+/// let s = SwizzledLayout::new(Sw::<3, 3, 3>, 0i64, l);
+/// assert_eq!(s.post_period(), Some(PostPeriod { period: 512, vector: 8, phase: 0 }));
+/// for x in 0..512 - 8 {
+///     assert_eq!(s.post_offset(x + 512), s.post_offset(x) + 512);
+/// }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PostPeriod {
+    /// The shift `post_offset` commutes with.
+    pub period: i64,
+    /// The length of the runs `post_offset` keeps consecutive.
+    pub vector: i64,
+    /// The inner offsets where periods and vectors start, modulo `period`.
+    pub phase: i64,
+}
+
 /// Anything that maps a 1-D index to an offset: typed, run-time, algebra-result and swizzled
 /// layouts. Tensors, tables and copies accept any `AnyLayout`.
 ///
@@ -40,6 +66,10 @@ use crate::{DynLayout, DynTuple, IntTuple, Layout, LayoutError};
 ///   `offset`'s;
 /// - `post_run(x) >= 1`, and `post_offset(x + j) == post_offset(x) + j` for `j < post_run(x)`
 ///   whenever `x + j` is an offset of the inner layout;
+/// - when `post_period()` returns `Some(PostPeriod { period, vector, phase })`: `vector >= 1`
+///   divides `period`, `0 <= phase < period`, and for inner offsets `x` (with `x + period`, and
+///   `x + j` below, inner offsets too) `post_offset(x + period) == post_offset(x) + period`, and
+///   when `x ≡ phase (mod vector)`, `post_offset(x + j) == post_offset(x) + j` for `j < vector`;
 /// - when `offset_bounds()` returns `Ok((lo, hi))`, `lo <= offset(i) <= hi`;
 /// - when `find_collision()` returns `Ok(None)`, no two indices share an offset.
 ///
@@ -96,6 +126,13 @@ pub unsafe trait AnyLayout: Copy + fmt::Display {
     fn post_run(&self, x: i64) -> i64 {
         let _ = x;
         if Self::AFFINE { i64::MAX } else { 1 }
+    }
+
+    /// Where `post_offset` repeats itself, for copies that compute it once per period instead of
+    /// once per run: `None` by default (affine layouts need none). See [`PostPeriod`].
+    #[inline(always)]
+    fn post_period(&self) -> Option<PostPeriod> {
+        None
     }
 
     /// An interval `(lo, hi)` containing every offset of the domain, tight where it can be

@@ -22,6 +22,6 @@ pub(crate) mod kernels;
 pub(crate) mod plan;
 pub(crate) mod scan;
 
-pub use any::AnyLayout;
+pub use any::{AnyLayout, PostPeriod};
 pub(crate) use axes::Axes;
 pub(crate) use plan::{Joint, Mode, Plan, PlanIter};
