@@ -182,9 +182,9 @@ pub(crate) unsafe fn transpose_with<T: Copy>(
     // (`plain_width`), and the CPU runs `simd` (caller).
     unsafe {
         match (simd, width) {
-            (_, Width::Scalar) | (Simd::Portable, _) => {
-                blocked::<T, MICRO, MICRO>(dst, ldd, src, lds, rows, cols, None, micro, edge)
-            }
+            (_, Width::Scalar) | (Simd::Portable, _) => blocked::<T, MICRO, MICRO>(
+                dst, ldd, src, lds, rows, cols, None, stream, micro, edge,
+            ),
             #[cfg(all(target_arch = "x86_64", feature = "std"))]
             (Simd::Avx512, Width::W1) => avx512::t8(d, ldd, s, lds, rows, cols, stream),
             #[cfg(all(target_arch = "x86_64", feature = "std"))]
@@ -206,7 +206,9 @@ pub(crate) unsafe fn transpose_with<T: Copy>(
             #[cfg(target_arch = "x86_64")]
             (_, w) => sse::transpose(w, d, ldd, s, lds, rows, cols, stream),
             #[cfg(not(target_arch = "x86_64"))]
-            _ => blocked::<T, MICRO, MICRO>(dst, ldd, src, lds, rows, cols, None, micro, edge),
+            _ => blocked::<T, MICRO, MICRO>(
+                dst, ldd, src, lds, rows, cols, None, stream, micro, edge,
+            ),
         }
     }
 }
@@ -256,6 +258,7 @@ unsafe fn blocked<T: Copy, const MI: usize, const MJ: usize>(
     rows: usize,
     cols: usize,
     stream: Option<usize>,
+    large: bool,
     micro: unsafe fn(*mut T, isize, *const T, isize, bool),
     edge: unsafe fn(*mut T, isize, *const T, isize, usize, usize),
 ) {
@@ -288,12 +291,16 @@ unsafe fn blocked<T: Copy, const MI: usize, const MJ: usize>(
             && (at_dst(i0, 0) as usize).is_multiple_of(a)
             && (ldd.unsigned_abs() * size).is_multiple_of(a)
     });
-    // tiles of 1 KiB along the destination's lines by 256 bytes along the source's (Zen 5,
-    // 2048² and 4096² f32: 61–69 % of memcpy, against 53–58 % with 256 × 256 bytes): the
-    // longer side spends fewer page-table lookups per byte on the destination's pages
+    // Tiles (Zen 5, `cargo bench --bench relayout`, % of memcpy): copies beyond the caches
+    // (`large`) read 2 KiB of each source row per tile, 512 bytes of each destination row:
+    // long source runs keep DRAM pages open and the prefetchers streaming (f32 2048² and 4096²
+    // 85–107 %, NCHW → NHWC 77–99 %, against 55–66 % with 1 KiB × 256 bytes). Copies that fit
+    // in cache keep 1 KiB along the destination by 256 bytes along the source (u8 512²: 59–77 %
+    // against 33–43 % with the large tiles).
+    let (ti, tj) = if large { (512, 2048) } else { (1024, 256) };
     let (si, sj) = (
-        (1024 / size).clamp(32, 512).next_multiple_of(MI),
-        (256 / size).clamp(8, 128).next_multiple_of(MJ),
+        (ti / size).clamp(32, 512).next_multiple_of(MI),
+        (tj / size).clamp(8, 2048).next_multiple_of(MJ),
     );
     let (ie_all, je_all) = (i0 + ni, j0 + nj);
     // tiles start at the aligned origin (the first one also takes the peeled rows / columns,
@@ -570,7 +577,7 @@ mod avx {
     ) {
         let st = stream.then_some(16);
         // SAFETY: the caller's contract; the micro-tile runs on AVX, which the CPU has.
-        unsafe { blocked::<u32, 8, 8>(dst, ldd, src, lds, rows, cols, st, micro32, edge) }
+        unsafe { blocked::<u32, 8, 8>(dst, ldd, src, lds, rows, cols, st, stream, micro32, edge) }
     }
 
     /// [`transpose`] without streaming stores: the ragged parts of the AVX-512 kernels.
@@ -706,7 +713,9 @@ mod sse {
         // SAFETY: the caller's contract, re-typed to the element width.
         unsafe {
             match w {
-                Width::W1 => blocked::<u8, 8, 8>(d, ldd, s, lds, rows, cols, None, micro8, edge),
+                Width::W1 => {
+                    blocked::<u8, 8, 8>(d, ldd, s, lds, rows, cols, None, stream, micro8, edge)
+                }
                 Width::W2 => blocked::<u16, 8, 8>(
                     d.cast(),
                     ldd,
@@ -715,6 +724,7 @@ mod sse {
                     rows,
                     cols,
                     st,
+                    stream,
                     micro16,
                     edge,
                 ),
@@ -726,6 +736,7 @@ mod sse {
                     rows,
                     cols,
                     st,
+                    stream,
                     micro32,
                     edge,
                 ),
@@ -737,6 +748,7 @@ mod sse {
                     rows,
                     cols,
                     st,
+                    stream,
                     micro64,
                     edge,
                 ),
@@ -971,7 +983,7 @@ mod avx512 {
                 // SAFETY: the caller's contract; the micro-tile runs on AVX-512, which the CPU
                 // has; the edges run on SSE2 / AVX, which it has too.
                 unsafe {
-                    blocked::<$t, $mi, $mj>(dst, ldd, src, lds, rows, cols, st, $micro, $edge)
+                    blocked::<$t, $mi, $mj>(dst, ldd, src, lds, rows, cols, st, stream, $micro, $edge)
                 }
             }
         };
