@@ -6,6 +6,7 @@
 //! always runs a full tile.
 
 use super::kernel::Element;
+use crate::walk::kernels::transpose;
 
 /// One operand as the packer reads it: element (v, p) — v along the packed dimension, p along
 /// k — is `src[origin + v·sv + p·sk]`.
@@ -57,18 +58,32 @@ pub(crate) fn pack<T: Element>(
                     }
                 }
             }
-        } else if s.sk == 1 && rows == r && matches!(r, 4 | 6 | 8 | 12 | 16 | 32) {
-            // unit stride along k, a full panel: gather R rows per k step, contiguous writes
-            match r {
-                32 => gather::<T, 32>(panel, s, first, kc),
-                16 => gather::<T, 16>(panel, s, first, kc),
-                12 => gather::<T, 12>(panel, s, first, kc),
-                8 => gather::<T, 8>(panel, s, first, kc),
-                6 => gather::<T, 6>(panel, s, first, kc),
-                _ => gather::<T, 4>(panel, s, first, kc),
+        } else if s.sk == 1 && in_bounds(s, first, rows, kc) {
+            // unit stride along k: a transpose of `rows` rows by `kc` steps into the panel
+            // (panel row i, step p at `p·r + i`), through the copy engine's SIMD transposes
+            // (Zen 5, sgemm with row-major A: 2048×64×2048 39 → 64 GFLOP/s, 1024³ +6 %)
+            // SAFETY: every source element `first + i·sv + p` (`i < rows`, `p < kc`) lies in
+            // `s.src` (`in_bounds`), every destination `p·r + i` in `panel` (`r·kc` elements,
+            // `rows ≤ r`); `panel` is a `&mut` slice, distinct from the source.
+            unsafe {
+                transpose(
+                    panel.as_mut_ptr(),
+                    r as isize,
+                    s.src.as_ptr().offset(first),
+                    s.sv,
+                    rows,
+                    kc,
+                    false,
+                )
+            };
+            if rows < r {
+                for out in panel.chunks_exact_mut(r) {
+                    out[rows..].fill(T::ZERO);
+                }
             }
         } else if s.sk == 1 {
-            // unit stride along k: read each row contiguously, scatter with stride r
+            // (not reached for operands checked by `check_operand`: kept as the bounds-checked
+            // fallback) unit stride along k: read each row contiguously, scatter with stride r
             for i in 0..rows {
                 let at = (first + i as isize * s.sv) as usize;
                 for (p, &x) in s.src[at..at + kc].iter().enumerate() {
@@ -92,6 +107,25 @@ pub(crate) fn pack<T: Element>(
     }
 }
 
+/// `true` when every element `first + i·sv + p` (`i < rows`, `p < kc`) of a unit-k-stride
+/// block is inside the operand's slice.
+fn in_bounds<T>(s: Source<'_, T>, first: isize, rows: usize, kc: usize) -> bool {
+    if rows == 0 || kc == 0 {
+        return false;
+    }
+    let Some(last) = (rows as isize - 1)
+        .checked_mul(s.sv)
+        .and_then(|x| x.checked_add(first))
+    else {
+        return false;
+    };
+    let (lo, hi) = (first.min(last), first.max(last));
+    lo >= 0
+        && hi
+            .checked_add(kc as isize)
+            .is_some_and(|e| e as usize <= s.src.len())
+}
+
 /// Copies one micro-panel whose rows are unit stride: `R` elements per k step.
 #[inline(always)]
 fn runs<T: Element, const R: usize>(panel: &mut [T], s: Source<'_, T>, first: isize) {
@@ -100,20 +134,5 @@ fn runs<T: Element, const R: usize>(panel: &mut [T], s: Source<'_, T>, first: is
         let src: &[T; R] = s.src[at..at + R].try_into().expect("a run of R elements");
         let out: &mut [T; R] = out.try_into().expect("a run of R elements");
         *out = *src;
-    }
-}
-
-/// Packs one full micro-panel whose k steps are unit stride: for each k, one element from each
-/// of the `R` rows (each row read as a contiguous slice of `kc`).
-#[inline(always)]
-fn gather<T: Element, const R: usize>(panel: &mut [T], s: Source<'_, T>, first: isize, kc: usize) {
-    let rows: [&[T]; R] = core::array::from_fn(|i| {
-        let at = (first + i as isize * s.sv) as usize;
-        &s.src[at..at + kc]
-    });
-    for (p, out) in panel[..R * kc].chunks_exact_mut(R).enumerate() {
-        for (o, row) in out.iter_mut().zip(&rows) {
-            *o = row[p];
-        }
     }
 }
