@@ -22,7 +22,7 @@ fn median(v: &mut [f64]) -> f64 {
 fn case(name: &str, bytes: usize, mut serial: impl FnMut(), mut par: impl FnMut()) {
     let src = vec![1u8; bytes];
     let mut dst = vec![0u8; bytes];
-    let mut memcpy = |d: &mut [u8]| d.copy_from_slice(black_box(&src));
+    let memcpy = |d: &mut [u8]| d.copy_from_slice(black_box(&src));
     let par_memcpy = |d: &mut [u8], s: &[u8]| {
         let t = rayon::current_num_threads();
         let chunk = bytes.div_ceil(t);
