@@ -3,7 +3,8 @@
 //! - `repack_awq_to_gptq`: 4-bit AWQ words → GPTQ words for `n` elements: `PackedVec::repack`
 //!   (slot permutation `S ∘ right_inverse(D)` from the algebra, walked by an odometer) and
 //!   `PackedVec::repack_by_offsets` (closed-form bit offsets per element) against a hand-written
-//!   loop that permutes the eight nibbles of each `u32` word.
+//!   loop that permutes the eight nibbles of each `u32` word, and a clone of the words (memcpy
+//!   into a new buffer: the ceiling).
 //! - `dequantize_awq`: `dequantize` over a `K × N` AWQ matrix (group 128) against a hand-written
 //!   loop over the packed words.
 //! - `spmv`: CSR `y = A·x` (density 5 %) against a dense row-major matrix-vector product.
@@ -32,6 +33,10 @@ fn repack(c: &mut Criterion) {
             })
         });
         let words = awq.to_words().unwrap();
+        // the ceiling: the same bytes into a new buffer (repack allocates its output too)
+        g.bench_with_input(BenchmarkId::new("memcpy_clone", n), &n, |b, _| {
+            b.iter(|| black_box(&words).clone())
+        });
         g.bench_with_input(BenchmarkId::new("hand_written_words", n), &n, |b, _| {
             b.iter(|| {
                 black_box(&words)

@@ -37,6 +37,7 @@
 //! ```
 
 mod error;
+mod nibbles;
 mod quant;
 
 pub use error::PackedError;
@@ -893,6 +894,12 @@ fn permute_words(src: &[u8], dst: &mut [u8], word_bytes: usize, bits: u32, perm:
     }
     // `perm.len()` is the number of slots per word: word bits / element bits
     match (word_bytes, perm.len()) {
+        (4, 8) if bits == 4 => {
+            // nibbles (AWQ ↔ GPTQ): byte shuffles over whole vectors, the loop for the tail
+            let p: [u32; 8] = core::array::from_fn(|k| perm[k]);
+            let done = nibbles::permute(nibbles::Isa::detect(), src, dst, &p);
+            fixed::<4, 8>(&src[done..], &mut dst[done..], bits, perm)
+        }
         (4, 8) => fixed::<4, 8>(src, dst, bits, perm),
         (4, 16) => fixed::<4, 16>(src, dst, bits, perm),
         (4, 32) => fixed::<4, 32>(src, dst, bits, perm),

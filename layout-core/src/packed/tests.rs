@@ -195,6 +195,17 @@ fn awq_to_gptq_goes_through_the_algebra() {
         let m = repack_map(PackedFormat::gptq(), PackedFormat::awq(), len).unwrap();
         assert!(m.is_some(), "len {len}");
     }
+    // long enough for the shuffle path (whole 64-byte vectors) and a tail: against the
+    // closed-form offsets, element by element, both ways
+    for len in [8 * 200 + 24, 8 * 17] {
+        let vals: Vec<u8> = (0..len).map(|i| ((i * 7 + i / 13) % 16) as u8).collect();
+        let awq = PackedVec::from_values(PackedFormat::awq(), &vals).unwrap();
+        let gptq = awq.repack(PackedFormat::gptq()).unwrap();
+        assert_eq!(gptq, awq.repack_by_offsets(PackedFormat::gptq()).unwrap());
+        assert_eq!(gptq.to_values(), vals);
+        let back = gptq.repack(PackedFormat::awq()).unwrap();
+        assert_eq!(back, awq);
+    }
     let vals: Vec<u8> = (0..64).map(|i| (i % 16) as u8).collect();
     let awq = PackedVec::from_values(PackedFormat::awq(), &vals).unwrap();
     let words = awq
