@@ -208,6 +208,7 @@ unsafe fn copy_affine_raw<T: Copy>(
                 mj.st[1] as isize * size as isize,
             );
             // streamed stores move SIMD registers: plain data only (no padding bytes)
+            let large = stream;
             let stream = stream && plain_width::<T>() != Width::Scalar;
             outer.for_each_start(|o| {
                 let (si, di) = at(o);
@@ -223,6 +224,7 @@ unsafe fn copy_affine_raw<T: Copy>(
                         rows,
                         cols,
                         len * size,
+                        large,
                         stream,
                     )
                 };
