@@ -440,6 +440,25 @@ where
     /// assert!(nz.iter().eq(nd.iter()));     // same tensor, other memory order
     /// ```
     ///
+    /// How it runs: between two static affine layout types (every extent and stride an
+    /// `Int<N>`, or a static named layout such as [`Nz<f16, M, N>`](crate::named::Nz)) the plan
+    /// is computed at compile time and the copy is straight-line moves at constant offsets;
+    /// between affine layouts known at run time, a plan picks a kernel (runs, tiled SIMD
+    /// transposes, transposes of short runs for ND ↔ NZ); swizzled layouts move whole vectors
+    /// from a table of one swizzle period. [`Tensor::par_copy_from`] splits large copies over
+    /// threads.
+    ///
+    /// ```
+    /// use layout_core::named::{Nz, f16};
+    /// use layout_core::{Int, Layout, tensor::Tensor};
+    /// // a static 32 x 32 row-major tile into a static NZ tile: no plan at run time
+    /// let nd = Layout::new((Int::<32>, Int::<32>), (Int::<32>, Int::<1>));
+    /// let src = Tensor::new((0..1024u16).collect::<Vec<_>>(), nd).unwrap();
+    /// let mut dst = Tensor::new(vec![0u16; 1024], Nz::<f16, 32, 32>::new()).unwrap();
+    /// dst.copy_from(&src).unwrap();
+    /// assert!(dst.iter().eq(src.iter()));
+    /// ```
+    ///
     /// # Errors
     /// [`TensorError::ShapeMismatch`] naming both shapes.
     #[inline]
