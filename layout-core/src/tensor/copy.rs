@@ -65,15 +65,20 @@ pub(crate) fn same_shape(a: &DynLayout, b: &DynLayout) -> Result<(), TensorError
 
 /// The plan a copy from `src` into `dst` follows: common modes in `dst`'s memory order,
 /// coalesced; `None` when the layouts have no common refinement.
+#[cfg(any(test, feature = "rayon"))]
 fn copy_plan(src: &DynLayout, dst: &DynLayout) -> Option<Plan<2>> {
-    match Joint::new([src, dst]) {
-        Joint::Fast(mut p) => {
-            p.sort_by_stride(1);
-            p.coalesce();
-            Some(p)
-        }
-        Joint::Slow(_) => None,
+    let mut p = Plan::EMPTY;
+    copy_plan_into(src, dst, &mut p).then_some(p)
+}
+
+/// [`copy_plan`] into `p`, without moving the plan; `false` when there is none.
+fn copy_plan_into(src: &DynLayout, dst: &DynLayout, p: &mut Plan<2>) -> bool {
+    if !Plan::joint_into([src, dst], p) {
+        return false;
     }
+    p.sort_by_stride(1);
+    p.coalesce();
+    true
 }
 
 /// How an affine copy moves its elements, from the shape of the plan's innermost modes.
@@ -127,7 +132,7 @@ fn kernel(p: &mut Plan<2>, elem_bytes: usize) -> Kernel {
 }
 
 /// The affine copy `d[db + dst(c)] = s[sb + src(c)]` for every coordinate `c` of the plan.
-fn copy_affine<T: Copy>(d: &mut [T], db: i64, s: &[T], sb: i64, p: Plan<2>) {
+fn copy_affine<T: Copy>(d: &mut [T], db: i64, s: &[T], sb: i64, p: &mut Plan<2>) {
     let stream = streams::<T>(p.size());
     // SAFETY: the plan's offsets are offsets of the two layouts' domains (the plan refines
     // both), and construction checked `base + offset` inside both buffers for all of them; `d`
@@ -152,22 +157,23 @@ unsafe fn copy_affine_raw<T: Copy>(
     db: i64,
     sp: *const T,
     sb: i64,
-    mut p: Plan<2>,
+    p: &mut Plan<2>,
     stream: bool,
 ) {
     let at = |o: [i64; 2]| ((sb + o[0]) as usize, (db + o[1]) as usize);
-    match kernel(&mut p, core::mem::size_of::<T>()) {
+    match kernel(p, core::mem::size_of::<T>()) {
         Kernel::Runs { len, next } => {
             let (count, ss, ds) = match next {
                 Some(m) => (m.ext as usize, m.st[0] as isize, m.st[1] as isize),
                 None => (1, 0, 0),
             };
-            let outer = if next.is_some() {
-                p.without(&[p.modes().len() - 2, p.modes().len() - 1])
+            let n = p.modes().len();
+            let drop: &[usize] = if next.is_some() {
+                &[n - 2, n - 1]
             } else {
-                p.without(&[p.modes().len().saturating_sub(1)])
+                &[n.saturating_sub(1)]
             };
-            outer.for_each_start(|o| {
+            p.for_each_start_without(drop, |o| {
                 let (si, di) = at(o);
                 // SAFETY: the `count` runs of `len` elements starting here are elements of the
                 // plan: offsets of both domains, inside both buffers by the construction
@@ -177,10 +183,9 @@ unsafe fn copy_affine_raw<T: Copy>(
         }
         Kernel::Transpose { i, j } => {
             let (mi, mj) = (p.modes()[i], p.modes()[j]);
-            let outer = p.without(&[i, j]);
             let (rows, cols) = (mi.ext as usize, mj.ext as usize);
             let (lds, ldd) = (mi.st[0] as isize, mj.st[1] as isize);
-            outer.for_each_start(|o| {
+            p.for_each_start_without(&[i, j], |o| {
                 let (si, di) = at(o);
                 // SAFETY: every `(i, j)` of the block is an element of the plan (modes `i` and
                 // `j` at this point of the others): inside both buffers as above, distinct
@@ -200,7 +205,7 @@ unsafe fn copy_affine_raw<T: Copy>(
         }
         Kernel::Chunks { len, i, j } => {
             let (mi, mj) = (p.modes()[i], p.modes()[j]);
-            let outer = p.without(&[i, j, p.modes().len() - 1]);
+            let inner = p.modes().len() - 1;
             let size = core::mem::size_of::<T>();
             let (rows, cols) = (mi.ext as usize, mj.ext as usize);
             let (lds, ldd) = (
@@ -210,7 +215,7 @@ unsafe fn copy_affine_raw<T: Copy>(
             // streamed stores move SIMD registers: plain data only (no padding bytes)
             let large = stream;
             let stream = stream && plain_width::<T>() != Width::Scalar;
-            outer.for_each_start(|o| {
+            p.for_each_start_without(&[i, j, inner], |o| {
                 let (si, di) = at(o);
                 // SAFETY: every chunk `(i, j)` is `len` elements of the plan (the run mode at
                 // modes `i` and `j` at this point of the others): inside both buffers as above,
@@ -290,8 +295,10 @@ unsafe fn copy_affine_par<T: Copy + Send + Sync>(
         .find(|&k| m[k].ext >= threads as i64)
         .or_else(|| (0..outer).max_by_key(|&k| m[k].ext));
     let (Some(k), true) = (k, threads > 1 && bytes >= min_bytes) else {
+        let stream = streams::<T>(p.size());
+        let mut p = p;
         // SAFETY: the caller's contract, on this thread.
-        return unsafe { copy_affine_raw(dp, db, sp, sb, p, streams::<T>(p.size())) };
+        return unsafe { copy_affine_raw(dp, db, sp, sb, &mut p, stream) };
     };
     let stream = streams::<T>(p.size());
     let ext = m[k].ext;
@@ -299,13 +306,13 @@ unsafe fn copy_affine_par<T: Copy + Send + Sync>(
     let (d, s) = (Shared(dp), Shared(sp));
     rayon::scope(|sc| {
         for t in 0..parts {
-            let part = p.part(k, ext * t / parts, ext * (t + 1) / parts);
+            let mut part = p.part(k, ext * t / parts, ext * (t + 1) / parts);
             sc.spawn(move |_| {
                 let (d, s) = (d, s);
                 // SAFETY: the part's offsets are offsets of the whole plan (caller's bounds);
                 // the parts cover disjoint coordinates, so with an injective destination they
                 // write disjoint elements.
-                unsafe { copy_affine_raw(d.0, db, s.0, sb, part, stream) }
+                unsafe { copy_affine_raw(d.0, db, s.0, sb, &mut part, stream) }
             });
         }
     });
@@ -494,21 +501,22 @@ where
         let (sb, db) = (src.base as i64, self.base as i64);
         let s = src.storage.as_slice();
         let d = self.storage.as_mut_slice();
-        match copy_plan(&sl, &dl) {
-            Some(p) => copy_affine(d, db, s, sb, p),
+        let mut p = Plan::EMPTY;
+        match copy_plan_into(&sl, &dl, &mut p) {
+            true => copy_affine(d, db, s, sb, &mut p),
             // No common refinement (`((2,3))` against `((3,2))` inside one axis). Equal axis
             // extents make the 1-D index of a logical coordinate the same in both layouts, so
             // when their `max_common_vector` is the whole domain of two dense layouts, both map
             // index `R(i)` to offset `i` for every `i`: one `memcpy`. (Only here: computing it
             // costs about as much as a 64 KiB `memcpy`, and for refinable layouts the plan
             // above already finds the same vector.)
-            None if dense(&sl) && dense(&dl) && sl.max_common_vector(&dl) == sl.size() => {
+            false if dense(&sl) && dense(&dl) && sl.max_common_vector(&dl) == sl.size() => {
                 let n = sl.size() as usize;
                 let (sb, db) = (sb as usize, db as usize);
                 // in the buffers by the construction bounds checks (offsets 0..n)
                 d[db..db + n].copy_from_slice(&s[sb..sb + n]);
             }
-            None => Joint::new([&sl, &dl]).for_each(|[so, dof]| {
+            false => Joint::new([&sl, &dl]).for_each(|[so, dof]| {
                 // SAFETY: as above: offsets of logical coordinates of both domains.
                 unsafe {
                     *d.get_unchecked_mut((db + dof) as usize) = *s.get_unchecked((sb + so) as usize)

@@ -37,6 +37,13 @@ pub(crate) struct Plan<const N: usize> {
 impl<const N: usize> Plan<N> {
     const EMPTY_MODE: Mode<N> = Mode { ext: 1, st: [0; N] };
 
+    /// The plan with no modes (one element, at offsets 0).
+    pub const EMPTY: Plan<N> = Plan {
+        modes: [Self::EMPTY_MODE; MAX_MODES],
+        n: 0,
+        start: [0; N],
+    };
+
     fn empty() -> Plan<N> {
         Plan {
             modes: [Self::EMPTY_MODE; MAX_MODES],
@@ -277,6 +284,26 @@ impl<const N: usize> Plan<N> {
         p
     }
 
+    /// [`Plan::without`]`(drop)`[`.for_each_start(f)`](Plan::for_each_start) without building
+    /// the smaller plan (a copy of the whole mode array) when few modes remain.
+    #[inline]
+    pub fn for_each_start_without(&self, drop: &[usize], f: impl FnMut([i64; N])) {
+        const SMALL: usize = 8;
+        let mut kept = [Self::EMPTY_MODE; SMALL];
+        let mut n = 0;
+        for (k, m) in self.modes().iter().enumerate() {
+            if drop.contains(&k) {
+                continue;
+            }
+            if n == SMALL {
+                return self.without(drop).for_each_start(f);
+            }
+            kept[n] = *m;
+            n += 1;
+        }
+        self.for_each_outer(&kept[..n], f);
+    }
+
     /// Call `f` with the offsets of every point of the plan, as [`Plan::for_each`] does, for
     /// callers that move a whole block (the dropped modes of [`Plan::without`]) at each point.
     #[inline]
@@ -420,6 +447,18 @@ pub(crate) enum Joint<'a, const N: usize> {
     Slow([Axes<'a>; N]),
 }
 
+impl<const N: usize> Plan<N> {
+    /// The fast plan of [`Joint::new`] written into `out` (no `Joint` value, no moves of the
+    /// plan): `false` when the layouts have no common refinement.
+    pub fn joint_into(ls: [&DynLayout; N], out: &mut Plan<N>) -> bool {
+        // emptied in place (the slots past `n` are never read)
+        out.n = 0;
+        out.start = [0; N];
+        let axes: [Axes<'_>; N] = core::array::from_fn(|k| Axes::new(ls[k]));
+        refine_into(&axes, out)
+    }
+}
+
 impl<'a, const N: usize> Joint<'a, N> {
     /// Plan a joint walk over layouts whose axes have equal extents (the caller checks).
     /// The fast plan is in logical order; callers may re-sort it.
@@ -466,14 +505,24 @@ impl<'a, const N: usize> Joint<'a, N> {
 /// order, or `None` when some axis's leaves do not divide each other.
 fn refine<const N: usize>(axes: &[Axes<'_>; N]) -> Option<Plan<N>> {
     let mut p = Plan::<N>::empty();
+    refine_into(axes, &mut p).then_some(p)
+}
+
+/// [`refine`] into `p` (which must be empty), without moving the plan: `false` when the layouts
+/// have no common refinement (then `p` holds a partial plan).
+fn refine_into<const N: usize>(axes: &[Axes<'_>; N], p: &mut Plan<N>) -> bool {
+    refine_modes(axes, p).is_some()
+}
+
+fn refine_modes<const N: usize>(axes: &[Axes<'_>; N], p: &mut Plan<N>) -> Option<()> {
     let rank = axes[0].rank;
     for ax in 0..rank {
         // per layout: the leaves of this axis, fastest first, and a cursor with the part of the
         // current leaf not yet consumed
         let mut pos = [0usize; N];
         let mut cur = [(1i64, 0i64); N];
-        let mut axis_modes = [Plan::<N>::EMPTY_MODE; MAX_MODES];
-        let mut m = 0;
+        // this axis's refined modes are pushed fastest first, then reversed in place
+        let first = p.n;
         loop {
             // refill exhausted cursors, skipping extent-1 leaves
             let mut done = 0;
@@ -507,16 +556,10 @@ fn refine<const N: usize>(axes: &[Axes<'_>; N]) -> Option<Plan<N>> {
                 // within the leaf's validated span: (ext-1)·stride fits, and step ≤ ext-1 here
                 cur[k].1 = cur[k].1.checked_mul(step)?;
             }
-            if m == MAX_MODES {
-                return None;
-            }
-            axis_modes[m] = mode;
-            m += 1;
+            p.push(mode).ok()?;
         }
         // logical order is slowest first: the axis's fastest refined mode goes last
-        for mode in axis_modes[..m].iter().rev() {
-            p.push(*mode).ok()?;
-        }
+        p.modes[first..p.n].reverse();
     }
-    Some(p)
+    Some(())
 }
