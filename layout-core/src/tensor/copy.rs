@@ -21,7 +21,11 @@
 //! Copies larger than [`STREAM_BYTES`] write with non-temporal stores. Layouts without a common
 //! refinement (`(2,3)` against `(3,2)` inside one axis) are one `copy_from_slice` when their
 //! `max_common_vector` is the whole tensor, and otherwise fall back to evaluating both layouts
-//! per element. Non-affine layouts (swizzled) are copied along their inner layouts' runs.
+//! per element. Non-affine layouts (swizzled) are copied along their inner layouts' runs, cut
+//! where `post_run` says; a swizzle's moves are tabulated for one period
+//! ([`AnyLayout::post_period`]) and repeated. Two static affine layout types skip all of this:
+//! their plan is a constant (`copy_static.rs`). [`Tensor::par_copy_from`] cuts the plan into one
+//! part per thread.
 
 use super::TensorError;
 use super::axes::TensorAxes;
