@@ -3,6 +3,11 @@
 //! the same bytes on one thread and split over rayon's threads, timed in turns (serial, parallel,
 //! memcpy, parallel memcpy) for 31 rounds; medians in GiB/s of payload.
 //!
+//! Every timed call starts after a 5 ms pause: rayon's idle workers spin for a while after a
+//! parallel call, and on a machine with as many cores as workers they would slow whatever runs
+//! next on the calling thread (a serial copy timed right after a parallel one measured up to 1.8×
+//! slower).
+//!
 //! ```text
 //! cargo run --release --example par_copy
 //! ```
@@ -33,19 +38,17 @@ fn case(name: &str, bytes: usize, mut serial: impl FnMut(), mut par: impl FnMut(
         });
     };
     let mut t = [vec![], vec![], vec![], vec![]];
+    let mut timed = |k: usize, f: &mut dyn FnMut()| {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let t0 = Instant::now();
+        f();
+        t[k].push(t0.elapsed().as_secs_f64());
+    };
     for _ in 0..31 {
-        let t0 = Instant::now();
-        serial();
-        t[0].push(t0.elapsed().as_secs_f64());
-        let t0 = Instant::now();
-        par();
-        t[1].push(t0.elapsed().as_secs_f64());
-        let t0 = Instant::now();
-        memcpy(&mut dst);
-        t[2].push(t0.elapsed().as_secs_f64());
-        let t0 = Instant::now();
-        par_memcpy(&mut dst, &src);
-        t[3].push(t0.elapsed().as_secs_f64());
+        timed(0, &mut serial);
+        timed(1, &mut par);
+        timed(2, &mut || memcpy(&mut dst));
+        timed(3, &mut || par_memcpy(&mut dst, &src));
     }
     let [a, b, c, d] = t.map(|mut v| median(&mut v));
     let g = |s: f64| bytes as f64 / s / (1u64 << 30) as f64;
@@ -98,13 +101,14 @@ fn main() {
     );
     assert!(c.as_slice() == d.as_slice());
 
-    let x = Tensor::from_fn(&[8, 64, 56, 56], |i| i as f32).unwrap();
+    // 16 × 64 × 56 × 56 f32: 12 MiB, above the parallel path's 8 MiB threshold
+    let x = Tensor::from_fn(&[16, 64, 56, 56], |i| i as f32).unwrap();
     let nhwc = x.view().permute(&[0, 2, 3, 1]).unwrap();
-    let mut e = Tensor::from_vec(vec![0f32; 8 * 64 * 56 * 56], &[8, 56, 56, 64]).unwrap();
+    let mut e = Tensor::from_vec(vec![0f32; 16 * 64 * 56 * 56], &[16, 56, 56, 64]).unwrap();
     let mut f = e.clone();
     case(
-        "nchw_to_nhwc f32",
-        8 * 64 * 56 * 56 * 4,
+        "nchw_to_nhwc f32 16x64",
+        16 * 64 * 56 * 56 * 4,
         || e.copy_from(&nhwc).unwrap(),
         || f.par_copy_from(&nhwc).unwrap(),
     );
