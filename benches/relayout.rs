@@ -47,7 +47,11 @@ fn run(mut c: Case<'_>) {
     for _ in 0..ROUNDS {
         let ta = time(&mut c.ours);
         let tm = time(&mut c.memcpy);
+        // rayon's workers sleep only after spinning idle for a while; a pause keeps them from
+        // sharing the 2 vCPUs with the timed calls (see examples/par_copy.rs)
+        std::thread::sleep(Duration::from_millis(5));
         let tq = time(&mut c.par);
+        std::thread::sleep(Duration::from_millis(5));
         a.push(ta);
         m.push(tm);
         q.push(tq);
