@@ -98,67 +98,60 @@ pub(super) fn permute(isa: Isa, src: &[u8], dst: &mut [u8], perm: &[u32; 8]) -> 
 mod x86 {
     use core::arch::x86_64::*;
 
-    /// `steps` blocks of 32 bytes.
-    ///
-    /// # Safety
-    /// The CPU runs AVX2; `src` readable and `dst` writable for `32·steps` bytes.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn avx2(
-        src: *const u8,
-        dst: *mut u8,
-        steps: usize,
-        t: &[[u8; 16]; 4],
-    ) -> usize {
-        // SAFETY: (whole body) AVX2 is available; every load and store is inside the caller's
-        // `32·steps` bytes; the index tables are 16-byte arrays.
-        unsafe {
-            let idx = |k: usize| _mm256_broadcastsi128_si256(_mm_loadu_si128(t[k].as_ptr().cast()));
-            let (ll, lh, hl, hh) = (idx(0), idx(1), idx(2), idx(3));
-            let m = _mm256_set1_epi8(0x0F);
-            for s in 0..steps {
-                let x = _mm256_loadu_si256(src.add(32 * s).cast());
-                let lo = _mm256_and_si256(x, m);
-                let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(x), m);
-                let low = _mm256_or_si256(_mm256_shuffle_epi8(lo, ll), _mm256_shuffle_epi8(hi, lh));
-                let high =
-                    _mm256_or_si256(_mm256_shuffle_epi8(lo, hl), _mm256_shuffle_epi8(hi, hh));
-                let y = _mm256_or_si256(low, _mm256_slli_epi16::<4>(high));
-                _mm256_storeu_si256(dst.add(32 * s).cast(), y);
+    /// One kernel per vector width: the same steps with that width's intrinsics.
+    macro_rules! kernel {
+        (
+            $(#[$doc:meta])* $name:ident, $feature:literal, $width:literal,
+            $broadcast:ident, $load:ident, $store:ident, $set1:ident,
+            $and:ident, $or:ident, $shuffle:ident, $srli:ident, $slli:ident
+        ) => {
+            $(#[$doc])*
+            #[target_feature(enable = $feature)]
+            pub(super) unsafe fn $name(
+                src: *const u8,
+                dst: *mut u8,
+                steps: usize,
+                t: &[[u8; 16]; 4],
+            ) -> usize {
+                // SAFETY: (whole body) the caller's CPU runs these instructions; every load and
+                // store is inside the caller's `width·steps` bytes; the index tables are 16-byte
+                // arrays.
+                unsafe {
+                    let idx = |k: usize| $broadcast(_mm_loadu_si128(t[k].as_ptr().cast()));
+                    let (ll, lh, hl, hh) = (idx(0), idx(1), idx(2), idx(3));
+                    let m = $set1(0x0F);
+                    for s in 0..steps {
+                        let x = $load(src.add($width * s).cast());
+                        let lo = $and(x, m);
+                        let hi = $and($srli::<4>(x), m);
+                        let low = $or($shuffle(lo, ll), $shuffle(hi, lh));
+                        let high = $or($shuffle(lo, hl), $shuffle(hi, hh));
+                        $store(dst.add($width * s).cast(), $or(low, $slli::<4>(high)));
+                    }
+                }
+                steps
             }
-        }
-        steps
+        };
     }
 
-    /// `steps` blocks of 64 bytes.
-    ///
-    /// # Safety
-    /// The CPU runs AVX-512 F and BW; `src` readable and `dst` writable for `64·steps` bytes.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) unsafe fn avx512(
-        src: *const u8,
-        dst: *mut u8,
-        steps: usize,
-        t: &[[u8; 16]; 4],
-    ) -> usize {
-        // SAFETY: (whole body) AVX-512 BW is available; loads and stores stay inside the
-        // caller's `64·steps` bytes; the index tables are 16-byte arrays.
-        unsafe {
-            let idx = |k: usize| _mm512_broadcast_i32x4(_mm_loadu_si128(t[k].as_ptr().cast()));
-            let (ll, lh, hl, hh) = (idx(0), idx(1), idx(2), idx(3));
-            let m = _mm512_set1_epi8(0x0F);
-            for s in 0..steps {
-                let x = _mm512_loadu_si512(src.add(64 * s).cast());
-                let lo = _mm512_and_si512(x, m);
-                let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(x), m);
-                let low = _mm512_or_si512(_mm512_shuffle_epi8(lo, ll), _mm512_shuffle_epi8(hi, lh));
-                let high =
-                    _mm512_or_si512(_mm512_shuffle_epi8(lo, hl), _mm512_shuffle_epi8(hi, hh));
-                let y = _mm512_or_si512(low, _mm512_slli_epi16::<4>(high));
-                _mm512_storeu_si512(dst.add(64 * s).cast(), y);
-            }
-        }
-        steps
-    }
+    kernel!(
+        /// `steps` blocks of 32 bytes.
+        ///
+        /// # Safety
+        /// The CPU runs AVX2; `src` readable and `dst` writable for `32·steps` bytes.
+        avx2, "avx2", 32, _mm256_broadcastsi128_si256, _mm256_loadu_si256, _mm256_storeu_si256,
+        _mm256_set1_epi8, _mm256_and_si256, _mm256_or_si256, _mm256_shuffle_epi8,
+        _mm256_srli_epi16, _mm256_slli_epi16
+    );
+    kernel!(
+        /// `steps` blocks of 64 bytes.
+        ///
+        /// # Safety
+        /// The CPU runs AVX-512 F and BW; `src` readable and `dst` writable for `64·steps` bytes.
+        avx512, "avx512f,avx512bw", 64, _mm512_broadcast_i32x4, _mm512_loadu_si512,
+        _mm512_storeu_si512, _mm512_set1_epi8, _mm512_and_si512, _mm512_or_si512,
+        _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_slli_epi16
+    );
 }
 
 #[cfg(test)]
