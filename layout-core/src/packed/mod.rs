@@ -845,9 +845,67 @@ pub fn repack_map(
 
 /// When the slot permutation `map` keeps every word in place and permutes the `e` slots of each
 /// word identically, that permutation (`perm[k]` = source slot of destination slot `k` within a
-/// word), read off the algebra: `logical_divide(map, e:1)` must be `(tile, W:e)` with the tile's
-/// image inside `[0, e)`.
+/// word): `logical_divide(map, e:1)` must be `(tile, W:e)` with the tile's image inside
+/// `[0, e)`. Decided on the modes of `coalesce(map)` directly (the tests check it against the
+/// algebra's `logical_divide`): the leading modes, one split if needed, must cover exactly the
+/// `e` indices of a word, and the rest must be the single run `W:e`; a layout of any other form gives `None`
+/// (the copy then goes slot by slot).
 fn word_permutation(map: &DynLayout, e: usize) -> Option<Vec<u32>> {
+    let e64 = i64::try_from(e).ok()?;
+    if e64 < 1 || map.size() % e64 != 0 {
+        return None;
+    }
+    let flat = map.coalesce();
+    let (sh, st) = (flat.shape_leaves(), flat.stride_leaves());
+    // the colexicographic modes covering the first `e` indices (a word), splitting the one `e`
+    // falls inside
+    let (mut p, mut i, mut split) = (1i64, 0usize, None);
+    while p < e64 && i < sh.len() {
+        let s = sh[i];
+        if p.checked_mul(s)? <= e64 {
+            p *= s;
+        } else {
+            let a = e64 / p;
+            if e64 % p != 0 || s % a != 0 {
+                return None;
+            }
+            split = Some((s / a, st[i].checked_mul(a)?));
+            p = e64;
+        }
+        i += 1;
+    }
+    if p != e64 {
+        return None;
+    }
+    // the rest, the split remainder first: one run of stride `e` (word `w` at slot `e·w`)
+    let mut next = e64;
+    for (s, d) in split
+        .into_iter()
+        .chain(sh[i..].iter().copied().zip(st[i..].iter().copied()))
+    {
+        if s == 1 {
+            continue;
+        }
+        if d != next {
+            return None;
+        }
+        next = d.checked_mul(s)?;
+    }
+    if next != map.size() {
+        return None;
+    }
+    (0..e64)
+        .map(|k| {
+            let q = map.offset(k);
+            (0..e64).contains(&q).then_some(q as u32)
+        })
+        .collect()
+}
+
+/// [`word_permutation`] by its definition, through the algebra: `logical_divide(map, e:1)` is
+/// `(tile, W:e)` with the tile's image inside `[0, e)`.
+#[cfg(test)]
+fn word_permutation_by_divide(map: &DynLayout, e: usize) -> Option<Vec<u32>> {
     let e64 = i64::try_from(e).ok()?;
     let z = map.logical_divide(&DynLayout::leaf(e64, 1).ok()?).ok()?;
     let tile = z.mode(0).ok()?;

@@ -412,6 +412,78 @@ fn word_permutation_from_the_algebra() {
     assert_eq!(word_permutation(&m, 2), None);
 }
 
+/// The direct check on the map's modes agrees with the algebra's `logical_divide` definition:
+/// on every repack map between formats of one width (several lengths, every slot count per word
+/// that divides the map), and on random flat layouts (permutations of modes with random
+/// extents), including ones where a word boundary falls inside a mode.
+#[test]
+fn word_permutation_agrees_with_logical_divide() {
+    let fs = all_formats();
+    let mut checked = 0;
+    for &a in &fs {
+        for &b in &fs {
+            if a.bits() != b.bits() {
+                continue;
+            }
+            for len in [8usize, 16, 32, 64, 96] {
+                let Ok(Some(m)) = repack_map(a, b, len) else {
+                    continue;
+                };
+                for e in [1usize, 2, 4, 8, 16, 32] {
+                    assert_eq!(
+                        word_permutation(&m, e),
+                        word_permutation_by_divide(&m, e),
+                        "{a:?} -> {b:?} len {len} e {e}: {m}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    let mut found = 0;
+    let mut seed = 5u64;
+    let mut next = |n: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    };
+    for _ in 0..2000 {
+        // a compact layout: random extents, their strides in a random order
+        let r = 1 + next(4) as usize;
+        let ext: Vec<i64> = (0..r)
+            .map(|_| [1, 2, 3, 4, 6, 8][next(6) as usize])
+            .collect();
+        let mut order: Vec<usize> = (0..r).collect();
+        for i in (1..r).rev() {
+            order.swap(i, next(i as u64 + 1) as usize);
+        }
+        let mut st = alloc::vec![0i64; r];
+        let mut acc = 1;
+        for &j in &order {
+            st[j] = acc;
+            acc *= ext[j];
+        }
+        let shape = crate::DynTuple::from_slice(&ext).unwrap();
+        let stride = crate::DynTuple::from_slice(&st).unwrap();
+        let m = DynLayout::new(&shape, &stride).unwrap();
+        for e in [1usize, 2, 3, 4, 6, 8, 12] {
+            let got = word_permutation(&m, e);
+            assert_eq!(got, word_permutation_by_divide(&m, e), "{m} e {e}");
+            checked += 1;
+            // a permutation other than the identity, found on a layout of several words
+            found += usize::from(
+                got.is_some_and(|p| p.iter().enumerate().any(|(k, &q)| q as usize != k))
+                    && m.size() > e as i64,
+            );
+        }
+    }
+    assert!(
+        checked > 1000 && found > 20,
+        "{checked} checked, {found} non-trivial"
+    );
+}
+
 #[test]
 fn dequantize_odd_shapes_take_either_path_correctly() {
     // N = 4 is not a whole AWQ word per row: the composition may be refused; results must
