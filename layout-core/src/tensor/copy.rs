@@ -137,20 +137,21 @@ fn kernel(p: &mut Plan<2>, elem_bytes: usize) -> Kernel {
 
 /// The affine copy `d[db + dst(c)] = s[sb + src(c)]` for every coordinate `c` of the plan.
 fn copy_affine<T: Copy>(d: &mut [T], db: i64, s: &[T], sb: i64, p: &mut Plan<2>) {
-    let stream = streams::<T>(p.size());
+    let large = is_large::<T>(p.size());
     // SAFETY: the plan's offsets are offsets of the two layouts' domains (the plan refines
     // both), and construction checked `base + offset` inside both buffers for all of them; `d`
     // and `s` are distinct buffers (`&mut` and `&`).
-    unsafe { copy_affine_raw(d.as_mut_ptr(), db, s.as_ptr(), sb, p, stream) }
+    unsafe { copy_affine_raw(d.as_mut_ptr(), db, s.as_ptr(), sb, p, large) }
 }
 
-/// Whether a copy of `elems` elements of `T` writes around the caches ([`STREAM_BYTES`]).
-fn streams<T>(elems: i64) -> bool {
+/// Whether a copy of `elems` elements of `T` is larger than the caches ([`STREAM_BYTES`]): its
+/// kernels then take tiles with long source runs and write with non-temporal stores.
+fn is_large<T>(elems: i64) -> bool {
     (elems as usize).saturating_mul(core::mem::size_of::<T>()) > STREAM_BYTES
 }
 
-/// [`copy_affine`] on raw buffers, with the choice of non-temporal stores made by the caller
-/// (for the whole copy, when this is one part of it).
+/// [`copy_affine`] on raw buffers, with `large` ([`is_large`]) decided by the caller (for the
+/// whole copy, when this is one part of it).
 ///
 /// # Safety
 /// `db + o[1]` must be a writable element of `dp`'s buffer and `sb + o[0]` a readable one of
@@ -162,7 +163,7 @@ unsafe fn copy_affine_raw<T: Copy>(
     sp: *const T,
     sb: i64,
     p: &mut Plan<2>,
-    stream: bool,
+    large: bool,
 ) {
     let at = |o: [i64; 2]| ((sb + o[0]) as usize, (db + o[1]) as usize);
     match kernel(p, core::mem::size_of::<T>()) {
@@ -202,7 +203,7 @@ unsafe fn copy_affine_raw<T: Copy>(
                         lds,
                         rows,
                         cols,
-                        stream,
+                        large,
                     )
                 };
             });
@@ -217,8 +218,7 @@ unsafe fn copy_affine_raw<T: Copy>(
                 mj.st[1] as isize * size as isize,
             );
             // streamed stores move SIMD registers: plain data only (no padding bytes)
-            let large = stream;
-            let stream = stream && plain_width::<T>() != Width::Scalar;
+            let stream = large && plain_width::<T>() != Width::Scalar;
             p.for_each_start_without(&[i, j, inner], |o| {
                 let (si, di) = at(o);
                 // SAFETY: every chunk `(i, j)` is `len` elements of the plan (the run mode at
@@ -249,7 +249,7 @@ unsafe fn copy_affine_raw<T: Copy>(
 
 /// Copies below this many bytes run on the calling thread. Measured on the 2-vCPU Zen 5 VM of
 /// BENCHMARKS.md, two threads lost to one below about 8 MiB (4 MiB transposes: 0.6–0.8× of the
-/// serial copy; one memcpy itself gains only 1.3× from a second thread there).
+/// serial copy), where one thread already takes the memory bandwidth.
 #[cfg(feature = "rayon")]
 const PAR_BYTES: usize = 8 << 20;
 
@@ -276,8 +276,8 @@ unsafe impl<T: Send + Sync> Sync for Shared<*const T> {}
 /// [`copy_affine`] split over rayon's threads (copies of at least `min_bytes`; smaller ones run
 /// on the calling thread): the plan's outermost mode that gives every
 /// thread work (else its longest one other than the innermost) is cut into one range per
-/// thread; each part is an ordinary copy, and the decision to stream is made once for the whole
-/// copy.
+/// thread; each part is an ordinary copy, and whether the copy is large ([`is_large`]) is
+/// decided once for the whole of it.
 ///
 /// # Safety
 /// As [`copy_affine_raw`] (except that the parts run on other threads: the destination's
@@ -294,17 +294,17 @@ unsafe fn copy_affine_par<T: Copy + Send + Sync>(
     let threads = rayon::current_num_threads();
     let bytes = (p.size() as usize).saturating_mul(core::mem::size_of::<T>());
     let m = p.modes();
-    let outer = m.len().saturating_sub(1).max(1).min(m.len());
+    // candidates: every mode but the innermost (a lone mode is its own candidate)
+    let outer = if m.len() > 1 { m.len() - 1 } else { m.len() };
     let k = (0..outer)
         .find(|&k| m[k].ext >= threads as i64)
         .or_else(|| (0..outer).max_by_key(|&k| m[k].ext));
+    let large = is_large::<T>(p.size());
     let (Some(k), true) = (k, threads > 1 && bytes >= min_bytes) else {
-        let stream = streams::<T>(p.size());
         let mut p = p;
         // SAFETY: the caller's contract, on this thread.
-        return unsafe { copy_affine_raw(dp, db, sp, sb, &mut p, stream) };
+        return unsafe { copy_affine_raw(dp, db, sp, sb, &mut p, large) };
     };
-    let stream = streams::<T>(p.size());
     let ext = m[k].ext;
     let parts = (threads as i64).min(ext);
     let (d, s) = (Shared(dp), Shared(sp));
@@ -316,7 +316,7 @@ unsafe fn copy_affine_par<T: Copy + Send + Sync>(
                 // SAFETY: the part's offsets are offsets of the whole plan (caller's bounds);
                 // the parts cover disjoint coordinates, so with an injective destination they
                 // write disjoint elements.
-                unsafe { copy_affine_raw(d.0, db, s.0, sb, &mut part, stream) }
+                unsafe { copy_affine_raw(d.0, db, s.0, sb, &mut part, large) }
             });
         }
     });
@@ -332,10 +332,9 @@ const PERIOD_VECTORS: usize = 256;
 struct PeriodTable {
     /// `post_offset(x0 + q·vector) − x0` for the first period `x0` it was filled from.
     t: [i64; PERIOD_VECTORS],
+    /// Vectors per period (0 until filled).
     n: usize,
     vector: i64,
-    period: i64,
-    filled: bool,
 }
 
 impl PeriodTable {
@@ -344,15 +343,13 @@ impl PeriodTable {
             t: [0; PERIOD_VECTORS],
             n: 0,
             vector: 1,
-            period: 1,
-            filled: false,
         }
     }
 
     /// Tabulate the period from the aligned inner offset `x0` (once: every period gives the
     /// same table); `false` when the period has too many vectors.
     fn fill(&mut self, b: PostPeriod, x0: i64, post: impl Fn(i64) -> i64) -> bool {
-        if self.filled {
+        if self.n > 0 {
             return true;
         }
         let n = b.period / b.vector;
@@ -362,7 +359,7 @@ impl PeriodTable {
         for q in 0..n {
             self.t[q as usize] = post(x0 + q * b.vector) - x0;
         }
-        (self.n, self.vector, self.period, self.filled) = (n as usize, b.vector, b.period, true);
+        (self.n, self.vector) = (n as usize, b.vector);
         true
     }
 
@@ -397,8 +394,9 @@ impl PeriodTable {
             periods: i64,
         ) {
             let v = t.vector;
+            let period = t.n as i64 * v;
             for m in 0..periods {
-                let at = m * t.period;
+                let at = m * period;
                 for (q, &tq) in t.t[..t.n].iter().enumerate() {
                     let lin = at + q as i64 * v;
                     let (si, di) = if dst_side {

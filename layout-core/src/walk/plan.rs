@@ -45,11 +45,7 @@ impl<const N: usize> Plan<N> {
     };
 
     fn empty() -> Plan<N> {
-        Plan {
-            modes: [Self::EMPTY_MODE; MAX_MODES],
-            n: 0,
-            start: [0; N],
-        }
+        Self::EMPTY
     }
 
     fn push(&mut self, m: Mode<N>) -> Result<(), LayoutError> {
@@ -455,7 +451,7 @@ impl<const N: usize> Plan<N> {
         out.n = 0;
         out.start = [0; N];
         let axes: [Axes<'_>; N] = core::array::from_fn(|k| Axes::new(ls[k]));
-        refine_into(&axes, out)
+        refine_into(&axes, out).is_some()
     }
 }
 
@@ -505,16 +501,12 @@ impl<'a, const N: usize> Joint<'a, N> {
 /// order, or `None` when some axis's leaves do not divide each other.
 fn refine<const N: usize>(axes: &[Axes<'_>; N]) -> Option<Plan<N>> {
     let mut p = Plan::<N>::empty();
-    refine_into(axes, &mut p).then_some(p)
+    refine_into(axes, &mut p).map(|()| p)
 }
 
-/// [`refine`] into `p` (which must be empty), without moving the plan: `false` when the layouts
+/// [`refine`] into `p` (which must be empty), without moving the plan: `None` when the layouts
 /// have no common refinement (then `p` holds a partial plan).
-fn refine_into<const N: usize>(axes: &[Axes<'_>; N], p: &mut Plan<N>) -> bool {
-    refine_modes(axes, p).is_some()
-}
-
-fn refine_modes<const N: usize>(axes: &[Axes<'_>; N], p: &mut Plan<N>) -> Option<()> {
+fn refine_into<const N: usize>(axes: &[Axes<'_>; N], p: &mut Plan<N>) -> Option<()> {
     let rank = axes[0].rank;
     for ax in 0..rank {
         // per layout: the leaves of this axis, fastest first, and a cursor with the part of the
