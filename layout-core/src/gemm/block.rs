@@ -4,6 +4,7 @@ use std::vec::Vec;
 
 use super::check::Strided;
 use super::kernel::{Element, KernelInfo, MAX_TILE, Tile};
+use super::maps::{AxisMap, Mapped};
 use super::pack::{Source, pack};
 use super::packed_b::PackedB;
 
@@ -23,6 +24,9 @@ pub(crate) struct Problem<'a, T> {
     pub sc: Strided,
     /// B already packed (then `b`/`sb` are unused, and C is never transposed).
     pub bpacked: Option<&'a PackedB<T>>,
+    /// Operands of any affine layout: read through their axis maps, from `origin` of their
+    /// `Strided` (whose strides are then unused).
+    pub maps: [Option<Mapped<'a>>; 3],
 }
 
 /// A 64-byte-aligned stack tile for edge tiles.
@@ -55,22 +59,32 @@ pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>, threads: us
         c,
         mut sc,
         bpacked,
+        maps: [mut amap, mut bmap, mut cmap],
     } = p;
     if m == 0 || n == 0 {
         return;
     }
     if k == 0 || alpha == T::ZERO {
-        scale(m, n, beta, c, sc);
+        scale(m, n, beta, c, sc, cmap);
         return;
     }
     // The kernel vectorises along m and stores C columns directly when C's rows are unit
-    // stride; for a row-major C compute Cᵀ = Bᵀ·Aᵀ instead.
-    let rs_eff = if m == 1 { 0 } else { sc.rs.unsigned_abs() };
-    let cs_eff = if n == 1 { 0 } else { sc.cs.unsigned_abs() };
-    if bpacked.is_none() && sc.rs != 1 && (sc.cs == 1 || rs_eff > cs_eff) {
+    // stride; for a row-major C compute Cᵀ = Bᵀ·Aᵀ instead. (A mapped C is judged by the
+    // steps of its first runs.)
+    let (crs, ccs) = match cmap {
+        Some(cm) => (cm.rows.step(0), cm.cols.step(0)),
+        None => (sc.rs, sc.cs),
+    };
+    let rs_eff = if m == 1 { 0 } else { crs.unsigned_abs() };
+    let cs_eff = if n == 1 { 0 } else { ccs.unsigned_abs() };
+    if bpacked.is_none() && crs != 1 && (ccs == 1 || rs_eff > cs_eff) {
         core::mem::swap(&mut m, &mut n);
         core::mem::swap(&mut a, &mut b);
         core::mem::swap(&mut sa, &mut sb);
+        core::mem::swap(&mut amap, &mut bmap);
+        amap = amap.map(Mapped::t);
+        bmap = bmap.map(Mapped::t);
+        cmap = cmap.map(Mapped::t);
         sa = Strided {
             origin: sa.origin,
             rs: sa.cs,
@@ -96,14 +110,17 @@ pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>, threads: us
             origin: sa.origin,
             sv: sa.rs,
             sk: sa.cs,
+            map: amap,
         },
         bsrc: Source {
             src: b,
             origin: sb.origin,
             sv: sb.cs,
             sk: sb.rs,
+            map: bmap.map(Mapped::t),
         },
         sc,
+        cmap,
         c: CPtr(c.as_mut_ptr()),
         bpacked,
     };
@@ -173,6 +190,7 @@ struct Ctx<'a, T> {
     asrc: Source<'a, T>,
     bsrc: Source<'a, T>,
     sc: Strided,
+    cmap: Option<Mapped<'a>>,
     c: CPtr<T>,
     bpacked: Option<&'a PackedB<T>>,
 }
@@ -238,9 +256,26 @@ fn blocks<T: Element>(
                     for ir in (0..mcb).step_by(mr) {
                         let mrb = mr.min(mcb - ir);
                         let ap = abuf[ir * kcb..(ir + mr) * kcb].as_ptr();
-                        let (i0, j0) = ((ic + ir) as isize, (jc + jr) as isize);
-                        let corner = sc.origin + i0 * sc.rs + j0 * sc.cs;
-                        if mrb == mr && nrb == nr {
+                        let (i0, j0) = (ic + ir, jc + jr);
+                        // where the tile's corner is and its strides, when C runs
+                        // arithmetically over the whole tile
+                        let direct = match ctx.cmap {
+                            None => Some((
+                                sc.origin + i0 as isize * sc.rs + j0 as isize * sc.cs,
+                                sc.rs,
+                                sc.cs,
+                            )),
+                            Some(cm) => (cm.rows.run[i0] as usize >= mr
+                                && cm.cols.run[j0] as usize >= nr)
+                                .then(|| {
+                                    (
+                                        sc.origin + cm.rows.off[i0] + cm.cols.off[j0],
+                                        cm.rows.step(i0),
+                                        cm.cols.step(j0),
+                                    )
+                                }),
+                        };
+                        if let (Some((corner, rsc, csc)), true) = (direct, mrb == mr && nrb == nr) {
                             let tile = Tile {
                                 k: kcb,
                                 alpha,
@@ -248,15 +283,17 @@ fn blocks<T: Element>(
                                 a: ap,
                                 b: bp,
                                 // SAFETY: (i0, j0) is an element of C (i0 < m, j0 < n), so its
-                                // index is in bounds of `c` (checked by check_operand); this
-                                // thread owns rows `rows` × columns `cols` of C.
+                                // index is in bounds of `c` (checked by check_operand, or by the
+                                // tensor's construction for a mapped C); this thread owns rows
+                                // `rows` × columns `cols` of C.
                                 c: unsafe { cptr.offset(corner) },
-                                rsc: sc.rs,
-                                csc: sc.cs,
+                                rsc,
+                                csc,
                             };
                             // SAFETY: `ap`/`bp` are subslices of MR·kcb / NR·kcb packed elements;
-                            // the full MR×NR tile lies inside C (i0 + MR ≤ m, j0 + NR ≤ n); the
-                            // kernel's ISA was checked available when `ki` was chosen.
+                            // the full MR×NR tile lies inside C (i0 + MR ≤ m, j0 + NR ≤ n) at
+                            // `corner + i·rsc + j·csc` (C's runs cover the tile); the kernel's
+                            // ISA was checked available when `ki` was chosen.
                             unsafe { (ki.ukr)(&tile) };
                         } else {
                             let tile = Tile {
@@ -273,20 +310,20 @@ fn blocks<T: Element>(
                             // tile (column-major, leading dimension MR), not read as β = 0.
                             unsafe { (ki.ukr)(&tile) };
                             for j in 0..nrb {
-                                for i in 0..mrb {
-                                    let x = scratch.0[j * mr + i];
-                                    let at = corner + i as isize * sc.rs + j as isize * sc.cs;
-                                    // SAFETY: (i0 + i, j0 + j) is an element of C, so `at` is in
-                                    // bounds (check_operand); all C accesses go through `cptr`.
-                                    unsafe {
-                                        let q = cptr.offset(at);
-                                        *q = if beta_pc == T::ZERO {
-                                            x
-                                        } else if beta_pc == T::ONE {
-                                            *q + x
-                                        } else {
-                                            *q * beta_pc + x
-                                        };
+                                let col = match ctx.cmap {
+                                    None => sc.origin + (j0 + j) as isize * sc.cs,
+                                    Some(cm) => sc.origin + cm.cols.off[j0 + j],
+                                };
+                                let x = &scratch.0[j * mr..j * mr + mrb];
+                                // SAFETY: every (i0 + i, j0 + j) is an element of C, so its
+                                // index is in bounds (check_operand, or the tensor's
+                                // construction); all C accesses go through `cptr`.
+                                unsafe {
+                                    match ctx.cmap {
+                                        None => merge(cptr, col, i0, sc.rs, x, beta_pc),
+                                        Some(cm) => {
+                                            merge_mapped(cptr, col, cm.rows, i0, x, beta_pc)
+                                        }
                                     }
                                 }
                             }
@@ -298,14 +335,87 @@ fn blocks<T: Element>(
     }
 }
 
+/// `C[col + (i0 + i)·rs] ← x[i] + β·C[…]` for the rows of one tile column.
+///
+/// # Safety
+/// Every `col + (i0 + i)·rs` (`i < x.len()`) is an element of C's buffer at `c`, not accessed by
+/// another thread.
+#[inline(always)]
+unsafe fn merge<T: Element>(c: *mut T, col: isize, i0: usize, rs: isize, x: &[T], beta: T) {
+    for (i, &x) in x.iter().enumerate() {
+        let at = col + (i0 + i) as isize * rs;
+        // SAFETY: the caller's contract.
+        unsafe {
+            let q = c.offset(at);
+            *q = if beta == T::ZERO {
+                x
+            } else if beta == T::ONE {
+                *q + x
+            } else {
+                *q * beta + x
+            };
+        }
+    }
+}
+
+/// [`merge`] for a mapped C: row `i0 + i` of the column at `col + rows.off[i0 + i]`. Unit-stride
+/// runs of the map (an NZ fractal row's C0 elements) are merged as slices, which the compiler
+/// vectorises.
+///
+/// # Safety
+/// Every `col + rows.off[i0 + i]` (`i < x.len()`) is an element of C's buffer at `c`, not
+/// accessed by another thread.
+#[inline(always)]
+unsafe fn merge_mapped<T: Element>(
+    c: *mut T,
+    col: isize,
+    rows: &AxisMap,
+    i0: usize,
+    x: &[T],
+    beta: T,
+) {
+    let mut i = 0;
+    while i < x.len() {
+        let len = (rows.run[i0 + i] as usize).min(x.len() - i);
+        let xs = &x[i..i + len];
+        let at = col + rows.off[i0 + i];
+        if rows.step(i0 + i) == 1 {
+            // SAFETY: the run's `len` elements `at..at + len` are elements of C (the caller's
+            // contract), contiguous, and touched by nothing else during this call.
+            let d = unsafe { core::slice::from_raw_parts_mut(c.offset(at), len) };
+            if beta == T::ZERO {
+                d.copy_from_slice(xs);
+            } else if beta == T::ONE {
+                d.iter_mut().zip(xs).for_each(|(d, &x)| *d = *d + x);
+            } else {
+                d.iter_mut().zip(xs).for_each(|(d, &x)| *d = *d * beta + x);
+            }
+        } else {
+            // SAFETY: the caller's contract.
+            unsafe { merge(c.offset(at), 0, 0, rows.step(i0 + i), xs, beta) };
+        }
+        i += len;
+    }
+}
+
 /// `C ← β·C` (β = 0 writes zeros without reading C).
-fn scale<T: Element>(m: usize, n: usize, beta: T, c: &mut [T], sc: Strided) {
+fn scale<T: Element>(
+    m: usize,
+    n: usize,
+    beta: T,
+    c: &mut [T],
+    sc: Strided,
+    cmap: Option<Mapped<'_>>,
+) {
     if beta == T::ONE {
         return;
     }
     for j in 0..n {
         for i in 0..m {
-            let at = (sc.origin + i as isize * sc.rs + j as isize * sc.cs) as usize;
+            let at = match cmap {
+                None => sc.origin + i as isize * sc.rs + j as isize * sc.cs,
+                Some(cm) => sc.origin + cm.rows.off[i] + cm.cols.off[j],
+            } as usize;
             c[at] = if beta == T::ZERO {
                 T::ZERO
             } else {

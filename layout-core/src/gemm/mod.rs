@@ -39,6 +39,7 @@ mod error;
 mod fixed;
 mod half_inputs;
 mod kernel;
+mod maps;
 mod pack;
 mod packed_b;
 mod tensor;
@@ -249,6 +250,7 @@ pub fn gemm_with<T: Element>(
             c: c.data,
             sc,
             bpacked: None,
+            maps: [None; 3],
         },
         threads,
     );

@@ -6,6 +6,7 @@
 //! always runs a full tile.
 
 use super::kernel::Element;
+use super::maps::Mapped;
 use crate::walk::kernels::transpose;
 
 /// One operand as the packer reads it: element (v, p) — v along the packed dimension, p along
@@ -18,6 +19,10 @@ pub(crate) struct Source<'a, T> {
     pub sv: isize,
     /// Stride along k.
     pub sk: isize,
+    /// For an operand of any affine layout: its axis maps (rows along the packed dimension,
+    /// columns along k); then element (v, p) is `src[origin + rows.off[v] + cols.off[p]]` and
+    /// `sv`, `sk` are unused.
+    pub map: Option<Mapped<'a>>,
 }
 
 /// Packs rows `v0 .. v0 + len` and k steps `p0 .. p0 + kc` of `s` into `dst` as micro-panels of
@@ -36,6 +41,9 @@ pub(crate) fn pack<T: Element>(
     kc: usize,
     r: usize,
 ) {
+    if let Some(mp) = s.map {
+        return pack_mapped(dst, s, mp, v0, p0, len, kc, r);
+    }
     let panels = len.div_ceil(r);
     for (pi, panel) in dst[..panels * r * kc].chunks_exact_mut(r * kc).enumerate() {
         let vbase = v0 + pi * r;
@@ -102,6 +110,93 @@ pub(crate) fn pack<T: Element>(
                     *o = s.src[(at + i as isize * s.sv) as usize];
                 }
                 out[rows..].fill(T::ZERO);
+            }
+        }
+    }
+}
+
+/// [`pack`] for an operand read through its axis maps: each panel is cut into the rectangles
+/// where both maps run arithmetically (an NZ fractal's rows by its C0 columns, a blocked
+/// format's tile rows), and each rectangle moves as a strided block: contiguous copies when
+/// unit stride along the panel, the copy engine's SIMD transposes when unit stride along k.
+#[allow(clippy::too_many_arguments)]
+fn pack_mapped<T: Element>(
+    dst: &mut [T],
+    s: Source<'_, T>,
+    mp: Mapped<'_>,
+    v0: usize,
+    p0: usize,
+    len: usize,
+    kc: usize,
+    r: usize,
+) {
+    let panels = len.div_ceil(r);
+    for (pi, panel) in dst[..panels * r * kc].chunks_exact_mut(r * kc).enumerate() {
+        let vbase = v0 + pi * r;
+        let rows = r.min(len - pi * r);
+        if rows < r {
+            for out in panel.chunks_exact_mut(r) {
+                out[rows..].fill(T::ZERO);
+            }
+        }
+        let mut i = 0;
+        while i < rows {
+            let vi = vbase + i;
+            let li = (mp.rows.run[vi] as usize).min(rows - i);
+            let sv = mp.rows.step(vi);
+            let mut p = 0;
+            while p < kc {
+                let pk = p0 + p;
+                let lp = (mp.cols.run[pk] as usize).min(kc - p);
+                let sk = mp.cols.step(pk);
+                let first = s.origin + mp.rows.off[vi] + mp.cols.off[pk];
+                let b = Source {
+                    src: s.src,
+                    origin: first,
+                    sv,
+                    sk,
+                    map: None,
+                };
+                rect(&mut panel[p * r + i..], r, b, li, lp);
+                p += lp;
+            }
+            i += li;
+        }
+    }
+}
+
+/// `out[q·ld + t] = src[origin + t·sv + q·sk]` for `t < rows`, `q < cols`: one strided
+/// rectangle of an operand into a panel whose k steps are `ld` apart.
+fn rect<T: Element>(out: &mut [T], ld: usize, b: Source<'_, T>, rows: usize, cols: usize) {
+    if b.sv == 1 {
+        for q in 0..cols {
+            let at = (b.origin + q as isize * b.sk) as usize;
+            out[q * ld..q * ld + rows].copy_from_slice(&b.src[at..at + rows]);
+        }
+    } else if b.sk == 1
+        && rows * cols >= 16
+        && in_bounds(b, b.origin, rows, cols)
+        && out.len() >= (cols - 1) * ld + rows
+    {
+        // SAFETY: every source element `origin + t·sv + q` (`t < rows`, `q < cols`) lies in
+        // `b.src` (`in_bounds`), every destination `q·ld + t` in `out` (checked just above);
+        // `out` is a `&mut` slice, distinct from the source.
+        unsafe {
+            transpose(
+                out.as_mut_ptr(),
+                ld as isize,
+                b.src.as_ptr().offset(b.origin),
+                b.sv,
+                rows,
+                cols,
+                false,
+            )
+        };
+    } else {
+        for q in 0..cols {
+            let at = b.origin + q as isize * b.sk;
+            for (t, o) in out[q * ld..q * ld + rows].iter_mut().enumerate() {
+                *o = b.src[(at + t as isize * b.sv) as usize];
             }
         }
     }

@@ -90,6 +90,7 @@ impl<T: Element> PackedB<T> {
                 origin: sb.origin,
                 sv: sb.cs,
                 sk: sb.rs,
+                map: None,
             };
             // blocks of KC rows, each a row of NR-column panels of KC groups (the last block's
             // panels keep that stride and are zero beyond row k)
@@ -254,6 +255,7 @@ pub fn gemm_packed<T: Element>(
             c: c.data,
             sc,
             bpacked: Some(b),
+            maps: [None; 3],
         },
         threads,
     );

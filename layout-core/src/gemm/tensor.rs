@@ -19,10 +19,14 @@
 
 use std::vec::Vec;
 
+use super::block;
+use super::check::Strided;
 use super::error::{GemmError, Operand};
 use super::fixed::{self, ColExtent, InnerExtent, RowExtent, StaticMatrix};
 use super::kernel::Element;
+use super::maps::{AxisMap, Mapped};
 use super::{MatMut, MatRef, Options, gemm_with};
+use crate::DynLayout;
 use crate::tensor::{Storage, StorageMut, Tensor};
 use crate::walk::{AnyLayout, Axes};
 
@@ -134,9 +138,9 @@ where
     let gb = geometry(Operand::B, b.layout(), b.base_offset());
     let gc = geometry(Operand::C, c.layout(), c.base_offset());
     let (Ok(ga), Ok(gb), Ok(gc)) = (ga, gb, gc) else {
-        // some layout is not a strided matrix (hierarchical modes, a swizzle, NZ): the generic
-        // path through the layouts' offset functions
-        return generic(alpha, a, b, beta, c);
+        // some layout is not a strided matrix (hierarchical modes, a swizzle, NZ): packing
+        // reads each through its layout
+        return general(Options::default(), alpha, a, b, beta, c);
     };
     let ((ar, ac, ars, acs, alo), (br, bc, brs, bcs, blo), (cr, cc, crs, ccs, clo)) = (ga, gb, gc);
     let too_short = |operand| GemmError::NotMatrix {
@@ -312,9 +316,81 @@ fn col_major<X>(data: &[X], rows: usize, cols: usize) -> MatRef<'_, X> {
     }
 }
 
-/// Any rank-2 layouts: A and B gathered into column-major buffers through their offset
-/// functions, C gathered (when β ≠ 0), computed by the strided engine, and scattered back.
-fn generic<T, SA, LA, SB, LB, SC, LC>(
+/// How the engine reaches one affine operand of a tensor product.
+enum Access {
+    /// Each axis one `(extent, stride)`: element (i, j) at `base + i·rs + j·cs`.
+    Strided { rs: isize, cs: isize },
+    /// Any other affine layout: the offsets of both axes, tabulated with their runs.
+    Mapped { rows: AxisMap, cols: AxisMap },
+}
+
+/// The [`Access`] of an affine rank-2 layout of `rows × cols` elements.
+fn access(op: &'static str, operand: Operand, l: &DynLayout) -> Result<Access, GemmError> {
+    let axes = Axes::new(l);
+    if axes.rank != 2 {
+        return Err(GemmError::NotMatrix {
+            op,
+            operand,
+            rank: axes.rank,
+        });
+    }
+    if let (Some((_, rs)), Some((_, cs))) = (axes.strided(0), axes.strided(1))
+        && let (Ok(rs), Ok(cs)) = (isize::try_from(rs), isize::try_from(cs))
+    {
+        return Ok(Access::Strided { rs, cs });
+    }
+    let map = |k| {
+        let (s, d) = axes.leaves(k);
+        AxisMap::new(op, s, d)
+    };
+    Ok(Access::Mapped {
+        rows: map(0)?,
+        cols: map(1)?,
+    })
+}
+
+/// The operand's elements copied, through the copy engine, into a dense buffer of the
+/// strided layout closest to its own memory order (for operands that are not affine: a
+/// swizzle is undone at copy speed, once, instead of once per packed element). Returns the
+/// buffer and its layout.
+fn densify<T: Element, S: Storage<Elem = T>, L: AnyLayout>(
+    op: &'static str,
+    operand: Operand,
+    t: &Tensor<S, L>,
+    read: bool,
+) -> Result<(Vec<T>, DynLayout), GemmError> {
+    let (r, c) = extents(operand, t.layout())?;
+    let elements = r.saturating_mul(c);
+    // the inner layout's memory order: row-major when its columns are the closer ones
+    let row_major = t.layout().inner_layout().is_ok_and(|l| {
+        let ax = Axes::new(&l);
+        let step = |k| ax.offset(k, 1.min(ax.extent(k) - 1)).abs();
+        ax.rank == 2 && step(1) < step(0)
+    });
+    let (ri, ci) = (r as i64, c as i64);
+    let strides = if row_major { [ci, 1] } else { [1, ri] };
+    let too_big = GemmError::Allocation { op, elements };
+    let dl = DynLayout::from_flat(&[ri, ci], &strides).map_err(|_| too_big)?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(elements)
+        .map_err(|_| GemmError::Allocation { op, elements })?;
+    v.resize(elements, T::ZERO);
+    if read {
+        let mut dt = Tensor::new(v, dl).map_err(|_| too_big)?;
+        // same axis extents by construction: the copy cannot refuse
+        dt.copy_from(t).map_err(|_| too_big)?;
+        v = dt.into_storage();
+    }
+    Ok((v, dl))
+}
+
+/// Any rank-2 layouts. Affine operands are read in place through their axis maps (packing
+/// copies each run-by-run rectangle as a strided block; C is written from the microkernel's
+/// registers where its runs cover a tile, else merged from a stack tile through the maps).
+/// Operands that are not affine (swizzled) are first copied by the copy engine into a dense
+/// strided buffer (C copied back at the end).
+fn general<T, SA, LA, SB, LB, SC, LC>(
+    opts: Options,
     alpha: T,
     a: &Tensor<SA, LA>,
     b: &Tensor<SB, LB>,
@@ -330,29 +406,134 @@ where
     LB: AnyLayout,
     LC: AnyLayout,
 {
-    let Gathered {
-        m,
-        k,
-        n,
-        a: ta,
-        b: tb,
-        c: mut tc,
-    } = gather_operands("gemm", a, b, c, beta != T::ZERO, T::ZERO)?;
-    gemm_with(
-        Options::default(),
-        alpha,
-        col_major(&ta, m, k),
-        col_major(&tb, k, n),
-        beta,
-        MatMut {
-            data: &mut tc,
-            rows: m,
-            cols: n,
-            row_stride: 1,
-            col_stride: m.max(1) as isize,
-        },
-    )?;
-    scatter(c, m, n, &tc);
+    let op = T::OP;
+    let (m, k) = extents(Operand::A, a.layout())?;
+    let (kb, n) = extents(Operand::B, b.layout())?;
+    let (mc, nc) = extents(Operand::C, c.layout())?;
+    if k != kb || m != mc || n != nc {
+        return Err(GemmError::ShapeMismatch {
+            op,
+            a: [m, k],
+            b: [kb, n],
+            c: [mc, nc],
+        });
+    }
+    let ki = match T::kernel(opts.isa) {
+        Some(ki) if opts.isa.is_available() => ki,
+        _ => return Err(GemmError::IsaUnavailable { op, isa: opts.isa }),
+    };
+    // the affine form of each operand: its own layout, or a dense copy
+    let dense_a = if LA::AFFINE {
+        None
+    } else {
+        Some(densify(op, Operand::A, a, true)?)
+    };
+    let dense_b = if LB::AFFINE {
+        None
+    } else {
+        Some(densify(op, Operand::B, b, true)?)
+    };
+    let mut dense_c = if LC::AFFINE {
+        None
+    } else {
+        Some(densify(op, Operand::C, c, beta != T::ZERO)?)
+    };
+    let layout_of = |d: &Option<(Vec<T>, DynLayout)>, l: Result<DynLayout, _>, operand| match d {
+        Some((_, dl)) => Ok(*dl),
+        None => l.map_err(|_| GemmError::NotMatrix {
+            op,
+            operand,
+            rank: 2,
+        }),
+    };
+    let la = layout_of(&dense_a, a.layout().to_dyn(), Operand::A)?;
+    let lb = layout_of(&dense_b, b.layout().to_dyn(), Operand::B)?;
+    let lc = layout_of(&dense_c, c.layout().to_dyn(), Operand::C)?;
+    let (xa, xb, xc) = (
+        access(op, Operand::A, &la)?,
+        access(op, Operand::B, &lb)?,
+        access(op, Operand::C, &lc)?,
+    );
+    let (ad, abase) = match &dense_a {
+        Some((v, _)) => (&v[..], 0),
+        None => (a.as_slice(), a.base_offset()),
+    };
+    let (bd, bbase) = match &dense_b {
+        Some((v, _)) => (&v[..], 0),
+        None => (b.as_slice(), b.base_offset()),
+    };
+    fn parts(x: &Access, base: usize) -> (Strided, Option<Mapped<'_>>) {
+        match x {
+            Access::Strided { rs, cs } => (
+                Strided {
+                    origin: base as isize,
+                    rs: *rs,
+                    cs: *cs,
+                },
+                None,
+            ),
+            Access::Mapped { rows, cols } => (
+                Strided {
+                    origin: base as isize,
+                    rs: 0,
+                    cs: 0,
+                },
+                Some(Mapped { rows, cols }),
+            ),
+        }
+    }
+    let (sa, ma) = parts(&xa, abase);
+    let (sb, mb) = parts(&xb, bbase);
+    {
+        let (cd, cbase) = match &mut dense_c {
+            Some((v, _)) => (&mut v[..], 0),
+            None => {
+                let base = c.base_offset();
+                (c.as_mut_slice(), base)
+            }
+        };
+        let (sc, mcm) = parts(&xc, cbase);
+        let threads = if opts.packing == super::Packing::Auto
+            && m.saturating_mul(n).saturating_mul(k) <= super::PARALLEL_MIN_WORK
+        {
+            1
+        } else {
+            opts.threads
+        };
+        // every element of each operand is inside its buffer (tensors are validated at
+        // construction; dense copies hold exactly their layout's offsets), and C's layout is
+        // injective (a writable tensor's is, and so is a dense copy's)
+        block::run(
+            &ki,
+            block::Problem {
+                m,
+                k,
+                n,
+                alpha,
+                a: ad,
+                sa,
+                b: bd,
+                sb,
+                beta,
+                c: cd,
+                sc,
+                bpacked: None,
+                maps: [ma, mb, mcm],
+            },
+            threads,
+        );
+    }
+    if let Some((v, dl)) = dense_c {
+        let src = Tensor::new(&v[..], dl).map_err(|_| GemmError::Allocation {
+            op,
+            elements: v.len(),
+        })?;
+        // same axis extents by construction: the copy cannot refuse
+        c.copy_from(&src).map_err(|_| GemmError::Allocation {
+            op,
+            elements: m.saturating_mul(n),
+        })?;
+    }
     Ok(())
 }
 

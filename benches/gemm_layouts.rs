@@ -1,0 +1,173 @@
+//! GEMM on operands of every layout family, as a ratio to the same product on row-major
+//! tensors: f32, one thread, public API only (`gemm::gemm` on `Tensor`s), one process, the
+//! families timed in turns round after round, medians of the per-round ratios.
+//!
+//! `cargo bench --bench gemm_layouts` (`-- 64 256` to pick sizes). The table in BENCHMARKS.md
+//! comes from this harness.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use layout::named::ascend::{make_nz_layout, make_zn_layout, make_zz_layout};
+use layout::named::blocked::{row_major_block_linear, row_major_interleaved};
+use layout::{DynLayout, Sw, SwizzledLayout, Tensor, gemm};
+
+fn data(len: usize, seed: usize) -> Vec<f32> {
+    (0..len)
+        .map(|i| ((((i * 7 + seed) % 9) as i32) - 4) as f32)
+        .collect()
+}
+
+fn rm(r: usize, c: usize) -> DynLayout {
+    format!("({r},{c}):({c},1)").parse().unwrap()
+}
+
+/// One timed product: a closure that runs it once.
+type Run = Box<dyn FnMut()>;
+
+/// A product whose three operands have the given layouts (A m×k, B k×n, C m×n).
+fn product<LA, LB, LC>(la: LA, lb: LB, lc: LC, m: usize, k: usize, n: usize, cap: usize) -> Run
+where
+    LA: layout::AnyLayout + 'static,
+    LB: layout::AnyLayout + 'static,
+    LC: layout::AnyLayout + 'static,
+{
+    let a = Tensor::new(data(cap.max(m * k), 1), la).unwrap();
+    let b = Tensor::new(data(cap.max(k * n), 2), lb).unwrap();
+    let mut c = Tensor::new(vec![0f32; cap.max(m * n)], lc).unwrap();
+    Box::new(move || {
+        gemm::gemm(1.0f32, black_box(&a), black_box(&b), 0.0, &mut c).unwrap();
+    })
+}
+
+fn families(s: usize) -> Vec<(&'static str, Run)> {
+    let (m, k, n) = (s, s, s);
+    let i = s as i64;
+    let pad = 2 * s * s + 64;
+    let sw = |l: DynLayout| SwizzledLayout::new(Sw::<3, 3, 3>, 0i64, l);
+    vec![
+        (
+            "row-major",
+            product(rm(m, k), rm(k, n), rm(m, n), m, k, n, 0),
+        ),
+        (
+            "A NZ, B ZN, C NZ",
+            product(
+                make_nz_layout::<f32>(i, i).unwrap(),
+                make_zn_layout::<f32>(i, i).unwrap(),
+                make_nz_layout::<f32>(i, i).unwrap(),
+                m,
+                k,
+                n,
+                0,
+            ),
+        ),
+        (
+            "A ZZ, B ZN, C NZ",
+            product(
+                make_zz_layout::<f32>(i, i).unwrap(),
+                make_zn_layout::<f32>(i, i).unwrap(),
+                make_nz_layout::<f32>(i, i).unwrap(),
+                m,
+                k,
+                n,
+                0,
+            ),
+        ),
+        (
+            "A RowMajorInterleaved<4>",
+            product(
+                row_major_interleaved(4, i, i, 4 * i).unwrap(),
+                rm(k, n),
+                rm(m, n),
+                m,
+                k,
+                n,
+                0,
+            ),
+        ),
+        (
+            "A, B RowMajorBlockLinear<8,8>",
+            product(
+                row_major_block_linear(8, 8, i, i, 8 * i).unwrap(),
+                row_major_block_linear(8, 8, i, i, 8 * i).unwrap(),
+                rm(m, n),
+                m,
+                k,
+                n,
+                0,
+            ),
+        ),
+        (
+            "A Sw<3,3,3> o row-major",
+            product(sw(rm(m, k)), rm(k, n), rm(m, n), m, k, n, 0),
+        ),
+        (
+            "C Sw<3,3,3> o row-major",
+            product(rm(m, k), rm(k, n), sw(rm(m, n)), m, k, n, 0),
+        ),
+        (
+            "A padded rows (ld = k + 16)",
+            product(
+                format!("({m},{k}):({},1)", k + 16)
+                    .parse::<DynLayout>()
+                    .unwrap(),
+                rm(k, n),
+                rm(m, n),
+                m,
+                k,
+                n,
+                pad,
+            ),
+        ),
+    ]
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let sizes = if sizes.is_empty() {
+        vec![64, 256, 1024]
+    } else {
+        sizes
+    };
+    let rounds = 11;
+    println!("| layouts (f32, one thread) | n | GFLOP/s | × row-major |");
+    println!("|---|---|---|---|");
+    for s in sizes {
+        let mut fam = families(s);
+        let flop = 2.0 * (s * s * s) as f64;
+        // repetitions per sample: about 20 ms of row-major work
+        let t0 = Instant::now();
+        (fam[0].1)();
+        let one = t0.elapsed().as_secs_f64().max(1e-7);
+        let reps = ((0.02 / one) as usize).clamp(1, 100_000);
+        let mut times = vec![Vec::new(); fam.len()];
+        for _ in 0..rounds {
+            for (f, (_, run)) in fam.iter_mut().enumerate() {
+                let t = Instant::now();
+                for _ in 0..reps {
+                    run();
+                }
+                times[f].push(t.elapsed().as_secs_f64() / reps as f64);
+            }
+        }
+        for f in 0..fam.len() {
+            let mut ratios: Vec<f64> = (0..rounds).map(|r| times[0][r] / times[f][r]).collect();
+            let t = median(&mut times[f].clone());
+            println!(
+                "| {} | {s} | {:.1} | {:.2} |",
+                fam[f].0,
+                flop / t / 1e9,
+                median(&mut ratios)
+            );
+        }
+    }
+}
