@@ -358,9 +358,7 @@ unsafe fn merge<T: Element>(c: *mut T, col: isize, i0: usize, rs: isize, x: &[T]
     }
 }
 
-/// [`merge`] for a mapped C: row `i0 + i` of the column at `col + rows.off[i0 + i]`. Unit-stride
-/// runs of the map (an NZ fractal row's C0 elements) are merged as slices, which the compiler
-/// vectorises.
+/// [`merge`] for a mapped C: row `i0 + i` of the column at `col + rows.off[i0 + i]`.
 ///
 /// # Safety
 /// Every `col + rows.off[i0 + i]` (`i < x.len()`) is an element of C's buffer at `c`, not
@@ -374,27 +372,22 @@ unsafe fn merge_mapped<T: Element>(
     x: &[T],
     beta: T,
 ) {
-    let mut i = 0;
-    while i < x.len() {
-        let len = (rows.run[i0 + i] as usize).min(x.len() - i);
-        let xs = &x[i..i + len];
-        let at = col + rows.off[i0 + i];
-        if rows.step(i0 + i) == 1 {
-            // SAFETY: the run's `len` elements `at..at + len` are elements of C (the caller's
-            // contract), contiguous, and touched by nothing else during this call.
-            let d = unsafe { core::slice::from_raw_parts_mut(c.offset(at), len) };
-            if beta == T::ZERO {
-                d.copy_from_slice(xs);
-            } else if beta == T::ONE {
-                d.iter_mut().zip(xs).for_each(|(d, &x)| *d = *d + x);
-            } else {
-                d.iter_mut().zip(xs).for_each(|(d, &x)| *d = *d * beta + x);
-            }
-        } else {
+    let offs = &rows.off[i0..i0 + x.len()];
+    if beta == T::ZERO {
+        for (&o, &x) in offs.iter().zip(x) {
             // SAFETY: the caller's contract.
-            unsafe { merge(c.offset(at), 0, 0, rows.step(i0 + i), xs, beta) };
+            unsafe { *c.offset(col + o) = x };
         }
-        i += len;
+    } else if beta == T::ONE {
+        for (&o, &x) in offs.iter().zip(x) {
+            // SAFETY: the caller's contract.
+            unsafe { *c.offset(col + o) = *c.offset(col + o) + x };
+        }
+    } else {
+        for (&o, &x) in offs.iter().zip(x) {
+            // SAFETY: the caller's contract.
+            unsafe { *c.offset(col + o) = *c.offset(col + o) * beta + x };
+        }
     }
 }
 

@@ -24,7 +24,8 @@ pub(crate) struct AxisMap {
 
 impl AxisMap {
     /// The map of a mode given by its leaves (first leaf fastest, CuTe's colexicographic
-    /// order), `None` when an offset does not fit `isize` or the extent is not addressable.
+    /// order). The mode belongs to a validated layout, so its offsets fit `i64` (= `isize` on
+    /// the 64-bit targets this crate supports).
     ///
     /// # Errors
     /// [`GemmError::Allocation`] when the tables cannot be allocated.
@@ -34,27 +35,33 @@ impl AxisMap {
         let mut off = Vec::new();
         let mut run = Vec::new();
         let fail = GemmError::Allocation { op, elements: len };
-        off.try_reserve_exact(len).map_err(|_| fail.clone())?;
+        off.try_reserve_exact(len).map_err(|_| fail)?;
         run.try_reserve_exact(len).map_err(|_| fail)?;
-        // odometer over the leaves: coordinates and the running offset
-        let mut coord = [0i64; crate::MAX_LEAVES];
-        let mut at = 0i64;
-        for _ in 0..len {
-            off.push(at as isize);
-            for (l, (&e, &d)) in shape.iter().zip(stride).enumerate() {
-                coord[l] += 1;
-                at += d;
-                if coord[l] < e {
-                    break;
-                }
-                at -= e * d;
-                coord[l] = 0;
+        // colexicographic: the offsets of leaves 0..j, repeated for each coordinate of leaf j
+        off.push(0);
+        for (&e, &d) in shape.iter().zip(stride) {
+            let n = off.len();
+            for c in 1..e {
+                let shift = (c * d) as isize;
+                let start = off.len();
+                off.extend_from_within(0..n);
+                off[start..].iter_mut().for_each(|x| *x += shift);
             }
         }
+        off.truncate(len);
         run.resize(len, 1);
-        for i in (0..len.saturating_sub(1)).rev() {
-            let continues = i + 2 < len && off[i + 1] - off[i] == off[i + 2] - off[i + 1];
-            run[i] = if continues { run[i + 1] + 1 } else { 2 };
+        if len >= 2 {
+            run[len - 2] = 2;
+            // from the back: a run continues while consecutive steps agree
+            let (mut next, runs) = (2u32, &mut run[..len - 2]);
+            for (r, w) in runs.iter_mut().zip(off.windows(3)).rev() {
+                next = if w[1] - w[0] == w[2] - w[1] {
+                    next + 1
+                } else {
+                    2
+                };
+                *r = next;
+            }
         }
         Ok(AxisMap { off, run })
     }

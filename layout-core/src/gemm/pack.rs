@@ -173,10 +173,27 @@ fn rect<T: Element>(out: &mut [T], ld: usize, b: Source<'_, T>, rows: usize, col
             let at = (b.origin + q as isize * b.sk) as usize;
             out[q * ld..q * ld + rows].copy_from_slice(&b.src[at..at + rows]);
         }
-    } else if b.sk == 1
-        && rows * cols >= 16
-        && in_bounds(b, b.origin, rows, cols)
-        && out.len() >= (cols - 1) * ld + rows
+    } else if b.sk == 1 && rows * cols < 256 && out.len() >= (cols - 1) * ld + rows {
+        // a small block with contiguous source rows (an NZ fractal's C0 columns): read each
+        // source row once, write it down the panel (the transpose kernel's set-up costs more
+        // than the block)
+        match cols {
+            4 => down::<T, 4>(out, ld, b, rows),
+            8 => down::<T, 8>(out, ld, b, rows),
+            16 => down::<T, 16>(out, ld, b, rows),
+            _ => {
+                let o = out.as_mut_ptr();
+                for t in 0..rows {
+                    let at = (b.origin + t as isize * b.sv) as usize;
+                    for (q, &x) in b.src[at..at + cols].iter().enumerate() {
+                        // SAFETY: `q·ld + t ≤ (cols − 1)·ld + rows − 1 < out.len()` (checked
+                        // above).
+                        unsafe { *o.add(q * ld + t) = x };
+                    }
+                }
+            }
+        }
+    } else if b.sk == 1 && in_bounds(b, b.origin, rows, cols) && out.len() >= (cols - 1) * ld + rows
     {
         // SAFETY: every source element `origin + t·sv + q` (`t < rows`, `q < cols`) lies in
         // `b.src` (`in_bounds`), every destination `q·ld + t` in `out` (checked just above);
@@ -198,6 +215,22 @@ fn rect<T: Element>(out: &mut [T], ld: usize, b: Source<'_, T>, rows: usize, col
             for (t, o) in out[q * ld..q * ld + rows].iter_mut().enumerate() {
                 *o = b.src[(at + t as isize * b.sv) as usize];
             }
+        }
+    }
+}
+
+/// The small-block case of [`rect`] for `C` (a compile-time C0) contiguous source columns:
+/// each source row read as one array, its `C` elements written down the panel.
+#[inline(always)]
+fn down<T: Element, const C: usize>(out: &mut [T], ld: usize, b: Source<'_, T>, rows: usize) {
+    assert!(out.len() >= (C - 1) * ld + rows, "a panel holds the block");
+    let o = out.as_mut_ptr();
+    for t in 0..rows {
+        let at = (b.origin + t as isize * b.sv) as usize;
+        let row: &[T; C] = b.src[at..at + C].try_into().expect("a row of C elements");
+        for (q, &x) in row.iter().enumerate() {
+            // SAFETY: `q·ld + t ≤ (C − 1)·ld + rows − 1 < out.len()` (asserted above).
+            unsafe { *o.add(q * ld + t) = x };
         }
     }
 }
