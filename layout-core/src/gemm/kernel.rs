@@ -23,6 +23,7 @@ pub trait Element:
     + Add<Output = Self>
     + Mul<Output = Self>
     + PartialEq
+    + Default
     + core::fmt::Debug
     + Send
     + Sync

@@ -55,7 +55,7 @@ pub use fixed::{
 pub use half_inputs::{Half, gemm_half};
 pub use kernel::Element;
 pub use packed_b::{PackedB, gemm_packed};
-pub use tensor::{gemm, gemm_half_tensors, gemm_static};
+pub use tensor::{gemm, gemm_half_tensors, gemm_half_tensors_with, gemm_static, gemm_tensors_with};
 
 use check::{check_no_overlap, check_operand};
 

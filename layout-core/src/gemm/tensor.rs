@@ -102,6 +102,47 @@ where
     LB: AnyLayout,
     LC: AnyLayout,
 {
+    gemm_tensors_with(Options::default(), alpha, a, b, beta, c)
+}
+
+/// [`gemm`](fn@gemm) with the instruction set, threads and packing of `opts` (the same
+/// [`Options`] the slice entry [`gemm_with`] takes).
+///
+/// ```
+/// use layout_core::gemm::{self, Isa, Options, Packing};
+/// use layout_core::named::{make_nz_layout, make_zn_layout};
+/// use layout_core::Tensor;
+/// // C(NZ) ← A(NZ) · B(ZN), 32 × 32 × 32 f32, on every instruction set this CPU has
+/// let a = Tensor::new(vec![1.0f32; 1024], make_nz_layout::<f32>(32, 32).unwrap()).unwrap();
+/// let b = Tensor::new(vec![2.0f32; 1024], make_zn_layout::<f32>(32, 32).unwrap()).unwrap();
+/// for isa in Isa::available() {
+///     let mut c = Tensor::new(vec![0.0f32; 1024], make_nz_layout::<f32>(32, 32).unwrap()).unwrap();
+///     let opts = Options { isa, threads: 2, packing: Packing::Always };
+///     gemm::gemm_tensors_with(opts, 1.0, &a, &b, 0.0, &mut c).unwrap();
+///     assert!(c.as_slice().iter().all(|&x| x == 64.0));
+/// }
+/// ```
+///
+/// # Errors
+/// As [`gemm`](fn@gemm); [`GemmError::IsaUnavailable`] when this CPU lacks `opts.isa`.
+pub fn gemm_tensors_with<T, SA, LA, SB, LB, SC, LC>(
+    opts: impl Into<Options>,
+    alpha: T,
+    a: &Tensor<SA, LA>,
+    b: &Tensor<SB, LB>,
+    beta: T,
+    c: &mut Tensor<SC, LC>,
+) -> Result<(), GemmError>
+where
+    T: Element,
+    SA: Storage<Elem = T>,
+    SB: Storage<Elem = T>,
+    SC: StorageMut<Elem = T>,
+    LA: AnyLayout,
+    LB: AnyLayout,
+    LC: AnyLayout,
+{
+    let opts = opts.into();
     // all three layouts static: constant shapes, strides and offsets (decided at compile time:
     // `fixed::strided` and `fixed::applies` are const fns of the layout types). Strided ones
     // run the unpacked AVX-512 tiles with those constants, others small enough the unrolled
@@ -116,7 +157,7 @@ where
         }
     }
     #[cfg(target_arch = "x86_64")]
-    if const { fixed::strided::<LA, LB, LC>() } {
+    if const { fixed::strided::<LA, LB, LC>() } && opts.isa == super::Isa::Avx512 {
         let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
         if let (Some(ad), Some(bd)) = (a.as_slice().get(ab..), b.as_slice().get(bb..))
             && let Some(cd) = c.as_mut_slice().get_mut(cb..)
@@ -140,7 +181,7 @@ where
     let (Ok(ga), Ok(gb), Ok(gc)) = (ga, gb, gc) else {
         // some layout is not a strided matrix (hierarchical modes, a swizzle, NZ): packing
         // reads each through its layout
-        return general(Options::default(), alpha, a, b, beta, c);
+        return general(opts, alpha, a, b, beta, c);
     };
     let ((ar, ac, ars, acs, alo), (br, bc, brs, bcs, blo), (cr, cc, crs, ccs, clo)) = (ga, gb, gc);
     let too_short = |operand| GemmError::NotMatrix {
@@ -156,7 +197,7 @@ where
         .get_mut(clo..)
         .ok_or(too_short(Operand::C))?;
     gemm_with(
-        Options::default(),
+        opts,
         alpha,
         MatRef {
             data: ad,
@@ -204,118 +245,6 @@ fn extents<L: AnyLayout>(operand: Operand, l: &L) -> Result<(usize, usize), Gemm
     Ok((size(0)?, size(1)?))
 }
 
-/// Element (i, j) of a rank-2 tensor is at `base + offset(i + j·rows)` (colexicographic index).
-fn at<L: AnyLayout>(l: &L, base: usize, rows: usize, i: usize, j: usize) -> usize {
-    // validated tensor: every offset of its domain is inside its buffer
-    (base as i64 + l.offset((i + j * rows) as i64)) as usize
-}
-
-/// The operands of a product gathered through their layouts into column-major buffers: A (m × k),
-/// B (k × n) and C (m × n: its values when `read_c`, else `zero`).
-struct Gathered<X, Y> {
-    m: usize,
-    k: usize,
-    n: usize,
-    a: Vec<X>,
-    b: Vec<X>,
-    c: Vec<Y>,
-}
-
-/// A column-major buffer of `rows × cols` elements read through `f(i, j)`.
-fn gather<X>(
-    op: &'static str,
-    rows: usize,
-    cols: usize,
-    f: impl Fn(usize, usize) -> X,
-) -> Result<Vec<X>, GemmError> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(rows * cols)
-        .map_err(|_| GemmError::Allocation {
-            op,
-            elements: rows * cols,
-        })?;
-    for j in 0..cols {
-        for i in 0..rows {
-            v.push(f(i, j));
-        }
-    }
-    Ok(v)
-}
-
-/// Gathers A, B and C (see [`Gathered`]), checking that the shapes agree.
-fn gather_operands<X, Y, SA, LA, SB, LB, SC, LC>(
-    op: &'static str,
-    a: &Tensor<SA, LA>,
-    b: &Tensor<SB, LB>,
-    c: &Tensor<SC, LC>,
-    read_c: bool,
-    zero: Y,
-) -> Result<Gathered<X, Y>, GemmError>
-where
-    X: Copy,
-    Y: Copy,
-    SA: Storage<Elem = X>,
-    SB: Storage<Elem = X>,
-    SC: Storage<Elem = Y>,
-    LA: AnyLayout,
-    LB: AnyLayout,
-    LC: AnyLayout,
-{
-    let (m, k) = extents(Operand::A, a.layout())?;
-    let (kb, n) = extents(Operand::B, b.layout())?;
-    let (mc, nc) = extents(Operand::C, c.layout())?;
-    if k != kb || m != mc || n != nc {
-        return Err(GemmError::ShapeMismatch {
-            op,
-            a: [m, k],
-            b: [kb, n],
-            c: [mc, nc],
-        });
-    }
-    let (ad, bd, cd) = (a.as_slice(), b.as_slice(), c.as_slice());
-    let (la, lb, lc) = (a.layout(), b.layout(), c.layout());
-    let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
-    Ok(Gathered {
-        m,
-        k,
-        n,
-        a: gather(op, m, k, |i, j| ad[at(la, ab, m, i, j)])?,
-        b: gather(op, k, n, |i, j| bd[at(lb, bb, k, i, j)])?,
-        c: if read_c {
-            gather(op, m, n, |i, j| cd[at(lc, cb, m, i, j)])?
-        } else {
-            gather(op, m, n, |_, _| zero)?
-        },
-    })
-}
-
-/// Writes the column-major `m × n` buffer `tc` back through C's layout.
-fn scatter<Y: Copy, SC: StorageMut<Elem = Y>, LC: AnyLayout>(
-    c: &mut Tensor<SC, LC>,
-    m: usize,
-    n: usize,
-    tc: &[Y],
-) {
-    let (lc, cb) = (*c.layout(), c.base_offset());
-    let cd = c.as_mut_slice();
-    for j in 0..n {
-        for i in 0..m {
-            cd[at(&lc, cb, m, i, j)] = tc[i + j * m];
-        }
-    }
-}
-
-/// A column-major `rows × cols` view of `data`.
-fn col_major<X>(data: &[X], rows: usize, cols: usize) -> MatRef<'_, X> {
-    MatRef {
-        data,
-        rows,
-        cols,
-        row_stride: 1,
-        col_stride: rows.max(1) as isize,
-    }
-}
-
 /// How the engine reaches one affine operand of a tensor product.
 enum Access {
     /// Each axis one `(extent, stride)`: element (i, j) at `base + i·rs + j·cs`.
@@ -353,7 +282,7 @@ fn access(op: &'static str, operand: Operand, l: &DynLayout) -> Result<Access, G
 /// strided layout closest to its own memory order (for operands that are not affine: a
 /// swizzle is undone at copy speed, once, instead of once per packed element). Returns the
 /// buffer and its layout.
-fn densify<T: Element, S: Storage<Elem = T>, L: AnyLayout>(
+fn densify<T: Copy + Default, S: Storage<Elem = T>, L: AnyLayout>(
     op: &'static str,
     operand: Operand,
     t: &Tensor<S, L>,
@@ -374,7 +303,7 @@ fn densify<T: Element, S: Storage<Elem = T>, L: AnyLayout>(
     let mut v = Vec::new();
     v.try_reserve_exact(elements)
         .map_err(|_| GemmError::Allocation { op, elements })?;
-    v.resize(elements, T::ZERO);
+    v.resize(elements, T::default());
     if read {
         let mut dt = Tensor::new(v, dl).map_err(|_| too_big)?;
         // same axis extents by construction: the copy cannot refuse
@@ -382,6 +311,18 @@ fn densify<T: Element, S: Storage<Elem = T>, L: AnyLayout>(
         v = dt.into_storage();
     }
     Ok((v, dl))
+}
+
+/// The strided view of a dense copy made by [`densify`] (row- or column-major `rows × cols`).
+fn strided_view<'a, X>(v: &'a [X], l: &DynLayout, rows: usize, cols: usize) -> MatRef<'a, X> {
+    let d = l.stride_leaves();
+    MatRef {
+        data: v,
+        rows,
+        cols,
+        row_stride: d[0] as isize,
+        col_stride: d[1] as isize,
+    }
 }
 
 /// Any rank-2 layouts. Affine operands are read in place through their axis maps (packing
@@ -609,7 +550,7 @@ pub fn gemm_half_tensors<H, SA, LA, SB, LB, SC, LC>(
     c: &mut Tensor<SC, LC>,
 ) -> Result<(), GemmError>
 where
-    H: super::Half,
+    H: super::Half + Default,
     SA: Storage<Elem = H>,
     SB: Storage<Elem = H>,
     SC: StorageMut<Elem = f32>,
@@ -617,28 +558,122 @@ where
     LB: AnyLayout,
     LC: AnyLayout,
 {
-    let Gathered {
-        m,
-        k,
-        n,
-        a: ta,
-        b: tb,
-        c: mut tc,
-    } = gather_operands("gemm_half", a, b, c, beta != 0.0, 0.0f32)?;
-    super::gemm_half(
-        Options::default(),
-        alpha,
-        col_major(&ta, m, k),
-        col_major(&tb, k, n),
-        beta,
-        MatMut {
-            data: &mut tc,
-            rows: m,
-            cols: n,
-            row_stride: 1,
-            col_stride: m.max(1) as isize,
-        },
-    )?;
-    scatter(c, m, n, &tc);
+    gemm_half_tensors_with(Options::default(), alpha, a, b, beta, c)
+}
+
+/// [`gemm_half_tensors`] with the instruction set, threads and packing of `opts`.
+///
+/// # Errors
+/// As [`gemm_half_tensors`].
+pub fn gemm_half_tensors_with<H, SA, LA, SB, LB, SC, LC>(
+    opts: impl Into<Options>,
+    alpha: f32,
+    a: &Tensor<SA, LA>,
+    b: &Tensor<SB, LB>,
+    beta: f32,
+    c: &mut Tensor<SC, LC>,
+) -> Result<(), GemmError>
+where
+    H: super::Half + Default,
+    SA: Storage<Elem = H>,
+    SB: Storage<Elem = H>,
+    SC: StorageMut<Elem = f32>,
+    LA: AnyLayout,
+    LB: AnyLayout,
+    LC: AnyLayout,
+{
+    let op = "gemm_half";
+    let (m, k) = extents(Operand::A, a.layout())?;
+    let (kb, n) = extents(Operand::B, b.layout())?;
+    let (mc, nc) = extents(Operand::C, c.layout())?;
+    if k != kb || m != mc || n != nc {
+        return Err(GemmError::ShapeMismatch {
+            op,
+            a: [m, k],
+            b: [kb, n],
+            c: [mc, nc],
+        });
+    }
+    // strided operands are read in place; any other layout is first copied by the copy engine
+    // (memory speed) into a dense strided buffer, and C copied back
+    let ga = geometry(Operand::A, a.layout(), a.base_offset()).ok();
+    let gb = geometry(Operand::B, b.layout(), b.base_offset()).ok();
+    let gc = geometry(Operand::C, c.layout(), c.base_offset()).ok();
+    let dense_a = match ga {
+        Some(_) => None,
+        None => Some(densify(op, Operand::A, a, true)?),
+    };
+    let dense_b = match gb {
+        Some(_) => None,
+        None => Some(densify(op, Operand::B, b, true)?),
+    };
+    let mut dense_c = match gc {
+        Some(_) => None,
+        None => Some(densify(op, Operand::C, c, beta != 0.0)?),
+    };
+    fn view<'a, X>(
+        g: Option<Geometry>,
+        d: &'a Option<(Vec<X>, DynLayout)>,
+        t: &'a [X],
+        rows: usize,
+        cols: usize,
+    ) -> MatRef<'a, X> {
+        match (g, d) {
+            (_, Some((v, l))) => strided_view(v, l, rows, cols),
+            (Some((r, c, rs, cs, lo)), None) => MatRef {
+                data: &t[lo..],
+                rows: r,
+                cols: c,
+                row_stride: rs,
+                col_stride: cs,
+            },
+            // unreachable by construction (no geometry means a dense copy); an empty view
+            // would be refused by the shape check
+            (None, None) => MatRef {
+                data: &t[..0],
+                rows: 0,
+                cols: 0,
+                row_stride: 0,
+                col_stride: 0,
+            },
+        }
+    }
+    let va = view(ga, &dense_a, a.as_slice(), m, k);
+    let vb = view(gb, &dense_b, b.as_slice(), k, n);
+    {
+        let vc = match (&mut dense_c, gc) {
+            (Some((v, l)), _) => {
+                let r = strided_view(v, l, m, n);
+                let (row_stride, col_stride) = (r.row_stride, r.col_stride);
+                MatMut {
+                    data: &mut v[..],
+                    rows: m,
+                    cols: n,
+                    row_stride,
+                    col_stride,
+                }
+            }
+            (None, Some((r, cc, rs, cs, lo))) => MatMut {
+                data: &mut c.as_mut_slice()[lo..],
+                rows: r,
+                cols: cc,
+                row_stride: rs,
+                col_stride: cs,
+            },
+            (None, None) => unreachable!("an operand without a geometry has a dense copy"),
+        };
+        super::gemm_half(opts, alpha, va, vb, beta, vc)?;
+    }
+    if let Some((v, dl)) = dense_c {
+        let src = Tensor::new(&v[..], dl).map_err(|_| GemmError::Allocation {
+            op,
+            elements: v.len(),
+        })?;
+        // same axis extents by construction: the copy cannot refuse
+        c.copy_from(&src).map_err(|_| GemmError::Allocation {
+            op,
+            elements: m.saturating_mul(n),
+        })?;
+    }
     Ok(())
 }
