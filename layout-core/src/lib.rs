@@ -46,6 +46,7 @@ mod formulas;
 pub mod gemm;
 mod int;
 mod int_tuple;
+pub mod isa;
 mod layout;
 mod mode_access;
 pub mod named;

@@ -24,8 +24,7 @@ const KC2: usize = 256;
 
 /// `true` when this CPU has AVX-512 BF16 (and AVX-512F).
 pub(crate) fn available() -> bool {
-    std::arch::is_x86_feature_detected!("avx512bf16")
-        && std::arch::is_x86_feature_detected!("avx512f")
+    crate::isa::has_avx512_bf16(crate::isa::Isa::Avx512)
 }
 
 /// Element (i, j) of a strided bf16 operand, as raw bits; 0 outside `rows × cols`.

@@ -729,7 +729,7 @@ pub(crate) fn try_static<T: Element, LA: AnyLayout, LB: AnyLayout, LC: AnyLayout
     beta: T,
     c: &mut [T],
 ) -> bool {
-    if !const { fixed::strided::<LA, LB, LC>() } || Isa::selected() != Isa::Avx512 {
+    if !const { fixed::strided::<LA, LB, LC>() } || Isa::selected_for_gemm() != Isa::Avx512 {
         return false;
     }
     if a.len() <= Table::<LA>::MAX_OFFSET

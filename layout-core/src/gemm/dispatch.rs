@@ -1,78 +1,14 @@
-//! Instruction-set detection (once, cached) and the kernel table per element type.
+//! The kernel table per element type and instruction set.
 
 use std::cell::RefCell;
-use std::sync::OnceLock;
 use std::vec::Vec;
 
 use super::kernel::{Element, KernelInfo, PORTABLE_MR, PORTABLE_NR, portable_ukr};
 
-/// An instruction set the GEMM has kernels for, best last.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Isa {
-    /// Plain Rust, no SIMD intrinsics: 4 × 4 tiles; available everywhere.
-    Portable,
-    /// x86-64 AVX2 + FMA (256-bit): f32 16 × 6, f64 8 × 6.
-    Avx2,
-    /// x86-64 AVX-512F (+ FMA) (512-bit): f32 32 × 12, f64 32 × 6.
-    Avx512,
-}
-
-impl Isa {
-    /// Every instruction set, portable first.
-    pub const ALL: [Isa; 3] = [Isa::Portable, Isa::Avx2, Isa::Avx512];
-
-    /// Whether this CPU can run the kernels of `self`.
-    pub fn is_available(self) -> bool {
-        match self {
-            Isa::Portable => true,
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => {
-                std::arch::is_x86_feature_detected!("avx2")
-                    && std::arch::is_x86_feature_detected!("fma")
-            }
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => {
-                std::arch::is_x86_feature_detected!("avx512f")
-                    && std::arch::is_x86_feature_detected!("fma")
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => false,
-        }
-    }
-
-    /// The instruction sets this CPU has, portable first.
-    pub fn available() -> impl Iterator<Item = Isa> {
-        Isa::ALL.into_iter().filter(|i| i.is_available())
-    }
-
-    /// The name `LAYOUT_GEMM_ISA` accepts: `portable`, `avx2` or `avx512`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Isa::Portable => "portable",
-            Isa::Avx2 => "avx2",
-            Isa::Avx512 => "avx512",
-        }
-    }
-
-    /// The instruction set the plain entry points use, decided once per process: the best this
-    /// CPU has, or the one named by the environment variable `LAYOUT_GEMM_ISA`
-    /// (`portable` | `avx2` | `avx512`) when that one is available. An unknown or unavailable
-    /// name falls back to the best available one (never to an instruction the CPU lacks).
-    pub fn selected() -> Isa {
-        static SELECTED: OnceLock<Isa> = OnceLock::new();
-        *SELECTED.get_or_init(|| {
-            let best = Isa::available().last().unwrap_or(Isa::Portable);
-            match std::env::var("LAYOUT_GEMM_ISA") {
-                Ok(name) => Isa::ALL
-                    .into_iter()
-                    .find(|i| i.name() == name.trim().to_ascii_lowercase())
-                    .filter(|i| i.is_available())
-                    .unwrap_or(best),
-                Err(_) => best,
-            }
-        })
-    }
-}
+/// The instruction sets the GEMM has kernels for: the crate's one [`Isa`](crate::isa::Isa)
+/// (detected once; `LAYOUT_ISA` caps every SIMD path, `LAYOUT_GEMM_ISA` the GEMM alone):
+/// portable 4 × 4 tiles, AVX2 + FMA f32 16 × 6 / f64 8 × 6, AVX-512 f32 32 × 12 / f64 32 × 6.
+pub use crate::isa::Isa;
 
 /// Block sizes: KC = 256 (the B micro-panel, KC·NR elements, stays in L1: 12 KiB for f32 32×12,
 /// 12 KiB for f64 32×6 — BLIS skx ships KC 256–384), MC a multiple of MR with MC·KC ≈ 384 KiB

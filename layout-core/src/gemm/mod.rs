@@ -3,8 +3,9 @@
 //! The structure is BLIS's (Goto & van de Geijn 2008; Van Zee & van de Geijn 2015), the one
 //! matrixmultiply, gemm and faer share:
 //!
-//! - [`dispatch`]: the instruction set is detected once ([`Isa::selected`]; the environment
-//!   variable `LAYOUT_GEMM_ISA=portable|avx2|avx512` forces one) and picks a kernel with its tile
+//! - [`dispatch`]: the instruction set is the crate's one [`Isa`], detected once
+//!   ([`Isa::selected_for_gemm`]; `LAYOUT_ISA=portable|avx2|avx512` caps every SIMD path,
+//!   `LAYOUT_GEMM_ISA` the GEMM alone), and picks a kernel with its tile
 //!   shape and cache blocking;
 //! - `block`: the five loops jc (NC columns of B, in L3) → pc (KC steps of k; pack B) → ic (MC
 //!   rows of A, in L2; pack A) → jr (NR) → ir (MR);
@@ -138,10 +139,10 @@ pub enum Packing {
 }
 
 impl Default for Options {
-    /// [`Isa::selected`], one thread.
+    /// [`Isa::selected_for_gemm`], one thread.
     fn default() -> Self {
         Options {
-            isa: Isa::selected(),
+            isa: Isa::selected_for_gemm(),
             threads: 1,
             packing: Packing::Auto,
         }
@@ -266,7 +267,7 @@ macro_rules! blas_entry {
         /// allowed for A and B (broadcast). Element (i, j) of an operand is at
         /// `o + i·rs + j·cs`, with `o` chosen so that the lowest address the operand touches is
         /// index 0 of its slice. m, n or k may be 0 (k = 0 gives `C ← β·C`); with β = 0, C is
-        /// never read. Single-threaded; uses [`Isa::selected`].
+        /// never read. Single-threaded; uses [`Isa::selected_for_gemm`].
         ///
         /// # Errors
         /// [`GemmError::TooShort`] / [`GemmError::StrideOverflow`] when an operand's strides reach
@@ -315,7 +316,7 @@ macro_rules! blas_entry {
             csc: isize,
         ) -> Result<(), GemmError> {
             gemm_with(
-                Options { isa: Isa::selected(), threads, packing: Packing::Auto },
+                Options { isa: Isa::selected_for_gemm(), threads, packing: Packing::Auto },
                 alpha,
                 MatRef { data: a, rows: m, cols: k, row_stride: rsa, col_stride: csa },
                 MatRef { data: b, rows: k, cols: n, row_stride: rsb, col_stride: csb },

@@ -23,16 +23,14 @@ pub(super) enum Isa {
 impl Isa {
     /// The best set this CPU runs.
     pub(super) fn detect() -> Isa {
-        #[cfg(all(target_arch = "x86_64", feature = "std"))]
-        {
-            if std::arch::is_x86_feature_detected!("avx512bw") {
-                return Isa::Avx512;
-            }
-            if std::arch::is_x86_feature_detected!("avx2") {
-                return Isa::Avx2;
-            }
+        // the crate's one detection, capped by `LAYOUT_ISA`
+        match crate::isa::Isa::selected() {
+            #[cfg(all(target_arch = "x86_64", feature = "std"))]
+            crate::isa::Isa::Avx512 => Isa::Avx512,
+            #[cfg(all(target_arch = "x86_64", feature = "std"))]
+            crate::isa::Isa::Avx2 => Isa::Avx2,
+            _ => Isa::Scalar,
         }
-        Isa::Scalar
     }
 
     /// Every set this CPU runs (for tests that force each path).

@@ -99,15 +99,15 @@ pub(crate) enum Simd {
 impl Simd {
     /// The best set this CPU runs (std's detection is cached after the first call).
     pub(crate) fn detect() -> Simd {
+        // the crate's one detection, capped by `LAYOUT_ISA` (`portable` forces element moves)
         #[cfg(all(target_arch = "x86_64", feature = "std"))]
         {
-            use std::arch::is_x86_feature_detected as has;
-            if has!("avx512f") && has!("avx512bw") {
-                Simd::Avx512
-            } else if has!("avx") {
-                Simd::Avx
-            } else {
-                Simd::Sse2
+            use crate::isa::Isa;
+            match Isa::selected() {
+                Isa::Avx512 => Simd::Avx512,
+                Isa::Avx2 => Simd::Avx,
+                Isa::Portable if Isa::forced() == Some(Isa::Portable) => Simd::Portable,
+                Isa::Portable => Simd::Sse2,
             }
         }
         #[cfg(all(target_arch = "x86_64", not(feature = "std")))]
