@@ -298,8 +298,9 @@ fn blocks<T: Element>(
     }
 }
 
-/// `C ← β·C` (β = 0 writes zeros without reading C).
-fn scale<T: Element>(m: usize, n: usize, beta: T, c: &mut [T], sc: Strided) {
+/// `C ← β·C` (β = 0 writes zeros without reading C): the whole of a product with α = 0 or
+/// k = 0 (see the module docs of `gemm`).
+pub(crate) fn scale<T: Element>(m: usize, n: usize, beta: T, c: &mut [T], sc: Strided) {
     if beta == T::ONE {
         return;
     }

@@ -79,7 +79,6 @@ fn geometry<L: AnyLayout>(
 ///
 /// # Errors
 /// [`GemmError::NotMatrix`] when an operand is not of rank 2; [`GemmError::ShapeMismatch`];
-/// [`GemmError::OutputOverlaps`] for a strided output layout the overlap rule rejects;
 /// [`GemmError::Allocation`] when the buffer for a non-strided operand cannot be allocated; the
 /// errors of [`gemm_with`].
 pub fn gemm<T, SA, LA, SB, LB, SC, LC>(
@@ -98,6 +97,10 @@ where
     LB: AnyLayout,
     LC: AnyLayout,
 {
+    // BLAS's rule (module docs): α = 0 is C ← β·C, A and B unread, on every path below
+    if alpha == T::ZERO {
+        return beta_only("gemm", a, b, beta, c);
+    }
     // all three layouts static: constant shapes, strides and offsets (decided at compile time:
     // `fixed::strided` and `fixed::applies` are const fns of the layout types). Strided ones
     // run the unpacked AVX-512 tiles with those constants, others small enough the unrolled
@@ -200,6 +203,60 @@ fn extents<L: AnyLayout>(operand: Operand, l: &L) -> Result<(usize, usize), Gemm
     Ok((size(0)?, size(1)?))
 }
 
+/// The extents `(m, k, n)` of a product, checked: A m × k, B k × n, C m × n.
+fn product_extents<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
+    op: &'static str,
+    la: &LA,
+    lb: &LB,
+    lc: &LC,
+) -> Result<(usize, usize, usize), GemmError> {
+    let (m, k) = extents(Operand::A, la)?;
+    let (kb, n) = extents(Operand::B, lb)?;
+    let (mc, nc) = extents(Operand::C, lc)?;
+    if k != kb || m != mc || n != nc {
+        return Err(GemmError::ShapeMismatch {
+            op,
+            a: [m, k],
+            b: [kb, n],
+            c: [mc, nc],
+        });
+    }
+    Ok((m, k, n))
+}
+
+/// The tensor entries' α = 0 (BLAS's rule, see the module docs): after the shape checks,
+/// `C ← β·C` through C's layout (β = 0 writes zeros without reading C); A and B are not read.
+fn beta_only<T, X, SA, LA, SB, LB, SC, LC>(
+    op: &'static str,
+    a: &Tensor<SA, LA>,
+    b: &Tensor<SB, LB>,
+    beta: T,
+    c: &mut Tensor<SC, LC>,
+) -> Result<(), GemmError>
+where
+    T: Element,
+    SA: Storage<Elem = X>,
+    SB: Storage<Elem = X>,
+    SC: StorageMut<Elem = T>,
+    LA: AnyLayout,
+    LB: AnyLayout,
+    LC: AnyLayout,
+{
+    let (m, _, n) = product_extents(op, a.layout(), b.layout(), c.layout())?;
+    if beta == T::ONE {
+        return Ok(());
+    }
+    let (lc, cb) = (*c.layout(), c.base_offset());
+    let cd = c.as_mut_slice();
+    for j in 0..n {
+        for i in 0..m {
+            let x = &mut cd[at(&lc, cb, m, i, j)];
+            *x = if beta == T::ZERO { T::ZERO } else { *x * beta };
+        }
+    }
+    Ok(())
+}
+
 /// Element (i, j) of a rank-2 tensor is at `base + offset(i + j·rows)` (colexicographic index).
 fn at<L: AnyLayout>(l: &L, base: usize, rows: usize, i: usize, j: usize) -> usize {
     // validated tensor: every offset of its domain is inside its buffer
@@ -224,12 +281,13 @@ fn gather<X>(
     cols: usize,
     f: impl Fn(usize, usize) -> X,
 ) -> Result<Vec<X>, GemmError> {
+    let len = rows.checked_mul(cols).ok_or(GemmError::Allocation {
+        op,
+        elements: usize::MAX,
+    })?;
     let mut v = Vec::new();
-    v.try_reserve_exact(rows * cols)
-        .map_err(|_| GemmError::Allocation {
-            op,
-            elements: rows * cols,
-        })?;
+    v.try_reserve_exact(len)
+        .map_err(|_| GemmError::Allocation { op, elements: len })?;
     for j in 0..cols {
         for i in 0..rows {
             v.push(f(i, j));
@@ -257,17 +315,7 @@ where
     LB: AnyLayout,
     LC: AnyLayout,
 {
-    let (m, k) = extents(Operand::A, a.layout())?;
-    let (kb, n) = extents(Operand::B, b.layout())?;
-    let (mc, nc) = extents(Operand::C, c.layout())?;
-    if k != kb || m != mc || n != nc {
-        return Err(GemmError::ShapeMismatch {
-            op,
-            a: [m, k],
-            b: [kb, n],
-            c: [mc, nc],
-        });
-    }
+    let (m, k, n) = product_extents(op, a.layout(), b.layout(), c.layout())?;
     let (ad, bd, cd) = (a.as_slice(), b.as_slice(), c.as_slice());
     let (la, lb, lc) = (a.layout(), b.layout(), c.layout());
     let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
@@ -404,8 +452,11 @@ pub fn gemm_static<T, SA, LA, SB, LB, SC, LC>(
     LA::Rows: RowExtent<LC::Rows>,
     LB::Cols: ColExtent<LC::Cols>,
 {
-    // the extents agree (the bounds above) and tensors are validated, so the engine cannot
-    // refuse these operands
+    // The engine cannot refuse these operands: the extents agree (the bounds above), the
+    // layouts are flat rank-2 static shapes (so the strided engine takes them, nothing is
+    // gathered or allocated), tensors are validated (every operand inside its buffer), and a
+    // writable tensor's layout is injective, which is exactly what the engine's output check
+    // asks (`check_no_overlap`; `tests/gemm_layouts.rs` checks every small strided C).
     if let Err(e) = gemm(alpha, a, b, beta, c) {
         unreachable!("gemm_static: operands with matching static extents were refused: {e}");
     }
@@ -436,6 +487,10 @@ where
     LB: AnyLayout,
     LC: AnyLayout,
 {
+    // BLAS's rule (module docs): α = 0 is C ← β·C, A and B neither gathered nor read
+    if alpha == 0.0 {
+        return beta_only("gemm_half", a, b, beta, c);
+    }
     let Gathered {
         m,
         k,
