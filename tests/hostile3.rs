@@ -615,3 +615,71 @@ fn gemm_half_empty_and_overflowing_sizes() {
     .unwrap_err();
     assert!(matches!(e, GemmError::Allocation { .. }), "{e}");
 }
+
+/// Row 3: `pad_from` allocated the padded buffer (2^62 elements) before checking the source's
+/// shape, and aborted on capacity overflow; a correctly shaped broadcast source aborted too.
+#[test]
+fn pad_from_checks_the_shape_first_and_fails_to_allocate_with_an_error() {
+    use layout::named::{Padded, make_nz_layout};
+    use layout::tensor::TensorError;
+    let big = (1i64 << 31) - 1;
+    let padded = Padded::new(make_nz_layout::<f16>(1 << 31, 1 << 31).unwrap(), &[big; 2]).unwrap();
+    let wrong = Tensor::from_vec(vec![1u16; 4], &[2, 2]).unwrap();
+    let e = padded.pad_from(&wrong, 0).unwrap_err();
+    assert!(matches!(e, TensorError::ShapeMismatch { .. }), "{e}");
+    let one = Tensor::from_vec(vec![1u16], &[1, 1]).unwrap();
+    let src = one.broadcast_to(&[big; 2]).unwrap();
+    let e = padded.pad_from(&src, 0).unwrap_err();
+    match e {
+        TensorError::OutputAllocation {
+            elements, bytes, ..
+        } => {
+            assert_eq!(elements, 1 << 62);
+            assert_eq!(bytes, i64::MAX, "2^63 bytes saturate");
+        }
+        e => panic!("{e}"),
+    }
+    // crop_to_nd of a broadcast source of the padded extents: the same
+    let psrc = one.broadcast_to(&[1 << 31; 2]).unwrap();
+    let e = padded.crop_to_nd(&psrc).unwrap_err();
+    assert!(matches!(e, TensorError::OutputAllocation { .. }), "{e}");
+}
+
+/// Row 6: `PackedVec::zeroed` of 2^58 elements aborted on allocation.
+#[test]
+fn packed_vec_zeroed_fails_to_allocate_with_an_error() {
+    use layout::packed::{PackedError, PackedFormat, PackedVec};
+    let len = (i64::MAX as usize) / 32 / 8 * 8;
+    let e = PackedVec::zeroed(PackedFormat::gptq(), len).unwrap_err();
+    assert_eq!(
+        e,
+        PackedError::Allocation {
+            op: "zeroed",
+            bytes: len / 2
+        }
+    );
+    assert!(e.to_string().contains(&format!("{} bytes", len / 2)), "{e}");
+    // from_values goes through zeroed: a small one still works
+    assert_eq!(PackedVec::zeroed(PackedFormat::gptq(), 9).unwrap().len(), 9);
+}
+
+/// Row 7: a zero offset of `i32::MIN` wrapped (release: −2147483600 instead of +2147483600;
+/// debug: an overflow panic). `q − (z + offset)` is now exact for every `i32` offset; this
+/// test runs in both profiles (`cargo test --release --test hostile3`).
+#[test]
+fn dequantize_is_exact_for_every_zero_offset() {
+    use layout::packed::{GroupQuant, PackedFormat, PackedVec, dequantize};
+    for offset in [i32::MIN, i32::MIN + 1, -1, 0, 1, i32::MAX - 15, i32::MAX] {
+        let q = GroupQuant::new(dl("(8,8):(8,1)"), 8, offset).unwrap();
+        let w = PackedVec::from_values(PackedFormat::gptq(), &[15; 64]).unwrap();
+        let z = PackedVec::from_values(PackedFormat::gptq(), &[15; 8]).unwrap();
+        let out = dequantize(&w, &[1.0; 8], &z, &q).unwrap();
+        // 15 − (15 + offset) = −offset, exactly, then rounded once to f32
+        let want = (-(offset as i64)) as f32;
+        assert!(
+            out.iter().all(|&x| x == want),
+            "offset {offset}: {:?}",
+            &out[..2]
+        );
+    }
+}
