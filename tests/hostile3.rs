@@ -683,3 +683,101 @@ fn dequantize_is_exact_for_every_zero_offset() {
         );
     }
 }
+
+/// Row 8, the run-time half: the message a compile-time failure of a static named layout
+/// panics with carries the numbers (a formatted const panic would cut them), built by a
+/// `const fn` — checked here by evaluating it in a `const`.
+#[test]
+fn const_messages_carry_their_numbers() {
+    use layout::LayoutError;
+    use layout::named::ascend::{nz_layout, zz_layout};
+    // evaluated at compile time, as the static types' `LAYOUT` consts do
+    const NZ: layout::ConstMessage = match nz_layout(16, 0, 16) {
+        Ok(_) => panic!("NZ with 0 rows was accepted"),
+        Err(e) => e.const_message(),
+    };
+    assert_eq!(
+        NZ.as_str(),
+        "NZ layout: the row and column extents must be positive; they are (numbers 0 and 16)"
+    );
+    let e = nz_layout(16, 0, 16).unwrap_err();
+    assert_eq!(e.const_message().as_str(), e.to_string());
+    assert!(
+        e.const_message().as_str().contains("0 and 16"),
+        "{}",
+        e.const_message().as_str()
+    );
+    let e = zz_layout(16, -5, i64::MIN).unwrap_err();
+    assert_eq!(e.const_message().as_str(), e.to_string());
+    assert!(e.to_string().contains("-5 and -9223372036854775808"), "{e}");
+    // every Precondition message of the named formulas agrees with Display, marker or not
+    for (what, a, b) in [
+        ("x {a} y {b} z", 1, -2),
+        ("no markers", i64::MAX, 0),
+        ("only {b}", 3, 4),
+        ("braces {c} {a", 5, 6),
+    ] {
+        let e = LayoutError::Precondition { what, a, b };
+        assert_eq!(e.const_message().as_str(), e.to_string());
+    }
+    let e = LayoutError::NonPositiveExtent {
+        leaf: 3,
+        extent: -7,
+    };
+    assert_eq!(e.const_message().as_str(), e.to_string());
+    let e = LayoutError::Overflow { what: "cosize" };
+    assert_eq!(e.const_message().as_str(), e.to_string());
+}
+
+/// Worth deciding (issue 17): the strided NZ / ZN / ZZ spellings refuse zero, negative and
+/// overlapping outer strides (the formats' fractals do not overlap). Checked against brute
+/// force: every accepted layout is injective, and the compact and padded ones are accepted.
+#[test]
+fn strided_fractal_layouts_refuse_overlap() {
+    use layout::AnyLayout;
+    use layout::named::ascend::{nz_layout_strided, zn_layout_strided, zz_layout_strided};
+    // the issue's example: NZ<f16>(32, 32, 0, 0) gave ((16,2),(16,2)):((16,0),(1,0))
+    let e = nz_layout_strided(16, 32, 32, 0, 0).unwrap_err();
+    assert!(e.to_string().contains("must be positive"), "{e}");
+    assert!(nz_layout_strided(16, 32, 32, -256, 512).is_err());
+    // StrideRow1 = C0 puts row 1 of fractal 0 where row 0 of fractal 1 is
+    let e = nz_layout_strided(16, 32, 32, 16, 1024).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("overlap with StrideRow1 16 and StrideColumn1 1024"),
+        "{e}"
+    );
+    // the macro refuses it too, at expansion (see tests/ui/named)
+    let injective = |l: &DynLayout| {
+        let mut seen = std::collections::BTreeSet::new();
+        (0..l.size()).all(|i| seen.insert(l.offset(i)))
+    };
+    let c0 = 4i64;
+    let f = 16 * c0;
+    for m in [1, 16, 17, 40] {
+        for n in [1, 4, 5, 13] {
+            for row1 in [-f, 0, c0, 2 * c0, f, f + c0, 2 * f, 3 * f, 8 * f] {
+                for col1 in [-f, 0, c0, f, 2 * f, 3 * f, 4 * f, 8 * f, 16 * f] {
+                    for (name, r) in [
+                        ("nz", nz_layout_strided(c0, m, n, row1, col1)),
+                        ("zn", zn_layout_strided(c0, m, n, row1, col1)),
+                        ("zz", zz_layout_strided(c0, m, n, row1, col1)),
+                    ] {
+                        if let Ok(l) = r {
+                            assert!(injective(&l), "{name}({m}, {n}, {row1}, {col1}) = {l}");
+                        }
+                    }
+                }
+            }
+            // the compact forms are accepted (they go through the same check)
+            use layout::named::ascend::{nz_layout, zn_layout, zz_layout};
+            for l in [
+                nz_layout(c0, m, n),
+                zn_layout(c0, m, n),
+                zz_layout(c0, m, n),
+            ] {
+                assert!(injective(&l.unwrap()));
+            }
+        }
+    }
+}

@@ -119,7 +119,10 @@ impl PadParts {
     pub(crate) const fn of_static(l: &DynLayout, logical: &[i64]) -> PadParts {
         match PadParts::affine(l, logical) {
             Ok(p) => p,
-            Err(e) => panic!("{}", e.rule()),
+            Err(e) => {
+                let m = e.const_message();
+                panic!("{}", m.as_str())
+            }
         }
     }
 }
