@@ -72,7 +72,7 @@ pub(crate) fn check_no_overlap(op: &'static str, shape: OperandShape) -> Result<
         shape.row_stride.unsigned_abs(),
         shape.col_stride.unsigned_abs(),
     );
-    if rows <= 1 && cols <= 1 {
+    if rows == 0 || cols == 0 || (rows == 1 && cols == 1) {
         return Ok(());
     }
     if (rows > 1 && rs == 0) || (cols > 1 && cs == 0) {
