@@ -321,7 +321,7 @@ fn alpha_zero_in_the_tensor_entries() {
             gemm::gemm(0.0, &ta, &tb, beta, &mut tc).unwrap();
             check(&c, &c0, beta, lc);
             // 16-bit inputs
-            let h = vec![bf16::NAN; 64];
+            let h = [bf16::NAN; 64];
             let mut c = c0.clone();
             let ta = Tensor::new(&h[..], dl(la)).unwrap();
             let tb = Tensor::new(&h[..], dl(la)).unwrap();
@@ -348,7 +348,7 @@ fn gemm_static_accepts_an_interleaved_c() {
     type C = Layout![(2,16):(2,3)];
     let a: Vec<f32> = (0..64).map(|x| (x % 7) as f32 - 3.0).collect();
     let b: Vec<f32> = (0..512).map(|x| (x % 5) as f32 - 2.0).collect();
-    let mut c = vec![1.0f32; 48];
+    let mut c = [1.0f32; 48];
     let ta = Tensor::new(&a[..], A::default()).unwrap();
     let tb = Tensor::new(&b[..], B::default()).unwrap();
     let mut tc = Tensor::new(&mut c[..], C::default()).unwrap();
@@ -734,7 +734,6 @@ fn const_messages_carry_their_numbers() {
 /// force: every accepted layout is injective, and the compact and padded ones are accepted.
 #[test]
 fn strided_fractal_layouts_refuse_overlap() {
-    use layout::AnyLayout;
     use layout::named::ascend::{nz_layout_strided, zn_layout_strided, zz_layout_strided};
     // the example: NZ<f16>(32, 32, 0, 0) gave ((16,2),(16,2)):((16,0),(1,0))
     let e = nz_layout_strided(16, 32, 32, 0, 0).unwrap_err();
