@@ -187,7 +187,9 @@ pub const PARALLEL_MIN_WORK: usize = 320 * 320 * 320;
 /// [`GemmError::IsaUnavailable`] when this CPU lacks `isa`; [`GemmError::ShapeMismatch`] when A
 /// is not m×k, B k×n and C m×n; [`GemmError::TooShort`] / [`GemmError::StrideOverflow`] when an
 /// operand's strides reach outside its slice or overflow; [`GemmError::OutputOverlaps`] when two
-/// elements of C may share a location. Nothing is written on error.
+/// elements of C share a location (an exact test: every injective C is accepted). Nothing is
+/// written on error. After these checks, BLAS's rule for α = 0, k = 0 and empty products
+/// applies (see the module docs).
 pub fn gemm_with<T: Element>(
     opts: impl Into<Options>,
     alpha: T,
@@ -296,7 +298,7 @@ macro_rules! blas_entry {
         /// # Errors
         /// [`GemmError::TooShort`] / [`GemmError::StrideOverflow`] when an operand's strides reach
         /// outside its slice or overflow `isize`; [`GemmError::OutputOverlaps`] when two elements
-        /// of C may share a location. Nothing is written on error.
+        /// of C share a location. Nothing is written on error.
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             m: usize,
