@@ -183,15 +183,10 @@ pub mod __private {
     /// function: when it is instantiated by a build; `cargo check` does not instantiate:
     /// rust-lang/rust#99682).
     pub const fn check_static(shape: &[i64], stride: &[i64]) {
-        match layout_core::DynLayout::from_flat(shape, stride) {
-            Ok(_) => {}
-            Err(layout_core::LayoutError::NonPositiveExtent { .. }) => {
-                panic!("layout!: a static shape extent is zero or negative")
-            }
-            Err(layout_core::LayoutError::Overflow { .. }) => {
-                panic!("layout!: the size or cosize of this static layout overflows i64")
-            }
-            Err(_) => panic!("layout!: invalid static layout"),
+        // the message carries the numbers (a formatted const panic would cut them)
+        if let Err(e) = layout_core::DynLayout::from_flat(shape, stride) {
+            let m = e.const_message_in("layout!: invalid static layout");
+            panic!("{}", m.as_str())
         }
     }
 }

@@ -296,11 +296,11 @@ fn case(op: Op) -> Case {
             cute: None,
         },
         Op::NzLayoutStrided => Case {
-            calc: "nz_layout(16, 20, 28, 16, 512)",
-            args: vec![sh("16"), sh("20"), sh("28"), sh("16"), sh("512")],
-            macro_static: v(layout!(nz_layout(16, 20, 28, 16, 512))),
-            macro_dynamic: d(layout!(nz_layout(16, n20, 28, 16, 512))),
-            statics: v(named::NzStrided::<named::f16, 20, 28, 16, 512>::new()),
+            calc: "nz_layout(16, 20, 28, 256, 512)",
+            args: vec![sh("16"), sh("20"), sh("28"), sh("256"), sh("512")],
+            macro_static: v(layout!(nz_layout(16, 20, 28, 256, 512))),
+            macro_dynamic: d(layout!(nz_layout(16, n20, 28, 256, 512))),
+            statics: v(named::NzStrided::<named::f16, 20, 28, 256, 512>::new()),
             cute: None,
         },
         Op::ZnLayout => Case {

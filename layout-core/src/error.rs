@@ -389,9 +389,158 @@ impl CompositionRule {
     }
 }
 
+/// A message built at compile time: `const` evaluation cannot run `format!`, and a panic
+/// message formatted with numbers is cut where they start, so a compile-time failure writes
+/// its digits into this fixed buffer ([`LayoutError::const_message`]) and panics with the text
+/// ([`ConstMessage::as_str`]). Text past [`ConstMessage::CAPACITY`] bytes is cut at a character
+/// boundary.
+///
+/// ```
+/// use layout_core::LayoutError;
+/// let e = LayoutError::Precondition { what: "NZ layout: extents {a} and {b}", a: 0, b: -16 };
+/// assert_eq!(e.const_message().as_str(), "NZ layout: extents 0 and -16");
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct ConstMessage {
+    buf: [u8; ConstMessage::CAPACITY],
+    len: usize,
+}
+
+impl ConstMessage {
+    /// The most bytes a message keeps.
+    pub const CAPACITY: usize = 400;
+
+    const fn new() -> Self {
+        ConstMessage {
+            buf: [0; ConstMessage::CAPACITY],
+            len: 0,
+        }
+    }
+
+    const fn push_byte(&mut self, b: u8) {
+        if self.len < Self::CAPACITY {
+            self.buf[self.len] = b;
+            self.len += 1;
+        }
+    }
+
+    const fn push_str(&mut self, s: &str) {
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            self.push_byte(b[i]);
+            i += 1;
+        }
+    }
+
+    const fn push_i64(&mut self, v: i64) {
+        if v < 0 {
+            self.push_byte(b'-');
+        }
+        let mut digits = [0u8; 20];
+        let mut n = v.unsigned_abs();
+        let mut k = 0;
+        loop {
+            digits[k] = b'0' + (n % 10) as u8;
+            k += 1;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        while k > 0 {
+            k -= 1;
+            self.push_byte(digits[k]);
+        }
+    }
+
+    /// `what` with its `{a}` / `{b}` markers replaced by the numbers, or followed by
+    /// `(numbers a and b)` when it has no marker (as `Display` writes it).
+    const fn push_marked(&mut self, what: &str, a: i64, b: i64) {
+        let w = what.as_bytes();
+        let mut marked = false;
+        let mut i = 0;
+        while i < w.len() {
+            if i + 2 < w.len()
+                && w[i] == b'{'
+                && (w[i + 1] == b'a' || w[i + 1] == b'b')
+                && w[i + 2] == b'}'
+            {
+                self.push_i64(if w[i + 1] == b'a' { a } else { b });
+                marked = true;
+                i += 3;
+            } else {
+                self.push_byte(w[i]);
+                i += 1;
+            }
+        }
+        if !marked {
+            self.push_str(" (numbers ");
+            self.push_i64(a);
+            self.push_str(" and ");
+            self.push_i64(b);
+            self.push_str(")");
+        }
+    }
+
+    /// The message.
+    pub const fn as_str(&self) -> &str {
+        let mut len = self.len;
+        // a cut inside a multi-byte character: drop its leading bytes
+        while len > 0 {
+            match core::str::from_utf8(self.buf.split_at(len).0) {
+                Ok(s) => return s,
+                Err(_) => len -= 1,
+            }
+        }
+        ""
+    }
+}
+
 impl LayoutError {
-    /// A short constant description of the error kind, without numbers: used for the messages
-    /// of compile-time (`const`) failures, where numbers cannot be formatted.
+    /// The message of this error with its numbers, computed in a `const fn`: what a
+    /// compile-time failure (the `LAYOUT` const of a static named layout) panics with.
+    pub const fn const_message(&self) -> ConstMessage {
+        self.const_message_in("")
+    }
+
+    /// [`LayoutError::const_message`] after `context` and `": "` (nothing before it when
+    /// `context` is empty).
+    ///
+    /// ```
+    /// use layout_core::LayoutError;
+    /// let e = LayoutError::NonPositiveExtent { leaf: 1, extent: 0 };
+    /// assert_eq!(
+    ///     e.const_message_in("layout!").as_str(),
+    ///     "layout!: shape leaf 1 has extent 0; extents must be positive"
+    /// );
+    /// ```
+    pub const fn const_message_in(&self, context: &str) -> ConstMessage {
+        let mut m = ConstMessage::new();
+        if !context.is_empty() {
+            m.push_str(context);
+            m.push_str(": ");
+        }
+        match *self {
+            LayoutError::Precondition { what, a, b } => m.push_marked(what, a, b),
+            LayoutError::NonPositiveExtent { leaf, extent } => {
+                m.push_str("shape leaf ");
+                m.push_i64(leaf as i64);
+                m.push_str(" has extent ");
+                m.push_i64(extent);
+                m.push_str("; extents must be positive");
+            }
+            LayoutError::Overflow { what } => {
+                m.push_str(what);
+                m.push_str(" overflows i64");
+            }
+            _ => m.push_str(self.rule()),
+        }
+        m
+    }
+
+    /// A short constant description of the error kind, without numbers (see
+    /// [`LayoutError::const_message`] for the message with them).
     pub const fn rule(&self) -> &'static str {
         match self {
             LayoutError::TooManyLeaves { .. } => "too many leaves for a run-time layout",

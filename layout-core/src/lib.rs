@@ -67,7 +67,7 @@ pub mod tensor;
 
 pub use algebra::{Algebra, MAX_TILE_MODES, SliceCoord, Tile, TileMode};
 pub use dyn_layout::DynLayout;
-pub use error::{CompositionRule, LayoutError};
+pub use error::{CompositionRule, ConstMessage, LayoutError};
 pub use int::{Int, Integer, ToDynInt};
 pub use int_tuple::{IntTuple, MAX_ARITY};
 pub use layout::{Congruent, Coord, Layout, StaticLayout, ToDynCoord, offset};

@@ -81,8 +81,18 @@ pub fn layout(input: TokenStream) -> TokenStream {
 #[allow(non_snake_case)]
 pub fn Layout(input: TokenStream) -> TokenStream {
     expand(input.into(), Mode::Type)
-        .unwrap_or_else(syn::Error::into_compile_error)
+        .unwrap_or_else(type_error)
         .into()
+}
+
+/// The errors of `Layout!`, as a type: one `compile_error!` (a type position holds one macro
+/// call; a second one after it made rustc report spurious syntax errors), the first error.
+fn type_error(e: syn::Error) -> proc_macro2::TokenStream {
+    e.clone()
+        .into_iter()
+        .next()
+        .unwrap_or(e)
+        .into_compile_error()
 }
 
 /// Parse, check, evaluate and expand one input.
@@ -114,7 +124,8 @@ fn finish(checked: check::Checked, mode: Mode) -> proc_macro2::TokenStream {
             let e = e.into_compile_error();
             quote::quote!({ #e #v })
         }
-        (Some(e), _) => e.into_compile_error(),
+        (Some(e), _) if mode == Mode::Value => e.into_compile_error(),
+        (Some(e), _) => type_error(e),
         // The check leaves out the plan only after an error.
         (None, None) => quote::quote!(::core::compile_error!("layout!: internal error")),
     }

@@ -242,12 +242,12 @@ macro_rules! static_eq {
             nz_layout_strided(<$T>::C0, 32, 64, 32 * <$T>::C0, 64 * <$T>::C0).unwrap()
         );
         assert_eq!(
-            ZnStrided::<$T, 64, 32, { 16 * <$T as Element>::C0 * 4 }, { <$T as Element>::C0 }>::LAYOUT,
-            zn_layout_strided(<$T>::C0, 64, 32, 64 * <$T>::C0, <$T>::C0).unwrap()
+            ZnStrided::<$T, 64, 32, { 16 * <$T as Element>::C0 * 4 }, { 16 * <$T as Element>::C0 }>::LAYOUT,
+            zn_layout_strided(<$T>::C0, 64, 32, 64 * <$T>::C0, 16 * <$T>::C0).unwrap()
         );
         assert_eq!(
-            ZzStrided::<$T, 32, 64, { 16 * <$T as Element>::C0 * 8 }, { 32 * <$T as Element>::C0 }>::LAYOUT,
-            zz_layout_strided(<$T>::C0, 32, 64, 128 * <$T>::C0, 32 * <$T>::C0).unwrap()
+            ZzStrided::<$T, 32, 64, { 16 * <$T as Element>::C0 * 8 }, { 16 * <$T as Element>::C0 }>::LAYOUT,
+            zz_layout_strided(<$T>::C0, 32, 64, 128 * <$T>::C0, 16 * <$T>::C0).unwrap()
         );
         assert_eq!(core::mem::size_of::<Nz<$T, 20, 28>>(), 0);
         assert_eq!(core::mem::size_of::<Zn<$T, 20, 28>>(), 0);

@@ -82,6 +82,53 @@ const fn multiple(what: &'static str, stride: i64, unit: i64) -> Result<(), Layo
     Ok(())
 }
 
+/// The fractals of a strided NZ / ZN / ZZ layout form a grid that does not overlap: both
+/// outer strides positive and, over the outer modes `(extent, stride)` with more than one
+/// fractal ordered by stride (`s₁ ≤ s₂`), `s₁ ≥ fractal` and `s₂ ≥ e₁·s₁`. Each fractal is a
+/// contiguous block of `fractal` elements, so this is the rule "fractal rows (or columns) of
+/// whole fractals, one after another": every layout Ascend's formats describe (the compact
+/// ones, padded leading dimensions) passes, a zero, negative or overlapping stride is refused.
+/// It is sufficient, not necessary: interleaved grids whose fractals happen not to collide
+/// (strides 3·F and 2·F over 2 × 2 fractals) are refused too.
+const fn fractal_grid(
+    positive: &'static str,
+    overlap: &'static str,
+    (e_row, row1): (i64, i64),
+    (e_col, col1): (i64, i64),
+    fractal: i64,
+) -> Result<(), LayoutError> {
+    if row1 <= 0 || col1 <= 0 {
+        return Err(LayoutError::Precondition {
+            what: positive,
+            a: row1,
+            b: col1,
+        });
+    }
+    let err = LayoutError::Precondition {
+        what: overlap,
+        a: row1,
+        b: col1,
+    };
+    let ok = match (e_row > 1, e_col > 1) {
+        (false, false) => true,
+        (true, false) => row1 >= fractal,
+        (false, true) => col1 >= fractal,
+        (true, true) => {
+            let ((e1, s1), s2) = if row1 <= col1 {
+                ((e_row, row1), col1)
+            } else {
+                ((e_col, col1), row1)
+            };
+            s1 >= fractal
+                && match e1.checked_mul(s1) {
+                    Some(run) => s2 >= run,
+                    None => false,
+                }
+        }
+    };
+    if ok { Ok(()) } else { Err(err) }
+}
+
 /// The three fractal layouts with explicit outer strides.
 #[derive(Clone, Copy)]
 enum Fractal {
@@ -91,8 +138,9 @@ enum Fractal {
 }
 
 /// NZ, ZN or ZZ with explicit outer strides, after the checks all three make: positive C0 and
-/// extents, and the alignment rule — the outer stride between fractal columns (NZ) or fractal
-/// rows (ZN, ZZ) a multiple of the fractal `16·C0`, the other outer stride a multiple of C0.
+/// extents, the alignment rule — the outer stride between fractal columns (NZ) or fractal
+/// rows (ZN, ZZ) a multiple of the fractal `16·C0`, the other outer stride a multiple of C0 —
+/// and fractals that do not overlap ([`fractal_grid`]).
 const fn strided(
     kind: Fractal,
     c0: i64,
@@ -128,6 +176,33 @@ const fn strided(
     };
     ctry!(multiple(whole, to_whole, fractal));
     ctry!(multiple(part, to_part, c0));
+    let (positive, overlap, e_row, e_col) = match kind {
+        Fractal::Nz => (
+            "NZ layout: the outer strides must be positive; StrideRow1 and StrideColumn1 are {a} and {b}",
+            "NZ layout: the fractals overlap with StrideRow1 {a} and StrideColumn1 {b}; the smaller outer stride (along more than one fractal) must be at least the fractal size 16*C0 and the larger at least the smaller times its number of fractals",
+            ceil_div(m, FRACTAL_ROWS),
+            ceil_div(n, c0),
+        ),
+        Fractal::Zn => (
+            "ZN layout: the outer strides must be positive; StrideRow1 and StrideColumn1 are {a} and {b}",
+            "ZN layout: the fractals overlap with StrideRow1 {a} and StrideColumn1 {b}; the smaller outer stride (along more than one fractal) must be at least the fractal size 16*C0 and the larger at least the smaller times its number of fractals",
+            ceil_div(m, c0),
+            ceil_div(n, FRACTAL_ROWS),
+        ),
+        Fractal::Zz => (
+            "ZZ layout: the outer strides must be positive; StrideRow1 and StrideColumn1 are {a} and {b}",
+            "ZZ layout: the fractals overlap with StrideRow1 {a} and StrideColumn1 {b}; the smaller outer stride (along more than one fractal) must be at least the fractal size 16*C0 and the larger at least the smaller times its number of fractals",
+            ceil_div(m, FRACTAL_ROWS),
+            ceil_div(n, c0),
+        ),
+    };
+    ctry!(fractal_grid(
+        positive,
+        overlap,
+        (e_row, row1),
+        (e_col, col1),
+        fractal
+    ));
     match kind {
         Fractal::Nz | Fractal::Zz => two_level(
             [FRACTAL_ROWS, ceil_div(m, FRACTAL_ROWS), c0, ceil_div(n, c0)],
@@ -144,7 +219,9 @@ const fn strided(
 ///
 /// # Errors
 /// Non-positive `c0`, `m` or `n`; `col1` (StrideColumn1) not a multiple of the fractal size
-/// `16·C0`; `row1` (StrideRow1) not a multiple of `C0`; an invalid layout (overflow).
+/// `16·C0`; `row1` (StrideRow1) not a multiple of `C0`; a non-positive outer stride, or
+/// fractals that overlap (the smaller outer stride along more than one fractal below `16·C0`,
+/// or the larger below the smaller's whole run); an invalid layout (overflow).
 pub const fn nz_layout_strided(
     c0: i64,
     m: i64,
@@ -176,7 +253,8 @@ pub const fn nz_layout(c0: i64, m: i64, n: i64) -> Result<DynLayout, LayoutError
 ///
 /// # Errors
 /// Non-positive `c0`, `m` or `n`; `row1` (StrideRow1) not a multiple of `16·C0`; `col1`
-/// (StrideColumn1) not a multiple of `C0`; overflow.
+/// (StrideColumn1) not a multiple of `C0`; a non-positive outer stride or overlapping fractals
+/// (as [`nz_layout_strided`]); overflow.
 pub const fn zn_layout_strided(
     c0: i64,
     m: i64,
@@ -207,7 +285,8 @@ pub const fn zn_layout(c0: i64, m: i64, n: i64) -> Result<DynLayout, LayoutError
 ///
 /// # Errors
 /// Non-positive `c0`, `m` or `n`; `row1` not a multiple of `16·C0`; `col1` not a multiple of
-/// `C0`; overflow.
+/// `C0`; a non-positive outer stride or overlapping fractals (as [`nz_layout_strided`]);
+/// overflow.
 pub const fn zz_layout_strided(
     c0: i64,
     m: i64,

@@ -15,6 +15,8 @@ use std::vec::Vec;
 
 use half::bf16;
 
+use super::error::GemmError;
+
 /// Rows of a packed A panel (two zmm of 16 f32 accumulators).
 const MR: usize = 32;
 /// Columns of a packed B panel.
@@ -54,11 +56,16 @@ impl View<'_> {
 /// `C ← α·A·B + β·C`, C column-major-or-any strided f32 (`c` at element (0, 0), strides
 /// `rsc`, `csc`), A m × k and B k × n in bf16.
 ///
+/// # Errors
+/// [`GemmError::Allocation`] when the packed panels cannot be allocated (or their size
+/// overflows: `elements` is then `usize::MAX`); C is untouched.
+///
 /// # Safety
 /// AVX-512 BF16 is available ([`available`]); every element (i, j) of C (i < m, j < n) is inside
 /// `c` at `origin + i·rsc + j·csc`, and no two share a location.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn gemm(
+    op: &'static str,
     alpha: f32,
     a: View<'_>,
     b: View<'_>,
@@ -67,12 +74,26 @@ pub(crate) unsafe fn gemm(
     origin: isize,
     rsc: isize,
     csc: isize,
-) {
+) -> Result<(), GemmError> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let k2 = k.div_ceil(2);
     let (mp, np) = (m.div_ceil(MR), n.div_ceil(NR));
     // A: panel q, pair p, row r: word at (q·k2 + p)·MR + r, low half k = 2p, high half 2p + 1
-    let mut pa: Vec<u32> = Vec::with_capacity(mp * k2 * MR);
+    // the panels' sizes, checked; allocation failure is an error, never an abort
+    let panels = |count: usize, width: usize| -> Result<Vec<u32>, GemmError> {
+        let len = count
+            .checked_mul(k2)
+            .and_then(|x| x.checked_mul(width))
+            .ok_or(GemmError::Allocation {
+                op,
+                elements: usize::MAX,
+            })?;
+        let mut v = Vec::new();
+        v.try_reserve_exact(len)
+            .map_err(|_| GemmError::Allocation { op, elements: len })?;
+        Ok(v)
+    };
+    let mut pa = panels(mp, MR)?;
     for q in 0..mp {
         for p in 0..k2 {
             for r in 0..MR {
@@ -82,7 +103,7 @@ pub(crate) unsafe fn gemm(
         }
     }
     // B: panel q, pair p, column s: word at (q·k2 + p)·NR + s
-    let mut pb: Vec<u32> = Vec::with_capacity(np * k2 * NR);
+    let mut pb = panels(np, NR)?;
     for q in 0..np {
         for p in 0..k2 {
             for s in 0..NR {
@@ -120,6 +141,7 @@ pub(crate) unsafe fn gemm(
         }
         p0 += kb;
     }
+    Ok(())
 }
 
 /// One 32 × 12 tile over `kb` pairs of k; writes rows `rows.0 .. rows.0 + rows.1` and columns

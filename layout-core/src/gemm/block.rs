@@ -391,8 +391,9 @@ unsafe fn merge_mapped<T: Element>(
     }
 }
 
-/// `C ← β·C` (β = 0 writes zeros without reading C).
-fn scale<T: Element>(
+/// `C ← β·C` (β = 0 writes zeros without reading C): the whole of a product with α = 0 or
+/// k = 0 (see the module docs of `gemm`).
+pub(crate) fn scale<T: Element>(
     m: usize,
     n: usize,
     beta: T,

@@ -72,8 +72,8 @@ pub enum GemmError {
         /// The operand.
         shape: OperandShape,
     },
-    /// Two distinct elements of C may share one memory location. The rule checked: with the two
-    /// modes of extent > 1 ordered by |stride| (s₁ ≤ s₂), s₁ ≥ 1 and s₂ ≥ extent₁·s₁.
+    /// Two distinct elements of C share one memory location: `di·|row stride| =
+    /// dj·|column stride|` for some `|di| < rows`, `|dj| < cols`, not both 0 (an exact test).
     OutputOverlaps {
         /// `"sgemm"`, `"dgemm"` or `"gemm"`.
         op: &'static str,
@@ -144,8 +144,7 @@ impl fmt::Display for GemmError {
             }
             GemmError::OutputOverlaps { op, shape } => write!(
                 f,
-                "{op}: output {shape} may write two elements to one location \
-                 (needs the smaller |stride| ≥ 1 and the larger ≥ extent × smaller)"
+                "{op}: output {shape} would write two elements to one location"
             ),
             GemmError::IsaUnavailable { op, isa } => {
                 write!(

@@ -11,7 +11,7 @@
 
 use std::vec::Vec;
 
-use super::check::check_operand;
+use super::check::{Strided, check_no_overlap, check_operand};
 use super::error::{GemmError, Operand, OperandShape};
 use super::{MatMut, MatRef, Options, gemm_with};
 
@@ -51,7 +51,11 @@ impl Half for half::bf16 {
 /// ```
 ///
 /// # Errors
-/// As [`gemm_with`]; [`GemmError::Allocation`] when the `f32` buffers cannot be allocated.
+/// As [`gemm_with`]; [`GemmError::Allocation`] when the `f32` buffers (or the bf16 kernel's
+/// packed panels) cannot be allocated, or their size overflows `usize` (then `elements` is
+/// `usize::MAX`). Nothing is written on error. An empty product (m = 0 or n = 0) returns at
+/// once, and α = 0 or k = 0 is `C ← β·C` without reading A or B (BLAS's rule, see the
+/// [module docs](super)).
 pub fn gemm_half<H: Half>(
     opts: impl Into<Options>,
     alpha: f32,
@@ -62,23 +66,57 @@ pub fn gemm_half<H: Half>(
 ) -> Result<(), GemmError> {
     let op = "gemm_half";
     let opts = opts.into();
+    if a.rows != c.rows || a.cols != b.rows || b.cols != c.cols {
+        return Err(GemmError::ShapeMismatch {
+            op,
+            a: [a.rows, a.cols],
+            b: [b.rows, b.cols],
+            c: [c.rows, c.cols],
+        });
+    }
+    if !opts.isa.is_available() {
+        return Err(GemmError::IsaUnavailable { op, isa: opts.isa });
+    }
+    let shape = |operand, rows, cols, row_stride, col_stride| OperandShape {
+        operand,
+        rows,
+        cols,
+        row_stride,
+        col_stride,
+    };
+    let sa = check_operand(
+        op,
+        shape(Operand::A, a.rows, a.cols, a.row_stride, a.col_stride),
+        a.data.len(),
+    )?;
+    let sb = check_operand(
+        op,
+        shape(Operand::B, b.rows, b.cols, b.row_stride, b.col_stride),
+        b.data.len(),
+    )?;
+    let shc = shape(Operand::C, c.rows, c.cols, c.row_stride, c.col_stride);
+    let sc = check_operand(op, shc, c.data.len())?;
+    check_no_overlap(op, shc)?;
+    // BLAS's rule (module docs): an empty C is done; α = 0 or k = 0 is C ← β·C
+    if c.rows == 0 || c.cols == 0 {
+        return Ok(());
+    }
+    if a.cols == 0 || alpha == 0.0 {
+        super::block::scale(c.rows, c.cols, beta, c.data, sc, None);
+        return Ok(());
+    }
     #[cfg(target_arch = "x86_64")]
     if core::any::TypeId::of::<H>() == core::any::TypeId::of::<half::bf16>()
         && opts.isa == super::Isa::Avx512
         && super::bf16::available()
     {
-        return bf16_kernel(op, alpha, a, b, beta, c);
+        return bf16_kernel(op, alpha, (a, sa), (b, sb), beta, c.data, sc);
     }
-    let widen = |x: MatRef<'_, H>, operand| -> Result<Vec<f32>, GemmError> {
-        let shape = OperandShape {
-            operand,
-            rows: x.rows,
-            cols: x.cols,
-            row_stride: x.row_stride,
-            col_stride: x.col_stride,
-        };
-        let s = check_operand(op, shape, x.data.len())?;
-        let len = x.rows * x.cols;
+    let widen = |x: MatRef<'_, H>, s: Strided| -> Result<Vec<f32>, GemmError> {
+        let len = x.rows.checked_mul(x.cols).ok_or(GemmError::Allocation {
+            op,
+            elements: usize::MAX,
+        })?;
         let mut v = Vec::new();
         v.try_reserve_exact(len)
             .map_err(|_| GemmError::Allocation { op, elements: len })?;
@@ -91,7 +129,7 @@ pub fn gemm_half<H: Half>(
         }
         Ok(v)
     };
-    let (wa, wb) = (widen(a, Operand::A)?, widen(b, Operand::B)?);
+    let (wa, wb) = (widen(a, sa)?, widen(b, sb)?);
     gemm_with(
         opts,
         alpha,
@@ -114,59 +152,18 @@ pub fn gemm_half<H: Half>(
     )
 }
 
-/// The `vdpbf16ps` path, for `H` = bf16.
+/// The `vdpbf16ps` path, for `H` = bf16, on checked operands of a non-empty product with α ≠ 0.
 #[cfg(target_arch = "x86_64")]
 fn bf16_kernel<H: Half>(
     op: &'static str,
     alpha: f32,
-    a: MatRef<'_, H>,
-    b: MatRef<'_, H>,
+    (a, sa): (MatRef<'_, H>, Strided),
+    (b, sb): (MatRef<'_, H>, Strided),
     beta: f32,
-    c: MatMut<'_, f32>,
+    c: &mut [f32],
+    sc: Strided,
 ) -> Result<(), GemmError> {
     use super::bf16::{View, gemm};
-    use super::check::check_no_overlap;
-    if a.rows != c.rows || a.cols != b.rows || b.cols != c.cols {
-        return Err(GemmError::ShapeMismatch {
-            op,
-            a: [a.rows, a.cols],
-            b: [b.rows, b.cols],
-            c: [c.rows, c.cols],
-        });
-    }
-    let shape = |operand, rows, cols, row_stride, col_stride| OperandShape {
-        operand,
-        rows,
-        cols,
-        row_stride,
-        col_stride,
-    };
-    let sa = check_operand(
-        op,
-        shape(Operand::A, a.rows, a.cols, a.row_stride, a.col_stride),
-        a.data.len(),
-    )?;
-    let sb = check_operand(
-        op,
-        shape(Operand::B, b.rows, b.cols, b.row_stride, b.col_stride),
-        b.data.len(),
-    )?;
-    let shc = shape(Operand::C, c.rows, c.cols, c.row_stride, c.col_stride);
-    let sc = check_operand(op, shc, c.data.len())?;
-    check_no_overlap(op, shc)?;
-    if c.rows == 0 || c.cols == 0 {
-        return Ok(());
-    }
-    if a.cols == 0 || alpha == 0.0 {
-        // C ← β·C (β = 0 writes zeros without reading C)
-        for j in 0..c.cols {
-            for i in 0..c.rows {
-                let at = (sc.origin + i as isize * sc.rs + j as isize * sc.cs) as usize;
-                c.data[at] = if beta == 0.0 { 0.0 } else { beta * c.data[at] };
-            }
-        }
-        return Ok(());
-    }
     // SAFETY: H is bf16 (the caller compared TypeIds), so the slices keep their type.
     let (ad, bd) = unsafe {
         (
@@ -174,7 +171,7 @@ fn bf16_kernel<H: Half>(
             core::slice::from_raw_parts(b.data.as_ptr().cast::<half::bf16>(), b.data.len()),
         )
     };
-    let view = |data, s: super::check::Strided, rows, cols| View {
+    let view = |data, s: Strided, rows, cols| View {
         data,
         origin: s.origin,
         rs: s.rs,
@@ -186,15 +183,15 @@ fn bf16_kernel<H: Half>(
     // location.
     unsafe {
         gemm(
+            op,
             alpha,
             view(ad, sa, a.rows, a.cols),
             view(bd, sb, b.rows, b.cols),
             beta,
-            c.data,
+            c,
             sc.origin,
             sc.rs,
             sc.cs,
         )
-    };
-    Ok(())
+    }
 }

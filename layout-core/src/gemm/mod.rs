@@ -17,7 +17,25 @@
 //! [`gemm`] is the same engine on this crate's rank-2 [`Tensor`](crate::Tensor)s.
 //!
 //! Edge tiles are computed into a stack tile and merged, so nothing outside the operands is read
-//! or written. With β = 0 C is never read (NaN in C does not leak).
+//! or written.
+//!
+//! # α = 0, β = 0 and empty products: BLAS's rule on every path
+//!
+//! Every entry point ([`gemm_with`] and the BLAS-style functions, [`gemm_half`],
+//! [`gemm_packed`], the tensor entries [`gemm()`], [`gemm_static`] and [`gemm_half_tensors`])
+//! applies one rule, after its argument checks and before any kernel, whatever the
+//! instruction set, [`Packing`] or number of threads:
+//!
+//! - m = 0 or n = 0: nothing is read or written;
+//! - α = 0 or k = 0: A·B is not computed, so NaN or ∞ in A or B does not reach C, and C ← β·C;
+//! - β = 0: C is never read, it is overwritten (NaN in C does not leak); β = 1 leaves C as it is.
+//!
+//! ```
+//! use layout_core::gemm::sgemm;
+//! let mut c = [2.0f32; 4];
+//! sgemm(2, 2, 2, 0.0, &[f32::NAN; 4], 2, 1, &[1.0; 4], 2, 1, 0.5, &mut c, 2, 1).unwrap();
+//! assert_eq!(c, [1.0; 4]); // α = 0: C ← β·C, the NaN in A is never read
+//! ```
 //!
 //! ```
 //! use layout_core::gemm::sgemm;
@@ -171,7 +189,9 @@ pub const PARALLEL_MIN_WORK: usize = 320 * 320 * 320;
 /// [`GemmError::IsaUnavailable`] when this CPU lacks `isa`; [`GemmError::ShapeMismatch`] when A
 /// is not m×k, B k×n and C m×n; [`GemmError::TooShort`] / [`GemmError::StrideOverflow`] when an
 /// operand's strides reach outside its slice or overflow; [`GemmError::OutputOverlaps`] when two
-/// elements of C may share a location. Nothing is written on error.
+/// elements of C share a location (an exact test: every injective C is accepted). Nothing is
+/// written on error. After these checks, BLAS's rule for α = 0, k = 0 and empty products
+/// applies (see the module docs).
 pub fn gemm_with<T: Element>(
     opts: impl Into<Options>,
     alpha: T,
@@ -212,6 +232,14 @@ pub fn gemm_with<T: Element>(
     let sb = check_operand(op, sh_b, b.data.len())?;
     let sc = check_operand(op, sh_c, c.data.len())?;
     check_no_overlap(op, sh_c)?;
+    // BLAS's rule, on every path: an empty C is done, and α = 0 or k = 0 is C ← β·C
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    if k == 0 || alpha == T::ZERO {
+        block::scale(m, n, beta, c.data, sc, None);
+        return Ok(());
+    }
     // small problems with suitable strides: the unpacked kernels
     #[cfg(target_arch = "x86_64")]
     if packing != Packing::Always
@@ -266,13 +294,14 @@ macro_rules! blas_entry {
         /// (`rsb`, `csb`); C is m×n (`rsc`, `csc`). Strides are in elements, of any sign; zero is
         /// allowed for A and B (broadcast). Element (i, j) of an operand is at
         /// `o + i·rs + j·cs`, with `o` chosen so that the lowest address the operand touches is
-        /// index 0 of its slice. m, n or k may be 0 (k = 0 gives `C ← β·C`); with β = 0, C is
-        /// never read. Single-threaded; uses [`Isa::selected_for_gemm`].
+        /// index 0 of its slice. m, n or k may be 0; k = 0 or α = 0 gives `C ← β·C` without
+        /// reading A or B, and with β = 0 C is never read (BLAS's rule, see the
+        /// [module docs](self)). Single-threaded; uses [`Isa::selected_for_gemm`].
         ///
         /// # Errors
         /// [`GemmError::TooShort`] / [`GemmError::StrideOverflow`] when an operand's strides reach
         /// outside its slice or overflow `isize`; [`GemmError::OutputOverlaps`] when two elements
-        /// of C may share a location. Nothing is written on error.
+        /// of C share a location. Nothing is written on error.
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             m: usize,

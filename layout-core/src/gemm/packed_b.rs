@@ -69,15 +69,16 @@ impl<T: Element> PackedB<T> {
             col_stride: b.col_stride,
         };
         let sb = check_operand(op, shape, b.data.len())?;
+        let pad = 64 / core::mem::size_of::<T>();
         let len = n
             .div_ceil(nr)
             .checked_mul(nr)
-            .and_then(|x| x.checked_mul(k.div_ceil(kc) * kc))
+            .and_then(|x| x.checked_mul(k.div_ceil(kc).checked_mul(kc)?))
+            .filter(|len| len.checked_add(pad).is_some())
             .ok_or(GemmError::Allocation {
                 op,
                 elements: usize::MAX,
             })?;
-        let pad = 64 / core::mem::size_of::<T>();
         let mut store = Vec::new();
         store
             .try_reserve_exact(len + pad)
@@ -235,6 +236,14 @@ pub fn gemm_packed<T: Element>(
     let shc = sh(Operand::C, m, n, c.row_stride, c.col_stride);
     let sc = check_operand(op, shc, c.data.len())?;
     check_no_overlap(op, shc)?;
+    // BLAS's rule (module docs): an empty C is done; α = 0 or k = 0 is C ← β·C
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    if k == 0 || alpha == T::ZERO {
+        block::scale(m, n, beta, c.data, sc, None);
+        return Ok(());
+    }
     let sb = super::check::Strided {
         origin: 0,
         rs: 0,

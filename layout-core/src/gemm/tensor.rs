@@ -83,7 +83,6 @@ fn geometry<L: AnyLayout>(
 ///
 /// # Errors
 /// [`GemmError::NotMatrix`] when an operand is not of rank 2; [`GemmError::ShapeMismatch`];
-/// [`GemmError::OutputOverlaps`] for a strided output layout the overlap rule rejects;
 /// [`GemmError::Allocation`] when the buffer for a non-strided operand cannot be allocated; the
 /// errors of [`gemm_with`].
 pub fn gemm<T, SA, LA, SB, LB, SC, LC>(
@@ -143,6 +142,10 @@ where
     LC: AnyLayout,
 {
     let opts = opts.into();
+    // BLAS's rule (module docs): α = 0 is C ← β·C, A and B unread, on every path below
+    if alpha == T::ZERO {
+        return beta_only(T::OP, a, b, beta, c);
+    }
     // all three layouts static: constant shapes, strides and offsets (decided at compile time:
     // `fixed::strided` and `fixed::applies` are const fns of the layout types). Strided ones
     // run the unpacked AVX-512 tiles with those constants, others small enough the unrolled
@@ -243,6 +246,59 @@ fn extents<L: AnyLayout>(operand: Operand, l: &L) -> Result<(usize, usize), Gemm
             .ok_or(not(2))
     };
     Ok((size(0)?, size(1)?))
+}
+
+/// The extents `(m, k, n)` of a product, checked: A m × k, B k × n, C m × n.
+fn product_extents<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
+    op: &'static str,
+    la: &LA,
+    lb: &LB,
+    lc: &LC,
+) -> Result<(usize, usize, usize), GemmError> {
+    let (m, k) = extents(Operand::A, la)?;
+    let (kb, n) = extents(Operand::B, lb)?;
+    let (mc, nc) = extents(Operand::C, lc)?;
+    if k != kb || m != mc || n != nc {
+        return Err(GemmError::ShapeMismatch {
+            op,
+            a: [m, k],
+            b: [kb, n],
+            c: [mc, nc],
+        });
+    }
+    Ok((m, k, n))
+}
+
+/// `C ← β·C` through C's layout after checking the shapes: the whole of a product with α = 0
+/// (BLAS's rule; A and B are not read). β = 0 writes zeros without reading C.
+fn beta_only<T, X, SA, LA, SB, LB, SC, LC>(
+    op: &'static str,
+    a: &Tensor<SA, LA>,
+    b: &Tensor<SB, LB>,
+    beta: T,
+    c: &mut Tensor<SC, LC>,
+) -> Result<(), GemmError>
+where
+    T: Copy + PartialEq + core::ops::Mul<Output = T> + Default,
+    SA: Storage<Elem = X>,
+    SB: Storage<Elem = X>,
+    SC: StorageMut<Elem = T>,
+    LA: AnyLayout,
+    LB: AnyLayout,
+    LC: AnyLayout,
+{
+    let (m, _, n) = product_extents(op, a.layout(), b.layout(), c.layout())?;
+    let zero = T::default();
+    let (lc, cb) = (*c.layout(), c.base_offset());
+    let cd = c.as_mut_slice();
+    for j in 0..n {
+        for i in 0..m {
+            // validated tensor: every offset of its domain is inside its buffer
+            let x = &mut cd[(cb as i64 + lc.offset((i + j * m) as i64)) as usize];
+            *x = if beta == zero { zero } else { *x * beta };
+        }
+    }
+    Ok(())
 }
 
 /// How the engine reaches one affine operand of a tensor product.
@@ -526,8 +582,11 @@ pub fn gemm_static<T, SA, LA, SB, LB, SC, LC>(
     LA::Rows: RowExtent<LC::Rows>,
     LB::Cols: ColExtent<LC::Cols>,
 {
-    // the extents agree (the bounds above) and tensors are validated, so the engine cannot
-    // refuse these operands
+    // The engine cannot refuse these operands: the extents agree (the bounds above), the
+    // layouts are flat rank-2 static shapes (so the strided engine takes them, nothing is
+    // gathered or allocated), tensors are validated (every operand inside its buffer), and a
+    // writable tensor's layout is injective, which is exactly what the engine's output check
+    // asks (`check_no_overlap`; `tests/gemm_layouts.rs` checks every small strided C).
     if let Err(e) = gemm(alpha, a, b, beta, c) {
         unreachable!("gemm_static: operands with matching static extents were refused: {e}");
     }
@@ -583,6 +642,10 @@ where
     LC: AnyLayout,
 {
     let op = "gemm_half";
+    // BLAS's rule (module docs): α = 0 is C ← β·C, A and B unread
+    if alpha == 0.0 {
+        return beta_only(op, a, b, beta, c);
+    }
     let (m, k) = extents(Operand::A, a.layout())?;
     let (kb, n) = extents(Operand::B, b.layout())?;
     let (mc, nc) = extents(Operand::C, c.layout())?;

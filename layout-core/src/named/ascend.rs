@@ -30,7 +30,14 @@
 //! forms, the outer stride between fractal columns (NZ) or fractal rows (ZN, ZZ) must be a
 //! multiple of the fractal size `16·C0`, and the other outer stride a multiple of `C0`
 //! (32 bytes). Broken at run time it is an `Err` naming the rule and the numbers; in a static
-//! type it fails compilation.
+//! type it fails compilation with the same text and numbers.
+//!
+//! **Fractals do not overlap**: the formats are defined as matrices of whole fractals, so the
+//! `…_strided` forms also refuse a zero or negative outer stride and strides whose fractals
+//! would overlap (`NZ<f16>(32, 32, 0, 0)`, or StrideRow1 = C0, which puts row 1 of a fractal
+//! where row 0 of the next one is). The rule checked: ordering the outer modes with more than
+//! one fractal by stride, the smaller stride is at least a fractal (`16·C0`) and the larger at
+//! least the smaller's whole run; padded leading dimensions and gaps between fractals pass.
 //!
 //! ```
 //! use layout_core::named::ascend::{make_nz_layout, make_zn_layout, nz_layout_strided};
@@ -47,6 +54,9 @@
 //! assert_eq!(at(&zn, 16, 0), 512);
 //! // the stride between fractal columns must be a whole fractal (16·C0 = 256 elements of f16)
 //! assert!(nz_layout_strided(16, 32, 32, 256, 520).is_err());
+//! // fractals that overlap: refused; a gap of one fractal row between them: accepted
+//! assert!(nz_layout_strided(16, 32, 32, 16, 1024).is_err());
+//! assert!(nz_layout_strided(16, 32, 32, 272, 1024).is_ok());
 //! ```
 
 use super::{named_zst, table};

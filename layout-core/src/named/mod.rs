@@ -77,11 +77,14 @@ pub(crate) const fn table(op: Op, ints: &[i64]) -> Result<DynLayout, LayoutError
     apply_layout(op, args.split_at(i).0)
 }
 
-/// Unwrap a named layout in a const, or fail compilation with the rule's text.
+/// Unwrap a named layout in a const, or fail compilation with the rule's text and its numbers.
 pub(crate) const fn ok(r: Result<DynLayout, LayoutError>) -> DynLayout {
     match r {
         Ok(l) => l,
-        Err(e) => panic!("{}", e.rule()),
+        Err(e) => {
+            let m = e.const_message();
+            panic!("{}", m.as_str())
+        }
     }
 }
 

@@ -119,7 +119,10 @@ impl PadParts {
     pub(crate) const fn of_static(l: &DynLayout, logical: &[i64]) -> PadParts {
         match PadParts::affine(l, logical) {
             Ok(p) => p,
-            Err(e) => panic!("{}", e.rule()),
+            Err(e) => {
+                let m = e.const_message();
+                panic!("{}", m.as_str())
+            }
         }
     }
 }
@@ -224,14 +227,18 @@ impl<L: AnyLayout> Padded<L> {
     /// the padded layout, every other element of the buffer (the padding) set to `fill`.
     ///
     /// # Errors
-    /// [`TensorError::ShapeMismatch`] when `src` does not have the logical extents; a layout
-    /// with negative offsets or one that is not injective.
+    /// [`TensorError::ShapeMismatch`] when `src` does not have the logical extents (checked
+    /// before anything is allocated); a layout with negative offsets or one that is not
+    /// injective; [`TensorError::OutputAllocation`] naming the bytes when the buffer cannot be
+    /// allocated (never an abort).
     #[cfg(feature = "alloc")]
     pub fn pad_from<T: Copy, S: Storage<Elem = T>, L2: AnyLayout>(
         &self,
         src: &Tensor<S, L2>,
         fill: T,
     ) -> Result<crate::tensor::Tensor<alloc::vec::Vec<T>, L>, TensorError> {
+        // the shape first: nothing is allocated for a source of the wrong extents
+        self.check_logical(src)?;
         let (lo, hi) = self.layout.offset_bounds()?;
         if lo < 0 {
             return Err(LayoutError::Precondition {
@@ -247,7 +254,11 @@ impl<L: AnyLayout> Padded<L> {
             .ok_or(LayoutError::Overflow {
                 what: "padded buffer length",
             })?;
-        let mut buf = alloc::vec![fill; len];
+        let len = i64::try_from(len).map_err(|_| LayoutError::Overflow {
+            what: "padded buffer length",
+        })?;
+        let mut buf = crate::tensor::try_alloc("pad_from", len)?;
+        buf.resize(len as usize, fill);
         self.pad_into(&mut buf, src)?;
         Tensor::new(buf, self.layout)
     }
@@ -256,7 +267,8 @@ impl<L: AnyLayout> Padded<L> {
     /// extents) into a new row-major ND tensor of the logical extents, dropping the padding.
     ///
     /// # Errors
-    /// [`TensorError::ShapeMismatch`] when `src` does not have the padded extents.
+    /// [`TensorError::ShapeMismatch`] when `src` does not have the padded extents;
+    /// [`TensorError::OutputAllocation`] when the output cannot be allocated.
     #[cfg(feature = "alloc")]
     pub fn crop_to_nd<T: Copy, S: Storage<Elem = T>, L2: AnyLayout>(
         &self,
@@ -277,7 +289,9 @@ impl<L: AnyLayout> Padded<L> {
         let n = usize::try_from(view.layout().size()).map_err(|_| LayoutError::Overflow {
             what: "cropped tensor size",
         })?;
-        let mut out = Tensor::from_vec(alloc::vec![first; n], self.logical())?;
+        let mut v = crate::tensor::try_alloc("crop_to_nd", n as i64)?;
+        v.resize(n, first);
+        let mut out = Tensor::from_vec(v, self.logical())?;
         if L2::AFFINE && self.size() >= PIECES_FROM {
             // piece by piece through the affine engine (see `Pieces`)
             let pieces = Pieces::new(&src.layout().to_dyn()?, self.logical())?;
@@ -305,6 +319,21 @@ impl<L: AnyLayout> Padded<L> {
         Ok(out)
     }
 
+    /// [`TensorError::ShapeMismatch`] unless `src` has the logical extents.
+    #[cfg(feature = "alloc")]
+    fn check_logical<S: Storage, L2: AnyLayout>(
+        &self,
+        src: &Tensor<S, L2>,
+    ) -> Result<(), TensorError> {
+        if src.shape().leaves() != self.logical() {
+            return Err(TensorError::ShapeMismatch {
+                a: crate::tensor::Extents::from_slice(src.shape().leaves()),
+                b: crate::tensor::Extents::from_slice(self.logical()),
+            });
+        }
+        Ok(())
+    }
+
     /// Copy `src` (the logical extents) into `buf`, laid out by the padded layout: piece by
     /// piece through the affine copy engine (see `Pieces`) when both layouts are affine and
     /// `src` has strided axes, else through the `Padded` view.
@@ -315,12 +344,7 @@ impl<L: AnyLayout> Padded<L> {
         src: &Tensor<S, L2>,
     ) -> Result<(), TensorError> {
         let logical = self.logical();
-        if src.shape().leaves() != logical {
-            return Err(TensorError::ShapeMismatch {
-                a: crate::tensor::Extents::from_slice(src.shape().leaves()),
-                b: crate::tensor::Extents::from_slice(logical),
-            });
-        }
+        self.check_logical(src)?;
         if L::AFFINE && L2::AFFINE && self.size() >= PIECES_FROM {
             let pieces = Pieces::new(&self.layout.to_dyn()?, logical)?;
             if pieces.min_base() >= 0 {

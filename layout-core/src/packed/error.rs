@@ -133,6 +133,14 @@ pub enum PackedError {
         /// What was being computed.
         what: &'static str,
     },
+    /// A buffer could not be allocated (its size comes from the caller's lengths or layouts;
+    /// never an abort).
+    Allocation {
+        /// The operation.
+        op: &'static str,
+        /// The bytes asked for.
+        bytes: usize,
+    },
     /// Building a bit-offset, data or metadata layout was refused (e.g. a non-positive
     /// extent). A tuple variant without the operation's name keeps the error within clippy's
     /// `result_large_err` budget; the message says it came from building a layout.
@@ -220,6 +228,9 @@ impl fmt::Display for PackedError {
             ),
             PackedError::Overflow { op, what } => {
                 write!(f, "packed {op}: {what} overflows")
+            }
+            PackedError::Allocation { op, bytes } => {
+                write!(f, "packed {op}: could not allocate {bytes} bytes")
             }
             PackedError::Layout(source) => write!(f, "packed layout construction: {source}"),
         }

@@ -46,7 +46,6 @@ use quant::dequantize_with;
 pub use quant::{GroupQuant, dequantize};
 
 use crate::{DynLayout, LayoutError};
-use alloc::vec;
 use alloc::vec::Vec;
 
 /// The order of elements inside a word (or block) of a [`PackedFormat`].
@@ -466,7 +465,8 @@ impl PackedVec {
     /// `len` zero elements.
     ///
     /// # Errors
-    /// As [`PackedFormat::storage_bytes`].
+    /// As [`PackedFormat::storage_bytes`]; [`PackedError::Allocation`] naming the bytes when
+    /// the storage cannot be allocated (never an abort).
     ///
     /// ```
     /// use layout_core::packed::{PackedFormat, PackedVec};
@@ -474,11 +474,15 @@ impl PackedVec {
     /// ```
     pub fn zeroed(format: PackedFormat, len: usize) -> Result<Self, PackedError> {
         let nb = format.storage_bytes(len)?;
-        Ok(PackedVec {
-            format,
-            len,
-            bytes: vec![0; nb],
-        })
+        let mut bytes = Vec::new();
+        bytes
+            .try_reserve_exact(nb)
+            .map_err(|_| PackedError::Allocation {
+                op: "zeroed",
+                bytes: nb,
+            })?;
+        bytes.resize(nb, 0);
+        Ok(PackedVec { format, len, bytes })
     }
 
     /// Pack `values` (each below `2^bits`).

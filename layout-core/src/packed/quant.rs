@@ -310,9 +310,9 @@ pub(super) fn dequantize_with(
     let total = k * n;
     let mut out = Vec::new();
     out.try_reserve_exact(total)
-        .map_err(|_| PackedError::Overflow {
+        .map_err(|_| PackedError::Allocation {
             op: OP,
-            what: "the output allocation",
+            bytes: total.saturating_mul(4),
         })?;
     out.resize(total, 0.0f32);
     // One 1-D index drives both layouts: odometers in lockstep. The layouts are walked with
@@ -348,8 +348,9 @@ pub(super) fn dequantize_with(
     for o in out.iter_mut() {
         let m = meta.offset() as usize;
         let q = w.next();
-        let zero = i32::from(z.next()) + quant.zero_offset;
-        *o = (i32::from(q) - zero) as f32 * scales[m];
+        // q − (z + offset) in i64: exact for every i32 offset (|·| < 2^32), rounded once to f32
+        let zero = i64::from(z.next()) + i64::from(quant.zero_offset);
+        *o = (i64::from(q) - zero) as f32 * scales[m];
         meta.advance();
     }
     Ok(out)

@@ -367,7 +367,7 @@ fn dequantize_refuses_mismatched_buffers() {
     let z8 = PackedVec::zeroed(PackedFormat::awq(), 8).unwrap();
     assert!(matches!(
         dequantize(&w8, &[1.0; 8], &z8, &q),
-        Err(PackedError::Overflow { .. })
+        Err(PackedError::Allocation { .. })
     ));
     let d: DynLayout = "(2,2,2):(4,2,1)".parse().unwrap();
     assert!(matches!(

@@ -114,6 +114,8 @@ pub use access::{InDomain, Iter, IterMut, TensorIndex};
 pub use broadcast::broadcast_shapes;
 #[cfg(feature = "alloc")]
 pub use concat::{concat, stack};
+#[cfg(feature = "alloc")]
+pub(crate) use elementwise::try_alloc;
 pub use error::TensorError;
 pub use extents::{EXTENTS_KEPT, Extents};
 pub use storage::{Storage, StorageMut};

@@ -217,8 +217,13 @@ where
     /// `reshape` when a view is impossible).
     ///
     /// # Errors
-    /// [`TensorError::ReshapeSize`], a second `-1` or a non-positive extent.
+    /// [`TensorError::ReshapeSize`], a second `-1` or a non-positive extent;
+    /// [`TensorError::OutputAllocation`] when the copy cannot be allocated (a broadcast view
+    /// can be far larger than its buffer).
     pub fn reshape_copy(&self, shape: &[i64]) -> Result<super::TensorOwned<St::Elem>, TensorError> {
-        self.to_owned().reshape(shape)
+        let mut v = super::try_alloc("reshape_copy", self.layout.size())?;
+        v.extend(self.iter().cloned());
+        let l = DynLayout::row_major(&self.shape())?;
+        Tensor::new(v, l)?.reshape(shape)
     }
 }
