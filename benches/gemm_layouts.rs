@@ -123,6 +123,82 @@ fn families(s: usize) -> Vec<(&'static str, Run)> {
     ]
 }
 
+type L4 = layout::Layout![(4,4):(1,4)];
+type L8 = layout::Layout![(8,8):(1,8)];
+type L16 = layout::Layout![(16,16):(1,16)];
+
+macro_rules! static_pair {
+    ($ours:ident, $hand:ident, $l:ty, $n:literal) => {
+        #[inline(never)]
+        fn $ours(a: &[f32; $n * $n], b: &[f32; $n * $n], c: &mut [f32; $n * $n]) {
+            let ta = Tensor::new(&a[..], <$l>::default()).unwrap();
+            let tb = Tensor::new(&b[..], <$l>::default()).unwrap();
+            let mut tc = Tensor::new(&mut c[..], <$l>::default()).unwrap();
+            gemm::gemm_static(1.0f32, &ta, &tb, 0.0, &mut tc);
+        }
+        /// The hand-written const-size loop a user would write instead.
+        #[inline(never)]
+        fn $hand(a: &[f32; $n * $n], b: &[f32; $n * $n], c: &mut [f32; $n * $n]) {
+            for j in 0..$n {
+                for i in 0..$n {
+                    let mut s = 0.0;
+                    for p in 0..$n {
+                        s += a[i + $n * p] * b[p + $n * j];
+                    }
+                    c[i + $n * j] = s;
+                }
+            }
+        }
+    };
+}
+static_pair!(ours4, hand4, L4, 4);
+static_pair!(ours8, hand8, L8, 8);
+static_pair!(ours16, hand16, L16, 16);
+
+/// Static products through tensors (`gemm_static` on `Layout![(n,n):(1,n)]`, tensors built in
+/// the timed call) against the hand-written const-size triple loop, in turns.
+fn statics(rounds: usize) {
+    println!();
+    println!(
+        "| static f32 product (tensors built in the call) | ours ns | hand loop ns | hand / ours |"
+    );
+    println!("|---|---|---|---|");
+    macro_rules! row {
+        ($ours:ident, $hand:ident, $n:literal) => {{
+            let a = [1f32; $n * $n];
+            let b = [2f32; $n * $n];
+            let mut c = [0f32; $n * $n];
+            let reps = 2_000_000 / ($n * $n);
+            let (mut to, mut th, mut r) = (Vec::new(), Vec::new(), Vec::new());
+            for _ in 0..rounds {
+                let t = Instant::now();
+                for _ in 0..reps {
+                    $ours(black_box(&a), black_box(&b), black_box(&mut c));
+                }
+                let o = t.elapsed().as_secs_f64() * 1e9 / reps as f64;
+                let t = Instant::now();
+                for _ in 0..reps {
+                    $hand(black_box(&a), black_box(&b), black_box(&mut c));
+                }
+                let h = t.elapsed().as_secs_f64() * 1e9 / reps as f64;
+                to.push(o);
+                th.push(h);
+                r.push(h / o);
+            }
+            println!(
+                "| {}³ | {:.1} | {:.1} | {:.2} |",
+                $n,
+                median(&mut to),
+                median(&mut th),
+                median(&mut r)
+            );
+        }};
+    }
+    row!(ours4, hand4, 4);
+    row!(ours8, hand8, 8);
+    row!(ours16, hand16, 16);
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[v.len() / 2]
@@ -139,6 +215,8 @@ fn main() {
         sizes
     };
     let rounds = 11;
+    statics(rounds);
+    println!();
     println!("| layouts (f32, one thread) | n | GFLOP/s | × row-major |");
     println!("|---|---|---|---|");
     for s in sizes {

@@ -369,3 +369,48 @@ fn random_blocked_layouts_on_every_isa_and_route() {
         }
     }
 }
+
+/// `gemm_static` at the sizes of its inline paths (4³, 8³, 16³, and 32³ beyond them), with
+/// every α/β pair, against the naive product: the same result on every path.
+#[test]
+fn gemm_static_inline_paths_match_the_naive_product() {
+    macro_rules! case {
+        ($n:literal) => {{
+            type L = Layout<(Int<$n>, Int<$n>), (Int<1>, Int<$n>)>;
+            let mut rng = Seeded($n);
+            let a = buf(&mut rng, $n * $n);
+            let b = buf(&mut rng, $n * $n);
+            let c = buf(&mut rng, $n * $n);
+            for (alpha, beta) in SCALARS {
+                let mut got = c.clone();
+                {
+                    let ta = Tensor::new(&a[..], L::default()).unwrap();
+                    let tb = Tensor::new(&b[..], L::default()).unwrap();
+                    let mut tc = Tensor::new(&mut got[..], L::default()).unwrap();
+                    gemm::gemm_static(alpha, &ta, &tb, beta, &mut tc);
+                }
+                for j in 0..$n {
+                    for i in 0..$n {
+                        let s: f32 = (0..$n).map(|p| a[i + $n * p] * b[p + $n * j]).sum();
+                        let w = alpha * s
+                            + if beta == 0.0 {
+                                0.0
+                            } else {
+                                beta * c[i + $n * j]
+                            };
+                        assert_eq!(
+                            got[i + $n * j],
+                            w,
+                            "{}³ α={alpha} β={beta} at ({i},{j})",
+                            $n
+                        );
+                    }
+                }
+            }
+        }};
+    }
+    case!(4);
+    case!(8);
+    case!(16);
+    case!(32);
+}

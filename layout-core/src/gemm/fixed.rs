@@ -19,6 +19,10 @@ use crate::{DynLayout, Int};
 /// The most elements of one operand read through a constant table (32 × 32).
 pub const STATIC_MAX: usize = 1024;
 
+/// Up to this `m·n·k`, static strided operands off AVX-512 (no unpacked kernels) run the plain
+/// triple loop over constants: at 16³ on Zen 3 it takes 0.4 µs, the packed engine 1.4 µs.
+pub const SMALL_STRIDED_WORK: usize = 16 * 16 * 16;
+
 /// The largest `m·n·k` the unrolled table kernel runs for layouts that are not one stride per
 /// mode (hierarchical, swizzled, NZ); above it the run-time engine is faster.
 pub const STATIC_MAX_WORK: usize = 8 * 8 * 8;
@@ -198,6 +202,35 @@ pub(crate) fn kernel<T: Element, LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
         }
     }
     let read_c = beta != T::ZERO;
+    if m * n * k <= SMALL_STRIDED_WORK {
+        // tiny: the plain triple loop over constants, each dot product kept in one register
+        // (after unrolling the compiler packs the independent rows into vectors); α = 1 and
+        // β = 0 — the common case — store the sums as they are
+        let plain = alpha == T::ONE && !read_c;
+        for j in 0..n {
+            for i in 0..m {
+                let mut acc = T::ZERO;
+                for p in 0..k {
+                    // SAFETY: as below: table offsets of the layouts, inside the slices.
+                    unsafe {
+                        acc = acc
+                            + *a.get_unchecked(off::<LA>(ta, m, i, p))
+                                * *b.get_unchecked(off::<LB>(tb, k, p, j));
+                    }
+                }
+                // SAFETY: as below.
+                let cij = unsafe { c.get_unchecked_mut(off::<LC>(tc, m, i, j)) };
+                *cij = if plain {
+                    acc
+                } else if read_c {
+                    alpha * acc + beta * *cij
+                } else {
+                    alpha * acc
+                };
+            }
+        }
+        return true;
+    }
     for j in 0..n {
         let mut i0 = 0;
         while i0 < m {

@@ -69,7 +69,8 @@ pub use dispatch::Isa;
 
 pub use error::{GemmError, Operand, OperandShape};
 pub use fixed::{
-    ColExtent, InnerExtent, RowExtent, STATIC_MAX, STATIC_MAX_WORK, StaticMatrix, TINY_WORK, Table,
+    ColExtent, InnerExtent, RowExtent, SMALL_STRIDED_WORK, STATIC_MAX, STATIC_MAX_WORK,
+    StaticMatrix, TINY_WORK, Table,
 };
 pub use half_inputs::{Half, gemm_half};
 pub use kernel::Element;

@@ -564,6 +564,7 @@ where
 /// let mut tc = Tensor::new(&mut c[..], C::default()).unwrap();
 /// gemm::gemm_static(1.0, &ta, &tb, 0.0, &mut tc); // error: A has Int<3> columns but B has Int<4> rows
 /// ```
+#[inline]
 pub fn gemm_static<T, SA, LA, SB, LB, SC, LC>(
     alpha: T,
     a: &Tensor<SA, LA>,
@@ -587,6 +588,28 @@ pub fn gemm_static<T, SA, LA, SB, LB, SC, LC>(
     // gathered or allocated), tensors are validated (every operand inside its buffer), and a
     // writable tensor's layout is injective, which is exactly what the engine's output check
     // asks (`check_no_overlap`; `tests/gemm_layouts.rs` checks every small strided C).
+    //
+    // Tiny products first, inline at the caller: no options, no dispatch (α = 0 goes the
+    // general way, which reads neither A nor B).
+    let avx512 =
+        cfg!(target_arch = "x86_64") && super::Isa::selected_for_gemm() == super::Isa::Avx512;
+    let work = const { fixed::work::<LA, LB>() };
+    let strided = const { fixed::strided::<LA, LB, LC>() };
+    // (`strided` layouts are static, of matching shapes: the tables apply at any size)
+    if const { fixed::applies::<LA, LB, LC>() || fixed::strided::<LA, LB, LC>() }
+        && (work <= fixed::TINY_WORK
+            || (!strided && work <= fixed::STATIC_MAX_WORK)
+            || (strided && !avx512 && work <= fixed::SMALL_STRIDED_WORK))
+        && alpha != T::ZERO
+    {
+        let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
+        if let (Some(ad), Some(bd)) = (a.as_slice().get(ab..), b.as_slice().get(bb..))
+            && let Some(cd) = c.as_mut_slice().get_mut(cb..)
+            && fixed::kernel::<T, LA, LB, LC>(alpha, ad, bd, beta, cd)
+        {
+            return;
+        }
+    }
     if let Err(e) = gemm(alpha, a, b, beta, c) {
         unreachable!("gemm_static: operands with matching static extents were refused: {e}");
     }
