@@ -33,7 +33,7 @@ use super::copy_static::StaticCopy;
 use super::{Storage, StorageMut, Tensor};
 use crate::walk::Axes;
 use crate::walk::kernels::{
-    Width, stream_bytes, chunk_supported, copy_runs, plain_width, transpose, transpose_chunks,
+    Width, chunk_supported, copy_runs, plain_width, stream_bytes, transpose, transpose_chunks,
 };
 use crate::walk::{Joint, Mode, Plan};
 use crate::{AnyLayout, DynLayout, PostPeriod};
@@ -147,7 +147,7 @@ fn copy_affine<T: Copy>(d: &mut [T], db: i64, s: &[T], sb: i64, p: &mut Plan<2>)
 /// Whether a copy of `elems` elements of `T` is larger than the caches ([`stream_bytes`]): its
 /// kernels then take tiles with long source runs and write with non-temporal stores.
 fn is_large<T>(elems: i64) -> bool {
-    (elems as usize).saturating_mul(core::mem::size_of::<T>()) > crate::walk::kernels::knob("STREAM", stream_bytes())
+    (elems as usize).saturating_mul(core::mem::size_of::<T>()) > stream_bytes()
 }
 
 /// [`copy_affine`] on raw buffers, with `large` ([`is_large`]) decided by the caller (for the

@@ -137,8 +137,8 @@ impl Simd {
             Simd::Avx2,
             Simd::Avx512,
         ]
-            .into_iter()
-            .filter(move |s| *s <= best && (cfg!(target_arch = "x86_64") || *s == Simd::Portable))
+        .into_iter()
+        .filter(move |s| *s <= best && (cfg!(target_arch = "x86_64") || *s == Simd::Portable))
     }
 }
 
@@ -170,8 +170,7 @@ pub(crate) unsafe fn transpose<T: Copy>(
     stream: bool,
 ) {
     // SAFETY: the caller's contract; `detect` names a set this CPU runs.
-    let simd = match knob("SIMD", 9) { 1 => Simd::Sse2, 2 => Simd::Avx, 3 => Simd::Avx2, _ => Simd::detect() };
-    unsafe { transpose_with(simd, dst, ldd, src, lds, rows, cols, stream) }
+    unsafe { transpose_with(Simd::detect(), dst, ldd, src, lds, rows, cols, stream) }
 }
 
 /// [`transpose`] with the instruction set chosen by the caller.
@@ -307,7 +306,6 @@ unsafe fn blocked<T: Copy, const MI: usize, const MJ: usize>(
         // SAFETY: the whole block (caller).
         return unsafe { edge(dst, ldd, src, lds, rows, cols) };
     }
-    let stream = match knob("NT", 2) { 0 => None, _ => stream };
     let nt = stream.is_some_and(|a| {
         (MI * size).is_multiple_of(a)
             && (at_dst(i0, 0) as usize).is_multiple_of(a)
@@ -319,7 +317,7 @@ unsafe fn blocked<T: Copy, const MI: usize, const MJ: usize>(
     // 85–107 %, NCHW → NHWC 77–99 %, against 55–66 % with 1 KiB × 256 bytes). Copies that fit
     // in cache keep 1 KiB along the destination by 256 bytes along the source (u8 512²: 59–77 %
     // against 33–43 % with the large tiles).
-    let (ti, tj) = if large { (knob("TI", 512), knob("TJ", 2048)) } else { (knob("SI", 1024), knob("SJ", 256)) };
+    let (ti, tj) = if large { (512, 2048) } else { (1024, 256) };
     let (si, sj) = (
         (ti / size).clamp(32, 512).next_multiple_of(MI),
         (tj / size).clamp(8, 2048).next_multiple_of(MJ),
@@ -401,17 +399,6 @@ unsafe fn blocked<T: Copy, const MI: usize, const MJ: usize>(
     }
 }
 
-/// TEMPORARY experiment knob.
-pub(crate) fn knob(name: &str, default: usize) -> usize {
-    #[cfg(feature = "std")]
-    {
-        extern crate std;
-        std::env::var(std::format!("LAYOUT_{name}")).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-    }
-    #[cfg(not(feature = "std"))]
-    default
-}
-
 /// `true` when [`transpose_chunks`] moves chunks of `bytes` bytes.
 pub(crate) fn chunk_supported(bytes: usize) -> bool {
     matches!(bytes, 8 | 16 | 32 | 64)
@@ -471,7 +458,6 @@ unsafe fn chunks<const B: usize>(
     large: bool,
     stream: bool,
 ) {
-    let stream = match knob("NT", 2) { 0 => false, 1 => true, _ => stream };
     let nt = cfg!(target_arch = "x86_64")
         && stream
         && B.is_multiple_of(16)
@@ -480,7 +466,7 @@ unsafe fn chunks<const B: usize>(
     // tiles: in cache, 2 KiB of destination (one panel's rows) by 256 bytes of source; beyond
     // the caches 512 bytes by 2 KiB, the long source runs keeping DRAM pages open as for the
     // element transposes (Zen 5, ND ↔ NZ 2048²–4096²: 73–116 % of memcpy against 72–89 %)
-    let (td, ts) = if large { (knob("CTD", 512), knob("CTS", 2048)) } else { (knob("CSD", 2048), knob("CSS", 256)) };
+    let (td, ts) = if large { (512, 2048) } else { (2048, 256) };
     let (ti, tj) = ((td / B).max(1), (ts / B).max(1));
     let mut ib = 0;
     while ib < rows {
@@ -1323,7 +1309,7 @@ mod avx512 {
 /// 128-bit halves.
 #[cfg(all(target_arch = "x86_64", feature = "std"))]
 mod avx2 {
-    use super::{blocked, edge};
+    use super::{avx, blocked, sse};
     use core::arch::x86_64::*;
 
     /// One 32-byte store, non-temporal with `stream` (then `p` is 32-byte aligned).
@@ -1356,7 +1342,7 @@ mod avx2 {
     }
 
     macro_rules! entry {
-        ($(#[$doc:meta])* $name:ident, $t:ty, $mi:literal, $mj:literal, $micro:ident) => {
+        ($(#[$doc:meta])* $name:ident, $t:ty, $mi:literal, $mj:literal, $micro:ident, $edge:path) => {
             $(#[$doc])*
             ///
             /// # Safety
@@ -1373,28 +1359,29 @@ mod avx2 {
             ) {
                 // streamed only when every column piece is a whole line
                 let st = stream.then_some(64);
-                // SAFETY: the caller's contract; the micro-tile runs on AVX2, which the CPU has.
+                // SAFETY: the caller's contract; the micro-tile runs on AVX2, which the CPU has, the
+                // edges on SSE2 / AVX, which it has too.
                 unsafe {
-                    blocked::<$t, $mi, $mj>(dst, ldd, src, lds, rows, cols, st, stream, $micro, edge)
+                    blocked::<$t, $mi, $mj>(dst, ldd, src, lds, rows, cols, st, stream, $micro, $edge)
                 }
             }
         };
     }
     entry!(
         /// 8-bit elements: 64 × 16 micro-tiles.
-        t8, u8, 64, 16, micro8
+        t8, u8, 64, 16, micro8, sse::edge8
     );
     entry!(
         /// 16-bit elements: 32 × 8 micro-tiles.
-        t16, u16, 32, 8, micro16
+        t16, u16, 32, 8, micro16, sse::edge16
     );
     entry!(
         /// 32-bit elements: 16 × 8 micro-tiles.
-        t32, u32, 16, 8, micro32
+        t32, u32, 16, 8, micro32, avx::edge32
     );
     entry!(
         /// 64-bit elements: 8 × 4 micro-tiles.
-        t64, u64, 8, 4, micro64
+        t64, u64, 8, 4, micro64, sse::edge64
     );
 
     /// One 32 × 16 block of bytes: register `k` holds source rows `k` and `k + 16` (columns
@@ -1807,7 +1794,10 @@ mod tests {
     #[test]
     fn last_level_cache_is_plausible() {
         let llc = last_level_cache();
-        std::println!("last-level cache: {llc} bytes, stream above {}", stream_bytes());
+        std::println!(
+            "last-level cache: {llc} bytes, stream above {}",
+            stream_bytes()
+        );
         if cfg!(target_arch = "x86_64") {
             assert!((256 << 10..=4 << 30).contains(&llc), "{llc}");
             assert_eq!(stream_bytes(), (llc / 8).max(1 << 20));
