@@ -5,8 +5,13 @@
 //!   destination start (an ND → NZ copy moves 16-element fractal rows this way). Common run
 //!   lengths are constants, so each run is a few vector moves instead of a `memcpy` call.
 //! - [`transpose`]: a 2-D block whose fast axis differs between the two sides
-//!   (`dst[i + j·ldd] = src[i·lds + j]`), moved in 8 × 8 micro-tiles inside cache-line-sized
-//!   blocks, so every cache line of both sides is read or written whole while it is in L1.
+//!   (`dst[i + j·ldd] = src[i·lds + j]`), moved in micro-tiles through SIMD registers inside
+//!   tiles, so every cache line of both sides is read or written whole while it is in L1; with
+//!   AVX2 or AVX-512 each micro-tile writes whole 64-byte destination lines.
+//! - [`transpose_chunks`]: the same for short contiguous runs (ND ↔ NZ fractal rows).
+//!
+//! Whether a copy is larger than the caches (long-run tiles, non-temporal stores) is decided by
+//! [`stream_bytes`], from the last-level cache the CPU reports.
 //!
 //! Both work on raw pointers: the caller (a copy driven by a [`Plan`](super::Plan)) has proven
 //! that every element the block names is inside its buffer, once per copy.
@@ -145,17 +150,21 @@ impl Simd {
 /// Copy the `rows × cols` block `dst[i + j·ldd] = src[i·lds + j]` (`i < rows`, `j < cols`):
 /// `i` is contiguous in the destination, `j` in the source.
 ///
-/// The block is cut into square tiles of 256 bytes a side (32 to 128 elements), each tile into
-/// micro-tiles moved through SIMD registers for plain 1-, 2-, 4- and 8-byte types
-/// ([`plain_width`]), element by element otherwise. With AVX-512 every micro-tile reads and
-/// writes whole 64-byte lines (`64 / size` destination rows, see [`Simd::Avx512`]); elsewhere
-/// they are 8 × 8. Rows and columns before the first cache-line boundary (when the strides keep
-/// every column on the same alignment) and the ragged ends go through the next smaller kernel.
+/// The block is cut into tiles (1 KiB along the destination by 256 bytes along the source; 512
+/// bytes by 2 KiB with `stream`), each tile into micro-tiles moved through SIMD registers for
+/// plain 1-, 2-, 4- and 8-byte types ([`plain_width`]), element by element otherwise. With AVX2
+/// and AVX-512 every micro-tile writes whole 64-byte lines (`64 / size` destination rows, see
+/// [`Simd::Avx2`] and [`Simd::Avx512`]); with SSE2 / AVX they are 8 × 8. Rows and columns
+/// before the first cache-line boundary (when the strides keep every column on the same
+/// alignment) and the ragged ends go through the next smaller kernel.
 /// With `stream` (the caller's copy is larger than the caches) and aligned destination columns,
 /// stores are non-temporal: around the caches, with no read for ownership.
 ///
 /// Measured on Zen 5 (2048² f32, `cargo bench --bench relayout`): unaligned source rows cost
 /// a third of the bandwidth (each 64-byte load straddles two lines), hence the alignment peel.
+/// On Zen 3 (AVX2), the 8 × 8 tiles streamed half lines (32 bytes of f32, 16 of u16), which
+/// the write-combining buffers flush as partial lines: 27–32 % of memcpy for f32 beyond the
+/// L2, 67–83 % with the whole-line AVX2 tiles.
 ///
 /// # Safety
 /// Every `src + i·lds + j` must be readable and every `dst + i + j·ldd` writable for
