@@ -18,7 +18,7 @@
 //!   in-register micro-tiles per element size and instruction set).
 //! - otherwise: a cache-blocked walk, element by element.
 //!
-//! Copies larger than [`STREAM_BYTES`] write with non-temporal stores. Layouts without a common
+//! Copies larger than [`stream_bytes`] (an eighth of the last-level cache) write with non-temporal stores. Layouts without a common
 //! refinement (`(2,3)` against `(3,2)` inside one axis) are one `copy_from_slice` when their
 //! `max_common_vector` is the whole tensor, and otherwise fall back to evaluating both layouts
 //! per element. Non-affine layouts (swizzled) are copied along their inner layouts' runs, cut
@@ -33,7 +33,7 @@ use super::copy_static::StaticCopy;
 use super::{Storage, StorageMut, Tensor};
 use crate::walk::Axes;
 use crate::walk::kernels::{
-    STREAM_BYTES, Width, chunk_supported, copy_runs, plain_width, transpose, transpose_chunks,
+    Width, chunk_supported, copy_runs, plain_width, stream_bytes, transpose, transpose_chunks,
 };
 use crate::walk::{Joint, Mode, Plan};
 use crate::{AnyLayout, DynLayout, PostPeriod};
@@ -144,10 +144,10 @@ fn copy_affine<T: Copy>(d: &mut [T], db: i64, s: &[T], sb: i64, p: &mut Plan<2>)
     unsafe { copy_affine_raw(d.as_mut_ptr(), db, s.as_ptr(), sb, p, large) }
 }
 
-/// Whether a copy of `elems` elements of `T` is larger than the caches ([`STREAM_BYTES`]): its
+/// Whether a copy of `elems` elements of `T` is larger than the caches ([`stream_bytes`]): its
 /// kernels then take tiles with long source runs and write with non-temporal stores.
 fn is_large<T>(elems: i64) -> bool {
-    (elems as usize).saturating_mul(core::mem::size_of::<T>()) > STREAM_BYTES
+    (elems as usize).saturating_mul(core::mem::size_of::<T>()) > stream_bytes()
 }
 
 /// [`copy_affine`] on raw buffers, with `large` ([`is_large`]) decided by the caller (for the

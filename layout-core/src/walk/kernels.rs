@@ -5,8 +5,13 @@
 //!   destination start (an ND → NZ copy moves 16-element fractal rows this way). Common run
 //!   lengths are constants, so each run is a few vector moves instead of a `memcpy` call.
 //! - [`transpose`]: a 2-D block whose fast axis differs between the two sides
-//!   (`dst[i + j·ldd] = src[i·lds + j]`), moved in 8 × 8 micro-tiles inside cache-line-sized
-//!   blocks, so every cache line of both sides is read or written whole while it is in L1.
+//!   (`dst[i + j·ldd] = src[i·lds + j]`), moved in micro-tiles through SIMD registers inside
+//!   tiles, so every cache line of both sides is read or written whole while it is in L1; with
+//!   AVX2 or AVX-512 each micro-tile writes whole 64-byte destination lines.
+//! - [`transpose_chunks`]: the same for short contiguous runs (ND ↔ NZ fractal rows).
+//!
+//! Whether a copy is larger than the caches (long-run tiles, non-temporal stores) is decided by
+//! [`stream_bytes`], from the last-level cache the CPU reports.
 //!
 //! Both work on raw pointers: the caller (a copy driven by a [`Plan`](super::Plan)) has proven
 //! that every element the block names is inside its buffer, once per copy.
@@ -90,6 +95,10 @@ pub(crate) enum Simd {
     // detected only with `std` (run-time feature detection)
     #[cfg_attr(not(feature = "std"), allow(dead_code))]
     Avx,
+    /// Whole-cache-line micro-tiles through 256-bit registers (AVX2): 64 × 16 bytes, 32 × 8
+    /// halves, 16 × 8 words, 8 × 4 double words, each destination column one 64-byte line.
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    Avx2,
     /// Whole-cache-line micro-tiles through 512-bit registers (AVX-512 F + BW): 64 × 16 bytes,
     /// 32 × 16 halves, 16 × 16 words, 8 × 8 double words.
     #[cfg_attr(not(feature = "std"), allow(dead_code))]
@@ -105,8 +114,9 @@ impl Simd {
             use crate::isa::Isa;
             match Isa::selected() {
                 Isa::Avx512 => Simd::Avx512,
-                Isa::Avx2 => Simd::Avx,
+                Isa::Avx2 => Simd::Avx2,
                 Isa::Portable if Isa::forced() == Some(Isa::Portable) => Simd::Portable,
+                Isa::Portable if std::arch::is_x86_feature_detected!("avx") => Simd::Avx,
                 Isa::Portable => Simd::Sse2,
             }
         }
@@ -124,26 +134,36 @@ impl Simd {
     #[cfg(test)]
     pub(crate) fn available() -> impl Iterator<Item = Simd> {
         let best = Simd::detect();
-        [Simd::Portable, Simd::Sse2, Simd::Avx, Simd::Avx512]
-            .into_iter()
-            .filter(move |s| *s <= best && (cfg!(target_arch = "x86_64") || *s == Simd::Portable))
+        [
+            Simd::Portable,
+            Simd::Sse2,
+            Simd::Avx,
+            Simd::Avx2,
+            Simd::Avx512,
+        ]
+        .into_iter()
+        .filter(move |s| *s <= best && (cfg!(target_arch = "x86_64") || *s == Simd::Portable))
     }
 }
 
 /// Copy the `rows × cols` block `dst[i + j·ldd] = src[i·lds + j]` (`i < rows`, `j < cols`):
 /// `i` is contiguous in the destination, `j` in the source.
 ///
-/// The block is cut into square tiles of 256 bytes a side (32 to 128 elements), each tile into
-/// micro-tiles moved through SIMD registers for plain 1-, 2-, 4- and 8-byte types
-/// ([`plain_width`]), element by element otherwise. With AVX-512 every micro-tile reads and
-/// writes whole 64-byte lines (`64 / size` destination rows, see [`Simd::Avx512`]); elsewhere
-/// they are 8 × 8. Rows and columns before the first cache-line boundary (when the strides keep
-/// every column on the same alignment) and the ragged ends go through the next smaller kernel.
+/// The block is cut into tiles (1 KiB along the destination by 256 bytes along the source; 512
+/// bytes by 2 KiB with `stream`), each tile into micro-tiles moved through SIMD registers for
+/// plain 1-, 2-, 4- and 8-byte types ([`plain_width`]), element by element otherwise. With AVX2
+/// and AVX-512 every micro-tile writes whole 64-byte lines (`64 / size` destination rows, see
+/// [`Simd::Avx2`] and [`Simd::Avx512`]); with SSE2 / AVX they are 8 × 8. Rows and columns
+/// before the first cache-line boundary (when the strides keep every column on the same
+/// alignment) and the ragged ends go through the next smaller kernel.
 /// With `stream` (the caller's copy is larger than the caches) and aligned destination columns,
 /// stores are non-temporal: around the caches, with no read for ownership.
 ///
 /// Measured on Zen 5 (2048² f32, `cargo bench --bench relayout`): unaligned source rows cost
 /// a third of the bandwidth (each 64-byte load straddles two lines), hence the alignment peel.
+/// On Zen 3 (AVX2), the 8 × 8 tiles streamed half lines (32 bytes of f32, 16 of u16), which
+/// the write-combining buffers flush as partial lines: 27–32 % of memcpy for f32 beyond the
+/// L2, 67–83 % with the whole-line AVX2 tiles.
 ///
 /// # Safety
 /// Every `src + i·lds + j` must be readable and every `dst + i + j·ldd` writable for
@@ -199,6 +219,14 @@ pub(crate) unsafe fn transpose_with<T: Copy>(
             (Simd::Avx512, Width::W8) => {
                 avx512::t64(d.cast(), ldd, s.cast(), lds, rows, cols, stream)
             }
+            #[cfg(all(target_arch = "x86_64", feature = "std"))]
+            (Simd::Avx2, Width::W1) => avx2::t8(d, ldd, s, lds, rows, cols, stream),
+            #[cfg(all(target_arch = "x86_64", feature = "std"))]
+            (Simd::Avx2, Width::W2) => avx2::t16(d.cast(), ldd, s.cast(), lds, rows, cols, stream),
+            #[cfg(all(target_arch = "x86_64", feature = "std"))]
+            (Simd::Avx2, Width::W4) => avx2::t32(d.cast(), ldd, s.cast(), lds, rows, cols, stream),
+            #[cfg(all(target_arch = "x86_64", feature = "std"))]
+            (Simd::Avx2, Width::W8) => avx2::t64(d.cast(), ldd, s.cast(), lds, rows, cols, stream),
             #[cfg(all(target_arch = "x86_64", feature = "std"))]
             (Simd::Avx, Width::W4) => {
                 avx::transpose(d.cast(), ldd, s.cast(), lds, rows, cols, stream)
@@ -484,9 +512,86 @@ unsafe fn chunks<const B: usize>(
     }
 }
 
-/// Transposing copies above this many bytes are written with non-temporal stores (twice the
-/// 1 MiB L2 of the machines measured).
-pub(crate) const STREAM_BYTES: usize = 2 << 20;
+/// Copies of more than this many bytes count as larger than the caches: their transposes take
+/// tiles with long source runs and write with non-temporal stores.
+///
+/// An eighth of the last-level cache ([`last_level_cache`]): the copy's source and destination
+/// then fill more than a quarter of it, the bound beyond which glibc's `memcpy` streams too.
+/// Measured on Zen 3 (32 MiB L3, `cargo bench --bench relayout`, each setting in turn): an f32
+/// 1024² transpose (4 MiB) ran at 82–114 % of memcpy with cached stores and 65–69 % streamed,
+/// a u16 2048² one (8 MiB) at 60–63 % streamed and 41–51 % cached. Without a cache size (other
+/// targets) the bound is 2 MiB, the value measured on Zen 5 before.
+pub(crate) fn stream_bytes() -> usize {
+    match last_level_cache() {
+        0 => 2 << 20,
+        llc => (llc / 8).max(1 << 20),
+    }
+}
+
+/// Bytes of the largest cache this CPU reports (0 when unknown), queried once.
+pub(crate) fn last_level_cache() -> usize {
+    use core::sync::atomic::{AtomicUsize, Ordering};
+    /// `usize::MAX` until the first query.
+    static LLC: AtomicUsize = AtomicUsize::new(usize::MAX);
+    match LLC.load(Ordering::Relaxed) {
+        usize::MAX => {
+            let v = query_last_level_cache();
+            LLC.store(v, Ordering::Relaxed);
+            v
+        }
+        v => v,
+    }
+}
+
+/// The largest cache in the CPU's deterministic cache parameters (CPUID leaf 4 on Intel,
+/// 0x8000_001D on AMD with topology extensions; AMD's leaf 0x8000_0006 otherwise).
+#[cfg(target_arch = "x86_64")]
+fn query_last_level_cache() -> usize {
+    use core::arch::x86_64::__cpuid_count;
+    #[allow(unused_unsafe)]
+    // SAFETY: CPUID exists on every x86-64 CPU; the leaves read are below the maxima it reports
+    // (checked first), and reading an unsupported leaf has no effect beyond its result.
+    let id = |leaf: u32, sub: u32| unsafe { __cpuid_count(leaf, sub) };
+    let max_basic = id(0, 0).eax;
+    let max_ext = id(0x8000_0000, 0).eax;
+    let topoext = max_ext >= 0x8000_0001 && id(0x8000_0001, 0).ecx & (1 << 22) != 0;
+    let leaf = if topoext && max_ext >= 0x8000_001D {
+        Some(0x8000_001D)
+    } else if max_basic >= 4 {
+        Some(4)
+    } else {
+        None
+    };
+    let mut best = 0usize;
+    if let Some(leaf) = leaf {
+        for sub in 0..16 {
+            let r = id(leaf, sub);
+            // type 0: no more caches; 2: instruction cache
+            match r.eax & 0x1F {
+                0 => break,
+                2 => continue,
+                _ => {}
+            }
+            let ways = (r.ebx >> 22) as usize + 1;
+            let parts = ((r.ebx >> 12) & 0x3FF) as usize + 1;
+            let line = (r.ebx & 0xFFF) as usize + 1;
+            let sets = r.ecx as usize + 1;
+            best = best.max(ways * parts * line * sets);
+        }
+    }
+    if best == 0 && max_ext >= 0x8000_0006 {
+        // L3 in 512 KiB units, else L2 in KiB
+        let r = id(0x8000_0006, 0);
+        best = ((r.edx >> 18) as usize * (512 << 10)).max((r.ecx >> 16) as usize * 1024);
+    }
+    best
+}
+
+/// Unknown on other targets.
+#[cfg(not(target_arch = "x86_64"))]
+fn query_last_level_cache() -> usize {
+    0
+}
 
 /// One 8 × 8 micro-tile, written column by column with constant trip counts (LLVM keeps the
 /// eight source rows in registers and turns the moves into shuffles where it can).
@@ -1204,6 +1309,326 @@ mod avx512 {
     }
 }
 
+/// Micro-tiles of whole cache lines through 256-bit registers (AVX2): each moves `64 / size`
+/// destination-contiguous elements (one 64-byte line of a destination column, written as two
+/// 32-byte stores back to back) by 16 bytes (8-, 16-bit) or 32 bytes (32-, 64-bit) of each
+/// source row. The 8- and 16-bit tiles load two source rows per register (one per 128-bit
+/// lane) and unpack within lanes; the 32- and 64-bit tiles unpack and then recombine
+/// 128-bit halves.
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+mod avx2 {
+    use super::{avx, blocked, sse};
+    use core::arch::x86_64::*;
+
+    /// One 32-byte store, non-temporal with `stream` (then `p` is 32-byte aligned).
+    ///
+    /// # Safety
+    /// `p` is writable for 32 bytes, and 32-byte aligned when `stream`; AVX2 code only.
+    #[inline(always)]
+    unsafe fn store(p: *mut u8, v: __m256i, stream: bool) {
+        // SAFETY: the caller's contract (alignment for the non-temporal form).
+        unsafe {
+            if stream {
+                _mm256_stream_si256(p.cast(), v)
+            } else {
+                _mm256_storeu_si256(p.cast(), v)
+            }
+        }
+    }
+
+    /// Two 16-byte pieces: the low lane from `lo`, the high one from `hi`.
+    ///
+    /// # Safety
+    /// `lo` and `hi` are readable for 16 bytes; AVX2 code only.
+    #[inline(always)]
+    unsafe fn lanes(lo: *const u8, hi: *const u8) -> __m256i {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let v = _mm256_castsi128_si256(_mm_loadu_si128(lo.cast()));
+            _mm256_inserti128_si256::<1>(v, _mm_loadu_si128(hi.cast()))
+        }
+    }
+
+    macro_rules! entry {
+        ($(#[$doc:meta])* $name:ident, $t:ty, $mi:literal, $mj:literal, $micro:ident, $edge:path) => {
+            $(#[$doc])*
+            ///
+            /// # Safety
+            /// As [`super::transpose`] for plain data of this width, and the CPU runs AVX2.
+            #[target_feature(enable = "avx2")]
+            pub(super) unsafe fn $name(
+                dst: *mut $t,
+                ldd: isize,
+                src: *const $t,
+                lds: isize,
+                rows: usize,
+                cols: usize,
+                stream: bool,
+            ) {
+                // streamed only when every column piece is a whole line
+                let st = stream.then_some(64);
+                // SAFETY: the caller's contract; the micro-tile runs on AVX2, which the CPU has, the
+                // edges on SSE2 / AVX, which it has too.
+                unsafe {
+                    blocked::<$t, $mi, $mj>(dst, ldd, src, lds, rows, cols, st, stream, $micro, $edge)
+                }
+            }
+        };
+    }
+    entry!(
+        /// 8-bit elements: 64 × 16 micro-tiles.
+        t8, u8, 64, 16, micro8, sse::edge8
+    );
+    entry!(
+        /// 16-bit elements: 32 × 8 micro-tiles.
+        t16, u16, 32, 8, micro16, sse::edge16
+    );
+    entry!(
+        /// 32-bit elements: 16 × 8 micro-tiles.
+        t32, u32, 16, 8, micro32, avx::edge32
+    );
+    entry!(
+        /// 64-bit elements: 8 × 4 micro-tiles.
+        t64, u64, 8, 4, micro64, sse::edge64
+    );
+
+    /// One 32 × 16 block of bytes: register `k` holds source rows `k` and `k + 16` (columns
+    /// 0..16) in its two lanes; four rounds of byte, word, double-word and quad-word unpacking
+    /// transpose each lane's 16 × 16 block, leaving result `c` = destination column `c`, rows
+    /// 0..32.
+    ///
+    /// # Safety
+    /// AVX2 code only; the 32 × 16 block is readable at `src` (row stride `lds`).
+    #[inline(always)]
+    unsafe fn half8(src: *const u8, lds: isize) -> [__m256i; 16] {
+        // SAFETY: (whole body) the caller's contract bounds every row touched.
+        unsafe {
+            let row = |r: isize| src.offset(r * lds);
+            let x: [__m256i; 16] =
+                core::array::from_fn(|k| lanes(row(k as isize), row(k as isize + 16)));
+            let mut a = [_mm256_setzero_si256(); 16];
+            for k in 0..8 {
+                a[k] = _mm256_unpacklo_epi8(x[2 * k], x[2 * k + 1]);
+                a[k + 8] = _mm256_unpackhi_epi8(x[2 * k], x[2 * k + 1]);
+            }
+            // a[k + 8g], 16-bit slot c: rows 2k, 2k+1 of column 8g + c
+            let mut b = [_mm256_setzero_si256(); 16];
+            for g in 0..2 {
+                for p in 0..4 {
+                    let (u, v) = (a[2 * p + 8 * g], a[2 * p + 1 + 8 * g]);
+                    b[p + 8 * g] = _mm256_unpacklo_epi16(u, v);
+                    b[p + 8 * g + 4] = _mm256_unpackhi_epi16(u, v);
+                }
+            }
+            // b[p + 4g], 32-bit slot q: rows 4p..4p+4 of column 4g + q
+            let mut c = [_mm256_setzero_si256(); 16];
+            for g in 0..4 {
+                for t in 0..2 {
+                    let (u, v) = (b[2 * t + 4 * g], b[2 * t + 1 + 4 * g]);
+                    c[t + 4 * g] = _mm256_unpacklo_epi32(u, v);
+                    c[t + 4 * g + 2] = _mm256_unpackhi_epi32(u, v);
+                }
+            }
+            // c[t + 2f], 64-bit slot u: rows 8t..8t+8 of column 2f + u
+            core::array::from_fn(|j| {
+                let (u, v) = (c[j / 2 * 2], c[j / 2 * 2 + 1]);
+                if j % 2 == 0 {
+                    _mm256_unpacklo_epi64(u, v)
+                } else {
+                    _mm256_unpackhi_epi64(u, v)
+                }
+            })
+        }
+    }
+
+    /// 64 × 16 bytes: two 32 × 16 blocks ([`half8`]), each destination column written as one
+    /// whole line (its two halves back to back, so a streamed line is complete at once).
+    ///
+    /// # Safety
+    /// Inlined only into AVX2 code; the 64 × 16 block is readable at `src` (row stride `lds`)
+    /// and writable at `dst` (column stride `ldd`), not overlapping; 32-byte aligned column
+    /// starts with `stream`.
+    #[inline(always)]
+    unsafe fn micro8(dst: *mut u8, ldd: isize, src: *const u8, lds: isize, stream: bool) {
+        // SAFETY: (whole body) the caller's contract bounds every row and column touched.
+        unsafe {
+            let lo = half8(src, lds);
+            let hi = half8(src.offset(32 * lds), lds);
+            for c in 0..16 {
+                let p = dst.offset(c as isize * ldd);
+                store(p, lo[c], stream);
+                store(p.add(32), hi[c], stream);
+            }
+        }
+    }
+
+    /// One 16 × 8 block of 16-bit data: register `k` holds source rows `k` and `k + 8`
+    /// (columns 0..8) in its two lanes; three rounds of unpacking transpose each lane's 8 × 8
+    /// block, leaving result `c` = destination column `c`, rows 0..16.
+    ///
+    /// # Safety
+    /// AVX2 code only; the 16 × 8 block is readable at `src` (row stride `lds`).
+    #[inline(always)]
+    unsafe fn half16(src: *const u16, lds: isize) -> [__m256i; 8] {
+        // SAFETY: (whole body) the caller's contract bounds every row touched.
+        unsafe {
+            let row = |r: isize| src.offset(r * lds).cast::<u8>();
+            let x: [__m256i; 8] =
+                core::array::from_fn(|k| lanes(row(k as isize), row(k as isize + 8)));
+            let t: [__m256i; 8] = core::array::from_fn(|k| {
+                let (u, v) = (x[k / 2 * 2], x[k / 2 * 2 + 1]);
+                if k % 2 == 0 {
+                    _mm256_unpacklo_epi16(u, v)
+                } else {
+                    _mm256_unpackhi_epi16(u, v)
+                }
+            });
+            // t[2p + h], 32-bit slot q: rows 2p, 2p+1 of column 4h + q
+            let u: [__m256i; 8] = core::array::from_fn(|k| {
+                // k = 2·(2·r + h) + s: rows 4r..4r+4, columns 4h + 2s + {0,1}
+                let (s, h, r) = (k % 2, k / 2 % 2, k / 4);
+                let (a, b) = (t[4 * r + h], t[4 * r + 2 + h]);
+                if s == 0 {
+                    _mm256_unpacklo_epi32(a, b)
+                } else {
+                    _mm256_unpackhi_epi32(a, b)
+                }
+            });
+            // u[k] rows 0..4 and u[k + 4] rows 4..8 of columns 2k, 2k+1
+            core::array::from_fn(|c| {
+                let (a, b) = (u[c / 2], u[c / 2 + 4]);
+                if c % 2 == 0 {
+                    _mm256_unpacklo_epi64(a, b)
+                } else {
+                    _mm256_unpackhi_epi64(a, b)
+                }
+            })
+        }
+    }
+
+    /// 32 × 8 halves: two 16 × 8 blocks ([`half16`]), each destination column written as one
+    /// whole line (its two halves back to back).
+    ///
+    /// # Safety
+    /// As [`micro8`] for a 32 × 8 block of 16-bit data.
+    #[inline(always)]
+    unsafe fn micro16(dst: *mut u16, ldd: isize, src: *const u16, lds: isize, stream: bool) {
+        // SAFETY: (whole body) the caller's contract bounds every row and column touched.
+        unsafe {
+            let lo = half16(src, lds);
+            let hi = half16(src.offset(16 * lds), lds);
+            for c in 0..8 {
+                let p = dst.offset(c as isize * ldd).cast::<u8>();
+                store(p, lo[c], stream);
+                store(p.add(32), hi[c], stream);
+            }
+        }
+    }
+
+    /// One 8 × 8 block of 32-bit data: unpack, in-lane shuffle, then 128-bit recombination;
+    /// result `c` = destination column `c`.
+    ///
+    /// # Safety
+    /// AVX2 code only; the 8 × 8 block is readable at `src` (row stride `lds`).
+    #[inline(always)]
+    unsafe fn half32(src: *const u32, lds: isize) -> [__m256; 8] {
+        // SAFETY: (whole body) the caller's contract bounds every row touched; the float
+        // shuffles only move bits.
+        unsafe {
+            let r: [__m256; 8] =
+                core::array::from_fn(|i| _mm256_loadu_ps(src.offset(i as isize * lds).cast()));
+            let t: [__m256; 8] = core::array::from_fn(|k| {
+                let (a, b) = (r[k / 2 * 2], r[k / 2 * 2 + 1]);
+                if k % 2 == 0 {
+                    _mm256_unpacklo_ps(a, b)
+                } else {
+                    _mm256_unpackhi_ps(a, b)
+                }
+            });
+            // t[2p + s]: rows 2p, 2p+1; u[4g + 2s + e]: rows 4g..4g+4, columns {0,1}+2s… per lane
+            let u: [__m256; 8] = core::array::from_fn(|k| {
+                let (g, s, e) = (k / 4, k / 2 % 2, k % 2);
+                let (a, b) = (t[4 * g + s], t[4 * g + 2 + s]);
+                if e == 0 {
+                    _mm256_shuffle_ps::<0x44>(a, b)
+                } else {
+                    _mm256_shuffle_ps::<0xEE>(a, b)
+                }
+            });
+            // u[k] (rows 0..4) and u[k + 4] (rows 4..8): columns c and c + 4 in the two lanes,
+            // c = 2s + e for k = 2s + e
+            core::array::from_fn(|c| {
+                let (a, b) = (u[c % 4], u[c % 4 + 4]);
+                if c < 4 {
+                    _mm256_permute2f128_ps::<0x20>(a, b)
+                } else {
+                    _mm256_permute2f128_ps::<0x31>(a, b)
+                }
+            })
+        }
+    }
+
+    /// 16 × 8 words: two 8 × 8 blocks ([`half32`]), each destination column written as one
+    /// whole line.
+    ///
+    /// # Safety
+    /// As [`micro8`] for a 16 × 8 block of 32-bit data.
+    #[inline(always)]
+    unsafe fn micro32(dst: *mut u32, ldd: isize, src: *const u32, lds: isize, stream: bool) {
+        // SAFETY: (whole body) the caller's contract bounds every row and column touched.
+        unsafe {
+            let lo = half32(src, lds);
+            let hi = half32(src.offset(8 * lds), lds);
+            for c in 0..8 {
+                let p = dst.offset(c as isize * ldd).cast::<u8>();
+                store(p, _mm256_castps_si256(lo[c]), stream);
+                store(p.add(32), _mm256_castps_si256(hi[c]), stream);
+            }
+        }
+    }
+
+    /// One 4 × 4 block of 64-bit data: result `c` = destination column `c`.
+    ///
+    /// # Safety
+    /// AVX2 code only; the 4 × 4 block is readable at `src` (row stride `lds`).
+    #[inline(always)]
+    unsafe fn half64(src: *const u64, lds: isize) -> [__m256i; 4] {
+        // SAFETY: (whole body) the caller's contract bounds every row touched.
+        unsafe {
+            let r = |i: isize| _mm256_loadu_si256(src.offset(i * lds).cast());
+            let (r0, r1, r2, r3) = (r(0), r(1), r(2), r(3));
+            // t0 = rows 0, 1 at columns 0 | 2; t1 at columns 1 | 3; t2, t3 the same for rows 2, 3
+            let (t0, t1) = (_mm256_unpacklo_epi64(r0, r1), _mm256_unpackhi_epi64(r0, r1));
+            let (t2, t3) = (_mm256_unpacklo_epi64(r2, r3), _mm256_unpackhi_epi64(r2, r3));
+            [
+                _mm256_permute2x128_si256::<0x20>(t0, t2),
+                _mm256_permute2x128_si256::<0x20>(t1, t3),
+                _mm256_permute2x128_si256::<0x31>(t0, t2),
+                _mm256_permute2x128_si256::<0x31>(t1, t3),
+            ]
+        }
+    }
+
+    /// 8 × 4 double words: two 4 × 4 blocks ([`half64`]), each destination column written as
+    /// one whole line.
+    ///
+    /// # Safety
+    /// As [`micro8`] for an 8 × 4 block of 64-bit data.
+    #[inline(always)]
+    unsafe fn micro64(dst: *mut u64, ldd: isize, src: *const u64, lds: isize, stream: bool) {
+        // SAFETY: (whole body) the caller's contract bounds every row and column touched.
+        unsafe {
+            let lo = half64(src, lds);
+            let hi = half64(src.offset(4 * lds), lds);
+            for c in 0..4 {
+                let p = dst.offset(c as isize * ldd).cast::<u8>();
+                store(p, lo[c], stream);
+                store(p.add(32), hi[c], stream);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -1370,6 +1795,22 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The cache query names a plausible last-level cache on x86-64 (every x86-64 CPU since
+    /// 2003 has at least 256 KiB), and the streaming bound follows it.
+    #[test]
+    fn last_level_cache_is_plausible() {
+        let llc = last_level_cache();
+        std::println!(
+            "last-level cache: {llc} bytes, stream above {}",
+            stream_bytes()
+        );
+        if cfg!(target_arch = "x86_64") {
+            assert!((256 << 10..=4 << 30).contains(&llc), "{llc}");
+            assert_eq!(stream_bytes(), (llc / 8).max(1 << 20));
+        }
+        assert_eq!(last_level_cache(), llc, "cached");
     }
 
     #[test]
