@@ -307,11 +307,34 @@ fn random_blocked(rng: &mut Seeded, rows: i64, cols: i64) -> DynLayout {
 fn random_blocked_layouts_on_every_isa_and_route() {
     use gemm::{Isa, Options, Packing};
     let mut rng = Seeded(7);
+    let mut cases = Vec::new();
     for (m, k, n) in [(70i64, 300i64, 50i64), (33, 17, 65), (48, 64, 40)] {
         for _ in 0..2 {
             let la = random_blocked(&mut rng, m, k);
             let lb = random_blocked(&mut rng, k, n);
             let lc = random_blocked(&mut rng, m, n);
+            cases.push((m, k, n, la, lb, lc));
+        }
+    }
+    // Ascend fractals at kernel scale (C in NZ takes the fractal-row kernel)
+    cases.push((
+        48,
+        272,
+        48,
+        make_nz_layout::<f32>(48, 272).unwrap(),
+        make_zn_layout::<f32>(272, 48).unwrap(),
+        make_nz_layout::<f32>(48, 48).unwrap(),
+    ));
+    cases.push((
+        32,
+        64,
+        48,
+        make_zz_layout::<f32>(32, 64).unwrap(),
+        make_zn_layout::<f32>(64, 48).unwrap(),
+        make_zn_layout::<f32>(32, 48).unwrap(),
+    ));
+    for (m, k, n, la, lb, lc) in cases {
+        {
             let a = buf(&mut rng, span(&la));
             let b = buf(&mut rng, span(&lb));
             let c = buf(&mut rng, span(&lc));

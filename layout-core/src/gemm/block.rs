@@ -75,9 +75,7 @@ pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>, threads: us
         Some(cm) => (cm.rows.step(0), cm.cols.step(0)),
         None => (sc.rs, sc.cs),
     };
-    let rs_eff = if m == 1 { 0 } else { crs.unsigned_abs() };
-    let cs_eff = if n == 1 { 0 } else { ccs.unsigned_abs() };
-    if bpacked.is_none() && crs != 1 && (ccs == 1 || rs_eff > cs_eff) {
+    if bpacked.is_none() && transposes(m, n, crs, ccs) {
         core::mem::swap(&mut m, &mut n);
         core::mem::swap(&mut a, &mut b);
         core::mem::swap(&mut sa, &mut sb);
@@ -170,6 +168,14 @@ pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>, threads: us
         let (rows, cols) = part(0);
         loops(ki, ctx, rows, cols);
     });
+}
+
+/// Whether a product whose C has steps `crs` (down a column) and `ccs` (along a row) runs as
+/// `Cᵀ = Bᵀ·Aᵀ`: the kernel vectorises along m, so C's contiguous dimension should be m.
+pub(crate) fn transposes(m: usize, n: usize, crs: isize, ccs: isize) -> bool {
+    let rs_eff = if m == 1 { 0 } else { crs.unsigned_abs() };
+    let cs_eff = if n == 1 { 0 } else { ccs.unsigned_abs() };
+    crs != 1 && (ccs == 1 || rs_eff > cs_eff)
 }
 
 /// The base pointer of C, shared by the threads of one call.

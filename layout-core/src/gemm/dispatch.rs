@@ -40,6 +40,15 @@ impl Element for f32 {
         }
         with_cached(&BUFS, f)
     }
+    fn kernel_for_run(isa: Isa, run: usize) -> Option<KernelInfo<f32>> {
+        #[cfg(target_arch = "x86_64")]
+        if isa >= Isa::Avx2 && run == super::x86::FRACTAL_F32.0 {
+            let (mr, nr) = super::x86::FRACTAL_F32;
+            return Some(info(mr, nr, super::x86::fractal_f32, 4));
+        }
+        let _ = (isa, run);
+        None
+    }
     fn kernel(isa: Isa) -> Option<KernelInfo<f32>> {
         match isa {
             Isa::Portable => Some(info(PORTABLE_MR, PORTABLE_NR, portable_ukr::<f32>, 4)),
@@ -68,6 +77,15 @@ impl Element for f64 {
             static BUFS: RefCell<(Vec<f64>, Vec<f64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
         }
         with_cached(&BUFS, f)
+    }
+    fn kernel_for_run(isa: Isa, run: usize) -> Option<KernelInfo<f64>> {
+        #[cfg(target_arch = "x86_64")]
+        if isa >= Isa::Avx2 && run == super::x86::FRACTAL_F64.0 {
+            let (mr, nr) = super::x86::FRACTAL_F64;
+            return Some(info(mr, nr, super::x86::fractal_f64, 8));
+        }
+        let _ = (isa, run);
+        None
     }
     fn kernel(isa: Isa) -> Option<KernelInfo<f64>> {
         match isa {

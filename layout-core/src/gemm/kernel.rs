@@ -38,6 +38,10 @@ pub trait Element:
     /// The kernel and block sizes for `isa`, `None` when this build has no kernel for it.
     #[doc(hidden)]
     fn kernel(isa: Isa) -> Option<KernelInfo<Self>>;
+    /// A kernel whose MR is `run` (an output whose contiguous runs are that long: an NZ
+    /// fractal row of C0 elements), when `isa` has one; `None` otherwise.
+    #[doc(hidden)]
+    fn kernel_for_run(isa: Isa, run: usize) -> Option<KernelInfo<Self>>;
     /// Runs `f` with this thread's two packing buffers (kept between calls so that large calls
     /// do not map and fault in fresh pages each time); fresh buffers when they are in use.
     #[doc(hidden)]

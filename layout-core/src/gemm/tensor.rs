@@ -415,7 +415,7 @@ where
             c: [mc, nc],
         });
     }
-    let ki = match T::kernel(opts.isa) {
+    let mut ki = match T::kernel(opts.isa) {
         Some(ki) if opts.isa.is_available() => ki,
         _ => return Err(GemmError::IsaUnavailable { op, isa: opts.isa }),
     };
@@ -477,6 +477,23 @@ where
                 },
                 Some(Mapped { rows, cols }),
             ),
+        }
+    }
+    // specialised per layout: when C's contiguous runs (along the dimension the kernel will
+    // vectorise) are shorter than the kernel's MR — an NZ fractal row of C0 elements — take
+    // the kernel whose MR is that run, so every tile is stored from its registers
+    if let Access::Mapped { rows, cols } = &xc {
+        let (rs, cs) = (rows.step(0), cols.step(0));
+        let (run, step) = if block::transposes(m, n, rs, cs) {
+            (cols.run[0] as usize, cs)
+        } else {
+            (rows.run[0] as usize, rs)
+        };
+        if step == 1
+            && run < ki.mr
+            && let Some(narrow) = T::kernel_for_run(opts.isa, run)
+        {
+            ki = narrow;
         }
     }
     let (sa, ma) = parts(&xa, abase);

@@ -163,3 +163,31 @@ pub(crate) unsafe fn avx2_f64(t: &Tile<f64>) {
     // SAFETY: forwarded contract; the features are enabled on this function.
     unsafe { tile_body::<f64, Avx2F64, 2, 6>(t) }
 }
+
+/// The fractal-row tile for f32 (AVX2 or better): one ymm × 12 columns = 8 × 12. An Ascend NZ
+/// fractal row of f32 is C0 = 8 contiguous elements, so with a C in NZ every tile of this kernel
+/// lies in one run and is stored from the registers (the 16-row tile straddles two fractal rows
+/// and would go through the stack tile).
+pub(crate) const FRACTAL_F32: (usize, usize) = (8, 12);
+/// The fractal-row tile for f64: one ymm × 12 columns = 4 × 12 (C0 = 4).
+pub(crate) const FRACTAL_F64: (usize, usize) = (4, 12);
+
+/// f32 microkernel of the fractal-row tile, 8 × 12.
+///
+/// # Safety
+/// As `Ukr`; AVX2 and FMA are available.
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn fractal_f32(t: &Tile<f32>) {
+    // SAFETY: forwarded contract; the features are enabled on this function.
+    unsafe { tile_body::<f32, Avx2F32, 1, 12>(t) }
+}
+
+/// f64 microkernel of the fractal-row tile, 4 × 12.
+///
+/// # Safety
+/// As `Ukr`; AVX2 and FMA are available.
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn fractal_f64(t: &Tile<f64>) {
+    // SAFETY: forwarded contract; the features are enabled on this function.
+    unsafe { tile_body::<f64, Avx2F64, 1, 12>(t) }
+}
