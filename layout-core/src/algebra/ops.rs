@@ -335,7 +335,7 @@ const fn try_lay(r: Result<DynLayout, LayoutError>) -> Result<Value, LayoutError
 macro_rules! ops {
     ($(
         $(#[$doc:meta])*
-        $V:ident $name:literal ($($a:ident: $k:ident),*) $forms:ident => $body:expr;
+        $V:ident $name:literal ($($a:ident: $k:ident),*) $forms:ident [$($gen:tt)*] => $body:expr;
     )*) => {
         /// One entry of the table: a CuTe function at one arity.
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -438,146 +438,159 @@ const BLOCKED: &str = "nChw8c(n, c, h, w), NC1HWC0<f16>(n, c, h, w), OIhw16i16o(
 const PLAIN2: &str =
     "NN(m, n), L0C(m, n), ND(m, n), DN(m, n) (+ a leading dimension: ND(m, n, ld))";
 
-ops! {
+/// The table itself: `op_table!(m)` calls the macro `m` with every entry, so each consumer
+/// (the evaluator below, the static layer, the `Algebra` trait) is generated from the one list.
+/// An entry is `Variant "name" (arg: Kind, …) FORMS [generated] => expression`; `[generated]`
+/// says which static types and trait methods the entry gets: `unary f`, `pair f`, `pair_int f`,
+/// `profile f`, `int f`, `tiled f, VByMode f_by_mode`, `cotarget f, VShape f_shape`, or `named`
+/// (a named layout's constructor, whose static types live in the named layer).
+macro_rules! op_table {
+    ($m:ident) => {
+        $m! {
     /// `coalesce(L)` ([`DynLayout::coalesce`]).
-    Coalesce "coalesce" (l: Layout) COALESCE => lay(l.coalesce());
+    Coalesce "coalesce" (l: Layout) COALESCE [unary coalesce] => lay(l.coalesce());
     /// `coalesce(L, profile)` ([`DynLayout::coalesce_by_mode`]).
-    CoalesceByMode "coalesce" (l: Layout, p: Profile) COALESCE => try_lay(l.coalesce_by_mode(&p));
+    CoalesceByMode "coalesce" (l: Layout, p: Profile) COALESCE [profile coalesce_by_mode] => try_lay(l.coalesce_by_mode(&p));
     /// `filter_zeros(L)` ([`DynLayout::filter_zeros`]).
-    FilterZeros "filter_zeros" (l: Layout) UNARY => lay(l.filter_zeros());
+    FilterZeros "filter_zeros" (l: Layout) UNARY [unary filter_zeros] => lay(l.filter_zeros());
     /// `filter(L)` ([`DynLayout::filter`]).
-    Filter "filter" (l: Layout) UNARY => lay(l.filter());
+    Filter "filter" (l: Layout) UNARY [unary filter] => lay(l.filter());
     /// `composition(A, B)`: [`DynLayout::composition`] for a 1-D tiler,
     /// [`DynLayout::composition_by_mode`] for a by-mode one.
-    Composition "composition" (a: Layout, t: Tiler) COMPOSITION => try_lay(match t {
+    Composition "composition" (a: Layout, t: Tiler) COMPOSITION [tiled composition, CompositionByMode composition_by_mode] => try_lay(match t {
         Tiler::OneD(b) => a.composition(&b),
         Tiler::ByMode(t) => a.composition_by_mode(&t),
     });
     /// `complement(L)` ([`DynLayout::complement_cosize`]).
-    ComplementCosize "complement" (l: Layout) COMPLEMENT => try_lay(l.complement_cosize());
+    ComplementCosize "complement" (l: Layout) COMPLEMENT [unary complement_cosize] => try_lay(l.complement_cosize());
     /// `complement(L, M)` / `complement(L, shape)` ([`DynLayout::complement`],
     /// [`DynLayout::complement_shape`]).
-    Complement "complement" (l: Layout, c: Cotarget) COMPLEMENT => try_lay(match c {
+    Complement "complement" (l: Layout, c: Cotarget) COMPLEMENT [cotarget complement, ComplementShape complement_shape] => try_lay(match c {
         Cotarget::Int(m) => l.complement(m),
         Cotarget::Shape(s) => l.complement_shape(&s),
     });
     /// `right_inverse(L)` ([`DynLayout::right_inverse`]).
-    RightInverse "right_inverse" (l: Layout) UNARY => lay(l.right_inverse());
+    RightInverse "right_inverse" (l: Layout) UNARY [unary right_inverse] => lay(l.right_inverse());
     /// `left_inverse(L)` ([`DynLayout::left_inverse`]).
-    LeftInverse "left_inverse" (l: Layout) UNARY => try_lay(l.left_inverse());
+    LeftInverse "left_inverse" (l: Layout) UNARY [unary left_inverse] => try_lay(l.left_inverse());
     /// `logical_divide(A, T)` ([`DynLayout::logical_divide`], [`DynLayout::logical_divide_by_mode`]).
-    LogicalDivide "logical_divide" (a: Layout, t: Tiler) TILED => try_lay(match t {
+    LogicalDivide "logical_divide" (a: Layout, t: Tiler) TILED [tiled logical_divide, LogicalDivideByMode logical_divide_by_mode] => try_lay(match t {
         Tiler::OneD(b) => a.logical_divide(&b),
         Tiler::ByMode(t) => a.logical_divide_by_mode(&t),
     });
     /// `zipped_divide(A, T)` ([`DynLayout::zipped_divide`], [`DynLayout::zipped_divide_by_mode`]).
-    ZippedDivide "zipped_divide" (a: Layout, t: Tiler) TILED => try_lay(match t {
+    ZippedDivide "zipped_divide" (a: Layout, t: Tiler) TILED [tiled zipped_divide, ZippedDivideByMode zipped_divide_by_mode] => try_lay(match t {
         Tiler::OneD(b) => a.zipped_divide(&b),
         Tiler::ByMode(t) => a.zipped_divide_by_mode(&t),
     });
     /// `tiled_divide(A, T)` ([`DynLayout::tiled_divide`], [`DynLayout::tiled_divide_by_mode`]).
-    TiledDivide "tiled_divide" (a: Layout, t: Tiler) TILED => try_lay(match t {
+    TiledDivide "tiled_divide" (a: Layout, t: Tiler) TILED [tiled tiled_divide, TiledDivideByMode tiled_divide_by_mode] => try_lay(match t {
         Tiler::OneD(b) => a.tiled_divide(&b),
         Tiler::ByMode(t) => a.tiled_divide_by_mode(&t),
     });
     /// `flat_divide(A, T)` ([`DynLayout::flat_divide`], [`DynLayout::flat_divide_by_mode`]).
-    FlatDivide "flat_divide" (a: Layout, t: Tiler) TILED => try_lay(match t {
+    FlatDivide "flat_divide" (a: Layout, t: Tiler) TILED [tiled flat_divide, FlatDivideByMode flat_divide_by_mode] => try_lay(match t {
         Tiler::OneD(b) => a.flat_divide(&b),
         Tiler::ByMode(t) => a.flat_divide_by_mode(&t),
     });
     /// `logical_product(A, T)` ([`DynLayout::logical_product`], [`DynLayout::logical_product_by_mode`]).
-    LogicalProduct "logical_product" (a: Layout, t: Tiler) TILED => try_lay(match t {
+    LogicalProduct "logical_product" (a: Layout, t: Tiler) TILED [tiled logical_product, LogicalProductByMode logical_product_by_mode] => try_lay(match t {
         Tiler::OneD(b) => a.logical_product(&b),
         Tiler::ByMode(t) => a.logical_product_by_mode(&t),
     });
     /// `zipped_product(A, T)` ([`DynLayout::zipped_product`], [`DynLayout::zipped_product_by_mode`]).
-    ZippedProduct "zipped_product" (a: Layout, t: Tiler) TILED => try_lay(match t {
+    ZippedProduct "zipped_product" (a: Layout, t: Tiler) TILED [tiled zipped_product, ZippedProductByMode zipped_product_by_mode] => try_lay(match t {
         Tiler::OneD(b) => a.zipped_product(&b),
         Tiler::ByMode(t) => a.zipped_product_by_mode(&t),
     });
     /// `tiled_product(A, T)` ([`DynLayout::tiled_product`], [`DynLayout::tiled_product_by_mode`]).
-    TiledProduct "tiled_product" (a: Layout, t: Tiler) TILED => try_lay(match t {
+    TiledProduct "tiled_product" (a: Layout, t: Tiler) TILED [tiled tiled_product, TiledProductByMode tiled_product_by_mode] => try_lay(match t {
         Tiler::OneD(b) => a.tiled_product(&b),
         Tiler::ByMode(t) => a.tiled_product_by_mode(&t),
     });
     /// `flat_product(A, T)` ([`DynLayout::flat_product`], [`DynLayout::flat_product_by_mode`]).
-    FlatProduct "flat_product" (a: Layout, t: Tiler) TILED => try_lay(match t {
+    FlatProduct "flat_product" (a: Layout, t: Tiler) TILED [tiled flat_product, FlatProductByMode flat_product_by_mode] => try_lay(match t {
         Tiler::OneD(b) => a.flat_product(&b),
         Tiler::ByMode(t) => a.flat_product_by_mode(&t),
     });
     /// `blocked_product(A, B)` ([`DynLayout::blocked_product`]).
-    BlockedProduct "blocked_product" (a: Layout, b: Layout) PAIR => try_lay(a.blocked_product(&b));
+    BlockedProduct "blocked_product" (a: Layout, b: Layout) PAIR [pair blocked_product] => try_lay(a.blocked_product(&b));
     /// `raked_product(A, B)` ([`DynLayout::raked_product`]).
-    RakedProduct "raked_product" (a: Layout, b: Layout) PAIR => try_lay(a.raked_product(&b));
+    RakedProduct "raked_product" (a: Layout, b: Layout) PAIR [pair raked_product] => try_lay(a.raked_product(&b));
     /// `max_common_layout(A, B)` ([`DynLayout::max_common_layout`]).
-    MaxCommonLayout "max_common_layout" (a: Layout, b: Layout) COMMON => lay(a.max_common_layout(&b));
+    MaxCommonLayout "max_common_layout" (a: Layout, b: Layout) COMMON [pair max_common_layout] => lay(a.max_common_layout(&b));
     /// `max_common_vector(A, B)` ([`DynLayout::max_common_vector`]): an integer.
-    MaxCommonVector "max_common_vector" (a: Layout, b: Layout) COMMON =>
+    MaxCommonVector "max_common_vector" (a: Layout, b: Layout) COMMON [pair_int max_common_vector] =>
         Ok::<Value, LayoutError>(Value::Int(a.max_common_vector(&b)));
     /// `nullspace(L)` ([`DynLayout::nullspace`]).
-    Nullspace "nullspace" (l: Layout) UNARY => lay(l.nullspace());
+    Nullspace "nullspace" (l: Layout) UNARY [unary nullspace] => lay(l.nullspace());
     /// `upcast(L, N)` ([`DynLayout::upcast`]).
-    Upcast "upcast" (l: Layout, n: Int) CAST => try_lay(l.upcast(n));
+    Upcast "upcast" (l: Layout, n: Int) CAST [int upcast] => try_lay(l.upcast(n));
     /// `downcast(L, N)` ([`DynLayout::downcast`]).
-    Downcast "downcast" (l: Layout, n: Int) CAST => try_lay(l.downcast(n));
+    Downcast "downcast" (l: Layout, n: Int) CAST [int downcast] => try_lay(l.downcast(n));
     /// Ascend NZ for C0 elements per fractal row ([`nz_layout`](crate::named::ascend::nz_layout));
     /// `NZ<T>(m, n)` in the front ends.
-    NzLayout "nz_layout" (c0: Int, m: Int, n: Int) FRACTAL => try_lay(fractal::nz_layout(c0, m, n));
+    NzLayout "nz_layout" (c0: Int, m: Int, n: Int) FRACTAL [named] => try_lay(fractal::nz_layout(c0, m, n));
     /// NZ with explicit outer strides, alignment checked
     /// ([`nz_layout_strided`](crate::named::ascend::nz_layout_strided)).
-    NzLayoutStrided "nz_layout" (c0: Int, m: Int, n: Int, row1: Int, col1: Int) FRACTAL =>
+    NzLayoutStrided "nz_layout" (c0: Int, m: Int, n: Int, row1: Int, col1: Int) FRACTAL [named] =>
         try_lay(fractal::nz_layout_strided(c0, m, n, row1, col1));
     /// Ascend ZN ([`zn_layout`](crate::named::ascend::zn_layout)); `ZN<T>(m, n)`.
-    ZnLayout "zn_layout" (c0: Int, m: Int, n: Int) FRACTAL => try_lay(fractal::zn_layout(c0, m, n));
+    ZnLayout "zn_layout" (c0: Int, m: Int, n: Int) FRACTAL [named] => try_lay(fractal::zn_layout(c0, m, n));
     /// ZN with explicit outer strides ([`zn_layout_strided`](crate::named::ascend::zn_layout_strided)).
-    ZnLayoutStrided "zn_layout" (c0: Int, m: Int, n: Int, row1: Int, col1: Int) FRACTAL =>
+    ZnLayoutStrided "zn_layout" (c0: Int, m: Int, n: Int, row1: Int, col1: Int) FRACTAL [named] =>
         try_lay(fractal::zn_layout_strided(c0, m, n, row1, col1));
     /// Ascend ZZ ([`zz_layout`](crate::named::ascend::zz_layout)); `ZZ<T>(m, n)`.
-    ZzLayout "zz_layout" (c0: Int, m: Int, n: Int) FRACTAL => try_lay(fractal::zz_layout(c0, m, n));
+    ZzLayout "zz_layout" (c0: Int, m: Int, n: Int) FRACTAL [named] => try_lay(fractal::zz_layout(c0, m, n));
     /// ZZ with explicit outer strides ([`zz_layout_strided`](crate::named::ascend::zz_layout_strided)).
-    ZzLayoutStrided "zz_layout" (c0: Int, m: Int, n: Int, row1: Int, col1: Int) FRACTAL =>
+    ZzLayoutStrided "zz_layout" (c0: Int, m: Int, n: Int, row1: Int, col1: Int) FRACTAL [named] =>
         try_lay(fractal::zz_layout_strided(c0, m, n, row1, col1));
     /// Ascend NN, the MX `scaleB` layout ([`nn_layout`](crate::named::ascend::nn_layout)); `NN(m, n)`.
-    NnLayout "nn_layout" (m: Int, n: Int) PLAIN2 => try_lay(fractal::nn_layout(m, n));
+    NnLayout "nn_layout" (m: Int, n: Int) PLAIN2 [named] => try_lay(fractal::nn_layout(m, n));
     /// The L0C accumulator layout: NZ with C0 = 16 whatever the type; `L0C(m, n)`.
-    L0cLayout "l0c_layout" (m: Int, n: Int) PLAIN2 => try_lay(fractal::nz_layout(16, m, n));
+    L0cLayout "l0c_layout" (m: Int, n: Int) PLAIN2 [named] => try_lay(fractal::nz_layout(16, m, n));
     /// Ascend's two-level row-major `((1,m),(1,n)):((0,n),(0,1))`; `ND(m, n)`.
-    RowMajorLayout "row_major_layout" (m: Int, n: Int) PLAIN2 => try_lay(fractal::nd_ext_layout(m, n, n));
+    RowMajorLayout "row_major_layout" (m: Int, n: Int) PLAIN2 [named] => try_lay(fractal::nd_ext_layout(m, n, n));
     /// Ascend's two-level column-major `((1,m),(1,n)):((0,1),(0,m))`; `DN(m, n)`.
-    ColumnMajorLayout "column_major_layout" (m: Int, n: Int) PLAIN2 => try_lay(fractal::dn_ext_layout(m, n, m));
+    ColumnMajorLayout "column_major_layout" (m: Int, n: Int) PLAIN2 [named] => try_lay(fractal::dn_ext_layout(m, n, m));
     /// Two-level row-major with a leading dimension ([`nd_ext_layout`](crate::named::ascend::nd_ext_layout));
     /// `ND(m, n, ld)`.
-    NdExtLayout "nd_ext_layout" (m: Int, n: Int, ld: Int) PLAIN2 => try_lay(fractal::nd_ext_layout(m, n, ld));
+    NdExtLayout "nd_ext_layout" (m: Int, n: Int, ld: Int) PLAIN2 [named] => try_lay(fractal::nd_ext_layout(m, n, ld));
     /// Two-level column-major with a leading dimension ([`dn_ext_layout`](crate::named::ascend::dn_ext_layout));
     /// `DN(m, n, ld)`.
-    DnExtLayout "dn_ext_layout" (m: Int, n: Int, ld: Int) PLAIN2 => try_lay(fractal::dn_ext_layout(m, n, ld));
+    DnExtLayout "dn_ext_layout" (m: Int, n: Int, ld: Int) PLAIN2 [named] => try_lay(fractal::dn_ext_layout(m, n, ld));
     /// oneDNN's `nChw{B}c` / Ascend's NC1HWC0 ([`nchw_blocked`](crate::named::blocked::nchw_blocked));
     /// `nChw8c(n, c, h, w)`, `NC1HWC0<f16>(n, c, h, w)`.
-    NchwBlocked "nchw_blocked" (n: Int, c: Int, h: Int, w: Int, b: Int) BLOCKED =>
+    NchwBlocked "nchw_blocked" (n: Int, c: Int, h: Int, w: Int, b: Int) BLOCKED [named] =>
         try_lay(blocked::nchw_blocked(n, c, h, w, b));
     /// oneDNN's `OIhw{Bi}i{Bo}o` ([`oihw_blocked`](crate::named::blocked::oihw_blocked));
     /// `OIhw16i16o(o, i, h, w)`.
-    OihwBlocked "oihw_blocked" (o: Int, i: Int, h: Int, w: Int, bi: Int, bo: Int) BLOCKED =>
+    OihwBlocked "oihw_blocked" (o: Int, i: Int, h: Int, w: Int, bi: Int, bo: Int) BLOCKED [named] =>
         try_lay(blocked::oihw_blocked(o, i, h, w, bi, bo));
     /// CUTLASS `RowMajorInterleaved<I>` with a leading dimension
     /// ([`row_major_interleaved`](crate::named::blocked::row_major_interleaved));
     /// `RowMajorInterleaved<4>(rows, cols, ld)`.
-    RowMajorInterleavedLd "row_major_interleaved" (i: Int, rows: Int, cols: Int, ld: Int) BLOCKED =>
+    RowMajorInterleavedLd "row_major_interleaved" (i: Int, rows: Int, cols: Int, ld: Int) BLOCKED [named] =>
         try_lay(blocked::row_major_interleaved(i, rows, cols, ld));
     /// Packed CUTLASS `RowMajorInterleaved<I>`
     /// ([`row_major_interleaved_packed`](crate::named::blocked::row_major_interleaved_packed));
     /// `RowMajorInterleaved<4>(rows, cols)`.
-    RowMajorInterleaved "row_major_interleaved" (i: Int, rows: Int, cols: Int) BLOCKED =>
+    RowMajorInterleaved "row_major_interleaved" (i: Int, rows: Int, cols: Int) BLOCKED [named] =>
         try_lay(blocked::row_major_interleaved_packed(i, rows, cols));
     /// CUTLASS `ColumnMajorInterleaved<I>` with a leading dimension
     /// ([`column_major_interleaved`](crate::named::blocked::column_major_interleaved)).
-    ColumnMajorInterleavedLd "column_major_interleaved" (i: Int, rows: Int, cols: Int, ld: Int) BLOCKED =>
+    ColumnMajorInterleavedLd "column_major_interleaved" (i: Int, rows: Int, cols: Int, ld: Int) BLOCKED [named] =>
         try_lay(blocked::column_major_interleaved(i, rows, cols, ld));
     /// Packed CUTLASS `ColumnMajorInterleaved<I>`
     /// ([`column_major_interleaved_packed`](crate::named::blocked::column_major_interleaved_packed)).
-    ColumnMajorInterleaved "column_major_interleaved" (i: Int, rows: Int, cols: Int) BLOCKED =>
+    ColumnMajorInterleaved "column_major_interleaved" (i: Int, rows: Int, cols: Int) BLOCKED [named] =>
         try_lay(blocked::column_major_interleaved_packed(i, rows, cols));
+        }
+    };
 }
+pub(crate) use op_table;
+
+op_table!(ops);
 
 impl Op {
     /// The entry for `name` called with `nargs` arguments.
