@@ -127,6 +127,9 @@ macro_rules! algebra_entry {
             run(Op::$V, &[Arg::Layout(self.to_dyn()?), Arg::Shape(DynTuple::leaf(n))])
         }
     };
+    // operations on shapes alone, and named layouts' constructors, are not layout methods
+    ([$($doc:tt)*] $V:ident [shapes $f:ident]) => {};
+    ([$($doc:tt)*] $V:ident [pred $f:ident]) => {};
     ([$($doc:tt)*] $V:ident [named]) => {};
 }
 

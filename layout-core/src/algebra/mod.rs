@@ -128,6 +128,7 @@ mod any;
 mod by_mode;
 mod cast;
 mod coalesce;
+mod common;
 mod complement;
 mod composition;
 mod divide;

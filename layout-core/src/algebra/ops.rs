@@ -324,12 +324,29 @@ const fn lay(l: DynLayout) -> Result<Value, LayoutError> {
     Ok(Value::Layout(l))
 }
 
+/// A predicate as CuTe's integral constant: 1 or 0.
+const fn pred(b: bool) -> Result<Value, LayoutError> {
+    Ok(Value::Int(b as i64))
+}
+
 /// A fallible layout result as a value.
 const fn try_lay(r: Result<DynLayout, LayoutError>) -> Result<Value, LayoutError> {
     match r {
         Ok(l) => Ok(Value::Layout(l)),
         Err(e) => Err(e),
     }
+}
+
+macro_rules! gives_int {
+    (pair_int $($t:tt)*) => {
+        true
+    };
+    (pred $($t:tt)*) => {
+        true
+    };
+    ($($t:tt)*) => {
+        false
+    };
 }
 
 macro_rules! ops {
@@ -355,6 +372,11 @@ macro_rules! ops {
             /// The kind of each argument.
             pub const fn kinds(self) -> &'static [Kind] {
                 match self { $(Op::$V => &[$(Kind::$k),*],)* }
+            }
+
+            /// `true` when the entry's result is an integer (from its `[generated]` clause).
+            const fn int_result(self) -> bool {
+                match self { $(Op::$V => gives_int!($($gen)*),)* }
             }
 
             /// The forms a user may write for this name (for messages).
@@ -433,6 +455,9 @@ const COMMON: &str = "max_common_layout(A, B) / max_common_vector(A, B)";
 const TILED: &str = "logical_divide(A, T) & co. with T a layout, an integer or a tiler [t0,t1,…]";
 const PAIR: &str = "blocked_product(A, B) / raked_product(A, B) with two layouts";
 const UNARY: &str = "op(L) with one layout";
+const TWO: &str = "op(A, B) with two layouts";
+const SHAPES: &str = "make_ordered_layout(shape, order) with two congruent shapes";
+const PREDICATE: &str = "congruent(a, b) / weakly_congruent(a, b) / compatible(a, b) with two shapes or integers";
 const FRACTAL: &str = "NZ<T>(m, n) / ZN<T>(m, n) / ZZ<T>(m, n) (+ the two outer strides), or nz_layout(C0, m, n) & co.";
 const BLOCKED: &str = "nChw8c(n, c, h, w), NC1HWC0<f16>(n, c, h, w), OIhw16i16o(o, i, h, w), RowMajorInterleaved<4>(rows, cols[, ld]), or nchw_blocked(n, c, h, w, block) & co.";
 const PLAIN2: &str =
@@ -442,7 +467,8 @@ const PLAIN2: &str =
 /// (the evaluator below, the static layer, the `Algebra` trait) is generated from the one list.
 /// An entry is `Variant "name" (arg: Kind, …) FORMS [generated] => expression`; `[generated]`
 /// says which static types and trait methods the entry gets: `unary f`, `pair f`, `pair_int f`,
-/// `profile f`, `int f`, `tiled f, VByMode f_by_mode`, `cotarget f, VShape f_shape`, or `named`
+/// `profile f`, `int f`, `tiled f, VByMode f_by_mode`, `cotarget f, VShape f_shape`, `shapes f`
+/// (two shapes, no layout), `pred f` (a predicate on two shapes, 1 or 0), or `named`
 /// (a named layout's constructor, whose static types live in the named layer).
 macro_rules! op_table {
     ($m:ident) => {
@@ -528,6 +554,30 @@ macro_rules! op_table {
     Upcast "upcast" (l: Layout, n: Int) CAST [int upcast] => try_lay(l.upcast(n));
     /// `downcast(L, N)` ([`DynLayout::downcast`]).
     Downcast "downcast" (l: Layout, n: Int) CAST [int downcast] => try_lay(l.downcast(n));
+    /// `coalesce_z(L)` ([`DynLayout::coalesce_z`]): `coalesce` keeping a trailing extent-1 leaf.
+    CoalesceZ "coalesce_z" (l: Layout) UNARY [unary coalesce_z] => lay(l.coalesce_z());
+    /// `layout_add(A, B)` ([`DynLayout::layout_add`]): `R(i) == A(i) + B(i)`.
+    LayoutAdd "layout_add" (a: Layout, b: Layout) TWO [pair layout_add] => try_lay(a.layout_add(&b));
+    /// `greatest_common_domain(A, B)` ([`DynLayout::greatest_common_domain`]), from the shapes.
+    GreatestCommonDomain "greatest_common_domain" (a: Layout, b: Layout) TWO
+        [pair greatest_common_domain] => lay(a.greatest_common_domain(&b));
+    /// `make_layout_like(L)` ([`DynLayout::make_layout_like`]).
+    MakeLayoutLike "make_layout_like" (l: Layout) UNARY [unary make_layout_like] =>
+        try_lay(l.make_layout_like());
+    /// `make_ordered_layout(shape, order)` ([`DynLayout::make_ordered_layout`]).
+    MakeOrderedLayout "make_ordered_layout" (s: Profile, o: Profile) SHAPES
+        [shapes make_ordered_layout] => try_lay(DynLayout::make_ordered_layout(&s, &o));
+    /// `congruent(a, b)` ([`DynTuple::congruent`]): 1 when the profiles are equal, else 0.
+    Congruent "congruent" (a: Profile, b: Profile) PREDICATE [pred congruent] =>
+        pred(a.congruent(&b));
+    /// `weakly_congruent(a, b)` ([`DynTuple::weakly_congruent`]): 1 when `a` is a coarsening of
+    /// `b`, else 0.
+    WeaklyCongruent "weakly_congruent" (a: Profile, b: Profile) PREDICATE
+        [pred weakly_congruent] => pred(a.weakly_congruent(&b));
+    /// `compatible(a, b)` ([`DynTuple::compatible`]): 1 when every coordinate of `a` is one of
+    /// `b` and the sizes agree, else 0.
+    Compatible "compatible" (a: Profile, b: Profile) PREDICATE [pred compatible] =>
+        pred(a.compatible(&b));
     /// Ascend NZ for C0 elements per fractal row ([`nz_layout`](crate::named::ascend::nz_layout));
     /// `NZ<T>(m, n)` in the front ends.
     NzLayout "nz_layout" (c0: Int, m: Int, n: Int) FRACTAL [named] => try_lay(fractal::nz_layout(c0, m, n));
@@ -650,9 +700,10 @@ impl Op {
         Ok(())
     }
 
-    /// `true` when the result is an integer rather than a layout.
+    /// `true` when the result is an integer rather than a layout (`max_common_vector`, and
+    /// the predicates, whose 1 or 0 is CuTe's integral constant).
     pub const fn gives_int(self) -> bool {
-        matches!(self, Op::MaxCommonVector)
+        self.int_result()
     }
 }
 

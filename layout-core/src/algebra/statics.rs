@@ -402,6 +402,62 @@ macro_rules! statics_entry {
             $V(PhantomData)
         }
     };
+    ([$($doc:tt)*] $V:ident $name:literal [shapes $f:ident]) => {
+        zst! {
+            $($doc)*
+            ///
+            /// The two shapes are static [`IntTuple`]s.
+            $V [S: IntTuple, O: IntTuple] [S, O] (S, O) =>
+                table(Op::$V, &[Arg::Shape(static_tuple::<S>()), Arg::Shape(static_tuple::<O>())])
+        }
+        entry!(
+            #[doc = concat!("`", $name, "(S, O)` of static shapes ([`", stringify!($V), "`]).")]
+            $f<S: IntTuple, O: IntTuple>(s, o) -> $V
+        );
+    };
+    ([$($doc:tt)*] $V:ident $name:literal [pred $f:ident]) => {
+        $($doc)*
+        ///
+        /// The static form: a zero-sized type whose `VALUE` is decided at compile time.
+        pub struct $V<A, B>(PhantomData<(A, B)>);
+
+        impl<A: IntTuple, B: IntTuple> $V<A, B> {
+            /// The value, decided at compile time.
+            pub const VALUE: bool = match super::ops::apply_int(
+                Op::$V,
+                &[Arg::Shape(static_tuple::<A>()), Arg::Shape(static_tuple::<B>())],
+            ) {
+                Ok(v) => v != 0,
+                Err(e) => panic!("{}", e.rule()),
+            };
+
+            /// The value.
+            #[inline(always)]
+            pub const fn get(&self) -> bool {
+                Self::VALUE
+            }
+        }
+
+        impl<A, B> Clone for $V<A, B> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<A, B> Copy for $V<A, B> {}
+        impl<A, B> fmt::Debug for $V<A, B> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(stringify!($V))
+            }
+        }
+
+        #[doc = concat!("`", $name, "(a, b)` of static shapes, decided at compile time ([`", stringify!($V), "`]).")]
+        #[inline(always)]
+        pub fn $f<A: IntTuple, B: IntTuple>(a: A, b: B) -> $V<A, B> {
+            let _ = (a, b);
+            let _ = $V::<A, B>::VALUE;
+            $V(PhantomData)
+        }
+    };
     ([$($doc:tt)*] $V:ident $name:literal [named]) => {};
 }
 
