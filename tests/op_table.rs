@@ -299,7 +299,10 @@ fn case(op: Op) -> Case {
             args: vec![l("(4,3):(1,4)"), l("(4,3):(3,1)")],
             macro_static: v(layout!(layout_add((4,3):(1,4), (4,3):(3,1)))),
             macro_dynamic: d(layout!(layout_add((n4,3):(1,4), (4,3):(3,1)))),
-            statics: v(statics::layout_add(layout!((4,3):(1,4)), layout!((4,3):(3,1)))),
+            statics: v(statics::layout_add(
+                layout!((4,3):(1,4)),
+                layout!((4,3):(3,1)),
+            )),
             cute: Some("(4,3):(4,5)"),
         },
         Op::GreatestCommonDomain => Case {
@@ -324,8 +327,8 @@ fn case(op: Op) -> Case {
         Op::MakeOrderedLayout => Case {
             calc: "make_ordered_layout((2,3,4,2), (1,3,4,1))",
             args: vec![sh("(2,3,4,2)"), sh("(1,3,4,1)")],
-            macro_static: v(layout!(make_ordered_layout((2,3,4,2), (1,3,4,1)))),
-            macro_dynamic: d(layout!(make_ordered_layout((n2,3,4,2), (1,3,4,1)))),
+            macro_static: v(layout!(make_ordered_layout((2, 3, 4, 2), (1, 3, 4, 1)))),
+            macro_dynamic: d(layout!(make_ordered_layout((n2, 3, 4, 2), (1, 3, 4, 1)))),
             statics: v(statics::make_ordered_layout(
                 (Int::<2>, Int::<3>, Int::<4>, Int::<2>),
                 (Int::<1>, Int::<3>, Int::<4>, Int::<1>),
@@ -335,19 +338,22 @@ fn case(op: Op) -> Case {
         Op::Congruent => Case {
             calc: "congruent((2,(3,4)), (5,(6,7)))",
             args: vec![sh("(2,(3,4))"), sh("(5,(6,7))")],
-            macro_static: Value::Int(layout!(congruent((2,(3,4)), (5,(6,7)))).get()),
-            macro_dynamic: layout!(congruent((n2,(3,4)), (5,(6,7)))).map(Value::Int),
+            macro_static: Value::Int(layout!(congruent((2, (3, 4)), (5, (6, 7)))).get()),
+            macro_dynamic: layout!(congruent((n2, (3, 4)), (5, (6, 7)))).map(Value::Int),
             statics: Value::Int(
-                statics::congruent((Int::<2>, (Int::<3>, Int::<4>)), (Int::<5>, (Int::<6>, Int::<7>)))
-                    .get() as i64,
+                statics::congruent(
+                    (Int::<2>, (Int::<3>, Int::<4>)),
+                    (Int::<5>, (Int::<6>, Int::<7>)),
+                )
+                .get() as i64,
             ),
             cute: Some("1"),
         },
         Op::WeaklyCongruent => Case {
             calc: "weakly_congruent((2,3), (5,(6,7)))",
             args: vec![sh("(2,3)"), sh("(5,(6,7))")],
-            macro_static: Value::Int(layout!(weakly_congruent((2,3), (5,(6,7)))).get()),
-            macro_dynamic: layout!(weakly_congruent((n2,3), (5,(6,7)))).map(Value::Int),
+            macro_static: Value::Int(layout!(weakly_congruent((2, 3), (5, (6, 7)))).get()),
+            macro_dynamic: layout!(weakly_congruent((n2, 3), (5, (6, 7)))).map(Value::Int),
             statics: Value::Int(
                 statics::weakly_congruent((Int::<2>, Int::<3>), (Int::<5>, (Int::<6>, Int::<7>)))
                     .get() as i64,
@@ -357,8 +363,8 @@ fn case(op: Op) -> Case {
         Op::Compatible => Case {
             calc: "compatible(24, (4,6))",
             args: vec![sh("24"), sh("(4,6)")],
-            macro_static: Value::Int(layout!(compatible(24, (4,6))).get()),
-            macro_dynamic: layout!(compatible(24, (n4,6))).map(Value::Int),
+            macro_static: Value::Int(layout!(compatible(24, (4, 6))).get()),
+            macro_dynamic: layout!(compatible(24, (n4, 6))).map(Value::Int),
             statics: Value::Int(statics::compatible(Int::<24>, (Int::<4>, Int::<6>)).get() as i64),
             // the reference's partial order: 24 <= (4,6)
             cute: Some("1"),

@@ -156,7 +156,10 @@ proptest! {
 
 #[test]
 fn pycute_examples() {
-    assert_eq!(dl("(2,1,6,1):(1,7,8,0)").coalesce_z().to_string(), "(2,6,1):(1,8,0)");
+    assert_eq!(
+        dl("(2,1,6,1):(1,7,8,0)").coalesce_z().to_string(),
+        "(2,6,1):(1,8,0)"
+    );
     let gcd = |a: &str, b: &str| dl(a).greatest_common_domain(&dl(b)).to_string();
     assert_eq!(gcd("10:1", "10:1"), "10:1");
     assert_eq!(gcd("(16,3):(1,16)", "(16,3):(1,16)"), "(16,3):(1,16)");
@@ -166,8 +169,15 @@ fn pycute_examples() {
     assert_eq!(add("5:0", "5:1"), "5:1");
     assert_eq!(add("(5,3,4):(1,5,15)", "(10,6):(1,10)"), "60:2");
     assert!(dl("4:1").layout_add(&dl("5:1")).is_err());
-    assert_eq!(dl("(4,8):(1,4)").make_layout_like().unwrap().to_string(), "(4,8):(1,4)");
-    let ord = |s: &str, o: &str| DynLayout::make_ordered_layout(&dt(s), &dt(o)).unwrap().to_string();
+    assert_eq!(
+        dl("(4,8):(1,4)").make_layout_like().unwrap().to_string(),
+        "(4,8):(1,4)"
+    );
+    let ord = |s: &str, o: &str| {
+        DynLayout::make_ordered_layout(&dt(s), &dt(o))
+            .unwrap()
+            .to_string()
+    };
     assert_eq!(ord("(4,8)", "(0,1)"), "(4,8):(1,4)");
     assert_eq!(ord("(4,8)", "(1,0)"), "(4,8):(8,1)");
     assert!(DynLayout::make_ordered_layout(&dt("(4,8)"), &dt("(1,(0,2))")).is_err());

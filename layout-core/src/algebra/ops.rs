@@ -457,7 +457,8 @@ const PAIR: &str = "blocked_product(A, B) / raked_product(A, B) with two layouts
 const UNARY: &str = "op(L) with one layout";
 const TWO: &str = "op(A, B) with two layouts";
 const SHAPES: &str = "make_ordered_layout(shape, order) with two congruent shapes";
-const PREDICATE: &str = "congruent(a, b) / weakly_congruent(a, b) / compatible(a, b) with two shapes or integers";
+const PREDICATE: &str =
+    "congruent(a, b) / weakly_congruent(a, b) / compatible(a, b) with two shapes or integers";
 const FRACTAL: &str = "NZ<T>(m, n) / ZN<T>(m, n) / ZZ<T>(m, n) (+ the two outer strides), or nz_layout(C0, m, n) & co.";
 const BLOCKED: &str = "nChw8c(n, c, h, w), NC1HWC0<f16>(n, c, h, w), OIhw16i16o(o, i, h, w), RowMajorInterleaved<4>(rows, cols[, ld]), or nchw_blocked(n, c, h, w, block) & co.";
 const PLAIN2: &str =

@@ -108,6 +108,7 @@ mod ndarray_interop;
 mod reshape;
 mod storage;
 mod tile;
+mod tiling;
 mod view;
 
 pub use access::{InDomain, Iter, IterMut, TensorIndex};
@@ -117,6 +118,7 @@ pub use concat::{concat, stack};
 pub use error::TensorError;
 pub use extents::{EXTENTS_KEPT, Extents};
 pub use storage::{Storage, StorageMut};
+pub use tiling::{Predicated, Tiles, copy_if};
 pub use view::Slice;
 
 use crate::{AnyLayout, DynLayout};
