@@ -264,3 +264,89 @@ fn tensor_divides_and_partitions_are_the_algebra() {
     assert_eq!(t.shape().leaves(), &[4, 28]);
     assert_eq!(t[[3, 27]], big[[99, 59]]);
 }
+
+/// Static stays static: tiles of `layout!((m, k) : (1, ld))` by 32 × 32 are typed
+/// `Layout<(Int<32>, Int<32>), (Int<1>, i64)>` — interior tiles as tensors, edge tiles with a
+/// predicate — and every element agrees with the run-time tiling.
+#[test]
+fn static_tiles_of_a_mixed_tensor_keep_their_types_and_offsets() {
+    use layout::layout;
+    type T32 = Layout<(Int<32>, Int<32>), (Int<1>, i64)>;
+    let (m, k, ld) = (
+        std::hint::black_box(100i64),
+        std::hint::black_box(60i64),
+        104i64,
+    );
+    let buf: Vec<i64> = (0..ld * k).collect();
+    let typed = Tensor::new(&buf[..], layout!((m, k) : (1, ld))).unwrap();
+    let dynamic = Tensor::new(&buf[..], typed.layout().to_dyn().unwrap()).unwrap();
+    let plan = dynamic.tiles(&[32, 32]).unwrap();
+    assert_eq!(plan.grid(), &[4, 2][..]);
+    for tj in 0..2 {
+        for ti in 0..4 {
+            let p = typed.local_tile_predicated::<32, 32>((ti, tj)).unwrap();
+            let _: &T32 = p.layout(); // a compile-time assertion on the type
+            let r = plan.predicated(&[ti, tj]).unwrap();
+            assert_eq!(
+                [p.valid_extents().0, p.valid_extents().1],
+                r.valid_extents()
+            );
+            for j in 0..32 {
+                for i in 0..32 {
+                    assert_eq!(
+                        p.get((i, j)),
+                        r.get(&[i, j]),
+                        "tile ({ti},{tj}) at ({i},{j})"
+                    );
+                }
+            }
+            // interior tiles are whole static tensors
+            assert_eq!(p.full().is_some(), ti < 3 && tj < 1);
+            if let Some(full) = p.full() {
+                let _: &T32 = full.layout();
+                assert_eq!(
+                    full[(31, 31)],
+                    buf[((ti * 32 + 31) + (tj * 32 + 31) * ld) as usize]
+                );
+            }
+        }
+    }
+    assert!(typed.local_tile_predicated::<32, 32>((4, 0)).is_err());
+    assert_eq!(std::mem::size_of::<T32>(), 8); // only ld is stored
+    // writes through predicated static tiles cover the tensor exactly once
+    let mut w = vec![0i64; (ld * k) as usize];
+    let mut wt = Tensor::new(&mut w[..], layout!((m, k) : (1, ld))).unwrap();
+    for tj in 0..2 {
+        for ti in 0..4 {
+            wt.local_tile_predicated_mut::<32, 32>((ti, tj))
+                .unwrap()
+                .apply(|x| *x += 1);
+        }
+    }
+    for j in 0..ld * k {
+        let (r, c) = (j % ld, j / ld);
+        assert_eq!(w[j as usize], i64::from(r < m && c < k), "{r},{c}");
+    }
+}
+
+/// The typed flat tiles of a run-time tensor (`Tiles::tile2`) are the run-time tiles.
+#[test]
+fn typed_flat_tiles_are_the_dyn_tiles() {
+    let a = Tensor::from_fn(&[100, 60], |i| i as i64).unwrap();
+    let t = a.tiles(&[32, 32]).unwrap();
+    for tj in 0..2 {
+        for ti in 0..4 {
+            let f = t.tile2((ti, tj)).unwrap();
+            let d = t.tile(&[ti, tj]).unwrap();
+            let (m, n) = f.layout().shape();
+            assert_eq!(d.shape().leaves(), &[m, n]);
+            for i in 0..m {
+                for j in 0..n {
+                    assert_eq!(f[(i, j)], d[[i, j]]);
+                }
+            }
+        }
+    }
+    let r3 = Tensor::from_fn(&[4, 4, 4], |i| i as i64).unwrap();
+    assert!(r3.tiles(&[2, 2, 2]).unwrap().tile2((0, 0)).is_err());
+}

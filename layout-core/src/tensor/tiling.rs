@@ -232,18 +232,16 @@ impl<St: Storage> Tiles<St> {
 
     /// The tile layout with the extents that exist (the full layout for an interior tile).
     fn shrunk(&self, valid: &[i64; MAX_LEAVES]) -> Result<DynLayout, TensorError> {
-        let mut shape = self.full.shape();
-        let mut ragged = false;
-        for a in 0..self.rank {
-            if valid[a] != self.tile[a] {
-                ragged = true;
-                if let Axis::Leaf { leaf, .. } = self.axis[a] {
-                    shape.leaves_mut()[leaf] = valid[a];
-                }
-            }
-        }
-        if !ragged {
+        if valid[..self.rank] == self.tile[..self.rank] {
             return Ok(self.full);
+        }
+        let mut shape = self.full.shape();
+        for a in 0..self.rank {
+            if valid[a] != self.tile[a]
+                && let Axis::Leaf { leaf, .. } = self.axis[a]
+            {
+                shape.leaves_mut()[leaf] = valid[a];
+            }
         }
         DynLayout::new(&shape, &self.full.stride()).map_err(layout_err)
     }
@@ -297,6 +295,51 @@ impl<St: Storage> Tiles<St> {
     }
 }
 
+/// The layout of a tile of a rank-2 strided tensor, typed: run-time extents and strides in a
+/// flat typed layout (32 bytes), so element access is `i·d0 + j·d1` after two bounds checks.
+pub type Tile2 = crate::Layout<(i64, i64), (i64, i64)>;
+
+impl<St: Storage> Tiles<St> {
+    /// The extents and strides of tile `coord` of a rank-2 strided tiling, and its position.
+    fn locate2(&self, coord: (i64, i64)) -> Result<(Tile2, usize), TensorError> {
+        let (pos, valid) = self.locate(&[coord.0, coord.1])?;
+        match (self.axis[0], self.axis[1]) {
+            (Axis::Leaf { d: d0, .. }, Axis::Leaf { d: d1, .. }) => {
+                Ok((crate::Layout::new((valid[0], valid[1]), (d0, d1)), pos))
+            }
+            (Axis::Leaf { .. }, _) => Err(TensorError::NotStrided { axis: 1 }),
+            _ => Err(TensorError::NotStrided { axis: 0 }),
+        }
+    }
+
+    /// Tile `coord` of a rank-2 tiling whose axes are single strides (every strided tensor),
+    /// smaller at a ragged edge, as a view with the typed flat layout [`Tile2`]: the cheap
+    /// run-time tile (no 600-byte run-time layout per tile, element access a multiply-add).
+    ///
+    /// ```
+    /// use layout_core::tensor::Tensor;
+    /// let a = Tensor::from_fn(&[100, 60], |i| i as f32).unwrap();
+    /// let t = a.tiles(&[32, 32]).unwrap();
+    /// let corner = t.tile2((3, 1)).unwrap();
+    /// assert_eq!(corner.layout().shape(), (4, 28));
+    /// assert_eq!(corner[(3, 27)], a[[99, 59]]);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Tiles::tile`]; [`TensorError::NotStrided`] for a hierarchical axis or a tiling of
+    /// another rank.
+    pub fn tile2(&self, coord: (i64, i64)) -> Result<TensorRef<'_, St::Elem, Tile2>, TensorError> {
+        if self.rank != 2 {
+            return Err(TensorError::NotStrided { axis: 0 });
+        }
+        let (l, pos) = self.locate2(coord)?;
+        // SAFETY: as in `tile`: element (i, j) with i < valid0, j < valid1 is the parent's
+        // element (c0·T0 + i, c1·T1 + j), at `pos + i·d0 + j·d1`, inside the buffer; the
+        // layout has positive extents and offsets within those of the parent (affine).
+        Ok(unsafe { Tensor::new_unchecked(self.storage.as_slice(), l, pos) })
+    }
+}
+
 impl<St: StorageMut> Tiles<St> {
     /// The writable form of [`Tiles::tile`].
     ///
@@ -311,6 +354,22 @@ impl<St: StorageMut> Tiles<St> {
         // SAFETY: as in `tile`: every element is an element of the parent, inside the buffer;
         // the parent is writable, so its layout is injective, and distinct tile coordinates are
         // distinct parent coordinates: the tile layout is injective too.
+        Ok(unsafe { Tensor::new_unchecked(self.storage.as_mut_slice(), l, pos) })
+    }
+
+    /// The writable form of [`Tiles::tile2`].
+    ///
+    /// # Errors
+    /// As [`Tiles::tile2`].
+    pub fn tile2_mut(
+        &mut self,
+        coord: (i64, i64),
+    ) -> Result<super::TensorMut<'_, St::Elem, Tile2>, TensorError> {
+        if self.rank != 2 {
+            return Err(TensorError::NotStrided { axis: 0 });
+        }
+        let (l, pos) = self.locate2(coord)?;
+        // SAFETY: as in `tile2`; the parent is writable, so injective, and so is the tile.
         Ok(unsafe { Tensor::new_unchecked(self.storage.as_mut_slice(), l, pos) })
     }
 
