@@ -20,9 +20,7 @@ fn check_all_tiles<St: layout::tensor::Storage<Elem = i64>, L: layout::AnyLayout
     t: &Tensor<St, L>,
     shape: &[i64],
     tile: &[i64],
-) where
-    L: Copy,
-{
+) {
     let d =
         Tensor::with_offset(t.as_slice(), t.layout().to_dyn().unwrap(), t.base_offset()).unwrap();
     let parent = |c: &[i64]| -> i64 { *d.get(c).unwrap() };

@@ -3,7 +3,7 @@
 //! [`statics`](super::statics) — so that `zipped_divide(a, tile)` needs no `.to_dyn()?` first.
 //! Every method evaluates one entry of the table of operations ([`ops`](super::ops)).
 
-use super::ops::{Arg, Op};
+use super::ops::{Arg, Op, Tiler};
 use crate::{AnyLayout, DynLayout, DynTuple, LayoutError, Tile};
 
 /// A tiler argument: a layout of any kind (a 1-D tiler) or a by-mode [`Tile`].
@@ -160,3 +160,33 @@ pub trait Algebra: AnyLayout {
 }
 
 impl<T: AnyLayout> Algebra for T {}
+
+macro_rules! tiled_inherent {
+    ($($f:ident $one:ident $by_mode:ident;)*) => {
+        impl DynLayout {
+            $(
+                #[doc = concat!("CuTe's `", stringify!($f), "(A, T)` with any tiler `T`: a 1-D layout (`&DynLayout`, [`DynLayout::", stringify!($one), "`]) or a by-mode [`Tile`] ([`DynLayout::", stringify!($by_mode), "`]) — the same argument as [`Algebra::", stringify!($f), "`], so the inherent method does not shadow the trait's with another argument type. The `const fn` forms are the two named ones.")]
+                ///
+                /// # Errors
+                /// As the `const fn` form it calls.
+                pub fn $f(&self, t: impl Into<Tiler>) -> Result<DynLayout, LayoutError> {
+                    match t.into() {
+                        Tiler::OneD(b) => self.$one(&b),
+                        Tiler::ByMode(t) => self.$by_mode(&t),
+                    }
+                }
+            )*
+        }
+    };
+}
+
+tiled_inherent! {
+    logical_divide logical_divide_by_layout logical_divide_by_mode;
+    zipped_divide zipped_divide_by_layout zipped_divide_by_mode;
+    tiled_divide tiled_divide_by_layout tiled_divide_by_mode;
+    flat_divide flat_divide_by_layout flat_divide_by_mode;
+    logical_product logical_product_by_layout logical_product_by_mode;
+    zipped_product zipped_product_by_layout zipped_product_by_mode;
+    tiled_product tiled_product_by_layout tiled_product_by_mode;
+    flat_product flat_product_by_layout flat_product_by_mode;
+}

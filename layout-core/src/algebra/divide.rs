@@ -33,7 +33,10 @@ impl DynLayout {
     ///
     /// # Errors
     /// The errors of [`DynLayout::complement`] and [`DynLayout::composition`].
-    pub const fn logical_divide(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
+    pub const fn logical_divide_by_layout(
+        &self,
+        tiler: &DynLayout,
+    ) -> Result<DynLayout, LayoutError> {
         let comp = match tiler.complement_shape(&self.coalesce().shape()) {
             Ok(c) => c,
             // name the operation the user called, then why
@@ -95,8 +98,11 @@ impl DynLayout {
     ///
     /// # Errors
     /// As [`DynLayout::logical_divide`].
-    pub const fn zipped_divide(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
-        self.logical_divide(tiler)
+    pub const fn zipped_divide_by_layout(
+        &self,
+        tiler: &DynLayout,
+    ) -> Result<DynLayout, LayoutError> {
+        self.logical_divide_by_layout(tiler)
     }
 
     /// CuTe's `zipped_divide(A, tiler)` with a by-mode tiler:
@@ -139,8 +145,11 @@ impl DynLayout {
     ///
     /// # Errors
     /// As [`DynLayout::logical_divide`].
-    pub const fn tiled_divide(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
-        tiled(&ctry!(self.zipped_divide(tiler)))
+    pub const fn tiled_divide_by_layout(
+        &self,
+        tiler: &DynLayout,
+    ) -> Result<DynLayout, LayoutError> {
+        tiled(&ctry!(self.zipped_divide_by_layout(tiler)))
     }
 
     /// CuTe's `tiled_divide(A, tiler)` with a by-mode tiler: `((TileM,TileN,…),RestM,RestN,…)`.
@@ -186,8 +195,8 @@ impl DynLayout {
     ///
     /// # Errors
     /// As [`DynLayout::logical_divide`].
-    pub const fn flat_divide(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
-        flat(&ctry!(self.zipped_divide(tiler)))
+    pub const fn flat_divide_by_layout(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
+        flat(&ctry!(self.zipped_divide_by_layout(tiler)))
     }
 
     /// CuTe's `flat_divide(A, tiler)` with a by-mode tiler: `(TileM,TileN,…,RestM,RestN,…)`.

@@ -108,11 +108,6 @@ pub enum Tiler {
     ByMode(Tile),
 }
 
-impl From<DynLayout> for Tiler {
-    fn from(l: DynLayout) -> Self {
-        Tiler::OneD(l)
-    }
-}
 impl From<&DynLayout> for Tiler {
     fn from(l: &DynLayout) -> Self {
         Tiler::OneD(*l)
@@ -502,42 +497,42 @@ macro_rules! op_table {
     LeftInverse "left_inverse" (l: Layout) UNARY [unary left_inverse] => try_lay(l.left_inverse());
     /// `logical_divide(A, T)` ([`DynLayout::logical_divide`], [`DynLayout::logical_divide_by_mode`]).
     LogicalDivide "logical_divide" (a: Layout, t: Tiler) TILED [tiled logical_divide, LogicalDivideByMode logical_divide_by_mode] => try_lay(match t {
-        Tiler::OneD(b) => a.logical_divide(&b),
+        Tiler::OneD(b) => a.logical_divide_by_layout(&b),
         Tiler::ByMode(t) => a.logical_divide_by_mode(&t),
     });
     /// `zipped_divide(A, T)` ([`DynLayout::zipped_divide`], [`DynLayout::zipped_divide_by_mode`]).
     ZippedDivide "zipped_divide" (a: Layout, t: Tiler) TILED [tiled zipped_divide, ZippedDivideByMode zipped_divide_by_mode] => try_lay(match t {
-        Tiler::OneD(b) => a.zipped_divide(&b),
+        Tiler::OneD(b) => a.zipped_divide_by_layout(&b),
         Tiler::ByMode(t) => a.zipped_divide_by_mode(&t),
     });
     /// `tiled_divide(A, T)` ([`DynLayout::tiled_divide`], [`DynLayout::tiled_divide_by_mode`]).
     TiledDivide "tiled_divide" (a: Layout, t: Tiler) TILED [tiled tiled_divide, TiledDivideByMode tiled_divide_by_mode] => try_lay(match t {
-        Tiler::OneD(b) => a.tiled_divide(&b),
+        Tiler::OneD(b) => a.tiled_divide_by_layout(&b),
         Tiler::ByMode(t) => a.tiled_divide_by_mode(&t),
     });
     /// `flat_divide(A, T)` ([`DynLayout::flat_divide`], [`DynLayout::flat_divide_by_mode`]).
     FlatDivide "flat_divide" (a: Layout, t: Tiler) TILED [tiled flat_divide, FlatDivideByMode flat_divide_by_mode] => try_lay(match t {
-        Tiler::OneD(b) => a.flat_divide(&b),
+        Tiler::OneD(b) => a.flat_divide_by_layout(&b),
         Tiler::ByMode(t) => a.flat_divide_by_mode(&t),
     });
     /// `logical_product(A, T)` ([`DynLayout::logical_product`], [`DynLayout::logical_product_by_mode`]).
     LogicalProduct "logical_product" (a: Layout, t: Tiler) TILED [tiled logical_product, LogicalProductByMode logical_product_by_mode] => try_lay(match t {
-        Tiler::OneD(b) => a.logical_product(&b),
+        Tiler::OneD(b) => a.logical_product_by_layout(&b),
         Tiler::ByMode(t) => a.logical_product_by_mode(&t),
     });
     /// `zipped_product(A, T)` ([`DynLayout::zipped_product`], [`DynLayout::zipped_product_by_mode`]).
     ZippedProduct "zipped_product" (a: Layout, t: Tiler) TILED [tiled zipped_product, ZippedProductByMode zipped_product_by_mode] => try_lay(match t {
-        Tiler::OneD(b) => a.zipped_product(&b),
+        Tiler::OneD(b) => a.zipped_product_by_layout(&b),
         Tiler::ByMode(t) => a.zipped_product_by_mode(&t),
     });
     /// `tiled_product(A, T)` ([`DynLayout::tiled_product`], [`DynLayout::tiled_product_by_mode`]).
     TiledProduct "tiled_product" (a: Layout, t: Tiler) TILED [tiled tiled_product, TiledProductByMode tiled_product_by_mode] => try_lay(match t {
-        Tiler::OneD(b) => a.tiled_product(&b),
+        Tiler::OneD(b) => a.tiled_product_by_layout(&b),
         Tiler::ByMode(t) => a.tiled_product_by_mode(&t),
     });
     /// `flat_product(A, T)` ([`DynLayout::flat_product`], [`DynLayout::flat_product_by_mode`]).
     FlatProduct "flat_product" (a: Layout, t: Tiler) TILED [tiled flat_product, FlatProductByMode flat_product_by_mode] => try_lay(match t {
-        Tiler::OneD(b) => a.flat_product(&b),
+        Tiler::OneD(b) => a.flat_product_by_layout(&b),
         Tiler::ByMode(t) => a.flat_product_by_mode(&t),
     });
     /// `blocked_product(A, B)` ([`DynLayout::blocked_product`]).

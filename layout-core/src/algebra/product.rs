@@ -33,7 +33,10 @@ impl DynLayout {
     ///
     /// # Errors
     /// The errors of [`DynLayout::complement`] and [`DynLayout::composition`].
-    pub const fn logical_product(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
+    pub const fn logical_product_by_layout(
+        &self,
+        tiler: &DynLayout,
+    ) -> Result<DynLayout, LayoutError> {
         let m = ctry!(mul(self.size(), tiler.cosize(), "logical_product cotarget"));
         let mut comp = match self.complement(m) {
             Ok(c) => c,
@@ -100,8 +103,11 @@ impl DynLayout {
     ///
     /// # Errors
     /// As [`DynLayout::logical_product`].
-    pub const fn zipped_product(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
-        self.logical_product(tiler)
+    pub const fn zipped_product_by_layout(
+        &self,
+        tiler: &DynLayout,
+    ) -> Result<DynLayout, LayoutError> {
+        self.logical_product_by_layout(tiler)
     }
 
     /// CuTe's `zipped_product(A, tiler)` with a by-mode tiler: `((M,N,…),(TileM,TileN,…,L,…))`.
@@ -143,8 +149,11 @@ impl DynLayout {
     ///
     /// # Errors
     /// As [`DynLayout::logical_product`].
-    pub const fn tiled_product(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
-        tiled(&ctry!(self.zipped_product(tiler)))
+    pub const fn tiled_product_by_layout(
+        &self,
+        tiler: &DynLayout,
+    ) -> Result<DynLayout, LayoutError> {
+        tiled(&ctry!(self.zipped_product_by_layout(tiler)))
     }
 
     /// CuTe's `tiled_product(A, tiler)` with a by-mode tiler: `((M,N,…),TileM,TileN,…)`.
@@ -190,8 +199,11 @@ impl DynLayout {
     ///
     /// # Errors
     /// As [`DynLayout::logical_product`].
-    pub const fn flat_product(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
-        flat(&ctry!(self.zipped_product(tiler)))
+    pub const fn flat_product_by_layout(
+        &self,
+        tiler: &DynLayout,
+    ) -> Result<DynLayout, LayoutError> {
+        flat(&ctry!(self.zipped_product_by_layout(tiler)))
     }
 
     /// CuTe's `flat_product(A, tiler)` with a by-mode tiler: `(M,N,…,TileM,TileN,…)`.
@@ -286,7 +298,7 @@ const fn zip_product(a: &DynLayout, b: &DynLayout, raked: bool) -> Result<DynLay
     let r = if ra > rb { ra } else { rb };
     let pa = ctry!(pad(a, r));
     let pb = ctry!(pad(b, r));
-    let p = ctry!(pa.logical_product(&pb));
+    let p = ctry!(pa.logical_product_by_layout(&pb));
     let (p0, p1) = (ctry!(p.mode(0)), ctry!(p.mode(1)));
     let mut b = Builder::tuple();
     let mut i = 0;

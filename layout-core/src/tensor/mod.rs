@@ -118,7 +118,7 @@ pub use concat::{concat, stack};
 pub use error::TensorError;
 pub use extents::{EXTENTS_KEPT, Extents};
 pub use storage::{Storage, StorageMut};
-pub use tile::StaticPredicated;
+pub use tile::{PredicatedTile, StaticPredicated};
 pub use tiling::{Predicated, Tile2, Tiles, copy_if};
 pub use view::Slice;
 

@@ -164,6 +164,10 @@ where
     }
 }
 
+/// A static `M × N` predicated tile over storage `St` with strides `(D0, D1)`.
+pub type PredicatedTile<St, const M: i64, const N: i64, D0, D1> =
+    StaticPredicated<St, StaticTile<M, N, D0, D1>>;
+
 /// The tile of grid coordinate `coord`: its position and valid extents, for `M × N` tiles of a
 /// `s0 × s1` layout with strides `d0`, `d1` (ragged edges allowed).
 fn predicated_tile(
@@ -231,7 +235,7 @@ where
     pub fn local_tile_predicated<const M: i64, const N: i64>(
         &self,
         coord: (i64, i64),
-    ) -> Result<StaticPredicated<&[St::Elem], StaticTile<M, N, D0, D1>>, TensorError> {
+    ) -> Result<PredicatedTile<&[St::Elem], M, N, D0, D1>, TensorError> {
         let l = self.layout();
         let (s0, s1) = l.shape();
         let (d0, d1) = l.stride();
@@ -265,7 +269,7 @@ where
     pub fn local_tile_predicated_mut<const M: i64, const N: i64>(
         &mut self,
         coord: (i64, i64),
-    ) -> Result<StaticPredicated<&mut [St::Elem], StaticTile<M, N, D0, D1>>, TensorError> {
+    ) -> Result<PredicatedTile<&mut [St::Elem], M, N, D0, D1>, TensorError> {
         let (s0, s1) = self.layout().shape();
         let (d0, d1) = self.layout().stride();
         let (pos, valid) = predicated_tile(

@@ -150,7 +150,7 @@ impl<St: Storage> Tiles<St> {
                 )
             } else if e % tt == 0 {
                 let one = DynLayout::leaf(tt, 1).map_err(layout_err)?;
-                let div = m.logical_divide(&one).map_err(layout_err)?;
+                let div = m.logical_divide_by_layout(&one).map_err(layout_err)?;
                 (div.mode(0).map_err(layout_err)?, Axis::Divided)
             } else {
                 return Err(TensorError::NotStrided { axis: a });
@@ -236,11 +236,12 @@ impl<St: Storage> Tiles<St> {
             return Ok(self.full);
         }
         let mut shape = self.full.shape();
-        for a in 0..self.rank {
-            if valid[a] != self.tile[a]
-                && let Axis::Leaf { leaf, .. } = self.axis[a]
+        let axes = valid.iter().zip(&self.tile).zip(&self.axis).take(self.rank);
+        for ((&v, &t), axis) in axes {
+            if v != t
+                && let Axis::Leaf { leaf, .. } = *axis
             {
-                shape.leaves_mut()[leaf] = valid[a];
+                shape.leaves_mut()[leaf] = v;
             }
         }
         DynLayout::new(&shape, &self.full.stride()).map_err(layout_err)
@@ -286,9 +287,9 @@ impl<St: Storage> Tiles<St> {
         let total: i64 = self.grid().iter().product();
         (0..total).map(move |mut k| {
             let mut c = [0i64; MAX_LEAVES];
-            for a in 0..self.rank {
-                c[a] = k % self.grid[a];
-                k /= self.grid[a];
+            for (ca, &g) in c.iter_mut().zip(&self.grid[..self.rank]) {
+                *ca = k % g;
+                k /= g;
             }
             DynTuple::from_slice(&c[..self.rank]).unwrap_or(DynTuple::EMPTY)
         })
@@ -590,8 +591,8 @@ where
 {
     let r = src.rank.min(dst.rank);
     let mut ext = [0i64; MAX_LEAVES];
-    for a in 0..r {
-        ext[a] = src.valid[a].min(dst.valid[a]);
+    for (e, (&s, &d)) in ext.iter_mut().zip(src.valid.iter().zip(&dst.valid)).take(r) {
+        *e = s.min(d);
     }
     let mut n = 0;
     if src.rank != dst.rank {
