@@ -137,9 +137,8 @@ macro_rules! algebra_entry {
 /// (`Result<DynLayout, LayoutError>`). For fully static inputs, [`statics`](super::statics) has
 /// free functions of the same names whose results are zero-sized static layouts.
 ///
-/// A [`DynLayout`]'s own methods of the same names take precedence in method syntax (they take
-/// `&DynLayout` / `&Tile` and are `const fn`s); call `Algebra::zipped_divide(&l, t)` to pass it
-/// any tiler.
+/// A [`DynLayout`]'s own divide and product methods take the same tiler argument (a
+/// `&DynLayout` or a [`Tile`]); their `const fn` forms are `*_by_layout` and `*_by_mode`.
 ///
 /// ```
 /// use layout_core::algebra::Algebra;

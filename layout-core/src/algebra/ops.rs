@@ -19,10 +19,12 @@
 //! `zipped_divide(A, Shape<_4,_8>)` by mode while `(4,8)` also denotes the layout `(4,8):(1,4)`
 //! (cutlass#2545); write `[4,8]` for the by-mode tiler or `(4,8):(1,4)` for the 1-D layout.
 //!
-//! Adding an operation is one entry in the `ops!` invocation below (plus its case in
+//! Adding an operation is one entry in the `op_table!` macro below (plus its case in
 //! `tests/op_table.rs`, which matches exhaustively on [`Op`]): the macro, the calculator, the
-//! static layer and the trait pick it up. An entry is `Variant "name" (arg: Kind, …) FORMS =>
-//! expression`, the expression giving `Result<Value, LayoutError>` from the converted arguments;
+//! static layer's types and entry functions and the trait's methods are generated from it. An
+//! entry is `Variant "name" (arg: Kind, …) FORMS [generated] => expression`, the expression
+//! giving `Result<Value, LayoutError>` from the converted arguments, `[generated]` the shape of
+//! its static types and trait method;
 //! a constructor of a named layout is an entry like any other (integer arguments only: the Ascend
 //! fractal formulas of [`named::ascend`](crate::named::ascend), which live in a layer below this
 //! one). The front ends recognise calls by the names here, and Ascend's spellings with an element
