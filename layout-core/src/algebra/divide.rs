@@ -27,7 +27,7 @@ impl DynLayout {
     /// ```
     /// use layout_core::DynLayout;
     /// let a: DynLayout = "(4,2,3):(2,1,8)".parse().unwrap();
-    /// let r = a.logical_divide(&"4:2".parse().unwrap()).unwrap();
+    /// let r = a.logical_divide_by_layout(&"4:2".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "((2,2),(2,3)):((4,1),(2,8))");
     /// ```
     ///
@@ -92,7 +92,7 @@ impl DynLayout {
     /// ```
     /// use layout_core::DynLayout;
     /// let a: DynLayout = "(12,32):(1,12)".parse().unwrap();
-    /// let r = a.zipped_divide(&"(4,8):(1,4)".parse().unwrap()).unwrap();
+    /// let r = a.zipped_divide_by_layout(&"(4,8):(1,4)".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "((4,8),12):((1,4),32)"); // a 1-D tile of 32 (cutlass#2545)
     /// ```
     ///
@@ -139,7 +139,7 @@ impl DynLayout {
     /// ```
     /// use layout_core::DynLayout;
     /// let a: DynLayout = "(4,2,3):(2,1,8)".parse().unwrap();
-    /// let r = a.tiled_divide(&"4:2".parse().unwrap()).unwrap();
+    /// let r = a.tiled_divide_by_layout(&"4:2".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "((2,2),2,3):((4,1),2,8)");
     /// ```
     ///
@@ -189,7 +189,7 @@ impl DynLayout {
     /// ```
     /// use layout_core::DynLayout;
     /// let a: DynLayout = "(4,2,3):(2,1,8)".parse().unwrap();
-    /// let r = a.flat_divide(&"4:2".parse().unwrap()).unwrap();
+    /// let r = a.flat_divide_by_layout(&"4:2".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "(2,2,2,3):(4,1,2,8)");
     /// ```
     ///

@@ -27,7 +27,7 @@ impl DynLayout {
     /// ```
     /// use layout_core::DynLayout;
     /// let a: DynLayout = "(2,2):(4,1)".parse().unwrap();
-    /// let r = a.logical_product(&"6:1".parse().unwrap()).unwrap();
+    /// let r = a.logical_product_by_layout(&"6:1".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "((2,2),(2,3)):((4,1),(2,8))");
     /// ```
     ///
@@ -97,8 +97,8 @@ impl DynLayout {
     /// ```
     /// use layout_core::DynLayout;
     /// let a: DynLayout = "(2,2):(4,1)".parse().unwrap();
-    /// assert_eq!(a.zipped_product(&"6:1".parse().unwrap()).unwrap(),
-    ///            a.logical_product(&"6:1".parse().unwrap()).unwrap());
+    /// assert_eq!(a.zipped_product_by_layout(&"6:1".parse().unwrap()).unwrap(),
+    ///            a.logical_product_by_layout(&"6:1".parse().unwrap()).unwrap());
     /// ```
     ///
     /// # Errors
@@ -143,7 +143,7 @@ impl DynLayout {
     /// ```
     /// use layout_core::DynLayout;
     /// let a: DynLayout = "(2,2):(4,1)".parse().unwrap();
-    /// let r = a.tiled_product(&"(2,3):(1,2)".parse().unwrap()).unwrap();
+    /// let r = a.tiled_product_by_layout(&"(2,3):(1,2)".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "((2,2),2,3):((4,1),2,8)");
     /// ```
     ///
@@ -193,7 +193,7 @@ impl DynLayout {
     /// ```
     /// use layout_core::DynLayout;
     /// let a: DynLayout = "(2,2):(4,1)".parse().unwrap();
-    /// let r = a.flat_product(&"(2,3):(1,2)".parse().unwrap()).unwrap();
+    /// let r = a.flat_product_by_layout(&"(2,3):(1,2)".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "(2,2,2,3):(4,1,2,8)");
     /// ```
     ///
