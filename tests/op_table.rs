@@ -285,6 +285,90 @@ fn case(op: Op) -> Case {
             statics: v(statics::downcast::<_, 2>(layout!((4,8):(1,4)))),
             cute: Some("(8,8):(1,8)"),
         },
+        Op::CoalesceZ => Case {
+            calc: "coalesce_z((2,1,6,1):(1,7,8,0))",
+            args: vec![l("(2,1,6,1):(1,7,8,0)")],
+            macro_static: v(layout!(coalesce_z((2,1,6,1):(1,7,8,0)))),
+            macro_dynamic: d(layout!(coalesce_z((n2,1,6,1):(1,7,8,0)))),
+            statics: v(statics::coalesce_z(layout!((2,1,6,1):(1,7,8,0)))),
+            // PyCuTe's documented example
+            cute: Some("(2,6,1):(1,8,0)"),
+        },
+        Op::LayoutAdd => Case {
+            calc: "layout_add((4,3):(1,4), (4,3):(3,1))",
+            args: vec![l("(4,3):(1,4)"), l("(4,3):(3,1)")],
+            macro_static: v(layout!(layout_add((4,3):(1,4), (4,3):(3,1)))),
+            macro_dynamic: d(layout!(layout_add((n4,3):(1,4), (4,3):(3,1)))),
+            statics: v(statics::layout_add(
+                layout!((4,3):(1,4)),
+                layout!((4,3):(3,1)),
+            )),
+            cute: Some("(4,3):(4,5)"),
+        },
+        Op::GreatestCommonDomain => Case {
+            calc: "greatest_common_domain((5,3,4):(1,5,15), (10,6):(1,10))",
+            args: vec![l("(5,3,4):(1,5,15)"), l("(10,6):(1,10)")],
+            macro_static: v(layout!(greatest_common_domain((5,3,4):(1,5,15), (10,6):(1,10)))),
+            macro_dynamic: d(layout!(greatest_common_domain((5,3,n4):(1,5,15), (10,6):(1,10)))),
+            statics: v(statics::greatest_common_domain(
+                layout!((5,3,4):(1,5,15)),
+                layout!((10,6):(1,10)),
+            )),
+            cute: Some("(5,2):(1,30)"),
+        },
+        Op::MakeLayoutLike => Case {
+            calc: "make_layout_like((2,3,4,5):(0,42,4,0))",
+            args: vec![l("(2,3,4,5):(0,42,4,0)")],
+            macro_static: v(layout!(make_layout_like((2,3,4,5):(0,42,4,0)))),
+            macro_dynamic: d(layout!(make_layout_like((2,3,n4,5):(0,42,4,0)))),
+            statics: v(statics::make_layout_like(layout!((2,3,4,5):(0,42,4,0)))),
+            cute: Some("(2,3,4,5):(0,4,1,0)"),
+        },
+        Op::MakeOrderedLayout => Case {
+            calc: "make_ordered_layout((2,3,4,2), (1,3,4,1))",
+            args: vec![sh("(2,3,4,2)"), sh("(1,3,4,1)")],
+            macro_static: v(layout!(make_ordered_layout((2, 3, 4, 2), (1, 3, 4, 1)))),
+            macro_dynamic: d(layout!(make_ordered_layout((n2, 3, 4, 2), (1, 3, 4, 1)))),
+            statics: v(statics::make_ordered_layout(
+                (Int::<2>, Int::<3>, Int::<4>, Int::<2>),
+                (Int::<1>, Int::<3>, Int::<4>, Int::<1>),
+            )),
+            cute: Some("(2,3,4,2):(1,4,12,2)"),
+        },
+        Op::Congruent => Case {
+            calc: "congruent((2,(3,4)), (5,(6,7)))",
+            args: vec![sh("(2,(3,4))"), sh("(5,(6,7))")],
+            macro_static: Value::Int(layout!(congruent((2, (3, 4)), (5, (6, 7)))).get()),
+            macro_dynamic: layout!(congruent((n2, (3, 4)), (5, (6, 7)))).map(Value::Int),
+            statics: Value::Int(
+                statics::congruent(
+                    (Int::<2>, (Int::<3>, Int::<4>)),
+                    (Int::<5>, (Int::<6>, Int::<7>)),
+                )
+                .get() as i64,
+            ),
+            cute: Some("1"),
+        },
+        Op::WeaklyCongruent => Case {
+            calc: "weakly_congruent((2,3), (5,(6,7)))",
+            args: vec![sh("(2,3)"), sh("(5,(6,7))")],
+            macro_static: Value::Int(layout!(weakly_congruent((2, 3), (5, (6, 7)))).get()),
+            macro_dynamic: layout!(weakly_congruent((n2, 3), (5, (6, 7)))).map(Value::Int),
+            statics: Value::Int(
+                statics::weakly_congruent((Int::<2>, Int::<3>), (Int::<5>, (Int::<6>, Int::<7>)))
+                    .get() as i64,
+            ),
+            cute: Some("1"),
+        },
+        Op::Compatible => Case {
+            calc: "compatible(24, (4,6))",
+            args: vec![sh("24"), sh("(4,6)")],
+            macro_static: Value::Int(layout!(compatible(24, (4, 6))).get()),
+            macro_dynamic: layout!(compatible(24, (n4, 6))).map(Value::Int),
+            statics: Value::Int(statics::compatible(Int::<24>, (Int::<4>, Int::<6>)).get() as i64),
+            // the reference's partial order: 24 <= (4,6)
+            cute: Some("1"),
+        },
         // Named layouts: the static layer is the named zero-sized types; the spellings
         // (`NZ<f16>(…)`) are checked in tests/named/spelled.rs.
         Op::NzLayout => Case {

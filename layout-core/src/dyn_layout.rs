@@ -290,21 +290,41 @@ impl DynLayout {
     }
 
     /// The flattened shape values.
+    #[inline]
     pub const fn shape_leaves(&self) -> &[i64] {
         self.shape.split_at(self.n).0
     }
 
     /// The flattened stride values.
+    #[inline]
     pub const fn stride_leaves(&self) -> &[i64] {
         self.stride.split_at(self.n).0
     }
 
     /// The profile shared by shape and stride.
+    #[inline]
     pub const fn profile(&self) -> &Profile {
         &self.profile
     }
 
+    /// `true` when every top-level mode is one leaf (a single leaf, or a flat tuple such as
+    /// `(4,8):(1,4)`): then a per-axis index is its leaf's coordinate. O(1): the profile's
+    /// tokens are the leaves plus the two outer brackets exactly when no mode is nested.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// assert!("(4,8):(1,4)".parse::<DynLayout>().unwrap().is_flat());
+    /// assert!("8:1".parse::<DynLayout>().unwrap().is_flat());
+    /// assert!(!"((2,2),8):((1,2),4)".parse::<DynLayout>().unwrap().is_flat());
+    /// ```
+    #[inline]
+    pub const fn is_flat(&self) -> bool {
+        let t = self.profile.tokens().len();
+        t == 1 || t == self.n + 2
+    }
+
     /// Number of leaves (modes of the flattened layout).
+    #[inline]
     pub const fn leaf_count(&self) -> usize {
         self.n
     }

@@ -46,6 +46,7 @@ impl Profile {
     };
 
     /// The tokens of this profile.
+    #[inline]
     pub(crate) const fn tokens(&self) -> &[u8] {
         self.toks.split_at(self.len).0
     }
@@ -66,6 +67,7 @@ impl Profile {
     }
 
     /// `true` for the profile of a single integer.
+    #[inline]
     pub const fn is_leaf(&self) -> bool {
         self.len == 1
     }

@@ -6,6 +6,7 @@
 
 mod cast;
 mod coalesce;
+mod common;
 mod complement;
 mod composition;
 mod divide;

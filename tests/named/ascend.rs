@@ -455,7 +455,7 @@ fn static_fractal_layouts_feed_the_static_algebra() {
         d.to_dyn(),
         make_nz_layout::<f16>(32, 32)
             .unwrap()
-            .logical_divide(&"256:1".parse().unwrap())
+            .logical_divide(&"256:1".parse::<layout::DynLayout>().unwrap())
             .unwrap()
     );
     let c = statics::composition(nz, Layout::new(Int::<16>, Int::<16>));

@@ -19,5 +19,6 @@ mod interop;
 mod reshape;
 mod seeds;
 mod swizzled;
+mod tiling;
 mod tour;
 mod views;

@@ -3,7 +3,7 @@
 //! [`statics`](super::statics) — so that `zipped_divide(a, tile)` needs no `.to_dyn()?` first.
 //! Every method evaluates one entry of the table of operations ([`ops`](super::ops)).
 
-use super::ops::{Arg, Op};
+use super::ops::{Arg, Op, Tiler};
 use crate::{AnyLayout, DynLayout, DynTuple, LayoutError, Tile};
 
 /// A tiler argument: a layout of any kind (a 1-D tiler) or a by-mode [`Tile`].
@@ -39,50 +39,106 @@ fn run(op: Op, args: &[Arg]) -> Result<DynLayout, LayoutError> {
     super::ops::apply_layout(op, args)
 }
 
-macro_rules! unary {
-    ($($(#[$doc:meta])* $f:ident => $op:ident;)*) => {$(
-        $(#[$doc])*
+// One trait method per table entry (two for cotargets), generated from the table
+// (`ops::op_table!`); the signature follows the entry's kinds.
+macro_rules! algebra_from_table {
+    ($(
+        $(#[$doc:meta])*
+        $V:ident $name:literal ($($a:ident: $k:ident),*) $forms:ident [$($gen:tt)*] => $body:expr;
+    )*) => {
+        $( algebra_entry! { [$(#[$doc])*] $V [$($gen)*] } )*
+    };
+}
+
+macro_rules! algebra_entry {
+    ([$($doc:tt)*] $V:ident [unary $f:ident]) => {
+        $($doc)*
         ///
         /// # Errors
         /// The rule the operation breaks (see the [`DynLayout`] method of the same name).
         fn $f(&self) -> Result<DynLayout, LayoutError> {
-            run(Op::$op, &[Arg::Layout(self.to_dyn()?)])
+            run(Op::$V, &[Arg::Layout(self.to_dyn()?)])
         }
-    )*};
-}
-
-macro_rules! tiled {
-    ($($(#[$doc:meta])* $f:ident => $op:ident;)*) => {$(
-        $(#[$doc])*
+    };
+    ([$($doc:tt)*] $V:ident [pair $f:ident]) => {
+        $($doc)*
+        ///
+        /// # Errors
+        /// The rule the operation breaks (see the [`DynLayout`] method of the same name).
+        fn $f(&self, b: &impl AnyLayout) -> Result<DynLayout, LayoutError> {
+            run(Op::$V, &[Arg::Layout(self.to_dyn()?), Arg::Layout(b.to_dyn()?)])
+        }
+    };
+    ([$($doc:tt)*] $V:ident [pair_int $f:ident]) => {
+        $($doc)*
+        ///
+        /// # Errors
+        /// When a layout cannot be a run-time value.
+        fn $f(&self, b: &impl AnyLayout) -> Result<i64, LayoutError> {
+            super::ops::apply_int(Op::$V, &[Arg::Layout(self.to_dyn()?), Arg::Layout(b.to_dyn()?)])
+        }
+    };
+    ([$($doc:tt)*] $V:ident [tiled $f:ident, $VB:ident $fb:ident]) => {
+        $($doc)*
+        ///
         /// `t` is a layout of any kind (a 1-D tiler) or a by-mode [`Tile`].
         ///
         /// # Errors
         /// The rule the operation breaks (see the [`DynLayout`] methods of the same name).
         fn $f(&self, t: impl TilerArg) -> Result<DynLayout, LayoutError> {
-            run(Op::$op, &[Arg::Layout(self.to_dyn()?), t.tiler_arg()?])
+            run(Op::$V, &[Arg::Layout(self.to_dyn()?), t.tiler_arg()?])
         }
-    )*};
-}
-
-macro_rules! pair {
-    ($($(#[$doc:meta])* $f:ident => $op:ident;)*) => {$(
-        $(#[$doc])*
+    };
+    ([$($doc:tt)*] $V:ident [profile $f:ident]) => {
+        $($doc)*
         ///
         /// # Errors
         /// The rule the operation breaks (see the [`DynLayout`] method of the same name).
-        fn $f(&self, b: &impl AnyLayout) -> Result<DynLayout, LayoutError> {
-            run(Op::$op, &[Arg::Layout(self.to_dyn()?), Arg::Layout(b.to_dyn()?)])
+        fn $f(&self, profile: &DynTuple) -> Result<DynLayout, LayoutError> {
+            run(Op::$V, &[Arg::Layout(self.to_dyn()?), Arg::Shape(*profile)])
         }
-    )*};
+    };
+    ([$($doc:tt)*] $V:ident [cotarget $f:ident, $VS:ident $fs:ident]) => {
+        $($doc)*
+        ///
+        /// This method: an integer cotarget `M`.
+        ///
+        /// # Errors
+        /// The rule the operation breaks (see the [`DynLayout`] method of the same name).
+        fn $f(&self, m: i64) -> Result<DynLayout, LayoutError> {
+            run(Op::$V, &[Arg::Layout(self.to_dyn()?), Arg::Shape(DynTuple::leaf(m))])
+        }
+        $($doc)*
+        ///
+        /// This method: a shape cotarget.
+        ///
+        /// # Errors
+        /// The rule the operation breaks (see the [`DynLayout`] method of the same name).
+        fn $fs(&self, shape: &DynTuple) -> Result<DynLayout, LayoutError> {
+            run(Op::$V, &[Arg::Layout(self.to_dyn()?), Arg::Shape(*shape)])
+        }
+    };
+    ([$($doc:tt)*] $V:ident [int $f:ident]) => {
+        $($doc)*
+        ///
+        /// # Errors
+        /// The rule the operation breaks (see the [`DynLayout`] method of the same name).
+        fn $f(&self, n: i64) -> Result<DynLayout, LayoutError> {
+            run(Op::$V, &[Arg::Layout(self.to_dyn()?), Arg::Shape(DynTuple::leaf(n))])
+        }
+    };
+    // operations on shapes alone, and named layouts' constructors, are not layout methods
+    ([$($doc:tt)*] $V:ident [shapes $f:ident]) => {};
+    ([$($doc:tt)*] $V:ident [pred $f:ident]) => {};
+    ([$($doc:tt)*] $V:ident [named]) => {};
 }
 
 /// CuTe's algebra with the same names on any layout value; the results are run-time layouts
 /// (`Result<DynLayout, LayoutError>`). For fully static inputs, [`statics`](super::statics) has
 /// free functions of the same names whose results are zero-sized static layouts.
 ///
-/// A [`DynLayout`]'s own methods of the same names take precedence in method syntax (they take
-/// `&DynLayout` / `&Tile` and are `const fn`s); call `Algebra::zipped_divide(&l, t)` to pass it
-/// any tiler.
+/// A [`DynLayout`]'s own divide and product methods take the same tiler argument (a
+/// `&DynLayout` or a [`Tile`]); their `const fn` forms are `*_by_layout` and `*_by_mode`.
 ///
 /// ```
 /// use layout_core::algebra::Algebra;
@@ -99,116 +155,37 @@ macro_rules! pair {
 /// assert_eq!(b.complement(64).unwrap().to_string(), "2:32");
 /// ```
 pub trait Algebra: AnyLayout {
-    unary! {
-        /// CuTe's `coalesce(L)`.
-        coalesce => Coalesce;
-        /// CuTe's `filter_zeros(L)`.
-        filter_zeros => FilterZeros;
-        /// CuTe's `filter(L)`.
-        filter => Filter;
-        /// CuTe's `complement(L)` with respect to its cosize.
-        complement_cosize => ComplementCosize;
-        /// CuTe's `right_inverse(L)`.
-        right_inverse => RightInverse;
-        /// CuTe's `left_inverse(L)`.
-        left_inverse => LeftInverse;
-        /// CuTe's `nullspace(L)`.
-        nullspace => Nullspace;
-    }
-    tiled! {
-        /// CuTe's `composition(A, B)`.
-        composition => Composition;
-        /// CuTe's `logical_divide(A, T)`.
-        logical_divide => LogicalDivide;
-        /// CuTe's `zipped_divide(A, T)`.
-        zipped_divide => ZippedDivide;
-        /// CuTe's `tiled_divide(A, T)`.
-        tiled_divide => TiledDivide;
-        /// CuTe's `flat_divide(A, T)`.
-        flat_divide => FlatDivide;
-        /// CuTe's `logical_product(A, T)`.
-        logical_product => LogicalProduct;
-        /// CuTe's `zipped_product(A, T)`.
-        zipped_product => ZippedProduct;
-        /// CuTe's `tiled_product(A, T)`.
-        tiled_product => TiledProduct;
-        /// CuTe's `flat_product(A, T)`.
-        flat_product => FlatProduct;
-    }
-    pair! {
-        /// CuTe's `blocked_product(A, B)`.
-        blocked_product => BlockedProduct;
-        /// CuTe's `raked_product(A, B)`.
-        raked_product => RakedProduct;
-        /// CuTe's `max_common_layout(A, B)`.
-        max_common_layout => MaxCommonLayout;
-    }
-
-    /// CuTe's `coalesce(L, profile)`.
-    ///
-    /// # Errors
-    /// As [`DynLayout::coalesce_by_mode`].
-    fn coalesce_by_mode(&self, profile: &DynTuple) -> Result<DynLayout, LayoutError> {
-        run(
-            Op::CoalesceByMode,
-            &[Arg::Layout(self.to_dyn()?), Arg::Shape(*profile)],
-        )
-    }
-
-    /// CuTe's `complement(L, M)`.
-    ///
-    /// # Errors
-    /// As [`DynLayout::complement`].
-    fn complement(&self, m: i64) -> Result<DynLayout, LayoutError> {
-        run(
-            Op::Complement,
-            &[Arg::Layout(self.to_dyn()?), Arg::Shape(DynTuple::leaf(m))],
-        )
-    }
-
-    /// CuTe's `complement(L, shape)`.
-    ///
-    /// # Errors
-    /// As [`DynLayout::complement_shape`].
-    fn complement_shape(&self, shape: &DynTuple) -> Result<DynLayout, LayoutError> {
-        run(
-            Op::Complement,
-            &[Arg::Layout(self.to_dyn()?), Arg::Shape(*shape)],
-        )
-    }
-
-    /// CuTe's `upcast<N>(L)`.
-    ///
-    /// # Errors
-    /// As [`DynLayout::upcast`].
-    fn upcast(&self, n: i64) -> Result<DynLayout, LayoutError> {
-        run(
-            Op::Upcast,
-            &[Arg::Layout(self.to_dyn()?), Arg::Shape(DynTuple::leaf(n))],
-        )
-    }
-
-    /// CuTe's `downcast<N>(L)`.
-    ///
-    /// # Errors
-    /// As [`DynLayout::downcast`].
-    fn downcast(&self, n: i64) -> Result<DynLayout, LayoutError> {
-        run(
-            Op::Downcast,
-            &[Arg::Layout(self.to_dyn()?), Arg::Shape(DynTuple::leaf(n))],
-        )
-    }
-
-    /// CuTe's `max_common_vector(A, B)`.
-    ///
-    /// # Errors
-    /// When a layout cannot be a run-time value.
-    fn max_common_vector(&self, b: &impl AnyLayout) -> Result<i64, LayoutError> {
-        super::ops::apply_int(
-            Op::MaxCommonVector,
-            &[Arg::Layout(self.to_dyn()?), Arg::Layout(b.to_dyn()?)],
-        )
-    }
+    super::ops::op_table!(algebra_from_table);
 }
 
 impl<T: AnyLayout> Algebra for T {}
+
+macro_rules! tiled_inherent {
+    ($($f:ident $one:ident $by_mode:ident;)*) => {
+        impl DynLayout {
+            $(
+                #[doc = concat!("CuTe's `", stringify!($f), "(A, T)` with any tiler `T`: a 1-D layout (`&DynLayout`, [`DynLayout::", stringify!($one), "`]) or a by-mode [`Tile`] ([`DynLayout::", stringify!($by_mode), "`]) — the same argument as [`Algebra::", stringify!($f), "`], so the inherent method does not shadow the trait's with another argument type. The `const fn` forms are the two named ones.")]
+                ///
+                /// # Errors
+                /// As the `const fn` form it calls.
+                pub fn $f(&self, t: impl Into<Tiler>) -> Result<DynLayout, LayoutError> {
+                    match t.into() {
+                        Tiler::OneD(b) => self.$one(&b),
+                        Tiler::ByMode(t) => self.$by_mode(&t),
+                    }
+                }
+            )*
+        }
+    };
+}
+
+tiled_inherent! {
+    logical_divide logical_divide_by_layout logical_divide_by_mode;
+    zipped_divide zipped_divide_by_layout zipped_divide_by_mode;
+    tiled_divide tiled_divide_by_layout tiled_divide_by_mode;
+    flat_divide flat_divide_by_layout flat_divide_by_mode;
+    logical_product logical_product_by_layout logical_product_by_mode;
+    zipped_product zipped_product_by_layout zipped_product_by_mode;
+    tiled_product tiled_product_by_layout tiled_product_by_mode;
+    flat_product flat_product_by_layout flat_product_by_mode;
+}

@@ -38,8 +38,8 @@ pub(crate) const fn zip_by_mode(
             }
             Some(TileMode::Layout(t)) => {
                 let split = match how {
-                    Split::Divide => ctry!(m.logical_divide(&t)),
-                    Split::Product => ctry!(m.logical_product(&t)),
+                    Split::Divide => ctry!(m.logical_divide_by_layout(&t)),
+                    Split::Product => ctry!(m.logical_product_by_layout(&t)),
                 };
                 ctry!(tiles.push(&ctry!(split.mode(0))));
                 ctry!(rests.push(&ctry!(split.mode(1))));
@@ -104,8 +104,8 @@ pub(crate) const fn by_mode(
         let m = ctry!(top_mode(a, i));
         let part = match tiler.mode(i) {
             Some(TileMode::Layout(t)) => match how {
-                Split::Divide => ctry!(m.logical_divide(&t)),
-                Split::Product => ctry!(m.logical_product(&t)),
+                Split::Divide => ctry!(m.logical_divide_by_layout(&t)),
+                Split::Product => ctry!(m.logical_product_by_layout(&t)),
             },
             Some(TileMode::Keep) | None => m,
         };

@@ -104,14 +104,19 @@ impl DynLayout {
     /// the mode `(N,s):(1,-N)` (CuTe's `(s·N):(-1)` would put the narrow elements of each wide
     /// one in reverse order and start at the wrong one), other strides are multiplied by `N`.
     ///
+    /// A layout without a stride-±1 leaf keeps its extents and gets every stride multiplied by
+    /// `N` (`downcast(24:2, 2)` = `24:4`, as in CuTe C++ and PyCuTe): it addresses the first
+    /// narrow element of each wide one.
+    ///
     /// # Preconditions
-    /// `N ≥ 1`; some leaf has stride `±1` (CuTe: "Downcast requires adjacent elements").
+    /// `N ≥ 1`.
     ///
     /// # Postconditions
     /// When exactly one leaf `k` has stride ±1: `size(R) == N · size(L)`, and the narrow index
     /// whose leaf-`k` coordinate is `N·c_k + j` (the `j`-th narrow element of wide coordinate
     /// `c`) maps to `N·L(c) + j`. So `R`'s image is exactly the narrow offsets of `L`'s elements,
-    /// in `L`'s element order; `upcast(N)` of the result is functionally `L` again.
+    /// in `L`'s element order; `upcast(N)` of the result is functionally `L` again. When no leaf
+    /// has stride ±1: `R` is congruent with `L` and `R(c) == N·L(c)` for every coordinate.
     ///
     /// ```
     /// use layout_core::DynLayout;
@@ -119,6 +124,8 @@ impl DynLayout {
     /// assert_eq!(l.downcast(2).unwrap().to_string(), "(8,8):(1,8)");
     /// let rev: DynLayout = "(4,4):(-1,4)".parse().unwrap();
     /// assert_eq!(rev.downcast(2).unwrap().to_string(), "((2,4),4):((1,-2),8)");
+    /// let strided: DynLayout = "24:2".parse().unwrap();
+    /// assert_eq!(strided.downcast(2).unwrap().to_string(), "24:4");
     /// ```
     ///
     /// # Errors
@@ -138,7 +145,6 @@ impl DynLayout {
         let toks = self.profile().tokens();
         let (s, d) = (self.shape_leaves(), self.stride_leaves());
         let mut b = Builder::EMPTY;
-        let mut unit = false;
         let mut leaf = 0;
         let mut t = 0;
         while t < toks.len() {
@@ -151,13 +157,11 @@ impl DynLayout {
                 leaf += 1;
                 let overflow = LayoutError::Overflow { what: "downcast" };
                 let piece = if st == 1 || (st == -1 && e == 1) {
-                    unit = true;
                     match e.checked_mul(n) {
                         Some(v) => ctry!(DynLayout::leaf(v, 1)),
                         None => return Err(overflow),
                     }
                 } else if st == -1 {
-                    unit = true;
                     ctry!(DynLayout::from_flat(&[n, e], &[1, -n]))
                 } else {
                     match st.checked_mul(n) {
@@ -168,13 +172,6 @@ impl DynLayout {
                 ctry!(b.push(&piece));
             }
             t += 1;
-        }
-        if !unit {
-            return Err(LayoutError::Precondition {
-                what: "downcast: no leaf has stride 1 or -1 (adjacent elements), so the {a} narrow elements of a wide one cannot be reached; the layout has {b} leaves",
-                a: n,
-                b: s.len() as i64,
-            });
         }
         b.build()
     }

@@ -27,13 +27,16 @@ impl DynLayout {
     /// ```
     /// use layout_core::DynLayout;
     /// let a: DynLayout = "(4,2,3):(2,1,8)".parse().unwrap();
-    /// let r = a.logical_divide(&"4:2".parse().unwrap()).unwrap();
+    /// let r = a.logical_divide_by_layout(&"4:2".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "((2,2),(2,3)):((4,1),(2,8))");
     /// ```
     ///
     /// # Errors
     /// The errors of [`DynLayout::complement`] and [`DynLayout::composition`].
-    pub const fn logical_divide(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
+    pub const fn logical_divide_by_layout(
+        &self,
+        tiler: &DynLayout,
+    ) -> Result<DynLayout, LayoutError> {
         let comp = match tiler.complement_shape(&self.coalesce().shape()) {
             Ok(c) => c,
             // name the operation the user called, then why
@@ -89,14 +92,17 @@ impl DynLayout {
     /// ```
     /// use layout_core::DynLayout;
     /// let a: DynLayout = "(12,32):(1,12)".parse().unwrap();
-    /// let r = a.zipped_divide(&"(4,8):(1,4)".parse().unwrap()).unwrap();
+    /// let r = a.zipped_divide_by_layout(&"(4,8):(1,4)".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "((4,8),12):((1,4),32)"); // a 1-D tile of 32 (cutlass#2545)
     /// ```
     ///
     /// # Errors
     /// As [`DynLayout::logical_divide`].
-    pub const fn zipped_divide(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
-        self.logical_divide(tiler)
+    pub const fn zipped_divide_by_layout(
+        &self,
+        tiler: &DynLayout,
+    ) -> Result<DynLayout, LayoutError> {
+        self.logical_divide_by_layout(tiler)
     }
 
     /// CuTe's `zipped_divide(A, tiler)` with a by-mode tiler:
@@ -133,14 +139,17 @@ impl DynLayout {
     /// ```
     /// use layout_core::DynLayout;
     /// let a: DynLayout = "(4,2,3):(2,1,8)".parse().unwrap();
-    /// let r = a.tiled_divide(&"4:2".parse().unwrap()).unwrap();
+    /// let r = a.tiled_divide_by_layout(&"4:2".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "((2,2),2,3):((4,1),2,8)");
     /// ```
     ///
     /// # Errors
     /// As [`DynLayout::logical_divide`].
-    pub const fn tiled_divide(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
-        tiled(&ctry!(self.zipped_divide(tiler)))
+    pub const fn tiled_divide_by_layout(
+        &self,
+        tiler: &DynLayout,
+    ) -> Result<DynLayout, LayoutError> {
+        tiled(&ctry!(self.zipped_divide_by_layout(tiler)))
     }
 
     /// CuTe's `tiled_divide(A, tiler)` with a by-mode tiler: `((TileM,TileN,…),RestM,RestN,…)`.
@@ -180,14 +189,14 @@ impl DynLayout {
     /// ```
     /// use layout_core::DynLayout;
     /// let a: DynLayout = "(4,2,3):(2,1,8)".parse().unwrap();
-    /// let r = a.flat_divide(&"4:2".parse().unwrap()).unwrap();
+    /// let r = a.flat_divide_by_layout(&"4:2".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "(2,2,2,3):(4,1,2,8)");
     /// ```
     ///
     /// # Errors
     /// As [`DynLayout::logical_divide`].
-    pub const fn flat_divide(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
-        flat(&ctry!(self.zipped_divide(tiler)))
+    pub const fn flat_divide_by_layout(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
+        flat(&ctry!(self.zipped_divide_by_layout(tiler)))
     }
 
     /// CuTe's `flat_divide(A, tiler)` with a by-mode tiler: `(TileM,TileN,…,RestM,RestN,…)`.

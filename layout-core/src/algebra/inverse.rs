@@ -54,7 +54,10 @@ impl DynLayout {
         must(out.coalesced().build())
     }
 
-    /// CuTe's `left_inverse(L)`: a layout `R` with `R(L(i)) == i` for every `i < size(L)`.
+    /// CuTe's `left_inverse(L)`: a layout `R` with `R(L(i)) == i` for every `i < size(L)` when
+    /// `L` is injective, and in general (the generalized left inverse of CuTe C++ and PyCuTe)
+    /// `L(R(L(i))) == L(i)`: stride-0 modes carry no information and are skipped, so
+    /// `left_inverse(4:0)` is `1:0`.
     ///
     /// Definition: coalesce `L` and sort its modes by stride `d₀ < d₁ < …`; `R` reads the offset
     /// as a mixed-radix number: a first mode `d₀:0` (offsets below `d₀` are never hit), then for
@@ -64,12 +67,14 @@ impl DynLayout {
     /// layouts that are not complementable, e.g. `(3,(2,3)):(3,(12,1))`).
     ///
     /// # Preconditions
-    /// `L` injective with non-negative strides, and its offsets form a mixed-radix set: sorted
+    /// `L` injective up to its stride-0 modes (`filter_zeros(L)` injective), non-negative
+    /// strides, and the offsets of its moving modes form a mixed-radix set: sorted
     /// by stride, each stride is a multiple of the previous stride and at least the span `s·d`
     /// of the previous mode.
     ///
     /// # Postconditions
-    /// `R(L(i)) == i` for all `i < size(L)`; `size(R) ≥ cosize(L)`.
+    /// `L(R(L(i))) == L(i)` for all `i < size(L)`, and `R(L(i)) == i` when `L` is injective;
+    /// `size(R) ≥ cosize(L)`.
     ///
     /// ```
     /// use layout_core::DynLayout;
@@ -81,29 +86,37 @@ impl DynLayout {
     ///     assert_eq!(r.offset(l.offset(i)), i);
     /// }
     /// assert!(DynLayout::from_flat(&[2, 2], &[1, 1]).unwrap().left_inverse().is_err());
+    /// // non-injective only through stride 0: the generalized left inverse
+    /// assert_eq!("4:0".parse::<DynLayout>().unwrap().left_inverse().unwrap().to_string(), "1:0");
+    /// assert_eq!("(4,2):(0,1)".parse::<DynLayout>().unwrap().left_inverse().unwrap().to_string(), "2:4");
     /// ```
     ///
     /// # Errors
-    /// [`LayoutError::NotInjective`] (also for a stride-0 mode), [`LayoutError::Precondition`]
+    /// [`LayoutError::NotInjective`] (modes of non-zero stride that collide), [`LayoutError::Precondition`]
     /// (negative stride, not a mixed-radix image).
     pub const fn left_inverse(&self) -> Result<DynLayout, LayoutError> {
-        let c = Modes::of(self).coalesced();
-        if c.n == 0 {
-            return DynLayout::leaf(1, 0);
-        }
+        let all = Modes::of(self).coalesced();
+        // index strides in `L` itself, then only the modes that move (stride-0 modes carry no
+        // information: the generalized inverse ignores them)
+        let pall = all.index_strides();
+        let mut c = Modes::EMPTY;
+        let mut p = [0i64; crate::MAX_LEAVES];
         let mut i = 0;
-        while i < c.n {
-            if c.d[i] == 0 {
-                return Err(LayoutError::NotInjective { offset: 0 });
+        while i < all.n {
+            if all.d[i] != 0 {
+                p[c.n] = pall[i];
+                ctry!(c.push(all.s[i], all.d[i]));
             }
             i += 1;
+        }
+        if c.n == 0 {
+            return DynLayout::leaf(1, 0);
         }
         let ord = ctry!(sorted_checked(
             &c,
             false,
             "left_inverse: a mode has stride {b} (extent {a}); strides must be non-negative"
         ));
-        let p = c.index_strides();
         let mut out = Modes::EMPTY;
         let d0 = c.d[ord[0]];
         if d0 > 1 {

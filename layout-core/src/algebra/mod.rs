@@ -21,11 +21,15 @@
 //! | `complement(L, M)`, `complement(L, shape)`, `complement(L)` | [`complement`](crate::DynLayout::complement)`(i64)`, [`complement_shape`](crate::DynLayout::complement_shape)`(&DynTuple)`, [`complement_cosize`](crate::DynLayout::complement_cosize) | `Result` |
 //! | `right_inverse(L)` | [`right_inverse`](crate::DynLayout::right_inverse) | `DynLayout` |
 //! | `left_inverse(L)` | [`left_inverse`](crate::DynLayout::left_inverse) | `Result` |
-//! | `logical_divide`, `zipped_divide`, `tiled_divide`, `flat_divide` | [`logical_divide`](crate::DynLayout::logical_divide)`(&DynLayout)` … and [`logical_divide_by_mode`](crate::DynLayout::logical_divide_by_mode)`(&Tile)` … | `Result` |
-//! | `logical_product`, `zipped_product`, `tiled_product`, `flat_product` | [`logical_product`](crate::DynLayout::logical_product)`(&DynLayout)` … and [`logical_product_by_mode`](crate::DynLayout::logical_product_by_mode)`(&Tile)` … | `Result` |
+//! | `logical_divide`, `zipped_divide`, `tiled_divide`, `flat_divide` | [`logical_divide`](crate::DynLayout::logical_divide)`(&DynLayout or Tile)` …; `const fn`s [`logical_divide_by_layout`](crate::DynLayout::logical_divide_by_layout)`(&DynLayout)` and [`logical_divide_by_mode`](crate::DynLayout::logical_divide_by_mode)`(&Tile)` … | `Result` |
+//! | `logical_product`, `zipped_product`, `tiled_product`, `flat_product` | [`logical_product`](crate::DynLayout::logical_product)`(&DynLayout or Tile)` …; `const fn`s [`logical_product_by_layout`](crate::DynLayout::logical_product_by_layout) and [`logical_product_by_mode`](crate::DynLayout::logical_product_by_mode) … | `Result` |
 //! | `blocked_product`, `raked_product` | [`blocked_product`](crate::DynLayout::blocked_product), [`raked_product`](crate::DynLayout::raked_product)`(&DynLayout)` | `Result` |
 //! | `max_common_layout`, `max_common_vector` | [`max_common_layout`](crate::DynLayout::max_common_layout), [`max_common_vector`](crate::DynLayout::max_common_vector) | `DynLayout`, `i64` |
 //! | `nullspace(L)` | [`nullspace`](crate::DynLayout::nullspace) | `DynLayout` |
+//! | `coalesce_z(L)`, `make_layout_like(L)` | [`coalesce_z`](crate::DynLayout::coalesce_z), [`make_layout_like`](crate::DynLayout::make_layout_like) | `DynLayout`, `Result` |
+//! | `layout_add(A, B)`, `greatest_common_domain(A, B)` | [`layout_add`](crate::DynLayout::layout_add), [`greatest_common_domain`](crate::DynLayout::greatest_common_domain) | `Result`, `DynLayout` |
+//! | `make_ordered_layout(shape, order)` | [`DynLayout::make_ordered_layout`](crate::DynLayout::make_ordered_layout) | `Result` |
+//! | `congruent`, `weakly_congruent`, `compatible` | [`DynTuple::congruent`](crate::DynTuple::congruent) & co. | `bool` |
 //! | `upcast<N>`, `downcast<N>`, `recast_layout<Old,New>` | [`upcast`](crate::DynLayout::upcast)`(N)`, [`downcast`](crate::DynLayout::downcast)`(N)`, [`recast_layout`](crate::DynLayout::recast_layout)`(old_bits, new_bits)` | `Result` |
 //! | `slice(c, L)`, `dice(c, L)`, `slice_and_offset(c, L)` | [`slice`](crate::DynLayout::slice), [`dice`](crate::DynLayout::dice), [`slice_and_offset`](crate::DynLayout::slice_and_offset)`(&SliceCoord)` | `Result` |
 //! | `local_tile(L, tiler, coord)`, `local_partition(L, thr, idx)` | [`local_tile`](crate::DynLayout::local_tile)`(&Tile, &DynTuple)`, [`local_partition`](crate::DynLayout::local_partition)`(&DynLayout, i64)` | `Result<(DynLayout, i64)>` (layout, offset) |
@@ -115,7 +119,8 @@
 //! | `complement` | C++: filter first; cotarget integer or shape (`ceil_div` per leaf) | pycute returns zero extents; pycute's floor construction for admissible and gap-ordered layouts, `ceil(M/c):c` where that misses a postcondition (C++ silently floors, or asserts on a zero gap); non-injective layouts are errors |
 //! | `logical_divide` cotarget | C++: `shape(coalesce(A))` | equal to pycute's `size(A)` except when the tile does not divide |
 //! | `right_inverse` | C++: skip non-matching strides and go on | pycute stops at a stride-0 mode |
-//! | `left_inverse` | C++ v3.9 mixed-radix construction | pycute's complement-based one is wrong for injective, non-complementable layouts |
+//! | `left_inverse` | C++ v3.9 mixed-radix construction, generalized as in PyCuTe (2026): stride-0 modes skipped, `left_inverse(4:0)` = `1:0` | pycute's complement-based one is wrong for injective, non-complementable layouts |
+//! | `downcast` without a stride-±1 leaf | C++ and PyCuTe: every stride times N (`24:2` → `24:4`) | |
 //! | `_` in zipped/tiled/flat tilers | pycute: tile `1:0`, rest `Aᵢ` | C++ mostly fails to compile |
 //! | `logical_product(A, N)` | C++: `N:1` product | pycute calls `logical_divide` (a bug) |
 //! | `L(_)` / `slice(_, L)` | C++: returns `L` | pycute wraps it in a rank-1 tuple |
@@ -128,6 +133,7 @@ mod any;
 mod by_mode;
 mod cast;
 mod coalesce;
+mod common;
 mod complement;
 mod composition;
 mod divide;

@@ -19,10 +19,12 @@
 //! `zipped_divide(A, Shape<_4,_8>)` by mode while `(4,8)` also denotes the layout `(4,8):(1,4)`
 //! (cutlass#2545); write `[4,8]` for the by-mode tiler or `(4,8):(1,4)` for the 1-D layout.
 //!
-//! Adding an operation is one entry in the `ops!` invocation below (plus its case in
+//! Adding an operation is one entry in the `op_table!` macro below (plus its case in
 //! `tests/op_table.rs`, which matches exhaustively on [`Op`]): the macro, the calculator, the
-//! static layer and the trait pick it up. An entry is `Variant "name" (arg: Kind, …) FORMS =>
-//! expression`, the expression giving `Result<Value, LayoutError>` from the converted arguments;
+//! static layer's types and entry functions and the trait's methods are generated from it. An
+//! entry is `Variant "name" (arg: Kind, …) FORMS [generated] => expression`, the expression
+//! giving `Result<Value, LayoutError>` from the converted arguments, `[generated]` the shape of
+//! its static types and trait method;
 //! a constructor of a named layout is an entry like any other (integer arguments only: the Ascend
 //! fractal formulas of [`named::ascend`](crate::named::ascend), which live in a layer below this
 //! one). The front ends recognise calls by the names here, and Ascend's spellings with an element
@@ -108,11 +110,6 @@ pub enum Tiler {
     ByMode(Tile),
 }
 
-impl From<DynLayout> for Tiler {
-    fn from(l: DynLayout) -> Self {
-        Tiler::OneD(l)
-    }
-}
 impl From<&DynLayout> for Tiler {
     fn from(l: &DynLayout) -> Self {
         Tiler::OneD(*l)
@@ -324,6 +321,11 @@ const fn lay(l: DynLayout) -> Result<Value, LayoutError> {
     Ok(Value::Layout(l))
 }
 
+/// A predicate as CuTe's integral constant: 1 or 0.
+const fn pred(b: bool) -> Result<Value, LayoutError> {
+    Ok(Value::Int(b as i64))
+}
+
 /// A fallible layout result as a value.
 const fn try_lay(r: Result<DynLayout, LayoutError>) -> Result<Value, LayoutError> {
     match r {
@@ -332,10 +334,22 @@ const fn try_lay(r: Result<DynLayout, LayoutError>) -> Result<Value, LayoutError
     }
 }
 
+macro_rules! gives_int {
+    (pair_int $($t:tt)*) => {
+        true
+    };
+    (pred $($t:tt)*) => {
+        true
+    };
+    ($($t:tt)*) => {
+        false
+    };
+}
+
 macro_rules! ops {
     ($(
         $(#[$doc:meta])*
-        $V:ident $name:literal ($($a:ident: $k:ident),*) $forms:ident => $body:expr;
+        $V:ident $name:literal ($($a:ident: $k:ident),*) $forms:ident [$($gen:tt)*] => $body:expr;
     )*) => {
         /// One entry of the table: a CuTe function at one arity.
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -355,6 +369,11 @@ macro_rules! ops {
             /// The kind of each argument.
             pub const fn kinds(self) -> &'static [Kind] {
                 match self { $(Op::$V => &[$(Kind::$k),*],)* }
+            }
+
+            /// `true` when the entry's result is an integer (from its `[generated]` clause).
+            const fn int_result(self) -> bool {
+                match self { $(Op::$V => gives_int!($($gen)*),)* }
             }
 
             /// The forms a user may write for this name (for messages).
@@ -433,151 +452,193 @@ const COMMON: &str = "max_common_layout(A, B) / max_common_vector(A, B)";
 const TILED: &str = "logical_divide(A, T) & co. with T a layout, an integer or a tiler [t0,t1,…]";
 const PAIR: &str = "blocked_product(A, B) / raked_product(A, B) with two layouts";
 const UNARY: &str = "op(L) with one layout";
+const TWO: &str = "op(A, B) with two layouts";
+const SHAPES: &str = "make_ordered_layout(shape, order) with two congruent shapes";
+const PREDICATE: &str =
+    "congruent(a, b) / weakly_congruent(a, b) / compatible(a, b) with two shapes or integers";
 const FRACTAL: &str = "NZ<T>(m, n) / ZN<T>(m, n) / ZZ<T>(m, n) (+ the two outer strides), or nz_layout(C0, m, n) & co.";
 const BLOCKED: &str = "nChw8c(n, c, h, w), NC1HWC0<f16>(n, c, h, w), OIhw16i16o(o, i, h, w), RowMajorInterleaved<4>(rows, cols[, ld]), or nchw_blocked(n, c, h, w, block) & co.";
 const PLAIN2: &str =
     "NN(m, n), L0C(m, n), ND(m, n), DN(m, n) (+ a leading dimension: ND(m, n, ld))";
 
-ops! {
+/// The table itself: `op_table!(m)` calls the macro `m` with every entry, so each consumer
+/// (the evaluator below, the static layer, the `Algebra` trait) is generated from the one list.
+/// An entry is `Variant "name" (arg: Kind, …) FORMS [generated] => expression`; `[generated]`
+/// says which static types and trait methods the entry gets: `unary f`, `pair f`, `pair_int f`,
+/// `profile f`, `int f`, `tiled f, VByMode f_by_mode`, `cotarget f, VShape f_shape`, `shapes f`
+/// (two shapes, no layout), `pred f` (a predicate on two shapes, 1 or 0), or `named`
+/// (a named layout's constructor, whose static types live in the named layer).
+macro_rules! op_table {
+    ($m:ident) => {
+        $m! {
     /// `coalesce(L)` ([`DynLayout::coalesce`]).
-    Coalesce "coalesce" (l: Layout) COALESCE => lay(l.coalesce());
+    Coalesce "coalesce" (l: Layout) COALESCE [unary coalesce] => lay(l.coalesce());
     /// `coalesce(L, profile)` ([`DynLayout::coalesce_by_mode`]).
-    CoalesceByMode "coalesce" (l: Layout, p: Profile) COALESCE => try_lay(l.coalesce_by_mode(&p));
+    CoalesceByMode "coalesce" (l: Layout, p: Profile) COALESCE [profile coalesce_by_mode] => try_lay(l.coalesce_by_mode(&p));
     /// `filter_zeros(L)` ([`DynLayout::filter_zeros`]).
-    FilterZeros "filter_zeros" (l: Layout) UNARY => lay(l.filter_zeros());
+    FilterZeros "filter_zeros" (l: Layout) UNARY [unary filter_zeros] => lay(l.filter_zeros());
     /// `filter(L)` ([`DynLayout::filter`]).
-    Filter "filter" (l: Layout) UNARY => lay(l.filter());
+    Filter "filter" (l: Layout) UNARY [unary filter] => lay(l.filter());
     /// `composition(A, B)`: [`DynLayout::composition`] for a 1-D tiler,
     /// [`DynLayout::composition_by_mode`] for a by-mode one.
-    Composition "composition" (a: Layout, t: Tiler) COMPOSITION => try_lay(match t {
+    Composition "composition" (a: Layout, t: Tiler) COMPOSITION [tiled composition, CompositionByMode composition_by_mode] => try_lay(match t {
         Tiler::OneD(b) => a.composition(&b),
         Tiler::ByMode(t) => a.composition_by_mode(&t),
     });
     /// `complement(L)` ([`DynLayout::complement_cosize`]).
-    ComplementCosize "complement" (l: Layout) COMPLEMENT => try_lay(l.complement_cosize());
+    ComplementCosize "complement" (l: Layout) COMPLEMENT [unary complement_cosize] => try_lay(l.complement_cosize());
     /// `complement(L, M)` / `complement(L, shape)` ([`DynLayout::complement`],
     /// [`DynLayout::complement_shape`]).
-    Complement "complement" (l: Layout, c: Cotarget) COMPLEMENT => try_lay(match c {
+    Complement "complement" (l: Layout, c: Cotarget) COMPLEMENT [cotarget complement, ComplementShape complement_shape] => try_lay(match c {
         Cotarget::Int(m) => l.complement(m),
         Cotarget::Shape(s) => l.complement_shape(&s),
     });
     /// `right_inverse(L)` ([`DynLayout::right_inverse`]).
-    RightInverse "right_inverse" (l: Layout) UNARY => lay(l.right_inverse());
+    RightInverse "right_inverse" (l: Layout) UNARY [unary right_inverse] => lay(l.right_inverse());
     /// `left_inverse(L)` ([`DynLayout::left_inverse`]).
-    LeftInverse "left_inverse" (l: Layout) UNARY => try_lay(l.left_inverse());
+    LeftInverse "left_inverse" (l: Layout) UNARY [unary left_inverse] => try_lay(l.left_inverse());
     /// `logical_divide(A, T)` ([`DynLayout::logical_divide`], [`DynLayout::logical_divide_by_mode`]).
-    LogicalDivide "logical_divide" (a: Layout, t: Tiler) TILED => try_lay(match t {
-        Tiler::OneD(b) => a.logical_divide(&b),
+    LogicalDivide "logical_divide" (a: Layout, t: Tiler) TILED [tiled logical_divide, LogicalDivideByMode logical_divide_by_mode] => try_lay(match t {
+        Tiler::OneD(b) => a.logical_divide_by_layout(&b),
         Tiler::ByMode(t) => a.logical_divide_by_mode(&t),
     });
     /// `zipped_divide(A, T)` ([`DynLayout::zipped_divide`], [`DynLayout::zipped_divide_by_mode`]).
-    ZippedDivide "zipped_divide" (a: Layout, t: Tiler) TILED => try_lay(match t {
-        Tiler::OneD(b) => a.zipped_divide(&b),
+    ZippedDivide "zipped_divide" (a: Layout, t: Tiler) TILED [tiled zipped_divide, ZippedDivideByMode zipped_divide_by_mode] => try_lay(match t {
+        Tiler::OneD(b) => a.zipped_divide_by_layout(&b),
         Tiler::ByMode(t) => a.zipped_divide_by_mode(&t),
     });
     /// `tiled_divide(A, T)` ([`DynLayout::tiled_divide`], [`DynLayout::tiled_divide_by_mode`]).
-    TiledDivide "tiled_divide" (a: Layout, t: Tiler) TILED => try_lay(match t {
-        Tiler::OneD(b) => a.tiled_divide(&b),
+    TiledDivide "tiled_divide" (a: Layout, t: Tiler) TILED [tiled tiled_divide, TiledDivideByMode tiled_divide_by_mode] => try_lay(match t {
+        Tiler::OneD(b) => a.tiled_divide_by_layout(&b),
         Tiler::ByMode(t) => a.tiled_divide_by_mode(&t),
     });
     /// `flat_divide(A, T)` ([`DynLayout::flat_divide`], [`DynLayout::flat_divide_by_mode`]).
-    FlatDivide "flat_divide" (a: Layout, t: Tiler) TILED => try_lay(match t {
-        Tiler::OneD(b) => a.flat_divide(&b),
+    FlatDivide "flat_divide" (a: Layout, t: Tiler) TILED [tiled flat_divide, FlatDivideByMode flat_divide_by_mode] => try_lay(match t {
+        Tiler::OneD(b) => a.flat_divide_by_layout(&b),
         Tiler::ByMode(t) => a.flat_divide_by_mode(&t),
     });
     /// `logical_product(A, T)` ([`DynLayout::logical_product`], [`DynLayout::logical_product_by_mode`]).
-    LogicalProduct "logical_product" (a: Layout, t: Tiler) TILED => try_lay(match t {
-        Tiler::OneD(b) => a.logical_product(&b),
+    LogicalProduct "logical_product" (a: Layout, t: Tiler) TILED [tiled logical_product, LogicalProductByMode logical_product_by_mode] => try_lay(match t {
+        Tiler::OneD(b) => a.logical_product_by_layout(&b),
         Tiler::ByMode(t) => a.logical_product_by_mode(&t),
     });
     /// `zipped_product(A, T)` ([`DynLayout::zipped_product`], [`DynLayout::zipped_product_by_mode`]).
-    ZippedProduct "zipped_product" (a: Layout, t: Tiler) TILED => try_lay(match t {
-        Tiler::OneD(b) => a.zipped_product(&b),
+    ZippedProduct "zipped_product" (a: Layout, t: Tiler) TILED [tiled zipped_product, ZippedProductByMode zipped_product_by_mode] => try_lay(match t {
+        Tiler::OneD(b) => a.zipped_product_by_layout(&b),
         Tiler::ByMode(t) => a.zipped_product_by_mode(&t),
     });
     /// `tiled_product(A, T)` ([`DynLayout::tiled_product`], [`DynLayout::tiled_product_by_mode`]).
-    TiledProduct "tiled_product" (a: Layout, t: Tiler) TILED => try_lay(match t {
-        Tiler::OneD(b) => a.tiled_product(&b),
+    TiledProduct "tiled_product" (a: Layout, t: Tiler) TILED [tiled tiled_product, TiledProductByMode tiled_product_by_mode] => try_lay(match t {
+        Tiler::OneD(b) => a.tiled_product_by_layout(&b),
         Tiler::ByMode(t) => a.tiled_product_by_mode(&t),
     });
     /// `flat_product(A, T)` ([`DynLayout::flat_product`], [`DynLayout::flat_product_by_mode`]).
-    FlatProduct "flat_product" (a: Layout, t: Tiler) TILED => try_lay(match t {
-        Tiler::OneD(b) => a.flat_product(&b),
+    FlatProduct "flat_product" (a: Layout, t: Tiler) TILED [tiled flat_product, FlatProductByMode flat_product_by_mode] => try_lay(match t {
+        Tiler::OneD(b) => a.flat_product_by_layout(&b),
         Tiler::ByMode(t) => a.flat_product_by_mode(&t),
     });
     /// `blocked_product(A, B)` ([`DynLayout::blocked_product`]).
-    BlockedProduct "blocked_product" (a: Layout, b: Layout) PAIR => try_lay(a.blocked_product(&b));
+    BlockedProduct "blocked_product" (a: Layout, b: Layout) PAIR [pair blocked_product] => try_lay(a.blocked_product(&b));
     /// `raked_product(A, B)` ([`DynLayout::raked_product`]).
-    RakedProduct "raked_product" (a: Layout, b: Layout) PAIR => try_lay(a.raked_product(&b));
+    RakedProduct "raked_product" (a: Layout, b: Layout) PAIR [pair raked_product] => try_lay(a.raked_product(&b));
     /// `max_common_layout(A, B)` ([`DynLayout::max_common_layout`]).
-    MaxCommonLayout "max_common_layout" (a: Layout, b: Layout) COMMON => lay(a.max_common_layout(&b));
+    MaxCommonLayout "max_common_layout" (a: Layout, b: Layout) COMMON [pair max_common_layout] => lay(a.max_common_layout(&b));
     /// `max_common_vector(A, B)` ([`DynLayout::max_common_vector`]): an integer.
-    MaxCommonVector "max_common_vector" (a: Layout, b: Layout) COMMON =>
+    MaxCommonVector "max_common_vector" (a: Layout, b: Layout) COMMON [pair_int max_common_vector] =>
         Ok::<Value, LayoutError>(Value::Int(a.max_common_vector(&b)));
     /// `nullspace(L)` ([`DynLayout::nullspace`]).
-    Nullspace "nullspace" (l: Layout) UNARY => lay(l.nullspace());
+    Nullspace "nullspace" (l: Layout) UNARY [unary nullspace] => lay(l.nullspace());
     /// `upcast(L, N)` ([`DynLayout::upcast`]).
-    Upcast "upcast" (l: Layout, n: Int) CAST => try_lay(l.upcast(n));
+    Upcast "upcast" (l: Layout, n: Int) CAST [int upcast] => try_lay(l.upcast(n));
     /// `downcast(L, N)` ([`DynLayout::downcast`]).
-    Downcast "downcast" (l: Layout, n: Int) CAST => try_lay(l.downcast(n));
+    Downcast "downcast" (l: Layout, n: Int) CAST [int downcast] => try_lay(l.downcast(n));
+    /// `coalesce_z(L)` ([`DynLayout::coalesce_z`]): `coalesce` keeping a trailing extent-1 leaf.
+    CoalesceZ "coalesce_z" (l: Layout) UNARY [unary coalesce_z] => lay(l.coalesce_z());
+    /// `layout_add(A, B)` ([`DynLayout::layout_add`]): `R(i) == A(i) + B(i)`.
+    LayoutAdd "layout_add" (a: Layout, b: Layout) TWO [pair layout_add] => try_lay(a.layout_add(&b));
+    /// `greatest_common_domain(A, B)` ([`DynLayout::greatest_common_domain`]), from the shapes.
+    GreatestCommonDomain "greatest_common_domain" (a: Layout, b: Layout) TWO
+        [pair greatest_common_domain] => lay(a.greatest_common_domain(&b));
+    /// `make_layout_like(L)` ([`DynLayout::make_layout_like`]).
+    MakeLayoutLike "make_layout_like" (l: Layout) UNARY [unary make_layout_like] =>
+        try_lay(l.make_layout_like());
+    /// `make_ordered_layout(shape, order)` ([`DynLayout::make_ordered_layout`]).
+    MakeOrderedLayout "make_ordered_layout" (s: Profile, o: Profile) SHAPES
+        [shapes make_ordered_layout] => try_lay(DynLayout::make_ordered_layout(&s, &o));
+    /// `congruent(a, b)` ([`DynTuple::congruent`]): 1 when the profiles are equal, else 0.
+    Congruent "congruent" (a: Profile, b: Profile) PREDICATE [pred congruent] =>
+        pred(a.congruent(&b));
+    /// `weakly_congruent(a, b)` ([`DynTuple::weakly_congruent`]): 1 when `a` is a coarsening of
+    /// `b`, else 0.
+    WeaklyCongruent "weakly_congruent" (a: Profile, b: Profile) PREDICATE
+        [pred weakly_congruent] => pred(a.weakly_congruent(&b));
+    /// `compatible(a, b)` ([`DynTuple::compatible`]): 1 when every coordinate of `a` is one of
+    /// `b` and the sizes agree, else 0.
+    Compatible "compatible" (a: Profile, b: Profile) PREDICATE [pred compatible] =>
+        pred(a.compatible(&b));
     /// Ascend NZ for C0 elements per fractal row ([`nz_layout`](crate::named::ascend::nz_layout));
     /// `NZ<T>(m, n)` in the front ends.
-    NzLayout "nz_layout" (c0: Int, m: Int, n: Int) FRACTAL => try_lay(fractal::nz_layout(c0, m, n));
+    NzLayout "nz_layout" (c0: Int, m: Int, n: Int) FRACTAL [named] => try_lay(fractal::nz_layout(c0, m, n));
     /// NZ with explicit outer strides, alignment checked
     /// ([`nz_layout_strided`](crate::named::ascend::nz_layout_strided)).
-    NzLayoutStrided "nz_layout" (c0: Int, m: Int, n: Int, row1: Int, col1: Int) FRACTAL =>
+    NzLayoutStrided "nz_layout" (c0: Int, m: Int, n: Int, row1: Int, col1: Int) FRACTAL [named] =>
         try_lay(fractal::nz_layout_strided(c0, m, n, row1, col1));
     /// Ascend ZN ([`zn_layout`](crate::named::ascend::zn_layout)); `ZN<T>(m, n)`.
-    ZnLayout "zn_layout" (c0: Int, m: Int, n: Int) FRACTAL => try_lay(fractal::zn_layout(c0, m, n));
+    ZnLayout "zn_layout" (c0: Int, m: Int, n: Int) FRACTAL [named] => try_lay(fractal::zn_layout(c0, m, n));
     /// ZN with explicit outer strides ([`zn_layout_strided`](crate::named::ascend::zn_layout_strided)).
-    ZnLayoutStrided "zn_layout" (c0: Int, m: Int, n: Int, row1: Int, col1: Int) FRACTAL =>
+    ZnLayoutStrided "zn_layout" (c0: Int, m: Int, n: Int, row1: Int, col1: Int) FRACTAL [named] =>
         try_lay(fractal::zn_layout_strided(c0, m, n, row1, col1));
     /// Ascend ZZ ([`zz_layout`](crate::named::ascend::zz_layout)); `ZZ<T>(m, n)`.
-    ZzLayout "zz_layout" (c0: Int, m: Int, n: Int) FRACTAL => try_lay(fractal::zz_layout(c0, m, n));
+    ZzLayout "zz_layout" (c0: Int, m: Int, n: Int) FRACTAL [named] => try_lay(fractal::zz_layout(c0, m, n));
     /// ZZ with explicit outer strides ([`zz_layout_strided`](crate::named::ascend::zz_layout_strided)).
-    ZzLayoutStrided "zz_layout" (c0: Int, m: Int, n: Int, row1: Int, col1: Int) FRACTAL =>
+    ZzLayoutStrided "zz_layout" (c0: Int, m: Int, n: Int, row1: Int, col1: Int) FRACTAL [named] =>
         try_lay(fractal::zz_layout_strided(c0, m, n, row1, col1));
     /// Ascend NN, the MX `scaleB` layout ([`nn_layout`](crate::named::ascend::nn_layout)); `NN(m, n)`.
-    NnLayout "nn_layout" (m: Int, n: Int) PLAIN2 => try_lay(fractal::nn_layout(m, n));
+    NnLayout "nn_layout" (m: Int, n: Int) PLAIN2 [named] => try_lay(fractal::nn_layout(m, n));
     /// The L0C accumulator layout: NZ with C0 = 16 whatever the type; `L0C(m, n)`.
-    L0cLayout "l0c_layout" (m: Int, n: Int) PLAIN2 => try_lay(fractal::nz_layout(16, m, n));
+    L0cLayout "l0c_layout" (m: Int, n: Int) PLAIN2 [named] => try_lay(fractal::nz_layout(16, m, n));
     /// Ascend's two-level row-major `((1,m),(1,n)):((0,n),(0,1))`; `ND(m, n)`.
-    RowMajorLayout "row_major_layout" (m: Int, n: Int) PLAIN2 => try_lay(fractal::nd_ext_layout(m, n, n));
+    RowMajorLayout "row_major_layout" (m: Int, n: Int) PLAIN2 [named] => try_lay(fractal::nd_ext_layout(m, n, n));
     /// Ascend's two-level column-major `((1,m),(1,n)):((0,1),(0,m))`; `DN(m, n)`.
-    ColumnMajorLayout "column_major_layout" (m: Int, n: Int) PLAIN2 => try_lay(fractal::dn_ext_layout(m, n, m));
+    ColumnMajorLayout "column_major_layout" (m: Int, n: Int) PLAIN2 [named] => try_lay(fractal::dn_ext_layout(m, n, m));
     /// Two-level row-major with a leading dimension ([`nd_ext_layout`](crate::named::ascend::nd_ext_layout));
     /// `ND(m, n, ld)`.
-    NdExtLayout "nd_ext_layout" (m: Int, n: Int, ld: Int) PLAIN2 => try_lay(fractal::nd_ext_layout(m, n, ld));
+    NdExtLayout "nd_ext_layout" (m: Int, n: Int, ld: Int) PLAIN2 [named] => try_lay(fractal::nd_ext_layout(m, n, ld));
     /// Two-level column-major with a leading dimension ([`dn_ext_layout`](crate::named::ascend::dn_ext_layout));
     /// `DN(m, n, ld)`.
-    DnExtLayout "dn_ext_layout" (m: Int, n: Int, ld: Int) PLAIN2 => try_lay(fractal::dn_ext_layout(m, n, ld));
+    DnExtLayout "dn_ext_layout" (m: Int, n: Int, ld: Int) PLAIN2 [named] => try_lay(fractal::dn_ext_layout(m, n, ld));
     /// oneDNN's `nChw{B}c` / Ascend's NC1HWC0 ([`nchw_blocked`](crate::named::blocked::nchw_blocked));
     /// `nChw8c(n, c, h, w)`, `NC1HWC0<f16>(n, c, h, w)`.
-    NchwBlocked "nchw_blocked" (n: Int, c: Int, h: Int, w: Int, b: Int) BLOCKED =>
+    NchwBlocked "nchw_blocked" (n: Int, c: Int, h: Int, w: Int, b: Int) BLOCKED [named] =>
         try_lay(blocked::nchw_blocked(n, c, h, w, b));
     /// oneDNN's `OIhw{Bi}i{Bo}o` ([`oihw_blocked`](crate::named::blocked::oihw_blocked));
     /// `OIhw16i16o(o, i, h, w)`.
-    OihwBlocked "oihw_blocked" (o: Int, i: Int, h: Int, w: Int, bi: Int, bo: Int) BLOCKED =>
+    OihwBlocked "oihw_blocked" (o: Int, i: Int, h: Int, w: Int, bi: Int, bo: Int) BLOCKED [named] =>
         try_lay(blocked::oihw_blocked(o, i, h, w, bi, bo));
     /// CUTLASS `RowMajorInterleaved<I>` with a leading dimension
     /// ([`row_major_interleaved`](crate::named::blocked::row_major_interleaved));
     /// `RowMajorInterleaved<4>(rows, cols, ld)`.
-    RowMajorInterleavedLd "row_major_interleaved" (i: Int, rows: Int, cols: Int, ld: Int) BLOCKED =>
+    RowMajorInterleavedLd "row_major_interleaved" (i: Int, rows: Int, cols: Int, ld: Int) BLOCKED [named] =>
         try_lay(blocked::row_major_interleaved(i, rows, cols, ld));
     /// Packed CUTLASS `RowMajorInterleaved<I>`
     /// ([`row_major_interleaved_packed`](crate::named::blocked::row_major_interleaved_packed));
     /// `RowMajorInterleaved<4>(rows, cols)`.
-    RowMajorInterleaved "row_major_interleaved" (i: Int, rows: Int, cols: Int) BLOCKED =>
+    RowMajorInterleaved "row_major_interleaved" (i: Int, rows: Int, cols: Int) BLOCKED [named] =>
         try_lay(blocked::row_major_interleaved_packed(i, rows, cols));
     /// CUTLASS `ColumnMajorInterleaved<I>` with a leading dimension
     /// ([`column_major_interleaved`](crate::named::blocked::column_major_interleaved)).
-    ColumnMajorInterleavedLd "column_major_interleaved" (i: Int, rows: Int, cols: Int, ld: Int) BLOCKED =>
+    ColumnMajorInterleavedLd "column_major_interleaved" (i: Int, rows: Int, cols: Int, ld: Int) BLOCKED [named] =>
         try_lay(blocked::column_major_interleaved(i, rows, cols, ld));
     /// Packed CUTLASS `ColumnMajorInterleaved<I>`
     /// ([`column_major_interleaved_packed`](crate::named::blocked::column_major_interleaved_packed)).
-    ColumnMajorInterleaved "column_major_interleaved" (i: Int, rows: Int, cols: Int) BLOCKED =>
+    ColumnMajorInterleaved "column_major_interleaved" (i: Int, rows: Int, cols: Int) BLOCKED [named] =>
         try_lay(blocked::column_major_interleaved_packed(i, rows, cols));
+        }
+    };
 }
+pub(crate) use op_table;
+
+op_table!(ops);
 
 impl Op {
     /// The entry for `name` called with `nargs` arguments.
@@ -637,9 +698,10 @@ impl Op {
         Ok(())
     }
 
-    /// `true` when the result is an integer rather than a layout.
+    /// `true` when the result is an integer rather than a layout (`max_common_vector`, and
+    /// the predicates, whose 1 or 0 is CuTe's integral constant).
     pub const fn gives_int(self) -> bool {
-        matches!(self, Op::MaxCommonVector)
+        self.int_result()
     }
 }
 

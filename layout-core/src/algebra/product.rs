@@ -27,13 +27,16 @@ impl DynLayout {
     /// ```
     /// use layout_core::DynLayout;
     /// let a: DynLayout = "(2,2):(4,1)".parse().unwrap();
-    /// let r = a.logical_product(&"6:1".parse().unwrap()).unwrap();
+    /// let r = a.logical_product_by_layout(&"6:1".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "((2,2),(2,3)):((4,1),(2,8))");
     /// ```
     ///
     /// # Errors
     /// The errors of [`DynLayout::complement`] and [`DynLayout::composition`].
-    pub const fn logical_product(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
+    pub const fn logical_product_by_layout(
+        &self,
+        tiler: &DynLayout,
+    ) -> Result<DynLayout, LayoutError> {
         let m = ctry!(mul(self.size(), tiler.cosize(), "logical_product cotarget"));
         let mut comp = match self.complement(m) {
             Ok(c) => c,
@@ -94,14 +97,17 @@ impl DynLayout {
     /// ```
     /// use layout_core::DynLayout;
     /// let a: DynLayout = "(2,2):(4,1)".parse().unwrap();
-    /// assert_eq!(a.zipped_product(&"6:1".parse().unwrap()).unwrap(),
-    ///            a.logical_product(&"6:1".parse().unwrap()).unwrap());
+    /// assert_eq!(a.zipped_product_by_layout(&"6:1".parse().unwrap()).unwrap(),
+    ///            a.logical_product_by_layout(&"6:1".parse().unwrap()).unwrap());
     /// ```
     ///
     /// # Errors
     /// As [`DynLayout::logical_product`].
-    pub const fn zipped_product(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
-        self.logical_product(tiler)
+    pub const fn zipped_product_by_layout(
+        &self,
+        tiler: &DynLayout,
+    ) -> Result<DynLayout, LayoutError> {
+        self.logical_product_by_layout(tiler)
     }
 
     /// CuTe's `zipped_product(A, tiler)` with a by-mode tiler: `((M,N,…),(TileM,TileN,…,L,…))`.
@@ -137,14 +143,17 @@ impl DynLayout {
     /// ```
     /// use layout_core::DynLayout;
     /// let a: DynLayout = "(2,2):(4,1)".parse().unwrap();
-    /// let r = a.tiled_product(&"(2,3):(1,2)".parse().unwrap()).unwrap();
+    /// let r = a.tiled_product_by_layout(&"(2,3):(1,2)".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "((2,2),2,3):((4,1),2,8)");
     /// ```
     ///
     /// # Errors
     /// As [`DynLayout::logical_product`].
-    pub const fn tiled_product(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
-        tiled(&ctry!(self.zipped_product(tiler)))
+    pub const fn tiled_product_by_layout(
+        &self,
+        tiler: &DynLayout,
+    ) -> Result<DynLayout, LayoutError> {
+        tiled(&ctry!(self.zipped_product_by_layout(tiler)))
     }
 
     /// CuTe's `tiled_product(A, tiler)` with a by-mode tiler: `((M,N,…),TileM,TileN,…)`.
@@ -184,14 +193,17 @@ impl DynLayout {
     /// ```
     /// use layout_core::DynLayout;
     /// let a: DynLayout = "(2,2):(4,1)".parse().unwrap();
-    /// let r = a.flat_product(&"(2,3):(1,2)".parse().unwrap()).unwrap();
+    /// let r = a.flat_product_by_layout(&"(2,3):(1,2)".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "(2,2,2,3):(4,1,2,8)");
     /// ```
     ///
     /// # Errors
     /// As [`DynLayout::logical_product`].
-    pub const fn flat_product(&self, tiler: &DynLayout) -> Result<DynLayout, LayoutError> {
-        flat(&ctry!(self.zipped_product(tiler)))
+    pub const fn flat_product_by_layout(
+        &self,
+        tiler: &DynLayout,
+    ) -> Result<DynLayout, LayoutError> {
+        flat(&ctry!(self.zipped_product_by_layout(tiler)))
     }
 
     /// CuTe's `flat_product(A, tiler)` with a by-mode tiler: `(M,N,…,TileM,TileN,…)`.
@@ -286,7 +298,7 @@ const fn zip_product(a: &DynLayout, b: &DynLayout, raked: bool) -> Result<DynLay
     let r = if ra > rb { ra } else { rb };
     let pa = ctry!(pad(a, r));
     let pb = ctry!(pad(b, r));
-    let p = ctry!(pa.logical_product(&pb));
+    let p = ctry!(pa.logical_product_by_layout(&pb));
     let (p0, p1) = (ctry!(p.mode(0)), ctry!(p.mode(1)));
     let mut b = Builder::tuple();
     let mut i = 0;

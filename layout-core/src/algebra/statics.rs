@@ -36,6 +36,28 @@
 //! let b: DynLayout = "(4,3):(3,1)".parse().unwrap();
 //! assert_eq!(Composition::<A, B>::LAYOUT, a.composition(&b).unwrap());
 //! ```
+//!
+//! Every entry of the table of operations gets its type(s) and entry function(s) here, generated
+//! from the table: a tiler entry has one type for a 1-D tiler and one for a by-mode tiler
+//! (`LogicalDivide` / `LogicalDivideByMode`), a cotarget entry one for an integer and one for a
+//! shape (`Complement<L, M>` / `ComplementShape<L, S>`), an integer argument is a const generic:
+//!
+//! ```
+//! use layout_core::algebra::statics::{self, MaxCommonVector, Underscore};
+//! use layout_core::{Int, Layout};
+//! let a = Layout::new((Int::<12>, Int::<32>), (Int::<1>, Int::<12>));
+//! let r = statics::logical_divide_by_mode(a, (Int::<4>, Underscore));
+//! assert_eq!(r.to_string(), "((_4,_3),_32):((_1,_4),_12)");
+//! let l = Layout::new(Int::<4>, Int::<2>);
+//! assert_eq!(statics::complement::<_, 24>(l).to_string(), "(_2,_3):(_1,_8)");
+//! assert_eq!(statics::downcast::<_, 2>(l).to_string(), "_4:_4");
+//! let x = Layout::new((Int::<4>, Int::<8>), (Int::<1>, Int::<4>));
+//! let y = Layout::new((Int::<4>, Int::<8>), (Int::<1>, Int::<8>));
+//! assert_eq!(statics::max_common_vector(x, y).get(), 4);
+//! type X = Layout<(Int<4>, Int<8>), (Int<1>, Int<4>)>;
+//! type Y = Layout<(Int<4>, Int<8>), (Int<1>, Int<8>)>;
+//! assert_eq!(MaxCommonVector::<X, Y>::VALUE, 4);
+//! ```
 
 use super::ops::{Arg, Op};
 use crate::tuple::write_profiled;
@@ -198,164 +220,9 @@ macro_rules! zst {
 }
 
 zst! {
-    /// `coalesce(L)` ([`DynLayout::coalesce`]).
-    Coalesce [L: StaticLayout] [L] (L) => table(Op::Coalesce, &[Arg::Layout(L::LAYOUT)])
-}
-zst! {
-    /// `coalesce(L, P)` by mode with the static profile `P` ([`DynLayout::coalesce_by_mode`]).
-    CoalesceByMode [L: StaticLayout, P: IntTuple] [L, P] (L, P) =>
-        table(Op::CoalesceByMode, &[Arg::Layout(L::LAYOUT), Arg::Shape(static_tuple::<P>())])
-}
-zst! {
-    /// `filter_zeros(L)` ([`DynLayout::filter_zeros`]).
-    FilterZeros [L: StaticLayout] [L] (L) => table(Op::FilterZeros, &[Arg::Layout(L::LAYOUT)])
-}
-zst! {
-    /// `filter(L)` ([`DynLayout::filter`]).
-    Filter [L: StaticLayout] [L] (L) => table(Op::Filter, &[Arg::Layout(L::LAYOUT)])
-}
-zst! {
-    /// `composition(A, B)` with a 1-D layout `B` ([`DynLayout::composition`]).
-    Composition [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        table(Op::Composition, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
-}
-zst! {
-    /// `composition(A, T)` with a by-mode tiler ([`DynLayout::composition_by_mode`]).
-    CompositionByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        table(Op::Composition, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
-}
-zst! {
     /// `composition(A, S)` with a static integer or shape ([`DynLayout::composition_shape`]).
     CompositionShape [A: StaticLayout, S: IntTuple] [A, S] (A, S) =>
         A::LAYOUT.composition_shape(&static_tuple::<S>())
-}
-zst! {
-    /// `complement(L, M)` ([`DynLayout::complement`]).
-    Complement [L: StaticLayout, const M: i64] [L, M] (L) => table(Op::Complement, &[Arg::Layout(L::LAYOUT), Arg::Shape(DynTuple::leaf(M))])
-}
-zst! {
-    /// `complement(L, S)` with a static shape cotarget ([`DynLayout::complement_shape`]).
-    ComplementShape [L: StaticLayout, S: IntTuple] [L, S] (L, S) =>
-        table(Op::Complement, &[Arg::Layout(L::LAYOUT), Arg::Shape(static_tuple::<S>())])
-}
-zst! {
-    /// `complement(L)` ([`DynLayout::complement_cosize`]).
-    ComplementCosize [L: StaticLayout] [L] (L) => table(Op::ComplementCosize, &[Arg::Layout(L::LAYOUT)])
-}
-zst! {
-    /// `right_inverse(L)` ([`DynLayout::right_inverse`]).
-    RightInverse [L: StaticLayout] [L] (L) => table(Op::RightInverse, &[Arg::Layout(L::LAYOUT)])
-}
-zst! {
-    /// `left_inverse(L)` ([`DynLayout::left_inverse`]).
-    LeftInverse [L: StaticLayout] [L] (L) => table(Op::LeftInverse, &[Arg::Layout(L::LAYOUT)])
-}
-zst! {
-    /// `logical_divide(A, B)`, 1-D tiler ([`DynLayout::logical_divide`]).
-    LogicalDivide [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        table(Op::LogicalDivide, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
-}
-zst! {
-    /// `logical_divide(A, T)`, by-mode tiler ([`DynLayout::logical_divide_by_mode`]).
-    LogicalDivideByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        table(Op::LogicalDivide, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
-}
-zst! {
-    /// `zipped_divide(A, B)`, 1-D tiler ([`DynLayout::zipped_divide`]).
-    ZippedDivide [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        table(Op::ZippedDivide, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
-}
-zst! {
-    /// `zipped_divide(A, T)`, by-mode tiler ([`DynLayout::zipped_divide_by_mode`]).
-    ZippedDivideByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        table(Op::ZippedDivide, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
-}
-zst! {
-    /// `tiled_divide(A, B)`, 1-D tiler ([`DynLayout::tiled_divide`]).
-    TiledDivide [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        table(Op::TiledDivide, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
-}
-zst! {
-    /// `tiled_divide(A, T)`, by-mode tiler ([`DynLayout::tiled_divide_by_mode`]).
-    TiledDivideByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        table(Op::TiledDivide, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
-}
-zst! {
-    /// `flat_divide(A, B)`, 1-D tiler ([`DynLayout::flat_divide`]).
-    FlatDivide [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        table(Op::FlatDivide, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
-}
-zst! {
-    /// `flat_divide(A, T)`, by-mode tiler ([`DynLayout::flat_divide_by_mode`]).
-    FlatDivideByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        table(Op::FlatDivide, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
-}
-zst! {
-    /// `logical_product(A, B)`, 1-D tiler ([`DynLayout::logical_product`]).
-    LogicalProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        table(Op::LogicalProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
-}
-zst! {
-    /// `logical_product(A, T)`, by-mode tiler ([`DynLayout::logical_product_by_mode`]).
-    LogicalProductByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        table(Op::LogicalProduct, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
-}
-zst! {
-    /// `zipped_product(A, B)`, 1-D tiler ([`DynLayout::zipped_product`]).
-    ZippedProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        table(Op::ZippedProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
-}
-zst! {
-    /// `zipped_product(A, T)`, by-mode tiler ([`DynLayout::zipped_product_by_mode`]).
-    ZippedProductByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        table(Op::ZippedProduct, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
-}
-zst! {
-    /// `tiled_product(A, B)`, 1-D tiler ([`DynLayout::tiled_product`]).
-    TiledProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        table(Op::TiledProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
-}
-zst! {
-    /// `tiled_product(A, T)`, by-mode tiler ([`DynLayout::tiled_product_by_mode`]).
-    TiledProductByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        table(Op::TiledProduct, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
-}
-zst! {
-    /// `flat_product(A, B)`, 1-D tiler ([`DynLayout::flat_product`]).
-    FlatProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        table(Op::FlatProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
-}
-zst! {
-    /// `flat_product(A, T)`, by-mode tiler ([`DynLayout::flat_product_by_mode`]).
-    FlatProductByMode [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
-        table(Op::FlatProduct, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
-}
-zst! {
-    /// `blocked_product(A, B)` ([`DynLayout::blocked_product`]).
-    BlockedProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        table(Op::BlockedProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
-}
-zst! {
-    /// `raked_product(A, B)` ([`DynLayout::raked_product`]).
-    RakedProduct [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        table(Op::RakedProduct, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
-}
-zst! {
-    /// `max_common_layout(A, B)` ([`DynLayout::max_common_layout`]).
-    MaxCommonLayout [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
-        table(Op::MaxCommonLayout, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
-}
-zst! {
-    /// `nullspace(L)` ([`DynLayout::nullspace`]).
-    Nullspace [L: StaticLayout] [L] (L) => table(Op::Nullspace, &[Arg::Layout(L::LAYOUT)])
-}
-zst! {
-    /// `upcast<N>(L)` ([`DynLayout::upcast`]).
-    Upcast [L: StaticLayout, const N: i64] [L, N] (L) => table(Op::Upcast, &[Arg::Layout(L::LAYOUT), Arg::Shape(DynTuple::leaf(N))])
-}
-zst! {
-    /// `downcast<N>(L)` ([`DynLayout::downcast`]).
-    Downcast [L: StaticLayout, const N: i64] [L, N] (L) => table(Op::Downcast, &[Arg::Layout(L::LAYOUT), Arg::Shape(DynTuple::leaf(N))])
 }
 zst! {
     /// `recast_layout` from `OLD`-bit to `NEW`-bit elements ([`DynLayout::recast_layout`]).
@@ -381,147 +248,227 @@ macro_rules! entry {
     };
 }
 
-entry!(
-    /// `coalesce(L)` of a static layout, as a zero-sized static layout.
-    coalesce<L: StaticLayout>(l) -> Coalesce
-);
-entry!(
-    /// `filter(L)` of a static layout.
-    filter<L: StaticLayout>(l) -> Filter
-);
-entry!(
-    /// `composition(A, B)` of static layouts (1-D).
-    ///
-    /// ```
-    /// use layout_core::algebra::statics;
-    /// use layout_core::{Int, Layout};
-    /// let a = Layout::new((Int::<10>, Int::<2>), (Int::<16>, Int::<4>));
-    /// let b = Layout::new((Int::<5>, Int::<4>), (Int::<1>, Int::<5>));
-    /// assert_eq!(statics::composition(a, b).to_string(), "(_5,(_2,_2)):(_16,(_80,_4))");
-    /// ```
-    composition<A: StaticLayout, B: StaticLayout>(a, b) -> Composition
-);
-entry!(
-    /// `composition(A, T)` with a static by-mode tiler.
-    composition_by_mode<A: StaticLayout, T: StaticTile>(a, t) -> CompositionByMode
-);
-entry!(
-    /// `complement(L)` w.r.t. `cosize(filter(L))`.
-    complement_cosize<L: StaticLayout>(l) -> ComplementCosize
-);
-entry!(
-    /// `right_inverse(L)`.
-    right_inverse<L: StaticLayout>(l) -> RightInverse
-);
-entry!(
-    /// `left_inverse(L)`.
-    left_inverse<L: StaticLayout>(l) -> LeftInverse
-);
-entry!(
-    /// `logical_divide(A, B)`, 1-D tiler.
-    logical_divide<A: StaticLayout, B: StaticLayout>(a, b) -> LogicalDivide
-);
-entry!(
-    /// `logical_divide(A, T)`, by-mode tiler.
-    ///
-    /// ```
-    /// use layout_core::algebra::statics::{self, Underscore};
-    /// use layout_core::{Int, Layout};
-    /// let a = Layout::new((Int::<12>, Int::<32>), (Int::<1>, Int::<12>));
-    /// let r = statics::logical_divide_by_mode(a, (Int::<4>, Underscore));
-    /// assert_eq!(r.to_string(), "((_4,_3),_32):((_1,_4),_12)");
-    /// ```
-    logical_divide_by_mode<A: StaticLayout, T: StaticTile>(a, t) -> LogicalDivideByMode
-);
-entry!(
-    /// `zipped_divide(A, T)`, by-mode tiler.
-    zipped_divide_by_mode<A: StaticLayout, T: StaticTile>(a, t) -> ZippedDivideByMode
-);
-entry!(
-    /// `tiled_divide(A, T)`, by-mode tiler.
-    tiled_divide_by_mode<A: StaticLayout, T: StaticTile>(a, t) -> TiledDivideByMode
-);
-entry!(
-    /// `flat_divide(A, T)`, by-mode tiler.
-    flat_divide_by_mode<A: StaticLayout, T: StaticTile>(a, t) -> FlatDivideByMode
-);
-entry!(
-    /// `logical_product(A, B)`, 1-D tiler.
-    logical_product<A: StaticLayout, B: StaticLayout>(a, b) -> LogicalProduct
-);
-entry!(
-    /// `blocked_product(A, B)`.
-    blocked_product<A: StaticLayout, B: StaticLayout>(a, b) -> BlockedProduct
-);
-entry!(
-    /// `raked_product(A, B)`.
-    raked_product<A: StaticLayout, B: StaticLayout>(a, b) -> RakedProduct
-);
-entry!(
-    /// `max_common_layout(A, B)`.
-    max_common_layout<A: StaticLayout, B: StaticLayout>(a, b) -> MaxCommonLayout
-);
-entry!(
-    /// `nullspace(L)`.
-    nullspace<L: StaticLayout>(l) -> Nullspace
-);
+// One static type (two for tilers and cotargets) and one entry function per table entry,
+// generated from the table (`ops::op_table!`).
+macro_rules! statics_from_table {
+    ($(
+        $(#[$doc:meta])*
+        $V:ident $name:literal ($($a:ident: $k:ident),*) $forms:ident [$($gen:tt)*] => $body:expr;
+    )*) => {
+        $( statics_entry! { [$(#[$doc])*] $V $name [$($gen)*] } )*
+    };
+}
 
-entry!(
-    /// `filter_zeros(L)`.
-    filter_zeros<L: StaticLayout>(l) -> FilterZeros
-);
-entry!(
-    /// `coalesce(L, P)` by mode, with a static profile value `P` (only its nesting matters).
-    coalesce_by_mode<L: StaticLayout, P: IntTuple>(l, p) -> CoalesceByMode
-);
-entry!(
-    /// `composition(A, S)` with a static integer or flat shape `S` (`(M,N)` = `[M:1,N:1]`).
-    composition_shape<A: StaticLayout, S: IntTuple>(a, s) -> CompositionShape
-);
-entry!(
-    /// `complement(L, S)` with a static shape cotarget.
-    complement_shape<L: StaticLayout, S: IntTuple>(l, s) -> ComplementShape
-);
-entry!(
-    /// `zipped_divide(A, B)`, 1-D tiler.
-    zipped_divide<A: StaticLayout, B: StaticLayout>(a, b) -> ZippedDivide
-);
-entry!(
-    /// `tiled_divide(A, B)`, 1-D tiler.
-    tiled_divide<A: StaticLayout, B: StaticLayout>(a, b) -> TiledDivide
-);
-entry!(
-    /// `flat_divide(A, B)`, 1-D tiler.
-    flat_divide<A: StaticLayout, B: StaticLayout>(a, b) -> FlatDivide
-);
-entry!(
-    /// `logical_product(A, T)`, by-mode tiler.
-    logical_product_by_mode<A: StaticLayout, T: StaticTile>(a, t) -> LogicalProductByMode
-);
-entry!(
-    /// `zipped_product(A, B)`, 1-D tiler.
-    zipped_product<A: StaticLayout, B: StaticLayout>(a, b) -> ZippedProduct
-);
-entry!(
-    /// `zipped_product(A, T)`, by-mode tiler.
-    zipped_product_by_mode<A: StaticLayout, T: StaticTile>(a, t) -> ZippedProductByMode
-);
-entry!(
-    /// `tiled_product(A, B)`, 1-D tiler.
-    tiled_product<A: StaticLayout, B: StaticLayout>(a, b) -> TiledProduct
-);
-entry!(
-    /// `tiled_product(A, T)`, by-mode tiler.
-    tiled_product_by_mode<A: StaticLayout, T: StaticTile>(a, t) -> TiledProductByMode
-);
-entry!(
-    /// `flat_product(A, B)`, 1-D tiler.
-    flat_product<A: StaticLayout, B: StaticLayout>(a, b) -> FlatProduct
-);
-entry!(
-    /// `flat_product(A, T)`, by-mode tiler.
-    flat_product_by_mode<A: StaticLayout, T: StaticTile>(a, t) -> FlatProductByMode
-);
+macro_rules! statics_entry {
+    ([$($doc:tt)*] $V:ident $name:literal [unary $f:ident]) => {
+        zst! {
+            $($doc)*
+            $V [L: StaticLayout] [L] (L) => table(Op::$V, &[Arg::Layout(L::LAYOUT)])
+        }
+        entry!(
+            #[doc = concat!("`", $name, "(L)` of a static layout, as a zero-sized static layout ([`", stringify!($V), "`]).")]
+            $f<L: StaticLayout>(l) -> $V
+        );
+    };
+    ([$($doc:tt)*] $V:ident $name:literal [pair $f:ident]) => {
+        zst! {
+            $($doc)*
+            $V [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
+                table(Op::$V, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
+        }
+        entry!(
+            #[doc = concat!("`", $name, "(A, B)` of static layouts ([`", stringify!($V), "`]).")]
+            $f<A: StaticLayout, B: StaticLayout>(a, b) -> $V
+        );
+    };
+    ([$($doc:tt)*] $V:ident $name:literal [tiled $f:ident, $VB:ident $fb:ident]) => {
+        zst! {
+            $($doc)*
+            ///
+            /// This type: the 1-D tiler, a static layout.
+            $V [A: StaticLayout, B: StaticLayout] [A, B] (A, B) =>
+                table(Op::$V, &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)])
+        }
+        zst! {
+            $($doc)*
+            ///
+            /// This type: a static by-mode tiler ([`StaticTile`]).
+            $VB [A: StaticLayout, T: StaticTile] [A, T] (A, T) =>
+                table(Op::$V, &[Arg::Layout(A::LAYOUT), Arg::Tile(T::TILE)])
+        }
+        entry!(
+            #[doc = concat!("`", $name, "(A, B)` of static layouts, 1-D tiler ([`", stringify!($V), "`]).")]
+            $f<A: StaticLayout, B: StaticLayout>(a, b) -> $V
+        );
+        entry!(
+            #[doc = concat!("`", $name, "(A, T)` with a static by-mode tiler ([`", stringify!($VB), "`]).")]
+            $fb<A: StaticLayout, T: StaticTile>(a, t) -> $VB
+        );
+    };
+    ([$($doc:tt)*] $V:ident $name:literal [profile $f:ident]) => {
+        zst! {
+            $($doc)*
+            ///
+            /// The profile `P` is a static [`IntTuple`] (only its nesting matters).
+            $V [L: StaticLayout, P: IntTuple] [L, P] (L, P) =>
+                table(Op::$V, &[Arg::Layout(L::LAYOUT), Arg::Shape(static_tuple::<P>())])
+        }
+        entry!(
+            #[doc = concat!("`", $name, "(L, P)` with a static profile value `P` ([`", stringify!($V), "`]).")]
+            $f<L: StaticLayout, P: IntTuple>(l, p) -> $V
+        );
+    };
+    ([$($doc:tt)*] $V:ident $name:literal [cotarget $f:ident, $VS:ident $fs:ident]) => {
+        zst! {
+            $($doc)*
+            ///
+            /// This type: a const-generic integer cotarget `M`.
+            $V [L: StaticLayout, const M: i64] [L, M] (L) =>
+                table(Op::$V, &[Arg::Layout(L::LAYOUT), Arg::Shape(DynTuple::leaf(M))])
+        }
+        zst! {
+            $($doc)*
+            ///
+            /// This type: a static shape cotarget `S` ([`IntTuple`]).
+            $VS [L: StaticLayout, S: IntTuple] [L, S] (L, S) =>
+                table(Op::$V, &[Arg::Layout(L::LAYOUT), Arg::Shape(static_tuple::<S>())])
+        }
+        #[doc = concat!("`", $name, "(L, M)` with a const-generic integer cotarget: `statics::", stringify!($f), "::<_, 24>(l)` ([`", stringify!($V), "`]).")]
+        #[inline(always)]
+        pub fn $f<L: StaticLayout, const M: i64>(l: L) -> $V<L, M> {
+            let _ = l;
+            make()
+        }
+        entry!(
+            #[doc = concat!("`", $name, "(L, S)` with a static shape cotarget ([`", stringify!($VS), "`]).")]
+            $fs<L: StaticLayout, S: IntTuple>(l, s) -> $VS
+        );
+    };
+    ([$($doc:tt)*] $V:ident $name:literal [int $f:ident]) => {
+        zst! {
+            $($doc)*
+            ///
+            /// The integer `N` is a const generic.
+            $V [L: StaticLayout, const N: i64] [L, N] (L) =>
+                table(Op::$V, &[Arg::Layout(L::LAYOUT), Arg::Shape(DynTuple::leaf(N))])
+        }
+        #[doc = concat!("`", $name, "(L, N)` with a const-generic `N`: `statics::", stringify!($f), "::<_, 2>(l)` ([`", stringify!($V), "`]).")]
+        #[inline(always)]
+        pub fn $f<L: StaticLayout, const N: i64>(l: L) -> $V<L, N> {
+            let _ = l;
+            make()
+        }
+    };
+    ([$($doc:tt)*] $V:ident $name:literal [pair_int $f:ident]) => {
+        $($doc)*
+        ///
+        /// The static form: a zero-sized static integer whose value is computed at compile time.
+        pub struct $V<A, B>(PhantomData<(A, B)>);
+
+        impl<A: StaticLayout, B: StaticLayout> $V<A, B> {
+            /// The value, computed at compile time.
+            pub const VALUE: i64 = match super::ops::apply_int(
+                Op::$V,
+                &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)],
+            ) {
+                Ok(v) => v,
+                Err(e) => panic!("{}", e.rule()),
+            };
+
+            /// The value.
+            #[inline(always)]
+            pub const fn get(&self) -> i64 {
+                Self::VALUE
+            }
+        }
+
+        impl<A, B> Clone for $V<A, B> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<A, B> Copy for $V<A, B> {}
+        impl<A, B> fmt::Debug for $V<A, B> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(stringify!($V))
+            }
+        }
+
+        #[doc = concat!("`", $name, "(A, B)` of static layouts: a zero-sized static integer ([`", stringify!($V), "`]).")]
+        #[inline(always)]
+        pub fn $f<A: StaticLayout, B: StaticLayout>(a: A, b: B) -> $V<A, B> {
+            let _ = (a, b);
+            let _ = $V::<A, B>::VALUE;
+            $V(PhantomData)
+        }
+    };
+    ([$($doc:tt)*] $V:ident $name:literal [shapes $f:ident]) => {
+        zst! {
+            $($doc)*
+            ///
+            /// The two shapes are static [`IntTuple`]s.
+            $V [S: IntTuple, O: IntTuple] [S, O] (S, O) =>
+                table(Op::$V, &[Arg::Shape(static_tuple::<S>()), Arg::Shape(static_tuple::<O>())])
+        }
+        entry!(
+            #[doc = concat!("`", $name, "(S, O)` of static shapes ([`", stringify!($V), "`]).")]
+            $f<S: IntTuple, O: IntTuple>(s, o) -> $V
+        );
+    };
+    ([$($doc:tt)*] $V:ident $name:literal [pred $f:ident]) => {
+        $($doc)*
+        ///
+        /// The static form: a zero-sized type whose `VALUE` is decided at compile time.
+        pub struct $V<A, B>(PhantomData<(A, B)>);
+
+        impl<A: IntTuple, B: IntTuple> $V<A, B> {
+            /// The value, decided at compile time.
+            pub const VALUE: bool = match super::ops::apply_int(
+                Op::$V,
+                &[Arg::Shape(static_tuple::<A>()), Arg::Shape(static_tuple::<B>())],
+            ) {
+                Ok(v) => v != 0,
+                Err(e) => panic!("{}", e.rule()),
+            };
+
+            /// The value.
+            #[inline(always)]
+            pub const fn get(&self) -> bool {
+                Self::VALUE
+            }
+        }
+
+        impl<A, B> Clone for $V<A, B> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<A, B> Copy for $V<A, B> {}
+        impl<A, B> fmt::Debug for $V<A, B> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(stringify!($V))
+            }
+        }
+
+        #[doc = concat!("`", $name, "(a, b)` of static shapes, decided at compile time ([`", stringify!($V), "`]).")]
+        #[inline(always)]
+        pub fn $f<A: IntTuple, B: IntTuple>(a: A, b: B) -> $V<A, B> {
+            let _ = (a, b);
+            let _ = $V::<A, B>::VALUE;
+            $V(PhantomData)
+        }
+    };
+    ([$($doc:tt)*] $V:ident $name:literal [named]) => {};
+}
+
+super::ops::op_table!(statics_from_table);
+
+/// `composition(A, S)` with a static integer or flat shape `S` (`(M,N)` = `[M:1,N:1]`).
+#[inline(always)]
+pub fn composition_shape<A: StaticLayout, S: IntTuple>(a: A, s: S) -> CompositionShape<A, S> {
+    let _ = (a, s);
+    make()
+}
 
 /// `recast_layout` from `OLD`-bit to `NEW`-bit elements:
 /// `statics::recast_layout::<_, 16, 32>(l)`.
@@ -531,83 +478,4 @@ pub fn recast_layout<L: StaticLayout, const OLD: i64, const NEW: i64>(
 ) -> RecastLayout<L, OLD, NEW> {
     let _ = l;
     make()
-}
-
-/// `complement(L, M)` with a const-generic integer cotarget:
-/// `statics::complement::<_, 24>(l)`.
-///
-/// ```
-/// use layout_core::algebra::statics;
-/// use layout_core::{Int, Layout};
-/// let l = Layout::new(Int::<4>, Int::<2>);
-/// assert_eq!(statics::complement::<_, 24>(l).to_string(), "(_2,_3):(_1,_8)");
-/// ```
-#[inline(always)]
-pub fn complement<L: StaticLayout, const M: i64>(l: L) -> Complement<L, M> {
-    let _ = l;
-    make()
-}
-
-/// `upcast<N>(L)`: `statics::upcast::<_, 2>(l)`.
-#[inline(always)]
-pub fn upcast<L: StaticLayout, const N: i64>(l: L) -> Upcast<L, N> {
-    let _ = l;
-    make()
-}
-
-/// `downcast<N>(L)`: `statics::downcast::<_, 2>(l)`.
-#[inline(always)]
-pub fn downcast<L: StaticLayout, const N: i64>(l: L) -> Downcast<L, N> {
-    let _ = l;
-    make()
-}
-
-/// `max_common_vector(A, B)` of static layouts: a zero-sized static integer
-/// ([`DynLayout::max_common_vector`], evaluated through the table of operations).
-///
-/// ```
-/// use layout_core::algebra::statics::{self, MaxCommonVector};
-/// use layout_core::{Int, Layout};
-/// let a = Layout::new((Int::<4>, Int::<8>), (Int::<1>, Int::<4>));
-/// let b = Layout::new((Int::<4>, Int::<8>), (Int::<1>, Int::<8>));
-/// assert_eq!(statics::max_common_vector(a, b).get(), 4);
-/// assert_eq!(MaxCommonVector::<Layout<(Int<4>, Int<8>), (Int<1>, Int<4>)>, Layout<(Int<4>, Int<8>), (Int<1>, Int<8>)>>::VALUE, 4);
-/// ```
-pub struct MaxCommonVector<A, B>(PhantomData<(A, B)>);
-
-impl<A: StaticLayout, B: StaticLayout> MaxCommonVector<A, B> {
-    /// The value, computed at compile time.
-    pub const VALUE: i64 = match super::ops::apply_int(
-        Op::MaxCommonVector,
-        &[Arg::Layout(A::LAYOUT), Arg::Layout(B::LAYOUT)],
-    ) {
-        Ok(v) => v,
-        Err(e) => panic!("{}", e.rule()),
-    };
-
-    /// The value.
-    #[inline(always)]
-    pub const fn get(&self) -> i64 {
-        Self::VALUE
-    }
-}
-
-impl<A, B> Clone for MaxCommonVector<A, B> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<A, B> Copy for MaxCommonVector<A, B> {}
-impl<A, B> fmt::Debug for MaxCommonVector<A, B> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("MaxCommonVector")
-    }
-}
-
-/// `max_common_vector(A, B)` of static layouts.
-#[inline(always)]
-pub fn max_common_vector<A: StaticLayout, B: StaticLayout>(a: A, b: B) -> MaxCommonVector<A, B> {
-    let _ = (a, b);
-    let _ = MaxCommonVector::<A, B>::VALUE;
-    MaxCommonVector(PhantomData)
 }

@@ -93,38 +93,61 @@ unsafe impl TensorIndex<DynLayout> for &[i64] {
     #[inline]
     fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
         // a flat layout (every top-level mode one leaf): each index is its leaf's coordinate
-        if layout.leaf_count() == self.len() && layout.rank() == self.len() {
-            let (shape, stride) = (layout.shape_leaves(), layout.stride_leaves());
-            let mut off = 0;
-            for ((&c, &e), &d) in self.iter().zip(shape).zip(stride) {
-                if c < 0 || c >= e {
-                    return None;
-                }
-                // in the domain: the sum is an offset of the validated layout, within i64
-                off += c * d;
-            }
-            return Some(off);
+        if let Some(off) = flat_offset(self, layout) {
+            return off;
         }
-        let ax = Axes::new(layout);
-        if self.len() != ax.rank {
-            return None;
-        }
-        let mut off = 0;
-        for (k, &c) in self.iter().enumerate() {
-            if c < 0 || c >= ax.extent(k) {
-                return None;
-            }
-            off += ax.offset(k, c);
-        }
-        Some(off)
+        hierarchical_offset(self, layout)
     }
 }
 
-// SAFETY: delegates to the `&[i64]` implementation.
+/// The offset of per-axis indices `c` on a flat layout (every top-level mode one leaf), `None`
+/// when the layout is not flat (then `Some(None)` means outside the domain). Small enough to be
+/// inlined into every element access.
+#[inline(always)]
+fn flat_offset(c: &[i64], layout: &DynLayout) -> Option<Option<i64>> {
+    let n = c.len();
+    if layout.leaf_count() != n || !layout.is_flat() {
+        return None;
+    }
+    let (shape, stride) = (layout.shape_leaves(), layout.stride_leaves());
+    let mut off = 0;
+    for k in 0..n {
+        // one unsigned comparison: c < 0 wraps above every extent
+        if c[k] as u64 >= shape[k] as u64 {
+            return Some(None);
+        }
+        // in the domain: the sum is an offset of the validated layout, within i64
+        off += c[k] * stride[k];
+    }
+    Some(Some(off))
+}
+
+/// The offset of per-axis indices on a layout with hierarchical axes (each index a 1-D index of
+/// its mode).
+#[inline(never)]
+fn hierarchical_offset(c: &[i64], layout: &DynLayout) -> Option<i64> {
+    let ax = Axes::new(layout);
+    if c.len() != ax.rank {
+        return None;
+    }
+    let mut off = 0;
+    for (k, &i) in c.iter().enumerate() {
+        if i < 0 || i >= ax.extent(k) {
+            return None;
+        }
+        off += ax.offset(k, i);
+    }
+    Some(off)
+}
+
+// SAFETY: as for `&[i64]`: the same two functions.
 unsafe impl<const N: usize> TensorIndex<DynLayout> for [i64; N] {
-    #[inline]
+    #[inline(always)]
     fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
-        (&self[..]).checked_offset(layout)
+        if let Some(off) = flat_offset(self, layout) {
+            return off;
+        }
+        hierarchical_offset(self, layout)
     }
 }
 

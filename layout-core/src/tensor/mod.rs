@@ -108,6 +108,7 @@ mod ndarray_interop;
 mod reshape;
 mod storage;
 mod tile;
+mod tiling;
 mod view;
 
 pub use access::{InDomain, Iter, IterMut, TensorIndex};
@@ -119,6 +120,8 @@ pub(crate) use elementwise::try_alloc;
 pub use error::TensorError;
 pub use extents::{EXTENTS_KEPT, Extents};
 pub use storage::{Storage, StorageMut};
+pub use tile::{PredicatedTile, StaticPredicated};
+pub use tiling::{Predicated, Tile2, Tiles, copy_if};
 pub use view::Slice;
 
 use crate::{AnyLayout, DynLayout};

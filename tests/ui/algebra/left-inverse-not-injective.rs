@@ -2,7 +2,7 @@
 use layout::algebra::statics::LeftInverse;
 use layout::{DynLayout, Int, Layout, StaticLayout};
 
-type L = Layout<(Int<2>, Int<2>), (Int<0>, Int<1>)>;
+type L = Layout<(Int<2>, Int<2>), (Int<1>, Int<1>)>;
 
 const R: DynLayout = <LeftInverse<L> as StaticLayout>::LAYOUT;
 

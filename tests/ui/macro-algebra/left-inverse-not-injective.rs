@@ -1,5 +1,5 @@
 use layout::layout;
 
 fn main() {
-    let _ = layout!(left_inverse((2, 2) : (0, 1)));
+    let _ = layout!(left_inverse((2, 2) : (1, 1)));
 }

@@ -1,0 +1,350 @@
+//! Tiling with ragged edges (`Tensor::tiles`): every tile, smaller or predicated, checked element
+//! by element against the parent tensor on ragged shapes, and predicated copies between tensors
+//! of different extents (cutlass#3488) checked never to write outside the destination.
+
+use layout::tensor::{Tensor, copy_if};
+use layout::{DynLayout, DynTuple, Int, Layout};
+
+/// Row-major index → coordinate of `shape`.
+fn unravel(mut k: i64, shape: &[i64]) -> Vec<i64> {
+    let mut c = vec![0; shape.len()];
+    for a in (0..shape.len()).rev() {
+        c[a] = k % shape[a];
+        k /= shape[a];
+    }
+    c
+}
+
+/// Check every tile of `t` (both forms) against `t` itself, by brute force.
+fn check_all_tiles<St: layout::tensor::Storage<Elem = i64>, L: layout::AnyLayout>(
+    t: &Tensor<St, L>,
+    shape: &[i64],
+    tile: &[i64],
+) {
+    let d =
+        Tensor::with_offset(t.as_slice(), t.layout().to_dyn().unwrap(), t.base_offset()).unwrap();
+    let parent = |c: &[i64]| -> i64 { *d.get(c).unwrap() };
+    let tiles = t.tiles(tile).unwrap();
+    let grid: Vec<i64> = shape
+        .iter()
+        .zip(tile)
+        .map(|(&e, &t)| (e + t - 1) / t)
+        .collect();
+    assert_eq!(tiles.grid(), &grid[..]);
+    let mut seen = vec![0u32; shape.iter().product::<i64>() as usize];
+    let total: i64 = grid.iter().product();
+    assert_eq!(tiles.coords().count() as i64, total);
+    for g in tiles.coords() {
+        let g = g.leaves().to_vec();
+        let small = tiles.tile(&g).unwrap();
+        let pred = tiles.predicated(&g).unwrap();
+        let want: Vec<i64> = (0..shape.len())
+            .map(|a| tile[a].min(shape[a] - g[a] * tile[a]))
+            .collect();
+        assert_eq!(small.shape().leaves(), &want[..], "tile {g:?}");
+        assert_eq!(pred.valid_extents(), &want[..]);
+        assert_eq!(pred.extents(), tile);
+        let mask = pred.mask();
+        // every coordinate of the full tile
+        let full: i64 = tile.iter().product();
+        for k in 0..full {
+            let c = unravel(k, tile);
+            let pc: Vec<i64> = (0..c.len()).map(|a| g[a] * tile[a] + c[a]).collect();
+            let inside = pc.iter().zip(shape).all(|(&i, &e)| i < e);
+            assert_eq!(pred.is_valid(&c), inside);
+            assert_eq!(*mask.get(&c[..]).unwrap(), inside);
+            if inside {
+                let v = parent(&pc);
+                assert_eq!(pred.get(&c), Some(&v), "tile {g:?} at {c:?}");
+                assert_eq!(small.get(&c[..]), Some(&v));
+                let idx = pc.iter().zip(shape).fold(0i64, |acc, (&i, &e)| acc * e + i) as usize;
+                seen[idx] += 1;
+            } else {
+                assert_eq!(pred.get(&c), None);
+                assert_eq!(small.get(&c[..]), None);
+            }
+        }
+    }
+    // the smaller tiles cover the tensor exactly once
+    assert!(seen.iter().all(|&n| n == 1));
+    // outside the grid: an error naming the axis
+    let mut out = grid.clone();
+    out[0] = grid[0];
+    assert!(tiles.tile(&out).is_err());
+    assert!(tiles.predicated(&[-1; 1]).is_err() || shape.len() != 1);
+}
+
+#[test]
+fn ragged_tiles_of_row_major_column_major_and_typed_tensors() {
+    for (shape, tile) in [
+        (vec![100i64, 60], vec![32i64, 32]),
+        (vec![7, 5], vec![4, 4]),
+        (vec![5, 7, 3], vec![2, 3, 2]),
+        (vec![9], vec![4]),
+        (vec![3, 4], vec![8, 8]), // one tile, larger than the tensor
+        (vec![8, 6], vec![4, 3]), // exact
+    ] {
+        let n: i64 = shape.iter().product();
+        let rm = Tensor::from_fn(&shape, |i| i as i64).unwrap();
+        check_all_tiles(&rm, &shape, &tile);
+        // column-major with a padded leading dimension
+        let ld = shape[0] + 3;
+        let mut stride = vec![1i64];
+        for a in 1..shape.len() {
+            stride.push(if a == 1 {
+                ld
+            } else {
+                stride[a - 1] * shape[a - 1]
+            });
+        }
+        let cm = DynLayout::new(
+            &DynTuple::from_slice(&shape).unwrap(),
+            &DynTuple::from_slice(&stride).unwrap(),
+        )
+        .unwrap();
+        let buf: Vec<i64> = (0..cm.cosize() + 5).collect();
+        let t = Tensor::new(&buf[..], cm).unwrap();
+        check_all_tiles(&t, &shape, &tile);
+        let _ = n;
+    }
+    // a typed mixed layout `(m, k) : (1, ld)`
+    let (m, k, ld) = (
+        std::hint::black_box(100i64),
+        std::hint::black_box(60i64),
+        104i64,
+    );
+    let buf: Vec<i64> = (0..ld * k).collect();
+    let t = Tensor::new(&buf[..], Layout::new((m, k), (Int::<1>, ld))).unwrap();
+    check_all_tiles(&t, &[100, 60], &[32, 32]);
+    // negative strides: a flipped view
+    let rm = Tensor::from_fn(&[7, 5], |i| i as i64).unwrap();
+    let flipped: DynLayout = "(7,5):(-5,1)".parse().unwrap();
+    let f = Tensor::with_offset(rm.as_slice(), flipped, 30).unwrap();
+    check_all_tiles(&f, &[7, 5], &[4, 4]);
+    // a hierarchical axis, divided exactly
+    let nz: DynLayout = "((4,2),6):((1,24),4)".parse().unwrap();
+    let buf: Vec<i64> = (0..nz.cosize()).collect();
+    let t = Tensor::new(&buf[..], nz).unwrap();
+    check_all_tiles(&t, &[8, 6], &[4, 4]);
+    // ... but not raggedly
+    assert!(t.tiles(&[3, 4]).is_err());
+}
+
+#[test]
+fn writable_tiles_write_each_element_once() {
+    for (shape, tile) in [
+        (vec![100i64, 60], vec![32i64, 32]),
+        (vec![7, 5], vec![4, 4]),
+        (vec![5, 7, 3], vec![2, 3, 2]),
+    ] {
+        let mut t =
+            Tensor::from_vec(vec![0i64; shape.iter().product::<i64>() as usize], &shape).unwrap();
+        let mut tiles = t.tiles_mut(&tile).unwrap();
+        let coords: Vec<DynTuple> = tiles.coords().collect();
+        for (id, g) in coords.iter().enumerate() {
+            if id % 2 == 0 {
+                let mut v = tiles.tile_mut(g.leaves()).unwrap();
+                v.iter_mut().for_each(|x| *x += 1 + id as i64);
+            } else {
+                let mut p = tiles.predicated_mut(g.leaves()).unwrap();
+                p.apply(|x| *x += 1 + id as i64);
+                // writes to masked coordinates do nothing
+                let masked: Vec<i64> = p.extents().iter().map(|&e| e - 1).collect();
+                if !p.is_full() {
+                    assert!(p.get_mut(&masked).is_none());
+                }
+            }
+        }
+        // every element got exactly its tile's id
+        for k in 0..shape.iter().product::<i64>() {
+            let c = unravel(k, &shape);
+            let g: Vec<i64> = c.iter().zip(&tile).map(|(&i, &t)| i / t).collect();
+            let grid: Vec<i64> = shape
+                .iter()
+                .zip(&tile)
+                .map(|(&e, &t)| (e + t - 1) / t)
+                .collect();
+            let id = g
+                .iter()
+                .zip(&grid)
+                .rev()
+                .fold(0i64, |acc, (&x, &n)| acc * n + x);
+            assert_eq!(t[&c[..]], 1 + id, "{c:?}");
+        }
+    }
+}
+
+/// cutlass#3488: a predicated copy whose destination has other extents than its source. With
+/// the source's predicate the CuTe copy stored out of bounds; here the destination tile's own
+/// predicate always applies. The destination lives inside a larger buffer whose guard elements
+/// must stay untouched.
+#[test]
+fn predicated_copies_with_mismatched_extents_stay_inside() {
+    for ((sm, sn), (dm, dn)) in [
+        ((10i64, 6i64), (9i64, 5i64)),
+        ((9, 5), (10, 6)),
+        ((7, 5), (5, 7)),
+    ] {
+        let src = Tensor::from_fn(&[sm, sn], |i| 1000 + i as i64).unwrap();
+        let guard = 17usize;
+        let mut buf = vec![-7i64; guard + (dm * dn) as usize + guard];
+        let dl = DynLayout::new(
+            &DynTuple::from_slice(&[dm, dn]).unwrap(),
+            &DynTuple::from_slice(&[dn, 1]).unwrap(),
+        )
+        .unwrap();
+        {
+            let mut dst =
+                Tensor::with_offset(&mut buf[..guard + (dm * dn) as usize], dl, guard).unwrap();
+            let ts = src.tiles(&[4, 4]).unwrap();
+            let mut td = dst.tiles_mut(&[4, 4]).unwrap();
+            let gs = ts.grid().to_vec();
+            let gd = td.grid().to_vec();
+            for gi in 0..gs[0].max(gd[0]) {
+                for gj in 0..gs[1].max(gd[1]) {
+                    let (Ok(s), Ok(mut d)) =
+                        (ts.predicated(&[gi, gj]), td.predicated_mut(&[gi, gj]))
+                    else {
+                        continue;
+                    };
+                    // the source's predicate (what #3488 passed) and an always-true one
+                    let n1 = copy_if(|c| s.is_valid(c), &s, &mut d);
+                    let n2 = copy_if(|_| true, &s, &mut d);
+                    assert_eq!(n1, n2);
+                    let want = (0..2)
+                        .map(|a| s.valid_extents()[a].min(d.valid_extents()[a]))
+                        .product::<i64>();
+                    assert_eq!(n1 as i64, want);
+                }
+            }
+        }
+        // guards intact, and every destination element is the source's element or untouched
+        assert!(buf[..guard].iter().all(|&x| x == -7));
+        assert!(buf[guard + (dm * dn) as usize..].iter().all(|&x| x == -7));
+        for i in 0..dm {
+            for j in 0..dn {
+                let v = buf[guard + (i * dn + j) as usize];
+                if i < sm && j < sn {
+                    assert_eq!(v, 1000 + i * sn + j);
+                } else {
+                    assert_eq!(v, -7);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn tensor_divides_and_partitions_are_the_algebra() {
+    let a = Tensor::from_fn(&[8, 6], |i| i as i64).unwrap();
+    let l = *a.layout();
+    let tiler: layout::Tile = "[4,3]".parse().unwrap();
+    let z = a.zipped_divide(&tiler).unwrap();
+    assert_eq!(*z.layout(), l.zipped_divide_by_mode(&tiler).unwrap());
+    let td = a.tiled_divide(&tiler).unwrap();
+    assert_eq!(*td.layout(), l.tiled_divide_by_mode(&tiler).unwrap());
+    let thr: DynLayout = "(4,3):(3,1)".parse().unwrap();
+    for idx in 0..12 {
+        let p = a.local_partition(&thr, idx).unwrap();
+        let (pl, off) = l.local_partition(&thr, idx).unwrap();
+        for k in 0..pl.size() {
+            assert_eq!(*p.at(k).unwrap(), pl.offset(k) + off);
+        }
+    }
+    // a non-dividing tiler is refused or stays inside the buffer
+    let bad: layout::Tile = "[3,4]".parse().unwrap();
+    if let Ok(z) = a.zipped_divide(&bad) {
+        assert!(z.iter().all(|&v| (0..48).contains(&v)));
+    }
+    // local_tile on a run-time tensor
+    let big = Tensor::from_fn(&[100, 60], |i| i as i64).unwrap();
+    let t = big.local_tile(&[32, 32], &[3, 1]).unwrap();
+    assert_eq!(t.shape().leaves(), &[4, 28]);
+    assert_eq!(t[[3, 27]], big[[99, 59]]);
+}
+
+/// Static stays static: tiles of `layout!((m, k) : (1, ld))` by 32 × 32 are typed
+/// `Layout<(Int<32>, Int<32>), (Int<1>, i64)>` — interior tiles as tensors, edge tiles with a
+/// predicate — and every element agrees with the run-time tiling.
+#[test]
+fn static_tiles_of_a_mixed_tensor_keep_their_types_and_offsets() {
+    use layout::layout;
+    type T32 = Layout<(Int<32>, Int<32>), (Int<1>, i64)>;
+    let (m, k, ld) = (
+        std::hint::black_box(100i64),
+        std::hint::black_box(60i64),
+        104i64,
+    );
+    let buf: Vec<i64> = (0..ld * k).collect();
+    let typed = Tensor::new(&buf[..], layout!((m, k) : (1, ld))).unwrap();
+    let dynamic = Tensor::new(&buf[..], typed.layout().to_dyn().unwrap()).unwrap();
+    let plan = dynamic.tiles(&[32, 32]).unwrap();
+    assert_eq!(plan.grid(), &[4, 2][..]);
+    for tj in 0..2 {
+        for ti in 0..4 {
+            let p = typed.local_tile_predicated::<32, 32>((ti, tj)).unwrap();
+            let _: &T32 = p.layout(); // a compile-time assertion on the type
+            let r = plan.predicated(&[ti, tj]).unwrap();
+            assert_eq!(
+                [p.valid_extents().0, p.valid_extents().1],
+                r.valid_extents()
+            );
+            for j in 0..32 {
+                for i in 0..32 {
+                    assert_eq!(
+                        p.get((i, j)),
+                        r.get(&[i, j]),
+                        "tile ({ti},{tj}) at ({i},{j})"
+                    );
+                }
+            }
+            // interior tiles are whole static tensors
+            assert_eq!(p.full().is_some(), ti < 3 && tj < 1);
+            if let Some(full) = p.full() {
+                let _: &T32 = full.layout();
+                assert_eq!(
+                    full[(31, 31)],
+                    buf[((ti * 32 + 31) + (tj * 32 + 31) * ld) as usize]
+                );
+            }
+        }
+    }
+    assert!(typed.local_tile_predicated::<32, 32>((4, 0)).is_err());
+    assert_eq!(std::mem::size_of::<T32>(), 8); // only ld is stored
+    // writes through predicated static tiles cover the tensor exactly once
+    let mut w = vec![0i64; (ld * k) as usize];
+    let mut wt = Tensor::new(&mut w[..], layout!((m, k) : (1, ld))).unwrap();
+    for tj in 0..2 {
+        for ti in 0..4 {
+            wt.local_tile_predicated_mut::<32, 32>((ti, tj))
+                .unwrap()
+                .apply(|x| *x += 1);
+        }
+    }
+    for j in 0..ld * k {
+        let (r, c) = (j % ld, j / ld);
+        assert_eq!(w[j as usize], i64::from(r < m && c < k), "{r},{c}");
+    }
+}
+
+/// The typed flat tiles of a run-time tensor (`Tiles::tile2`) are the run-time tiles.
+#[test]
+fn typed_flat_tiles_are_the_dyn_tiles() {
+    let a = Tensor::from_fn(&[100, 60], |i| i as i64).unwrap();
+    let t = a.tiles(&[32, 32]).unwrap();
+    for tj in 0..2 {
+        for ti in 0..4 {
+            let f = t.tile2((ti, tj)).unwrap();
+            let d = t.tile(&[ti, tj]).unwrap();
+            let (m, n) = f.layout().shape();
+            assert_eq!(d.shape().leaves(), &[m, n]);
+            for i in 0..m {
+                for j in 0..n {
+                    assert_eq!(f[(i, j)], d[[i, j]]);
+                }
+            }
+        }
+    }
+    let r3 = Tensor::from_fn(&[4, 4, 4], |i| i as i64).unwrap();
+    assert!(r3.tiles(&[2, 2, 2]).unwrap().tile2((0, 0)).is_err());
+}
