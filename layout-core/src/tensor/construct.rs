@@ -101,6 +101,7 @@ impl<St: Storage> Tensor<St, DynLayout> {
 }
 
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 impl<T> Tensor<Vec<T>, DynLayout> {
     /// An owned tensor over `v`, row-major (C order) like NumPy's `np.array(v).reshape(shape)`.
     ///

@@ -113,6 +113,7 @@ mod view;
 pub use access::{InDomain, Iter, IterMut, TensorIndex};
 pub use broadcast::broadcast_shapes;
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use concat::{concat, stack};
 pub use error::TensorError;
 pub use extents::{EXTENTS_KEPT, Extents};
@@ -146,6 +147,7 @@ pub type TensorRef<'a, T, L = DynLayout> = Tensor<&'a [T], L>;
 pub type TensorMut<'a, T, L = DynLayout> = Tensor<&'a mut [T], L>;
 /// A tensor owning its buffer.
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub type TensorOwned<T, L = DynLayout> = Tensor<Vec<T>, L>;
 
 impl<St: Storage, L: AnyLayout> Tensor<St, L> {

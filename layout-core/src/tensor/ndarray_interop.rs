@@ -56,6 +56,7 @@ fn strided(d: &DynLayout, base: usize) -> Result<Strided, TensorError> {
     Ok(s)
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// This tensor as an `ndarray` view, zero-copy (axes with negative strides are inverted
     /// ndarray axes).
@@ -86,6 +87,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
     /// This tensor as a mutable `ndarray` view, zero-copy.
     ///
@@ -127,6 +129,7 @@ fn layout_of(shape: &[usize], strides: &[isize]) -> Result<(DynLayout, usize), T
     Ok((l, base as usize))
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 impl<'a, T> TensorRef<'a, T> {
     /// A tensor viewing the same memory as an `ndarray` view, zero-copy, when the view is dense
     /// in memory (any axis order, negative strides included).
@@ -153,6 +156,7 @@ impl<'a, T> TensorRef<'a, T> {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 impl<'a, T> TensorRef<'a, T> {
     /// A tensor viewing the same memory as any strided `ndarray` view, zero-copy — including
     /// views that are not dense (`a.slice(s![.., ..;2])`), which [`TensorRef::from_ndarray`]
@@ -195,6 +199,7 @@ impl<'a, T> TensorRef<'a, T> {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 impl<'a, T> TensorMut<'a, T> {
     /// A writable tensor viewing the same memory as a mutable `ndarray` view, zero-copy, when the
     /// view is dense in memory.

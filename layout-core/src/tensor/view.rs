@@ -620,6 +620,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// [`TensorError::AxisOutOfRange`], an extent not divisible by `sections`
     /// ([`LayoutError::Precondition`]), [`TensorError::NotStrided`].
     #[cfg(feature = "alloc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn split(
         &self,
         axis: i64,
@@ -647,6 +648,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// [`TensorError::AxisOutOfRange`], [`TensorError::EmptyAxis`] when a piece would be empty,
     /// [`TensorError::NotStrided`].
     #[cfg(feature = "alloc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn split_at(
         &self,
         axis: i64,
