@@ -1,8 +1,8 @@
 //! Zero-copy conversion to and from `ndarray` views.
 
 use crate::reference::{Rng, buffer, materialize, random_layout, random_shape};
-use layout::s;
 use layout::tensor::TensorError;
+use layout::tensor::s;
 use layout::tensor::{Tensor, TensorMut, TensorRef};
 use ndarray::{Array3, s as nds};
 use proptest::prelude::*;

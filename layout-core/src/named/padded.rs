@@ -277,7 +277,7 @@ impl<L: AnyLayout> Padded<L> {
         let n = usize::try_from(view.layout().size()).map_err(|_| LayoutError::Overflow {
             what: "cropped tensor size",
         })?;
-        let mut out = Tensor::from_vec(alloc::vec![first; n], self.logical())?;
+        let mut out = Tensor::from_vec_i64(alloc::vec![first; n], self.logical())?;
         if L2::AFFINE && self.size() >= PIECES_FROM {
             // piece by piece through the affine engine (see `Pieces`)
             let pieces = Pieces::new(&src.layout().to_dyn()?, self.logical())?;

@@ -6,7 +6,7 @@ use crate::walk::Axes;
 use crate::walk::{Plan, PlanIter};
 use crate::{
     AnyLayout, DynLayout, DynTuple, Int, IntTuple, Integer, Layout, SwizzleFn, SwizzledLayout,
-    ToDynCoord,
+    ToDynCoord, ToDynInt,
 };
 use core::marker::PhantomData;
 
@@ -58,8 +58,11 @@ crate::int_tuple::for_tuple_arities!(tuple_in_domain);
 ///
 /// - Typed layouts [`Layout<S, D>`]: every [`Coord`] — a 1-D index, per-mode tuples or fully
 ///   hierarchical tuples — with static parts kept static.
-/// - [`DynLayout`]: one index per axis as `[i64; N]` or `&[i64]` (NumPy's `t[i, j]`; an index
-///   into a hierarchical axis is a 1-D index of its mode), or a hierarchical `&DynTuple`.
+/// - [`DynLayout`]: one index per axis as an array `[usize; N]` (ndarray's `a[[i, j]]`) or a
+///   slice `&[usize]`, also with signed elements (`[i64; N]`, `&[i64]`; negative indices are
+///   out of the domain, not counted from the end); NumPy's `t[i, j]`: an index into a
+///   hierarchical axis is a 1-D index of its mode. Also a tuple `(i, j)` or a hierarchical
+///   `&DynTuple`.
 /// - [`SwizzledLayout`]: every coordinate form of its inner layout.
 ///
 /// # Safety
@@ -89,7 +92,7 @@ unsafe impl<S: Congruent<D>, D: IntTuple, C: Coord<S, D> + InDomain<S>> TensorIn
 
 // SAFETY: every index is range-checked against its axis's extent, and the offset is the sum of
 // the axes' offsets: the offset of one coordinate of the domain.
-unsafe impl TensorIndex<DynLayout> for &[i64] {
+unsafe impl<I: ToDynInt> TensorIndex<DynLayout> for &[I] {
     #[inline]
     fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
         // a flat layout (every top-level mode one leaf): each index is its leaf's coordinate
@@ -97,6 +100,8 @@ unsafe impl TensorIndex<DynLayout> for &[i64] {
             let (shape, stride) = (layout.shape_leaves(), layout.stride_leaves());
             let mut off = 0;
             for ((&c, &e), &d) in self.iter().zip(shape).zip(stride) {
+                // `usize` indices above `i64::MAX` saturate, and so lie outside every extent
+                let c = c.to_dyn_int();
                 if c < 0 || c >= e {
                     return None;
                 }
@@ -111,6 +116,7 @@ unsafe impl TensorIndex<DynLayout> for &[i64] {
         }
         let mut off = 0;
         for (k, &c) in self.iter().enumerate() {
+            let c = c.to_dyn_int();
             if c < 0 || c >= ax.extent(k) {
                 return None;
             }
@@ -120,8 +126,8 @@ unsafe impl TensorIndex<DynLayout> for &[i64] {
     }
 }
 
-// SAFETY: delegates to the `&[i64]` implementation.
-unsafe impl<const N: usize> TensorIndex<DynLayout> for [i64; N] {
+// SAFETY: delegates to the `&[I]` implementation.
+unsafe impl<I: ToDynInt, const N: usize> TensorIndex<DynLayout> for [I; N] {
     #[inline]
     fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
         (&self[..]).checked_offset(layout)
@@ -145,15 +151,17 @@ unsafe impl<C: ToDynCoord> TensorIndex<DynLayout> for C {
 
 // SAFETY: delegates to the `DynLayout` implementation on the validated run-time form of the
 // same layout, whose offsets are the typed layout's.
-unsafe impl<S: Congruent<D>, D: IntTuple, const N: usize> TensorIndex<Layout<S, D>> for [i64; N] {
+unsafe impl<S: Congruent<D>, D: IntTuple, I: ToDynInt, const N: usize> TensorIndex<Layout<S, D>>
+    for [I; N]
+{
     #[inline]
     fn checked_offset(&self, layout: &Layout<S, D>) -> Option<i64> {
         self.checked_offset(&layout.to_dyn().ok()?)
     }
 }
 
-// SAFETY: as for `[i64; N]`.
-unsafe impl<S: Congruent<D>, D: IntTuple> TensorIndex<Layout<S, D>> for &[i64] {
+// SAFETY: as for `[I; N]`.
+unsafe impl<S: Congruent<D>, D: IntTuple, I: ToDynInt> TensorIndex<Layout<S, D>> for &[I] {
     #[inline]
     fn checked_offset(&self, layout: &Layout<S, D>) -> Option<i64> {
         self.checked_offset(&layout.to_dyn().ok()?)
