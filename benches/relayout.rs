@@ -48,7 +48,7 @@ fn run(mut c: Case<'_>) {
         let ta = time(&mut c.ours);
         let tm = time(&mut c.memcpy);
         // rayon's workers sleep only after spinning idle for a while; a pause keeps them from
-        // sharing the 2 vCPUs with the timed calls (see examples/par_copy.rs)
+        // sharing the 2 vCPUs with the timed calls (see examples/harness/par_copy.rs)
         std::thread::sleep(Duration::from_millis(5));
         let tq = time(&mut c.par);
         std::thread::sleep(Duration::from_millis(5));
