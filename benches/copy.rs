@@ -22,8 +22,8 @@ fn contiguous(c: &mut Criterion) {
     for &n in &[256i64, 1024, 2048] {
         let len = (n * n) as usize;
         g.throughput(Throughput::Bytes((len * 4) as u64));
-        let src = Tensor::from_fn(&[n, n], |i| i as f32).unwrap();
-        let mut dst = Tensor::from_vec(vec![0f32; len], &[n, n]).unwrap();
+        let src = Tensor::from_fn(&[n as usize, n as usize], |i| i as f32).unwrap();
+        let mut dst = Tensor::from_vec(vec![0f32; len], &[n as usize, n as usize]).unwrap();
         g.bench_with_input(BenchmarkId::new("tensor_copy_from", n), &n, |b, _| {
             b.iter(|| dst.copy_from(black_box(&src)).unwrap())
         });
@@ -41,9 +41,9 @@ fn transpose(c: &mut Criterion) {
     for &n in &[256i64, 1024, 2048] {
         let len = (n * n) as usize;
         g.throughput(Throughput::Bytes((len * 4) as u64));
-        let src = Tensor::from_fn(&[n, n], |i| i as f32).unwrap();
+        let src = Tensor::from_fn(&[n as usize, n as usize], |i| i as f32).unwrap();
         let srct = src.view().t().unwrap();
-        let mut dst = Tensor::from_vec(vec![0f32; len], &[n, n]).unwrap();
+        let mut dst = Tensor::from_vec(vec![0f32; len], &[n as usize, n as usize]).unwrap();
         g.bench_with_input(BenchmarkId::new("tensor_copy_from", n), &n, |b, _| {
             b.iter(|| dst.copy_from(black_box(&srct)).unwrap())
         });
@@ -70,7 +70,7 @@ fn nd_to_nz(c: &mut Criterion) {
         let m = n;
         let len = (m * n) as usize;
         g.throughput(Throughput::Bytes((len * 2) as u64));
-        let src = Tensor::from_fn(&[m, n], |i| i as u16).unwrap();
+        let src = Tensor::from_fn(&[m as usize, n as usize], |i| i as u16).unwrap();
         let nz: DynLayout = format!(
             "((16,{}),(16,{})):((16,256),(1,{}))",
             m / 16,
@@ -111,7 +111,7 @@ fn nd_to_swizzled(c: &mut Criterion) {
         // `Sw<3,3,3> o 0 o (rows,64):(64,1)`: the 8 x 64 fp16 shared-memory atom, tiled by rows
         let len = (rows * 64) as usize;
         g.throughput(Throughput::Bytes((len * 2) as u64));
-        let src = Tensor::from_fn(&[rows, 64], |i| i as u16).unwrap();
+        let src = Tensor::from_fn(&[rows as usize, 64], |i| i as u16).unwrap();
         let l: DynLayout = format!("({rows},64):(64,1)").parse().unwrap();
         let sw = SwizzledLayout::new(Swizzle::new(3, 3, 3).unwrap(), 0i64, l);
         let mut dst = Tensor::new(vec![0u16; len], sw).unwrap();

@@ -24,7 +24,7 @@ fn nd_to_padded_nz(c: &mut Criterion) {
         g.throughput(Throughput::Bytes((m * n * 2) as u64));
         let l = make_nz_layout::<f16>(m, n).unwrap();
         let p = Padded::new(l, &[m, n]).unwrap();
-        let nd = Tensor::from_fn(&[m, n], |i| i as u16).unwrap();
+        let nd = Tensor::from_fn(&[m as usize, n as usize], |i| i as u16).unwrap();
         let len = l.cosize() as usize;
         let id = format!("{m}x{n}");
         let mut buf = vec![0u16; len];

@@ -82,7 +82,7 @@ fn run(mut c: Case<'_>) {
         let ta = time_serial(&mut c.ours);
         let tm = time_serial(&mut c.memcpy);
         // rayon's workers sleep only after spinning idle for a while; a pause keeps them from
-        // sharing the 2 vCPUs with the timed calls (see examples/par_copy.rs)
+        // sharing the 2 vCPUs with the timed calls (see examples/harness/par_copy.rs)
         std::thread::sleep(Duration::from_millis(5));
         let tq = time(&mut c.par);
         std::thread::sleep(Duration::from_millis(5));
@@ -128,10 +128,10 @@ macro_rules! transpose_case {
     ($t:ty, $n:expr) => {{
         let n: i64 = $n;
         let len = (n * n) as usize;
-        let src = Tensor::from_fn(&[n, n], |i| i as $t).unwrap();
+        let src = Tensor::from_fn(&[n as usize, n as usize], |i| i as $t).unwrap();
         let lt = *src.view().t().unwrap().layout();
         let srct = Tensor::new(src.as_slice().to_vec(), lt).unwrap();
-        let mut dst = Tensor::from_vec(vec![0 as $t; len], &[n, n]).unwrap();
+        let mut dst = Tensor::from_vec(vec![0 as $t; len], &[n as usize, n as usize]).unwrap();
         let (srct2, mut dst2) = (srct.clone(), dst.clone());
         let s = src.as_slice().to_vec();
         let mut d = vec![0 as $t; len];
@@ -170,7 +170,7 @@ macro_rules! nd_to_nz_case {
         )
         .parse()
         .unwrap();
-        let nd = Tensor::from_fn(&[m, n], |i| i as $t).unwrap();
+        let nd = Tensor::from_fn(&[m as usize, n as usize], |i| i as $t).unwrap();
         let nzt = Tensor::new(vec![0 as $t; len], nz).unwrap();
         let s = nd.as_slice().to_vec();
         let mut d = vec![0 as $t; len];
@@ -217,7 +217,10 @@ macro_rules! nd_to_nz_case {
 /// NCHW → NHWC (f32), a batched transpose of C against H·W.
 fn nchw_to_nhwc(n: i64, c: i64, hw: i64) -> Case<'static> {
     let len = (n * c * hw * hw) as usize;
-    let src = Tensor::from_fn(&[n, c, hw, hw], |i| i as f32).unwrap();
+    let src = Tensor::from_fn(&[n as usize, c as usize, hw as usize, hw as usize], |i| {
+        i as f32
+    })
+    .unwrap();
     let view = src
         .view()
         .permute(&[0, 2, 3, 1])
@@ -226,7 +229,11 @@ fn nchw_to_nhwc(n: i64, c: i64, hw: i64) -> Case<'static> {
         .unwrap();
     let layout = *view.layout();
     let buf = src.as_slice().to_vec();
-    let mut dst = Tensor::from_vec(vec![0f32; len], &[n, hw, hw, c]).unwrap();
+    let mut dst = Tensor::from_vec(
+        vec![0f32; len],
+        &[n as usize, hw as usize, hw as usize, c as usize],
+    )
+    .unwrap();
     let (buf2, mut dst2) = (buf.clone(), dst.clone());
     let s = buf.clone();
     let mut d = vec![0f32; len];

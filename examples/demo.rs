@@ -2,8 +2,9 @@
 
 use layout::algebra::statics;
 use layout::named::{Nz, Padded, f16, make_nz_layout, make_nz_layout_batched};
+use layout::tensor::s;
 use layout::tensor::{Slice, Tensor};
-use layout::{DynLayout, LayoutTable, Tile, ToDynCoord, layout, s};
+use layout::{DynLayout, LayoutTable, Tile, ToDynCoord, layout};
 
 fn section(title: &str) {
     println!("\n=== {title} ===\n");
@@ -154,10 +155,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     section("GEMM: register-tiled microkernels, C = A·B on tensors");
-    let n = 256i64;
+    let n = 256usize;
     let a = Tensor::from_fn(&[n, n], |i| (i % 7) as f32)?;
     let b = Tensor::from_fn(&[n, n], |i| (i % 5) as f32)?;
-    let mut c = Tensor::from_vec(vec![0f32; (n * n) as usize], &[n, n])?;
+    let mut c = Tensor::from_vec(vec![0f32; n * n], &[n, n])?;
     layout::gemm::gemm(1.0, &a, &b, 0.0, &mut c)?; // warm-up: packing buffers, caches
     let reps = 20;
     let t0 = std::time::Instant::now();

@@ -223,17 +223,20 @@ fn main() {
     }
 
     let (m, n, k) = (100i64, 60i64, 70i64);
-    let a = Tensor::from_fn(&[m, k], |i| ((i * 7) % 11) as f32 - 5.0).unwrap();
-    let b = Tensor::from_fn(&[k, n], |i| ((i * 5) % 13) as f32 - 6.0).unwrap();
-    let mut want = Tensor::from_vec(vec![0f32; (m * n) as usize], &[m, n]).unwrap();
+    let a = Tensor::from_fn(&[m as usize, k as usize], |i| ((i * 7) % 11) as f32 - 5.0).unwrap();
+    let b = Tensor::from_fn(&[k as usize, n as usize], |i| ((i * 5) % 13) as f32 - 6.0).unwrap();
+    let mut want =
+        Tensor::from_vec(vec![0f32; (m * n) as usize], &[m as usize, n as usize]).unwrap();
     for i in 0..m {
         for j in 0..n {
             want[[i, j]] = (0..k).map(|kk| a[[i, kk]] * b[[kk, j]]).sum();
         }
     }
-    let mut c1 = Tensor::from_vec(vec![f32::NAN; (m * n) as usize], &[m, n]).unwrap();
+    let mut c1 =
+        Tensor::from_vec(vec![f32::NAN; (m * n) as usize], &[m as usize, n as usize]).unwrap();
     gemm_predicated(&a, &b, &mut c1);
-    let mut c2 = Tensor::from_vec(vec![f32::NAN; (m * n) as usize], &[m, n]).unwrap();
+    let mut c2 =
+        Tensor::from_vec(vec![f32::NAN; (m * n) as usize], &[m as usize, n as usize]).unwrap();
     gemm_residue(&a, &b, &mut c2);
     assert!(c1.iter().eq(want.iter()), "predicated tiles");
     assert!(c2.iter().eq(want.iter()), "residue tiles");

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The static copy's instructions: examples/static_copy.rs copies a static 32 × 32 fp16 tile into
+# The static copy's instructions: examples/harness/static_copy.rs copies a static 32 × 32 fp16 tile into
 # a static NZ tile by hand, through `copy_from` on the two static layout types, and through
 # `copy_from` on the same layouts as run-time `DynLayout`s. Counts, per variant, the machine
 # instructions of the function (objdump) and the instructions executed inside it per copy

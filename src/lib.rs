@@ -16,6 +16,24 @@
 //! This crate is a facade: everything lives in `layout-core` (integers, tuples, layouts, algebra,
 //! tensors) and `layout-macros` (the `layout!` macro), re-exported here so users depend on one crate.
 //!
+//! The package is `tensor-layout` on crates.io (the name `layout` is taken by an unrelated
+//! crate); the library keeps the name `layout`, which the macros' expansions name
+//! (`::layout::Layout`), so depend on it under its own name: `tensor-layout = "0.1"`, then
+//! `use layout::…`.
+//!
+//! ## Features
+//!
+//! - `std` (default): implies `alloc`; the GEMM (`gemm`) and `std::error::Error` impls.
+//! - `alloc` (implied by `std`): heap-backed data in a `no_std` build — owned tensors
+//!   (`Tensor::from_vec`, `to_owned`, `map`, `concat`), `packed`, `sparse`, `svg`.
+//! - `rayon` (default): implies `std`; the GEMM's threads come from rayon's pool and
+//!   `par_copy_from` splits large copies (without it the GEMM starts threads per call).
+//! - `ndarray`: zero-copy conversions between tensors and `ndarray` views
+//!   (`Tensor::as_ndarray`, `TensorRef::from_ndarray`).
+//!
+//! With `default-features = false` the crate is `no_std` without allocation: layouts, the
+//! algebra, named layouts, swizzles, and tensors over borrowed slices.
+//!
 //! ## The `layout!` notation
 //!
 //! `layout!(shape : stride)` takes CuTe's text inline. Literals, `-1`, `_N` and `Int<N>` are
@@ -103,6 +121,7 @@
 //! # Ok::<(), layout::LayoutError>(())
 //! ```
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 #[cfg(feature = "std")]

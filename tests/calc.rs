@@ -459,7 +459,7 @@ fn named_layouts_banks_and_pictures() {
         ("NZ<f16>(20, 28)", "((16,2),(16,2)):((16,256),(1,512))"),
         (
             "NZ<f16>(32, 32, 16, 520)",
-            "error: NZ layout alignment: the stride between fractal columns (StrideColumn1) must be a multiple of the fractal size 16*C0; stride and fractal size are (numbers 520 and 256)",
+            "error: NZ layout alignment: the stride between fractal columns (StrideColumn1) must be a multiple of the fractal size 16·C0 = 256, but it is 520",
         ),
         (
             "NN<f16>(4, 32)",

@@ -628,7 +628,7 @@ fn pad_from_checks_the_shape_first_and_fails_to_allocate_with_an_error() {
     let e = padded.pad_from(&wrong, 0).unwrap_err();
     assert!(matches!(e, TensorError::ShapeMismatch { .. }), "{e}");
     let one = Tensor::from_vec(vec![1u16], &[1, 1]).unwrap();
-    let src = one.broadcast_to(&[big; 2]).unwrap();
+    let src = one.broadcast_to(&[big as usize; 2]).unwrap();
     let e = padded.pad_from(&src, 0).unwrap_err();
     match e {
         TensorError::OutputAllocation {
@@ -698,7 +698,7 @@ fn const_messages_carry_their_numbers() {
     };
     assert_eq!(
         NZ.as_str(),
-        "NZ layout: the row and column extents must be positive; they are (numbers 0 and 16)"
+        "NZ layout: the row and column extents must be positive, but they are 0 and 16"
     );
     let e = nz_layout(16, 0, 16).unwrap_err();
     assert_eq!(e.const_message().as_str(), e.to_string());

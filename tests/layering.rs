@@ -136,6 +136,29 @@ fn layout_core_imports_point_down_the_layers() {
 
     let mut files = Vec::new();
     rust_files(&src, &mut files);
+    // `#[macro_export]` macros live at the crate root: `crate::name` resolves to the module of
+    // the file that defines `macro_rules! name`
+    let mut names = names;
+    for f in &files {
+        let rel = f.strip_prefix(&src).expect("under src");
+        let module = rel
+            .components()
+            .next()
+            .and_then(|c| c.as_os_str().to_str())
+            .expect("utf-8 path");
+        let text = fs::read_to_string(f).expect("source file");
+        for line in text.lines() {
+            if let Some(rest) = line.trim_start().strip_prefix("macro_rules! ") {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                names
+                    .entry(name)
+                    .or_insert_with(|| module.trim_end_matches(".rs").to_string());
+            }
+        }
+    }
     let mut violations = Vec::new();
     let mut checked = 0;
     for f in &files {

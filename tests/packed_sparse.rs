@@ -101,7 +101,7 @@ proptest! {
     #[test]
     fn sparse_from_tensor_views((r, c, d) in dense()) {
         prop_assume!(r > 0 && c > 0);
-        let t = Tensor::from_vec(d.clone(), &[r as i64, c as i64]).unwrap();
+        let t = Tensor::from_vec(d.clone(), &[r, c]).unwrap();
         let csr = Csr::from_tensor(&t).unwrap();
         prop_assert_eq!(csr.to_dense().unwrap(), d.clone());
         let back = csr.to_tensor().unwrap();
@@ -208,4 +208,50 @@ fn readme_packed_sparse_tour() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(a.mul_vec(&[1, 1, 1])?, [3, 3]);
     assert!(Csr::try_new(2, 3, vec![0, 2, 1], vec![0, 2], vec![1, 2]).is_err());
     Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// `from_triplets` sums repeated coordinates (scipy's `sum_duplicates`), checked against a
+    /// dense accumulation; `from_triplets_unique` refuses exactly the inputs with a repeat and
+    /// names the input positions of the first two triplets at the smallest repeated coordinate.
+    #[test]
+    fn triplets_sum_duplicates_or_name_them(
+        (r, c) in (1usize..5, 1usize..5),
+        raw in proptest::collection::vec((0usize..6, 0usize..6, -9i64..9), 0..14),
+    ) {
+        let t: Vec<(usize, usize, i64)> = raw.iter().map(|&(i, j, v)| (i % r, j % c, v)).collect();
+        let mut dense = vec![0i64; r * c];
+        for &(i, j, v) in &t {
+            dense[i * c + j] += v;
+        }
+        let coo = Coo::from_triplets(r, c, t.clone()).unwrap();
+        prop_assert_eq!(coo.to_dense().unwrap(), dense);
+        // one entry per distinct coordinate, even where the sum is zero
+        let mut keys: Vec<(usize, usize)> = t.iter().map(|&(i, j, _)| (i, j)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        prop_assert_eq!(coo.nnz(), keys.len());
+        let first_dup = keys.iter().find_map(|&k| {
+            let pos: Vec<usize> = t.iter().enumerate().filter(|(_, x)| (x.0, x.1) == k).map(|(p, _)| p).collect();
+            (pos.len() > 1).then(|| (pos[0], pos[1], k))
+        });
+        match (Coo::from_triplets_unique(r, c, t.clone()), first_dup) {
+            (Ok(u), None) => prop_assert_eq!(u, coo),
+            (Err(SparseError::DuplicateEntry { first, second, row, col, .. }), Some((p, q, k))) => {
+                prop_assert_eq!((first, second, (row, col)), (p, q, k));
+            }
+            (got, want) => prop_assert!(false, "{:?} vs {:?}", got, want),
+        }
+        // an index out of range is reported at its input position
+        if !t.is_empty() {
+            let mut bad = t.clone();
+            let p = t.len() / 2;
+            bad[p].1 = c;
+            let e = Coo::from_triplets(r, c, bad).unwrap_err();
+            let first_bad = t.iter().position(|x| x.0 >= r).map_or(p, |q| q.min(p));
+            prop_assert!(matches!(e, SparseError::IndexOutOfRange { at, .. } if at == first_bad), "{}", e);
+        }
+    }
 }

@@ -1,4 +1,4 @@
-//! The loops compared by `benches/offset.rs` and `examples/zero_cost.rs`: the same walk over a
+//! The loops compared by `benches/offset.rs` and `examples/harness/zero_cost.rs`: the same walk over a
 //! 64×64 buffer through a layout, written four ways — the hand-written index expression, a fully
 //! static layout (a zero-sized type), a mixed layout (static inner modes, run-time outer modes)
 //! and a run-time `DynLayout`.

@@ -5,6 +5,17 @@
 //! and parsing. Most users depend on the facade crate `layout`, which re-exports everything here
 //! together with the `layout!` macro.
 //!
+//! ## Features
+//!
+//! - `std` (default): implies `alloc`; the GEMM (`gemm`) and `std::error::Error` impls.
+//! - `alloc` (implied by `std`): heap-backed data without `std` — owned tensors
+//!   (`Tensor::from_vec`, `to_owned`, `map`, `concat`), `packed`, `sparse`, `svg`.
+//! - `rayon` (default): implies `std`; the GEMM's threads from rayon's pool and parallel copies.
+//! - `ndarray`: zero-copy conversions between tensors and `ndarray` views.
+//!
+//! Without features the crate is `no_std` without allocation: layouts, the algebra, named
+//! layouts, swizzles and tensors over borrowed slices.
+//!
 //! ## One source of truth
 //!
 //! All arithmetic on layouts is written once, as `const fn`s on the run-time types [`DynTuple`]
@@ -25,6 +36,7 @@
 //! assert_eq!(l.to_dyn().unwrap(), d);
 //! ```
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(
     unsafe_op_in_unsafe_fn,
     clippy::undocumented_unsafe_blocks,
@@ -43,6 +55,7 @@ mod dyn_layout;
 mod error;
 mod formulas;
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod gemm;
 mod int;
 mod int_tuple;
@@ -51,11 +64,14 @@ mod layout;
 mod mode_access;
 pub mod named;
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub mod packed;
 mod parse;
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub mod sparse;
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub mod svg;
 pub mod swizzle;
 mod table;

@@ -4,8 +4,8 @@ use layout::named::ascend::{
     self, dn_ext_layout, nd_ext_layout, nz_layout_strided, zn_layout_strided, zz_layout_strided,
 };
 use layout::named::{
-    DnExt, Element, L0c, NdExt, Nn, Nz, NzStrided, Padded, U4, Zn, ZnStrided, Zz, ZzStrided, bf16,
-    f16, make_column_major_layout, make_l0c_layout, make_nn_layout, make_nz_layout,
+    C0Element, DnExt, L0c, NdExt, Nn, Nz, NzStrided, Padded, U4, Zn, ZnStrided, Zz, ZzStrided,
+    bf16, f16, make_column_major_layout, make_l0c_layout, make_nn_layout, make_nz_layout,
     make_nz_layout_batched, make_row_major_layout, make_zn_layout, make_zz_layout,
 };
 use layout::tensor::Tensor;
@@ -85,7 +85,7 @@ const SIZES: [(i64, i64); 7] = [
     (64, 8),
 ];
 
-fn recipes_for<T: Element>() {
+fn recipes_for<T: C0Element>() {
     let c0 = T::C0;
     for (m, n) in SIZES {
         // Nz: (M1,M0,N1,N0) -> (N1,M1,M0,N0)
@@ -238,15 +238,15 @@ macro_rules! static_eq {
         assert_eq!(Zz::<$T, 20, 28>::LAYOUT, make_zz_layout::<$T>(20, 28).unwrap());
         assert_eq!(Zz::<$T, 64, 128>::LAYOUT, make_zz_layout::<$T>(64, 128).unwrap());
         assert_eq!(
-            NzStrided::<$T, 32, 64, { 32 * <$T as Element>::C0 }, { 16 * <$T as Element>::C0 * 4 }>::LAYOUT,
+            NzStrided::<$T, 32, 64, { 32 * <$T as C0Element>::C0 }, { 16 * <$T as C0Element>::C0 * 4 }>::LAYOUT,
             nz_layout_strided(<$T>::C0, 32, 64, 32 * <$T>::C0, 64 * <$T>::C0).unwrap()
         );
         assert_eq!(
-            ZnStrided::<$T, 64, 32, { 16 * <$T as Element>::C0 * 4 }, { 16 * <$T as Element>::C0 }>::LAYOUT,
+            ZnStrided::<$T, 64, 32, { 16 * <$T as C0Element>::C0 * 4 }, { 16 * <$T as C0Element>::C0 }>::LAYOUT,
             zn_layout_strided(<$T>::C0, 64, 32, 64 * <$T>::C0, 16 * <$T>::C0).unwrap()
         );
         assert_eq!(
-            ZzStrided::<$T, 32, 64, { 16 * <$T as Element>::C0 * 8 }, { 16 * <$T as Element>::C0 }>::LAYOUT,
+            ZzStrided::<$T, 32, 64, { 16 * <$T as C0Element>::C0 * 8 }, { 16 * <$T as C0Element>::C0 }>::LAYOUT,
             zz_layout_strided(<$T>::C0, 32, 64, 128 * <$T>::C0, 16 * <$T>::C0).unwrap()
         );
         assert_eq!(core::mem::size_of::<Nz<$T, 20, 28>>(), 0);
@@ -470,7 +470,7 @@ fn static_fractal_layouts_feed_the_static_algebra() {
 /// element), and writes nothing outside its layout's image.
 #[test]
 fn fractal_conversions_between_every_pair() {
-    fn run<T: Element + Copy + PartialEq + std::fmt::Debug>(
+    fn run<T: C0Element + Copy + PartialEq + std::fmt::Debug>(
         val: impl Fn(usize) -> T,
         sentinel: T,
         shapes: &[(i64, i64)],

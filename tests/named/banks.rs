@@ -4,7 +4,7 @@
 use layout::named::banks::{
     BankModel, Major, SwizzleBytes, bank_conflicts, make_gmma_atom, suggest_swizzle,
 };
-use layout::named::{Element, U4, bf16, f16};
+use layout::named::{C0Element, U4, bf16, f16};
 use layout::{AnyLayout, DynLayout, Swizzle, SwizzledLayout};
 use std::collections::{HashMap, HashSet};
 
@@ -14,7 +14,7 @@ fn byte_swizzle(b: u32, addr: i64) -> i64 {
     addr ^ ((addr & mask) >> 3)
 }
 
-fn atoms_for<T: Element>() {
+fn atoms_for<T: C0Element>() {
     for (width, b, bytes) in [
         (SwizzleBytes::Interleave, 0, 16),
         (SwizzleBytes::B32, 1, 32),

@@ -172,7 +172,10 @@ fn nchw_to_padded_nchw8c_and_back() {
     // C = 17 with 8c: C_p = 24, the channel tail zero-filled as oneDNN requires
     let (n, c, h, w) = (2, 17, 2, 3);
     let p = Padded::new(nchw8c(n, c, h, w).unwrap(), &[n, c, h, w]).unwrap();
-    let nchw = Tensor::from_fn(&[n, c, h, w], |i| i as i32 + 1).unwrap();
+    let nchw = Tensor::from_fn(&[n as usize, c as usize, h as usize, w as usize], |i| {
+        i as i32 + 1
+    })
+    .unwrap();
     let t = p.pad_from(&nchw, 0).unwrap();
     let buf = t.as_slice();
     assert_eq!(buf.len() as i64, n * 24 * h * w);

@@ -119,7 +119,7 @@ fn copies_through_padded_views_match_per_element_copies() {
         ("(24,40):(40,1)".parse::<DynLayout>().unwrap(), 21, 33),
     ] {
         let p = Padded::new(l, &[m, n]).unwrap();
-        let nd = Tensor::from_fn(&[m, n], |i| i as i32).unwrap();
+        let nd = Tensor::from_fn(&[m as usize, n as usize], |i| i as i32).unwrap();
         let t = p.pad_from(&nd, -7).unwrap();
         for r in 0..m {
             for c in 0..n {
@@ -155,7 +155,7 @@ mod props {
                 _ => (ascend::zn_layout(c0, m, n).unwrap(), c0, 16, [M1, N1, N0, M0]),
             };
             let p = Padded::new(l, &[m, n]).unwrap();
-            let nd = Tensor::from_fn(&[m, n], |i| i as i32).unwrap();
+            let nd = Tensor::from_fn(&[m as usize, n as usize], |i| i as i32).unwrap();
             let fill = -1;
             let t = p.pad_from(&nd, fill).unwrap();
             let buf = recipe(m, n, r0, k0, order);
@@ -232,7 +232,11 @@ fn large_pad_and_crop_piece_by_piece() {
         let p = Padded::new(l, &logical).unwrap();
         let n: i64 = logical.iter().product();
         assert!(n >= 1 << 14, "{p} is too small for the piece path");
-        let nd = Tensor::from_fn(&logical, |i| i as i64).unwrap();
+        let nd = Tensor::from_fn(
+            &logical.iter().map(|&e| e as usize).collect::<Vec<_>>(),
+            |i| i as i64,
+        )
+        .unwrap();
         let fill = -1;
         let t = p.pad_from(&nd, fill).unwrap();
         let buf = t.as_slice();

@@ -7,7 +7,7 @@ use layout::named::ascend::{
     self, ELEMENT_TYPES, c0_of, dn_ext_layout, nd_ext_layout, nz_layout_strided,
 };
 use layout::named::{
-    Element, U4, bf16, f16, make_column_major_layout, make_l0c_layout, make_nn_layout,
+    C0Element, U4, bf16, f16, make_column_major_layout, make_l0c_layout, make_nn_layout,
     make_nz_layout, make_row_major_layout, make_zn_layout, make_zz_layout,
 };
 use layout::{DynLayout, DynTuple, Layout, StaticLayout, layout};
@@ -141,7 +141,7 @@ fn run_time_spellings_give_results() {
 
 #[test]
 fn the_names_the_front_ends_know_agree_with_element() {
-    fn c0<T: Element>() -> i64 {
+    fn c0<T: C0Element>() -> i64 {
         T::C0
     }
     let by_type = [

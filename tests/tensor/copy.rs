@@ -44,7 +44,7 @@ fn copy_shape_mismatch_names_both_shapes() {
 #[test]
 fn nd_to_nz_offsets() {
     let (m, n) = (32i64, 32i64);
-    let nd = Tensor::from_fn(&[m, n], |i| i as u16).unwrap();
+    let nd = Tensor::from_fn(&[m as usize, n as usize], |i| i as u16).unwrap();
     let nz_l: DynLayout = format!(
         "((16,{}),(16,{})):((16,256),(1,{}))",
         m / 16,
@@ -65,7 +65,7 @@ fn nd_to_nz_offsets() {
     }
     assert_eq!(nz.as_slice()[16], 32); // (1,0)
     assert_eq!(nz.as_slice()[512], 16); // (0,16)
-    let mut back = Tensor::from_vec(vec![0u16; 1024], &[m, n]).unwrap();
+    let mut back = Tensor::from_vec(vec![0u16; 1024], &[m as usize, n as usize]).unwrap();
     back.copy_from(&nz).unwrap();
     assert_eq!(back.as_slice(), nd.as_slice());
     assert_eq!(nd.layout().max_common_vector(nz.layout()), 16); // one fractal row
@@ -148,7 +148,7 @@ proptest! {
         prop_assert_eq!(st.shape[pos as usize], same.len() as i64);
         for (j, v) in same.iter().enumerate() {
             let sub = st.data.clone();
-            let picked = Tensor::from_vec(sub, &st.shape).unwrap();
+            let picked = Tensor::from_vec(sub, &st.shape.iter().map(|&e| e as usize).collect::<Vec<_>>()).unwrap();
             let piece = picked.view().index_axis(pos, j as i64).unwrap();
             prop_assert_eq!(materialize(&piece), materialize(v));
         }
@@ -195,7 +195,7 @@ proptest! {
         rng.shuffle(&mut perm);
         // destination: row-major of the same shape, source seen through a permutation twice
         let srcp = src.permute(&perm).unwrap();
-        let mut dst = Tensor::from_vec(vec![-1; ls.size() as usize], srcp.shape().leaves()).unwrap();
+        let mut dst = Tensor::from_vec(vec![-1; ls.size() as usize], &srcp.dims()).unwrap();
         dst.copy_from(&srcp).unwrap();
         prop_assert_eq!(materialize(&dst), materialize(&srcp));
         let mut back_buf = vec![-1; ns];
@@ -209,7 +209,7 @@ proptest! {
 fn transposes_of_large_matrices() {
     for (m, n) in [(64, 96), (40, 24), (33, 64), (256, 8)] {
         let a = Tensor::from_fn(&[m, n], |i| i as u32).unwrap();
-        let mut t = Tensor::from_vec(vec![0u32; (m * n) as usize], &[n, m]).unwrap();
+        let mut t = Tensor::from_vec(vec![0u32; m * n], &[n, m]).unwrap();
         t.copy_from(&a.view().t().unwrap()).unwrap();
         for i in 0..n {
             for j in 0..m {
@@ -267,11 +267,11 @@ fn transposes_for_every_element_size() {
     fn check<T: Copy + PartialEq + std::fmt::Debug + Default>(f: impl Fn(i64) -> T) {
         for (m, n) in [(8, 8), (16, 64), (67, 33), (1, 40), (40, 1), (129, 130)] {
             let a = Tensor::from_fn(&[m, n], |i| f(i as i64)).unwrap();
-            let mut t = Tensor::from_vec(vec![T::default(); (m * n) as usize], &[n, m]).unwrap();
+            let mut t = Tensor::from_vec(vec![T::default(); m * n], &[n, m]).unwrap();
             t.copy_from(&a.view().t().unwrap()).unwrap();
             for i in 0..n {
                 for j in 0..m {
-                    assert_eq!(t[[i, j]], f(j * n + i), "{m}x{n} at ({i},{j})");
+                    assert_eq!(t[[i, j]], f((j * n + i) as i64), "{m}x{n} at ({i},{j})");
                 }
             }
         }

@@ -1,7 +1,8 @@
 //! `Debug` prints values as NumPy does.
 
+use layout::DynLayout;
 use layout::tensor::Tensor;
-use layout::{DynLayout, s};
+use layout::tensor::s;
 
 #[test]
 fn nested_arrays() {

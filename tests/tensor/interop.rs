@@ -1,8 +1,8 @@
 //! Zero-copy conversion to and from `ndarray` views.
 
 use crate::reference::{Rng, buffer, materialize, random_layout, random_shape};
-use layout::s;
 use layout::tensor::TensorError;
+use layout::tensor::s;
 use layout::tensor::{Tensor, TensorMut, TensorRef};
 use ndarray::{Array3, s as nds};
 use proptest::prelude::*;
@@ -81,6 +81,81 @@ fn from_ndarray_strided_views() {
                 .map(|&e| e as usize)
                 .collect::<Vec<_>>(),
             v.shape()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Every strided sub-block of a dense array (ranges and steps of either sign on every axis)
+    /// becomes a safe zero-copy tensor over the parent's buffer with the same elements.
+    #[test]
+    fn strided_sub_blocks_are_safe_zero_copy_views(seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let dims: Vec<usize> = (0..rng.range(1, 3)).map(|_| rng.range(1, 7) as usize).collect();
+        let a = ndarray::ArrayD::from_shape_fn(dims.clone(), |ix| ndarray::Dimension::slice(&ix).iter().fold(0i32, |s, &i| 10 * s + i as i32));
+        let slices: Vec<ndarray::Slice> = dims
+            .iter()
+            .map(|&e| {
+                let start = rng.range(0, e as i64 - 1);
+                let end = rng.range(start + 1, e as i64);
+                let step = [1, 2, 3, -1, -2][rng.range(0, 4) as usize];
+                ndarray::Slice::new(start as isize, Some(end as isize), step)
+            })
+            .collect();
+        let v = a.slice_each_axis(|d| slices[d.axis.index()]);
+        let t = TensorRef::from_ndarray_in(v.view(), a.view()).unwrap();
+        prop_assert!(t.iter().eq(v.iter()));
+        prop_assert_eq!(t.as_slice().as_ptr(), a.as_ptr());
+        prop_assert_eq!(t.dims().to_vec(), v.shape().to_vec());
+        // the same view seen from an unrelated array is refused
+        let other = a.clone();
+        prop_assert!(TensorRef::from_ndarray_in(v.view(), other.view()).is_err());
+    }
+}
+
+#[test]
+fn sub_block_views_need_a_dense_parent_and_typed_views_their_rank() {
+    let a = ndarray::Array2::from_shape_fn((32, 32), |(i, j)| (100 * i + j) as i32);
+    let block = a.slice(nds![8..24, 4..20]);
+    let t = TensorRef::from_ndarray_in(block, a.view()).unwrap();
+    assert_eq!(t.layout().to_string(), "(16,16):(32,1)");
+    assert_eq!(t[[15usize, 15]], 2319);
+    // a parent that is itself strided gives no safe access to its gaps
+    let gappy = a.slice(nds![.., ..;2]);
+    let e = TensorRef::from_ndarray_in(gappy.slice(nds![1..3, ..]), gappy).unwrap_err();
+    assert!(e.to_string().contains("parent view is not dense"), "{e}");
+    // typed ndarray views: Ix2 for a matrix, a rank mismatch is an error naming both ranks
+    let m = t.as_ndarray2().unwrap();
+    assert_eq!(m, block);
+    let e = t.as_ndarray_dim::<ndarray::Ix3>().unwrap_err();
+    assert!(
+        e.to_string().contains("has 2 axes") && e.to_string().contains("has 3"),
+        "{e}"
+    );
+}
+
+/// `use layout::*; use ndarray::*;` compose: `s!` is ndarray's (layout's is
+/// `layout::tensor::s`), and the names a user reaches for resolve.
+mod globs {
+    use layout::*;
+    use ndarray::*;
+
+    #[test]
+    fn glob_imports_of_both_crates_compose() {
+        let a = Array2::from_shape_fn((6, 6), |(i, j)| 10 * i + j);
+        let v = a.slice(s![1..5, 2..4]);
+        let t = tensor::TensorRef::from_ndarray_in(v, a.view()).unwrap();
+        let l: DynLayout = "(4,2):(6,1)".parse().unwrap();
+        assert_eq!(*t.layout(), l);
+        assert_eq!(layout!((4, 2) : (6, 1)).to_dyn().unwrap(), l);
+        assert!(
+            t.view()
+                .slice(&tensor::s![.., ..;-1])
+                .unwrap()
+                .iter()
+                .eq(v.slice(s![.., ..;-1]).iter())
         );
     }
 }

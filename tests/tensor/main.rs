@@ -11,6 +11,7 @@ mod reference;
 
 mod broadcast;
 mod construct;
+mod conventions;
 mod copy;
 mod debug;
 mod elementwise;

@@ -4,8 +4,8 @@
 use layout::tensor::Tensor;
 use layout::tensor::TensorError;
 
-fn ones(shape: &[i64]) -> Tensor<Vec<f32>, layout::DynLayout> {
-    let n = shape.iter().product::<i64>() as usize;
+fn ones(shape: &[usize]) -> Tensor<Vec<f32>, layout::DynLayout> {
+    let n = shape.iter().product::<usize>();
     Tensor::from_vec(vec![1.0; n], shape).unwrap()
 }
 

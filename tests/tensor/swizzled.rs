@@ -156,7 +156,7 @@ proptest! {
         all.sort_unstable();
         prop_assert_eq!(mem, all);
         // printing: the same as the row-major tensor of the same values
-        let nd = Tensor::from_vec(want.clone(), &shape).unwrap();
+        let nd = Tensor::from_vec(want.clone(), &shape.iter().map(|&e| e as usize).collect::<Vec<_>>()).unwrap();
         prop_assert_eq!(format!("{t:?}"), format!("{nd:?}"));
         // element-wise operations see the same values
         let sq = t.map(|x| x * 2);
@@ -183,7 +183,7 @@ proptest! {
         let base = (-lo).max(0) as usize;
         let len = (base as i64 + hi + 1) as usize;
         let n: i64 = shape.iter().product();
-        let nd = Tensor::from_vec((0..n as i32).map(|i| i * 3 + 1).collect(), &shape).unwrap();
+        let nd = Tensor::from_vec((0..n as i32).map(|i| i * 3 + 1).collect(), &shape.iter().map(|&e| e as usize).collect::<Vec<_>>()).unwrap();
 
         let mut t = Tensor::with_offset(vec![0i32; len], s, base).unwrap();
         t.copy_from(&nd).unwrap();
@@ -194,7 +194,7 @@ proptest! {
             let p = base as i64 + ref_swizzle(sw.bits(), sw.base(), sw.shift(), o + x);
             prop_assert_eq!(t.as_slice()[p as usize], nd.as_slice()[j]);
         }
-        let mut back = Tensor::from_vec(vec![0i32; n as usize], &shape).unwrap();
+        let mut back = Tensor::from_vec(vec![0i32; n as usize], &shape.iter().map(|&e| e as usize).collect::<Vec<_>>()).unwrap();
         back.copy_from(&t).unwrap();
         prop_assert_eq!(back.as_slice(), nd.as_slice());
 
@@ -439,7 +439,7 @@ fn any_non_affine_layout_works_through_the_provided_scans() {
         match Tensor::new(&mut w[..], l) {
             Ok(mut tw) => {
                 assert!(injective);
-                let src = Tensor::from_vec((0..n as i32).collect(), &[n]).unwrap();
+                let src = Tensor::from_vec((0..n as i32).collect(), &[n as usize]).unwrap();
                 tw.copy_from(&src).unwrap();
                 assert!(tw.iter().copied().eq(0..n as i32));
                 assert_eq!(format!("{tw:?}"), format!("{src:?}"));
@@ -494,7 +494,7 @@ proptest! {
         let t = SwizzledLayout::new(sw, o, l);
         let (lo, hi) = t.offset_bounds().unwrap();
         let base = (-lo).max(0) as usize + 3;
-        let nd = Tensor::from_fn(&[rows, cols], |i| i as u32 + 1).unwrap();
+        let nd = Tensor::from_fn(&[rows as usize, cols as usize], |i| i as u32 + 1).unwrap();
         let mut buf = vec![0u32; base + hi as usize + 5];
         let mut sw_t = Tensor::with_offset(&mut buf[..], t, base).unwrap();
         sw_t.copy_from(&nd).unwrap();
@@ -507,7 +507,7 @@ proptest! {
         }
         prop_assert_eq!(&buf, &want);
         let sw_t = Tensor::with_offset(&buf[..], t, base).unwrap();
-        let mut back = Tensor::from_vec(vec![0u32; (rows * cols) as usize], &[rows, cols]).unwrap();
+        let mut back = Tensor::from_vec(vec![0u32; (rows * cols) as usize], &[rows as usize, cols as usize]).unwrap();
         back.copy_from(&sw_t).unwrap();
         prop_assert_eq!(back.as_slice(), nd.as_slice());
     }

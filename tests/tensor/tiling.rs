@@ -85,7 +85,8 @@ fn ragged_tiles_of_row_major_column_major_and_typed_tensors() {
         (vec![8, 6], vec![4, 3]), // exact
     ] {
         let n: i64 = shape.iter().product();
-        let rm = Tensor::from_fn(&shape, |i| i as i64).unwrap();
+        let dims: Vec<usize> = shape.iter().map(|&e| e as usize).collect();
+        let rm = Tensor::from_fn(&dims, |i| i as i64).unwrap();
         check_all_tiles(&rm, &shape, &tile);
         // column-major with a padded leading dimension
         let ld = shape[0] + 3;
@@ -137,8 +138,11 @@ fn writable_tiles_write_each_element_once() {
         (vec![7, 5], vec![4, 4]),
         (vec![5, 7, 3], vec![2, 3, 2]),
     ] {
-        let mut t =
-            Tensor::from_vec(vec![0i64; shape.iter().product::<i64>() as usize], &shape).unwrap();
+        let mut t = Tensor::from_vec(
+            vec![0i64; shape.iter().product::<i64>() as usize],
+            &dims(&shape),
+        )
+        .unwrap();
         let mut tiles = t.tiles_mut(&tile).unwrap();
         let coords: Vec<DynTuple> = tiles.coords().collect();
         for (id, g) in coords.iter().enumerate() {
@@ -185,7 +189,7 @@ fn predicated_copies_with_mismatched_extents_stay_inside() {
         ((9, 5), (10, 6)),
         ((7, 5), (5, 7)),
     ] {
-        let src = Tensor::from_fn(&[sm, sn], |i| 1000 + i as i64).unwrap();
+        let src = Tensor::from_fn(&[sm as usize, sn as usize], |i| 1000 + i as i64).unwrap();
         let guard = 17usize;
         let mut buf = vec![-7i64; guard + (dm * dn) as usize + guard];
         let dl = DynLayout::new(
@@ -347,4 +351,9 @@ fn typed_flat_tiles_are_the_dyn_tiles() {
     }
     let r3 = Tensor::from_fn(&[4, 4, 4], |i| i as i64).unwrap();
     assert!(r3.tiles(&[2, 2, 2]).unwrap().tile2((0, 0)).is_err());
+}
+
+/// Extents as `usize` (the tensor constructors' convention).
+fn dims(shape: &[i64]) -> Vec<usize> {
+    shape.iter().map(|&e| e as usize).collect()
 }

@@ -2,8 +2,9 @@
 
 #[test]
 fn readme_tour() -> Result<(), layout::tensor::TensorError> {
+    use layout::DynLayout;
+    use layout::tensor::s;
     use layout::tensor::{Slice, Tensor};
-    use layout::{DynLayout, s};
 
     // an owned row-major (NumPy order) 4 x 6 tensor
     let mut a = Tensor::from_vec((0..24).collect::<Vec<i32>>(), &[4, 6])?;
@@ -36,5 +37,23 @@ fn readme_tour() -> Result<(), layout::tensor::TensorError> {
     // NumPy-style printing
     let small = Tensor::from_vec(vec![1.5, -2.0, 3.25, 0.0], &[2, 2])?;
     assert_eq!(format!("{small:?}"), "[[ 1.5, -2.0],\n [3.25,  0.0]]");
+    assert_eq!(format!("{small}"), "[[ 1.5   -2]\n [3.25    0]]");
+
+    // the habits of ndarray: usize extents and indices, reductions, indexed and per-axis iteration
+    let (m, n) = (3usize, 4usize);
+    let b = Tensor::from_vec((0..m * n).map(|x| x as f64).collect(), &[m, n])?;
+    assert_eq!(
+        (b[[m - 1, n - 1]], b.sum(), b.max(), b.mean()),
+        (11.0, 66.0, Some(11.0), 5.5)
+    );
+    let row_sums: Vec<f64> = b.axis_iter(0)?.map(|r| r.sum()).collect();
+    assert_eq!(row_sums, [6.0, 22.0, 38.0]);
+    for (i, &x) in b.indexed_iter() {
+        assert_eq!(x, (i[0] * n + i[1]) as f64);
+    }
+    assert_eq!(
+        b.to_string(),
+        "[[ 0  1  2  3]\n [ 4  5  6  7]\n [ 8  9 10 11]]"
+    );
     Ok(())
 }

@@ -3,9 +3,10 @@
 use crate::reference::{
     Nd, Rng, buffer, coords, materialize, py_indices, random_layout, random_shape,
 };
+use layout::DynLayout;
 use layout::tensor::TensorError;
+use layout::tensor::s;
 use layout::tensor::{Slice, Tensor};
-use layout::{DynLayout, s};
 use proptest::prelude::*;
 
 fn random_slice(rng: &mut Rng, n: i64) -> Slice {

@@ -711,12 +711,12 @@ impl Op {
 /// # Errors
 /// The rule the operation broke. An argument misuse (which [`Op::check`] rules out) or an entry
 /// whose result is an integer is reported as [`LayoutError::Precondition`] naming the argument
-/// (numbers: its position from 1 and the number of arguments).
+/// (its position from 1 and the number of arguments).
 pub const fn apply_layout(op: Op, args: &[Arg]) -> Result<DynLayout, LayoutError> {
     match op.apply(args) {
         Ok(Value::Layout(l)) => Ok(l),
         Ok(Value::Int(_)) => Err(LayoutError::Precondition {
-            what: "an operation whose result is a layout (this one gives an integer; numbers: 0 and its argument count)",
+            what: "this operation gives an integer where a layout is needed (it was called with {b} arguments)",
             a: 0,
             b: args.len() as i64,
         }),
@@ -732,7 +732,7 @@ pub const fn apply_int(op: Op, args: &[Arg]) -> Result<i64, LayoutError> {
     match op.apply(args) {
         Ok(Value::Int(v)) => Ok(v),
         Ok(Value::Layout(_)) => Err(LayoutError::Precondition {
-            what: "an operation whose result is an integer (this one gives a layout; numbers: 0 and its argument count)",
+            what: "this operation gives a layout where an integer is needed (it was called with {b} arguments)",
             a: 0,
             b: args.len() as i64,
         }),
@@ -745,18 +745,18 @@ const fn misuse(e: OpError, nargs: usize) -> LayoutError {
         OpError::Refused(e) => e,
         OpError::Argument { index, .. } | OpError::BareShapeTiler { index } => {
             LayoutError::Precondition {
-                what: "an argument of the kind the operation takes (numbers: the argument, from 1, and the argument count)",
+                what: "argument {a} of {b} is not of the kind the operation takes",
                 a: index as i64 + 1,
                 b: nargs as i64,
             }
         }
         OpError::Arity { given } => LayoutError::Precondition {
-            what: "this number of arguments for the operation (numbers: arguments given, twice)",
+            what: "the operation does not take {a} arguments",
             a: given as i64,
             b: nargs as i64,
         },
         OpError::Unknown => LayoutError::Precondition {
-            what: "a known operation (numbers: 0 and the argument count)",
+            what: "unknown operation (called with {b} arguments)",
             a: 0,
             b: nargs as i64,
         },

@@ -63,7 +63,7 @@ where
             }
             if extent % tile != 0 {
                 return Err(LayoutError::Precondition {
-                    what: "local_tile: the tile extent must divide the layout's extent in every mode; extent and tile are",
+                    what: "local_tile: the tile extent must divide the layout's extent in every mode, but a mode of extent {a} has a tile of {b}",
                     a: extent,
                     b: tile,
                 });

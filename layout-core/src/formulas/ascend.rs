@@ -12,7 +12,7 @@ pub const FRACTAL_ROWS: i64 = 16;
 pub const C0_BYTES: i64 = 32;
 
 /// The element types whose C0 the front ends know by name (`NZ<f16>(m, n)`), with their
-/// width in bits: C0 = 256 / bits. The named layer's `Element` impls agree (tested).
+/// width in bits: C0 = 256 / bits. The named layer's `C0Element` impls agree (tested).
 pub const ELEMENT_TYPES: [(&str, i64); 10] = [
     ("f32", 32),
     ("i32", 32),
@@ -51,7 +51,7 @@ const fn extents_ok(what: &'static str, m: i64, n: i64) -> Result<(), LayoutErro
 const fn c0_ok(c0: i64) -> Result<(), LayoutError> {
     if c0 <= 0 {
         return Err(LayoutError::Precondition {
-            what: "fractal layout: C0 (elements per 32-byte fractal row) must be positive; C0 and 0 are {a} and {b}",
+            what: "fractal layout: C0 (elements per 32-byte fractal row) must be positive, but it is {a}",
             a: c0,
             b: 0,
         });
@@ -151,19 +151,19 @@ const fn strided(
 ) -> Result<DynLayout, LayoutError> {
     let (extents, whole, part) = match kind {
         Fractal::Nz => (
-            "NZ layout: the row and column extents must be positive; they are",
-            "NZ layout alignment: the stride between fractal columns (StrideColumn1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
-            "NZ layout alignment: the stride between fractals of a column (StrideRow1) must be a multiple of C0 (32 bytes); stride and C0 are",
+            "NZ layout: the row and column extents must be positive, but they are {a} and {b}",
+            "NZ layout alignment: the stride between fractal columns (StrideColumn1) must be a multiple of the fractal size 16·C0 = {b}, but it is {a}",
+            "NZ layout alignment: the stride between fractals of a column (StrideRow1) must be a multiple of C0 = {b} (32 bytes), but it is {a}",
         ),
         Fractal::Zn => (
-            "ZN layout: the row and column extents must be positive; they are",
-            "ZN layout alignment: the stride between fractal rows (StrideRow1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
-            "ZN layout alignment: the stride between fractals of a row (StrideColumn1) must be a multiple of C0 (32 bytes); stride and C0 are",
+            "ZN layout: the row and column extents must be positive, but they are {a} and {b}",
+            "ZN layout alignment: the stride between fractal rows (StrideRow1) must be a multiple of the fractal size 16·C0 = {b}, but it is {a}",
+            "ZN layout alignment: the stride between fractals of a row (StrideColumn1) must be a multiple of C0 = {b} (32 bytes), but it is {a}",
         ),
         Fractal::Zz => (
-            "ZZ layout: the row and column extents must be positive; they are",
-            "ZZ layout alignment: the stride between fractal rows (StrideRow1) must be a multiple of the fractal size 16*C0; stride and fractal size are",
-            "ZZ layout alignment: the stride between fractals of a row (StrideColumn1) must be a multiple of C0 (32 bytes); stride and C0 are",
+            "ZZ layout: the row and column extents must be positive, but they are {a} and {b}",
+            "ZZ layout alignment: the stride between fractal rows (StrideRow1) must be a multiple of the fractal size 16·C0 = {b}, but it is {a}",
+            "ZZ layout alignment: the stride between fractals of a row (StrideColumn1) must be a multiple of C0 = {b} (32 bytes), but it is {a}",
         ),
     };
     ctry!(c0_ok(c0));
@@ -240,7 +240,7 @@ pub const fn nz_layout_strided(
 pub const fn nz_layout(c0: i64, m: i64, n: i64) -> Result<DynLayout, LayoutError> {
     ctry!(c0_ok(c0));
     ctry!(extents_ok(
-        "NZ layout: the row and column extents must be positive; they are",
+        "NZ layout: the row and column extents must be positive, but they are {a} and {b}",
         m,
         n
     ));
@@ -272,7 +272,7 @@ pub const fn zn_layout_strided(
 pub const fn zn_layout(c0: i64, m: i64, n: i64) -> Result<DynLayout, LayoutError> {
     ctry!(c0_ok(c0));
     ctry!(extents_ok(
-        "ZN layout: the row and column extents must be positive; they are",
+        "ZN layout: the row and column extents must be positive, but they are {a} and {b}",
         m,
         n
     ));
@@ -304,7 +304,7 @@ pub const fn zz_layout_strided(
 pub const fn zz_layout(c0: i64, m: i64, n: i64) -> Result<DynLayout, LayoutError> {
     ctry!(c0_ok(c0));
     ctry!(extents_ok(
-        "ZZ layout: the row and column extents must be positive; they are",
+        "ZZ layout: the row and column extents must be positive, but they are {a} and {b}",
         m,
         n
     ));
@@ -320,7 +320,7 @@ pub const fn zz_layout(c0: i64, m: i64, n: i64) -> Result<DynLayout, LayoutError
 /// Non-positive `m` or `n`, or overflow.
 pub const fn nn_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
     ctry!(extents_ok(
-        "NN layout: the row and column extents must be positive; they are",
+        "NN layout: the row and column extents must be positive, but they are {a} and {b}",
         m,
         n
     ));
@@ -336,7 +336,7 @@ pub const fn nn_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
 /// Non-positive `m` or `n`, or overflow.
 pub const fn nd_ext_layout(m: i64, n: i64, ld: i64) -> Result<DynLayout, LayoutError> {
     ctry!(extents_ok(
-        "ND layout: the row and column extents must be positive; they are",
+        "ND layout: the row and column extents must be positive, but they are {a} and {b}",
         m,
         n
     ));
@@ -350,7 +350,7 @@ pub const fn nd_ext_layout(m: i64, n: i64, ld: i64) -> Result<DynLayout, LayoutE
 /// Non-positive `m` or `n`, or overflow.
 pub const fn dn_ext_layout(m: i64, n: i64, ld: i64) -> Result<DynLayout, LayoutError> {
     ctry!(extents_ok(
-        "DN layout: the row and column extents must be positive; they are",
+        "DN layout: the row and column extents must be positive, but they are {a} and {b}",
         m,
         n
     ));
@@ -382,7 +382,7 @@ pub const fn capacity(l: &DynLayout) -> i64 {
 pub const fn batched(l: &DynLayout, batch: i64) -> Result<DynLayout, LayoutError> {
     if batch <= 0 {
         return Err(LayoutError::Precondition {
-            what: "batched layout: the batch extent must be positive; batch and 0 are {a} and {b}",
+            what: "batched layout: the batch extent must be positive, but it is {a}",
             a: batch,
             b: 0,
         });

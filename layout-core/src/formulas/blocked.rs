@@ -42,7 +42,7 @@ pub const fn nchw_blocked(
     block: i64,
 ) -> Result<DynLayout, LayoutError> {
     ctry!(positive(
-        "nChw<B>c layout: extents and block must be positive; value and position among (n, c, h, w, block) are",
+        "nChw<B>c layout: extents and block must be positive, but entry {b} of (n, c, h, w, block) (counted from 0) is {a}",
         &[n, c, h, w, block]
     ));
     let c1 = ceil_div(c, block);
@@ -105,7 +105,7 @@ pub const fn oihw_blocked(
     bo: i64,
 ) -> Result<DynLayout, LayoutError> {
     ctry!(positive(
-        "OIhw<Bi>i<Bo>o layout: extents and blocks must be positive; value and position among (o, i, h, w, bi, bo) are",
+        "OIhw<Bi>i<Bo>o layout: extents and blocks must be positive, but entry {b} of (o, i, h, w, bi, bo) (counted from 0) is {a}",
         &[o, i, h, w, bi, bo]
     ));
     let (o1, i1) = (ceil_div(o, bo), ceil_div(i, bi));
@@ -154,7 +154,7 @@ pub const fn row_major_interleaved(
     ld: i64,
 ) -> Result<DynLayout, LayoutError> {
     ctry!(positive(
-        "RowMajorInterleaved layout: extents and interleave must be positive; value and position among (interleave, rows, cols) are",
+        "RowMajorInterleaved layout: extents and interleave must be positive, but entry {b} of (interleave, rows, cols) (counted from 0) is {a}",
         &[interleave, rows, cols]
     ));
     let shape = ctry!(DynTuple::tuple(&[
@@ -180,7 +180,7 @@ pub const fn column_major_interleaved(
     ld: i64,
 ) -> Result<DynLayout, LayoutError> {
     ctry!(positive(
-        "ColumnMajorInterleaved layout: extents and interleave must be positive; value and position among (interleave, rows, cols) are",
+        "ColumnMajorInterleaved layout: extents and interleave must be positive, but entry {b} of (interleave, rows, cols) (counted from 0) is {a}",
         &[interleave, rows, cols]
     ));
     let shape = ctry!(DynTuple::tuple(&[
@@ -238,7 +238,7 @@ pub const fn row_major_block_linear(
     ld: i64,
 ) -> Result<DynLayout, LayoutError> {
     ctry!(positive(
-        "RowMajorBlockLinear layout: extents and blocks must be positive; value and position among (br, bc, rows, cols) are",
+        "RowMajorBlockLinear layout: extents and blocks must be positive, but entry {b} of (br, bc, rows, cols) (counted from 0) is {a}",
         &[br, bc, rows, cols]
     ));
     let blk = ctry!(mul(br, bc));
@@ -267,7 +267,7 @@ pub const fn column_major_block_linear(
     ld: i64,
 ) -> Result<DynLayout, LayoutError> {
     ctry!(positive(
-        "ColumnMajorBlockLinear layout: extents and blocks must be positive; value and position among (br, bc, rows, cols) are",
+        "ColumnMajorBlockLinear layout: extents and blocks must be positive, but entry {b} of (br, bc, rows, cols) (counted from 0) is {a}",
         &[br, bc, rows, cols]
     ));
     let blk = ctry!(mul(br, bc));

@@ -1,6 +1,6 @@
 //! Ascend C fractal layouts: NZ, ZN, ZZ, NN, the two-level row/column-major forms and L0C.
 //!
-//! A fractal is a `16 × C0` tile of 512 bytes with `C0 = 32 bytes / element size` ([`Element`]):
+//! A fractal is a `16 × C0` tile of 512 bytes with `C0 = 32 bytes / element size` ([`C0Element`]):
 //! f32 16×8, f16/bf16 16×16, i8/u8 16×32, 4-bit ([`U4`]) 16×64. The layouts are Ascend C's
 //! hierarchical `((ShapeRow0, ShapeRow1), (ShapeColumn0, ShapeColumn1)) : ((StrideRow0,
 //! StrideRow1), (StrideColumn0, StrideColumn1))`, index 0 the inside of a fractal, index 1 the
@@ -70,17 +70,18 @@ pub use crate::formulas::ascend::{
 };
 
 /// An element type of Ascend's fractal layouts: its width in bits decides C0, the number of
-/// elements in a fractal row of 32 bytes.
+/// elements in a fractal row of 32 bytes. Named `C0Element` so that it reads apart from
+/// `gemm::Element`, the GEMM scalar type (it was `named::Element`).
 ///
 /// ```
-/// use layout_core::named::{Element, U4};
-/// assert_eq!(<f32 as Element>::C0, 8);
-/// assert_eq!(<half::f16 as Element>::C0, 16);
-/// assert_eq!(<half::bf16 as Element>::C0, 16);
-/// assert_eq!(<i8 as Element>::C0, 32);
-/// assert_eq!(<U4 as Element>::C0, 64);
+/// use layout_core::named::{C0Element, U4};
+/// assert_eq!(<f32 as C0Element>::C0, 8);
+/// assert_eq!(<half::f16 as C0Element>::C0, 16);
+/// assert_eq!(<half::bf16 as C0Element>::C0, 16);
+/// assert_eq!(<i8 as C0Element>::C0, 32);
+/// assert_eq!(<U4 as C0Element>::C0, 64);
 /// ```
-pub trait Element: 'static {
+pub trait C0Element: 'static {
     /// Width of one element in bits.
     const BITS: i64;
     /// Elements in a 32-byte fractal row: `256 / BITS`.
@@ -95,7 +96,7 @@ pub struct U4;
 
 macro_rules! element {
     ($bits:expr => $($t:ty),*) => {$(
-        impl Element for $t {
+        impl C0Element for $t {
             const BITS: i64 = $bits;
         }
     )*};
@@ -109,7 +110,7 @@ element!(4 => U4);
 ///
 /// # Errors
 /// Non-positive extents, or overflow.
-pub fn make_nz_layout<T: Element>(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+pub fn make_nz_layout<T: C0Element>(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
     nz_layout(T::C0, m, n)
 }
 
@@ -117,7 +118,7 @@ pub fn make_nz_layout<T: Element>(m: i64, n: i64) -> Result<DynLayout, LayoutErr
 ///
 /// # Errors
 /// Non-positive extents, or overflow.
-pub fn make_zn_layout<T: Element>(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+pub fn make_zn_layout<T: C0Element>(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
     zn_layout(T::C0, m, n)
 }
 
@@ -125,7 +126,7 @@ pub fn make_zn_layout<T: Element>(m: i64, n: i64) -> Result<DynLayout, LayoutErr
 ///
 /// # Errors
 /// Non-positive extents, or overflow.
-pub fn make_zz_layout<T: Element>(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+pub fn make_zz_layout<T: C0Element>(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
     zz_layout(T::C0, m, n)
 }
 
@@ -174,7 +175,7 @@ pub fn make_l0c_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
 ///
 /// # Errors
 /// Non-positive extents, or overflow.
-pub fn make_nz_layout_batched<T: Element>(
+pub fn make_nz_layout_batched<T: C0Element>(
     batch: i64,
     m: i64,
     n: i64,
@@ -186,7 +187,7 @@ pub fn make_nz_layout_batched<T: Element>(
 ///
 /// # Errors
 /// Non-positive extents, or overflow.
-pub fn make_zn_layout_batched<T: Element>(
+pub fn make_zn_layout_batched<T: C0Element>(
     batch: i64,
     m: i64,
     n: i64,
@@ -198,7 +199,7 @@ pub fn make_zn_layout_batched<T: Element>(
 ///
 /// # Errors
 /// Non-positive extents, or overflow.
-pub fn make_zz_layout_batched<T: Element>(
+pub fn make_zz_layout_batched<T: C0Element>(
     batch: i64,
     m: i64,
     n: i64,
@@ -217,7 +218,7 @@ named_zst! {
     /// assert_eq!(l.to_string(), "((_16,_1),(_8,_2)):((_8,_128),(_1,_128))");
     /// assert_eq!(Nz::<f32, 16, 16>::LAYOUT.offset_of(&"(0,8)".parse().unwrap()), Ok(128));
     /// ```
-    Nz [T: Element, const M: i64, const N: i64] [T, M, N] (T) => table(Op::NzLayout, &[T::C0, M, N])
+    Nz [T: C0Element, const M: i64, const N: i64] [T, M, N] (T) => table(Op::NzLayout, &[T::C0, M, N])
 }
 named_zst! {
     /// Static NZ with explicit outer strides (see [`nz_layout_strided`]); a stride that breaks
@@ -228,25 +229,25 @@ named_zst! {
     /// // StrideColumn1 = 520 is not a multiple of the fractal (16·16 = 256 elements)
     /// let l = NzStrided::<half::f16, 32, 32, 256, 520>::new();
     /// ```
-    NzStrided [T: Element, const M: i64, const N: i64, const ROW1: i64, const COL1: i64]
+    NzStrided [T: C0Element, const M: i64, const N: i64, const ROW1: i64, const COL1: i64]
         [T, M, N, ROW1, COL1] (T) => table(Op::NzLayoutStrided, &[T::C0, M, N, ROW1, COL1])
 }
 named_zst! {
     /// Static compact ZN for `T` ([`zn_layout`]).
-    Zn [T: Element, const M: i64, const N: i64] [T, M, N] (T) => table(Op::ZnLayout, &[T::C0, M, N])
+    Zn [T: C0Element, const M: i64, const N: i64] [T, M, N] (T) => table(Op::ZnLayout, &[T::C0, M, N])
 }
 named_zst! {
     /// Static ZN with explicit outer strides ([`zn_layout_strided`]).
-    ZnStrided [T: Element, const M: i64, const N: i64, const ROW1: i64, const COL1: i64]
+    ZnStrided [T: C0Element, const M: i64, const N: i64, const ROW1: i64, const COL1: i64]
         [T, M, N, ROW1, COL1] (T) => table(Op::ZnLayoutStrided, &[T::C0, M, N, ROW1, COL1])
 }
 named_zst! {
     /// Static compact ZZ for `T` ([`zz_layout`]).
-    Zz [T: Element, const M: i64, const N: i64] [T, M, N] (T) => table(Op::ZzLayout, &[T::C0, M, N])
+    Zz [T: C0Element, const M: i64, const N: i64] [T, M, N] (T) => table(Op::ZzLayout, &[T::C0, M, N])
 }
 named_zst! {
     /// Static ZZ with explicit outer strides ([`zz_layout_strided`]).
-    ZzStrided [T: Element, const M: i64, const N: i64, const ROW1: i64, const COL1: i64]
+    ZzStrided [T: C0Element, const M: i64, const N: i64, const ROW1: i64, const COL1: i64]
         [T, M, N, ROW1, COL1] (T) => table(Op::ZzLayoutStrided, &[T::C0, M, N, ROW1, COL1])
 }
 named_zst! {
@@ -278,21 +279,21 @@ named_zst! {
     L0c [const M: i64, const N: i64] [M, N] () => table(Op::L0cLayout, &[M, N])
 }
 
-impl<T: Element, const M: i64, const N: i64> Nz<T, M, N> {
+impl<T: C0Element, const M: i64, const N: i64> Nz<T, M, N> {
     /// This layout with its logical extents `(M, N)` kept beside the padded ones.
     pub fn padded(self) -> super::Padded<Self> {
         super::Padded::from_parts(self, Self::PAD)
     }
     const PAD: super::padded::PadParts = super::padded::PadParts::of_static(&Self::LAYOUT, &[M, N]);
 }
-impl<T: Element, const M: i64, const N: i64> Zn<T, M, N> {
+impl<T: C0Element, const M: i64, const N: i64> Zn<T, M, N> {
     /// This layout with its logical extents `(M, N)` kept beside the padded ones.
     pub fn padded(self) -> super::Padded<Self> {
         super::Padded::from_parts(self, Self::PAD)
     }
     const PAD: super::padded::PadParts = super::padded::PadParts::of_static(&Self::LAYOUT, &[M, N]);
 }
-impl<T: Element, const M: i64, const N: i64> Zz<T, M, N> {
+impl<T: C0Element, const M: i64, const N: i64> Zz<T, M, N> {
     /// This layout with its logical extents `(M, N)` kept beside the padded ones.
     pub fn padded(self) -> super::Padded<Self> {
         super::Padded::from_parts(self, Self::PAD)

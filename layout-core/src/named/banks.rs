@@ -32,7 +32,7 @@
 //! assert_eq!(sw.to_string(), "Sw<3,3,3>");
 //! ```
 
-use super::Element;
+use super::C0Element;
 use crate::const_try::ctry;
 use crate::{AnyLayout, DynLayout, LayoutError, Swizzle, SwizzledLayout};
 
@@ -112,7 +112,7 @@ pub const fn gmma_atom_parts(
 ///
 /// # Errors
 /// See [`gmma_atom_parts`].
-pub fn make_gmma_atom<T: Element>(
+pub fn make_gmma_atom<T: C0Element>(
     major: Major,
     width: SwizzleBytes,
 ) -> Result<SwizzledLayout<DynLayout, Swizzle, i64>, LayoutError> {

@@ -30,7 +30,7 @@
 //! assert_eq!(NChwc::<16, 2, 17, 2, 3>::LAYOUT, l);
 //! ```
 
-use super::{Element, named_zst, table};
+use super::{C0Element, named_zst, table};
 use crate::algebra::ops::Op;
 use crate::{DynLayout, LayoutError};
 
@@ -50,7 +50,7 @@ pub use crate::formulas::blocked::{
 ///
 /// # Errors
 /// See [`nchw_blocked`].
-pub fn make_nc1hwc0_layout<T: Element>(
+pub fn make_nc1hwc0_layout<T: C0Element>(
     n: i64,
     c: i64,
     h: i64,
@@ -66,7 +66,7 @@ named_zst! {
 }
 named_zst! {
     /// Static NC1HWC0 for element type `T` ([`make_nc1hwc0_layout`]).
-    Nc1hwc0 [T: Element, const N: i64, const C: i64, const H: i64, const W: i64]
+    Nc1hwc0 [T: C0Element, const N: i64, const C: i64, const H: i64, const W: i64]
         [T, N, C, H, W] (T) => table(Op::NchwBlocked, &[N, C, H, W, T::C0])
 }
 named_zst! {

@@ -14,7 +14,7 @@
 //! Families:
 //! - [`ascend`]: Ascend C fractal layouts NZ, ZN, ZZ, NN, the two-level row/column-major forms
 //!   (`NDExt`/`DNExt`) and the L0C accumulator layout, for element types whose C0 is
-//!   `32 bytes / size` ([`Element`]);
+//!   `32 bytes / size` ([`C0Element`]);
 //! - [`padded`]: a layout whose domain is rounded up (to whole fractals, whole channel blocks)
 //!   together with the logical extents, which knows its padding and copies ND data in (filling
 //!   the padding) and out (cropping it);
@@ -50,7 +50,7 @@ pub mod padded;
 pub mod tensor_op;
 
 pub use ascend::{
-    DnExt, DnExtStrided, Element, L0c, NdExt, NdExtStrided, Nn, Nz, NzStrided, U4, Zn, ZnStrided,
+    C0Element, DnExt, DnExtStrided, L0c, NdExt, NdExtStrided, Nn, Nz, NzStrided, U4, Zn, ZnStrided,
     Zz, ZzStrided, make_column_major_layout, make_l0c_layout, make_nn_layout, make_nz_layout,
     make_nz_layout_batched, make_row_major_layout, make_zn_layout, make_zn_layout_batched,
     make_zz_layout, make_zz_layout_batched,

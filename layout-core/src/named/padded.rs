@@ -291,7 +291,7 @@ impl<L: AnyLayout> Padded<L> {
         })?;
         let mut v = crate::tensor::try_alloc("crop_to_nd", n as i64)?;
         v.resize(n, first);
-        let mut out = Tensor::from_vec(v, self.logical())?;
+        let mut out = Tensor::from_vec_i64(v, self.logical())?;
         if L2::AFFINE && self.size() >= PIECES_FROM {
             // piece by piece through the affine engine (see `Pieces`)
             let pieces = Pieces::new(&src.layout().to_dyn()?, self.logical())?;

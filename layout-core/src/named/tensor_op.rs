@@ -61,7 +61,7 @@ pub const fn tensor_op_multiplicand_parts(
 ) -> Result<(Swizzle, DynLayout), LayoutError> {
     if log2_exact(bits).is_none() || bits > 128 {
         return refuse(
-            "TensorOpMultiplicand: the element width must be a power of two of at most 128 bits; width and maximum are",
+            "TensorOpMultiplicand: the element width must be a power of two of at most {b} bits, but it is {a}",
             bits,
             128,
         );
@@ -69,7 +69,7 @@ pub const fn tensor_op_multiplicand_parts(
     let e = 128 / bits;
     if crosswise <= 0 || crosswise % e != 0 || (8 * e) % crosswise != 0 {
         return refuse(
-            "TensorOpMultiplicand: Crosswise must be a multiple of the elements per 128-bit access and divide 8 of them; Crosswise and elements per access are",
+            "TensorOpMultiplicand: Crosswise must be a multiple of the {b} elements per 128-bit access and divide 8 · {b}, but it is {a}",
             crosswise,
             e,
         );
@@ -78,21 +78,21 @@ pub const fn tensor_op_multiplicand_parts(
     let q = crosswise / e;
     if cont <= 0 || cont % crosswise != 0 {
         return refuse(
-            "TensorOpMultiplicand: the contiguous extent must be a positive multiple of Crosswise; extent and Crosswise are",
+            "TensorOpMultiplicand: the contiguous extent must be a positive multiple of Crosswise = {b}, but it is {a}",
             cont,
             crosswise,
         );
     }
     if strd <= 0 || strd % kf != 0 {
         return refuse(
-            "TensorOpMultiplicand: the strided extent must be a positive multiple of kFactor; extent and kFactor are",
+            "TensorOpMultiplicand: the strided extent must be a positive multiple of kFactor = {b}, but it is {a}",
             strd,
             kf,
         );
     }
     if ld < cont {
         return refuse(
-            "TensorOpMultiplicand: the leading dimension must be at least the contiguous extent; they are",
+            "TensorOpMultiplicand: the leading dimension must be at least the contiguous extent {b}, but it is {a}",
             ld,
             cont,
         );
@@ -107,7 +107,7 @@ pub const fn tensor_op_multiplicand_parts(
     };
     let Some(row_bits) = log2_exact(row) else {
         return refuse(
-            "TensorOpMultiplicand: ld * kFactor must be a power of two for the XOR to be a swizzle; ld and kFactor are",
+            "TensorOpMultiplicand: ld · kFactor must be a power of two for the XOR to be a swizzle, but ld is {a} and kFactor {b}",
             ld,
             kf,
         );

@@ -91,54 +91,101 @@ impl<T> Coo<T> {
         })
     }
 
-    /// Build from triplets `(row, column, value)` in any order; they are sorted row-major.
+    /// Build from triplets `(row, column, value)` in any order: they are sorted row-major and
+    /// the values of a repeated coordinate are **summed** (in input order), as scipy's
+    /// `coo_matrix((v, (r, c))).sum_duplicates()`, sprs' `TriMat` and nalgebra-sparse do. For
+    /// a matrix where a repeated coordinate is a mistake, use [`Coo::from_triplets_unique`].
     ///
     /// # Errors
-    /// [`SparseError::IndexOutOfRange`]; [`SparseError::CooOrder`] for a repeated coordinate
-    /// (duplicates are not summed: say what you mean).
+    /// [`SparseError::IndexOutOfRange`] naming the triplet's position in the input.
     ///
     /// ```
     /// use layout_core::sparse::Coo;
-    /// let a = Coo::from_triplets(2, 2, vec![(1, 1, 4), (0, 1, 3)]).unwrap();
-    /// assert_eq!(a.rows(), &[0, 1]);
-    /// assert!(Coo::from_triplets(2, 2, vec![(1, 1, 4), (1, 1, 3)]).is_err());
+    /// let a = Coo::from_triplets(2, 2, vec![(1, 1, 4), (0, 1, 3), (1, 1, 10)]).unwrap();
+    /// assert_eq!((a.rows(), a.cols(), a.values()), (&[0, 1][..], &[1, 1][..], &[3, 14][..]));
+    /// assert_eq!(
+    ///     Coo::from_triplets(2, 2, vec![(0, 0, 1), (1, 5, 2)]).unwrap_err().to_string(),
+    ///     "coo from triplets: column index 5 at position 1 is out of range for extent 2"
+    /// );
     /// ```
     pub fn from_triplets(
         nrows: usize,
         ncols: usize,
-        mut triplets: Vec<(usize, usize, T)>,
-    ) -> Result<Self, SparseError> {
-        triplets.sort_by_key(|t| (t.0, t.1));
-        let mut rows = Vec::with_capacity(triplets.len());
-        let mut cols = Vec::with_capacity(triplets.len());
-        let mut values = Vec::with_capacity(triplets.len());
-        for (r, c, v) in triplets {
-            rows.push(r);
-            cols.push(c);
-            values.push(v);
+        triplets: Vec<(usize, usize, T)>,
+    ) -> Result<Self, SparseError>
+    where
+        T: core::ops::Add<Output = T>,
+    {
+        let sorted = sorted_triplets("coo from triplets", nrows, ncols, triplets)?;
+        let mut out = Coo {
+            nrows,
+            ncols,
+            rows: Vec::with_capacity(sorted.len()),
+            cols: Vec::with_capacity(sorted.len()),
+            values: Vec::with_capacity(sorted.len()),
+        };
+        for (_, (r, c, v)) in sorted {
+            if out.rows.last() == Some(&r) && out.cols.last() == Some(&c) {
+                // a repeated coordinate: add to the entry already there (input order)
+                if let Some(last) = out.values.pop() {
+                    out.values.push(last + v);
+                }
+            } else {
+                out.rows.push(r);
+                out.cols.push(c);
+                out.values.push(v);
+            }
         }
-        Coo::try_new(nrows, ncols, rows, cols, values).map_err(|e| match e {
-            SparseError::CooOrder { at, prev, next, .. } => SparseError::CooOrder {
-                op: "coo from triplets",
-                at,
-                prev,
-                next,
-            },
-            SparseError::IndexOutOfRange {
-                axis,
-                at,
-                index,
-                extent,
-                ..
-            } => SparseError::IndexOutOfRange {
-                op: "coo from triplets",
-                axis,
-                at,
-                index,
-                extent,
-            },
-            other => other,
-        })
+        Ok(out)
+    }
+
+    /// Build from triplets in any order, refusing a repeated coordinate (where summing, as
+    /// [`Coo::from_triplets`] does, would hide a mistake).
+    ///
+    /// # Errors
+    /// [`SparseError::IndexOutOfRange`]; [`SparseError::DuplicateEntry`] naming the input
+    /// positions of the first two triplets with one coordinate.
+    ///
+    /// ```
+    /// use layout_core::sparse::Coo;
+    /// let a = Coo::from_triplets_unique(2, 2, vec![(1, 1, 4), (0, 1, 3)]).unwrap();
+    /// assert_eq!(a.rows(), &[0, 1]);
+    /// assert_eq!(
+    ///     Coo::from_triplets_unique(3, 3, vec![(2, 2, 1), (0, 1, 2), (2, 2, 3)]).unwrap_err().to_string(),
+    ///     "coo from unique triplets: triplets 0 and 2 are both at (2,2)"
+    /// );
+    /// ```
+    pub fn from_triplets_unique(
+        nrows: usize,
+        ncols: usize,
+        triplets: Vec<(usize, usize, T)>,
+    ) -> Result<Self, SparseError> {
+        const OP: &str = "coo from unique triplets";
+        let sorted = sorted_triplets(OP, nrows, ncols, triplets)?;
+        let mut out = Coo {
+            nrows,
+            ncols,
+            rows: Vec::with_capacity(sorted.len()),
+            cols: Vec::with_capacity(sorted.len()),
+            values: Vec::with_capacity(sorted.len()),
+        };
+        let mut prev: Option<usize> = None;
+        for (k, (r, c, v)) in sorted {
+            if out.rows.last() == Some(&r) && out.cols.last() == Some(&c) {
+                return Err(SparseError::DuplicateEntry {
+                    op: OP,
+                    first: prev.unwrap_or(k),
+                    second: k,
+                    row: r,
+                    col: c,
+                });
+            }
+            prev = Some(k);
+            out.rows.push(r);
+            out.cols.push(c);
+            out.values.push(v);
+        }
+        Ok(out)
     }
 
     /// `(rows, columns)`.
@@ -396,4 +443,33 @@ impl<T: Clone> Coo<T> {
             values,
         }
     }
+}
+
+/// A triplet `(row, column, value)` with its position in the input.
+type Positioned<T> = (usize, (usize, usize, T));
+
+/// The triplets with their input positions, sorted row-major (stably: a repeated coordinate
+/// keeps input order), after checking every index against its extent in input order.
+fn sorted_triplets<T>(
+    op: &'static str,
+    nrows: usize,
+    ncols: usize,
+    triplets: Vec<(usize, usize, T)>,
+) -> Result<Vec<Positioned<T>>, SparseError> {
+    for (k, &(r, c, _)) in triplets.iter().enumerate() {
+        for (axis, index, extent) in [("row", r, nrows), ("column", c, ncols)] {
+            if index >= extent {
+                return Err(SparseError::IndexOutOfRange {
+                    op,
+                    axis,
+                    at: k,
+                    index,
+                    extent,
+                });
+            }
+        }
+    }
+    let mut t: Vec<Positioned<T>> = triplets.into_iter().enumerate().collect();
+    t.sort_by_key(|&(_, (r, c, _))| (r, c));
+    Ok(t)
 }

@@ -56,6 +56,19 @@ pub enum SparseError {
         /// The number of stored entries (length of the index array).
         nnz: usize,
     },
+    /// Two triplets at one coordinate, where a repeated coordinate is refused.
+    DuplicateEntry {
+        /// The operation.
+        op: &'static str,
+        /// The input position of the first triplet at the coordinate.
+        first: usize,
+        /// The input position of the next one.
+        second: usize,
+        /// The row.
+        row: usize,
+        /// The column.
+        col: usize,
+    },
     /// A row or column index at or past its extent.
     IndexOutOfRange {
         /// The operation.
@@ -180,6 +193,16 @@ impl fmt::Display for SparseError {
                     next.0, next.1, prev.0, prev.1
                 )
             }
+            SparseError::DuplicateEntry {
+                op,
+                first,
+                second,
+                row,
+                col,
+            } => write!(
+                f,
+                "{op}: triplets {first} and {second} are both at ({row},{col})"
+            ),
             SparseError::NotRank2 { op, rank } => {
                 write!(
                     f,

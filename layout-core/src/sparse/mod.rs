@@ -147,7 +147,9 @@ fn tensor_of_dense<T>(
     dense: Vec<T>,
 ) -> Result<TensorOwned<T, DynLayout>, SparseError> {
     let ext = |v: usize| i64::try_from(v).map_err(|_| SparseError::Overflow { op, what: "extent" });
-    Tensor::from_vec(dense, &[ext(nrows)?, ext(ncols)?]).map_err(SparseError::Tensor)
+    ext(nrows)?;
+    ext(ncols)?;
+    Tensor::from_vec(dense, &[nrows, ncols]).map_err(SparseError::Tensor)
 }
 
 #[cfg(test)]

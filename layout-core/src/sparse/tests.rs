@@ -85,11 +85,10 @@ fn csc_and_coo_rules() {
         "coo from parts: column indices has length 1, expected 2"
     );
     assert_eq!(
-        Coo::from_triplets(2, 2, vec![(1, 0, 1), (1, 0, 2)])
+        Coo::from_triplets_unique(2, 2, vec![(1, 0, 1), (0, 0, 5), (1, 0, 2)])
             .unwrap_err()
             .to_string(),
-        "coo from triplets: entries must be in strictly increasing row-major order, entry 1 \
-         (1,0) follows (1,0) (duplicate)"
+        "coo from unique triplets: triplets 0 and 2 are both at (1,0)"
     );
     let big = Coo::<i32>::try_new(usize::MAX - 1, 3, vec![], vec![], vec![]).unwrap();
     assert!(matches!(big.to_dense(), Err(SparseError::Overflow { .. })));

@@ -6,7 +6,7 @@ use crate::walk::Axes;
 use crate::walk::{Plan, PlanIter};
 use crate::{
     AnyLayout, DynLayout, DynTuple, Int, IntTuple, Integer, Layout, SwizzleFn, SwizzledLayout,
-    ToDynCoord,
+    ToDynCoord, ToDynInt,
 };
 use core::marker::PhantomData;
 
@@ -58,8 +58,11 @@ crate::int_tuple::for_tuple_arities!(tuple_in_domain);
 ///
 /// - Typed layouts [`Layout<S, D>`]: every [`Coord`] — a 1-D index, per-mode tuples or fully
 ///   hierarchical tuples — with static parts kept static.
-/// - [`DynLayout`]: one index per axis as `[i64; N]` or `&[i64]` (NumPy's `t[i, j]`; an index
-///   into a hierarchical axis is a 1-D index of its mode), or a hierarchical `&DynTuple`.
+/// - [`DynLayout`]: one index per axis as an array `[usize; N]` (ndarray's `a[[i, j]]`) or a
+///   slice `&[usize]`, also with signed elements (`[i64; N]`, `&[i64]`; negative indices are
+///   out of the domain, not counted from the end); NumPy's `t[i, j]`: an index into a
+///   hierarchical axis is a 1-D index of its mode. Also a tuple `(i, j)` or a hierarchical
+///   `&DynTuple`.
 /// - [`SwizzledLayout`]: every coordinate form of its inner layout.
 ///
 /// # Safety
@@ -89,7 +92,7 @@ unsafe impl<S: Congruent<D>, D: IntTuple, C: Coord<S, D> + InDomain<S>> TensorIn
 
 // SAFETY: every index is range-checked against its axis's extent, and the offset is the sum of
 // the axes' offsets: the offset of one coordinate of the domain.
-unsafe impl TensorIndex<DynLayout> for &[i64] {
+unsafe impl<I: ToDynInt> TensorIndex<DynLayout> for &[I] {
     #[inline]
     fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
         // a flat layout (every top-level mode one leaf): each index is its leaf's coordinate
@@ -104,7 +107,7 @@ unsafe impl TensorIndex<DynLayout> for &[i64] {
 /// when the layout is not flat (then `Some(None)` means outside the domain). Small enough to be
 /// inlined into every element access.
 #[inline(always)]
-fn flat_offset(c: &[i64], layout: &DynLayout) -> Option<Option<i64>> {
+fn flat_offset<I: ToDynInt>(c: &[I], layout: &DynLayout) -> Option<Option<i64>> {
     let n = c.len();
     if layout.leaf_count() != n || !layout.is_flat() {
         return None;
@@ -112,12 +115,14 @@ fn flat_offset(c: &[i64], layout: &DynLayout) -> Option<Option<i64>> {
     let (shape, stride) = (layout.shape_leaves(), layout.stride_leaves());
     let mut off = 0;
     for k in 0..n {
-        // one unsigned comparison: c < 0 wraps above every extent
-        if c[k] as u64 >= shape[k] as u64 {
+        // one unsigned comparison: c < 0 wraps above every extent (`usize` indices above
+        // `i64::MAX` saturate, and so lie outside every extent too)
+        let ck = c[k].to_dyn_int();
+        if ck as u64 >= shape[k] as u64 {
             return Some(None);
         }
         // in the domain: the sum is an offset of the validated layout, within i64
-        off += c[k] * stride[k];
+        off += ck * stride[k];
     }
     Some(Some(off))
 }
@@ -125,13 +130,14 @@ fn flat_offset(c: &[i64], layout: &DynLayout) -> Option<Option<i64>> {
 /// The offset of per-axis indices on a layout with hierarchical axes (each index a 1-D index of
 /// its mode).
 #[inline(never)]
-fn hierarchical_offset(c: &[i64], layout: &DynLayout) -> Option<i64> {
+fn hierarchical_offset<I: ToDynInt>(c: &[I], layout: &DynLayout) -> Option<i64> {
     let ax = Axes::new(layout);
     if c.len() != ax.rank {
         return None;
     }
     let mut off = 0;
-    for (k, &i) in c.iter().enumerate() {
+    for (k, i) in c.iter().enumerate() {
+        let i = i.to_dyn_int();
         if i < 0 || i >= ax.extent(k) {
             return None;
         }
@@ -140,8 +146,8 @@ fn hierarchical_offset(c: &[i64], layout: &DynLayout) -> Option<i64> {
     Some(off)
 }
 
-// SAFETY: as for `&[i64]`: the same two functions.
-unsafe impl<const N: usize> TensorIndex<DynLayout> for [i64; N] {
+// SAFETY: as for `&[I]`: the same two functions.
+unsafe impl<I: ToDynInt, const N: usize> TensorIndex<DynLayout> for [I; N] {
     #[inline(always)]
     fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
         if let Some(off) = flat_offset(self, layout) {
@@ -168,15 +174,17 @@ unsafe impl<C: ToDynCoord> TensorIndex<DynLayout> for C {
 
 // SAFETY: delegates to the `DynLayout` implementation on the validated run-time form of the
 // same layout, whose offsets are the typed layout's.
-unsafe impl<S: Congruent<D>, D: IntTuple, const N: usize> TensorIndex<Layout<S, D>> for [i64; N] {
+unsafe impl<S: Congruent<D>, D: IntTuple, I: ToDynInt, const N: usize> TensorIndex<Layout<S, D>>
+    for [I; N]
+{
     #[inline]
     fn checked_offset(&self, layout: &Layout<S, D>) -> Option<i64> {
         self.checked_offset(&layout.to_dyn().ok()?)
     }
 }
 
-// SAFETY: as for `[i64; N]`.
-unsafe impl<S: Congruent<D>, D: IntTuple> TensorIndex<Layout<S, D>> for &[i64] {
+// SAFETY: as for `[I; N]`.
+unsafe impl<S: Congruent<D>, D: IntTuple, I: ToDynInt> TensorIndex<Layout<S, D>> for &[I] {
     #[inline]
     fn checked_offset(&self, layout: &Layout<S, D>) -> Option<i64> {
         self.checked_offset(&layout.to_dyn().ok()?)

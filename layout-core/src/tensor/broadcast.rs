@@ -25,7 +25,9 @@ use crate::{AnyLayout, DynLayout, DynTuple, LayoutError, MAX_LEAVES};
 ///
 /// # Errors
 /// [`TensorError::Broadcast`] naming both shapes; too many axes.
-pub fn broadcast_shapes(a: &[i64], b: &[i64]) -> Result<DynTuple, TensorError> {
+pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<DynTuple, TensorError> {
+    let ((a, na), (b, nb)) = (super::extents::dims_i64(a)?, super::extents::dims_i64(b)?);
+    let (a, b) = (&a[..na], &b[..nb]);
     let (v, n) = broadcast_extents(a, b)?;
     Ok(DynTuple::from_slice(&v[..n])?)
 }
@@ -112,8 +114,9 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     ///
     /// # Errors
     /// [`TensorError::Broadcast`] naming both shapes.
-    pub fn broadcast_to(&self, shape: &[i64]) -> Result<TensorRef<'_, St::Elem>, TensorError> {
-        let l = broadcast_layout(&self.dyn_layout()?, shape)?;
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<TensorRef<'_, St::Elem>, TensorError> {
+        let (s, n) = super::extents::dims_i64(shape)?;
+        let l = broadcast_layout(&self.dyn_layout()?, &s[..n])?;
         self.alias_view(l, 0)
     }
 }

@@ -2,7 +2,7 @@
 
 use super::TensorError;
 use super::{Storage, Tensor};
-use crate::{AnyLayout, DynLayout, DynTuple, LayoutError};
+use crate::{AnyLayout, DynLayout, LayoutError};
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
 
@@ -102,31 +102,46 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
 
 impl<St: Storage> Tensor<St, DynLayout> {
     /// A view of `storage` with the compact row-major (C order) layout of `shape`, the NumPy
-    /// default: `(2,3,4)` gets strides `(12,4,1)`.
+    /// default: `(2,3,4)` gets strides `(12,4,1)`. Extents are `usize`, as in ndarray.
     ///
     /// # Errors
-    /// A non-positive extent, too many axes, or a buffer shorter than the shape's size.
-    pub fn row_major(storage: St, shape: &[i64]) -> Result<Self, TensorError> {
-        let l = DynLayout::row_major(&DynTuple::from_slice(shape)?)?;
+    /// A zero extent, too many axes, an extent above `i64::MAX`, or a buffer shorter than the
+    /// shape's size.
+    pub fn row_major(storage: St, shape: &[usize]) -> Result<Self, TensorError> {
+        let l = DynLayout::row_major(&super::extents::dims_tuple(shape)?)?;
         Tensor::new(storage, l)
     }
 }
 
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 impl<T> Tensor<Vec<T>, DynLayout> {
-    /// An owned tensor over `v`, row-major (C order) like NumPy's `np.array(v).reshape(shape)`.
+    /// An owned tensor over `v`, row-major (C order) like NumPy's `np.array(v).reshape(shape)`
+    /// and ndarray's `Array::from_shape_vec`; extents are `usize`.
     ///
     /// ```
     /// use layout_core::tensor::Tensor;
+    /// let (m, n) = (2usize, 12usize);
+    /// let t = Tensor::from_vec((0..24).collect(), &[m, n]).unwrap();
+    /// assert_eq!(t.layout().to_string(), "(2,12):(12,1)");
     /// let t = Tensor::from_vec((0..24).collect(), &[2, 3, 4]).unwrap();
     /// assert_eq!(t.layout().to_string(), "(2,3,4):(12,4,1)");
     /// assert_eq!(t[[1, 2, 3]], 23);
+    /// assert_eq!(t[[1usize, 2, 3]], 23);
     /// ```
     ///
     /// # Errors
     /// See [`Tensor::row_major`].
-    pub fn from_vec(v: Vec<T>, shape: &[i64]) -> Result<Self, TensorError> {
+    pub fn from_vec(v: Vec<T>, shape: &[usize]) -> Result<Self, TensorError> {
         Tensor::row_major(v, shape)
+    }
+
+    /// [`Tensor::from_vec`] with the `i64` extents layouts store (internal callers).
+    pub(crate) fn from_vec_i64(v: Vec<T>, shape: &[i64]) -> Result<Self, TensorError> {
+        Tensor::new(
+            v,
+            DynLayout::row_major(&crate::DynTuple::from_slice(shape)?)?,
+        )
     }
 
     /// An owned row-major tensor whose element at logical (row-major) position `i` is `f(i)`.
@@ -134,8 +149,8 @@ impl<T> Tensor<Vec<T>, DynLayout> {
     /// # Errors
     /// See [`Tensor::row_major`]; [`TensorError::OutputAllocation`] when the elements cannot
     /// be allocated.
-    pub fn from_fn(shape: &[i64], f: impl FnMut(usize) -> T) -> Result<Self, TensorError> {
-        let l = DynLayout::row_major(&DynTuple::from_slice(shape)?)?;
+    pub fn from_fn(shape: &[usize], f: impl FnMut(usize) -> T) -> Result<Self, TensorError> {
+        let l = DynLayout::row_major(&super::extents::dims_tuple(shape)?)?;
         let n = usize::try_from(l.size()).map_err(|_| LayoutError::Overflow { what: "size" })?;
         let mut v = super::elementwise::try_alloc("from_fn", l.size())?;
         v.extend((0..n).map(f));

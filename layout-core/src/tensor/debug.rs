@@ -14,10 +14,18 @@ impl Write for Count {
     }
 }
 
-fn width<T: fmt::Debug>(x: &T) -> usize {
-    let mut c = Count(0);
-    let _ = write!(c, "{x:?}");
-    c.0
+/// How one element is written: `Debug` or `Display` (with the formatter's precision).
+type Put<T> = fn(&T, &mut dyn Write, Option<usize>) -> fmt::Result;
+
+fn put_debug<T: fmt::Debug>(x: &T, w: &mut dyn Write, _: Option<usize>) -> fmt::Result {
+    write!(w, "{x:?}")
+}
+
+fn put_display<T: fmt::Display>(x: &T, w: &mut dyn Write, prec: Option<usize>) -> fmt::Result {
+    match prec {
+        Some(p) => write!(w, "{x:.p$}"),
+        None => write!(w, "{x}"),
+    }
 }
 
 /// Above this many elements a tensor prints summarised, like NumPy (`threshold=1000`).
@@ -27,6 +35,11 @@ const EDGE: i64 = 3;
 
 struct Printer<'a, T, L> {
     data: &'a [T],
+    put: Put<T>,
+    prec: Option<usize>,
+    /// `Debug` separates elements and blocks with commas (NumPy's `repr`), `Display` does not
+    /// (NumPy's `str`).
+    commas: bool,
     /// The layout, for `post_offset` (`ax` walks its inner layout).
     layout: L,
     base: i64,
@@ -35,7 +48,13 @@ struct Printer<'a, T, L> {
     summarise: bool,
 }
 
-impl<T: fmt::Debug, L: AnyLayout> Printer<'_, T, L> {
+impl<T, L: AnyLayout> Printer<'_, T, L> {
+    fn width_of(&self, x: &T) -> usize {
+        let mut c = Count(0);
+        let _ = (self.put)(x, &mut c, self.prec);
+        c.0
+    }
+
     /// The element at inner offset `x`.
     fn at(&self, x: i64) -> &T {
         // bounds-checked indexing: printing is not hot
@@ -56,7 +75,7 @@ impl<T: fmt::Debug, L: AnyLayout> Printer<'_, T, L> {
     /// The widest printed element.
     fn width(&self, k: usize, off: i64) -> usize {
         if k == self.ax.rank {
-            return width(self.at(off));
+            return self.width_of(self.at(off));
         }
         self.indices(k)
             .flatten()
@@ -67,10 +86,10 @@ impl<T: fmt::Debug, L: AnyLayout> Printer<'_, T, L> {
 
     fn elem(&self, f: &mut fmt::Formatter<'_>, off: i64) -> fmt::Result {
         let x = self.at(off);
-        for _ in width(x)..self.w {
+        for _ in self.width_of(x)..self.w {
             f.write_char(' ')?;
         }
-        write!(f, "{x:?}")
+        (self.put)(x, f, self.prec)
     }
 
     fn rec(&self, f: &mut fmt::Formatter<'_>, k: usize, off: i64) -> fmt::Result {
@@ -80,7 +99,9 @@ impl<T: fmt::Debug, L: AnyLayout> Printer<'_, T, L> {
         f.write_char('[')?;
         for (j, i) in self.indices(k).enumerate() {
             if j > 0 {
-                f.write_char(',')?;
+                if self.commas {
+                    f.write_char(',')?;
+                }
                 let rest = self.ax.rank - k - 1;
                 if rest == 0 {
                     f.write_char(' ')?;
@@ -117,9 +138,38 @@ where
     /// assert_eq!(format!("{t:?}"), "[[[0, 1],\n  [2, 3]],\n\n [[4, 5],\n  [6, 7]]]");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.print(f, put_debug::<St::Elem>, true)
+    }
+}
+
+impl<St: Storage, L: AnyLayout> fmt::Display for Tensor<St, L>
+where
+    St::Elem: fmt::Display,
+{
+    /// The values as NumPy's `print(a)` shows them: nested brackets in logical order, elements
+    /// separated by spaces (no commas) and right-aligned to a common width, summarised above
+    /// 1000 elements like `Debug`. A precision applies to every element (`{:.2}`).
+    ///
+    /// ```
+    /// use layout_core::tensor::Tensor;
+    /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
+    /// assert_eq!(t.to_string(), "[[0 1 2]\n [3 4 5]]");
+    /// let f = Tensor::from_vec(vec![1.0f32, 0.25, -2.5], &[3]).unwrap();
+    /// assert_eq!(format!("{f:.2}"), "[ 1.00  0.25 -2.50]");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.print(f, put_display::<St::Elem>, false)
+    }
+}
+
+impl<St: Storage, L: AnyLayout> Tensor<St, L> {
+    fn print(&self, f: &mut fmt::Formatter<'_>, put: Put<St::Elem>, commas: bool) -> fmt::Result {
         let d = self.inner();
         let mut p = Printer {
             data: self.storage.as_slice(),
+            put,
+            prec: f.precision(),
+            commas,
             layout: self.layout,
             base: self.base as i64,
             ax: Axes::new(&d),

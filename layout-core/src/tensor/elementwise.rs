@@ -28,6 +28,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// The output is allocated like `Vec`'s: when that fails the process aborts.
     /// [`Tensor::try_map`] returns an error instead.
     #[cfg(feature = "alloc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn map<U>(&self, f: impl FnMut(&St::Elem) -> U) -> super::TensorOwned<U> {
         let v: alloc::vec::Vec<U> = self.iter().map(f).collect();
         let l = DynLayout::row_major(&self.shape()).unwrap_or(DynLayout::EMPTY);
@@ -49,6 +50,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// # Errors
     /// [`TensorError::OutputAllocation`] naming the element count.
     #[cfg(feature = "alloc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn try_map<U>(
         &self,
         f: impl FnMut(&St::Elem) -> U,
@@ -82,6 +84,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// the output cannot be allocated (e.g. two broadcast operands of shapes `(2^31, 1)` and
     /// `(1, 2^31)`).
     #[cfg(feature = "alloc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn zip_map<S2: Storage, L2: AnyLayout, V>(
         &self,
         other: &Tensor<S2, L2>,

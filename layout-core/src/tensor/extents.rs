@@ -74,3 +74,29 @@ impl fmt::Debug for Extents {
         fmt::Display::fmt(self, f)
     }
 }
+
+/// Extents given as `usize` (the public convention, as in ndarray) in the `i64` form layouts
+/// store: the first `shape.len()` entries of the array.
+///
+/// # Errors
+/// More than [`MAX_LEAVES`](crate::MAX_LEAVES) extents, or an extent above `i64::MAX`.
+pub(crate) fn dims_i64(
+    shape: &[usize],
+) -> Result<([i64; crate::MAX_LEAVES], usize), crate::LayoutError> {
+    let mut out = [0i64; crate::MAX_LEAVES];
+    if shape.len() > crate::MAX_LEAVES {
+        return Err(crate::LayoutError::TooManyLeaves {
+            needed: shape.len(),
+        });
+    }
+    for (o, &e) in out.iter_mut().zip(shape) {
+        *o = i64::try_from(e).map_err(|_| crate::LayoutError::Overflow { what: "extent" })?;
+    }
+    Ok((out, shape.len()))
+}
+
+/// The [`DynTuple`](crate::DynTuple) of `usize` extents.
+pub(crate) fn dims_tuple(shape: &[usize]) -> Result<crate::DynTuple, crate::LayoutError> {
+    let (d, n) = dims_i64(shape)?;
+    crate::DynTuple::from_slice(&d[..n])
+}

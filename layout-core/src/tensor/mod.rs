@@ -105,20 +105,25 @@ mod error;
 mod extents;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
+mod reduce;
 mod reshape;
 mod storage;
 mod tile;
 mod tiling;
 mod view;
 
+#[doc(inline)]
+pub use crate::__tensor_s as s;
 pub use access::{InDomain, Iter, IterMut, TensorIndex};
 pub use broadcast::broadcast_shapes;
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use concat::{concat, stack};
 #[cfg(feature = "alloc")]
 pub(crate) use elementwise::try_alloc;
 pub use error::TensorError;
 pub use extents::{EXTENTS_KEPT, Extents};
+pub use reduce::{AxisIter, Float, IndexedIter, NdIndex};
 pub use storage::{Storage, StorageMut};
 pub use tile::{PredicatedTile, StaticPredicated};
 pub use tiling::{Predicated, Tile2, Tiles, copy_if};
@@ -151,6 +156,7 @@ pub type TensorRef<'a, T, L = DynLayout> = Tensor<&'a [T], L>;
 pub type TensorMut<'a, T, L = DynLayout> = Tensor<&'a mut [T], L>;
 /// A tensor owning its buffer.
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub type TensorOwned<T, L = DynLayout> = Tensor<Vec<T>, L>;
 
 impl<St: Storage, L: AnyLayout> Tensor<St, L> {
@@ -202,6 +208,20 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// Number of axes (top-level modes of the layout).
     pub fn ndim(&self) -> usize {
         self.inner().rank()
+    }
+
+    /// The extents of the axes as `usize` (ndarray's `shape()`; [`Tensor::shape`] gives them as
+    /// a `DynTuple`). Dereferences to `&[usize]`, so it can shape another tensor:
+    ///
+    /// ```
+    /// use layout_core::tensor::Tensor;
+    /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
+    /// assert_eq!(t.dims(), [2, 3]);
+    /// let u = Tensor::from_vec(vec![0u8; 6], &t.view().t().unwrap().dims()).unwrap();
+    /// assert_eq!(u.dims(), [3, 2]);
+    /// ```
+    pub fn dims(&self) -> NdIndex {
+        NdIndex::extents_of(&self.inner())
     }
 
     /// The extent of every axis, as a flat tuple: `(2,3)` for a 2 x 3 tensor whatever its

@@ -13,7 +13,8 @@ use super::{Storage, StorageMut, Tensor, TensorMut, TensorRef};
 use crate::walk::Axes;
 use crate::{AnyLayout, DynLayout, LayoutError, MAX_LEAVES};
 use ndarray::{
-    ArrayView, ArrayViewD, ArrayViewMut, ArrayViewMutD, Axis, Dimension, IxDyn, ShapeBuilder,
+    ArrayView, ArrayView2, ArrayViewD, ArrayViewMut, ArrayViewMutD, Axis, Dimension, Ix2, IxDyn,
+    ShapeBuilder,
 };
 
 const REJECTED: LayoutError = LayoutError::Precondition {
@@ -56,12 +57,13 @@ fn strided(d: &DynLayout, base: usize) -> Result<Strided, TensorError> {
     Ok(s)
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// This tensor as an `ndarray` view, zero-copy (axes with negative strides are inverted
     /// ndarray axes).
     ///
     /// ```
-    /// use layout_core::{s, tensor::Tensor};
+    /// use layout_core::tensor::{s, Tensor};
     /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
     /// let v = t.view().slice(&s![.., ..;-1]).unwrap();
     /// let a = v.as_ndarray().unwrap();
@@ -84,8 +86,55 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         }
         Ok(a)
     }
+
+    /// This tensor as an `ndarray` view of a fixed dimension type, zero-copy: `Ix2` for a
+    /// matrix, `Ix3`, … (`as_ndarray` gives `IxDyn`).
+    ///
+    /// ```
+    /// use layout_core::tensor::Tensor;
+    /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
+    /// let u = t.view().unsqueeze(0).unwrap();
+    /// let a: ndarray::ArrayView3<i32> = u.as_ndarray_dim().unwrap();
+    /// assert_eq!(a.dim(), (1, 2, 3));
+    /// assert!(t.as_ndarray_dim::<ndarray::Ix1>().is_err());   // rank 2, not 1
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Tensor::as_ndarray`]; [`LayoutError::Precondition`] when the tensor's rank is not
+    /// `D`'s.
+    pub fn as_ndarray_dim<D: Dimension>(&self) -> Result<ArrayView<'_, St::Elem, D>, TensorError> {
+        let a = self.as_ndarray()?;
+        let got = a.ndim();
+        a.into_dimensionality::<D>().map_err(|_| {
+            LayoutError::Precondition {
+                what: "as_ndarray_dim: the tensor has {a} axes but the requested ndarray dimension has {b}",
+                a: got as i64,
+                b: D::NDIM.unwrap_or(got) as i64,
+            }
+            .into()
+        })
+    }
+
+    /// A rank-2 tensor as a typed `ndarray` matrix view (`ArrayView2`), zero-copy.
+    ///
+    /// ```
+    /// use layout_core::tensor::Tensor;
+    /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
+    /// let tt = t.view().t().unwrap();
+    /// let a = tt.as_ndarray2().unwrap();
+    /// assert_eq!(a.dim(), (3, 2));
+    /// assert_eq!(a[[2, 1]], 5);
+    /// assert_eq!(a.dot(&t.as_ndarray2().unwrap())[[0, 0]], 9);   // ndarray's own methods
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Tensor::as_ndarray_dim`].
+    pub fn as_ndarray2(&self) -> Result<ArrayView2<'_, St::Elem>, TensorError> {
+        self.as_ndarray_dim::<Ix2>()
+    }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
     /// This tensor as a mutable `ndarray` view, zero-copy.
     ///
@@ -127,6 +176,7 @@ fn layout_of(shape: &[usize], strides: &[isize]) -> Result<(DynLayout, usize), T
     Ok((l, base as usize))
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 impl<'a, T> TensorRef<'a, T> {
     /// A tensor viewing the same memory as an `ndarray` view, zero-copy, when the view is dense
     /// in memory (any axis order, negative strides included).
@@ -153,7 +203,67 @@ impl<'a, T> TensorRef<'a, T> {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 impl<'a, T> TensorRef<'a, T> {
+    /// A tensor viewing the same memory as a strided `ndarray` view `v` of a dense array
+    /// `parent`, zero-copy and safe: a sub-block (`a.slice(s![8..24, 4..20])`), every other
+    /// column, a reversed axis. The tensor borrows `parent`'s whole buffer (so nothing can
+    /// write between `v`'s elements while it lives) and checks that every element of `v` lies
+    /// in it.
+    ///
+    /// ```
+    /// use layout_core::tensor::TensorRef;
+    /// use ndarray::{Array2, s};
+    /// let a = Array2::from_shape_fn((32, 32), |(i, j)| 100 * i + j);
+    /// let block = a.slice(s![8..24, 4..20]);
+    /// let t = TensorRef::from_ndarray_in(block, a.view()).unwrap();
+    /// assert_eq!(t.layout().to_string(), "(16,16):(32,1)");
+    /// assert_eq!(t[[0, 0]], 804);
+    /// assert!(t.iter().eq(block.iter()));
+    /// // a view of another array is refused
+    /// let other = Array2::<usize>::zeros((4, 4));
+    /// assert!(TensorRef::from_ndarray_in(other.view(), a.view()).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// `parent` not dense in memory, `v` not inside `parent`'s buffer, a zero-length axis, a
+    /// zero-sized element type, or too many axes.
+    pub fn from_ndarray_in<D: Dimension, P: Dimension>(
+        v: ArrayView<'_, T, D>,
+        parent: ArrayView<'a, T, P>,
+    ) -> Result<Self, TensorError> {
+        let size = core::mem::size_of::<T>();
+        let buf: &'a [T] = parent.to_slice_memory_order().ok_or(LayoutError::Precondition {
+            what: "from ndarray: the parent view is not dense in memory: {a} elements spread over {b} offsets",
+            a: parent.len() as i64,
+            b: layout_of(parent.shape(), parent.strides())
+                .map_or(0, |(l, _)| l.cosize()),
+        })?;
+        if size == 0 {
+            return Err(LayoutError::Precondition {
+                what: "from ndarray: the element type is zero-sized ({a} bytes), so a view's place in its parent is unknown",
+                a: 0,
+                b: 0,
+            }
+            .into());
+        }
+        let (l, _) = layout_of(v.shape(), v.strides())?;
+        // where `v`'s element 0 sits in `parent`'s buffer: address arithmetic only (nothing is
+        // read through these pointers); `with_offset` then checks every offset of `l` against
+        // the buffer
+        let (p0, v0) = (buf.as_ptr() as usize, v.as_ptr() as usize);
+        let outside = LayoutError::Precondition {
+            what: "from ndarray: the view does not lie in its parent's buffer: it starts {a} bytes from the parent, whose buffer has {b} bytes",
+            a: (v0 as i64).wrapping_sub(p0 as i64),
+            b: core::mem::size_of_val(buf) as i64,
+        };
+        let delta = v0.checked_sub(p0).ok_or(outside)?;
+        if delta % size != 0 {
+            return Err(outside.into());
+        }
+        Tensor::with_offset(buf, l, delta / size)
+    }
+
     /// A tensor viewing the same memory as any strided `ndarray` view, zero-copy — including
     /// views that are not dense (`a.slice(s![.., ..;2])`), which [`TensorRef::from_ndarray`]
     /// refuses.
@@ -195,6 +305,7 @@ impl<'a, T> TensorRef<'a, T> {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 impl<'a, T> TensorMut<'a, T> {
     /// A writable tensor viewing the same memory as a mutable `ndarray` view, zero-copy, when the
     /// view is dense in memory.

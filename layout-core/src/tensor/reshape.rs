@@ -209,6 +209,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
 }
 
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 impl<St: Storage, L: AnyLayout> Tensor<St, L>
 where
     St::Elem: Clone,

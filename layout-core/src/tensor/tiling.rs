@@ -443,7 +443,9 @@ impl<St: Storage> Predicated<St> {
     pub fn mask(&self) -> TensorOwned<bool> {
         let r = self.rank;
         let (tile, valid) = (self.tile, self.valid);
-        Tensor::from_fn(&tile[..r], |k| {
+        // tile extents are positive (a valid tiling)
+        let dims: [usize; MAX_LEAVES] = core::array::from_fn(|a| tile[a].max(0) as usize);
+        Tensor::from_fn(&dims[..r], |k| {
             // row-major: the last axis fastest
             let mut k = k as i64;
             let mut ok = true;

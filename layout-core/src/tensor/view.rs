@@ -19,7 +19,7 @@ use alloc::vec::Vec;
 
 /// One entry of a NumPy-style index: an integer (removes the axis), a range with a step
 /// (`start:stop:step`, negative values counted from the end, negative steps walk backwards), or a
-/// new axis of extent 1. Build them with [`s!`](crate::s) or the `From` impls.
+/// new axis of extent 1. Build them with [`s!`](crate::tensor::s) or the `From` impls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Slice {
     /// Select one index (negative counts from the end); the axis disappears.
@@ -102,8 +102,12 @@ impl From<core::ops::RangeFull> for Slice {
 /// NumPy-style index lists: `s![1, ..]` is `t[1, :]`, `s![.., 0..8;2]` every other column,
 /// `s![..;-1]` a reversed axis, `s![.., NewAxis]` a new axis.
 ///
+/// It lives in [`tensor`](crate::tensor) (`use layout::tensor::s;`), not at the crate root, so
+/// that glob imports of this crate and of ndarray (`use layout::*; use ndarray::*;`) compose:
+/// `s!` is then ndarray's.
+///
 /// ```
-/// use layout_core::{s, tensor::{Slice, Tensor}};
+/// use layout_core::tensor::{s, Slice, Tensor};
 /// let t = Tensor::from_vec((0..12).collect::<Vec<i32>>(), &[3, 4]).unwrap();
 /// let row = t.view().slice(&s![1, ..]).unwrap();
 /// assert!(row.iter().copied().eq([4, 5, 6, 7]));
@@ -111,8 +115,9 @@ impl From<core::ops::RangeFull> for Slice {
 /// assert_eq!(format!("{odd_cols_reversed:?}"), "[[ 3,  1],\n [ 7,  5],\n [11,  9]]");
 /// assert_eq!(s![.., Slice::NewAxis].len(), 2);
 /// ```
+#[doc(hidden)]
 #[macro_export]
-macro_rules! s {
+macro_rules! __tensor_s {
     ($($e:expr $(; $step:expr)?),* $(,)?) => {
         [$( $crate::tensor::Slice::from($e) $(.step($step))? ),*]
     };
@@ -205,7 +210,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// take a range of it), [`Slice::NewAxis`] inserts one.
     ///
     /// ```
-    /// use layout_core::{s, tensor::Tensor};
+    /// use layout_core::tensor::{s, Tensor};
     /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
     /// let col = t.view().slice(&s![.., 1]).unwrap();       // t[:, 1]
     /// assert_eq!(col.layout().to_string(), "(2):(3)");
@@ -620,6 +625,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// [`TensorError::AxisOutOfRange`], an extent not divisible by `sections`
     /// ([`LayoutError::Precondition`]), [`TensorError::NotStrided`].
     #[cfg(feature = "alloc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn split(
         &self,
         axis: i64,
@@ -647,6 +653,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// [`TensorError::AxisOutOfRange`], [`TensorError::EmptyAxis`] when a piece would be empty,
     /// [`TensorError::NotStrided`].
     #[cfg(feature = "alloc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn split_at(
         &self,
         axis: i64,

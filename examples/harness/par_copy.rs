@@ -77,7 +77,7 @@ fn main() {
     )
     .parse()
     .unwrap();
-    let nd = Tensor::from_fn(&[n, n], |i| i as u16).unwrap();
+    let nd = Tensor::from_fn(&[n as usize, n as usize], |i| i as u16).unwrap();
     let mut a = Tensor::new(vec![0u16; (n * n) as usize], nz).unwrap();
     let mut b = Tensor::new(vec![0u16; (n * n) as usize], nz).unwrap();
     case(
@@ -89,9 +89,9 @@ fn main() {
     assert!(a.as_slice() == b.as_slice());
 
     let m: i64 = 2048;
-    let src = Tensor::from_fn(&[m, m], |i| i as f32).unwrap();
+    let src = Tensor::from_fn(&[m as usize, m as usize], |i| i as f32).unwrap();
     let t = src.view().t().unwrap();
-    let mut c = Tensor::from_vec(vec![0f32; (m * m) as usize], &[m, m]).unwrap();
+    let mut c = Tensor::from_vec(vec![0f32; (m * m) as usize], &[m as usize, m as usize]).unwrap();
     let mut d = c.clone();
     case(
         "transpose f32 2048²",

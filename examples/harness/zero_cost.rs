@@ -15,7 +15,7 @@
 //! ratio robust to a machine whose load changes while it runs (criterion times one variant
 //! after the other).
 
-#[path = "../benches/support/walks.rs"]
+#[path = "../../benches/support/walks.rs"]
 mod walks;
 
 use std::hint::black_box;

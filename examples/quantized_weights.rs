@@ -1,0 +1,95 @@
+//! Quantising weights to 4 bits (AWQ's packing, one scale and zero point per group of rows and
+//! column), then multiplying activations by them: dequantise with the group layout, GEMM.
+//!
+//! ```sh
+//! cargo run --release --example quantized_weights
+//! ```
+
+use layout::gemm::gemm;
+use layout::packed::{GroupQuant, PackedFormat, PackedVec, dequantize};
+use layout::tensor::Tensor;
+use std::error::Error;
+
+fn main() -> Result<(), Box<dyn Error>> {
+    // weights W: K x N (K inputs, N outputs), groups of 32 rows per scale/zero point
+    let (m, k, n, group) = (8usize, 64usize, 32usize, 32usize);
+    let w = Tensor::from_fn(&[k, n], |i| ((i as f32) * 0.37).sin() * 0.5)?;
+    let groups = k / group;
+
+    // asymmetric 4-bit quantisation per (group, column): w ≈ (q - zero) · scale
+    let mut scales = vec![0f32; groups * n];
+    let mut zeros = vec![0u8; groups * n];
+    let mut q = vec![0u8; k * n];
+    for g in 0..groups {
+        for j in 0..n {
+            let col = (g * group..(g + 1) * group).map(|r| w[[r, j]]);
+            let (lo, hi) = col.fold((f32::MAX, f32::MIN), |(a, b), x| (a.min(x), b.max(x)));
+            let scale = ((hi - lo) / 15.0).max(f32::MIN_POSITIVE);
+            let zero = (-lo / scale).round().clamp(0.0, 15.0);
+            scales[g * n + j] = scale;
+            zeros[g * n + j] = zero as u8;
+            for r in g * group..(g + 1) * group {
+                q[r * n + j] = (w[[r, j]] / scale + zero).round().clamp(0.0, 15.0) as u8;
+            }
+        }
+    }
+    // pack eight 4-bit values per 32-bit word in AWQ's interleaved order
+    let packed = PackedVec::from_values(PackedFormat::awq(), &q)?;
+    let packed_zeros = PackedVec::from_values(PackedFormat::awq(), &zeros)?;
+    println!(
+        "W {k}x{n} f32 ({} bytes) -> {} bytes of AWQ nibbles + {} scales",
+        k * n * 4,
+        packed.as_bytes().len(),
+        scales.len()
+    );
+
+    // the group layout maps (k, n) to the weight's index and to its scale/zero point
+    let quant = GroupQuant::awq(k as i64, n as i64, group as i64)?;
+    println!(
+        "data layout {}, scale layout {}",
+        quant.data_layout(),
+        quant.meta_layout()
+    );
+    let w_hat = Tensor::from_vec(
+        dequantize(&packed, &scales, &packed_zeros, &quant)?,
+        &[k, n],
+    )?;
+
+    // Y = X · Ŵ
+    let x = Tensor::from_fn(&[m, k], |i| ((i % 9) as f32 - 4.0) * 0.25)?;
+    let mut y = Tensor::from_vec(vec![0f32; m * n], &[m, n])?;
+    gemm(1.0, &x, &w_hat, 0.0, &mut y)?;
+
+    // check: Ŵ by the definition (q - zero) · scale, and Y against the triple loop
+    for (idx, &v) in w_hat.indexed_iter() {
+        let (r, j) = (idx[0], idx[1]);
+        let g = r / group;
+        let want = (f32::from(q[r * n + j]) - f32::from(zeros[g * n + j])) * scales[g * n + j];
+        assert_eq!(v, want, "dequantised W at ({r},{j})");
+    }
+    let (mut worst, mut worst_vs_f32) = (0f32, 0f32);
+    for i in 0..m {
+        for j in 0..n {
+            let want: f32 = (0..k).map(|p| x[[i, p]] * w_hat[[p, j]]).sum();
+            let exact: f32 = (0..k).map(|p| x[[i, p]] * w[[p, j]]).sum();
+            worst = worst.max((y[[i, j]] - want).abs());
+            worst_vs_f32 = worst_vs_f32.max((y[[i, j]] - exact).abs());
+        }
+    }
+    assert!(
+        worst <= 1e-4,
+        "GEMM differs from the triple loop by {worst}"
+    );
+    // each weight is off by at most half a step: |ΔY| ≤ Σ|x| · max scale / 2
+    let max_row = x
+        .axis_iter(0)?
+        .map(|r| r.iter().map(|v| v.abs()).sum::<f32>())
+        .fold(0f32, f32::max);
+    let bound = max_row * scales.iter().copied().fold(0f32, f32::max) / 2.0;
+    assert!(worst_vs_f32 <= bound * 1.001 + 1e-5);
+    println!(
+        "Y = X·Ŵ ({m}x{n}): equal to the triple loop; off the f32 weights by {worst_vs_f32:.4} (bound {bound:.4})"
+    );
+    println!("mean |Y| = {:.4}", y.map(|v| v.abs()).mean());
+    Ok(())
+}
