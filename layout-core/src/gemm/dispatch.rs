@@ -5,7 +5,7 @@ use std::vec::Vec;
 
 use super::kernel::{Element, KernelInfo, PORTABLE_MR, PORTABLE_NR, portable_ukr};
 
-/// The instruction sets the GEMM has kernels for: the crate's one [`Isa`](crate::isa::Isa)
+/// The instruction sets the GEMM has kernels for: the crate's one [`Isa`]
 /// (detected once; `LAYOUT_ISA` caps every SIMD path, `LAYOUT_GEMM_ISA` the GEMM alone):
 /// portable 4 × 4 tiles, AVX2 + FMA f32 16 × 6 / f64 8 × 6, AVX-512 f32 32 × 12 / f64 32 × 6.
 pub use crate::isa::Isa;
