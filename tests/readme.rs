@@ -122,6 +122,13 @@ fn gemm_and_static_tiles_tour() -> Result<(), Box<dyn std::error::Error>> {
             assert_eq!(out[[i, j]], want);
         }
     }
+    let opts = layout::gemm::Options {
+        threads: 2,
+        ..Default::default()
+    };
+    let mut out2 = Tensor::from_vec(vec![f32::NAN; 32 * 16], &[32, 16])?;
+    layout::gemm::gemm_tensors_with(opts, 1.0, &nz, &y, 0.0, &mut out2)?;
+    assert!(out2.iter().eq(out.iter()));
 
     let (m, k, ld) = (128i64, 64i64, 128i64);
     let (tile, off) = Layout::new((m, k), (Int::<1>, ld)).local_tile::<16, 8>((2, 3))?;
