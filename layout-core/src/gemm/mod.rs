@@ -57,6 +57,7 @@ pub mod dispatch;
 mod error;
 mod fixed;
 mod half_inputs;
+mod int8;
 mod kernel;
 mod maps;
 mod pack;
@@ -73,6 +74,7 @@ pub use fixed::{
     StaticMatrix, TINY_WORK, Table,
 };
 pub use half_inputs::{Half, gemm_half};
+pub use int8::{Int8, gemm_i8};
 pub use kernel::Element;
 pub use packed_b::{PackedB, gemm_packed};
 pub use tensor::{gemm, gemm_half_tensors, gemm_half_tensors_with, gemm_static, gemm_tensors_with};
