@@ -370,14 +370,7 @@ fn blocks<K: Kern>(
 /// Every `col + (i0 + i)·rs` (`i < x.len()`) is an element of C's buffer at `c`, not accessed by
 /// another thread.
 #[inline(always)]
-unsafe fn merge<K: Kern>(
-    c: *mut K::C,
-    col: isize,
-    i0: usize,
-    rs: isize,
-    x: &[K::C],
-    beta: K::C,
-) {
+unsafe fn merge<K: Kern>(c: *mut K::C, col: isize, i0: usize, rs: isize, x: &[K::C], beta: K::C) {
     for (i, &x) in x.iter().enumerate() {
         let at = col + (i0 + i) as isize * rs;
         // SAFETY: the caller's contract.

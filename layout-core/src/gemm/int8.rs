@@ -15,7 +15,7 @@ use std::vec::Vec;
 use super::block::{Out, run_panels};
 use super::check::{Strided, check_no_overlap, check_operand};
 use super::error::{GemmError, Operand};
-use super::kernel::{Kern, KernelInfo, MAX_TILE, Tile};
+use super::kernel::{Kern, KernelInfo, Tile};
 use super::maps::Mapped;
 use super::pack::Panels;
 use super::{Isa, MatMut, MatRef, Options, PARALLEL_MIN_WORK, Packing, shape_of};
@@ -114,7 +114,10 @@ impl<S: Int8> Panels<i16> for Bytes<'_, S> {
         let kcp = kc.next_multiple_of(2);
         let panels = len.div_ceil(r);
         let unit_k = self.map.is_none() && self.sk == 1;
-        for (t, panel) in dst[..panels * r * kcp].chunks_exact_mut(r * kcp).enumerate() {
+        for (t, panel) in dst[..panels * r * kcp]
+            .chunks_exact_mut(r * kcp)
+            .enumerate()
+        {
             let rows = r.min(len - t * r);
             if rows < r || kcp != kc {
                 panel.fill(0);
@@ -211,7 +214,7 @@ unsafe fn portable_ukr(t: &Tile<i32, i16>) {
 mod avx2 {
     use core::arch::x86_64::*;
 
-    use super::{MAX_TILE, Tile, store_tile};
+    use super::{Tile, store_tile};
 
     /// Rows (two vectors of eight `i32`) by columns of the AVX2 tile.
     pub(crate) const TILE: (usize, usize) = (16, 6);
@@ -261,12 +264,14 @@ mod avx2 {
                 }
             } else {
                 let mut tmp = [[0i32; 16]; NR];
-                debug_assert!(16 * NR <= MAX_TILE);
                 for (j, accj) in acc.iter().enumerate() {
                     _mm256_storeu_si256(tmp[j].as_mut_ptr().cast(), accj[0]);
                     _mm256_storeu_si256(tmp[j].as_mut_ptr().add(8).cast(), accj[1]);
                 }
-                let unit = Tile { alpha: t.alpha, ..*t };
+                let unit = Tile {
+                    alpha: t.alpha,
+                    ..*t
+                };
                 store_tile::<16, NR>(&unit, &tmp);
             }
         }
@@ -351,13 +356,12 @@ pub fn gemm_i8<TA: Int8, TB: Int8>(
     let shc = shape_of(Operand::C, m, n, c.row_stride, c.col_stride);
     let sc = check_operand(op, shc, c.data.len())?;
     check_no_overlap(op, shc)?;
-    let threads = if packing == Packing::Auto
-        && m.saturating_mul(n).saturating_mul(k) <= PARALLEL_MIN_WORK
-    {
-        1
-    } else {
-        threads
-    };
+    let threads =
+        if packing == Packing::Auto && m.saturating_mul(n).saturating_mul(k) <= PARALLEL_MIN_WORK {
+            1
+        } else {
+            threads
+        };
     run_i8(
         isa,
         threads,
@@ -425,7 +429,13 @@ mod tests {
             if !isa.is_available() {
                 continue;
             }
-            for &(m, k, n) in &[(1, 1, 1), (17, 3, 7), (33, 513, 13), (5, 1030, 2), (40, 9, 40)] {
+            for &(m, k, n) in &[
+                (1, 1, 1),
+                (17, 3, 7),
+                (33, 513, 13),
+                (5, 1030, 2),
+                (40, 9, 40),
+            ] {
                 let a: Vec<u8> = (0..m * k).map(|_| next() as u8).collect();
                 let b: Vec<i8> = (0..k * n).map(|_| next() as i8).collect();
                 for (row_major_c, beta) in [(true, 0), (false, 3), (true, -1)] {

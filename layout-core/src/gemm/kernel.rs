@@ -19,6 +19,7 @@ mod sealed {
 /// The element types the GEMM supports: `f32` and `f64`.
 pub trait Element:
     sealed::Sealed
+    + super::Pair<Self, Out = Self>
     + Copy
     + Add<Output = Self>
     + Mul<Output = Self>
