@@ -87,13 +87,13 @@ use check::{check_no_overlap, check_operand};
 // The engine's hooks for other modules of the crate (convolution's implicit im2col, quantized
 // weights): an operand is anything that packs panels (`Panels`), C is an `Out`.
 #[allow(unused_imports)]
-pub(crate) use block::{Out, run_panels};
-#[allow(unused_imports)]
-pub(crate) use check::Strided;
-pub(crate) use kernel::Kern;
-#[allow(unused_imports)]
-pub(crate) use maps::Mapped;
-pub(crate) use pack::Panels;
+pub(crate) use {
+    block::{Out, run_panels},
+    check::Strided,
+    kernel::Kern,
+    maps::Mapped,
+    pack::Panels,
+};
 
 /// A read-only strided matrix: element (i, j) is `data[o + i·row_stride + j·col_stride]`, where
 /// `o` is chosen so the lowest address the matrix touches is `data[0]` (with non-negative strides
