@@ -18,6 +18,7 @@ use super::error::{GemmError, Operand};
 use super::kernel::{Kern, KernelInfo, Tile};
 use super::maps::Mapped;
 use super::pack::Panels;
+use crate::walk::kernels::transpose;
 use super::{Isa, MatMut, MatRef, Options, PARALLEL_MIN_WORK, Packing, shape_of};
 
 mod sealed {
@@ -109,36 +110,76 @@ impl<S: Int8> Bytes<'_, S> {
     }
 }
 
+/// Largest `r·⌈kc/2⌉` pair-units staged on the stack (32 rows by 512 k values).
+const STAGE: usize = 32 * 256;
+
+/// One k pair of one row as the kernels read it: `lo` in the low 16 bits, `hi` above.
+#[inline(always)]
+fn unit(lo: i16, hi: i16) -> u32 {
+    u32::from(lo as u16) | (u32::from(hi as u16) << 16)
+}
+
 impl<S: Int8> Panels<i16> for Bytes<'_, S> {
     fn pack(&self, dst: &mut [i16], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
         let kcp = kc.next_multiple_of(2);
+        let pairs = kcp / 2;
         let panels = len.div_ceil(r);
-        let unit_k = self.map.is_none() && self.sk == 1;
-        for (t, panel) in dst[..panels * r * kcp]
-            .chunks_exact_mut(r * kcp)
-            .enumerate()
-        {
+        let mut stage = [0u32; STAGE];
+        for (t, panel) in dst[..panels * r * kcp].chunks_exact_mut(r * kcp).enumerate() {
             let rows = r.min(len - t * r);
             if rows < r || kcp != kc {
                 panel.fill(0);
             }
-            if unit_k {
-                // rows contiguous along k: read each row once, write it into its lane pairs
+            let vbase = v0 + t * r;
+            if self.map.is_none() && self.sk == 1 && rows * pairs <= STAGE {
+                // rows contiguous along k: each row's k pairs widened into the stage as 32-bit
+                // units, then the units transposed into the panel by the copy engine
                 for i in 0..rows {
-                    let at = (self.row(v0 + t * r + i) + p0 as isize) as usize;
+                    let at = (self.row(vbase + i) + p0 as isize) as usize;
                     let src = &self.src[at..at + kc];
-                    for (q, pair) in src.chunks(2).enumerate() {
-                        let o = q * 2 * r + 2 * i;
-                        panel[o] = pair[0].widen();
-                        if let Some(&x) = pair.get(1) {
-                            panel[o + 1] = x.widen();
+                    let out = &mut stage[i * pairs..(i + 1) * pairs];
+                    for (o, pr) in out.iter_mut().zip(src.chunks(2)) {
+                        *o = unit(pr[0].widen(), pr.get(1).map_or(0, |x| x.widen()));
+                    }
+                }
+                // SAFETY: the stage holds `rows` rows of `pairs` units (`rows·pairs ≤ STAGE`);
+                // the panel holds `r·kcp` i16 = `r·pairs` units (`(pairs − 1)·r + rows` are
+                // written), 4-byte aligned (the packing buffer is 64-byte aligned and every
+                // panel starts at a multiple of `r·kcp`, an even number of i16); distinct
+                // arrays.
+                unsafe {
+                    transpose(
+                        panel.as_mut_ptr().cast::<u32>(),
+                        r as isize,
+                        stage.as_ptr(),
+                        pairs as isize,
+                        rows,
+                        pairs,
+                        false,
+                    )
+                };
+            } else if self.map.is_none() && self.sv == 1 {
+                // the packed dimension contiguous: two source rows (k = 2q, 2q + 1) zipped
+                for q in 0..pairs {
+                    let at = |p: usize| (self.origin + vbase as isize + (p0 + p) as isize * self.sk) as usize;
+                    let x = &self.src[at(2 * q)..at(2 * q) + rows];
+                    let out = &mut panel[q * 2 * r..q * 2 * r + 2 * rows];
+                    if 2 * q + 1 < kc {
+                        let y = &self.src[at(2 * q + 1)..at(2 * q + 1) + rows];
+                        for ((o, &a), &b) in out.chunks_exact_mut(2).zip(x).zip(y) {
+                            o[0] = a.widen();
+                            o[1] = b.widen();
+                        }
+                    } else {
+                        for (o, &a) in out.chunks_exact_mut(2).zip(x) {
+                            o[0] = a.widen();
                         }
                     }
                 }
             } else {
                 let mut offs = [0isize; 64];
                 for (i, o) in offs[..rows].iter_mut().enumerate() {
-                    *o = self.row(v0 + t * r + i);
+                    *o = self.row(vbase + i);
                 }
                 for p in 0..kc {
                     let co = self.col(p0 + p);
