@@ -18,8 +18,8 @@ use super::error::{GemmError, Operand};
 use super::kernel::{Kern, KernelInfo, Tile};
 use super::maps::Mapped;
 use super::pack::Panels;
-use crate::walk::kernels::transpose;
 use super::{Isa, MatMut, MatRef, Options, PARALLEL_MIN_WORK, Packing, shape_of};
+use crate::walk::kernels::transpose;
 
 mod sealed {
     pub trait Sealed {}
@@ -44,6 +44,27 @@ impl Int8 for i8 {
     #[inline(always)]
     fn widen(self) -> i16 {
         i16::from(self)
+    }
+}
+
+/// An element packed as one 16-bit lane of a k pair: 8-bit integers widened, bf16 as its
+/// bits (the `vdpbf16ps` kernel reads the same pair panels).
+pub(crate) trait Lane: Copy + Sync {
+    /// The lane.
+    fn lane(self) -> i16;
+}
+
+impl<T: Int8> Lane for T {
+    #[inline(always)]
+    fn lane(self) -> i16 {
+        self.widen()
+    }
+}
+
+impl Lane for half::bf16 {
+    #[inline(always)]
+    fn lane(self) -> i16 {
+        self.to_bits() as i16
     }
 }
 
@@ -93,7 +114,7 @@ pub(crate) struct Bytes<'a, S> {
     pub map: Option<Mapped<'a>>,
 }
 
-impl<S: Int8> Bytes<'_, S> {
+impl<S: Lane> Bytes<'_, S> {
     #[inline(always)]
     fn row(&self, v: usize) -> isize {
         match self.map {
@@ -119,13 +140,16 @@ fn unit(lo: i16, hi: i16) -> u32 {
     u32::from(lo as u16) | (u32::from(hi as u16) << 16)
 }
 
-impl<S: Int8> Panels<i16> for Bytes<'_, S> {
+impl<S: Lane> Panels<i16> for Bytes<'_, S> {
     fn pack(&self, dst: &mut [i16], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
         let kcp = kc.next_multiple_of(2);
         let pairs = kcp / 2;
         let panels = len.div_ceil(r);
         let mut stage = [0u32; STAGE];
-        for (t, panel) in dst[..panels * r * kcp].chunks_exact_mut(r * kcp).enumerate() {
+        for (t, panel) in dst[..panels * r * kcp]
+            .chunks_exact_mut(r * kcp)
+            .enumerate()
+        {
             let rows = r.min(len - t * r);
             if rows < r || kcp != kc {
                 panel.fill(0);
@@ -139,7 +163,7 @@ impl<S: Int8> Panels<i16> for Bytes<'_, S> {
                     let src = &self.src[at..at + kc];
                     let out = &mut stage[i * pairs..(i + 1) * pairs];
                     for (o, pr) in out.iter_mut().zip(src.chunks(2)) {
-                        *o = unit(pr[0].widen(), pr.get(1).map_or(0, |x| x.widen()));
+                        *o = unit(pr[0].lane(), pr.get(1).map_or(0, |x| x.lane()));
                     }
                 }
                 // SAFETY: the stage holds `rows` rows of `pairs` units (`rows·pairs ≤ STAGE`);
@@ -161,18 +185,20 @@ impl<S: Int8> Panels<i16> for Bytes<'_, S> {
             } else if self.map.is_none() && self.sv == 1 {
                 // the packed dimension contiguous: two source rows (k = 2q, 2q + 1) zipped
                 for q in 0..pairs {
-                    let at = |p: usize| (self.origin + vbase as isize + (p0 + p) as isize * self.sk) as usize;
+                    let at = |p: usize| {
+                        (self.origin + vbase as isize + (p0 + p) as isize * self.sk) as usize
+                    };
                     let x = &self.src[at(2 * q)..at(2 * q) + rows];
                     let out = &mut panel[q * 2 * r..q * 2 * r + 2 * rows];
                     if 2 * q + 1 < kc {
                         let y = &self.src[at(2 * q + 1)..at(2 * q + 1) + rows];
                         for ((o, &a), &b) in out.chunks_exact_mut(2).zip(x).zip(y) {
-                            o[0] = a.widen();
-                            o[1] = b.widen();
+                            o[0] = a.lane();
+                            o[1] = b.lane();
                         }
                     } else {
                         for (o, &a) in out.chunks_exact_mut(2).zip(x) {
-                            o[0] = a.widen();
+                            o[0] = a.lane();
                         }
                     }
                 }
@@ -185,7 +211,7 @@ impl<S: Int8> Panels<i16> for Bytes<'_, S> {
                     let co = self.col(p0 + p);
                     let base = (p / 2) * 2 * r + (p & 1);
                     for (i, &ro) in offs[..rows].iter().enumerate() {
-                        panel[base + 2 * i] = self.src[(ro + co) as usize].widen();
+                        panel[base + 2 * i] = self.src[(ro + co) as usize].lane();
                     }
                 }
             }
