@@ -286,3 +286,122 @@ fn integer_accumulation_wraps() {
         assert_eq!(c[0], (255i64 * 127 * k as i64) as i32, "{isa:?}");
     }
 }
+
+/// Matrix–vector products (m = 1 or n = 1, the decode shape) take the streaming path: every
+/// orientation of the matrix, unit and non-unit vector strides, y strided,
+/// β = 0 with NaN in y, on every instruction set, against the naive sum (integers: exact).
+#[test]
+fn matrix_vector_products_on_every_orientation() {
+    let mut rng = Seeded(13);
+    for isa in Isa::available() {
+        for &(m, k, n) in &[
+            (1usize, 37usize, 4100usize),
+            (1, 9, 3),
+            (45, 70, 1),
+            (1, 1, 1),
+        ] {
+            for (ars, acs, brs, bcs, crs, ccs) in [
+                (k as isize, 1, n as isize, 1, n as isize, 1), // row-major everything
+                (1, m as isize, 1, k as isize, 1, m as isize), // column-major everything
+                (k as isize, 1, 1, k as isize, 1, m as isize), // B columns contiguous
+                (2 * k as isize, 2, n as isize, 1, 2 * n as isize, 2), // strided vectors
+            ] {
+                for beta in [0i64, 3] {
+                    let span = |r: usize, c: usize, rs: isize, cs: isize| {
+                        (r - 1) * rs.unsigned_abs() + (c - 1) * cs.unsigned_abs() + 1
+                    };
+                    let a: Vec<f64> = values(&mut rng, span(m, k, ars, acs), -8, 9);
+                    let b: Vec<f64> = values(&mut rng, span(k, n, brs, bcs), -8, 9);
+                    let c0: Vec<f64> = values(&mut rng, span(m, n, crs, ccs), -8, 9);
+                    let mut c = c0.clone();
+                    if beta == 0 {
+                        c.iter_mut().for_each(|x| *x = f64::NAN);
+                    }
+                    gemm::gemm_with(
+                        isa,
+                        2.0,
+                        MatRef {
+                            data: &a,
+                            rows: m,
+                            cols: k,
+                            row_stride: ars,
+                            col_stride: acs,
+                        },
+                        MatRef {
+                            data: &b,
+                            rows: k,
+                            cols: n,
+                            row_stride: brs,
+                            col_stride: bcs,
+                        },
+                        beta as f64,
+                        MatMut {
+                            data: &mut c,
+                            rows: m,
+                            cols: n,
+                            row_stride: crs,
+                            col_stride: ccs,
+                        },
+                    )
+                    .unwrap();
+                    for i in 0..m {
+                        for j in 0..n {
+                            let at = |x: usize, y: usize, rs: isize, cs: isize| {
+                                x * rs as usize + y * cs as usize
+                            };
+                            let s: f64 = (0..k)
+                                .map(|p| a[at(i, p, ars, acs)] * b[at(p, j, brs, bcs)])
+                                .sum();
+                            let o = at(i, j, crs, ccs);
+                            let want = 2.0 * s + if beta == 0 { 0.0 } else { 3.0 * c0[o] };
+                            assert_eq!(c[o], want, "{isa:?} {m}×{k}×{n} ({i},{j}) β={beta}");
+                        }
+                    }
+                    // f32 on the same data
+                    let af: Vec<f32> = a.iter().map(|&x| x as f32).collect();
+                    let bf: Vec<f32> = b.iter().map(|&x| x as f32).collect();
+                    let mut cf: Vec<f32> = c0.iter().map(|&x| x as f32).collect();
+                    gemm::gemm_with(
+                        isa,
+                        1.0,
+                        MatRef {
+                            data: &af,
+                            rows: m,
+                            cols: k,
+                            row_stride: ars,
+                            col_stride: acs,
+                        },
+                        MatRef {
+                            data: &bf,
+                            rows: k,
+                            cols: n,
+                            row_stride: brs,
+                            col_stride: bcs,
+                        },
+                        1.0,
+                        MatMut {
+                            data: &mut cf,
+                            rows: m,
+                            cols: n,
+                            row_stride: crs,
+                            col_stride: ccs,
+                        },
+                    )
+                    .unwrap();
+                    for i in 0..m {
+                        for j in 0..n {
+                            let o = i * crs as usize + j * ccs as usize;
+                            let s: f64 = (0..k)
+                                .map(|p| {
+                                    a[i * ars as usize + p * acs as usize]
+                                        * b[p * brs as usize + j * bcs as usize]
+                                })
+                                .sum();
+                            assert_eq!(f64::from(cf[o]), s + c0[o], "f32 {isa:?} ({i},{j})");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -56,6 +56,7 @@ mod direct;
 pub mod dispatch;
 mod error;
 mod fixed;
+mod gemv;
 mod half_inputs;
 mod int8;
 mod kernel;
@@ -278,6 +279,22 @@ pub(crate) fn gemm_float<T: Element>(
     }
     if k == 0 || alpha == T::ZERO {
         block::scale(m, n, beta, c.data, sc, None);
+        return Ok(());
+    }
+    // matrix–vector products (the decode shape): the matrix streamed once, never packed
+    if packing != Packing::Always
+        && (m == 1 || n == 1)
+        && gemv::try_run(
+            isa,
+            [m, k, n],
+            alpha,
+            (a, sa),
+            (b, sb),
+            beta,
+            (&mut *c.data, sc),
+            threads,
+        )
+    {
         return Ok(());
     }
     // small problems with suitable strides: the unpacked kernels

@@ -1,0 +1,335 @@
+//! Matrix–vector products (m = 1 or n = 1: the decode shape of inference, `1×k · k×n`).
+//!
+//! Such a product is memory-bound: every element of the matrix is used once, so packing it
+//! (what the blocked engine does) would read and write it twice more for nothing, and a tile of
+//! MR × NR would compute MR or NR times the useful work. Here the matrix is streamed once in
+//! its own order:
+//!
+//! - rows contiguous (`y[j] += x[p]·B[p][j]` along j): four rows at a time are scaled and added
+//!   into a block of `y` accumulators held in L1 — four sequential streams, no transposition;
+//! - columns contiguous (`y[j] = Σ_p x[p]·B[p][j]` along p): four dot products at a time,
+//!   vector accumulators along p, summed at the end.
+//!
+//! Both are written once over the microkernel's vector abstraction (`Simd`) and instantiated per
+//! instruction set. Threads split `y`.
+
+use super::check::Strided;
+use super::kernel::{Element, Scalar, Simd};
+use super::{Isa, MatRef};
+
+/// A checked matrix–vector product `y ← α·x·B + β·y` (x of k, B k × n, y of n): x element p at
+/// `x[ox + p·incx]`, B element (p, j) at `b[sb.origin + p·sb.rs + j·sb.cs]`, y element j at
+/// `y[oy + j·incy]` (no two at one location), every index in bounds.
+pub(crate) struct Gemv<'a, T> {
+    pub k: usize,
+    pub n: usize,
+    pub alpha: T,
+    pub x: &'a [T],
+    pub ox: isize,
+    pub incx: isize,
+    pub b: &'a [T],
+    pub sb: Strided,
+    pub beta: T,
+    pub y: *mut T,
+    pub oy: isize,
+    pub incy: isize,
+}
+
+/// Columns of `y` accumulated per pass of the row-streaming form (16 KiB of f32 in L1).
+const YBLOCK: usize = 4096;
+
+/// The product as a matrix–vector product when one extent of C is 1 and the matrix streams
+/// in one of its contiguous orders; `None` leaves it to the blocked engine.
+///
+/// `a`, `b`: the checked operands (A m × k, B k × n; `sa`, `sb` where their (0, 0) are);
+/// `c`: C's slice with `sc`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn try_run<T: Element>(
+    isa: Isa,
+    [m, k, n]: [usize; 3],
+    alpha: T,
+    (a, sa): (MatRef<'_, T>, Strided),
+    (b, sb): (MatRef<'_, T>, Strided),
+    beta: T,
+    (c, sc): (&mut [T], Strided),
+    threads: usize,
+) -> bool {
+    // the vector x, the matrix, and y, in the form y ← α·x·M + β·y
+    let g = if m == 1 {
+        Gemv {
+            k,
+            n,
+            alpha,
+            x: a.data,
+            ox: sa.origin,
+            incx: sa.cs,
+            b: b.data,
+            sb,
+            beta,
+            y: c.as_mut_ptr(),
+            oy: sc.origin,
+            incy: sc.cs,
+        }
+    } else if n == 1 {
+        // C = A·x is Cᵀ = xᵀ·Aᵀ
+        Gemv {
+            k,
+            n: m,
+            alpha,
+            x: b.data,
+            ox: sb.origin,
+            incx: sb.rs,
+            b: a.data,
+            sb: Strided {
+                origin: sa.origin,
+                rs: sa.cs,
+                cs: sa.rs,
+            },
+            beta,
+            y: c.as_mut_ptr(),
+            oy: sc.origin,
+            incy: sc.rs,
+        }
+    } else {
+        return false;
+    };
+    // the streaming forms need a unit stride along one of the matrix's axes
+    if g.sb.cs != 1 && !(g.sb.rs == 1 && g.incx == 1) {
+        return false;
+    }
+    let threads = threads.clamp(1, g.n.div_ceil(256).max(1));
+    if threads == 1 {
+        run(isa, &g, 0, g.n);
+        return true;
+    }
+    let g = &g;
+    let part = |t: usize| (g.n * t / threads, g.n * (t + 1) / threads);
+    std::thread::scope(|s| {
+        for t in 1..threads {
+            let (lo, hi) = part(t);
+            let job = Job(g);
+            s.spawn(move || {
+                let job = job;
+                run(isa, job.0, lo, hi)
+            });
+        }
+        let (lo, hi) = part(0);
+        run(isa, g, lo, hi);
+    });
+    true
+}
+
+/// A product shared by the threads of one call (each writes its own range of y).
+struct Job<'a, 'b, T>(&'a Gemv<'b, T>);
+// SAFETY: the threads write disjoint ranges of y (an operand with no two elements at one
+// location) and only read x and B; the scope ends before the call returns.
+unsafe impl<T: Sync> Send for Job<'_, '_, T> {}
+
+/// Columns `lo .. hi` of `y` on the instruction set `isa`.
+fn run<T: Element>(isa: Isa, g: &Gemv<'_, T>, lo: usize, hi: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::any::TypeId;
+        let f32_ = TypeId::of::<T>() == TypeId::of::<f32>();
+        if isa >= Isa::Avx2 && isa.is_available() {
+            // SAFETY: AVX2 and FMA are available (checked above); `g` is a checked product.
+            unsafe {
+                if isa == Isa::Avx512 {
+                    if f32_ {
+                        return x86::avx512::<T>(g, lo, hi, true);
+                    }
+                    return x86::avx512::<T>(g, lo, hi, false);
+                }
+                return x86::avx2::<T>(g, lo, hi, f32_);
+            }
+        }
+    }
+    let _ = isa;
+    // SAFETY: the scalar "instruction set" always runs; `g` is a checked product.
+    unsafe { body::<T, Scalar>(g, lo, hi) }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::super::x86::{Avx2F32, Avx2F64, Avx512F32, Avx512F64};
+    use super::{Element, Gemv, body};
+
+    /// Reinterprets the product as `U` (the caller compared the types).
+    ///
+    /// # Safety
+    /// `T` and `U` are the same type.
+    unsafe fn cast<'g, 'a, T, U>(g: &'g Gemv<'a, T>) -> &'g Gemv<'a, U> {
+        // SAFETY: the same type (the caller's contract).
+        unsafe { &*(g as *const Gemv<'a, T>).cast::<Gemv<'a, U>>() }
+    }
+
+    /// # Safety
+    /// AVX2 and FMA are available; `g` is checked; `f32_` says whether `T` is `f32` (else f64).
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn avx2<T: Element>(g: &Gemv<'_, T>, lo: usize, hi: usize, f32_: bool) {
+        // SAFETY: forwarded; the type is the one `f32_` names.
+        unsafe {
+            if f32_ {
+                body::<f32, Avx2F32>(cast(g), lo, hi)
+            } else {
+                body::<f64, Avx2F64>(cast(g), lo, hi)
+            }
+        }
+    }
+
+    /// # Safety
+    /// AVX-512F and FMA are available; otherwise as [`avx2`].
+    #[target_feature(enable = "avx512f,fma")]
+    pub(super) unsafe fn avx512<T: Element>(g: &Gemv<'_, T>, lo: usize, hi: usize, f32_: bool) {
+        // SAFETY: forwarded; the type is the one `f32_` names.
+        unsafe {
+            if f32_ {
+                body::<f32, Avx512F32>(cast(g), lo, hi)
+            } else {
+                body::<f64, Avx512F64>(cast(g), lo, hi)
+            }
+        }
+    }
+}
+
+/// `y[j] ← α·Σ_p x[p]·B[p][j] + β·y[j]` for `lo ≤ j < hi`.
+///
+/// # Safety
+/// The instruction set of `S` is available; `g` is a checked product (every index in bounds).
+#[inline(always)]
+unsafe fn body<T: Element, S: Simd<T>>(g: &Gemv<'_, T>, lo: usize, hi: usize) {
+    let l = S::LANES;
+    let xs = |p: usize| g.x[(g.ox + p as isize * g.incx) as usize];
+    let yp = |j: usize| {
+        // SAFETY: j < n: an element of y (the caller's contract).
+        unsafe { g.y.offset(g.oy + j as isize * g.incy) }
+    };
+    let store = |j: usize, s: T| {
+        let q = yp(j);
+        // SAFETY: `q` is element j of y, written only by this thread.
+        unsafe {
+            *q = if g.beta == T::ZERO {
+                g.alpha * s
+            } else {
+                g.alpha * s + g.beta * *q
+            };
+        }
+    };
+    let bp = g.b.as_ptr();
+    let (rs, cs) = (g.sb.rs, g.sb.cs);
+    if cs == 1 {
+        // rows contiguous: blocks of y accumulated over all of k, four rows per pass
+        let mut acc = [T::ZERO; YBLOCK];
+        let mut j0 = lo;
+        while j0 < hi {
+            let w = YBLOCK.min(hi - j0);
+            let wv = w / l * l;
+            acc[..w].fill(T::ZERO);
+            let mut p = 0;
+            while p < g.k {
+                let rows = 4.min(g.k - p);
+                let mut xv = [T::ZERO; 4];
+                let mut row = [bp; 4];
+                for r in 0..rows {
+                    xv[r] = xs(p + r);
+                    // SAFETY: row p + r of B from column j0 is inside B (p + r < k, j0 < n).
+                    row[r] =
+                        unsafe { bp.offset(g.sb.origin + (p + r) as isize * rs + j0 as isize) };
+                }
+                // SAFETY: (whole block) columns j0 .. j0 + w of rows p .. p + rows are inside
+                // B (j0 + w ≤ hi ≤ n); `acc` holds w ≥ wv elements; the ISA is the caller's.
+                unsafe {
+                    let a = acc.as_mut_ptr();
+                    if rows == 4 {
+                        let x = [
+                            S::splat(xv[0]),
+                            S::splat(xv[1]),
+                            S::splat(xv[2]),
+                            S::splat(xv[3]),
+                        ];
+                        let mut j = 0;
+                        while j < wv {
+                            let mut s = S::load(a.add(j));
+                            s = S::fma(S::load(row[0].add(j)), x[0], s);
+                            s = S::fma(S::load(row[1].add(j)), x[1], s);
+                            s = S::fma(S::load(row[2].add(j)), x[2], s);
+                            s = S::fma(S::load(row[3].add(j)), x[3], s);
+                            S::store(a.add(j), s);
+                            j += l;
+                        }
+                        for j in wv..w {
+                            let mut s = *a.add(j);
+                            for r in 0..4 {
+                                s = s + *row[r].add(j) * xv[r];
+                            }
+                            *a.add(j) = s;
+                        }
+                    } else {
+                        for r in 0..rows {
+                            let x = S::splat(xv[r]);
+                            let mut j = 0;
+                            while j < wv {
+                                S::store(
+                                    a.add(j),
+                                    S::fma(S::load(row[r].add(j)), x, S::load(a.add(j))),
+                                );
+                                j += l;
+                            }
+                            for j in wv..w {
+                                *a.add(j) = *a.add(j) + *row[r].add(j) * xv[r];
+                            }
+                        }
+                    }
+                }
+                p += rows;
+            }
+            for (j, &s) in acc[..w].iter().enumerate() {
+                store(j0 + j, s);
+            }
+            j0 += w;
+        }
+    } else {
+        // columns contiguous (and x unit stride): four dot products at a time
+        let kv = g.k / l * l;
+        let x = &g.x[g.ox as usize..g.ox as usize + g.k];
+        let mut j = lo;
+        while j < hi {
+            let cols = 4.min(hi - j);
+            let mut sums = [T::ZERO; 4];
+            let mut col = [bp; 4];
+            for (c, q) in col.iter_mut().enumerate().take(cols) {
+                // SAFETY: column j + c of B is inside B (j + c < n).
+                *q = unsafe { bp.offset(g.sb.origin + (j + c) as isize * cs) };
+            }
+            // SAFETY: (whole block) elements 0 .. k of each column (unit stride) and of x are
+            // inside their slices; the ISA is the caller's.
+            unsafe {
+                let mut acc = [S::zero(); 4];
+                let mut p = 0;
+                while p < kv {
+                    let xv = S::load(x.as_ptr().add(p));
+                    for c in 0..cols {
+                        acc[c] = S::fma(S::load(col[c].add(p)), xv, acc[c]);
+                    }
+                    p += l;
+                }
+                let mut lanes = [T::ZERO; 16];
+                for c in 0..cols {
+                    S::store(lanes.as_mut_ptr(), acc[c]);
+                    let mut s = T::ZERO;
+                    for &v in &lanes[..l] {
+                        s = s + v;
+                    }
+                    for p in kv..g.k {
+                        s = s + *col[c].add(p) * x[p];
+                    }
+                    sums[c] = s;
+                }
+            }
+            for (c, &s) in sums[..cols].iter().enumerate() {
+                store(j + c, s);
+            }
+            j += cols;
+        }
+    }
+}
