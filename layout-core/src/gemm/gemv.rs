@@ -13,6 +13,8 @@
 //! Both are written once over the microkernel's vector abstraction (`Simd`) and instantiated per
 //! instruction set. Threads split `y`.
 
+#![allow(clippy::needless_range_loop)]
+
 use super::check::Strided;
 use super::kernel::{Element, Scalar, Simd};
 use super::{Isa, MatRef};
