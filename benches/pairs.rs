@@ -53,6 +53,9 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
     let (mut c32, mut ch, mut cb) = (vec![0f32; m * n], vec![0f32; m * n], vec![0f32; m * n]);
     let (mut ci, mut cj) = (vec![0i32; m * n], vec![0i32; m * n]);
     let (a2, b2) = (a.clone(), b.clone());
+    let pb = gemm::PackedB::new(opts.isa, mat(&bf, k, n)).unwrap();
+    let af2 = af.clone();
+    let mut cp = vec![0f32; m * n];
     vec![
         (
             "f32×f32→f32",
@@ -64,6 +67,20 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
                     mat(&bf, k, n),
                     0.0,
                     out(&mut c32, m, n),
+                )
+                .unwrap()
+            }),
+        ),
+        (
+            "f32, B packed",
+            Box::new(move || {
+                gemm::gemm_packed(
+                    opts,
+                    1.0,
+                    mat(black_box(&af2), m, k),
+                    &pb,
+                    0.0,
+                    out(&mut cp, m, n),
                 )
                 .unwrap()
             }),

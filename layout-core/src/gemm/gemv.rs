@@ -17,6 +17,7 @@
 
 use super::check::Strided;
 use super::kernel::{Element, Scalar, Simd};
+use super::packed_b::PackedB;
 use super::{Isa, MatRef};
 
 /// A checked matrix–vector product `y ← α·x·B + β·y` (x of k, B k × n, y of n): x element p at
@@ -127,6 +128,120 @@ struct Job<'a, 'b, T>(&'a Gemv<'b, T>);
 // location) and only read x and B; the scope ends before the call returns.
 unsafe impl<T: Sync> Send for Job<'_, '_, T> {}
 
+/// A row of A times a [`PackedB`]: `y ← α·x·B + β·y` with x element p at `x[sx.origin +
+/// p·sx.cs]` and y element j at `y[sy.origin + j·sy.cs]`, every index checked in bounds and y
+/// injective. The MR-wide panels stream once, each k step one vector multiply-add per MR/LANES.
+pub(crate) fn packed<T: Element>(
+    isa: Isa,
+    alpha: T,
+    (x, sx): (&[T], Strided),
+    b: &PackedB<T>,
+    beta: T,
+    (y, sy): (&mut [T], Strided),
+) {
+    let g = Packed {
+        alpha,
+        x,
+        sx,
+        b,
+        beta,
+        y,
+        sy,
+    };
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::any::TypeId;
+        let f32_ = TypeId::of::<T>() == TypeId::of::<f32>();
+        if isa >= Isa::Avx2 && isa.is_available() {
+            // SAFETY: the ISA is available (checked above); `g` is a checked product.
+            unsafe {
+                if isa == Isa::Avx512 {
+                    return x86::packed_avx512::<T>(g, f32_);
+                }
+                return x86::packed_avx2::<T>(g, f32_);
+            }
+        }
+    }
+    let _ = isa;
+    // SAFETY: the scalar "instruction set" always runs; `g` is a checked product.
+    unsafe { packed_body::<T, Scalar>(g) }
+}
+
+/// The operands of [`packed`].
+pub(crate) struct Packed<'a, T> {
+    alpha: T,
+    x: &'a [T],
+    sx: Strided,
+    b: &'a PackedB<T>,
+    beta: T,
+    y: &'a mut [T],
+    sy: Strided,
+}
+
+/// [`packed`]'s body.
+///
+/// # Safety
+/// The instruction set of `S` is available; MR is a multiple of `S::LANES` and at most
+/// `4·S::LANES` (true of every kernel's tile).
+#[inline(always)]
+unsafe fn packed_body<T: Element, S: Simd<T>>(g: Packed<'_, T>) {
+    let (mr, kc) = g.b.blocking();
+    let (k, n, l) = (g.b.rows(), g.b.cols(), S::LANES);
+    let nv = mr / l;
+    let xs = |p: usize| g.x[(g.sx.origin + p as isize * g.sx.cs) as usize];
+    // the packed buffer in its memory order (k blocks, each a row of panels), sums for a block
+    // of columns kept in L1 between k blocks
+    let mut sums = [T::ZERO; YBLOCK];
+    let chunk = YBLOCK / mr * mr;
+    for c0 in (0..n).step_by(chunk) {
+        let w = chunk.min(n - c0);
+        let wp = w.div_ceil(mr) * mr;
+        sums[..wp].fill(T::ZERO);
+        for pc in (0..k).step_by(kc) {
+            let kcb = kc.min(k - pc);
+            for j0 in (c0..c0 + w).step_by(mr) {
+                let panel = g.b.panel(j0, pc, kcb).as_ptr();
+                // SAFETY: (whole block) the panel piece holds kcb·MR elements, `sums` MR from
+                // j0 − c0 (wp ≤ YBLOCK); `nv·l = MR`; the ISA is the caller's.
+                unsafe {
+                    let s = sums.as_mut_ptr().add(j0 - c0);
+                    let mut acc = [S::zero(); 4];
+                    let mut acc2 = [S::zero(); 4];
+                    for v in 0..nv {
+                        acc[v] = S::load(s.add(v * l));
+                    }
+                    let mut p = 0;
+                    while p + 2 <= kcb {
+                        let (x0, x1) = (S::splat(xs(pc + p)), S::splat(xs(pc + p + 1)));
+                        for v in 0..nv {
+                            acc[v] = S::fma(S::load(panel.add(p * mr + v * l)), x0, acc[v]);
+                            acc2[v] = S::fma(S::load(panel.add((p + 1) * mr + v * l)), x1, acc2[v]);
+                        }
+                        p += 2;
+                    }
+                    if p < kcb {
+                        let x0 = S::splat(xs(pc + p));
+                        for v in 0..nv {
+                            acc[v] = S::fma(S::load(panel.add(p * mr + v * l)), x0, acc[v]);
+                        }
+                    }
+                    for v in 0..nv {
+                        S::store(s.add(v * l), S::add(acc[v], acc2[v]));
+                    }
+                }
+            }
+        }
+        for (j, &s) in sums[..w].iter().enumerate() {
+            let at = (g.sy.origin + (c0 + j) as isize * g.sy.cs) as usize;
+            g.y[at] = if g.beta == T::ZERO {
+                g.alpha * s
+            } else {
+                g.alpha * s + g.beta * g.y[at]
+            };
+        }
+    }
+}
+
 /// Columns `lo .. hi` of `y` on the instruction set `isa`.
 fn run<T: Element>(isa: Isa, g: &Gemv<'_, T>, lo: usize, hi: usize) {
     #[cfg(target_arch = "x86_64")]
@@ -154,7 +269,44 @@ fn run<T: Element>(isa: Isa, g: &Gemv<'_, T>, lo: usize, hi: usize) {
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::super::x86::{Avx2F32, Avx2F64, Avx512F32, Avx512F64};
-    use super::{Element, Gemv, body};
+    use super::{Element, Gemv, Packed, body, packed_body};
+
+    /// Reinterprets the packed product as `U` (the caller compared the types).
+    ///
+    /// # Safety
+    /// `T` and `U` are the same type.
+    unsafe fn cast_packed<'a, T, U>(g: Packed<'a, T>) -> Packed<'a, U> {
+        // SAFETY: the same type (the caller's contract): a move between identical layouts.
+        unsafe { core::mem::transmute_copy(&core::mem::ManuallyDrop::new(g)) }
+    }
+
+    /// # Safety
+    /// AVX2 and FMA are available; `g` is checked; `f32_` says whether `T` is `f32` (else f64).
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn packed_avx2<T: Element>(g: Packed<'_, T>, f32_: bool) {
+        // SAFETY: forwarded; the type is the one `f32_` names.
+        unsafe {
+            if f32_ {
+                packed_body::<f32, Avx2F32>(cast_packed(g))
+            } else {
+                packed_body::<f64, Avx2F64>(cast_packed(g))
+            }
+        }
+    }
+
+    /// # Safety
+    /// AVX-512F and FMA are available; otherwise as [`packed_avx2`].
+    #[target_feature(enable = "avx512f,fma")]
+    pub(super) unsafe fn packed_avx512<T: Element>(g: Packed<'_, T>, f32_: bool) {
+        // SAFETY: forwarded; the type is the one `f32_` names.
+        unsafe {
+            if f32_ {
+                packed_body::<f32, Avx512F32>(cast_packed(g))
+            } else {
+                packed_body::<f64, Avx512F64>(cast_packed(g))
+            }
+        }
+    }
 
     /// Reinterprets the product as `U` (the caller compared the types).
     ///

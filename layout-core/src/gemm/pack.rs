@@ -27,8 +27,8 @@ pub(crate) trait Panels<P>: Sync {
     fn prepacked(&self, _v: usize, _p0: usize, _kc: usize) -> Option<&[P]> {
         None
     }
-    /// Whether [`prepacked`](Panels::prepacked) answers (then X is never packed, and C is
-    /// never transposed: the panels are laid out for the B role).
+    /// Whether [`prepacked`](Panels::prepacked) answers (then X is never packed; its panels
+    /// are MR wide, for the role the kernel vectorises, where the engine puts it).
     fn is_prepacked(&self) -> bool {
         false
     }
