@@ -1,4 +1,6 @@
-//! Register-tiled CPU GEMM: `C ← α·A·B + β·C` for `f32` and `f64`, any strides.
+//! Register-tiled CPU GEMM: `C ← α·A·B + β·C` for every element [`Pair`] — `f32`, `f64`,
+//! `bf16`/`f16` into `f32`, `u8`/`i8` into `i32` — on strided matrices and on tensors of any
+//! layout, through one engine.
 //!
 //! The structure is BLIS's (Goto & van de Geijn 2008; Van Zee & van de Geijn 2015), the one
 //! matrixmultiply, gemm and faer share:
