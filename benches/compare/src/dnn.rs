@@ -340,7 +340,16 @@ fn matmul_rows(d: &Dnnl, (m, k, n): (usize, usize, usize), packed: bool, rounds:
     // the impl column names the weights reorder too where B is packed once
     let impl_of = |op: &Op<'_>| {
         if packed {
-            format!("{} (B reorder: {})", op.impl_name(), op.reorder_impl)
+            format!(
+                "{} (B `any` → {}, reorder {})",
+                op.impl_name(),
+                if op.weights_plain {
+                    "plain ab"
+                } else {
+                    "own format"
+                },
+                op.reorder_impl
+            )
         } else {
             op.impl_name().to_string()
         }
@@ -358,31 +367,40 @@ fn matmul_rows(d: &Dnnl, (m, k, n): (usize, usize, usize), packed: bool, rounds:
         op.run();
         assert!(op.dst::<f32>() == want, "oneDNN f32 {shape} disagrees");
         let mut c = vec![0f32; m * n];
-        let ours_name;
+        let mut c_per_call = vec![0f32; m * n];
         let mut cases: Vec<Case<'_>> = vec![("oneDNN".into(), Box::new(|| op.run()))];
         if packed {
             let f = ours::f32_packed(k, n, &bfv);
             f(m, &af, &mut c);
             assert!(c == want, "layout PackedB {shape} disagrees");
-            ours_name = "PackedB + gemm_packed";
             let afr = &af;
             cases.push((
-                ours_name.into(),
+                "PackedB + gemm_packed".into(),
                 Box::new(move || f(m, black_box(afr), black_box(&mut c))),
             ));
-        } else {
-            ours_name = "sgemm";
-            cases.push((
-                ours_name.into(),
-                Box::new(|| ours::f32_gemm(m, k, n, black_box(&af), &bfv, black_box(&mut c))),
-            ));
         }
-        let t = bench(&mut cases, rounds);
-        let (g_d, g_o) = (flop / t[0] / 1e9, flop / t[1] / 1e9);
+        // sgemm, B packed per call (beside PackedB where B is packed once)
+        cases.push((
+            "sgemm".into(),
+            Box::new(|| ours::f32_gemm(m, k, n, black_box(&af), &bfv, black_box(&mut c_per_call))),
+        ));
+        let g: Vec<f64> = bench(&mut cases, rounds)
+            .iter()
+            .map(|t| flop / t / 1e9)
+            .collect();
+        let ours_cell = if packed {
+            format!(
+                "{:.1} (PackedB + gemm_packed); {:.1} (sgemm, B packed per call)",
+                g[1], g[2]
+            )
+        } else {
+            format!("{:.1} (sgemm)", g[1])
+        };
         println!(
-            "| f32 | {shape} | {} | {g_d:.1} | {g_o:.1} ({ours_name}) | {:.2} |",
+            "| f32 | {shape} | {} | {:.1} | {ours_cell} | {:.2} |",
             impl_of(&op),
-            g_o / g_d
+            g[0],
+            g[1] / g[0]
         );
     }
 
@@ -537,6 +555,19 @@ fn to_nhwc(v: &[f32], c: usize, hw: usize) -> Vec<f32> {
     out
 }
 
+/// A conv's implementation and the weights format `any` resolved to.
+fn conv_impl(op: &Op<'_>) -> String {
+    format!(
+        "{} (weights {})",
+        op.impl_name(),
+        if op.weights_plain {
+            "plain oihw"
+        } else {
+            "blocked"
+        }
+    )
+}
+
 fn conv_row(d: &Dnnl, name: &str, p: &ConvShape, nhwc: bool, bf16_too: bool, rounds: usize) {
     let q = ours_shape(p);
     let x_nchw = ints(p.c * p.h * p.w, 3);
@@ -587,7 +618,7 @@ fn conv_row(d: &Dnnl, name: &str, p: &ConvShape, nhwc: bool, bf16_too: bool, rou
     let g_conv = have.then(|| g[2]);
     println!(
         "| f32 | {name} | {lay} | {} | {:.1} | {} | {:.1} | {} | {:.2} |",
-        op.impl_name(),
+        conv_impl(&op),
         g[0],
         if have {
             fmt(g_conv)
@@ -642,8 +673,7 @@ fn conv_row(d: &Dnnl, name: &str, p: &ConvShape, nhwc: bool, bf16_too: bool, rou
         let g_conv = have.then(|| g[base + 1]);
         println!(
             "| bf16×bf16→f32 | {name} | {lay} | {} | {} | {} | {g_im:.1} | {} | {} |",
-            op.as_ref()
-                .map_or_else(|e| format!("none: {e}"), |o| o.impl_name().to_string()),
+            op.as_ref().map_or_else(|e| format!("none: {e}"), conv_impl),
             fmt(g_d),
             if have {
                 fmt(g_conv)
@@ -668,9 +698,34 @@ fn threads_of_process() -> String {
         .unwrap_or_else(|| "?".into())
 }
 
-/// oneDNN f32 matmul 1024³ and the 3×3 64→64 NHWC conv at 1 and 2 OpenMP threads, alternating,
-/// with the process's thread count (libgomp starts its pool on the first 2-thread region).
-fn threads_check(d: &Dnnl, rounds: usize) {
+/// This process's user + system CPU seconds (`/proc/self/stat`, 100 Hz ticks).
+fn cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            let f: Vec<&str> = s.rsplit_once(')')?.1.split_whitespace().collect();
+            Some((f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?) / 100.0)
+        })
+        .unwrap_or(f64::NAN)
+}
+
+/// Runs `f` for at least a second; (seconds per call, CPU seconds ÷ wall seconds).
+fn phase(f: &dyn Fn()) -> (f64, f64) {
+    f();
+    let (t, c0) = (Instant::now(), cpu_seconds());
+    let mut calls = 0;
+    while t.elapsed().as_secs_f64() < 1.0 {
+        f();
+        calls += 1;
+    }
+    let wall = t.elapsed().as_secs_f64();
+    (wall / calls as f64, (cpu_seconds() - c0) / wall)
+}
+
+/// oneDNN f32 matmul 1024³ and the 3×3 64→64 NHWC conv at 1, then 2, then again 1 OpenMP
+/// thread, each primitive created after `omp_set_num_threads`: GFLOP/s and the process's CPU
+/// time ÷ wall time (≈ 1 on one thread, ≈ 2 on two if the cores are free).
+fn threads_check(d: &Dnnl) {
     let n = 1024;
     let a = ints(n * n, 1);
     let b = ints(n * n, 2);
@@ -681,50 +736,30 @@ fn threads_check(d: &Dnnl, rounds: usize) {
         "process threads before any oneDNN call: {}",
         threads_of_process()
     );
-    for (what, flop) in [
+    let work: [(&str, f64); 2] = [
         ("matmul f32 1024³", 2.0 * (n * n * n) as f64),
         ("conv f32 3×3 64→64 56×56 NHWC", p.flop()),
-    ] {
-        let mut ops: Vec<Op<'_>> = Vec::new();
-        for t in [1, 2] {
+    ];
+    for (what, flop) in work {
+        let mut line = format!("oneDNN {what}:");
+        for t in [1, 2, 1] {
             d.set_threads(t);
-            ops.push(if what.starts_with("matmul") {
+            let op = if what.starts_with("matmul") {
                 d.matmul((n, n, n), (dt::F32, dt::F32, dt::F32), tag::AB, &a, &b)
-                    .unwrap()
             } else {
-                d.conv(&p, tag::NHWC, (dt::F32, dt::F32), &x, &w).unwrap()
-            });
+                d.conv(&p, tag::NHWC, (dt::F32, dt::F32), &x, &w)
+            }
+            .expect("oneDNN primitive");
+            let (s, cpu) = phase(&|| op.run());
+            line += &format!(
+                " {t} thread(s) [{}] {:.1} GFLOP/s, CPU ÷ wall {cpu:.2}, process threads {};",
+                op.impl_name(),
+                flop / s / 1e9,
+                threads_of_process()
+            );
         }
         d.set_threads(1);
-        ops[0].run();
-        let after_one = threads_of_process();
-        let mut cases: Vec<Case<'_>> = vec![
-            (
-                "1".into(),
-                Box::new(|| {
-                    d.set_threads(1);
-                    ops[0].run()
-                }),
-            ),
-            (
-                "2".into(),
-                Box::new(|| {
-                    d.set_threads(2);
-                    ops[1].run()
-                }),
-            ),
-        ];
-        let t = bench(&mut cases, rounds);
-        drop(cases);
-        let after_two = threads_of_process();
-        d.set_threads(1);
-        println!(
-            "oneDNN {what} ({}): 1 thread {:.1} GFLOP/s, 2 threads {:.1} GFLOP/s ({:.2}×); process threads after 1-thread runs {after_one}, after 2-thread runs {after_two}",
-            ops[0].impl_name(),
-            flop / t[0] / 1e9,
-            flop / t[1] / 1e9,
-            t[0] / t[1]
-        );
+        println!("{line}");
     }
 }
 
@@ -765,7 +800,7 @@ pub fn main(args: &[String]) {
         layout::gemm::Isa::selected_for_gemm(),
     );
     if which == "threads" {
-        threads_check(&d, rounds);
+        threads_check(&d);
         return;
     }
     if which == "matmul" || which == "all" {
@@ -784,10 +819,10 @@ pub fn main(args: &[String]) {
             ((512, 4096, 4096), true),
         ] {
             // SHAPES=256,1 runs only m = 256 and m = 1
-            if let Some(o) = &only {
-                if !o.split(',').any(|s| s == shape.0.to_string()) {
-                    continue;
-                }
+            if let Some(o) = &only
+                && !o.split(',').any(|s| s == shape.0.to_string())
+            {
+                continue;
             }
             matmul_rows(&d, shape, packed, rounds);
         }

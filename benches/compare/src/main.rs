@@ -708,13 +708,15 @@ fn main() {
     if args.first().map(String::as_str) == Some("onednn") {
         // oneDNN's matmul and convolution beside layout's (issues 22 and 23): see dnn.rs
         #[cfg(feature = "onednn")]
-        dnn::main(&args[1..]);
+        {
+            dnn::main(&args[1..]);
+            return;
+        }
         #[cfg(not(feature = "onednn"))]
         {
             eprintln!("the onednn mode needs `--features onednn` (and Debian's libdnnl-dev)");
             std::process::exit(2);
         }
-        return;
     }
     if args.first().map(String::as_str) == Some("packed") {
         // B row-major, packed on every call vs packed once (PackedB); f32, one thread

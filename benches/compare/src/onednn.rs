@@ -102,6 +102,7 @@ struct Api {
     memory_desc_init_by_tag:
         unsafe extern "C" fn(*mut Md, c_int, *const i64, c_int, c_int) -> Status,
     memory_desc_get_size: unsafe extern "C" fn(*const c_void) -> usize,
+    memory_desc_equal: unsafe extern "C" fn(*const c_void, *const c_void) -> c_int,
     memory_create: unsafe extern "C" fn(*mut Handle, *const c_void, Handle, *mut c_void) -> Status,
     memory_get_data_handle: unsafe extern "C" fn(Handle, *mut *mut c_void) -> Status,
     memory_destroy: unsafe extern "C" fn(Handle) -> Status,
@@ -204,6 +205,7 @@ impl Dnnl {
             stream_destroy: sym!("dnnl_stream_destroy"),
             memory_desc_init_by_tag: sym!("dnnl_memory_desc_init_by_tag"),
             memory_desc_get_size: sym!("dnnl_memory_desc_get_size"),
+            memory_desc_equal: sym!("dnnl_memory_desc_equal"),
             memory_create: sym!("dnnl_memory_create"),
             memory_get_data_handle: sym!("dnnl_memory_get_data_handle"),
             memory_destroy: sym!("dnnl_memory_destroy"),
@@ -403,6 +405,10 @@ impl Dnnl {
             )
         })?;
         let reorder = self.primitive(rpd)?;
+        // SAFETY: two valid descriptors.
+        let weights_plain = unsafe {
+            (self.api.memory_desc_equal)(wei_md as *const Md as *const c_void, wei_chosen)
+        } != 0;
         self.execute(
             &reorder,
             &[
@@ -421,6 +427,7 @@ impl Dnnl {
         Ok(Op {
             d: self,
             reorder_impl: reorder.impl_name.clone(),
+            weights_plain,
             prim,
             src: src_mem,
             wei: wei_mem,
@@ -602,6 +609,9 @@ pub struct Op<'d> {
     dst_bytes: usize,
     /// The weights reorder's implementation name.
     pub reorder_impl: String,
+    /// Whether the primitive kept the weights in the plain format given (`ab` / `oihw`) when
+    /// asked for `any`: then the "reorder once" is a copy and the primitive packs per call.
+    pub weights_plain: bool,
 }
 
 impl Op<'_> {
