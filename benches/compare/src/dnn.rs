@@ -1,5 +1,7 @@
-//! `onednn [matmul|conv|threads|all] [--rounds R]`: oneDNN's matmul and convolution beside
-//! layout's, interleaved in one process, one thread (issues 22 and 23).
+//! `onednn [matmul|conv|threads|all] [--rounds R] [--wall]`: oneDNN's matmul and convolution
+//! beside layout's, interleaved in one process, one thread (issues 22 and 23). Times are the
+//! calling thread's CPU time (a shared machine's descheduling left out), or with `--wall` the
+//! wall clock; `SHAPES=1,16` limits the matmul rows to those m.
 //!
 //! - matmul, row-major A, B, C: f32, bf16×bf16→f32 and u8×s8→s32 at 256³, 1024³, 2048³ (B plain
 //!   `ab` for both libraries, packed per call), and the decode 1×4096×4096, 16×4096×4096 and prefill
@@ -18,6 +20,8 @@
 use crate::onednn::{ConvShape, Dnnl, Op, dt, tag};
 use layout::named::bf16;
 use std::hint::black_box;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// layout's entry points for these rows. When the new APIs land, point the stubs here at them.
@@ -271,37 +275,68 @@ fn ints(len: usize, seed: usize) -> Vec<f32> {
 
 type Case<'a> = (String, Box<dyn FnMut() + 'a>);
 
+/// Whether `bench` reads the wall clock (`--wall`) instead of this thread's CPU time.
+static WALL: AtomicBool = AtomicBool::new(false);
+
+/// `struct timespec` on x86-64 Linux.
+#[repr(C)]
+struct Timespec {
+    sec: i64,
+    nsec: i64,
+}
+
+unsafe extern "C" {
+    /// glibc's `clock_gettime` (libc is linked into every Rust program on Linux).
+    fn clock_gettime(clock: std::ffi::c_int, ts: *mut Timespec) -> std::ffi::c_int;
+}
+
+/// `CLOCK_THREAD_CPUTIME_ID` (Linux).
+const CLOCK_THREAD_CPUTIME_ID: std::ffi::c_int = 3;
+
+/// Seconds on the clock `bench` uses: the calling thread's CPU time (default: on a shared
+/// machine it leaves out the time this thread waits descheduled; one-thread oneDNN and layout
+/// both compute on the calling thread, which `onednn threads` checks), or the wall clock.
+fn now() -> f64 {
+    static START: OnceLock<Instant> = OnceLock::new();
+    if WALL.load(Ordering::Relaxed) {
+        return START.get_or_init(Instant::now).elapsed().as_secs_f64();
+    }
+    let mut ts = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: `ts` is a valid out-pointer; the clock id exists on every Linux since 2.6.12.
+    let r = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(r, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    ts.sec as f64 + ts.nsec as f64 * 1e-9
+}
+
 /// Medians of seconds per call, interleaved: each round runs every case in turn (the order
 /// rotating), a sample being as many calls as fill ~40 ms. A case slower than 0.5 s per call
-/// gets only 3 samples (oneDNN's reference kernels).
+/// gets only 3 samples.
 fn bench(cases: &mut [Case<'_>], rounds: usize) -> Vec<f64> {
-    let mut reps = Vec::new();
+    // (calls per sample, samples wanted)
+    let mut plan = Vec::new();
     for (_, f) in cases.iter_mut() {
         f(); // warm up (page faults, JIT)
-        let t = Instant::now();
+        let t = now();
         f();
-        let s = t.elapsed().as_secs_f64();
-        reps.push(((0.04 / s) as usize).clamp(1, 10_000));
-        if s > 0.5 {
-            reps.push(usize::MAX); // marker: few samples
-        } else {
-            reps.push(0);
-        }
+        let s = now() - t;
+        let reps = ((0.04 / s) as usize).clamp(1, 10_000);
+        plan.push((reps, if s > 0.5 { rounds.min(3) } else { rounds }));
     }
     let n = cases.len();
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); n];
     for round in 0..rounds {
         for slot in 0..n {
             let i = (slot + round) % n;
-            if reps[2 * i + 1] == usize::MAX && times[i].len() >= 3 {
+            let (reps, samples) = plan[i];
+            if times[i].len() >= samples {
                 continue;
             }
             let f = &mut cases[i].1;
-            let t = Instant::now();
-            for _ in 0..reps[2 * i] {
+            let t = now();
+            for _ in 0..reps {
                 f();
             }
-            times[i].push(t.elapsed().as_secs_f64() / reps[2 * i] as f64);
+            times[i].push((now() - t) / reps as f64);
         }
     }
     times
@@ -772,6 +807,8 @@ pub fn main(args: &[String]) {
         if args[i] == "--rounds" {
             rounds = args[i + 1].parse().expect("--rounds R");
             i += 1;
+        } else if args[i] == "--wall" {
+            WALL.store(true, Ordering::Relaxed);
         } else {
             which = args[i].clone();
         }
@@ -794,10 +831,15 @@ pub fn main(args: &[String]) {
         })
         .unwrap_or_default();
     println!(
-        "CPU: {cpu}; oneDNN {}; omp_get_max_threads after omp_set_num_threads(1): {}; layout ISA {:?}; {rounds} rounds, interleaved, medians",
+        "CPU: {cpu}; oneDNN {}; omp_get_max_threads after omp_set_num_threads(1): {}; layout ISA {:?}; {rounds} rounds, interleaved, medians of {}",
         d.version(),
         omp.map_or("? (no libgomp)".into(), |n| n.to_string()),
         layout::gemm::Isa::selected_for_gemm(),
+        if WALL.load(Ordering::Relaxed) {
+            "wall-clock time"
+        } else {
+            "the calling thread's CPU time (--wall for wall clock)"
+        }
     );
     if which == "threads" {
         threads_check(&d);
