@@ -733,33 +733,47 @@ fn threads_of_process() -> String {
         .unwrap_or_else(|| "?".into())
 }
 
-/// This process's user + system CPU seconds (`/proc/self/stat`, 100 Hz ticks).
-fn cpu_seconds() -> f64 {
-    std::fs::read_to_string("/proc/self/stat")
-        .ok()
-        .and_then(|s| {
-            let f: Vec<&str> = s.rsplit_once(')')?.1.split_whitespace().collect();
-            Some((f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?) / 100.0)
-        })
-        .unwrap_or(f64::NAN)
+/// User + system CPU seconds of a `/proc/…/stat` file (100 Hz ticks).
+fn stat_cpu(path: &str) -> Option<f64> {
+    let s = std::fs::read_to_string(path).ok()?;
+    let f: Vec<&str> = s.rsplit_once(')')?.1.split_whitespace().collect();
+    Some((f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?) / 100.0)
 }
 
-/// Runs `f` for at least a second; (seconds per call, CPU seconds ÷ wall seconds).
-fn phase(f: &dyn Fn()) -> (f64, f64) {
+/// (CPU seconds of the whole process, CPU seconds of its threads other than the main one).
+fn cpu_seconds() -> (f64, f64) {
+    let all = stat_cpu("/proc/self/stat").unwrap_or(f64::NAN);
+    let pid = std::process::id().to_string();
+    let others = std::fs::read_dir("/proc/self/task")
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_name().to_str() != Some(pid.as_str()))
+                .filter_map(|e| stat_cpu(&format!("{}/stat", e.path().display())))
+                .sum()
+        })
+        .unwrap_or(f64::NAN);
+    (all, others)
+}
+
+/// Runs `f` for at least two seconds; (wall seconds per call, process CPU ÷ wall, CPU seconds
+/// spent on threads other than the main one).
+fn phase(f: &dyn Fn()) -> (f64, f64, f64) {
     f();
-    let (t, c0) = (Instant::now(), cpu_seconds());
+    let (t, (c0, o0)) = (Instant::now(), cpu_seconds());
     let mut calls = 0;
-    while t.elapsed().as_secs_f64() < 1.0 {
+    while t.elapsed().as_secs_f64() < 2.0 {
         f();
         calls += 1;
     }
     let wall = t.elapsed().as_secs_f64();
-    (wall / calls as f64, (cpu_seconds() - c0) / wall)
+    let (c1, o1) = cpu_seconds();
+    (wall / calls as f64, (c1 - c0) / wall, o1 - o0)
 }
 
 /// oneDNN f32 matmul 1024³ and the 3×3 64→64 NHWC conv at 1, then 2, then again 1 OpenMP
-/// thread, each primitive created after `omp_set_num_threads`: GFLOP/s and the process's CPU
-/// time ÷ wall time (≈ 1 on one thread, ≈ 2 on two if the cores are free).
+/// thread, each primitive created after `omp_set_num_threads`: wall-clock GFLOP/s, the process's
+/// CPU time ÷ wall time (≈ 1 on one thread, ≈ 2 on two if the cores are free) and the CPU time
+/// of the threads other than the main one (0 when oneDNN computes on the calling thread alone).
 fn threads_check(d: &Dnnl) {
     let n = 1024;
     let a = ints(n * n, 1);
@@ -785,9 +799,9 @@ fn threads_check(d: &Dnnl) {
                 d.conv(&p, tag::NHWC, (dt::F32, dt::F32), &x, &w)
             }
             .expect("oneDNN primitive");
-            let (s, cpu) = phase(&|| op.run());
+            let (s, cpu, others) = phase(&|| op.run());
             line += &format!(
-                " {t} thread(s) [{}] {:.1} GFLOP/s, CPU ÷ wall {cpu:.2}, process threads {};",
+                " {t} thread(s) [{}] {:.1} GFLOP/s, CPU ÷ wall {cpu:.2}, CPU on other threads {others:.2} s, process threads {};",
                 op.impl_name(),
                 flop / s / 1e9,
                 threads_of_process()
