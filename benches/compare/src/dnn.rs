@@ -10,8 +10,9 @@
 //! - conv forward, batch 1, five ResNet-50 layers, NCHW and NHWC src and dst, weights `any`
 //!   (reordered once), f32; bf16×bf16→f32 on the 3×3 128→128 layer. Layout's side is explicit
 //!   im2col + GEMM (the baseline issue 23 asks for) until `layout::conv::conv2d` exists.
-//! - threads: oneDNN (and layout) at 1 and 2 threads, to show the one-thread rows really run on
-//!   one thread.
+//! - threads: oneDNN at 1 and 2 OpenMP threads, with the CPU time of the threads other than the
+//!   main one, to show the one-thread rows really run on one thread (layout's 1 against 2
+//!   threads is the `par N` mode).
 //!
 //! Every row is checked for exact equality with layout's f32 result first (integer-valued data,
 //! so every summation order is exact). The APIs layout does not have yet are `TODO(lead)` stubs
