@@ -101,18 +101,25 @@ pub mod ours {
         None
     }
 
-    /// u8×i8→i32, row-major.
-    ///
-    /// TODO(lead): layout has no integer GEMM yet (issue 22). When it lands, return
-    /// `Some(Box::new(move |m, a, c| layout::gemm::gemm_i8(…)))` here (or the tensor `gemm` on
-    /// u8/i8 tensors), with B packed once where the API allows. The rows print "–" until then.
+    /// u8×i8→i32, row-major: `layout::gemm::gemm_i8` (B packed per call: i16 k pairs).
     #[allow(clippy::type_complexity)]
     pub fn u8i8_gemm(
-        _k: usize,
-        _n: usize,
-        _b: &[i8],
+        k: usize,
+        n: usize,
+        b: &[i8],
     ) -> Option<Box<dyn Fn(usize, &[u8], &mut [i32])>> {
-        None
+        let b = b.to_vec();
+        Some(Box::new(move |m, a, c| {
+            layout::gemm::gemm_i8(
+                Options::default(),
+                1,
+                rm(a, m, k),
+                rm(&b, k, n),
+                0,
+                rm_mut(c, m, n),
+            )
+            .unwrap()
+        }))
     }
 
     /// A 2-D convolution's shape, batch 1 (mirrors `onednn::ConvShape`, so this module does not

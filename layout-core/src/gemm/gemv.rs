@@ -197,39 +197,50 @@ unsafe fn packed_body<T: Element, S: Simd<T>>(g: Packed<'_, T>) {
         let w = chunk.min(n - c0);
         let wp = w.div_ceil(mr) * mr;
         sums[..wp].fill(T::ZERO);
-        for pc in (0..k).step_by(kc) {
-            let kcb = kc.min(k - pc);
+        // up to four k blocks per pass: four sequential streams through the buffer
+        let mut pc = 0;
+        while pc < k {
+            let nb = 4.min((k - pc).div_ceil(kc));
+            // every block but the last of the call is full (KC rows)
+            let last = kc.min(k - (pc + (nb - 1) * kc));
             for j0 in (c0..c0 + w).step_by(mr) {
-                let panel = g.b.panel(j0, pc, kcb).as_ptr();
-                // SAFETY: (whole block) the panel piece holds kcb·MR elements, `sums` MR from
-                // j0 − c0 (wp ≤ YBLOCK); `nv·l = MR`; the ISA is the caller's.
+                let mut panel = [core::ptr::null::<T>(); 4];
+                for (q, pq) in panel.iter_mut().enumerate().take(nb) {
+                    let p0 = pc + q * kc;
+                    *pq = g.b.panel(j0, p0, kc.min(k - p0)).as_ptr();
+                }
+                // SAFETY: (whole block) block q's panel piece holds kc·MR elements (the last
+                // `last`·MR), read only below those lengths; `sums` holds MR from j0 − c0
+                // (wp ≤ YBLOCK); `nv·l = MR`; the ISA is the caller's.
                 unsafe {
                     let s = sums.as_mut_ptr().add(j0 - c0);
-                    let mut acc = [S::zero(); 4];
-                    let mut acc2 = [S::zero(); 4];
-                    for v in 0..nv {
-                        acc[v] = S::load(s.add(v * l));
-                    }
-                    let mut p = 0;
-                    while p + 2 <= kcb {
-                        let (x0, x1) = (S::splat(xs(pc + p)), S::splat(xs(pc + p + 1)));
+                    let mut acc = [[S::zero(); 4]; 4];
+                    let step = |acc: &mut [S::V; 4], q: usize, p: usize| {
+                        let x = S::splat(xs(pc + q * kc + p));
                         for v in 0..nv {
-                            acc[v] = S::fma(S::load(panel.add(p * mr + v * l)), x0, acc[v]);
-                            acc2[v] = S::fma(S::load(panel.add((p + 1) * mr + v * l)), x1, acc2[v]);
+                            acc[v] = S::fma(S::load(panel[q].add(p * mr + v * l)), x, acc[v]);
                         }
-                        p += 2;
+                    };
+                    for p in 0..last {
+                        for q in 0..nb {
+                            step(&mut acc[q], q, p);
+                        }
                     }
-                    if p < kcb {
-                        let x0 = S::splat(xs(pc + p));
-                        for v in 0..nv {
-                            acc[v] = S::fma(S::load(panel.add(p * mr + v * l)), x0, acc[v]);
+                    for p in last..kc {
+                        for q in 0..nb - 1 {
+                            step(&mut acc[q], q, p);
                         }
                     }
                     for v in 0..nv {
-                        S::store(s.add(v * l), S::add(acc[v], acc2[v]));
+                        let mut t = S::load(s.add(v * l));
+                        for a in acc.iter().take(nb) {
+                            t = S::add(t, a[v]);
+                        }
+                        S::store(s.add(v * l), t);
                     }
                 }
             }
+            pc += nb * kc;
         }
         for (j, &s) in sums[..w].iter().enumerate() {
             let at = (g.sy.origin + (c0 + j) as isize * g.sy.cs) as usize;
