@@ -400,6 +400,65 @@ fn matrix_vector_products_on_every_orientation() {
                             assert_eq!(f64::from(cf[o]), s + c0[o], "f32 {isa:?} ({i},{j})");
                         }
                     }
+                    // bf16 and f16 inputs into f32 (the widening decode path)
+                    fn half<H: gemm::Half + Val>(
+                        isa: Isa,
+                        (a, b, c0): (&[f64], &[f64], &[f64]),
+                        (m, k, n): (usize, usize, usize),
+                        s: [isize; 6],
+                    ) {
+                        let ah: Vec<H> = a.iter().map(|&x| H::of(x as i64)).collect();
+                        let bh: Vec<H> = b.iter().map(|&x| H::of(x as i64)).collect();
+                        let mut ch: Vec<f32> = c0.iter().map(|&x| x as f32).collect();
+                        let [ars, acs, brs, bcs, crs, ccs] = s;
+                        gemm::gemm_half(
+                            isa,
+                            -1.0,
+                            MatRef {
+                                data: &ah,
+                                rows: m,
+                                cols: k,
+                                row_stride: ars,
+                                col_stride: acs,
+                            },
+                            MatRef {
+                                data: &bh,
+                                rows: k,
+                                cols: n,
+                                row_stride: brs,
+                                col_stride: bcs,
+                            },
+                            2.0,
+                            MatMut {
+                                data: &mut ch,
+                                rows: m,
+                                cols: n,
+                                row_stride: crs,
+                                col_stride: ccs,
+                            },
+                        )
+                        .unwrap();
+                        let at = |x: usize, y: usize, rs: isize, cs: isize| {
+                            x * rs as usize + y * cs as usize
+                        };
+                        for i in 0..m {
+                            for j in 0..n {
+                                let sum: f64 = (0..k)
+                                    .map(|p| a[at(i, p, ars, acs)] * b[at(p, j, brs, bcs)])
+                                    .sum();
+                                let o = at(i, j, crs, ccs);
+                                assert_eq!(
+                                    f64::from(ch[o]),
+                                    2.0 * c0[o] - sum,
+                                    "{} {isa:?} {m}×{k}×{n} ({i},{j})",
+                                    core::any::type_name::<H>()
+                                );
+                            }
+                        }
+                    }
+                    let st = [ars, acs, brs, bcs, crs, ccs];
+                    half::<bf16>(isa, (&a, &b, &c0), (m, k, n), st);
+                    half::<f16>(isa, (&a, &b, &c0), (m, k, n), st);
                 }
             }
         }

@@ -498,3 +498,247 @@ unsafe fn body<T: Element, S: Simd<T>>(g: &Gemv<'_, T>, lo: usize, hi: usize) {
         }
     }
 }
+
+/// A checked matrix–vector product with 16-bit float x and B and an `f32` y (the decode shape
+/// of bf16/f16 weights): as [`Gemv`], the elements widened in L1-sized chunks as they stream.
+pub(crate) struct HalfGemv<'a, H> {
+    pub k: usize,
+    pub n: usize,
+    pub alpha: f32,
+    pub x: &'a [H],
+    pub ox: isize,
+    pub incx: isize,
+    pub b: &'a [H],
+    pub sb: Strided,
+    pub beta: f32,
+    pub y: *mut f32,
+    pub oy: isize,
+    pub incy: isize,
+    /// 16-bit floats widen 8 at a time (AVX2 and F16C).
+    pub simd: bool,
+}
+
+/// Elements widened per chunk.
+const CHUNK: usize = 4096;
+
+/// [`try_run`] for 16-bit inputs: `a`, `b` with their origins and strides, `c` with its.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn try_run_half<H: super::Half>(
+    isa: Isa,
+    [m, k, n]: [usize; 3],
+    alpha: f32,
+    (a, sa): (&[H], Strided),
+    (b, sb): (&[H], Strided),
+    beta: f32,
+    (c, sc): (&mut [f32], Strided),
+    threads: usize,
+) -> bool {
+    let simd = super::widen::simd(isa);
+    let g = if m == 1 {
+        HalfGemv {
+            k,
+            n,
+            alpha,
+            x: a,
+            ox: sa.origin,
+            incx: sa.cs,
+            b,
+            sb,
+            beta,
+            y: c.as_mut_ptr(),
+            oy: sc.origin,
+            incy: sc.cs,
+            simd,
+        }
+    } else if n == 1 {
+        HalfGemv {
+            k,
+            n: m,
+            alpha,
+            x: b,
+            ox: sb.origin,
+            incx: sb.rs,
+            b: a,
+            sb: Strided {
+                origin: sa.origin,
+                rs: sa.cs,
+                cs: sa.rs,
+            },
+            beta,
+            y: c.as_mut_ptr(),
+            oy: sc.origin,
+            incy: sc.rs,
+            simd,
+        }
+    } else {
+        return false;
+    };
+    if g.sb.cs != 1 && !(g.sb.rs == 1 && g.incx == 1) {
+        return false;
+    }
+    let threads = threads.clamp(1, g.n.div_ceil(256).max(1));
+    let part = |t: usize| (g.n * t / threads, g.n * (t + 1) / threads);
+    if threads == 1 {
+        run_half(isa, &g, 0, g.n);
+        return true;
+    }
+    let g = &g;
+    std::thread::scope(|s| {
+        for t in 1..threads {
+            let (lo, hi) = part(t);
+            let job = HalfJob(g);
+            s.spawn(move || {
+                let job = job;
+                run_half(isa, job.0, lo, hi)
+            });
+        }
+        let (lo, hi) = part(0);
+        run_half(isa, g, lo, hi);
+    });
+    true
+}
+
+/// A 16-bit product shared by the threads of one call (each writes its own range of y).
+struct HalfJob<'a, 'b, H>(&'a HalfGemv<'b, H>);
+// SAFETY: as for `Job`: disjoint ranges of an injective y, x and B only read, scoped threads.
+unsafe impl<H: Sync> Send for HalfJob<'_, '_, H> {}
+
+fn run_half<H: super::Half>(isa: Isa, g: &HalfGemv<'_, H>, lo: usize, hi: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if isa >= Isa::Avx2 && isa.is_available() {
+        // SAFETY: AVX2 and FMA are available (checked); `g` is a checked product.
+        return unsafe { half_avx2(g, lo, hi) };
+    }
+    let _ = isa;
+    // SAFETY: the scalar "instruction set" always runs; `g` is a checked product.
+    unsafe { half_body::<H, Scalar>(g, lo, hi) }
+}
+
+/// # Safety
+/// AVX2 and FMA are available; `g` is checked.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn half_avx2<H: super::Half>(g: &HalfGemv<'_, H>, lo: usize, hi: usize) {
+    // SAFETY: forwarded.
+    unsafe { half_body::<H, super::x86::Avx2F32>(g, lo, hi) }
+}
+
+/// `y[j] ← α·Σ_p x[p]·B[p][j] + β·y[j]` for `lo ≤ j < hi`, B and x widened chunk by chunk.
+///
+/// # Safety
+/// The instruction set of `S` is available; `g` is a checked product.
+#[inline(always)]
+unsafe fn half_body<H: super::Half, S: Simd<f32>>(g: &HalfGemv<'_, H>, lo: usize, hi: usize) {
+    let l = S::LANES;
+    let xs = |p: usize| g.x[(g.ox + p as isize * g.incx) as usize].to_f32();
+    let store = |j: usize, s: f32| {
+        // SAFETY: j < n: an element of y, written only by this thread.
+        unsafe {
+            let q = g.y.offset(g.oy + j as isize * g.incy);
+            *q = if g.beta == 0.0 {
+                g.alpha * s
+            } else {
+                g.alpha * s + g.beta * *q
+            };
+        }
+    };
+    let (rs, cs) = (g.sb.rs, g.sb.cs);
+    let mut stage = [[0f32; CHUNK]; 4];
+    if cs == 1 {
+        // rows contiguous: a block of sums, four rows widened per pass
+        let mut sums = [0f32; CHUNK];
+        let mut j0 = lo;
+        while j0 < hi {
+            let w = CHUNK.min(hi - j0);
+            let wv = w / l * l;
+            sums[..w].fill(0.0);
+            let mut p = 0;
+            while p < g.k {
+                let rows = 4.min(g.k - p);
+                let mut xv = [0f32; 4];
+                for r in 0..rows {
+                    xv[r] = xs(p + r);
+                    let at = (g.sb.origin + (p + r) as isize * rs + j0 as isize) as usize;
+                    H::widen_run(&g.b[at..at + w], &mut stage[r][..w], g.simd);
+                }
+                // SAFETY: `stage[r]` and `sums` hold w ≥ wv elements; the ISA is the caller's.
+                unsafe {
+                    let a = sums.as_mut_ptr();
+                    let x = [
+                        S::splat(xv[0]),
+                        S::splat(xv[1]),
+                        S::splat(xv[2]),
+                        S::splat(xv[3]),
+                    ];
+                    let row = [0, 1, 2, 3].map(|r| stage[r].as_ptr());
+                    let mut j = 0;
+                    while j < wv {
+                        let mut t = S::load(a.add(j));
+                        for r in 0..rows {
+                            t = S::fma(S::load(row[r].add(j)), x[r], t);
+                        }
+                        S::store(a.add(j), t);
+                        j += l;
+                    }
+                }
+                for j in wv..w {
+                    for r in 0..rows {
+                        sums[j] += stage[r][j] * xv[r];
+                    }
+                }
+                p += rows;
+            }
+            for (j, &s) in sums[..w].iter().enumerate() {
+                store(j0 + j, s);
+            }
+            j0 += w;
+        }
+    } else {
+        // columns contiguous, x unit stride: four dot products at a time, k in chunks
+        let x0 = g.ox as usize;
+        let mut xw = [0f32; CHUNK];
+        let mut j = lo;
+        while j < hi {
+            let cols = 4.min(hi - j);
+            let mut sums = [0f32; 4];
+            let mut p0 = 0;
+            while p0 < g.k {
+                let kk = CHUNK.min(g.k - p0);
+                let kv = kk / l * l;
+                H::widen_run(&g.x[x0 + p0..x0 + p0 + kk], &mut xw[..kk], g.simd);
+                for c in 0..cols {
+                    let at = (g.sb.origin + (j + c) as isize * cs + p0 as isize) as usize;
+                    H::widen_run(&g.b[at..at + kk], &mut stage[c][..kk], g.simd);
+                }
+                for c in 0..cols {
+                    let mut lanes = [0f32; 16];
+                    // SAFETY: `stage[c]` and `xw` hold kk ≥ kv elements; the ISA is the
+                    // caller's.
+                    unsafe {
+                        let mut acc = S::zero();
+                        let mut p = 0;
+                        while p < kv {
+                            acc = S::fma(
+                                S::load(stage[c].as_ptr().add(p)),
+                                S::load(xw.as_ptr().add(p)),
+                                acc,
+                            );
+                            p += l;
+                        }
+                        S::store(lanes.as_mut_ptr(), acc);
+                    }
+                    let mut s: f32 = lanes[..l].iter().sum();
+                    for p in kv..kk {
+                        s += stage[c][p] * xw[p];
+                    }
+                    sums[c] += s;
+                }
+                p0 += kk;
+            }
+            for (c, &s) in sums[..cols].iter().enumerate() {
+                store(j + c, s);
+            }
+            j += cols;
+        }
+    }
+}

@@ -139,6 +139,22 @@ pub fn gemm_half<H: Half>(
         return Ok(());
     }
     let (m, k, n) = (a.rows, a.cols, b.cols);
+    // matrix × vector (decode): the matrix streams once, widened chunk by chunk in L1
+    if opts.packing != super::Packing::Always
+        && (m == 1 || n == 1)
+        && super::gemv::try_run_half(
+            opts.isa,
+            [m, k, n],
+            alpha,
+            (a.data, sa),
+            (b.data, sb),
+            beta,
+            (&mut *c.data, sc),
+            1,
+        )
+    {
+        return Ok(());
+    }
     let threads = if opts.packing == super::Packing::Auto
         && m.saturating_mul(n).saturating_mul(k) <= super::PARALLEL_MIN_WORK
     {
