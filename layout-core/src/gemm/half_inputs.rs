@@ -264,3 +264,17 @@ unsafe fn as_bf16<H: Half>(e: Engine<'_, H, H, f32>) -> Engine<'_, half::bf16, h
         threads: e.threads,
     }
 }
+
+/// k values per packed step for the 16-bit type `H` on `isa`: 2 where bf16 runs `vdpbf16ps`,
+/// else 1 (widened to f32).
+pub(crate) fn kstep<H: Half>(isa: super::Isa) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if isa == super::Isa::Avx512
+        && super::bf16::available()
+        && core::any::TypeId::of::<H>() == core::any::TypeId::of::<half::bf16>()
+    {
+        return 2;
+    }
+    let _ = isa;
+    1
+}

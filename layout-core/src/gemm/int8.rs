@@ -482,6 +482,71 @@ pub(crate) fn run_i8<TA: Int8, TB: Int8>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::vec;
+
+    /// The pair packer writes element (row i, step p) of every panel exactly where the panel
+    /// layout `Pair::panel_layout` says, and zeros everywhere else (rows past the edge, the odd
+    /// k's partner), for each source order: unit stride along k, along the rows, and general.
+    #[test]
+    fn pair_panels_are_the_published_layout() {
+        use super::super::Pair;
+        for (r, len, kc) in [
+            (16usize, 16usize, 8usize),
+            (16, 5, 7),
+            (4, 3, 1),
+            (6, 6, 513),
+        ] {
+            let x = |i: usize, p: usize| ((i * 31 + p * 7) % 251) as u8;
+            let (rows, k) = (len, kc);
+            // three storage orders of the same rows × k matrix
+            let rm: Vec<u8> = (0..rows * k).map(|t| x(t / k, t % k)).collect();
+            let cm: Vec<u8> = (0..rows * k).map(|t| x(t % rows, t / rows)).collect();
+            let spaced: Vec<u8> = (0..rows * k * 2)
+                .map(|t| {
+                    if t % 2 == 0 {
+                        x((t / 2) / k, (t / 2) % k)
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            let sources = [
+                (&rm, k as isize, 1isize),
+                (&cm, 1, rows as isize),
+                (&spaced, 2 * k as isize, 2),
+            ];
+            let layout = <u8 as Pair<i8>>::panel_layout(Isa::Portable, r, kc).unwrap();
+            let kcp = kc.next_multiple_of(2);
+            for (data, sv, sk) in sources {
+                let src = Bytes {
+                    src: &data[..],
+                    origin: 0,
+                    sv,
+                    sk,
+                    map: None,
+                };
+                let mut dst = vec![-1i16; r * kcp];
+                src.pack(&mut dst, 0, 0, len, kc, r);
+                let mut hit = vec![false; dst.len()];
+                for i in 0..r {
+                    for p in 0..kcp {
+                        let at = layout.offset((i + r * p) as i64) as usize;
+                        let want = if i < len && p < kc {
+                            i16::from(x(i, p))
+                        } else {
+                            0
+                        };
+                        assert_eq!(
+                            dst[at], want,
+                            "r {r} len {len} kc {kc} (sv {sv}, sk {sk}) ({i},{p})"
+                        );
+                        hit[at] = true;
+                    }
+                }
+                assert!(hit.iter().all(|&h| h), "the layout covers the panel");
+            }
+        }
+    }
 
     /// Every ISA this CPU has, against the definition, on shapes crossing MR, NR, KC and odd k,
     /// with the extreme values of both signednesses, strided and transposed C.

@@ -34,6 +34,34 @@ pub(crate) trait Panels<P>: Sync {
     }
 }
 
+/// The layout of a micro-panel of `r` rows by `k` reduction steps packed `kstep` values of k
+/// per step (see [`Panels::pack`]): `(r, (kstep, ⌈k/kstep⌉)) : (kstep, (1, kstep·r))`, or
+/// `(r, k) : (1, r)` for one value per step.
+pub(crate) fn panel_layout(
+    kstep: usize,
+    r: usize,
+    k: usize,
+) -> Result<crate::DynLayout, crate::LayoutError> {
+    let big = |x: usize| {
+        i64::try_from(x).map_err(|_| crate::LayoutError::Overflow {
+            what: "a panel extent",
+        })
+    };
+    let (ri, ki) = (big(r)?, big(k)?);
+    let text = if kstep == 1 {
+        std::format!("({ri},{ki}):(1,{ri})")
+    } else {
+        let (s, q) = (kstep as i64, big(k.div_ceil(kstep))?);
+        std::format!(
+            "({ri},({s},{q})):({s},(1,{}))",
+            ri.checked_mul(s).ok_or(crate::LayoutError::Overflow {
+                what: "a panel extent"
+            })?
+        )
+    };
+    text.parse()
+}
+
 impl<T: Element> Panels<T> for Source<'_, T> {
     fn pack(&self, dst: &mut [T], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
         pack(dst, *self, v0, p0, len, kc, r)
