@@ -61,6 +61,7 @@ mod kernel;
 mod maps;
 mod pack;
 mod packed_b;
+mod qgemv;
 mod tensor;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -75,6 +76,7 @@ pub use fixed::{
 pub use half_inputs::{Half, gemm_half};
 pub use kernel::Element;
 pub use packed_b::{PackedB, gemm_packed};
+pub use qgemv::qgemv;
 pub use tensor::{gemm, gemm_half_tensors, gemm_half_tensors_with, gemm_static, gemm_tensors_with};
 
 use check::{check_no_overlap, check_operand};
