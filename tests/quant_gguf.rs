@@ -156,7 +156,7 @@ enum Fmt {
 enum Owned {
     Q4(Q4_0Matrix),
     Q8(Q8_0Matrix),
-    G(Group4Matrix),
+    G(Box<Group4Matrix>),
 }
 
 impl Owned {
@@ -164,7 +164,7 @@ impl Owned {
         match self {
             Owned::Q4(q) => q.into(),
             Owned::Q8(q) => q.into(),
-            Owned::G(q) => q.into(),
+            Owned::G(q) => (&**q).into(),
         }
     }
 }
@@ -175,8 +175,12 @@ fn quantize(fmt: Fmt, k: usize, n: usize, b: &[f32]) -> Owned {
     match fmt {
         Fmt::Q4_0 => Owned::Q4(quantize_q4_0(k, n, b).unwrap()),
         Fmt::Q8_0 => Owned::Q8(quantize_q8_0(k, n, b).unwrap()),
-        Fmt::Awq => Owned::G(quantize_group4(k, n, b, GROUP, Group4Format::Awq).unwrap()),
-        Fmt::Gptq => Owned::G(quantize_group4(k, n, b, GROUP, Group4Format::Gptq).unwrap()),
+        Fmt::Awq => Owned::G(Box::new(
+            quantize_group4(k, n, b, GROUP, Group4Format::Awq).unwrap(),
+        )),
+        Fmt::Gptq => Owned::G(Box::new(
+            quantize_group4(k, n, b, GROUP, Group4Format::Gptq).unwrap(),
+        )),
     }
 }
 

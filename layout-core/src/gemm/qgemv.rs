@@ -19,7 +19,7 @@ const OP: &str = "qgemv";
 const MAX_ROWS: usize = 8;
 
 /// Output columns per chunk (each chunk's results are merged into `Y` at once).
-const CHUNK: usize = 64;
+const CHUNK: usize = 256;
 
 /// `Y ← α·X·B + β·Y` with `X` row-major `m × k` (`x[r·k + p]`), `B` quantised `k × n` and `Y`
 /// row-major `m × n` (`y[r·n + j]`), on the kernels and threads of `opts`.
@@ -41,17 +41,24 @@ const CHUNK: usize = 64;
 ///
 /// ```
 /// use layout_core::gemm::{Options, qgemv};
-/// use layout_core::packed::quantize_q8_0;
-/// // B is 64×3, B[p][j] = (p % 5) − 2 + j (small integers: Q8_0 is exact on them here)
+/// use layout_core::packed::{QuantizedB, quantize_q8_0};
 /// let (k, n) = (64, 3);
-/// let b: Vec<f32> = (0..k * n).map(|i| ((i / n) % 5) as f32 - 2.0 + (i % n) as f32).collect();
+/// let b: Vec<f32> = (0..k * n).map(|i| ((i * 7) % 11) as f32 / 4.0 - 1.0).collect();
 /// let q = quantize_q8_0(k, n, &b).unwrap();
-/// let x = vec![1.0f32; k];
-/// let mut y = vec![0.0f32; n];
-/// qgemv(Options::default(), 1, 1.0, &x, &q, 0.0, &mut y).unwrap();
-/// let want: Vec<f32> = (0..n).map(|j| (0..k).map(|p| b[p * n + j]).sum()).collect();
-/// for j in 0..n {
-///     assert!((y[j] - want[j]).abs() <= 1e-3 * want[j].abs().max(1.0));
+/// let x: Vec<f32> = (0..2 * k).map(|i| (i % 5) as f32 - 2.0).collect(); // two rows
+/// let mut y = vec![0.0f32; 2 * n];
+/// qgemv(Options::default(), 2, 1.0, &x, &q, 0.0, &mut y).unwrap();
+/// // the product with the stored (dequantised) weights …
+/// let bq = q.dequantize().unwrap();
+/// for r in 0..2 {
+///     for j in 0..n {
+///         let want: f32 = (0..k).map(|p| x[r * k + p] * bq[p * n + j]).sum();
+///         assert!((y[r * n + j] - want).abs() <= 1e-4 * want.abs().max(1.0));
+///         // … within Q8_0's error of the f32 product (half a step, 1.5/127/2, per weight)
+///         let exact: f32 = (0..k).map(|p| x[r * k + p] * b[p * n + j]).sum();
+///         let bound: f32 = (0..k).map(|p| x[r * k + p].abs()).sum::<f32>() * 1.5 / 254.0;
+///         assert!((y[r * n + j] - exact).abs() <= bound * 1.01 + 1e-4);
+///     }
 /// }
 /// ```
 pub fn qgemv<'a>(
@@ -296,7 +303,8 @@ mod avx2 {
             QuantRef::Q8_0(q) => by_rows!(q8_0_cols, q, xs, k, j0, cw, acc),
             QuantRef::Group4(q) => match q.access() {
                 Access::Awq | Access::Gptq
-                    if q.group() % 8 == 0 && (q.access() == Access::Awq || k % 8 == 0) =>
+                    if q.group().is_multiple_of(8)
+                        && (q.access() == Access::Awq || k.is_multiple_of(8)) =>
                 {
                     by_rows!(group_cols, q, xs, k, j0, cw, acc)
                 }
@@ -410,8 +418,11 @@ mod avx2 {
         u32::from_le_bytes(b)
     }
 
-    /// GPTQ/AWQ, eight columns at a time (`group % 8 == 0`; GPTQ: `k % 8 == 0`); the columns
-    /// past the last whole eight by the portable kernel.
+    /// GPTQ/AWQ (`group % 8 == 0`): the chunk's columns in eights, the rows in eights (one
+    /// GPTQ word per column, one AWQ word per row); per group, sums of `x·(q − z)` kept per
+    /// column in `t` (L1), then scaled into the result. The rows of the chunk are read in
+    /// order, each as one contiguous run of bytes. Columns past the last whole eight (and AWQ
+    /// chunks not starting at a multiple of 8) by the portable kernel.
     #[target_feature(enable = "avx2,fma,f16c")]
     fn group_cols<const M: usize>(
         q: &Group4Matrix,
@@ -427,60 +438,70 @@ mod avx2 {
         let mask = _mm256_set1_epi32(0xf);
         // SAFETY: reading 8 i32 from an array of 8 u32
         let awq_shift = unsafe { _mm256_loadu_si256(AWQ_SHIFT.as_ptr().cast()) };
-        let mut c = 0;
-        // AWQ needs the 8 columns in one word: j0 + c a multiple of 8 (n is)
-        while c + 8 <= cw && (!awq || (j0 + c) % 8 == 0) {
-            let j = j0 + c;
-            let mut out = [_mm256_setzero_ps(); M];
-            for g in 0..k / group {
-                let mut zs = [0.0f32; 8];
-                for (i, z) in zs.iter_mut().enumerate() {
-                    *z = q.zero(g, j + i);
-                }
-                let z = load8(&zs, 0);
-                let s = load8(q.scales(), g * n + j);
-                let mut t = [_mm256_setzero_ps(); M];
-                let p0 = g * group;
-                if awq {
-                    for p in p0..p0 + group {
-                        let w = _mm256_set1_epi32(word(bytes, (p * n + j) / 8) as i32);
-                        let v = _mm256_and_si256(_mm256_srlv_epi32(w, awq_shift), mask);
-                        let v = _mm256_sub_ps(_mm256_cvtepi32_ps(v), z);
-                        for (r, tr) in t.iter_mut().enumerate() {
-                            let xv = _mm256_set1_ps(xs[r * k + p]);
-                            *tr = _mm256_fmadd_ps(xv, v, *tr);
-                        }
+        let vec_cols = if awq && !j0.is_multiple_of(8) {
+            0
+        } else {
+            cw / 8 * 8
+        };
+        let mut out = [[0.0f32; CHUNK]; M];
+        let mut t = [[0.0f32; CHUNK]; M];
+        let mut zs = [0.0f32; CHUNK];
+        for g in 0..k / group {
+            for (c, z) in zs[..vec_cols].iter_mut().enumerate() {
+                *z = q.zero(g, j0 + c);
+            }
+            for tr in t.iter_mut() {
+                tr[..vec_cols].fill(0.0);
+            }
+            for p8 in (g * group..(g + 1) * group).step_by(8) {
+                for w in 0..vec_cols / 8 {
+                    let j = j0 + 8 * w;
+                    let z = load8(&zs, 8 * w);
+                    let mut tv = [_mm256_setzero_ps(); M];
+                    for (r, v) in tv.iter_mut().enumerate() {
+                        *v = load8(&t[r], 8 * w);
                     }
-                } else {
-                    for p8 in (p0..p0 + group).step_by(8) {
+                    let gw = if awq {
+                        _mm256_setzero_si256()
+                    } else {
                         let o = 4 * ((p8 / 8) * n + j);
                         let wb: &[u8; 32] = bytes[o..o + 32].try_into().expect("32 bytes");
                         // SAFETY: `wb` is 32 readable bytes; unaligned load
-                        let w = unsafe { _mm256_loadu_si256(wb.as_ptr().cast()) };
-                        for s8 in 0..8 {
-                            let sh = _mm256_set1_epi32(4 * s8 as i32);
-                            let v = _mm256_and_si256(_mm256_srlv_epi32(w, sh), mask);
-                            let v = _mm256_sub_ps(_mm256_cvtepi32_ps(v), z);
-                            for (r, tr) in t.iter_mut().enumerate() {
-                                let xv = _mm256_set1_ps(xs[r * k + p8 + s8]);
-                                *tr = _mm256_fmadd_ps(xv, v, *tr);
-                            }
+                        unsafe { _mm256_loadu_si256(wb.as_ptr().cast()) }
+                    };
+                    for s8 in 0..8 {
+                        let codes = if awq {
+                            let wd = word(bytes, ((p8 + s8) * n + j) / 8);
+                            _mm256_srlv_epi32(_mm256_set1_epi32(wd as i32), awq_shift)
+                        } else {
+                            _mm256_srlv_epi32(gw, _mm256_set1_epi32(4 * s8 as i32))
+                        };
+                        let v = _mm256_cvtepi32_ps(_mm256_and_si256(codes, mask));
+                        let v = _mm256_sub_ps(v, z);
+                        for (r, tr) in tv.iter_mut().enumerate() {
+                            let xv = _mm256_set1_ps(xs[r * k + p8 + s8]);
+                            *tr = _mm256_fmadd_ps(xv, v, *tr);
                         }
                     }
-                }
-                for (o, tr) in out.iter_mut().zip(t) {
-                    *o = _mm256_fmadd_ps(s, tr, *o);
+                    for (r, v) in tv.iter().enumerate() {
+                        let d: &mut [f32; 8] =
+                            (&mut t[r][8 * w..8 * w + 8]).try_into().expect("8 floats");
+                        // SAFETY: `d` is 8 writable floats
+                        unsafe { _mm256_storeu_ps(d.as_mut_ptr(), *v) };
+                    }
                 }
             }
-            for (r, o) in out.iter().enumerate() {
-                let mut lanes = [0.0f32; 8];
-                // SAFETY: `lanes` is 8 writable floats
-                unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), *o) };
-                acc[r * CHUNK + c..r * CHUNK + c + 8].copy_from_slice(&lanes);
+            let srow = &q.scales()[g * n + j0..g * n + j0 + vec_cols];
+            for (o, tr) in out.iter_mut().zip(&t) {
+                for c in 0..vec_cols {
+                    o[c] += srow[c] * tr[c];
+                }
             }
-            c += 8;
         }
-        for c in c..cw {
+        for (r, o) in out.iter().enumerate() {
+            acc[r * CHUNK..r * CHUNK + vec_cols].copy_from_slice(&o[..vec_cols]);
+        }
+        for c in vec_cols..cw {
             for r in 0..M {
                 acc[r * CHUNK + c] = super::portable::group_dot(q, &xs[r * k..(r + 1) * k], j0 + c);
             }

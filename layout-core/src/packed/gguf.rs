@@ -291,7 +291,7 @@ pub type Q8_0Matrix = GgufMatrix<BlockQ8_0>;
 
 /// `k / 32 · n` blocks, checked: `k` a multiple of 32, the count and its bytes fit.
 fn block_count<B: GgufBlock>(op: &'static str, k: usize, n: usize) -> Result<usize, PackedError> {
-    if k % QK != 0 {
+    if !k.is_multiple_of(QK) {
         return Err(PackedError::KNotBlocked { op, k, block: QK });
     }
     let count = (k / QK).checked_mul(n).ok_or(PackedError::Overflow {
@@ -497,6 +497,7 @@ pub fn quantize_q8_0(k: usize, n: usize, b: &[f32]) -> Result<Q8_0Matrix, Packed
 
 impl<B: GgufBlock> GgufMatrix<B> {
     /// `pack_panels` with the block dequantiser of `isa`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn pack_panels_isa(
         &self,
         isa: Isa,

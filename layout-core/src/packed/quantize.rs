@@ -237,7 +237,7 @@ impl Group4Matrix {
         }
         let (ki, ni, gi) = (quant.rows(), quant.cols(), quant.group());
         let access = if weights.format() == PackedFormat::awq()
-            && n % 8 == 0
+            && n.is_multiple_of(8)
             && GroupQuant::awq(ki, ni, gi).ok() == Some(quant)
         {
             Access::Awq
