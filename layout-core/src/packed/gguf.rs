@@ -268,6 +268,15 @@ impl GgufBlock for BlockQ8_0 {
 /// [`crate::gemm::qgemv`] reading the blocks in place, and packed for the GEMM by
 /// [`QuantizedB::pack_panels`](super::QuantizedB::pack_panels).
 ///
+/// The quantisers follow ggml's reference rule:
+/// - `Q4_0`: `max` is the first value of largest magnitude, `d = max / −8`, `id = 1/d` (0 when
+///   `d = 0`), `q = min(15, trunc(x·id + 8.5))` with the product and the sum each rounded to
+///   `f32` (no fused multiply-add);
+/// - `Q8_0`: `d = max|x| / 127`, `id = 1/d` (0 when `d = 0`), `q = round(x·id)` (halves away
+///   from zero);
+/// - the stored `d` is the `f32` `d` rounded to the nearest `f16` (ties to even); `id` comes
+///   from the unrounded `d`.
+///
 /// ```
 /// use layout_core::packed::{Q8_0Matrix, QuantizedB};
 /// // GGUF bytes of a 32×1 Q8_0 matrix: d = 1.0 (f16 0x3c00), codes 0..32
@@ -366,7 +375,7 @@ impl<B: GgufBlock> GgufMatrix<B> {
     }
 
     /// Quantise the row-major `k × n` matrix `b` (`b[p·n + j]` is `B[p][j]`) with ggml's
-    /// reference rule (see the [module docs](self)).
+    /// reference rule (see [`GgufMatrix`]).
     ///
     /// # Errors
     /// [`PackedError::KNotBlocked`] unless 32 divides `k` (GGUF blocks every column's `k`
