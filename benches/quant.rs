@@ -8,7 +8,9 @@
 //! weights once.
 //!
 //! `cargo bench --bench quant` (`-- M K N THREADS ROUNDS`, default `1 4096 4096 1 15`).
-//! Reports milliseconds, GB/s of weight bytes read and GFLOP/s (2·m·k·n per call).
+//! Reports milliseconds, GB/s of weight bytes read and GFLOP/s (2·m·k·n per call). The
+//! `pack_panels` rows time the prefill GEMM's packing of all of `B` (no multiplication: their
+//! GFLOP/s column is meaningless; read ms and GB/s).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -234,6 +236,42 @@ fn main() {
             times: Vec::new(),
         });
     }
+
+    // the prefill packing cost: all of B dequantised into the GEMM's micro-panels (KC = 256
+    // rows by NR = 6 columns, the AVX2 f32 kernel's width), one KC block at a time into one
+    // reused buffer; the timed call reads every weight once
+    let pack = |name: &'static str, q: QuantRef<'_>| -> Variant {
+        let bytes = q.weight_bytes();
+        let owned: Vec<Box<dyn QuantizedB>> = (0..copies(bytes))
+            .map(|_| -> Box<dyn QuantizedB> {
+                match q {
+                    QuantRef::Q4_0(m) => Box::new(m.clone()),
+                    QuantRef::Q8_0(m) => Box::new(m.clone()),
+                    QuantRef::Group4(g) => Box::new(g.clone()),
+                }
+            })
+            .collect();
+        let (kc, nr) = (256, 6);
+        let mut dst = vec![0.0f32; n.div_ceil(nr) * nr * kc];
+        let mut i = 0;
+        Variant {
+            name,
+            bytes,
+            run: Box::new(move || {
+                let b = &owned[i % owned.len()];
+                for p0 in (0..k).step_by(kc) {
+                    b.pack_panels(&mut dst, 0, p0, n, kc.min(k - p0), nr);
+                    black_box(&dst);
+                }
+                i += 1;
+            }),
+            times: Vec::new(),
+        }
+    };
+    vs.push(pack("pack_panels Q4_0", (&q4).into()));
+    vs.push(pack("pack_panels Q8_0", (&q8).into()));
+    vs.push(pack("pack_panels AWQ g128", (&awq).into()));
+    vs.push(pack("pack_panels GPTQ g128", (&gptq).into()));
 
     // warm-up: one call each
     for v in vs.iter_mut() {

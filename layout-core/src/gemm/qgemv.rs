@@ -411,13 +411,6 @@ mod avx2 {
         }
     }
 
-    /// The little-endian 32-bit word `w` of `bytes`.
-    #[inline]
-    fn word(bytes: &[u8], w: usize) -> u32 {
-        let b: [u8; 4] = bytes[4 * w..4 * w + 4].try_into().expect("4 bytes");
-        u32::from_le_bytes(b)
-    }
-
     /// GPTQ/AWQ (`group % 8 == 0`): the chunk's columns in eights, the rows in eights (one
     /// GPTQ word per column, one AWQ word per row); per group, sums of `x·(q − z)` kept per
     /// column in `t` (L1), then scaled into the result. The rows of the chunk are read in
@@ -471,16 +464,23 @@ mod avx2 {
                     };
                     for s8 in 0..8 {
                         let codes = if awq {
-                            let wd = word(bytes, ((p8 + s8) * n + j) / 8);
-                            _mm256_srlv_epi32(_mm256_set1_epi32(wd as i32), awq_shift)
+                            let wi = ((p8 + s8) * n + j) / 8;
+                            debug_assert!(4 * wi + 4 <= bytes.len());
+                            // SAFETY: word `wi` holds row p8 + s8 < k, columns j..j+8 ≤ n of
+                            // the K·N codes, inside `bytes` (checked on entry)
+                            let wd = unsafe {
+                                bytes.as_ptr().add(4 * wi).cast::<i32>().read_unaligned()
+                            };
+                            _mm256_srlv_epi32(_mm256_set1_epi32(wd), awq_shift)
                         } else {
                             _mm256_srlv_epi32(gw, _mm256_set1_epi32(4 * s8 as i32))
                         };
                         let v = _mm256_cvtepi32_ps(_mm256_and_si256(codes, mask));
                         let v = _mm256_sub_ps(v, z);
                         for (r, tr) in tv.iter_mut().enumerate() {
-                            let xv = _mm256_set1_ps(xs[r * k + p8 + s8]);
-                            *tr = _mm256_fmadd_ps(xv, v, *tr);
+                            // SAFETY: r < M and p8 + s8 < k: inside the M·k floats of `xs`
+                            let xe = unsafe { *xs.get_unchecked(r * k + p8 + s8) };
+                            *tr = _mm256_fmadd_ps(_mm256_set1_ps(xe), v, *tr);
                         }
                     }
                     for (r, v) in tv.iter().enumerate() {

@@ -91,7 +91,9 @@ mod sealed {
 
 /// A GGUF block type of 32 values ([`BlockQ4_0`], [`BlockQ8_0`]): its size, name, quantiser
 /// and dequantiser. Sealed: the GEMV and packing kernels know each implementor.
-pub trait GgufBlock: sealed::Sealed + Copy + core::fmt::Debug + PartialEq + Send + Sync {
+pub trait GgufBlock:
+    sealed::Sealed + Copy + core::fmt::Debug + PartialEq + Send + Sync + 'static
+{
     /// Bytes per block in a GGUF file.
     const BYTES: usize;
     /// The GGML type name (`"q4_0"`, `"q8_0"`).
@@ -517,32 +519,60 @@ impl<B: GgufBlock> GgufMatrix<B> {
         kc: usize,
         nr: usize,
     ) {
-        let kb = self.k / QK;
-        let mut tmp = [0.0f32; QK];
-        for t in 0..len.div_ceil(nr) {
-            let panel = &mut dst[t * nr * kc..(t + 1) * nr * kc];
-            for i in 0..nr {
-                let c = t * nr + i;
-                if c >= len {
-                    for p in 0..kc {
-                        panel[p * nr + i] = 0.0;
-                    }
-                    continue;
-                }
-                let col = &self.blocks[(j0 + c) * kb..(j0 + c + 1) * kb];
-                // walk the k range block by block: dequantise the whole block, copy its part
-                let mut p = 0;
-                while p < kc {
-                    let g = p0 + p;
-                    let (b, off) = (g / QK, g % QK);
-                    let take = (QK - off).min(kc - p);
-                    col[b].dequantize_with(isa, &mut tmp);
-                    for (q, &v) in tmp[off..off + take].iter().enumerate() {
-                        panel[(p + q) * nr + i] = v;
-                    }
-                    p += take;
-                }
+        #[cfg(all(target_arch = "x86_64", feature = "std"))]
+        if isa >= Isa::Avx2 && isa.is_available() && simd::has_f16c() {
+            let any: &dyn core::any::Any = self;
+            if let Some(q) = any.downcast_ref::<Q4_0Matrix>() {
+                // SAFETY: AVX2, FMA and F16C are available (checked just above)
+                unsafe { simd::pack_q4_0(q, dst, j0, p0, len, kc, nr) };
+                return;
             }
+            if let Some(q) = any.downcast_ref::<Q8_0Matrix>() {
+                // SAFETY: as above
+                unsafe { simd::pack_q8_0(q, dst, j0, p0, len, kc, nr) };
+                return;
+            }
+        }
+        pack_with(self, dst, j0, p0, len, kc, nr, |b, out| b.dequantize(out));
+    }
+}
+
+/// The body of `pack_panels`: per 32-row block of k, the `nr` columns' blocks dequantised by
+/// `dq` into a tile, then written row by row into the panel (`nr` contiguous floats per k step).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn pack_with<B: GgufBlock>(
+    m: &GgufMatrix<B>,
+    dst: &mut [f32],
+    j0: usize,
+    p0: usize,
+    len: usize,
+    kc: usize,
+    nr: usize,
+    mut dq: impl FnMut(&B, &mut [f32; QK]),
+) {
+    let kb = m.k / QK;
+    let mut tile = alloc::vec![[0.0f32; QK]; nr];
+    for t in 0..len.div_ceil(nr) {
+        let panel = &mut dst[t * nr * kc..(t + 1) * nr * kc];
+        let width = nr.min(len - t * nr);
+        let jt = j0 + t * nr;
+        let mut p = 0;
+        while p < kc {
+            let g = p0 + p;
+            let (b, off) = (g / QK, g % QK);
+            let take = (QK - off).min(kc - p);
+            for (i, tl) in tile[..width].iter_mut().enumerate() {
+                dq(&m.blocks[(jt + i) * kb + b], tl);
+            }
+            for q in 0..take {
+                let row = &mut panel[(p + q) * nr..(p + q + 1) * nr];
+                for (i, v) in row[..width].iter_mut().enumerate() {
+                    *v = tile[i][off + q];
+                }
+                row[width..].fill(0.0);
+            }
+            p += take;
         }
     }
 }
@@ -550,8 +580,38 @@ impl<B: GgufBlock> GgufMatrix<B> {
 /// The AVX2 block kernels (shared with the GEMV).
 #[cfg(all(target_arch = "x86_64", feature = "std"))]
 pub(crate) mod simd {
-    use super::{BlockQ4_0, BlockQ8_0, QK};
+    use super::{BlockQ4_0, BlockQ8_0, Q4_0Matrix, Q8_0Matrix, QK, pack_with};
     use core::arch::x86_64::*;
+
+    /// `pack_panels` of a `Q4_0` matrix with the AVX2 block dequantiser inlined.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn pack_q4_0(
+        m: &Q4_0Matrix,
+        dst: &mut [f32],
+        j0: usize,
+        p0: usize,
+        len: usize,
+        kc: usize,
+        nr: usize,
+    ) {
+        pack_with(m, dst, j0, p0, len, kc, nr, |b, out| q4_0_block(b, out));
+    }
+
+    /// `pack_panels` of a `Q8_0` matrix with the AVX2 block dequantiser inlined.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn pack_q8_0(
+        m: &Q8_0Matrix,
+        dst: &mut [f32],
+        j0: usize,
+        p0: usize,
+        len: usize,
+        kc: usize,
+        nr: usize,
+    ) {
+        pack_with(m, dst, j0, p0, len, kc, nr, |b, out| q8_0_block(b, out));
+    }
 
     /// Whether the CPU converts `f16` in hardware (every AVX2 CPU does; checked once).
     pub(crate) fn has_f16c() -> bool {
@@ -601,6 +661,7 @@ pub(crate) mod simd {
 
     /// Dequantise a `Q4_0` block (`(code − 8)·d`, one rounding: the same bits as the scalar
     /// path).
+    #[inline]
     #[target_feature(enable = "avx2,fma,f16c")]
     pub(crate) fn q4_0_block(b: &BlockQ4_0, out: &mut [f32; QK]) {
         let d = scale8(b.d);
@@ -612,6 +673,7 @@ pub(crate) mod simd {
     }
 
     /// Dequantise a `Q8_0` block.
+    #[inline]
     #[target_feature(enable = "avx2,fma,f16c")]
     pub(crate) fn q8_0_block(b: &BlockQ8_0, out: &mut [f32; QK]) {
         let d = scale8(b.d);

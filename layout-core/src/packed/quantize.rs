@@ -78,9 +78,21 @@ pub trait QuantizedB {
                 bytes: total.saturating_mul(4),
             })?;
         out.resize(total, 0.0);
-        if total > 0 {
-            // one panel n wide: exactly the row-major matrix
-            self.pack_panels(&mut out, 0, 0, n, k, n);
+        // tiles of 16 columns × 256 rows through a small panel: a column-blocked source (GGUF)
+        // is read in blocks and the row-major output written in runs of 16
+        const TN: usize = 16;
+        const TK: usize = 256;
+        let mut tile = [0.0f32; TN * TK];
+        for j0 in (0..n).step_by(TN) {
+            let w = TN.min(n - j0);
+            for p0 in (0..k).step_by(TK) {
+                let kc = TK.min(k - p0);
+                self.pack_panels(&mut tile, j0, p0, w, kc, TN);
+                for p in 0..kc {
+                    out[(p0 + p) * n + j0..(p0 + p) * n + j0 + w]
+                        .copy_from_slice(&tile[p * TN..p * TN + w]);
+                }
+            }
         }
         Ok(out)
     }
