@@ -364,7 +364,38 @@ impl QuantizedB for Group4Matrix {
         kc: usize,
         nr: usize,
     ) {
-        // per panel and group: the nr zero points and scales once, then the codes
+        let n = self.n();
+        let bytes = self.weights.as_bytes();
+        // the code of (p, j), its arithmetic specialised per storage order
+        match self.access {
+            Access::Awq => self.pack_body(dst, j0, p0, len, kc, nr, |p, j| {
+                let bit = 32 * ((p * n + j) / 8) + AWQ_SHIFT[j % 8] as usize;
+                (bytes[bit / 8] >> (bit % 8)) & 0xf
+            }),
+            Access::Gptq => self.pack_body(dst, j0, p0, len, kc, nr, |p, j| {
+                let byte = 4 * ((p / 8) * n + j) + (p % 8) / 2;
+                (bytes[byte] >> (4 * (p % 2))) & 0xf
+            }),
+            Access::General => self.pack_body(dst, j0, p0, len, kc, nr, |p, j| self.code(p, j)),
+        }
+    }
+}
+
+impl Group4Matrix {
+    /// The body of `pack_panels`: per panel and group, the `nr` zero points and scales once,
+    /// then `(code − z)·s` row by row.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn pack_body(
+        &self,
+        dst: &mut [f32],
+        j0: usize,
+        p0: usize,
+        len: usize,
+        kc: usize,
+        nr: usize,
+        code: impl Fn(usize, usize) -> u8,
+    ) {
         let (n, group) = (self.n(), self.group());
         let mut zs = alloc::vec![0.0f32; 2 * nr];
         let (zf, sf) = zs.split_at_mut(nr);
@@ -382,9 +413,9 @@ impl QuantizedB for Group4Matrix {
                 }
                 for pp in p..end {
                     let row = &mut panel[pp * nr..(pp + 1) * nr];
-                    for i in 0..width {
-                        let q = f32::from(self.code(p0 + pp, jt + i));
-                        row[i] = (q - zf[i]) * sf[i];
+                    for (i, v) in row[..width].iter_mut().enumerate() {
+                        let q = f32::from(code(p0 + pp, jt + i));
+                        *v = (q - zf[i]) * sf[i];
                     }
                     row[width..].fill(0.0);
                 }
