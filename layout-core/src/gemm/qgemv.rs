@@ -468,10 +468,10 @@ mod avx2 {
                             debug_assert!(4 * wi + 4 <= bytes.len());
                             // SAFETY: word `wi` holds row p8 + s8 < k, columns j..j+8 ≤ n of
                             // the K·N codes, inside `bytes` (checked on entry)
-                            let wd = unsafe {
-                                bytes.as_ptr().add(4 * wi).cast::<i32>().read_unaligned()
-                            };
-                            _mm256_srlv_epi32(_mm256_set1_epi32(wd), awq_shift)
+                            let w32 = unsafe { _mm_loadu_si32(bytes.as_ptr().add(4 * wi).cast()) };
+                            // (folds into one `vpbroadcastd` from memory)
+                            let wd = _mm256_broadcastd_epi32(w32);
+                            _mm256_srlv_epi32(wd, awq_shift)
                         } else {
                             _mm256_srlv_epi32(gw, _mm256_set1_epi32(4 * s8 as i32))
                         };
