@@ -256,7 +256,7 @@ impl GgufBlock for BlockQ8_0 {
         let mut qs = [0i8; 32];
         for (q, &v) in qs.iter_mut().zip(x) {
             // |v·id| ≤ 127·(1 + ε): rounds (halves away from zero) to −127..=127
-            *q = (v * id).round() as i8;
+            *q = super::quantize::round_half_away(v * id) as i8;
         }
         Some(BlockQ8_0 { d: to_f16(d)?, qs })
     }
@@ -533,6 +533,7 @@ impl<B: GgufBlock> GgufMatrix<B> {
                 return;
             }
         }
+        let _ = isa;
         pack_with(self, dst, j0, p0, len, kc, nr, |b, out| b.dequantize(out));
     }
 }

@@ -58,6 +58,7 @@ pub use gguf::{
 #[cfg(test)]
 use quant::dequantize_with;
 pub use quant::{GroupQuant, dequantize};
+#[cfg(feature = "std")]
 pub(crate) use quantize::{AWQ_SHIFT, Access};
 pub use quantize::{Group4Format, Group4Matrix, QuantRef, QuantizedB, quantize_group4};
 

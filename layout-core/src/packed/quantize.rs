@@ -98,6 +98,34 @@ pub trait QuantizedB {
     }
 }
 
+/// `v` rounded to the nearest integer, halves away from zero (C's `roundf`), for
+/// `|v| < 2^23` (`core` has no `f32::round` without `std`).
+pub(crate) fn round_half_away(v: f32) -> f32 {
+    let i = v as i32; // toward zero
+    let f = v - i as f32; // exact: |v| < 2^23
+    let r = if f >= 0.5 {
+        i + 1
+    } else if f <= -0.5 {
+        i - 1
+    } else {
+        i
+    };
+    r as f32
+}
+
+/// `v` rounded to the nearest integer, halves to even (PyTorch's `round`), for `|v| < 2^23`.
+pub(crate) fn round_half_even(v: f32) -> f32 {
+    let i = v as i32; // toward zero
+    let f = v - i as f32; // exact: |v| < 2^23
+    let away = if f > 0.0 { i + 1 } else { i - 1 };
+    let r = if f.abs() > 0.5 || (f.abs() == 0.5 && i % 2 != 0) {
+        away
+    } else {
+        i
+    };
+    r as f32
+}
+
 /// The level the block kernels run: `isa` capped at what this CPU has.
 pub(crate) fn usable(isa: Isa) -> Isa {
     if isa.is_available() {
@@ -289,6 +317,7 @@ impl Group4Matrix {
         &self.zeros
     }
 
+    #[cfg(feature = "std")]
     pub(crate) fn access(&self) -> Access {
         self.access
     }
@@ -519,7 +548,7 @@ pub fn quantize_group4(
                         col: j,
                     });
                 }
-                let z = (-lo / s).round_ties_even().clamp(0.0, 15.0);
+                let z = round_half_even(-lo / s).clamp(0.0, 15.0);
                 if z < zmin {
                     ((hi / 14.0).max(f32::MIN_POSITIVE), zmin)
                 } else {
@@ -530,7 +559,8 @@ pub fn quantize_group4(
             // z ∈ [zmin, 15]: the stored value z − zmin is 0..=15
             zeros.set(g * n + j, (z - zmin) as u8)?;
             for p in g * group..(g + 1) * group {
-                let q = ((b[p * n + j] / s).round_ties_even() + z).clamp(0.0, 15.0);
+                // |x/s| ≤ 15 (|x| ≤ max(hi, −lo) ≤ 15·s)
+                let q = (round_half_even(b[p * n + j] / s) + z).clamp(0.0, 15.0);
                 let idx = data.offset((p + k * j) as i64) as usize;
                 weights.set(idx, q as u8)?;
             }
@@ -607,5 +637,29 @@ impl QuantizedB for QuantRef<'_> {
         nr: usize,
     ) {
         self.inner().pack_panels_with(isa, dst, j0, p0, len, kc, nr);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{round_half_away, round_half_even};
+
+    #[test]
+    fn rounding_matches_std_on_quarters_and_neighbours() {
+        // every quarter in −40..40 (the halves are the ties) and its neighbouring floats
+        for q in -160i32..=160 {
+            let v = q as f32 / 4.0;
+            for x in [
+                v,
+                f32::from_bits(v.to_bits() + 1),
+                f32::from_bits(v.to_bits().wrapping_sub(1)),
+            ] {
+                if !x.is_finite() {
+                    continue;
+                }
+                assert_eq!(round_half_away(x), x.round(), "{x}");
+                assert_eq!(round_half_even(x), x.round_ties_even(), "{x}");
+            }
+        }
     }
 }
