@@ -284,6 +284,45 @@ fn main() {
             v.times.push(t.elapsed().as_secs_f64());
         }
     }
+    // accuracy against the f32 product (f64 sums of x·B with the unquantised B)
+    let mut want = vec![0.0f64; m * n];
+    for r in 0..m {
+        for p in 0..k {
+            let xv = f64::from(x[r * k + p]);
+            for (w, bv) in want[r * n..(r + 1) * n]
+                .iter_mut()
+                .zip(&b[p * n..(p + 1) * n])
+            {
+                *w += xv * f64::from(*bv);
+            }
+        }
+    }
+    let norm = want.iter().map(|v| v * v).sum::<f64>().sqrt();
+    println!(
+        "accuracy of y = x·B against the f32 product (relative RMS error, max relative to max |y|):"
+    );
+    let fmts: [(&str, QuantRef<'_>); 4] = [
+        ("Q4_0", (&q4).into()),
+        ("Q8_0", (&q8).into()),
+        ("AWQ g128", (&awq).into()),
+        ("GPTQ g128", (&gptq).into()),
+    ];
+    let ymax = want.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    for (name, q) in fmts {
+        let mut y = vec![0.0f32; m * n];
+        gemm::qgemv(opts, m, 1.0, &x, q, 0.0, &mut y).unwrap();
+        let err = y
+            .iter()
+            .zip(&want)
+            .map(|(a, w)| (f64::from(*a) - w).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        let emax = y
+            .iter()
+            .zip(&want)
+            .fold(0.0f64, |a, (v, w)| a.max((f64::from(*v) - w).abs()));
+        println!("  {name}: {:.2e} RMS, {:.2e} max", err / norm, emax / ymax);
+    }
     let flops = 2.0 * (m * k * n) as f64;
     println!(
         "| variant | weight MB | median ms | GB/s (weights) | GFLOP/s |\n|---|---|---|---|---|"
