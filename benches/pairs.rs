@@ -55,6 +55,9 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
     let (a2, b2) = (a.clone(), b.clone());
     let pb = gemm::PackedB::new(opts.isa, mat(&bf, k, n)).unwrap();
     let af2 = af.clone();
+    let af3 = af.clone();
+    let q4 = layout::packed::quantize_q4_0(k, n, &bf).unwrap();
+    let mut cq = vec![0f32; m * n];
     let mut cp = vec![0f32; m * n];
     vec![
         (
@@ -81,6 +84,20 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
                     &pb,
                     0.0,
                     out(&mut cp, m, n),
+                )
+                .unwrap()
+            }),
+        ),
+        (
+            "f32 × Q4_0 B",
+            Box::new(move || {
+                gemm::gemm_quant(
+                    opts,
+                    1.0,
+                    mat(black_box(&af3), m, k),
+                    &q4,
+                    0.0,
+                    out(&mut cq, m, n),
                 )
                 .unwrap()
             }),

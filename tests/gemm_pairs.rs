@@ -464,3 +464,114 @@ fn matrix_vector_products_on_every_orientation() {
         }
     }
 }
+
+/// Quantized weights as B (`gemm_quant`): decode rows (the stored bytes read in place) and
+/// prefill (dequantized inside packing), row- and column-major C, every ISA, one and two
+/// threads, against the product with the dequantized matrix. GGUF weights chosen to quantize
+/// exactly (integers, each block's extreme at the scale's code) give exact results; the group
+/// formats are compared within f32 rounding.
+#[test]
+fn quantized_b_decode_and_prefill() {
+    use layout::packed::{
+        Group4Format, QuantRef, QuantizedB, quantize_group4, quantize_q4_0, quantize_q8_0,
+    };
+    let mut rng = Seeded(14);
+    let (k, n) = (96usize, 40usize);
+    // Q8_0: ±127 in every block (scale 1); Q4_0: −8 in every block (scale 1)
+    let w8: Vec<f32> = (0..k * n)
+        .map(|i| {
+            if (i / n) % 32 == 0 {
+                127.0
+            } else {
+                rng.range(-127, 127) as f32
+            }
+        })
+        .collect();
+    let w4: Vec<f32> = (0..k * n)
+        .map(|i| {
+            if (i / n) % 32 == 0 {
+                -8.0
+            } else {
+                rng.range(-8, 7) as f32
+            }
+        })
+        .collect();
+    let wg: Vec<f32> = (0..k * n)
+        .map(|_| rng.range(-50, 50) as f32 / 7.0)
+        .collect();
+    let q8 = quantize_q8_0(k, n, &w8).unwrap();
+    let q4 = quantize_q4_0(k, n, &w4).unwrap();
+    let awq = quantize_group4(k, n, &wg, 32, Group4Format::Awq).unwrap();
+    let gptq = quantize_group4(k, n, &wg, 32, Group4Format::Gptq).unwrap();
+    let cases: [(QuantRef<'_>, bool); 4] = [
+        ((&q8).into(), true),
+        ((&q4).into(), true),
+        ((&awq).into(), false),
+        ((&gptq).into(), false),
+    ];
+    for (q, exact) in cases {
+        let b = q.dequantize().unwrap(); // row-major k × n
+        if exact {
+            let src = if b.iter().any(|&x| x.abs() > 8.0) {
+                &w8
+            } else {
+                &w4
+            };
+            assert_eq!(&b, src, "the weights quantize exactly");
+        }
+        for m in [1usize, 5, 9, 40] {
+            let a: Vec<f32> = (0..m * k).map(|_| rng.range(-3, 4) as f32).collect();
+            let c0: Vec<f32> = (0..m * n).map(|_| rng.range(-9, 10) as f32).collect();
+            for isa in Isa::available() {
+                for (threads, row_major) in [(1, true), (2, true), (1, false)] {
+                    let (crs, ccs) = if row_major { (n, 1) } else { (1, m) };
+                    let mut c = c0.clone();
+                    gemm::gemm_quant(
+                        Options {
+                            isa,
+                            threads,
+                            packing: Packing::Auto,
+                        },
+                        2.0,
+                        MatRef {
+                            data: &a,
+                            rows: m,
+                            cols: k,
+                            row_stride: k as isize,
+                            col_stride: 1,
+                        },
+                        q,
+                        -1.0,
+                        MatMut {
+                            data: &mut c,
+                            rows: m,
+                            cols: n,
+                            row_stride: crs as isize,
+                            col_stride: ccs as isize,
+                        },
+                    )
+                    .unwrap();
+                    for i in 0..m {
+                        for j in 0..n {
+                            let s: f64 = (0..k)
+                                .map(|p| f64::from(a[i * k + p]) * f64::from(b[p * n + j]))
+                                .sum();
+                            let o = i * crs + j * ccs;
+                            let want = 2.0 * s - f64::from(c0[o]);
+                            let got = f64::from(c[o]);
+                            let tol = if exact {
+                                0.0
+                            } else {
+                                1e-4 * (1.0 + want.abs())
+                            };
+                            assert!(
+                                (got - want).abs() <= tol,
+                                "{isa:?} m {m} threads {threads} row-major C {row_major} ({i},{j}): {got} vs {want}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -66,6 +66,8 @@ mod maps;
 mod pack;
 mod packed_b;
 mod pair;
+mod qgemv;
+mod quant_b;
 mod tensor;
 mod widen;
 #[cfg(target_arch = "x86_64")]
@@ -83,6 +85,8 @@ pub use int8::{Int8, gemm_i8};
 pub use kernel::Element;
 pub use packed_b::{PackedB, gemm_packed};
 pub use pair::Pair;
+pub use qgemv::qgemv;
+pub use quant_b::gemm_quant;
 pub use tensor::{gemm, gemm_half_tensors, gemm_half_tensors_with, gemm_static, gemm_tensors_with};
 
 use check::{check_no_overlap, check_operand};
