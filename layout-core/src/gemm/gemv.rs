@@ -215,20 +215,18 @@ unsafe fn packed_body<T: Element, S: Simd<T>>(g: Packed<'_, T>) {
                 unsafe {
                     let s = sums.as_mut_ptr().add(j0 - c0);
                     let mut acc = [[S::zero(); 4]; 4];
-                    let step = |acc: &mut [S::V; 4], q: usize, p: usize| {
-                        let x = S::splat(xs(pc + q * kc + p));
-                        for v in 0..nv {
-                            acc[v] = S::fma(S::load(panel[q].add(p * mr + v * l)), x, acc[v]);
-                        }
-                    };
-                    for p in 0..last {
+                    // (no closure around the vector operations: a closure is not compiled
+                    // with the caller's target features, so its intrinsics would be calls)
+                    for p in 0..kc {
                         for q in 0..nb {
-                            step(&mut acc[q], q, p);
-                        }
-                    }
-                    for p in last..kc {
-                        for q in 0..nb - 1 {
-                            step(&mut acc[q], q, p);
+                            if q + 1 == nb && p >= last {
+                                continue;
+                            }
+                            let x = S::splat(xs(pc + q * kc + p));
+                            for v in 0..nv {
+                                acc[q][v] =
+                                    S::fma(S::load(panel[q].add(p * mr + v * l)), x, acc[q][v]);
+                            }
                         }
                     }
                     for v in 0..nv {
