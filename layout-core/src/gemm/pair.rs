@@ -1,14 +1,6 @@
 //! The element pairs the GEMM multiplies, behind one entry: `A`'s element implements
 //! [`Pair<B>`] with the C element as [`Pair::Out`].
 //!
-//! | A | B | C, α, β | kernels |
-//! |---|---|---|---|
-//! | `f32` | `f32` | `f32` | FMA tiles (AVX-512 32×12, AVX2 16×6, portable 4×4) |
-//! | `f64` | `f64` | `f64` | FMA tiles (32×6, 8×6, 4×4) |
-//! | `bf16` | `bf16` | `f32` | `vdpbf16ps` (AVX-512 BF16, strided operands); else widened in packing, f32 tiles |
-//! | `f16` | `f16` | `f32` | widened in packing (F16C), f32 tiles |
-//! | `u8`/`i8` | `u8`/`i8` | `i32` | `i16` k-pairs, `vpmaddwd` 16×6 (AVX2), portable 4×4 |
-//!
 //! Every pair runs the same loops, blocking, threads, edge tiles and operand layouts (strided,
 //! any affine layout through its axis maps, other layouts densified by the copy engine); only
 //! packing (what a panel element is) and the microkernel differ.
@@ -27,8 +19,18 @@ mod sealed {
 
 /// An (A, B → C) element pair of the GEMM, implemented on A's element with B's as the
 /// parameter: `f32 × f32 → f32`, `f64 × f64 → f64`, `bf16 × bf16 → f32`, `f16 × f16 → f32`,
-/// and `u8`/`i8` × `u8`/`i8` → `i32` (exact, wrapping modulo 2³²). See the table in the
-/// [module docs](self).
+/// and `u8`/`i8` × `u8`/`i8` → `i32` (exact, wrapping modulo 2³²):
+///
+/// | A | B | C, α, β | kernels |
+/// |---|---|---|---|
+/// | `f32` | `f32` | `f32` | FMA tiles (AVX-512 32×12, AVX2 16×6, portable 4×4) |
+/// | `f64` | `f64` | `f64` | FMA tiles (32×6, 8×6, 4×4) |
+/// | `bf16` | `bf16` | `f32` | `vdpbf16ps` on k pairs (AVX-512 BF16); else widened in packing, f32 tiles |
+/// | `f16` | `f16` | `f32` | widened in packing (F16C), f32 tiles |
+/// | `u8`/`i8` | `u8`/`i8` | `i32` | `i16` k-pairs, `vpmaddwd` 16×6 (AVX2), portable 4×4 |
+///
+/// Every pair runs the same loops, blocking, threads, edge tiles and operand layouts; only
+/// packing (what a panel element is) and the microkernel differ.
 ///
 /// ```
 /// use half::bf16;

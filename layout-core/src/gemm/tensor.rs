@@ -84,7 +84,7 @@ fn geometry<L: AnyLayout>(
 /// # Errors
 /// [`GemmError::NotMatrix`] when an operand is not of rank 2; [`GemmError::ShapeMismatch`];
 /// [`GemmError::Allocation`] when the buffer for a non-strided operand cannot be allocated; the
-/// errors of [`gemm_with`].
+/// errors of [`gemm_with`](super::gemm_with).
 pub fn gemm<TA, TB, SA, LA, SB, LB, SC, LC>(
     alpha: TA::Out,
     a: &Tensor<SA, LA>,
@@ -105,7 +105,7 @@ where
 }
 
 /// [`gemm`](fn@gemm) with the instruction set, threads and packing of `opts` (the same
-/// [`Options`] the slice entry [`gemm_with`] takes).
+/// [`Options`] the slice entry [`gemm_with`](super::gemm_with) takes).
 ///
 /// ```
 /// use layout_core::gemm::{self, Isa, Options, Packing};
