@@ -1,0 +1,465 @@
+//! The driver: checks, weights packed once, one GEMM per image and group reading the im2col
+//! matrix through the packer, and the bias / ReLU epilogue.
+
+use std::vec::Vec;
+
+use super::error::{ConvError, ConvOperand};
+use super::geom::{Conv2d, Desc};
+use super::im2col::{KOrder, Panels, taps};
+use crate::gemm::{Element, GemmError, MatMut, MatRef, Options, gemm_with};
+use crate::tensor::{Storage, StorageMut, Tensor};
+use crate::walk::AnyLayout;
+
+/// Filters packed once for a convolution: per group, the `K × O/groups` matrix (K = the taps,
+/// `C/groups · R · S`, in the order the input's layout asks for) row-major.
+#[derive(Clone, Debug)]
+pub(crate) struct ConvWeights {
+    data: Vec<f32>,
+    /// O, C/groups, R, S.
+    dims: [usize; 4],
+    groups: usize,
+    order: KOrder,
+}
+
+impl ConvWeights {
+    fn k(&self) -> usize {
+        self.dims[1] * self.dims[2] * self.dims[3]
+    }
+
+    fn og(&self) -> usize {
+        self.dims[0] / self.groups
+    }
+
+    /// Group `g`'s matrix: `K × O/groups`, row-major.
+    fn group(&self, g: usize) -> &[f32] {
+        let len = self.k() * self.og();
+        &self.data[g * len..(g + 1) * len]
+    }
+}
+
+fn alloc(len: usize) -> Result<Vec<f32>, ConvError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| ConvError::Allocation { elements: len })?;
+    v.resize(len, 0.0);
+    Ok(v)
+}
+
+/// Packs `weights` (logical O, C/groups, R, S) for an input whose k order is `order`.
+fn pack_weights(
+    w: &Desc,
+    src: &[f32],
+    groups: usize,
+    order: KOrder,
+) -> Result<ConvWeights, ConvError> {
+    let [o, cg, r, s] = w.dims;
+    let og = o / groups;
+    let len = o
+        .checked_mul(cg)
+        .and_then(|x| x.checked_mul(r))
+        .and_then(|x| x.checked_mul(s))
+        .ok_or(ConvError::Overflow {
+            what: "the weights' size",
+        })?;
+    let mut data = alloc(len)?;
+    let k = cg * r * s;
+    for g in 0..groups {
+        let m = &mut data[g * k * og..(g + 1) * k * og];
+        for oo in 0..og {
+            let mut p = 0;
+            let mut put = |c: usize, i: usize, j: usize| {
+                m[p * og + oo] = src[w.at(g * og + oo, c, i, j) as usize];
+                p += 1;
+            };
+            match order {
+                KOrder::Crs => {
+                    for c in 0..cg {
+                        for i in 0..r {
+                            for j in 0..s {
+                                put(c, i, j);
+                            }
+                        }
+                    }
+                }
+                KOrder::Rsc => {
+                    for i in 0..r {
+                        for j in 0..s {
+                            for c in 0..cg {
+                                put(c, i, j);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(ConvWeights {
+        data,
+        dims: w.dims,
+        groups,
+        order,
+    })
+}
+
+/// The k order for an input: runs along pixels when W is contiguous, along channels when C is.
+fn order_for(input: &Desc) -> KOrder {
+    if input.t[3].step() != Some(1) && input.t[1].step() == Some(1) {
+        KOrder::Rsc
+    } else {
+        KOrder::Crs
+    }
+}
+
+/// The checked problem: descriptions of the three tensors and the output extents.
+struct Checked {
+    input: Desc,
+    weights: Desc,
+    output: Desc,
+}
+
+fn check<LI: AnyLayout, LW: AnyLayout, LO: AnyLayout>(
+    params: &Conv2d,
+    input: (&LI, usize),
+    weights: (&LW, usize),
+    bias: Option<&[f32]>,
+    output: (&LO, usize),
+) -> Result<Checked, ConvError> {
+    let input = Desc::new(ConvOperand::Input, input.0, input.1)?;
+    let weights = Desc::new(ConvOperand::Weights, weights.0, weights.1)?;
+    let output = Desc::new(ConvOperand::Output, output.0, output.1)?;
+    let expected = params.output_dims(input.dims, weights.dims)?;
+    if output.dims != expected {
+        return Err(ConvError::OutputShape {
+            expected,
+            got: output.dims,
+        });
+    }
+    if let Some(b) = bias
+        && b.len() != expected[1]
+    {
+        return Err(ConvError::BiasLength {
+            expected: expected[1],
+            got: b.len(),
+        });
+    }
+    Ok(Checked {
+        input,
+        weights,
+        output,
+    })
+}
+
+/// 2-D convolution (cross-correlation, as in deep-learning frameworks) on tensors of any
+/// rank-4 layouts: `output[n][o][oh][ow] = relu?(bias[o] + Σ_{c,r,s}
+/// weights[o][c][r][s] · input[n][g·C/groups + c][oh·stride + r·dilation − padding][ow·stride
+/// + s·dilation − padding])` with `g = o / (O/groups)`, out-of-range input reading 0.
+///
+/// Logical axes: the input is (N, C, H, W), the weights (O, C/groups, R, S), the output
+/// (N, O, OH, OW), whatever their layouts (NCHW, NHWC, `nChw16c`, OIHW, `OIhw16i16o`, …: the
+/// layout says where each element lives). One thread, [`Options::default`]; see
+/// [`conv2d_with`].
+///
+/// ```
+/// use layout_core::{DynLayout, Tensor};
+/// use layout_core::conv::{Conv2d, conv2d};
+/// // a 1×1×3×3 NCHW input, one 2×2 filter of ones, padding 1: each output sums a window
+/// let x = Tensor::new(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+///     "(1,1,3,3):(9,9,3,1)".parse::<DynLayout>().unwrap()).unwrap();
+/// let w = Tensor::new(vec![1.0f32; 4], "(1,1,2,2):(4,4,2,1)".parse::<DynLayout>().unwrap()).unwrap();
+/// let mut y = Tensor::new(vec![0.0f32; 16], "(1,1,4,4):(16,16,4,1)".parse::<DynLayout>().unwrap()).unwrap();
+/// conv2d(&Conv2d::default().padding(1), &x, &w, None, &mut y).unwrap();
+/// assert_eq!(&y.as_slice()[..4], &[1.0, 3.0, 5.0, 3.0]);
+/// assert_eq!(y.as_slice()[5], 1.0 + 2.0 + 4.0 + 5.0);
+/// ```
+///
+/// # Errors
+/// [`ConvError::NotRank4`] for a tensor that is not rank 4 with an affine layout; the errors of
+/// [`Conv2d::output_dims`]; [`ConvError::OutputShape`]; [`ConvError::BiasLength`];
+/// [`ConvError::Allocation`]. Nothing is written on error.
+pub fn conv2d<SI, LI, SW, LW, SO, LO>(
+    params: &Conv2d,
+    input: &Tensor<SI, LI>,
+    weights: &Tensor<SW, LW>,
+    bias: Option<&[f32]>,
+    output: &mut Tensor<SO, LO>,
+) -> Result<(), ConvError>
+where
+    SI: Storage<Elem = f32>,
+    SW: Storage<Elem = f32>,
+    SO: StorageMut<Elem = f32>,
+    LI: AnyLayout,
+    LW: AnyLayout,
+    LO: AnyLayout,
+{
+    conv2d_with(Options::default(), params, input, weights, bias, output)
+}
+
+/// [`conv2d`] with the instruction set and threads of `opts`.
+///
+/// # Errors
+/// As [`conv2d`]; [`ConvError::Gemm`] with [`GemmError::IsaUnavailable`] when this CPU lacks
+/// `opts.isa`.
+pub fn conv2d_with<SI, LI, SW, LW, SO, LO>(
+    opts: impl Into<Options>,
+    params: &Conv2d,
+    input: &Tensor<SI, LI>,
+    weights: &Tensor<SW, LW>,
+    bias: Option<&[f32]>,
+    output: &mut Tensor<SO, LO>,
+) -> Result<(), ConvError>
+where
+    SI: Storage<Elem = f32>,
+    SW: Storage<Elem = f32>,
+    SO: StorageMut<Elem = f32>,
+    LI: AnyLayout,
+    LW: AnyLayout,
+    LO: AnyLayout,
+{
+    let opts = opts.into();
+    let ck = check(
+        params,
+        (input.layout(), input.base_offset()),
+        (weights.layout(), weights.base_offset()),
+        bias,
+        (output.layout(), output.base_offset()),
+    )?;
+    if !opts.isa.is_available() || f32::kernel(opts.isa).is_none() {
+        return Err(ConvError::Gemm(GemmError::IsaUnavailable {
+            op: "conv2d",
+            isa: opts.isa,
+        }));
+    }
+    let order = order_for(&ck.input);
+    let packed = pack_weights(&ck.weights, weights.as_slice(), params.groups, order)?;
+    run(
+        opts,
+        params,
+        &ck.input,
+        input.as_slice(),
+        &packed,
+        bias,
+        &ck.output,
+        output.as_mut_slice(),
+    )
+}
+
+/// Pixel blocks of the explicit-block path hold at most this many elements.
+const BLOCK: usize = 1 << 18;
+
+/// Runs the convolution on checked descriptions.
+#[allow(clippy::too_many_arguments)]
+fn run(
+    opts: Options,
+    params: &Conv2d,
+    input: &Desc,
+    src: &[f32],
+    w: &ConvWeights,
+    bias: Option<&[f32]>,
+    output: &Desc,
+    dst: &mut [f32],
+) -> Result<(), ConvError> {
+    let [n_img, c, h, wd] = input.dims;
+    let [_, o, oh, ow] = output.dims;
+    let groups = params.groups;
+    let (cg, og) = (c / groups, o / groups);
+    let [_, _, r, s] = w.dims;
+    let k = w.k();
+    let npix = oh * ow;
+    // C, per image and group: pixels × O/groups, strided when the output's spatial axes merge
+    let c_strided = match (output.merged_hw(), output.t[1].step()) {
+        (Some(sp), Some(so)) => Some((sp, so)),
+        _ => None,
+    };
+    let mut temp = match c_strided {
+        Some(_) => Vec::new(),
+        None => alloc(npix.checked_mul(og).ok_or(ConvError::Overflow {
+            what: "the output's size",
+        })?)?,
+    };
+    // 1×1, stride 1, no padding: the input is the im2col matrix, read in place when strided
+    let plain = r == 1
+        && s == 1
+        && params.stride == [1, 1]
+        && params.padding == [0, 0]
+        && input.merged_hw().is_some()
+        && input.t[1].step().is_some();
+    let kb_max = k.min(1024);
+    let nb_max = (BLOCK / kb_max).max(16).min(npix);
+    let mut block = if plain {
+        Vec::new()
+    } else {
+        alloc(nb_max * kb_max)?
+    };
+    let st = [params.stride[0] as isize, params.stride[1] as isize];
+    let pad = [params.padding[0] as isize, params.padding[1] as isize];
+    for n in 0..n_img {
+        for g in 0..groups {
+            let wg = w.group(g);
+            let tp = taps(&input.t[1], g * cg, cg, r, s, params.dilation, w.order)?;
+            let panels = Panels {
+                src,
+                base: input.base + input.t[0].off[n],
+                h: h as isize,
+                w: wd as isize,
+                ow,
+                st,
+                pad,
+                offh: &input.t[2].off,
+                offw: &input.t[3].off,
+                sw: input.t[3].step(),
+                taps: &tp,
+                order: w.order,
+            };
+            // C block of pixels v0..v0+len: (buffer, origin, pixel step, channel step)
+            let c_origin = output.base + output.t[0].off[n] + output.t[1].off[g * og];
+            for v0 in (0..npix).step_by(nb_max) {
+                let len = nb_max.min(npix - v0);
+                for p0 in (0..k).step_by(kb_max) {
+                    let kc = kb_max.min(k - p0);
+                    let beta = if p0 == 0 { 0.0 } else { 1.0 };
+                    let a = if plain {
+                        let sp = input.merged_hw().unwrap_or(1);
+                        let sc = input.t[1].step().unwrap_or(1);
+                        let origin = panels.base
+                            + input.t[1].off[g * cg]
+                            + v0 as isize * sp
+                            + p0 as isize * sc;
+                        mat_ref(src, origin, len, kc, sp, sc)?
+                    } else {
+                        panels.pack(&mut block, v0, p0, len, kc, len);
+                        MatRef {
+                            data: &block[..len * kc],
+                            rows: len,
+                            cols: kc,
+                            row_stride: 1,
+                            col_stride: len as isize,
+                        }
+                    };
+                    let b = MatRef {
+                        data: &wg[p0 * og..(p0 + kc) * og],
+                        rows: kc,
+                        cols: og,
+                        row_stride: og as isize,
+                        col_stride: 1,
+                    };
+                    let cm = match c_strided {
+                        Some((sp, so)) => {
+                            mat_mut(dst, c_origin + v0 as isize * sp, len, og, sp, so)?
+                        }
+                        None => MatMut {
+                            data: &mut temp[v0..],
+                            rows: len,
+                            cols: og,
+                            row_stride: 1,
+                            col_stride: npix as isize,
+                        },
+                    };
+                    gemm_with(opts, 1.0f32, a, b, beta, cm)?;
+                }
+            }
+            epilogue(
+                params,
+                output,
+                dst,
+                &temp,
+                c_strided.is_none(),
+                bias,
+                n,
+                g,
+                og,
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A strided read-only view from `origin` (the index of element (0, 0)).
+fn mat_ref(
+    data: &[f32],
+    origin: isize,
+    rows: usize,
+    cols: usize,
+    rs: isize,
+    cs: isize,
+) -> Result<MatRef<'_, f32>, ConvError> {
+    let lo = lowest(origin, rows, cols, rs, cs);
+    Ok(MatRef {
+        data: data
+            .get(lo..)
+            .ok_or(ConvError::Overflow { what: "an offset" })?,
+        rows,
+        cols,
+        row_stride: rs,
+        col_stride: cs,
+    })
+}
+
+/// A strided writable view from `origin` (the index of element (0, 0)).
+fn mat_mut(
+    data: &mut [f32],
+    origin: isize,
+    rows: usize,
+    cols: usize,
+    rs: isize,
+    cs: isize,
+) -> Result<MatMut<'_, f32>, ConvError> {
+    let lo = lowest(origin, rows, cols, rs, cs);
+    Ok(MatMut {
+        data: data
+            .get_mut(lo..)
+            .ok_or(ConvError::Overflow { what: "an offset" })?,
+        rows,
+        cols,
+        row_stride: rs,
+        col_stride: cs,
+    })
+}
+
+/// The lowest index a strided block from `origin` touches (elements of validated tensors, so
+/// non-negative).
+fn lowest(origin: isize, rows: usize, cols: usize, rs: isize, cs: isize) -> usize {
+    let lo = origin
+        + (rows.saturating_sub(1) as isize) * rs.min(0)
+        + (cols.saturating_sub(1) as isize) * cs.min(0);
+    lo.max(0) as usize
+}
+
+/// Bias and ReLU on image `n`, group `g` of the output (and the copy from `temp`, pixels ×
+/// O/groups column-major, when the output was computed there).
+#[allow(clippy::too_many_arguments)]
+fn epilogue(
+    params: &Conv2d,
+    output: &Desc,
+    dst: &mut [f32],
+    temp: &[f32],
+    from_temp: bool,
+    bias: Option<&[f32]>,
+    n: usize,
+    g: usize,
+    og: usize,
+) {
+    if !from_temp && bias.is_none() && !params.relu {
+        return;
+    }
+    let [_, _, oh, ow] = output.dims;
+    let npix = oh * ow;
+    for oo in 0..og {
+        let o = g * og + oo;
+        let b = bias.map_or(0.0, |b| b[o]);
+        for y in 0..oh {
+            for x in 0..ow {
+                let at = output.at(n, o, y, x) as usize;
+                let mut v = if from_temp {
+                    temp[oo * npix + y * ow + x]
+                } else {
+                    dst[at]
+                };
+                v += b;
+                if params.relu && v < 0.0 {
+                    v = 0.0;
+                }
+                dst[at] = v;
+            }
+        }
+    }
+}
