@@ -380,6 +380,7 @@ impl Panels<'_> {
                     o[hi..].fill(0.0);
                     let stw = self.st[1];
                     match self.sw {
+                        _ if hi == lo => {}
                         Some(1) if stw == 1 => {
                             let at = (row + iw0 + lo as isize) as usize;
                             o[lo..hi].copy_from_slice(&self.src[at..at + (hi - lo)]);
@@ -493,6 +494,117 @@ impl Panels<'_> {
             for (q, &x) in self.src[a..a + lc].iter().enumerate() {
                 panel[(p + q) * r + i + j] = x;
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conv::ConvOperand;
+    use crate::conv::geom::Desc;
+    use proptest::prelude::*;
+    use std::{format, vec};
+
+    /// The packer's contract on its own: for any block (rows `v0..v0+len`, k steps
+    /// `p0..p0+kc`) and panel width `r`, `dst[t·r·kc + p·r + i]` is the im2col element of
+    /// pixel `v0 + t·r + i` and tap `p0 + p` (zero for padding), rows past `len` zero.
+    fn check(
+        nhwc: bool,
+        [c, h, w]: [usize; 3],
+        [r, s]: [usize; 2],
+        st: [usize; 2],
+        pad: [usize; 2],
+        dil: [usize; 2],
+        block: [usize; 5],
+    ) -> Result<(), TestCaseError> {
+        let p = Conv2d {
+            stride: st,
+            padding: pad,
+            dilation: dil,
+            groups: 1,
+            relu: false,
+        };
+        let Ok([_, _, oh, ow]) = p.output_dims([1, c, h, w], [1, c, r, s]) else {
+            return Ok(());
+        };
+        let text = if nhwc {
+            format!("(1,{c},{h},{w}):({},1,{},{c})", c * h * w, w * c)
+        } else {
+            format!("(1,{c},{h},{w}):({},{},{w},1)", c * h * w, h * w)
+        };
+        let l: DynLayout = text.parse().unwrap();
+        let src: Vec<f32> = (0..c * h * w).map(|i| i as f32 + 1.0).collect();
+        let d = Desc::new(ConvOperand::Input, &l, 0).unwrap();
+        let order = if nhwc { KOrder::Rsc } else { KOrder::Crs };
+        let tp = taps(&d.t[1], 0, c, r, s, dil, order).unwrap();
+        let x = Panels {
+            src: &src,
+            base: 0,
+            h: h as isize,
+            w: w as isize,
+            ow,
+            st: [st[0] as isize, st[1] as isize],
+            pad: [pad[0] as isize, pad[1] as isize],
+            offh: &d.t[2].off,
+            offw: &d.t[3].off,
+            sw: d.t[3].step(),
+            taps: &tp,
+            order,
+        };
+        let (npix, k) = (oh * ow, c * r * s);
+        let [a, b, e, f, rr] = block;
+        let v0 = a % npix;
+        let len = 1 + b % (npix - v0);
+        let p0 = e % k;
+        let kc = 1 + f % (k - p0);
+        let rw = [1, 4, 6, 7, 16, len][rr % 6];
+        let mut dst = vec![f32::NAN; len.div_ceil(rw) * rw * kc];
+        x.pack(&mut dst, v0, p0, len, kc, rw);
+        for (at, &got) in dst.iter().enumerate() {
+            let (t, rest) = (at / (rw * kc), at % (rw * kc));
+            let (pp, i) = (rest / rw, rest % rw);
+            let want = if t * rw + i >= len {
+                0.0
+            } else {
+                let v = v0 + t * rw + i;
+                let kk = p0 + pp;
+                let (ci, u, vv) = match order {
+                    KOrder::Crs => (kk / (r * s), (kk / s) % r, kk % s),
+                    KOrder::Rsc => (kk % c, kk / (c * s), (kk / c) % s),
+                };
+                let ih = ((v / ow) * st[0] + u * dil[0]) as isize - pad[0] as isize;
+                let iw = ((v % ow) * st[1] + vv * dil[1]) as isize - pad[1] as isize;
+                if ih < 0 || iw < 0 || ih >= h as isize || iw >= w as isize {
+                    0.0
+                } else {
+                    src[d.at(0, ci, ih as usize, iw as usize) as usize]
+                }
+            };
+            prop_assert_eq!(
+                got,
+                want,
+                "element {} (panel {}, k {}, row {})",
+                at,
+                t,
+                pp,
+                i
+            );
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        #[test]
+        fn packer_contract(
+            nhwc in any::<bool>(),
+            c in 1usize..20, h in 1usize..12, w in 1usize..12,
+            r in 1usize..5, s in 1usize..5,
+            st in (1usize..4, 1usize..4), pad in (0usize..3, 0usize..3), dil in (1usize..3, 1usize..3),
+            block in any::<[usize; 5]>(),
+        ) {
+            check(nhwc, [c, h, w], [r, s], [st.0, st.1], [pad.0, pad.1], [dil.0, dil.1], block)?;
         }
     }
 }

@@ -1,0 +1,308 @@
+//! Convolution: `conv::conv2d_with` (implicit GEMM: the im2col matrix is a layout read by the
+//! packer) against explicit im2col (the whole matrix materialised, then the same GEMM), on the
+//! five ResNet-50 layers of issue 23, NCHW and NHWC, one and two threads. f32, batch 1; one
+//! process, the variants timed in turns round after round; medians; GFLOP/s = 2·N·O·OH·OW·C·R·S
+//! per call.
+//!
+//! `cargo bench --bench conv` (`-- ROUNDS` to change the number of rounds, default 15).
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use layout::conv::{Conv2d, conv2d_with};
+use layout::gemm::{self, Isa, MatMut, MatRef, Options, Packing};
+use layout::{DynLayout, Tensor};
+
+struct Layer {
+    name: &'static str,
+    c: usize,
+    o: usize,
+    hw: usize,
+    k: usize,
+    stride: usize,
+    pad: usize,
+}
+
+const LAYERS: [Layer; 5] = [
+    Layer {
+        name: "3×3 64→64 56² s1 p1",
+        c: 64,
+        o: 64,
+        hw: 56,
+        k: 3,
+        stride: 1,
+        pad: 1,
+    },
+    Layer {
+        name: "3×3 128→128 28² s1 p1",
+        c: 128,
+        o: 128,
+        hw: 28,
+        k: 3,
+        stride: 1,
+        pad: 1,
+    },
+    Layer {
+        name: "3×3 256→256 14² s1 p1",
+        c: 256,
+        o: 256,
+        hw: 14,
+        k: 3,
+        stride: 1,
+        pad: 1,
+    },
+    Layer {
+        name: "1×1 256→64 56²",
+        c: 256,
+        o: 64,
+        hw: 56,
+        k: 1,
+        stride: 1,
+        pad: 0,
+    },
+    Layer {
+        name: "7×7 3→64 224² s2 p3",
+        c: 3,
+        o: 64,
+        hw: 224,
+        k: 7,
+        stride: 2,
+        pad: 3,
+    },
+];
+
+fn data(len: usize, seed: usize) -> Vec<f32> {
+    (0..len)
+        .map(|i| ((((i * 7 + seed) % 9) as i32) - 4) as f32 * 0.25)
+        .collect()
+}
+
+/// The layout of logical (N, C, H, W) in NCHW or NHWC memory order.
+fn act(nhwc: bool, n: usize, c: usize, h: usize, w: usize) -> DynLayout {
+    if nhwc {
+        format!("({n},{c},{h},{w}):({},1,{},{c})", h * w * c, w * c)
+    } else {
+        format!("({n},{c},{h},{w}):({},{},{w},1)", c * h * w, h * w)
+    }
+    .parse()
+    .unwrap()
+}
+
+/// The baseline: the whole im2col matrix materialised (Caffe's `im2col` for NCHW: K × pixels,
+/// k = (c, r, s); for NHWC pixels × K, k = (r, s, c)), then one GEMM.
+struct Explicit {
+    nhwc: bool,
+    l: &'static Layer,
+    oh: usize,
+    col: Vec<f32>,
+    /// Weights as the GEMM reads them: O × K (NCHW) or K × O (NHWC), row-major.
+    wm: Vec<f32>,
+}
+
+impl Explicit {
+    fn new(nhwc: bool, l: &'static Layer, w: &[f32]) -> Explicit {
+        let oh = (l.hw + 2 * l.pad - l.k) / l.stride + 1;
+        let kk = l.c * l.k * l.k;
+        let wm = if nhwc {
+            // OIHW → (r, s, c) × O
+            let mut m = vec![0.0; kk * l.o];
+            for o in 0..l.o {
+                for c in 0..l.c {
+                    for r in 0..l.k {
+                        for s in 0..l.k {
+                            m[((r * l.k + s) * l.c + c) * l.o + o] =
+                                w[((o * l.c + c) * l.k + r) * l.k + s];
+                        }
+                    }
+                }
+            }
+            m
+        } else {
+            w.to_vec()
+        };
+        Explicit {
+            nhwc,
+            l,
+            oh,
+            col: vec![0.0; kk * oh * oh],
+            wm,
+        }
+    }
+
+    fn run(&mut self, opts: Options, x: &[f32], y: &mut [f32]) {
+        let l = self.l;
+        let (h, oh, k) = (l.hw as isize, self.oh, l.k);
+        let kk = l.c * k * k;
+        let npix = oh * oh;
+        let col = &mut self.col;
+        if self.nhwc {
+            for i in 0..oh {
+                for j in 0..oh {
+                    let row = &mut col[(i * oh + j) * kk..(i * oh + j + 1) * kk];
+                    for r in 0..k {
+                        for s in 0..k {
+                            let ih = (i * l.stride + r) as isize - l.pad as isize;
+                            let iw = (j * l.stride + s) as isize - l.pad as isize;
+                            let out = &mut row[(r * k + s) * l.c..(r * k + s + 1) * l.c];
+                            if ih < 0 || iw < 0 || ih >= h || iw >= h {
+                                out.fill(0.0);
+                            } else {
+                                let at = (ih as usize * l.hw + iw as usize) * l.c;
+                                out.copy_from_slice(&x[at..at + l.c]);
+                            }
+                        }
+                    }
+                }
+            }
+            gemm::gemm_with(
+                opts,
+                1.0,
+                MatRef {
+                    data: col,
+                    rows: npix,
+                    cols: kk,
+                    row_stride: kk as isize,
+                    col_stride: 1,
+                },
+                MatRef {
+                    data: &self.wm,
+                    rows: kk,
+                    cols: l.o,
+                    row_stride: l.o as isize,
+                    col_stride: 1,
+                },
+                0.0,
+                MatMut {
+                    data: y,
+                    rows: npix,
+                    cols: l.o,
+                    row_stride: l.o as isize,
+                    col_stride: 1,
+                },
+            )
+            .unwrap();
+        } else {
+            for c in 0..l.c {
+                for r in 0..k {
+                    for s in 0..k {
+                        let kr = (c * k + r) * k + s;
+                        let out = &mut col[kr * npix..(kr + 1) * npix];
+                        for i in 0..oh {
+                            let ih = (i * l.stride + r) as isize - l.pad as isize;
+                            for j in 0..oh {
+                                let iw = (j * l.stride + s) as isize - l.pad as isize;
+                                out[i * oh + j] = if ih < 0 || iw < 0 || ih >= h || iw >= h {
+                                    0.0
+                                } else {
+                                    x[(c * l.hw + ih as usize) * l.hw + iw as usize]
+                                };
+                            }
+                        }
+                    }
+                }
+            }
+            gemm::gemm_with(
+                opts,
+                1.0,
+                MatRef {
+                    data: &self.wm,
+                    rows: l.o,
+                    cols: kk,
+                    row_stride: kk as isize,
+                    col_stride: 1,
+                },
+                MatRef {
+                    data: col,
+                    rows: kk,
+                    cols: npix,
+                    row_stride: npix as isize,
+                    col_stride: 1,
+                },
+                0.0,
+                MatMut {
+                    data: y,
+                    rows: l.o,
+                    cols: npix,
+                    row_stride: npix as isize,
+                    col_stride: 1,
+                },
+            )
+            .unwrap();
+        }
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn main() {
+    let rounds: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(15);
+    let isa = Isa::selected_for_gemm();
+    println!("conv2d f32, batch 1, {isa:?}, {rounds} rounds, medians (GFLOP/s)");
+    println!();
+    println!(
+        "| layer | format | threads | implicit (ours) | explicit im2col + GEMM | ours / explicit |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for l in &LAYERS {
+        let p = Conv2d::default().stride(l.stride).padding(l.pad);
+        let oh = (l.hw + 2 * l.pad - l.k) / l.stride + 1;
+        let flops = 2.0 * (l.o * oh * oh * l.c * l.k * l.k) as f64;
+        let w = data(l.o * l.c * l.k * l.k, 2);
+        let wt = Tensor::new(&w[..], act(false, l.o, l.c, l.k, l.k)).unwrap();
+        for nhwc in [false, true] {
+            let x = data(l.c * l.hw * l.hw, 1);
+            let xt = Tensor::new(&x[..], act(nhwc, 1, l.c, l.hw, l.hw)).unwrap();
+            let mut y = vec![0.0f32; l.o * oh * oh];
+            let mut y2 = vec![0.0f32; l.o * oh * oh];
+            let mut ex = Explicit::new(nhwc, l, &w);
+            for threads in [1, 2] {
+                let opts = Options {
+                    isa,
+                    threads,
+                    packing: Packing::Auto,
+                };
+                // same result first
+                {
+                    let mut yt = Tensor::new(&mut y[..], act(nhwc, 1, l.o, oh, oh)).unwrap();
+                    conv2d_with(opts, &p, &xt, &wt, None, &mut yt).unwrap();
+                    ex.run(opts, &x, &mut y2);
+                    let err = y
+                        .iter()
+                        .zip(&y2)
+                        .map(|(a, b)| (a - b).abs())
+                        .fold(0.0f32, f32::max);
+                    assert!(err < 1e-2, "{}: ours and explicit differ by {err}", l.name);
+                }
+                let (mut to, mut te, mut tr) = (Vec::new(), Vec::new(), Vec::new());
+                for _ in 0..rounds {
+                    let t = Instant::now();
+                    {
+                        let mut yt = Tensor::new(&mut y[..], act(nhwc, 1, l.o, oh, oh)).unwrap();
+                        conv2d_with(opts, &p, black_box(&xt), &wt, None, &mut yt).unwrap();
+                    }
+                    let a = t.elapsed().as_secs_f64();
+                    let t = Instant::now();
+                    ex.run(opts, black_box(&x), &mut y2);
+                    let b = t.elapsed().as_secs_f64();
+                    to.push(flops / a * 1e-9);
+                    te.push(flops / b * 1e-9);
+                    tr.push(b / a);
+                }
+                println!(
+                    "| {} | {} | {threads} | {:.1} | {:.1} | {:.2} |",
+                    l.name,
+                    if nhwc { "NHWC" } else { "NCHW" },
+                    median(&mut to),
+                    median(&mut te),
+                    median(&mut tr)
+                );
+            }
+        }
+    }
+}
