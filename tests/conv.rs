@@ -475,3 +475,45 @@ fn bad_parameters_are_errors() {
     // the valid call goes through
     conv2d(&Conv2d::default(), &x, &w, None, &mut y).unwrap();
 }
+
+/// bf16 and f16 inputs and weights (widened while packing, summed in f32) give the f32 result
+/// exactly on integer data, in every format.
+#[test]
+fn half_inputs_match_f32() {
+    use layout::named::{bf16, f16};
+    let cases = [
+        (Conv2d::default().padding(1), [1, 8, 6, 7], [4, 8, 3, 3]),
+        (
+            Conv2d::default().stride(2).padding(2).dilation(2),
+            [2, 6, 9, 8],
+            [6, 3, 3, 2],
+        ),
+        (Conv2d::default(), [1, 16, 4, 5], [8, 16, 1, 1]),
+    ];
+    let cases = cases.map(|(p, x, k)| (p.groups(x[1] / k[1]), x, k));
+    for (p, x, k) in cases {
+        for f in FORMATS {
+            let input = tensor(f, x, false, 11);
+            let weights = tensor(Format::Abcd, k, true, 12);
+            let dims = p.output_dims(x, k).unwrap();
+            let mut want = tensor(Format::Abcd, dims, false, 0);
+            conv2d(&p, &input, &weights, None, &mut want).unwrap();
+            // the same buffers, element by element, under the same layouts
+            fn conv<T>(
+                t: &Tensor<Vec<f32>, DynLayout>,
+                f: fn(f32) -> T,
+            ) -> Tensor<Vec<T>, DynLayout> {
+                Tensor::new(t.as_slice().iter().map(|&v| f(v)).collect(), *t.layout()).unwrap()
+            }
+            let xb = conv(&input, bf16::from_f32);
+            let wb = conv(&weights, bf16::from_f32);
+            let mut got = tensor(Format::Abcd, dims, false, 0);
+            conv2d(&p, &xb, &wb, None, &mut got).unwrap();
+            assert_eq!(got.as_slice(), want.as_slice(), "bf16 {p:?} {x:?} {f:?}");
+            let xh = conv(&input, f16::from_f32);
+            let wh = conv(&weights, f16::from_f32);
+            conv2d(&p, &xh, &wh, None, &mut got).unwrap();
+            assert_eq!(got.as_slice(), want.as_slice(), "f16 {p:?} {x:?} {f:?}");
+        }
+    }
+}

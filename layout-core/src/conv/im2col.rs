@@ -213,6 +213,52 @@ impl Im2col {
     }
 }
 
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for half::bf16 {}
+    impl Sealed for half::f16 {}
+}
+
+/// The element types a convolution reads: `f32`, and [`half::bf16`] / [`half::f16`]
+/// (widened to `f32` as the packer reads them; products and sums in `f32`).
+pub trait ConvElement: sealed::Sealed + Copy + Send + Sync + 'static {
+    /// The value as `f32` (exact).
+    fn to_f32(self) -> f32;
+    /// The slice itself when the elements are `f32` (read in place, moved by SIMD copies).
+    fn as_f32(s: &[Self]) -> Option<&[f32]>;
+}
+
+impl ConvElement for f32 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self
+    }
+    fn as_f32(s: &[f32]) -> Option<&[f32]> {
+        Some(s)
+    }
+}
+
+impl ConvElement for half::bf16 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        half::bf16::to_f32(self)
+    }
+    fn as_f32(_: &[Self]) -> Option<&[f32]> {
+        None
+    }
+}
+
+impl ConvElement for half::f16 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        half::f16::to_f32(self)
+    }
+    fn as_f32(_: &[Self]) -> Option<&[f32]> {
+        None
+    }
+}
+
 /// The order of the k index (the columns of the im2col matrix): `(c, r, s)` with `s` fastest
 /// (the weights' OIHW order; runs along pixels when the input's W axis is contiguous), or
 /// `(r, s, c)` with `c` fastest (runs along k when the input's C axis is contiguous, NHWC).
@@ -286,8 +332,8 @@ pub(crate) fn taps(
 /// pixel `v = oh·OW + ow` (row-major over the output's spatial axes) and column `p` (a tap, in
 /// the order of [`taps`]).
 #[derive(Clone, Copy)]
-pub(crate) struct Panels<'a> {
-    pub src: &'a [f32],
+pub(crate) struct Panels<'a, T> {
+    pub src: &'a [T],
     /// Buffer index of (n, channel offset 0, row offset 0, column offset 0).
     pub base: isize,
     pub h: isize,
@@ -303,7 +349,7 @@ pub(crate) struct Panels<'a> {
     pub order: KOrder,
 }
 
-impl Panels<'_> {
+impl<T: ConvElement> Panels<'_, T> {
     /// Packs rows `v0 .. v0 + len` and k steps `p0 .. p0 + kc` as `⌈len/r⌉` micro-panels:
     /// `dst[t·r·kc + p·r + i] = X[v0 + t·r + i][p0 + p]`; rows past `len` are 0 (the GEMM's
     /// panel contract).
@@ -383,19 +429,22 @@ impl Panels<'_> {
                         _ if hi == lo => {}
                         Some(1) if stw == 1 => {
                             let at = (row + iw0 + lo as isize) as usize;
-                            o[lo..hi].copy_from_slice(&self.src[at..at + (hi - lo)]);
+                            let from = &self.src[at..at + (hi - lo)];
+                            for (x, &v) in o[lo..hi].iter_mut().zip(from) {
+                                *x = v.to_f32();
+                            }
                         }
                         Some(sw) => {
                             let step = stw * sw;
                             let first = row + (iw0 + lo as isize * stw) * sw;
                             for (j, x) in o[lo..hi].iter_mut().enumerate() {
-                                *x = self.src[(first + j as isize * step) as usize];
+                                *x = self.src[(first + j as isize * step) as usize].to_f32();
                             }
                         }
                         None => {
                             for (j, x) in o[lo..hi].iter_mut().enumerate() {
                                 let iw = iw0 + (lo + j) as isize * stw;
-                                *x = self.src[(row + self.offw[iw as usize]) as usize];
+                                *x = self.src[(row + self.offw[iw as usize]) as usize].to_f32();
                             }
                         }
                     }
@@ -464,13 +513,13 @@ impl Panels<'_> {
         let at = |j: usize| row + self.offw[(iw0 + j as isize * stw) as usize];
         let n = hi - lo;
         let uniform = self.sw.filter(|_| n >= 4 && lc >= 8);
-        if let Some(sw) = uniform {
+        if let (Some(sw), Some(src)) = (uniform, T::as_f32(self.src)) {
             let first = at(lo);
             let lds = stw * sw;
             let last = first + (n as isize - 1) * lds;
             let (a, b) = (first.min(last), first.max(last) + lc as isize);
             let dst0 = p * r + i + lo;
-            if a >= 0 && (b as usize) <= self.src.len() && dst0 + (lc - 1) * r + n <= panel.len() {
+            if a >= 0 && (b as usize) <= src.len() && dst0 + (lc - 1) * r + n <= panel.len() {
                 // SAFETY: every source element `first + j·lds + q` (`j < n`, `q < lc`) lies in
                 // `[a, b)` ⊆ `src` (checked just above); every destination `dst0 + j + q·r`
                 // lies in `panel` (checked just above); `panel` is a `&mut` slice distinct
@@ -479,7 +528,7 @@ impl Panels<'_> {
                     transpose(
                         panel.as_mut_ptr().add(dst0),
                         r as isize,
-                        self.src.as_ptr().offset(first),
+                        src.as_ptr().offset(first),
                         lds,
                         n,
                         lc,
@@ -492,7 +541,7 @@ impl Panels<'_> {
         for j in lo..hi {
             let a = at(j) as usize;
             for (q, &x) in self.src[a..a + lc].iter().enumerate() {
-                panel[(p + q) * r + i + j] = x;
+                panel[(p + q) * r + i + j] = x.to_f32();
             }
         }
     }

@@ -59,5 +59,5 @@ mod run;
 
 pub use error::{ConvError, ConvOperand};
 pub use geom::Conv2d;
-pub use im2col::Im2col;
+pub use im2col::{ConvElement, Im2col};
 pub use run::{conv2d, conv2d_with};

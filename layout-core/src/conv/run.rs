@@ -5,6 +5,7 @@ use std::vec::Vec;
 
 use super::error::{ConvError, ConvOperand};
 use super::geom::{Conv2d, Desc};
+use super::im2col::ConvElement;
 use super::im2col::{KOrder, Panels, taps};
 use crate::gemm::{Element, GemmError, MatMut, MatRef, Options, gemm_with};
 use crate::tensor::{Storage, StorageMut, Tensor};
@@ -46,9 +47,9 @@ fn alloc(len: usize) -> Result<Vec<f32>, ConvError> {
 }
 
 /// Packs `weights` (logical O, C/groups, R, S) for an input whose k order is `order`.
-fn pack_weights(
+fn pack_weights<T: ConvElement>(
     w: &Desc,
-    src: &[f32],
+    src: &[T],
     groups: usize,
     order: KOrder,
 ) -> Result<ConvWeights, ConvError> {
@@ -68,7 +69,7 @@ fn pack_weights(
         for oo in 0..og {
             let mut p = 0;
             let mut put = |c: usize, i: usize, j: usize| {
-                m[p * og + oo] = src[w.at(g * og + oo, c, i, j) as usize];
+                m[p * og + oo] = src[w.at(g * og + oo, c, i, j) as usize].to_f32();
                 p += 1;
             };
             match order {
@@ -156,8 +157,9 @@ fn check<LI: AnyLayout, LW: AnyLayout, LO: AnyLayout>(
 ///
 /// Logical axes: the input is (N, C, H, W), the weights (O, C/groups, R, S), the output
 /// (N, O, OH, OW), whatever their layouts (NCHW, NHWC, `nChw16c`, OIHW, `OIhw16i16o`, …: the
-/// layout says where each element lives). One thread, [`Options::default`]; see
-/// [`conv2d_with`].
+/// layout says where each element lives). The input and weights are `f32`, or `bf16` / `f16`
+/// ([`ConvElement`]: widened to `f32` as they are packed); the output, bias and every sum are
+/// `f32`. One thread, [`Options::default`]; see [`conv2d_with`].
 ///
 /// ```
 /// use layout_core::{DynLayout, Tensor};
@@ -176,7 +178,7 @@ fn check<LI: AnyLayout, LW: AnyLayout, LO: AnyLayout>(
 /// [`ConvError::NotRank4`] for a tensor that is not rank 4 with an affine layout; the errors of
 /// [`Conv2d::output_dims`]; [`ConvError::OutputShape`]; [`ConvError::BiasLength`];
 /// [`ConvError::Allocation`]. Nothing is written on error.
-pub fn conv2d<SI, LI, SW, LW, SO, LO>(
+pub fn conv2d<T, SI, LI, SW, LW, SO, LO>(
     params: &Conv2d,
     input: &Tensor<SI, LI>,
     weights: &Tensor<SW, LW>,
@@ -184,8 +186,9 @@ pub fn conv2d<SI, LI, SW, LW, SO, LO>(
     output: &mut Tensor<SO, LO>,
 ) -> Result<(), ConvError>
 where
-    SI: Storage<Elem = f32>,
-    SW: Storage<Elem = f32>,
+    T: ConvElement,
+    SI: Storage<Elem = T>,
+    SW: Storage<Elem = T>,
     SO: StorageMut<Elem = f32>,
     LI: AnyLayout,
     LW: AnyLayout,
@@ -199,7 +202,7 @@ where
 /// # Errors
 /// As [`conv2d`]; [`ConvError::Gemm`] with [`GemmError::IsaUnavailable`] when this CPU lacks
 /// `opts.isa`.
-pub fn conv2d_with<SI, LI, SW, LW, SO, LO>(
+pub fn conv2d_with<T, SI, LI, SW, LW, SO, LO>(
     opts: impl Into<Options>,
     params: &Conv2d,
     input: &Tensor<SI, LI>,
@@ -208,8 +211,9 @@ pub fn conv2d_with<SI, LI, SW, LW, SO, LO>(
     output: &mut Tensor<SO, LO>,
 ) -> Result<(), ConvError>
 where
-    SI: Storage<Elem = f32>,
-    SW: Storage<Elem = f32>,
+    T: ConvElement,
+    SI: Storage<Elem = T>,
+    SW: Storage<Elem = T>,
     SO: StorageMut<Elem = f32>,
     LI: AnyLayout,
     LW: AnyLayout,
@@ -248,11 +252,11 @@ const BLOCK: usize = 1 << 18;
 
 /// Runs the convolution on checked descriptions.
 #[allow(clippy::too_many_arguments)]
-fn run(
+fn run<T: ConvElement>(
     opts: Options,
     params: &Conv2d,
     input: &Desc,
-    src: &[f32],
+    src: &[T],
     w: &ConvWeights,
     bias: Option<&[f32]>,
     output: &Desc,
@@ -277,7 +281,8 @@ fn run(
         })?)?,
     };
     // 1×1, stride 1, no padding: the input is the im2col matrix, read in place when strided
-    let plain = r == 1
+    let plain = T::as_f32(src).is_some()
+        && r == 1
         && s == 1
         && params.stride == [1, 1]
         && params.padding == [0, 0]
@@ -324,7 +329,7 @@ fn run(
                             + input.t[1].off[g * cg]
                             + v0 as isize * sp
                             + p0 as isize * sc;
-                        mat_ref(src, origin, len, kc, sp, sc)?
+                        mat_ref(T::as_f32(src).unwrap_or(&[]), origin, len, kc, sp, sc)?
                     } else {
                         panels.pack(&mut block, v0, p0, len, kc, len);
                         MatRef {
