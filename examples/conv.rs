@@ -51,7 +51,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     // the same input in NCHW and NHWC memory: one result
     let x: Vec<f32> = (0..32).map(|v| v as f32).collect();
     let nchw = Tensor::new(&x[..], input)?;
-    let mut x2 = vec![0.0f32; 32];
+    let mut x2 = [0.0f32; 32];
     let mut nhwc = Tensor::new(&mut x2[..], "(1,2,4,4):(32,1,8,2)".parse::<DynLayout>()?)?;
     nhwc.copy_from(&nchw)?;
     let w: Vec<f32> = (0..3 * 2 * 9).map(|v| (v % 5) as f32 - 2.0).collect();
