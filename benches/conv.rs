@@ -4,7 +4,8 @@
 //! process, the variants timed in turns round after round; medians; GFLOP/s = 2·N·O·OH·OW·C·R·S
 //! per call.
 //!
-//! `cargo bench --bench conv` (`-- ROUNDS` to change the number of rounds, default 15).
+//! `cargo bench --bench conv` (`-- ROUNDS` to change the number of rounds, default 15; `-- 1×1`
+//! or any other part of a layer's name to run only those layers).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -238,10 +239,13 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn main() {
-    let rounds: usize = std::env::args()
-        .skip(1)
-        .find_map(|a| a.parse().ok())
-        .unwrap_or(15);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rounds: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(15);
+    // a word that is not a number picks the layers whose name contains it ("1×1", "56²")
+    let only: Vec<&String> = args
+        .iter()
+        .filter(|a| a.parse::<usize>().is_err() && !a.starts_with('-'))
+        .collect();
     let isa = Isa::selected_for_gemm();
     println!("conv2d f32, batch 1, {isa:?}, {rounds} rounds, medians (GFLOP/s)");
     println!();
@@ -249,7 +253,10 @@ fn main() {
         "| layer | format | threads | implicit (ours) | explicit im2col + GEMM | ours / explicit |"
     );
     println!("|---|---|---|---|---|---|");
-    for l in &LAYERS {
+    for l in LAYERS
+        .iter()
+        .filter(|l| only.is_empty() || only.iter().any(|o| l.name.contains(o.as_str())))
+    {
         let p = Conv2d::default().stride(l.stride).padding(l.pad);
         let oh = (l.hw + 2 * l.pad - l.k) / l.stride + 1;
         let flops = 2.0 * (l.o * oh * oh * l.c * l.k * l.k) as f64;
