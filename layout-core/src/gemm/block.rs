@@ -3,9 +3,9 @@
 use std::vec::Vec;
 
 use super::check::Strided;
-use super::kernel::{Element, KernelInfo, MAX_TILE, Tile};
+use super::kernel::{Element, Kern, KernelInfo, MAX_TILE, Tile};
 use super::maps::{AxisMap, Mapped};
-use super::pack::{Source, pack};
+use super::pack::{Panels, Source};
 use super::packed_b::PackedB;
 
 /// A checked problem: every element (i, j) of each operand is in bounds (see `check_operand`),
@@ -35,10 +35,10 @@ struct Scratch<T>([T; MAX_TILE]);
 
 /// A buffer of `len` elements whose first element is 64-byte aligned (its contents are
 /// whatever the previous call left; packing overwrites every element it hands to a kernel).
-fn aligned_buf<T: Element>(store: &mut Vec<T>, len: usize) -> &mut [T] {
-    let pad = 64 / core::mem::size_of::<T>();
+fn aligned_buf<P: Copy + Default>(store: &mut Vec<P>, len: usize) -> &mut [P] {
+    let pad = 64 / core::mem::size_of::<P>().max(1);
     if store.len() < len + pad {
-        store.resize(len + pad, T::ZERO);
+        store.resize(len + pad, P::default());
     }
     let off = store.as_ptr().align_offset(64).min(pad);
     &mut store[off..off + len]
@@ -47,52 +47,90 @@ fn aligned_buf<T: Element>(store: &mut Vec<T>, len: usize) -> &mut [T] {
 /// Runs `C ← α·A·B + β·C` on a checked problem with kernel `ki` on up to `threads` threads.
 pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>, threads: usize) {
     let Problem {
-        mut m,
+        m,
         k,
-        mut n,
+        n,
         alpha,
-        mut a,
-        mut sa,
-        mut b,
-        mut sb,
+        a,
+        sa,
+        b,
+        sb,
         beta,
         c,
-        mut sc,
+        sc,
         bpacked,
-        maps: [mut amap, mut bmap, mut cmap],
+        maps: [amap, bmap, cmap],
     } = p;
+    // both operands as the matrices the packer reads, rows by k: A, and Bᵀ
+    let asrc = Source {
+        src: a,
+        origin: sa.origin,
+        sv: sa.rs,
+        sk: sa.cs,
+        map: amap,
+    };
+    let bsrc = Source {
+        src: b,
+        origin: sb.origin,
+        sv: sb.cs,
+        sk: sb.rs,
+        map: bmap.map(Mapped::t),
+    };
+    let bsrc: &dyn Panels<T> = match bpacked {
+        Some(pb) => pb,
+        None => &bsrc,
+    };
+    let out = Out { c, sc, cmap };
+    run_panels::<T>(ki, [m, k, n], alpha, &asrc, bsrc, beta, out, threads);
+}
+
+/// C as the engine writes it: element (i, j) at `c[sc.origin + i·sc.rs + j·sc.cs]`, or through
+/// `cmap` (from `sc.origin`) for C of any affine layout. Checked: every element in bounds, no
+/// two at one location.
+pub(crate) struct Out<'a, C> {
+    pub c: &'a mut [C],
+    pub sc: Strided,
+    pub cmap: Option<Mapped<'a>>,
+}
+
+/// The engine on any two operand sources (see [`Panels`]): `C ← α·A·B + β·C` for an
+/// m × k A, k × n B (`mkn = [m, k, n]`), on up to `threads` threads. The sources must hold
+/// X = A (m × k) and X = Bᵀ (n × k), every index inside them.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_panels<'s, K: Kern>(
+    ki: &KernelInfo<K::C, K::P>,
+    [mut m, k, mut n]: [usize; 3],
+    alpha: K::C,
+    mut asrc: &'s dyn Panels<K::P>,
+    mut bsrc: &'s dyn Panels<K::P>,
+    beta: K::C,
+    out: Out<'s, K::C>,
+    threads: usize,
+) {
+    let Out {
+        c,
+        mut sc,
+        mut cmap,
+    } = out;
     if m == 0 || n == 0 {
         return;
     }
-    if k == 0 || alpha == T::ZERO {
-        scale(m, n, beta, c, sc, cmap);
+    if k == 0 || alpha == K::ZERO {
+        scale_k::<K>(m, n, beta, c, sc, cmap);
         return;
     }
+    let prepacked = bsrc.is_prepacked();
     // The kernel vectorises along m and stores C columns directly when C's rows are unit
-    // stride; for a row-major C compute Cᵀ = Bᵀ·Aᵀ instead. (A mapped C is judged by the
-    // steps of its first runs.)
+    // stride; for a row-major C compute Cᵀ = Bᵀ·Aᵀ instead: the sources swap (each is its
+    // matrix rows by k). (A mapped C is judged by the steps of its first runs.)
     let (crs, ccs) = match cmap {
         Some(cm) => (cm.rows.step(0), cm.cols.step(0)),
         None => (sc.rs, sc.cs),
     };
-    if bpacked.is_none() && transposes(m, n, crs, ccs) {
+    if !prepacked && transposes(m, n, crs, ccs) {
         core::mem::swap(&mut m, &mut n);
-        core::mem::swap(&mut a, &mut b);
-        core::mem::swap(&mut sa, &mut sb);
-        core::mem::swap(&mut amap, &mut bmap);
-        amap = amap.map(Mapped::t);
-        bmap = bmap.map(Mapped::t);
+        core::mem::swap(&mut asrc, &mut bsrc);
         cmap = cmap.map(Mapped::t);
-        sa = Strided {
-            origin: sa.origin,
-            rs: sa.cs,
-            cs: sa.rs,
-        };
-        sb = Strided {
-            origin: sb.origin,
-            rs: sb.cs,
-            cs: sb.rs,
-        };
         sc = Strided {
             origin: sc.origin,
             rs: sc.cs,
@@ -103,35 +141,23 @@ pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>, threads: us
         k,
         alpha,
         beta,
-        asrc: Source {
-            src: a,
-            origin: sa.origin,
-            sv: sa.rs,
-            sk: sa.cs,
-            map: amap,
-        },
-        bsrc: Source {
-            src: b,
-            origin: sb.origin,
-            sv: sb.cs,
-            sk: sb.rs,
-            map: bmap.map(Mapped::t),
-        },
+        asrc,
+        bsrc,
+        prepacked,
         sc,
         cmap,
         c: CPtr(c.as_mut_ptr()),
-        bpacked,
     };
     let threads = threads.max(1);
     // below ~64³ the threads cost more than they save
     if threads == 1 || m.saturating_mul(n).saturating_mul(k) < 64 * 64 * 64 {
-        loops(ki, &ctx, 0..m, 0..n);
+        loops::<K>(ki, &ctx, 0..m, 0..n);
         return;
     }
     // split the larger of m, n into `threads` ranges at multiples of MR (NR) from 0, so every
     // C element is computed by the same tile, with the same k blocking, as with one thread
     // (a pre-packed B is laid out for the whole of n: split rows only)
-    let (along_m, len, unit) = if m >= n || bpacked.is_some() {
+    let (along_m, len, unit) = if m >= n || prepacked {
         (true, m, ki.mr)
     } else {
         (false, n, ki.nr)
@@ -156,17 +182,17 @@ pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>, threads: us
     rayon::scope(|s| {
         for t in 0..parts {
             let (rows, cols) = part(t);
-            s.spawn(move |_| loops(ki, ctx, rows, cols));
+            s.spawn(move |_| loops::<K>(ki, ctx, rows, cols));
         }
     });
     #[cfg(not(feature = "rayon"))]
     std::thread::scope(|s| {
         for t in 1..parts {
             let (rows, cols) = part(t);
-            s.spawn(move || loops(ki, ctx, rows, cols));
+            s.spawn(move || loops::<K>(ki, ctx, rows, cols));
         }
         let (rows, cols) = part(0);
-        loops(ki, ctx, rows, cols);
+        loops::<K>(ki, ctx, rows, cols);
     });
 }
 
@@ -189,79 +215,76 @@ unsafe impl<T: Send> Send for CPtr<T> {}
 unsafe impl<T: Send> Sync for CPtr<T> {}
 
 /// A normalised problem (C's rows vectorised) shared by the threads of one call.
-struct Ctx<'a, T> {
+struct Ctx<'a, K: Kern> {
     k: usize,
-    alpha: T,
-    beta: T,
-    asrc: Source<'a, T>,
-    bsrc: Source<'a, T>,
+    alpha: K::C,
+    beta: K::C,
+    asrc: &'a dyn Panels<K::P>,
+    bsrc: &'a dyn Panels<K::P>,
+    /// `bsrc` holds its panels already (B is never packed, C never transposed).
+    prepacked: bool,
     sc: Strided,
     cmap: Option<Mapped<'a>>,
-    c: CPtr<T>,
-    bpacked: Option<&'a PackedB<T>>,
+    c: CPtr<K::C>,
 }
 
 /// The five loops over rows `rows` and columns `cols` of C.
-fn loops<T: Element>(
-    ki: &KernelInfo<T>,
-    ctx: &Ctx<'_, T>,
+fn loops<K: Kern>(
+    ki: &KernelInfo<K::C, K::P>,
+    ctx: &Ctx<'_, K>,
     rows: core::ops::Range<usize>,
     cols: core::ops::Range<usize>,
 ) {
     let (mr, nr, k) = (ki.mr, ki.nr, ctx.k);
     let (m, n) = (rows.len(), cols.len());
-    let kc_max = ki.kc.min(k);
+    let kc_max = ki.kc.min(k).next_multiple_of(K::KSTEP);
     let mc_max = ki.mc.min(m.div_ceil(mr) * mr);
     let nc_max = ki.nc.min(n.div_ceil(nr) * nr);
-    T::with_buffers(|astore, bstore| {
+    K::with_buffers(|astore, bstore| {
         let abuf = aligned_buf(astore, mc_max * kc_max);
-        let bbuf = aligned_buf(
-            bstore,
-            if ctx.bpacked.is_some() {
-                0
-            } else {
-                nc_max * kc_max
-            },
-        );
-        blocks(ki, ctx, rows, cols, abuf, bbuf);
+        let bbuf = aligned_buf(bstore, if ctx.prepacked { 0 } else { nc_max * kc_max });
+        blocks::<K>(ki, ctx, rows, cols, abuf, bbuf);
     });
 }
 
 /// The loops of [`loops`] with its packing buffers.
-fn blocks<T: Element>(
-    ki: &KernelInfo<T>,
-    ctx: &Ctx<'_, T>,
+fn blocks<K: Kern>(
+    ki: &KernelInfo<K::C, K::P>,
+    ctx: &Ctx<'_, K>,
     rows: core::ops::Range<usize>,
     cols: core::ops::Range<usize>,
-    abuf: &mut [T],
-    bbuf: &mut [T],
+    abuf: &mut [K::P],
+    bbuf: &mut [K::P],
 ) {
     let (mr, nr, k, sc) = (ki.mr, ki.nr, ctx.k, ctx.sc);
     let (alpha, beta) = (ctx.alpha, ctx.beta);
     let cptr = ctx.c.0;
-    let mut scratch = Scratch([T::ZERO; MAX_TILE]);
+    let mut scratch = Scratch([K::ZERO; MAX_TILE]);
     debug_assert!(mr * nr <= MAX_TILE);
 
     for jc in cols.clone().step_by(ki.nc) {
         let ncb = ki.nc.min(cols.end - jc);
         for pc in (0..k).step_by(ki.kc) {
             let kcb = ki.kc.min(k - pc);
-            if ctx.bpacked.is_none() {
-                pack(bbuf, ctx.bsrc, jc, pc, ncb, kcb, nr);
+            // packed k extent (pairs of k padded with a zero) and kernel steps
+            let kcp = kcb.next_multiple_of(K::KSTEP);
+            let ksteps = kcp / K::KSTEP;
+            if !ctx.prepacked {
+                ctx.bsrc.pack(bbuf, jc, pc, ncb, kcb, nr);
             }
-            let beta_pc = if pc == 0 { beta } else { T::ONE };
+            let beta_pc = if pc == 0 { beta } else { K::ONE };
             for ic in rows.clone().step_by(ki.mc) {
                 let mcb = ki.mc.min(rows.end - ic);
-                pack(abuf, ctx.asrc, ic, pc, mcb, kcb, mr);
+                ctx.asrc.pack(abuf, ic, pc, mcb, kcb, mr);
                 for jr in (0..ncb).step_by(nr) {
                     let nrb = nr.min(ncb - jr);
-                    let bp = match ctx.bpacked {
-                        Some(pb) => pb.panel(jc + jr, pc, kcb).as_ptr(),
-                        None => bbuf[jr * kcb..(jr + nr) * kcb].as_ptr(),
+                    let bp = match ctx.bsrc.prepacked(jc + jr, pc, kcb) {
+                        Some(panel) => panel.as_ptr(),
+                        None => bbuf[jr * kcp..(jr + nr) * kcp].as_ptr(),
                     };
                     for ir in (0..mcb).step_by(mr) {
                         let mrb = mr.min(mcb - ir);
-                        let ap = abuf[ir * kcb..(ir + mr) * kcb].as_ptr();
+                        let ap = abuf[ir * kcp..(ir + mr) * kcp].as_ptr();
                         let (i0, j0) = (ic + ir, jc + jr);
                         // where the tile's corner is and its strides, when C runs
                         // arithmetically over the whole tile
@@ -283,7 +306,7 @@ fn blocks<T: Element>(
                         };
                         if let (Some((corner, rsc, csc)), true) = (direct, mrb == mr && nrb == nr) {
                             let tile = Tile {
-                                k: kcb,
+                                k: ksteps,
                                 alpha,
                                 beta: beta_pc,
                                 a: ap,
@@ -296,16 +319,16 @@ fn blocks<T: Element>(
                                 rsc,
                                 csc,
                             };
-                            // SAFETY: `ap`/`bp` are subslices of MR·kcb / NR·kcb packed elements;
+                            // SAFETY: `ap`/`bp` are subslices of MR·kcp / NR·kcp packed elements;
                             // the full MR×NR tile lies inside C (i0 + MR ≤ m, j0 + NR ≤ n) at
                             // `corner + i·rsc + j·csc` (C's runs cover the tile); the kernel's
                             // ISA was checked available when `ki` was chosen.
                             unsafe { (ki.ukr)(&tile) };
                         } else {
                             let tile = Tile {
-                                k: kcb,
+                                k: ksteps,
                                 alpha,
-                                beta: T::ZERO,
+                                beta: K::ZERO,
                                 a: ap,
                                 b: bp,
                                 c: scratch.0.as_mut_ptr(),
@@ -326,9 +349,9 @@ fn blocks<T: Element>(
                                 // construction); all C accesses go through `cptr`.
                                 unsafe {
                                     match ctx.cmap {
-                                        None => merge(cptr, col, i0, sc.rs, x, beta_pc),
+                                        None => merge::<K>(cptr, col, i0, sc.rs, x, beta_pc),
                                         Some(cm) => {
-                                            merge_mapped(cptr, col, cm.rows, i0, x, beta_pc)
+                                            merge_mapped::<K>(cptr, col, cm.rows, i0, x, beta_pc)
                                         }
                                     }
                                 }
@@ -347,18 +370,18 @@ fn blocks<T: Element>(
 /// Every `col + (i0 + i)·rs` (`i < x.len()`) is an element of C's buffer at `c`, not accessed by
 /// another thread.
 #[inline(always)]
-unsafe fn merge<T: Element>(c: *mut T, col: isize, i0: usize, rs: isize, x: &[T], beta: T) {
+unsafe fn merge<K: Kern>(c: *mut K::C, col: isize, i0: usize, rs: isize, x: &[K::C], beta: K::C) {
     for (i, &x) in x.iter().enumerate() {
         let at = col + (i0 + i) as isize * rs;
         // SAFETY: the caller's contract.
         unsafe {
             let q = c.offset(at);
-            *q = if beta == T::ZERO {
+            *q = if beta == K::ZERO {
                 x
-            } else if beta == T::ONE {
-                *q + x
+            } else if beta == K::ONE {
+                K::add(*q, x)
             } else {
-                *q * beta + x
+                K::mul_add(*q, beta, x)
             };
         }
     }
@@ -370,29 +393,29 @@ unsafe fn merge<T: Element>(c: *mut T, col: isize, i0: usize, rs: isize, x: &[T]
 /// Every `col + rows.off[i0 + i]` (`i < x.len()`) is an element of C's buffer at `c`, not
 /// accessed by another thread.
 #[inline(always)]
-unsafe fn merge_mapped<T: Element>(
-    c: *mut T,
+unsafe fn merge_mapped<K: Kern>(
+    c: *mut K::C,
     col: isize,
     rows: &AxisMap,
     i0: usize,
-    x: &[T],
-    beta: T,
+    x: &[K::C],
+    beta: K::C,
 ) {
     let offs = &rows.off[i0..i0 + x.len()];
-    if beta == T::ZERO {
+    if beta == K::ZERO {
         for (&o, &x) in offs.iter().zip(x) {
             // SAFETY: the caller's contract.
             unsafe { *c.offset(col + o) = x };
         }
-    } else if beta == T::ONE {
+    } else if beta == K::ONE {
         for (&o, &x) in offs.iter().zip(x) {
             // SAFETY: the caller's contract.
-            unsafe { *c.offset(col + o) = *c.offset(col + o) + x };
+            unsafe { *c.offset(col + o) = K::add(*c.offset(col + o), x) };
         }
     } else {
         for (&o, &x) in offs.iter().zip(x) {
             // SAFETY: the caller's contract.
-            unsafe { *c.offset(col + o) = *c.offset(col + o) * beta + x };
+            unsafe { *c.offset(col + o) = K::mul_add(*c.offset(col + o), beta, x) };
         }
     }
 }
@@ -407,7 +430,19 @@ pub(crate) fn scale<T: Element>(
     sc: Strided,
     cmap: Option<Mapped<'_>>,
 ) {
-    if beta == T::ONE {
+    scale_k::<T>(m, n, beta, c, sc, cmap)
+}
+
+/// [`scale`] for any element pair's C.
+pub(crate) fn scale_k<K: Kern>(
+    m: usize,
+    n: usize,
+    beta: K::C,
+    c: &mut [K::C],
+    sc: Strided,
+    cmap: Option<Mapped<'_>>,
+) {
+    if beta == K::ONE {
         return;
     }
     for j in 0..n {
@@ -416,10 +451,10 @@ pub(crate) fn scale<T: Element>(
                 None => sc.origin + i as isize * sc.rs + j as isize * sc.cs,
                 Some(cm) => sc.origin + cm.rows.off[i] + cm.cols.off[j],
             } as usize;
-            c[at] = if beta == T::ZERO {
-                T::ZERO
+            c[at] = if beta == K::ZERO {
+                K::ZERO
             } else {
-                c[at] * beta
+                K::mul(c[at], beta)
             };
         }
     }

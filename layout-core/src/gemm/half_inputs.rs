@@ -9,16 +9,25 @@
 //! pair's sum and flushes denormals (results may differ from the converting path in the last
 //! bits on general data; on integer data small enough for bf16 both are exact).
 
-use std::vec::Vec;
-
+use super::block::{Out, run_panels};
 use super::check::{Strided, check_no_overlap, check_operand};
 use super::error::{GemmError, Operand, OperandShape};
-use super::{MatMut, MatRef, Options, gemm_with};
+use super::tensor::Engine;
+use super::widen::Widened;
+use super::{MatMut, MatRef, Options};
 
 /// A 16-bit floating-point input type: [`half::f16`] or [`half::bf16`].
 pub trait Half: Copy + Send + Sync + 'static {
     /// The value as `f32` (exact).
     fn to_f32(self) -> f32;
+    /// `dst[i] = src[i].to_f32()`, 8 at a time when `simd` (the CPU has AVX2 and F16C).
+    #[doc(hidden)]
+    fn widen_run(src: &[Self], dst: &mut [f32], simd: bool) {
+        let _ = simd;
+        for (o, x) in dst.iter_mut().zip(src) {
+            *o = x.to_f32();
+        }
+    }
 }
 
 impl Half for half::f16 {
@@ -26,12 +35,34 @@ impl Half for half::f16 {
     fn to_f32(self) -> f32 {
         half::f16::to_f32(self)
     }
+    fn widen_run(src: &[Self], dst: &mut [f32], simd: bool) {
+        #[cfg(target_arch = "x86_64")]
+        if simd && dst.len() >= src.len() {
+            // SAFETY: `simd` is only set when AVX2 and F16C were detected; lengths checked.
+            return unsafe { super::widen::f16_run(src, dst) };
+        }
+        let _ = simd;
+        for (o, x) in dst.iter_mut().zip(src) {
+            *o = x.to_f32();
+        }
+    }
 }
 
 impl Half for half::bf16 {
     #[inline(always)]
     fn to_f32(self) -> f32 {
         half::bf16::to_f32(self)
+    }
+    fn widen_run(src: &[Self], dst: &mut [f32], simd: bool) {
+        #[cfg(target_arch = "x86_64")]
+        if simd && dst.len() >= src.len() {
+            // SAFETY: `simd` is only set when AVX2 (and F16C) were detected; lengths checked.
+            return unsafe { super::widen::bf16_run(src, dst) };
+        }
+        let _ = simd;
+        for (o, x) in dst.iter_mut().zip(src) {
+            *o = x.to_f32();
+        }
     }
 }
 
@@ -112,44 +143,67 @@ pub fn gemm_half<H: Half>(
     {
         return bf16_kernel(op, alpha, (a, sa), (b, sb), beta, c.data, sc);
     }
-    let widen = |x: MatRef<'_, H>, s: Strided| -> Result<Vec<f32>, GemmError> {
-        let len = x.rows.checked_mul(x.cols).ok_or(GemmError::Allocation {
-            op,
-            elements: usize::MAX,
-        })?;
-        let mut v = Vec::new();
-        v.try_reserve_exact(len)
-            .map_err(|_| GemmError::Allocation { op, elements: len })?;
-        for j in 0..x.cols {
-            for i in 0..x.rows {
-                // (i, j) is an element of the checked operand
-                let at = s.origin + i as isize * s.rs + j as isize * s.cs;
-                v.push(x.data[at as usize].to_f32());
-            }
-        }
-        Ok(v)
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    let threads = if opts.packing == super::Packing::Auto
+        && m.saturating_mul(n).saturating_mul(k) <= super::PARALLEL_MIN_WORK
+    {
+        1
+    } else {
+        opts.threads
     };
-    let (wa, wb) = (widen(a, sa)?, widen(b, sb)?);
-    gemm_with(
-        opts,
+    run_widened(
+        opts.isa,
         alpha,
-        MatRef {
-            data: &wa,
-            rows: a.rows,
-            cols: a.cols,
-            row_stride: 1,
-            col_stride: a.rows.max(1) as isize,
-        },
-        MatRef {
-            data: &wb,
-            rows: b.rows,
-            cols: b.cols,
-            row_stride: 1,
-            col_stride: b.rows.max(1) as isize,
+        Engine {
+            mkn: [m, k, n],
+            a: (a.data, sa, None),
+            b: (b.data, sb, None),
+            c: Out {
+                c: c.data,
+                sc,
+                cmap: None,
+            },
+            threads,
         },
         beta,
-        c,
     )
+}
+
+/// The converting path on a checked product (operands strided or mapped): A and Bᵀ widened to
+/// `f32` inside packing, the `f32` engine's kernels for `isa`.
+pub(crate) fn run_widened<H: Half>(
+    isa: super::Isa,
+    alpha: f32,
+    e: Engine<'_, H, H, f32>,
+    beta: f32,
+) -> Result<(), GemmError> {
+    let Some(ki) = <f32 as super::Element>::kernel(isa) else {
+        return Err(GemmError::IsaUnavailable {
+            op: "gemm_half",
+            isa,
+        });
+    };
+    let simd = super::widen::simd(isa);
+    let ((ad, sa, amap), (bd, sb, bmap)) = (e.a, e.b);
+    // A and Bᵀ as the packer reads them (rows by k)
+    let asrc = Widened {
+        src: ad,
+        origin: sa.origin,
+        sv: sa.rs,
+        sk: sa.cs,
+        map: amap,
+        simd,
+    };
+    let bsrc = Widened {
+        src: bd,
+        origin: sb.origin,
+        sv: sb.cs,
+        sk: sb.rs,
+        map: bmap.map(super::maps::Mapped::t),
+        simd,
+    };
+    run_panels::<f32>(&ki, e.mkn, alpha, &asrc, &bsrc, beta, e.c, e.threads);
+    Ok(())
 }
 
 /// The `vdpbf16ps` path, for `H` = bf16, on checked operands of a non-empty product with α ≠ 0.

@@ -19,6 +19,7 @@ mod sealed {
 /// The element types the GEMM supports: `f32` and `f64`.
 pub trait Element:
     sealed::Sealed
+    + super::Pair<Self, Out = Self>
     + Copy
     + Add<Output = Self>
     + Mul<Output = Self>
@@ -59,12 +60,12 @@ pub trait Element:
 /// With `beta == 0` the kernel never reads C.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
-pub struct Tile<T> {
+pub struct Tile<T, P = T> {
     pub(crate) k: usize,
     pub(crate) alpha: T,
     pub(crate) beta: T,
-    pub(crate) a: *const T,
-    pub(crate) b: *const T,
+    pub(crate) a: *const P,
+    pub(crate) b: *const P,
     pub(crate) c: *mut T,
     pub(crate) rsc: isize,
     pub(crate) csc: isize,
@@ -73,21 +74,72 @@ pub struct Tile<T> {
 /// A microkernel entry point.
 ///
 /// # Safety
-/// `a` must be valid for `MR·k` reads, `b` for `NR·k` reads, every C element of the tile for a
-/// read and a write (no read when `beta == 0`), and the instruction set the kernel was compiled
-/// for must be available.
-pub(crate) type Ukr<T> = unsafe fn(&Tile<T>);
+/// `a` must be valid for `MR·k·KSTEP` reads, `b` for `NR·k·KSTEP` reads (`KSTEP` of the
+/// element pair, see [`Kern`]), every C element of the tile for a read and a write (no read
+/// when `beta == 0`), and the instruction set the kernel was compiled for must be available.
+pub(crate) type Ukr<T, P = T> = unsafe fn(&Tile<T, P>);
 
 /// A microkernel with its tile shape and cache blocking.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
-pub struct KernelInfo<T> {
+pub struct KernelInfo<T, P = T> {
     pub(crate) mr: usize,
     pub(crate) nr: usize,
     pub(crate) kc: usize,
     pub(crate) mc: usize,
     pub(crate) nc: usize,
-    pub(crate) ukr: Ukr<T>,
+    pub(crate) ukr: Ukr<T, P>,
+}
+
+/// The engine's view of one element pair's kernels (the BLIS loops, packing buffers, edge
+/// tiles and threads are written once over it): `C` is C's element (also α, β and the
+/// accumulator), `P` the element of the packed panels the microkernel streams.
+///
+/// Floating-point pairs pack into their own type, one k step per panel row (`KSTEP = 1`);
+/// the integer pairs pack both 8-bit operands into `i16` pairs of k (`KSTEP = 2`), the panel
+/// layout `((2, R), ⌈k/2⌉) : ((1, 2), 2R)` that `vpmaddwd` (and VNNI) multiply-add in one step.
+pub(crate) trait Kern: Send + Sync + 'static {
+    /// C's element, α, β and the accumulator.
+    type C: Copy + PartialEq + Send + Sync + core::fmt::Debug + 'static;
+    /// The packed panels' element.
+    type P: Copy + Default + Send + Sync + 'static;
+    /// Additive identity of `C`.
+    const ZERO: Self::C;
+    /// Multiplicative identity of `C`.
+    const ONE: Self::C;
+    /// k values per packed panel step (padded with zeros to a multiple).
+    const KSTEP: usize;
+    /// `c·β + x` (wrapping for integers, as the instructions wrap).
+    fn mul_add(c: Self::C, beta: Self::C, x: Self::C) -> Self::C;
+    /// `c + x` (wrapping for integers).
+    fn add(c: Self::C, x: Self::C) -> Self::C;
+    /// `c·β` (wrapping for integers).
+    fn mul(c: Self::C, beta: Self::C) -> Self::C;
+    /// As [`Element::with_buffers`], for the packed element.
+    fn with_buffers<R>(f: impl FnOnce(&mut Vec<Self::P>, &mut Vec<Self::P>) -> R) -> R;
+}
+
+impl<T: Element> Kern for T {
+    type C = T;
+    type P = T;
+    const ZERO: T = T::ZERO;
+    const ONE: T = T::ONE;
+    const KSTEP: usize = 1;
+    #[inline(always)]
+    fn mul_add(c: T, beta: T, x: T) -> T {
+        c * beta + x
+    }
+    #[inline(always)]
+    fn add(c: T, x: T) -> T {
+        c + x
+    }
+    #[inline(always)]
+    fn mul(c: T, beta: T) -> T {
+        c * beta
+    }
+    fn with_buffers<R>(f: impl FnOnce(&mut Vec<T>, &mut Vec<T>) -> R) -> R {
+        <T as Element>::with_buffers(f)
+    }
 }
 
 /// Largest MR·NR of any kernel: the size of the stack tile edge tiles are computed into.

@@ -57,11 +57,14 @@ pub mod dispatch;
 mod error;
 mod fixed;
 mod half_inputs;
+mod int8;
 mod kernel;
 mod maps;
 mod pack;
 mod packed_b;
+mod pair;
 mod tensor;
+mod widen;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -73,11 +76,24 @@ pub use fixed::{
     StaticMatrix, TINY_WORK, Table,
 };
 pub use half_inputs::{Half, gemm_half};
+pub use int8::{Int8, gemm_i8};
 pub use kernel::Element;
 pub use packed_b::{PackedB, gemm_packed};
+pub use pair::Pair;
 pub use tensor::{gemm, gemm_half_tensors, gemm_half_tensors_with, gemm_static, gemm_tensors_with};
 
 use check::{check_no_overlap, check_operand};
+
+// The engine's hooks for other modules of the crate (convolution's implicit im2col, quantized
+// weights): an operand is anything that packs panels (`Panels`), C is an `Out`.
+#[allow(unused_imports)]
+pub(crate) use {
+    block::{Out, run_panels},
+    check::Strided,
+    kernel::Kern,
+    maps::Mapped,
+    pack::Panels,
+};
 
 /// A read-only strided matrix: element (i, j) is `data[o + i·row_stride + j·col_stride]`, where
 /// `o` is chosen so the lowest address the matrix touches is `data[0]` (with non-negative strides
@@ -184,7 +200,18 @@ impl From<Isa> for Options {
 /// 512³ 1.5×.
 pub const PARALLEL_MIN_WORK: usize = 320 * 320 * 320;
 
-/// `C ← α·A·B + β·C` on strided matrices, with the kernels and threads of `opts`.
+/// `C ← α·A·B + β·C` on strided matrices of any element [`Pair`] (`f32`, `f64`; `bf16` or
+/// `f16` into `f32`; `u8`/`i8` into `i32`), with the kernels and threads of `opts`.
+///
+/// ```
+/// use layout_core::gemm::{MatMut, MatRef, Options, gemm_with};
+/// let a: [i8; 4] = [1, -2, 3, 4]; // 2×2 row-major
+/// let mut c = [0i32; 4];
+/// let m = MatRef { data: &a, rows: 2, cols: 2, row_stride: 2, col_stride: 1 };
+/// gemm_with(Options::default(), 1, m, m, 0,
+///     MatMut { data: &mut c, rows: 2, cols: 2, row_stride: 2, col_stride: 1 }).unwrap();
+/// assert_eq!(c, [-5, -10, 15, 10]);
+/// ```
 ///
 /// # Errors
 /// [`GemmError::IsaUnavailable`] when this CPU lacks `isa`; [`GemmError::ShapeMismatch`] when A
@@ -193,7 +220,19 @@ pub const PARALLEL_MIN_WORK: usize = 320 * 320 * 320;
 /// elements of C share a location (an exact test: every injective C is accepted). Nothing is
 /// written on error. After these checks, BLAS's rule for α = 0, k = 0 and empty products
 /// applies (see the module docs).
-pub fn gemm_with<T: Element>(
+pub fn gemm_with<A: Pair<B>, B>(
+    opts: impl Into<Options>,
+    alpha: A::Out,
+    a: MatRef<'_, A>,
+    b: MatRef<'_, B>,
+    beta: A::Out,
+    c: MatMut<'_, A::Out>,
+) -> Result<(), GemmError> {
+    A::gemm_mat(opts.into(), alpha, a, b, beta, c)
+}
+
+/// [`gemm_with`] for the float pairs whose kernels are generic over [`Element`].
+pub(crate) fn gemm_float<T: Element>(
     opts: impl Into<Options>,
     alpha: T,
     a: MatRef<'_, T>,

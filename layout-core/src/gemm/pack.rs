@@ -9,6 +9,37 @@ use super::kernel::Element;
 use super::maps::Mapped;
 use crate::walk::kernels::transpose;
 
+/// An operand as the engine packs it: a matrix X of `rows × k` (A itself, or Bᵀ), whatever
+/// its element, layout or encoding — a strided or mapped slice of the kernel's element, a
+/// 16-bit float slice widened on the way, 8-bit integers paired for `vpmaddwd`, quantized
+/// weights dequantized block by block, an implicit im2col matrix read through its windows.
+/// Packing is the one place an operand's format is looked at; the loops, kernels and edge
+/// handling never see it. (`Cᵀ = Bᵀ·Aᵀ` is then just the two sources swapped.)
+pub(crate) trait Panels<P>: Sync {
+    /// Packs rows `v0 .. v0 + len` and k steps `p0 .. p0 + kc` of X as `⌈len/r⌉` micro-panels
+    /// of `r` rows: for one k value per step (`KSTEP = 1`), `dst[t·r·kc + p·r + i] =
+    /// X[v0 + t·r + i][p0 + p]`; for pairs (`KSTEP = 2`), `kc` rounds up to even and
+    /// `dst[t·r·kc' + (p/2)·2r + 2i + p%2]`. Rows past `len` and k past `kc` are zero.
+    /// Callers pass ranges inside X and a `dst` of at least `⌈len/r⌉·r·kc'` elements.
+    fn pack(&self, dst: &mut [P], v0: usize, p0: usize, len: usize, kc: usize, r: usize);
+    /// The micro-panel of `r` rows holding rows from `v` and k steps `p0 .. p0 + kc` when X is
+    /// stored packed already ([`PackedB`](super::PackedB)); `None` for sources that pack.
+    fn prepacked(&self, _v: usize, _p0: usize, _kc: usize) -> Option<&[P]> {
+        None
+    }
+    /// Whether [`prepacked`](Panels::prepacked) answers (then X is never packed, and C is
+    /// never transposed: the panels are laid out for the B role).
+    fn is_prepacked(&self) -> bool {
+        false
+    }
+}
+
+impl<T: Element> Panels<T> for Source<'_, T> {
+    fn pack(&self, dst: &mut [T], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
+        pack(dst, *self, v0, p0, len, kc, r)
+    }
+}
+
 /// One operand as the packer reads it: element (v, p) — v along the packed dimension, p along
 /// k — is `src[origin + v·sv + p·sk]`.
 #[derive(Clone, Copy)]

@@ -184,6 +184,19 @@ impl<T: Element> PackedB<T> {
     }
 }
 
+impl<T: Element> super::pack::Panels<T> for PackedB<T> {
+    fn pack(&self, _: &mut [T], _: usize, _: usize, _: usize, _: usize, _: usize) {
+        // the engine asks `prepacked` first and never packs a prepacked source
+        debug_assert!(false, "a PackedB is never packed again");
+    }
+    fn prepacked(&self, v: usize, p0: usize, kc: usize) -> Option<&[T]> {
+        Some(self.panel(v, p0, kc))
+    }
+    fn is_prepacked(&self) -> bool {
+        true
+    }
+}
+
 /// `C ← α·A·B + β·C` with B packed ahead of time ([`PackedB`]): the blocked loop nest without
 /// B's packing. `opts` must name the instruction set B was packed for; threads split C's rows.
 ///

@@ -25,7 +25,7 @@ use super::error::{GemmError, Operand};
 use super::fixed::{self, ColExtent, InnerExtent, RowExtent, StaticMatrix};
 use super::kernel::Element;
 use super::maps::{AxisMap, Mapped};
-use super::{MatMut, MatRef, Options, gemm_with};
+use super::{MatMut, MatRef, Options, Pair, gemm_float};
 use crate::DynLayout;
 use crate::tensor::{Storage, StorageMut, Tensor};
 use crate::walk::{AnyLayout, Axes};
@@ -85,18 +85,18 @@ fn geometry<L: AnyLayout>(
 /// [`GemmError::NotMatrix`] when an operand is not of rank 2; [`GemmError::ShapeMismatch`];
 /// [`GemmError::Allocation`] when the buffer for a non-strided operand cannot be allocated; the
 /// errors of [`gemm_with`].
-pub fn gemm<T, SA, LA, SB, LB, SC, LC>(
-    alpha: T,
+pub fn gemm<TA, TB, SA, LA, SB, LB, SC, LC>(
+    alpha: TA::Out,
     a: &Tensor<SA, LA>,
     b: &Tensor<SB, LB>,
-    beta: T,
+    beta: TA::Out,
     c: &mut Tensor<SC, LC>,
 ) -> Result<(), GemmError>
 where
-    T: Element,
-    SA: Storage<Elem = T>,
-    SB: Storage<Elem = T>,
-    SC: StorageMut<Elem = T>,
+    TA: Pair<TB>,
+    SA: Storage<Elem = TA>,
+    SB: Storage<Elem = TB>,
+    SC: StorageMut<Elem = TA::Out>,
     LA: AnyLayout,
     LB: AnyLayout,
     LC: AnyLayout,
@@ -124,8 +124,29 @@ where
 ///
 /// # Errors
 /// As [`gemm`](fn@gemm); [`GemmError::IsaUnavailable`] when this CPU lacks `opts.isa`.
-pub fn gemm_tensors_with<T, SA, LA, SB, LB, SC, LC>(
+pub fn gemm_tensors_with<TA, TB, SA, LA, SB, LB, SC, LC>(
     opts: impl Into<Options>,
+    alpha: TA::Out,
+    a: &Tensor<SA, LA>,
+    b: &Tensor<SB, LB>,
+    beta: TA::Out,
+    c: &mut Tensor<SC, LC>,
+) -> Result<(), GemmError>
+where
+    TA: Pair<TB>,
+    SA: Storage<Elem = TA>,
+    SB: Storage<Elem = TB>,
+    SC: StorageMut<Elem = TA::Out>,
+    LA: AnyLayout,
+    LB: AnyLayout,
+    LC: AnyLayout,
+{
+    TA::gemm_tensors(opts.into(), alpha, a, b, beta, c)
+}
+
+/// The float pairs' tensor product: the static paths, strided in place, any layout.
+pub(crate) fn float_tensors<T, SA, LA, SB, LB, SC, LC>(
+    opts: Options,
     alpha: T,
     a: &Tensor<SA, LA>,
     b: &Tensor<SB, LB>,
@@ -141,7 +162,6 @@ where
     LB: AnyLayout,
     LC: AnyLayout,
 {
-    let opts = opts.into();
     // BLAS's rule (module docs): α = 0 is C ← β·C, A and B unread, on every path below
     if alpha == T::ZERO {
         return beta_only(T::OP, a, b, beta, c);
@@ -199,7 +219,7 @@ where
         .as_mut_slice()
         .get_mut(clo..)
         .ok_or(too_short(Operand::C))?;
-    gemm_with(
+    gemm_float(
         opts,
         alpha,
         MatRef {
@@ -271,7 +291,7 @@ fn product_extents<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
 
 /// `C ← β·C` through C's layout after checking the shapes: the whole of a product with α = 0
 /// (BLAS's rule; A and B are not read). β = 0 writes zeros without reading C.
-fn beta_only<T, X, SA, LA, SB, LB, SC, LC>(
+fn beta_only<T, X, Y, SA, LA, SB, LB, SC, LC>(
     op: &'static str,
     a: &Tensor<SA, LA>,
     b: &Tensor<SB, LB>,
@@ -281,21 +301,42 @@ fn beta_only<T, X, SA, LA, SB, LB, SC, LC>(
 where
     T: Copy + PartialEq + core::ops::Mul<Output = T> + Default,
     SA: Storage<Elem = X>,
-    SB: Storage<Elem = X>,
+    SB: Storage<Elem = Y>,
+    SC: StorageMut<Elem = T>,
+    LA: AnyLayout,
+    LB: AnyLayout,
+    LC: AnyLayout,
+{
+    let zero = T::default();
+    beta_only_with(op, a, b, c, |x| if beta == zero { zero } else { x * beta })
+}
+
+/// [`beta_only`] with the scaling as a function: `C[i, j] ← scale(C[i, j])` through C's layout
+/// (`scale` must not read its argument when β = 0).
+pub(crate) fn beta_only_with<T, X, Y, SA, LA, SB, LB, SC, LC>(
+    op: &'static str,
+    a: &Tensor<SA, LA>,
+    b: &Tensor<SB, LB>,
+    c: &mut Tensor<SC, LC>,
+    scale: impl Fn(T) -> T,
+) -> Result<(), GemmError>
+where
+    T: Copy,
+    SA: Storage<Elem = X>,
+    SB: Storage<Elem = Y>,
     SC: StorageMut<Elem = T>,
     LA: AnyLayout,
     LB: AnyLayout,
     LC: AnyLayout,
 {
     let (m, _, n) = product_extents(op, a.layout(), b.layout(), c.layout())?;
-    let zero = T::default();
     let (lc, cb) = (*c.layout(), c.base_offset());
     let cd = c.as_mut_slice();
     for j in 0..n {
         for i in 0..m {
             // validated tensor: every offset of its domain is inside its buffer
             let x = &mut cd[(cb as i64 + lc.offset((i + j * m) as i64)) as usize];
-            *x = if beta == zero { zero } else { *x * beta };
+            *x = scale(*x);
         }
     }
     Ok(())
@@ -369,23 +410,158 @@ fn densify<T: Copy + Default, S: Storage<Elem = T>, L: AnyLayout>(
     Ok((v, dl))
 }
 
-/// The strided view of a dense copy made by [`densify`] (row- or column-major `rows × cols`).
-fn strided_view<'a, X>(v: &'a [X], l: &DynLayout, rows: usize, cols: usize) -> MatRef<'a, X> {
-    let d = l.stride_leaves();
-    MatRef {
-        data: v,
-        rows,
-        cols,
-        row_stride: d[0] as isize,
-        col_stride: d[1] as isize,
+/// One operand of a tensor product as an engine reads it: its elements, where element (0, 0)
+/// is, and its strides or axis maps.
+pub(crate) type Arg<'a, X> = (&'a [X], Strided, Option<Mapped<'a>>);
+
+/// A checked tensor product handed to an element pair's engine: the extents `[m, k, n]`, A
+/// and B, C, and the threads to use.
+pub(crate) struct Engine<'a, TA, TB, TC> {
+    pub mkn: [usize; 3],
+    pub a: Arg<'a, TA>,
+    pub b: Arg<'a, TB>,
+    pub c: block::Out<'a, TC>,
+    pub threads: usize,
+}
+
+/// An affine stand-in for one operand: `None` when its own layout is affine (read in place),
+/// else a dense copy made by the copy engine and its strided layout.
+type Dense<X> = Option<(Vec<X>, DynLayout)>;
+
+/// The operand's affine form: its own layout when `affine`, else a dense copy (`read`: holding
+/// its values) — and how the engine reaches it.
+fn affine_form<X: Copy + Default, S: Storage<Elem = X>, L: AnyLayout>(
+    op: &'static str,
+    operand: Operand,
+    t: &Tensor<S, L>,
+    read: bool,
+) -> Result<(Dense<X>, Access), GemmError> {
+    let dense = if L::AFFINE {
+        None
+    } else {
+        Some(densify(op, operand, t, read)?)
+    };
+    let l = match &dense {
+        Some((_, dl)) => *dl,
+        None => t.layout().to_dyn().map_err(|_| GemmError::NotMatrix {
+            op,
+            operand,
+            rank: 2,
+        })?,
+    };
+    let x = access(op, operand, &l)?;
+    Ok((dense, x))
+}
+
+/// Where an operand starts and how it is strided or mapped.
+fn parts(x: &Access, base: usize) -> (Strided, Option<Mapped<'_>>) {
+    match x {
+        Access::Strided { rs, cs } => (
+            Strided {
+                origin: base as isize,
+                rs: *rs,
+                cs: *cs,
+            },
+            None,
+        ),
+        Access::Mapped { rows, cols } => (
+            Strided {
+                origin: base as isize,
+                rs: 0,
+                cs: 0,
+            },
+            Some(Mapped { rows, cols }),
+        ),
     }
 }
 
-/// Any rank-2 layouts. Affine operands are read in place through their axis maps (packing
-/// copies each run-by-run rectangle as a strided block; C is written from the microkernel's
-/// registers where its runs cover a tile, else merged from a stack tile through the maps).
-/// Operands that are not affine (swizzled) are first copied by the copy engine into a dense
-/// strided buffer (C copied back at the end).
+/// Any rank-2 layouts, any element pair. Affine operands are read in place through their
+/// strides or axis maps (packing copies each run-by-run rectangle as a strided block; C is
+/// written from the microkernel's registers where its runs cover a tile, else merged from a
+/// stack tile through the maps). Operands that are not affine (swizzled) are first copied by
+/// the copy engine into a dense strided buffer (C copied back at the end). `engine` runs the
+/// checked product; `c_read` says whether it reads C (β ≠ 0).
+pub(crate) fn general_with<TA, TB, TC, SA, LA, SB, LB, SC, LC>(
+    op: &'static str,
+    opts: Options,
+    a: &Tensor<SA, LA>,
+    b: &Tensor<SB, LB>,
+    c_read: bool,
+    c: &mut Tensor<SC, LC>,
+    engine: impl FnOnce(Engine<'_, TA, TB, TC>) -> Result<(), GemmError>,
+) -> Result<(), GemmError>
+where
+    TA: Copy + Default,
+    TB: Copy + Default,
+    TC: Copy + Default,
+    SA: Storage<Elem = TA>,
+    SB: Storage<Elem = TB>,
+    SC: StorageMut<Elem = TC>,
+    LA: AnyLayout,
+    LB: AnyLayout,
+    LC: AnyLayout,
+{
+    let (m, k, n) = product_extents(op, a.layout(), b.layout(), c.layout())?;
+    if !opts.isa.is_available() {
+        return Err(GemmError::IsaUnavailable { op, isa: opts.isa });
+    }
+    let (dense_a, xa) = affine_form(op, Operand::A, a, true)?;
+    let (dense_b, xb) = affine_form(op, Operand::B, b, true)?;
+    let (mut dense_c, xc) = affine_form(op, Operand::C, c, c_read)?;
+    let (ad, abase) = match &dense_a {
+        Some((v, _)) => (&v[..], 0),
+        None => (a.as_slice(), a.base_offset()),
+    };
+    let (bd, bbase) = match &dense_b {
+        Some((v, _)) => (&v[..], 0),
+        None => (b.as_slice(), b.base_offset()),
+    };
+    let (sa, ma) = parts(&xa, abase);
+    let (sb, mb) = parts(&xb, bbase);
+    {
+        let (cd, cbase) = match &mut dense_c {
+            Some((v, _)) => (&mut v[..], 0),
+            None => {
+                let base = c.base_offset();
+                (c.as_mut_slice(), base)
+            }
+        };
+        let (sc, cmap) = parts(&xc, cbase);
+        let threads = if opts.packing == super::Packing::Auto
+            && m.saturating_mul(n).saturating_mul(k) <= super::PARALLEL_MIN_WORK
+        {
+            1
+        } else {
+            opts.threads
+        };
+        // every element of each operand is inside its buffer (tensors are validated at
+        // construction; dense copies hold exactly their layout's offsets), and C's layout is
+        // injective (a writable tensor's is, and so is a dense copy's)
+        engine(Engine {
+            mkn: [m, k, n],
+            a: (ad, sa, ma),
+            b: (bd, sb, mb),
+            c: block::Out { c: cd, sc, cmap },
+            threads,
+        })?;
+    }
+    if let Some((v, dl)) = dense_c {
+        let src = Tensor::new(&v[..], dl).map_err(|_| GemmError::Allocation {
+            op,
+            elements: v.len(),
+        })?;
+        // same axis extents by construction: the copy cannot refuse
+        c.copy_from(&src).map_err(|_| GemmError::Allocation {
+            op,
+            elements: m.saturating_mul(n),
+        })?;
+    }
+    Ok(())
+}
+
+/// The float engine of [`general_with`]: a C whose contiguous runs (along the dimension the
+/// kernel will vectorise) are shorter than the kernel's MR — an NZ fractal row of C0 elements
+/// — takes the kernel whose MR is that run, so every tile is stored from its registers.
 fn general<T, SA, LA, SB, LB, SC, LC>(
     opts: Options,
     alpha: T,
@@ -404,119 +580,26 @@ where
     LC: AnyLayout,
 {
     let op = T::OP;
-    let (m, k) = extents(Operand::A, a.layout())?;
-    let (kb, n) = extents(Operand::B, b.layout())?;
-    let (mc, nc) = extents(Operand::C, c.layout())?;
-    if k != kb || m != mc || n != nc {
-        return Err(GemmError::ShapeMismatch {
-            op,
-            a: [m, k],
-            b: [kb, n],
-            c: [mc, nc],
-        });
-    }
-    let mut ki = match T::kernel(opts.isa) {
-        Some(ki) if opts.isa.is_available() => ki,
-        _ => return Err(GemmError::IsaUnavailable { op, isa: opts.isa }),
+    let Some(mut ki) = T::kernel(opts.isa) else {
+        return Err(GemmError::IsaUnavailable { op, isa: opts.isa });
     };
-    // the affine form of each operand: its own layout, or a dense copy
-    let dense_a = if LA::AFFINE {
-        None
-    } else {
-        Some(densify(op, Operand::A, a, true)?)
-    };
-    let dense_b = if LB::AFFINE {
-        None
-    } else {
-        Some(densify(op, Operand::B, b, true)?)
-    };
-    let mut dense_c = if LC::AFFINE {
-        None
-    } else {
-        Some(densify(op, Operand::C, c, beta != T::ZERO)?)
-    };
-    let layout_of = |d: &Option<(Vec<T>, DynLayout)>, l: Result<DynLayout, _>, operand| match d {
-        Some((_, dl)) => Ok(*dl),
-        None => l.map_err(|_| GemmError::NotMatrix {
-            op,
-            operand,
-            rank: 2,
-        }),
-    };
-    let la = layout_of(&dense_a, a.layout().to_dyn(), Operand::A)?;
-    let lb = layout_of(&dense_b, b.layout().to_dyn(), Operand::B)?;
-    let lc = layout_of(&dense_c, c.layout().to_dyn(), Operand::C)?;
-    let (xa, xb, xc) = (
-        access(op, Operand::A, &la)?,
-        access(op, Operand::B, &lb)?,
-        access(op, Operand::C, &lc)?,
-    );
-    let (ad, abase) = match &dense_a {
-        Some((v, _)) => (&v[..], 0),
-        None => (a.as_slice(), a.base_offset()),
-    };
-    let (bd, bbase) = match &dense_b {
-        Some((v, _)) => (&v[..], 0),
-        None => (b.as_slice(), b.base_offset()),
-    };
-    fn parts(x: &Access, base: usize) -> (Strided, Option<Mapped<'_>>) {
-        match x {
-            Access::Strided { rs, cs } => (
-                Strided {
-                    origin: base as isize,
-                    rs: *rs,
-                    cs: *cs,
-                },
-                None,
-            ),
-            Access::Mapped { rows, cols } => (
-                Strided {
-                    origin: base as isize,
-                    rs: 0,
-                    cs: 0,
-                },
-                Some(Mapped { rows, cols }),
-            ),
-        }
-    }
-    // specialised per layout: when C's contiguous runs (along the dimension the kernel will
-    // vectorise) are shorter than the kernel's MR — an NZ fractal row of C0 elements — take
-    // the kernel whose MR is that run, so every tile is stored from its registers
-    if let Access::Mapped { rows, cols } = &xc {
-        let (rs, cs) = (rows.step(0), cols.step(0));
-        let (run, step) = if block::transposes(m, n, rs, cs) {
-            (cols.run[0] as usize, cs)
-        } else {
-            (rows.run[0] as usize, rs)
-        };
-        if step == 1
-            && run < ki.mr
-            && let Some(narrow) = T::kernel_for_run(opts.isa, run)
-        {
-            ki = narrow;
-        }
-    }
-    let (sa, ma) = parts(&xa, abase);
-    let (sb, mb) = parts(&xb, bbase);
-    {
-        let (cd, cbase) = match &mut dense_c {
-            Some((v, _)) => (&mut v[..], 0),
-            None => {
-                let base = c.base_offset();
-                (c.as_mut_slice(), base)
+    general_with(op, opts, a, b, beta != T::ZERO, c, |e| {
+        let [m, k, n] = e.mkn;
+        if let Some(cm) = e.c.cmap {
+            let (rs, cs) = (cm.rows.step(0), cm.cols.step(0));
+            let (run, step) = if block::transposes(m, n, rs, cs) {
+                (cm.cols.run[0] as usize, cs)
+            } else {
+                (cm.rows.run[0] as usize, rs)
+            };
+            if step == 1
+                && run < ki.mr
+                && let Some(narrow) = T::kernel_for_run(opts.isa, run)
+            {
+                ki = narrow;
             }
-        };
-        let (sc, mcm) = parts(&xc, cbase);
-        let threads = if opts.packing == super::Packing::Auto
-            && m.saturating_mul(n).saturating_mul(k) <= super::PARALLEL_MIN_WORK
-        {
-            1
-        } else {
-            opts.threads
-        };
-        // every element of each operand is inside its buffer (tensors are validated at
-        // construction; dense copies hold exactly their layout's offsets), and C's layout is
-        // injective (a writable tensor's is, and so is a dense copy's)
+        }
+        let ((ad, sa, ma), (bd, sb, mb)) = (e.a, e.b);
         block::run(
             &ki,
             block::Problem {
@@ -529,26 +612,15 @@ where
                 b: bd,
                 sb,
                 beta,
-                c: cd,
-                sc,
+                c: e.c.c,
+                sc: e.c.sc,
                 bpacked: None,
-                maps: [ma, mb, mcm],
+                maps: [ma, mb, e.c.cmap],
             },
-            threads,
+            e.threads,
         );
-    }
-    if let Some((v, dl)) = dense_c {
-        let src = Tensor::new(&v[..], dl).map_err(|_| GemmError::Allocation {
-            op,
-            elements: v.len(),
-        })?;
-        // same axis extents by construction: the copy cannot refuse
-        c.copy_from(&src).map_err(|_| GemmError::Allocation {
-            op,
-            elements: m.saturating_mul(n),
-        })?;
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// `C ← α·A·B + β·C` on tensors whose layouts have static extents, checked at compile time: a
@@ -627,7 +699,7 @@ pub fn gemm_static<T, SA, LA, SB, LB, SC, LC>(
             return;
         }
     }
-    if let Err(e) = gemm(alpha, a, b, beta, c) {
+    if let Err(e) = float_tensors(Options::default(), alpha, a, b, beta, c) {
         unreachable!("gemm_static: operands with matching static extents were refused: {e}");
     }
 }
@@ -682,101 +754,69 @@ where
     LC: AnyLayout,
 {
     let op = "gemm_half";
+    let opts = opts.into();
     // BLAS's rule (module docs): α = 0 is C ← β·C, A and B unread
     if alpha == 0.0 {
         return beta_only(op, a, b, beta, c);
     }
-    let (m, k) = extents(Operand::A, a.layout())?;
-    let (kb, n) = extents(Operand::B, b.layout())?;
-    let (mc, nc) = extents(Operand::C, c.layout())?;
-    if k != kb || m != mc || n != nc {
-        return Err(GemmError::ShapeMismatch {
-            op,
-            a: [m, k],
-            b: [kb, n],
-            c: [mc, nc],
-        });
-    }
-    // strided operands are read in place; any other layout is first copied by the copy engine
-    // (memory speed) into a dense strided buffer, and C copied back
-    let ga = geometry(Operand::A, a.layout(), a.base_offset()).ok();
-    let gb = geometry(Operand::B, b.layout(), b.base_offset()).ok();
-    let gc = geometry(Operand::C, c.layout(), c.base_offset()).ok();
-    let dense_a = match ga {
-        Some(_) => None,
-        None => Some(densify(op, Operand::A, a, true)?),
-    };
-    let dense_b = match gb {
-        Some(_) => None,
-        None => Some(densify(op, Operand::B, b, true)?),
-    };
-    let mut dense_c = match gc {
-        Some(_) => None,
-        None => Some(densify(op, Operand::C, c, beta != 0.0)?),
-    };
-    fn view<'a, X>(
-        g: Option<Geometry>,
-        d: &'a Option<(Vec<X>, DynLayout)>,
-        t: &'a [X],
-        rows: usize,
-        cols: usize,
-    ) -> MatRef<'a, X> {
-        match (g, d) {
-            (_, Some((v, l))) => strided_view(v, l, rows, cols),
-            (Some((r, c, rs, cs, lo)), None) => MatRef {
-                data: &t[lo..],
-                rows: r,
-                cols: c,
-                row_stride: rs,
-                col_stride: cs,
-            },
-            // unreachable by construction (no geometry means a dense copy); an empty view
-            // would be refused by the shape check
-            (None, None) => MatRef {
-                data: &t[..0],
-                rows: 0,
-                cols: 0,
-                row_stride: 0,
-                col_stride: 0,
-            },
-        }
-    }
-    let va = view(ga, &dense_a, a.as_slice(), m, k);
-    let vb = view(gb, &dense_b, b.as_slice(), k, n);
+    // strided operands on a CPU with AVX-512 BF16: the slice entry (its `vdpbf16ps` kernel)
+    #[cfg(target_arch = "x86_64")]
+    if core::any::TypeId::of::<H>() == core::any::TypeId::of::<half::bf16>()
+        && opts.isa == super::Isa::Avx512
+        && super::bf16::available()
+        && let (Ok(ga), Ok(gb), Ok(gc)) = (
+            geometry(Operand::A, a.layout(), a.base_offset()),
+            geometry(Operand::B, b.layout(), b.base_offset()),
+            geometry(Operand::C, c.layout(), c.base_offset()),
+        )
     {
-        let vc = match (&mut dense_c, gc) {
-            (Some((v, l)), _) => {
-                let r = strided_view(v, l, m, n);
-                let (row_stride, col_stride) = (r.row_stride, r.col_stride);
-                MatMut {
-                    data: &mut v[..],
-                    rows: m,
-                    cols: n,
-                    row_stride,
-                    col_stride,
-                }
-            }
-            (None, Some((r, cc, rs, cs, lo))) => MatMut {
-                data: &mut c.as_mut_slice()[lo..],
-                rows: r,
-                cols: cc,
-                row_stride: rs,
-                col_stride: cs,
-            },
-            (None, None) => unreachable!("an operand without a geometry has a dense copy"),
+        product_extents(op, a.layout(), b.layout(), c.layout())?;
+        let view = |(rows, cols, row_stride, col_stride, _): Geometry| {
+            (rows, cols, row_stride, col_stride)
         };
-        super::gemm_half(opts, alpha, va, vb, beta, vc)?;
-    }
-    if let Some((v, dl)) = dense_c {
-        let src = Tensor::new(&v[..], dl).map_err(|_| GemmError::Allocation {
+        let (ar, ac, ars, acs) = view(ga);
+        let (br, bc, brs, bcs) = view(gb);
+        let (cr, cc, crs, ccs) = view(gc);
+        let too_short = |operand| GemmError::NotMatrix {
             op,
-            elements: v.len(),
-        })?;
-        // same axis extents by construction: the copy cannot refuse
-        c.copy_from(&src).map_err(|_| GemmError::Allocation {
-            op,
-            elements: m.saturating_mul(n),
-        })?;
+            operand,
+            rank: 2,
+        };
+        let ad = a.as_slice().get(ga.4..).ok_or(too_short(Operand::A))?;
+        let bd = b.as_slice().get(gb.4..).ok_or(too_short(Operand::B))?;
+        let cd = c
+            .as_mut_slice()
+            .get_mut(gc.4..)
+            .ok_or(too_short(Operand::C))?;
+        return super::gemm_half(
+            opts,
+            alpha,
+            MatRef {
+                data: ad,
+                rows: ar,
+                cols: ac,
+                row_stride: ars,
+                col_stride: acs,
+            },
+            MatRef {
+                data: bd,
+                rows: br,
+                cols: bc,
+                row_stride: brs,
+                col_stride: bcs,
+            },
+            beta,
+            MatMut {
+                data: cd,
+                rows: cr,
+                cols: cc,
+                row_stride: crs,
+                col_stride: ccs,
+            },
+        );
     }
-    Ok(())
+    // every other case: operands of any affine layout read in place, widened inside packing
+    general_with(op, opts, a, b, beta != 0.0, c, |e| {
+        super::half_inputs::run_widened(opts.isa, alpha, e, beta)
+    })
 }

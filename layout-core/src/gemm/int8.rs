@@ -1,0 +1,532 @@
+//! 8-bit integer products accumulating in `i32`: (u8, i8 → i32), (i8, i8 → i32) and the other
+//! two combinations of `u8` and `i8`, exact (the sums wrap modulo 2³² as the instructions do).
+//!
+//! Both operands pack into `i16` pairs of k — the panel layout `((2, R), ⌈k/2⌉) : ((1, 2), 2R)`
+//! — so one `vpmaddwd` multiplies two k steps of eight rows against a broadcast column pair
+//! and adds both products into `i32` lanes: 16 multiply-adds per instruction, twice an f32
+//! FMA's. Unlike `vpmaddubsw` (u8 × i8 summed into saturating `i16`), nothing saturates, so
+//! every pair of signednesses is exact. The loops, blocking, threads, edge tiles and C of any
+//! layout are the f32 engine's ([`super::block::run_panels`]); only packing and the kernel are
+//! here.
+
+use std::cell::RefCell;
+use std::vec::Vec;
+
+use super::block::{Out, run_panels};
+use super::check::{Strided, check_no_overlap, check_operand};
+use super::error::{GemmError, Operand};
+use super::kernel::{Kern, KernelInfo, Tile};
+use super::maps::Mapped;
+use super::pack::Panels;
+use crate::walk::kernels::transpose;
+use super::{Isa, MatMut, MatRef, Options, PARALLEL_MIN_WORK, Packing, shape_of};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u8 {}
+    impl Sealed for i8 {}
+}
+
+/// An 8-bit integer operand element: `u8` or `i8`.
+pub trait Int8: sealed::Sealed + Copy + Send + Sync + 'static {
+    /// The value, widened exactly.
+    fn widen(self) -> i16;
+}
+
+impl Int8 for u8 {
+    #[inline(always)]
+    fn widen(self) -> i16 {
+        i16::from(self)
+    }
+}
+
+impl Int8 for i8 {
+    #[inline(always)]
+    fn widen(self) -> i16 {
+        i16::from(self)
+    }
+}
+
+/// The integer pair's kernels: C, α, β in `i32`, panels of `i16` pairs.
+pub(crate) struct I8Pairs;
+
+impl Kern for I8Pairs {
+    type C = i32;
+    type P = i16;
+    const ZERO: i32 = 0;
+    const ONE: i32 = 1;
+    const KSTEP: usize = 2;
+    #[inline(always)]
+    fn mul_add(c: i32, beta: i32, x: i32) -> i32 {
+        c.wrapping_mul(beta).wrapping_add(x)
+    }
+    #[inline(always)]
+    fn add(c: i32, x: i32) -> i32 {
+        c.wrapping_add(x)
+    }
+    #[inline(always)]
+    fn mul(c: i32, beta: i32) -> i32 {
+        c.wrapping_mul(beta)
+    }
+    fn with_buffers<R>(f: impl FnOnce(&mut Vec<i16>, &mut Vec<i16>) -> R) -> R {
+        std::thread_local! {
+            static BUFS: RefCell<(Vec<i16>, Vec<i16>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+        }
+        BUFS.with(|b| match b.try_borrow_mut() {
+            Ok(mut g) => {
+                let (x, y) = &mut *g;
+                f(x, y)
+            }
+            Err(_) => f(&mut Vec::new(), &mut Vec::new()),
+        })
+    }
+}
+
+/// An 8-bit operand as the packer reads it (the matrix X, rows by k): element (v, p) at
+/// `src[origin + v·sv + p·sk]`, or through `map` (rows along v, columns along k) from `origin`.
+#[derive(Clone, Copy)]
+pub(crate) struct Bytes<'a, S> {
+    pub src: &'a [S],
+    pub origin: isize,
+    pub sv: isize,
+    pub sk: isize,
+    pub map: Option<Mapped<'a>>,
+}
+
+impl<S: Int8> Bytes<'_, S> {
+    #[inline(always)]
+    fn row(&self, v: usize) -> isize {
+        match self.map {
+            Some(mp) => self.origin + mp.rows.off[v],
+            None => self.origin + v as isize * self.sv,
+        }
+    }
+    #[inline(always)]
+    fn col(&self, p: usize) -> isize {
+        match self.map {
+            Some(mp) => mp.cols.off[p],
+            None => p as isize * self.sk,
+        }
+    }
+}
+
+/// Largest `r·⌈kc/2⌉` pair-units staged on the stack (32 rows by 512 k values).
+const STAGE: usize = 32 * 256;
+
+/// One k pair of one row as the kernels read it: `lo` in the low 16 bits, `hi` above.
+#[inline(always)]
+fn unit(lo: i16, hi: i16) -> u32 {
+    u32::from(lo as u16) | (u32::from(hi as u16) << 16)
+}
+
+impl<S: Int8> Panels<i16> for Bytes<'_, S> {
+    fn pack(&self, dst: &mut [i16], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
+        let kcp = kc.next_multiple_of(2);
+        let pairs = kcp / 2;
+        let panels = len.div_ceil(r);
+        let mut stage = [0u32; STAGE];
+        for (t, panel) in dst[..panels * r * kcp].chunks_exact_mut(r * kcp).enumerate() {
+            let rows = r.min(len - t * r);
+            if rows < r || kcp != kc {
+                panel.fill(0);
+            }
+            let vbase = v0 + t * r;
+            if self.map.is_none() && self.sk == 1 && rows * pairs <= STAGE {
+                // rows contiguous along k: each row's k pairs widened into the stage as 32-bit
+                // units, then the units transposed into the panel by the copy engine
+                for i in 0..rows {
+                    let at = (self.row(vbase + i) + p0 as isize) as usize;
+                    let src = &self.src[at..at + kc];
+                    let out = &mut stage[i * pairs..(i + 1) * pairs];
+                    for (o, pr) in out.iter_mut().zip(src.chunks(2)) {
+                        *o = unit(pr[0].widen(), pr.get(1).map_or(0, |x| x.widen()));
+                    }
+                }
+                // SAFETY: the stage holds `rows` rows of `pairs` units (`rows·pairs ≤ STAGE`);
+                // the panel holds `r·kcp` i16 = `r·pairs` units (`(pairs − 1)·r + rows` are
+                // written), 4-byte aligned (the packing buffer is 64-byte aligned and every
+                // panel starts at a multiple of `r·kcp`, an even number of i16); distinct
+                // arrays.
+                unsafe {
+                    transpose(
+                        panel.as_mut_ptr().cast::<u32>(),
+                        r as isize,
+                        stage.as_ptr(),
+                        pairs as isize,
+                        rows,
+                        pairs,
+                        false,
+                    )
+                };
+            } else if self.map.is_none() && self.sv == 1 {
+                // the packed dimension contiguous: two source rows (k = 2q, 2q + 1) zipped
+                for q in 0..pairs {
+                    let at = |p: usize| (self.origin + vbase as isize + (p0 + p) as isize * self.sk) as usize;
+                    let x = &self.src[at(2 * q)..at(2 * q) + rows];
+                    let out = &mut panel[q * 2 * r..q * 2 * r + 2 * rows];
+                    if 2 * q + 1 < kc {
+                        let y = &self.src[at(2 * q + 1)..at(2 * q + 1) + rows];
+                        for ((o, &a), &b) in out.chunks_exact_mut(2).zip(x).zip(y) {
+                            o[0] = a.widen();
+                            o[1] = b.widen();
+                        }
+                    } else {
+                        for (o, &a) in out.chunks_exact_mut(2).zip(x) {
+                            o[0] = a.widen();
+                        }
+                    }
+                }
+            } else {
+                let mut offs = [0isize; 64];
+                for (i, o) in offs[..rows].iter_mut().enumerate() {
+                    *o = self.row(vbase + i);
+                }
+                for p in 0..kc {
+                    let co = self.col(p0 + p);
+                    let base = (p / 2) * 2 * r + (p & 1);
+                    for (i, &ro) in offs[..rows].iter().enumerate() {
+                        panel[base + 2 * i] = self.src[(ro + co) as usize].widen();
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The microkernel body over `MR = 4·MV`-row tiles in scalar code: `acc[i][j] += a₀b₀ + a₁b₁`
+/// per pair step (wrapping, as `vpmaddwd` + `vpaddd`).
+///
+/// # Safety
+/// As [`super::kernel::Ukr`] for MR × NR with `KSTEP = 2`.
+unsafe fn portable_body<const MR: usize, const NR: usize>(t: &Tile<i32, i16>) {
+    let mut acc = [[0i32; MR]; NR];
+    // SAFETY: the caller guarantees `a` holds MR·2·k and `b` NR·2·k elements.
+    let (a, b) = unsafe {
+        (
+            core::slice::from_raw_parts(t.a, MR * 2 * t.k),
+            core::slice::from_raw_parts(t.b, NR * 2 * t.k),
+        )
+    };
+    for (ap, bp) in a.chunks_exact(2 * MR).zip(b.chunks_exact(2 * NR)) {
+        for j in 0..NR {
+            let (b0, b1) = (i32::from(bp[2 * j]), i32::from(bp[2 * j + 1]));
+            for i in 0..MR {
+                let s = i32::from(ap[2 * i]) * b0 + i32::from(ap[2 * i + 1]) * b1;
+                acc[j][i] = acc[j][i].wrapping_add(s);
+            }
+        }
+    }
+    // SAFETY: the caller guarantees every C element of the tile.
+    unsafe { store_tile::<MR, NR>(t, &acc) }
+}
+
+/// `C ← α·acc + β·C` for one tile (β = 0: C not read).
+///
+/// # Safety
+/// Every `t.c + i·rsc + j·csc` (`i < MR`, `j < NR`) is valid for a read and a write.
+#[inline(always)]
+unsafe fn store_tile<const MR: usize, const NR: usize>(t: &Tile<i32, i16>, acc: &[[i32; MR]; NR]) {
+    for (j, col) in acc.iter().enumerate() {
+        for (i, &x) in col.iter().enumerate() {
+            let x = x.wrapping_mul(t.alpha);
+            // SAFETY: the caller's contract.
+            unsafe {
+                let p = t.c.offset(i as isize * t.rsc + j as isize * t.csc);
+                *p = if t.beta == 0 {
+                    x
+                } else {
+                    I8Pairs::mul_add(*p, t.beta, x)
+                };
+            }
+        }
+    }
+}
+
+/// The portable 4 × 4 integer kernel.
+///
+/// # Safety
+/// As [`super::kernel::Ukr`] with MR = NR = 4, `KSTEP = 2`.
+unsafe fn portable_ukr(t: &Tile<i32, i16>) {
+    // SAFETY: forwarded contract.
+    unsafe { portable_body::<4, 4>(t) }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use core::arch::x86_64::*;
+
+    use super::{Tile, store_tile};
+
+    /// Rows (two vectors of eight `i32`) by columns of the AVX2 tile.
+    pub(crate) const TILE: (usize, usize) = (16, 6);
+
+    /// The AVX2 integer kernel: 16 × 6 `i32` accumulators in 12 ymm, `vpmaddwd` + `vpaddd`
+    /// per k pair and column.
+    ///
+    /// # Safety
+    /// As [`super::super::kernel::Ukr`] with MR = 16, NR = 6, `KSTEP = 2`; AVX2 available.
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn ukr(t: &Tile<i32, i16>) {
+        const NR: usize = TILE.1;
+        // SAFETY: (whole body) the caller guarantees AVX2, 32·k readable elements at `a` and
+        // 12·k at `b` (read as 6·k `i32` words, unaligned), and the tile of C.
+        unsafe {
+            let mut acc = [[_mm256_setzero_si256(); 2]; NR];
+            let mut a = t.a;
+            let mut b = t.b.cast::<i32>();
+            for _ in 0..t.k {
+                let a0 = _mm256_loadu_si256(a.cast());
+                let a1 = _mm256_loadu_si256(a.add(16).cast());
+                for (j, accj) in acc.iter_mut().enumerate() {
+                    let bj = _mm256_set1_epi32(b.add(j).read_unaligned());
+                    accj[0] = _mm256_add_epi32(accj[0], _mm256_madd_epi16(a0, bj));
+                    accj[1] = _mm256_add_epi32(accj[1], _mm256_madd_epi16(a1, bj));
+                }
+                a = a.add(32);
+                b = b.add(NR);
+            }
+            let alpha = _mm256_set1_epi32(t.alpha);
+            if t.rsc == 1 {
+                let beta = _mm256_set1_epi32(t.beta);
+                for (j, accj) in acc.iter().enumerate() {
+                    let cj = t.c.offset(j as isize * t.csc);
+                    for (v, &x) in accj.iter().enumerate() {
+                        let p = cj.add(8 * v).cast::<__m256i>();
+                        let x = _mm256_mullo_epi32(x, alpha);
+                        let r = if t.beta == 0 {
+                            x
+                        } else if t.beta == 1 {
+                            _mm256_add_epi32(_mm256_loadu_si256(p), x)
+                        } else {
+                            _mm256_add_epi32(_mm256_mullo_epi32(_mm256_loadu_si256(p), beta), x)
+                        };
+                        _mm256_storeu_si256(p, r);
+                    }
+                }
+            } else {
+                let mut tmp = [[0i32; 16]; NR];
+                for (j, accj) in acc.iter().enumerate() {
+                    _mm256_storeu_si256(tmp[j].as_mut_ptr().cast(), accj[0]);
+                    _mm256_storeu_si256(tmp[j].as_mut_ptr().add(8).cast(), accj[1]);
+                }
+                let unit = Tile {
+                    alpha: t.alpha,
+                    ..*t
+                };
+                store_tile::<16, NR>(&unit, &tmp);
+            }
+        }
+    }
+}
+
+/// The integer kernel for `isa` (the AVX2 kernel on AVX-512 machines too).
+fn kernel(isa: Isa) -> KernelInfo<i32, i16> {
+    // KC counts k values (pairs: KC/2 panel steps): a B micro-panel of NR·KC i16 stays in L1
+    // (6 KiB for NR = 6), the A block MC·KC·2 bytes ≈ 384 KiB in L2
+    const KC: usize = 512;
+    let info = |mr: usize, nr: usize, ukr| KernelInfo {
+        mr,
+        nr,
+        kc: KC,
+        mc: (384 * 1024 / (KC * 2) / mr).max(1) * mr,
+        nc: (4096 / nr).max(1) * nr,
+        ukr,
+    };
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 | Isa::Avx512 => info(avx2::TILE.0, avx2::TILE.1, avx2::ukr),
+        _ => info(4, 4, portable_ukr),
+    }
+}
+
+/// `C(i32) ← α·A·B + β·C` with 8-bit A and B (`u8` or `i8`, either side), accumulating in
+/// `i32`: exact, wrapping modulo 2³² like the hardware's integer multiply-adds.
+///
+/// ```
+/// use layout_core::gemm::{MatMut, MatRef, Options, gemm_i8};
+/// let a: [u8; 6] = [1, 2, 3, 4, 5, 255]; // 2×3 row-major
+/// let b: [i8; 6] = [1, -1, 0, 2, -128, 127]; // 3×2 row-major
+/// let mut c = [0i32; 4];
+/// gemm_i8(Options::default(), 1,
+///     MatRef { data: &a, rows: 2, cols: 3, row_stride: 3, col_stride: 1 },
+///     MatRef { data: &b, rows: 3, cols: 2, row_stride: 2, col_stride: 1 }, 0,
+///     MatMut { data: &mut c, rows: 2, cols: 2, row_stride: 2, col_stride: 1 }).unwrap();
+/// assert_eq!(c, [1 - 384, -1 + 4 + 381, 4 - 32640, -4 + 10 + 32385]);
+/// ```
+///
+/// # Errors
+/// As [`gemm_with`](super::gemm_with): shapes that do not agree, an operand outside its slice,
+/// overlapping C elements, an instruction set this CPU lacks. Nothing is written on error.
+/// BLAS's rule for empty products, α = 0 and k = 0 (see the [module docs](super)).
+pub fn gemm_i8<TA: Int8, TB: Int8>(
+    opts: impl Into<Options>,
+    alpha: i32,
+    a: MatRef<'_, TA>,
+    b: MatRef<'_, TB>,
+    beta: i32,
+    c: MatMut<'_, i32>,
+) -> Result<(), GemmError> {
+    let op = "gemm_i8";
+    let Options {
+        isa,
+        threads,
+        packing,
+    } = opts.into();
+    if a.rows != c.rows || a.cols != b.rows || b.cols != c.cols {
+        return Err(GemmError::ShapeMismatch {
+            op,
+            a: [a.rows, a.cols],
+            b: [b.rows, b.cols],
+            c: [c.rows, c.cols],
+        });
+    }
+    if !isa.is_available() {
+        return Err(GemmError::IsaUnavailable { op, isa });
+    }
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    let sa = check_operand(
+        op,
+        shape_of(Operand::A, m, k, a.row_stride, a.col_stride),
+        a.data.len(),
+    )?;
+    let sb = check_operand(
+        op,
+        shape_of(Operand::B, k, n, b.row_stride, b.col_stride),
+        b.data.len(),
+    )?;
+    let shc = shape_of(Operand::C, m, n, c.row_stride, c.col_stride);
+    let sc = check_operand(op, shc, c.data.len())?;
+    check_no_overlap(op, shc)?;
+    let threads =
+        if packing == Packing::Auto && m.saturating_mul(n).saturating_mul(k) <= PARALLEL_MIN_WORK {
+            1
+        } else {
+            threads
+        };
+    run_i8(
+        isa,
+        threads,
+        [m, k, n],
+        alpha,
+        (a.data, sa, None),
+        (b.data, sb, None),
+        beta,
+        Out {
+            c: c.data,
+            sc,
+            cmap: None,
+        },
+    );
+    Ok(())
+}
+
+/// An 8-bit operand for [`run_i8`]: its slice, where (0, 0) is and its strides, or its axis
+/// maps (rows, columns) for an operand of any affine layout.
+pub(crate) type ByteOperand<'a, S> = (&'a [S], Strided, Option<Mapped<'a>>);
+
+/// The integer engine on checked operands (BLAS's rule included).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_i8<TA: Int8, TB: Int8>(
+    isa: Isa,
+    threads: usize,
+    mkn: [usize; 3],
+    alpha: i32,
+    (a, sa, amap): ByteOperand<'_, TA>,
+    (b, sb, bmap): ByteOperand<'_, TB>,
+    beta: i32,
+    out: Out<'_, i32>,
+) {
+    let asrc = Bytes {
+        src: a,
+        origin: sa.origin,
+        sv: sa.rs,
+        sk: sa.cs,
+        map: amap,
+    };
+    let bsrc = Bytes {
+        src: b,
+        origin: sb.origin,
+        sv: sb.cs,
+        sk: sb.rs,
+        map: bmap.map(Mapped::t),
+    };
+    run_panels::<I8Pairs>(&kernel(isa), mkn, alpha, &asrc, &bsrc, beta, out, threads);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every ISA this CPU has, against the definition, on shapes crossing MR, NR, KC and odd k,
+    /// with the extreme values of both signednesses, strided and transposed C.
+    #[test]
+    fn matches_the_definition_on_every_isa() {
+        let mut seed = 7u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            seed >> 8
+        };
+        for isa in [Isa::Portable, Isa::Avx2, Isa::Avx512] {
+            if !isa.is_available() {
+                continue;
+            }
+            for &(m, k, n) in &[
+                (1, 1, 1),
+                (17, 3, 7),
+                (33, 513, 13),
+                (5, 1030, 2),
+                (40, 9, 40),
+            ] {
+                let a: Vec<u8> = (0..m * k).map(|_| next() as u8).collect();
+                let b: Vec<i8> = (0..k * n).map(|_| next() as i8).collect();
+                for (row_major_c, beta) in [(true, 0), (false, 3), (true, -1)] {
+                    let (rs, cs) = if row_major_c { (n, 1) } else { (1, m) };
+                    let c0: Vec<i32> = (0..m * n).map(|_| next() as i32 % 1000).collect();
+                    let mut c = c0.clone();
+                    gemm_i8(
+                        Options {
+                            isa,
+                            threads: 2,
+                            packing: Packing::Always,
+                        },
+                        2,
+                        MatRef {
+                            data: &a,
+                            rows: m,
+                            cols: k,
+                            row_stride: k as isize,
+                            col_stride: 1,
+                        },
+                        MatRef {
+                            data: &b,
+                            rows: k,
+                            cols: n,
+                            row_stride: 1,
+                            col_stride: k as isize,
+                        },
+                        beta,
+                        MatMut {
+                            data: &mut c,
+                            rows: m,
+                            cols: n,
+                            row_stride: rs as isize,
+                            col_stride: cs as isize,
+                        },
+                    )
+                    .unwrap();
+                    for i in 0..m {
+                        for j in 0..n {
+                            let mut s = 0i64;
+                            for p in 0..k {
+                                s += i64::from(a[i * k + p]) * i64::from(b[j * k + p]);
+                            }
+                            let at = i * rs + j * cs;
+                            let want = 2 * s + i64::from(beta) * i64::from(c0[at]);
+                            assert_eq!(i64::from(c[at]), want, "{isa:?} {m}x{k}x{n} ({i},{j})");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

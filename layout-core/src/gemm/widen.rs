@@ -1,0 +1,153 @@
+//! 16-bit float operands widened to `f32` inside packing: the f32 engine's loops, blocking,
+//! threads and kernels run unchanged, and the conversion (F16C `vcvtph2ps` for f16, a 16-bit
+//! shift for bf16) touches each element once per packed block — `O(mk·⌈n/NC⌉ + kn)` against
+//! the product's `O(mnk)` — with no widened copy of either matrix.
+
+use super::half_inputs::Half;
+use super::maps::Mapped;
+use super::pack::Panels;
+use crate::walk::kernels::transpose;
+
+/// A 16-bit operand as the packer reads it (the matrix X, rows by k): element (v, p) at
+/// `src[origin + v·sv + p·sk]`, or through `map` from `origin`.
+#[derive(Clone, Copy)]
+pub(crate) struct Widened<'a, H> {
+    pub src: &'a [H],
+    pub origin: isize,
+    pub sv: isize,
+    pub sk: isize,
+    pub map: Option<Mapped<'a>>,
+    /// The CPU converts 8 elements per instruction (AVX2 and F16C).
+    pub simd: bool,
+}
+
+/// Largest `r·kc` converted through the stack (32 rows by 256 k steps).
+const STAGE: usize = 32 * 256;
+
+impl<H: Half> Panels<f32> for Widened<'_, H> {
+    fn pack(&self, dst: &mut [f32], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
+        let panels = len.div_ceil(r);
+        let mut stage = [0f32; STAGE];
+        for (t, panel) in dst[..panels * r * kc].chunks_exact_mut(r * kc).enumerate() {
+            let rows = r.min(len - t * r);
+            let vbase = v0 + t * r;
+            if rows < r {
+                for out in panel.chunks_exact_mut(r) {
+                    out[rows..].fill(0.0);
+                }
+            }
+            match self.map {
+                None if self.sv == 1 => {
+                    // the packed dimension contiguous: one run of `rows` per k step
+                    for (p, out) in panel.chunks_exact_mut(r).enumerate() {
+                        let at = self.origin + vbase as isize + (p0 + p) as isize * self.sk;
+                        let at = at as usize;
+                        H::widen_run(&self.src[at..at + rows], &mut out[..rows], self.simd);
+                    }
+                }
+                None if self.sk == 1 && rows * kc <= STAGE => {
+                    // k contiguous: widen each row into the stage, then transpose into the panel
+                    for i in 0..rows {
+                        let at = self.origin + (vbase + i) as isize * self.sv + p0 as isize;
+                        let at = at as usize;
+                        H::widen_run(
+                            &self.src[at..at + kc],
+                            &mut stage[i * kc..][..kc],
+                            self.simd,
+                        );
+                    }
+                    // SAFETY: the stage holds `rows` rows of `kc` (`rows·kc ≤ STAGE`), the panel
+                    // `r·kc ≥ (kc − 1)·r + rows` elements; they are distinct arrays.
+                    unsafe {
+                        transpose(
+                            panel.as_mut_ptr(),
+                            r as isize,
+                            stage.as_ptr(),
+                            kc as isize,
+                            rows,
+                            kc,
+                            false,
+                        )
+                    };
+                }
+                _ => {
+                    for (p, out) in panel.chunks_exact_mut(r).enumerate() {
+                        for (i, o) in out[..rows].iter_mut().enumerate() {
+                            let at = match self.map {
+                                Some(mp) => {
+                                    self.origin + mp.rows.off[vbase + i] + mp.cols.off[p0 + p]
+                                }
+                                None => {
+                                    self.origin
+                                        + (vbase + i) as isize * self.sv
+                                        + (p0 + p) as isize * self.sk
+                                }
+                            };
+                            *o = self.src[at as usize].to_f32();
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether this CPU widens 16-bit floats 8 at a time (AVX2 and F16C) at level `isa`.
+pub(crate) fn simd(isa: super::Isa) -> bool {
+    #[cfg(all(target_arch = "x86_64", feature = "std"))]
+    {
+        isa >= super::Isa::Avx2 && std::arch::is_x86_feature_detected!("f16c")
+    }
+    #[cfg(not(all(target_arch = "x86_64", feature = "std")))]
+    {
+        let _ = isa;
+        false
+    }
+}
+
+/// f16 → f32, 8 per `vcvtph2ps`.
+///
+/// # Safety
+/// AVX2 and F16C are available; `dst.len() >= src.len()`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,f16c")]
+pub(crate) unsafe fn f16_run(src: &[half::f16], dst: &mut [f32]) {
+    use core::arch::x86_64::*;
+    let n = src.len();
+    let mut i = 0;
+    // SAFETY: `i + 8 ≤ n ≤ dst.len()`: 8 elements read and written in bounds.
+    unsafe {
+        while i + 8 <= n {
+            let h = _mm_loadu_si128(src.as_ptr().add(i).cast());
+            _mm256_storeu_ps(dst.as_mut_ptr().add(i), _mm256_cvtph_ps(h));
+            i += 8;
+        }
+    }
+    for (o, x) in dst[i..n].iter_mut().zip(&src[i..]) {
+        *o = x.to_f32();
+    }
+}
+
+/// bf16 → f32 (the bits shifted into the high half), 8 at a time.
+///
+/// # Safety
+/// AVX2 is available; `dst.len() >= src.len()`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn bf16_run(src: &[half::bf16], dst: &mut [f32]) {
+    use core::arch::x86_64::*;
+    let n = src.len();
+    let mut i = 0;
+    // SAFETY: `i + 8 ≤ n ≤ dst.len()`: 8 elements read and written in bounds.
+    unsafe {
+        while i + 8 <= n {
+            let h = _mm_loadu_si128(src.as_ptr().add(i).cast());
+            let w = _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
+            _mm256_storeu_ps(dst.as_mut_ptr().add(i), _mm256_castsi256_ps(w));
+            i += 8;
+        }
+    }
+    for (o, x) in dst[i..n].iter_mut().zip(&src[i..]) {
+        *o = x.to_f32();
+    }
+}
