@@ -332,7 +332,7 @@ pub(crate) fn taps(
 /// pixel `v = oh·OW + ow` (row-major over the output's spatial axes) and column `p` (a tap, in
 /// the order of [`taps`]).
 #[derive(Clone, Copy)]
-pub(crate) struct Panels<'a, T> {
+pub(crate) struct Windows<'a, T> {
     pub src: &'a [T],
     /// Buffer index of (n, channel offset 0, row offset 0, column offset 0).
     pub base: isize,
@@ -349,7 +349,14 @@ pub(crate) struct Panels<'a, T> {
     pub order: KOrder,
 }
 
-impl<T: ConvElement> Panels<'_, T> {
+/// The GEMM engine reads the im2col matrix through this: packing is the one place it is seen.
+impl<T: ConvElement> crate::gemm::Panels<f32> for Windows<'_, T> {
+    fn pack(&self, dst: &mut [f32], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
+        self.fill(dst, v0, p0, len, kc, r)
+    }
+}
+
+impl<T: ConvElement> Windows<'_, T> {
     /// Packs rows `v0 .. v0 + len` and k steps `p0 .. p0 + kc` as `⌈len/r⌉` micro-panels:
     /// `dst[t·r·kc + p·r + i] = X[v0 + t·r + i][p0 + p]`; rows past `len` are 0 (the GEMM's
     /// panel contract).
@@ -357,7 +364,7 @@ impl<T: ConvElement> Panels<'_, T> {
     /// # Panics
     /// When `dst` is shorter than `⌈len/r⌉·r·kc` or the rows or columns are outside the
     /// matrix (a bug of the caller; every read is bounds-checked or proven in bounds).
-    pub fn pack(&self, dst: &mut [f32], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
+    pub fn fill(&self, dst: &mut [f32], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
         if len == 0 || kc == 0 {
             return;
         }
@@ -587,7 +594,7 @@ mod tests {
         let d = Desc::new(ConvOperand::Input, &l, 0).unwrap();
         let order = if nhwc { KOrder::Rsc } else { KOrder::Crs };
         let tp = taps(&d.t[1], 0, c, r, s, dil, order).unwrap();
-        let x = Panels {
+        let x = Windows {
             src: &src,
             base: 0,
             h: h as isize,
@@ -609,7 +616,7 @@ mod tests {
         let kc = 1 + f % (k - p0);
         let rw = [1, 4, 6, 7, 16, len][rr % 6];
         let mut dst = vec![f32::NAN; len.div_ceil(rw) * rw * kc];
-        x.pack(&mut dst, v0, p0, len, kc, rw);
+        x.fill(&mut dst, v0, p0, len, kc, rw);
         for (at, &got) in dst.iter().enumerate() {
             let (t, rest) = (at / (rw * kc), at % (rw * kc));
             let (pp, i) = (rest / rw, rest % rw);

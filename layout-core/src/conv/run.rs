@@ -6,8 +6,11 @@ use std::vec::Vec;
 use super::error::{ConvError, ConvOperand};
 use super::geom::{Conv2d, Desc};
 use super::im2col::ConvElement;
-use super::im2col::{KOrder, Panels, taps};
-use crate::gemm::{Element, GemmError, MatMut, MatRef, Options, gemm_with};
+use super::im2col::{KOrder, Windows, taps};
+use crate::gemm::{
+    Element, GemmError, MatMut, MatRef, Options, Out, Panels as Source, Strided, gemm_with,
+    run_panels,
+};
 use crate::tensor::{Storage, StorageMut, Tensor};
 use crate::walk::AnyLayout;
 
@@ -247,9 +250,6 @@ where
     )
 }
 
-/// Pixel blocks of the explicit-block path hold at most this many elements.
-const BLOCK: usize = 1 << 18;
-
 /// Runs the convolution on checked descriptions.
 #[allow(clippy::too_many_arguments)]
 fn run<T: ConvElement>(
@@ -288,79 +288,82 @@ fn run<T: ConvElement>(
         && params.padding == [0, 0]
         && input.merged_hw().is_some()
         && input.t[1].step().is_some();
-    let kb_max = k.min(1024);
-    let nb_max = (BLOCK / kb_max).max(16).min(npix);
-    let mut block = if plain {
-        Vec::new()
-    } else {
-        alloc(nb_max * kb_max)?
-    };
     let st = [params.stride[0] as isize, params.stride[1] as isize];
     let pad = [params.padding[0] as isize, params.padding[1] as isize];
+    let ki = f32::kernel(opts.isa).ok_or(ConvError::Gemm(GemmError::IsaUnavailable {
+        op: "conv2d",
+        isa: opts.isa,
+    }))?;
     for n in 0..n_img {
         for g in 0..groups {
             let wg = w.group(g);
-            let tp = taps(&input.t[1], g * cg, cg, r, s, params.dilation, w.order)?;
-            let panels = Panels {
-                src,
-                base: input.base + input.t[0].off[n],
-                h: h as isize,
-                w: wd as isize,
-                ow,
-                st,
-                pad,
-                offh: &input.t[2].off,
-                offw: &input.t[3].off,
-                sw: input.t[3].step(),
-                taps: &tp,
-                order: w.order,
-            };
-            // C block of pixels v0..v0+len: (buffer, origin, pixel step, channel step)
+            // C for this image and group: pixels × O/groups, from (pixel 0, channel g·O/groups)
             let c_origin = output.base + output.t[0].off[n] + output.t[1].off[g * og];
-            for v0 in (0..npix).step_by(nb_max) {
-                let len = nb_max.min(npix - v0);
-                for p0 in (0..k).step_by(kb_max) {
-                    let kc = kb_max.min(k - p0);
-                    let beta = if p0 == 0 { 0.0 } else { 1.0 };
-                    let a = if plain {
-                        let sp = input.merged_hw().unwrap_or(1);
-                        let sc = input.t[1].step().unwrap_or(1);
-                        let origin = panels.base
-                            + input.t[1].off[g * cg]
-                            + v0 as isize * sp
-                            + p0 as isize * sc;
-                        mat_ref(T::as_f32(src).unwrap_or(&[]), origin, len, kc, sp, sc)?
-                    } else {
-                        panels.pack(&mut block, v0, p0, len, kc, len);
-                        MatRef {
-                            data: &block[..len * kc],
-                            rows: len,
-                            cols: kc,
-                            row_stride: 1,
-                            col_stride: len as isize,
-                        }
-                    };
-                    let b = MatRef {
-                        data: &wg[p0 * og..(p0 + kc) * og],
-                        rows: kc,
+            if plain {
+                let sp = input.merged_hw().unwrap_or(1);
+                let sc = input.t[1].step().unwrap_or(1);
+                let origin = input.base + input.t[0].off[n] + input.t[1].off[g * cg];
+                let a = mat_ref(T::as_f32(src).unwrap_or(&[]), origin, npix, k, sp, sc)?;
+                let b = MatRef {
+                    data: wg,
+                    rows: k,
+                    cols: og,
+                    row_stride: og as isize,
+                    col_stride: 1,
+                };
+                let cm = match c_strided {
+                    Some((sp, so)) => mat_mut(dst, c_origin, npix, og, sp, so)?,
+                    None => MatMut {
+                        data: &mut temp[..],
+                        rows: npix,
                         cols: og,
-                        row_stride: og as isize,
-                        col_stride: 1,
-                    };
-                    let cm = match c_strided {
-                        Some((sp, so)) => {
-                            mat_mut(dst, c_origin + v0 as isize * sp, len, og, sp, so)?
-                        }
-                        None => MatMut {
-                            data: &mut temp[v0..],
-                            rows: len,
-                            cols: og,
-                            row_stride: 1,
-                            col_stride: npix as isize,
+                        row_stride: 1,
+                        col_stride: npix as isize,
+                    },
+                };
+                gemm_with(opts, 1.0f32, a, b, 0.0, cm)?;
+            } else {
+                let tp = taps(&input.t[1], g * cg, cg, r, s, params.dilation, w.order)?;
+                // A: the im2col matrix (pixels × taps), read through its layout
+                let a = Windows {
+                    src,
+                    base: input.base + input.t[0].off[n],
+                    h: h as isize,
+                    w: wd as isize,
+                    ow,
+                    st,
+                    pad,
+                    offh: &input.t[2].off,
+                    offw: &input.t[3].off,
+                    sw: input.t[3].step(),
+                    taps: &tp,
+                    order: w.order,
+                };
+                // Bᵀ: the filters (O/groups × taps), packed once above
+                let b = Filters { w: wg, og };
+                let out = match c_strided {
+                    Some((sp, so)) => Out {
+                        c: &mut *dst,
+                        sc: Strided {
+                            origin: c_origin,
+                            rs: sp,
+                            cs: so,
                         },
-                    };
-                    gemm_with(opts, 1.0f32, a, b, beta, cm)?;
-                }
+                        cmap: None,
+                    },
+                    None => Out {
+                        c: &mut temp[..],
+                        sc: Strided {
+                            origin: 0,
+                            rs: 1,
+                            cs: npix as isize,
+                        },
+                        cmap: None,
+                    },
+                };
+                // every element of C is an element of the output tensor (validated: inside the
+                // buffer, no two at one location) or of the temporary
+                run_panels::<f32>(&ki, [npix, k, og], 1.0, &a, &b, 0.0, out, opts.threads);
             }
             epilogue(
                 params,
@@ -376,6 +379,27 @@ fn run<T: ConvElement>(
         }
     }
     Ok(())
+}
+
+/// The filters of one group as the engine's Bᵀ: row `o`, column `k` is `w[k·og + o]`.
+struct Filters<'a> {
+    w: &'a [f32],
+    og: usize,
+}
+
+impl Source<f32> for Filters<'_> {
+    fn pack(&self, dst: &mut [f32], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
+        let panels = len.div_ceil(r);
+        for (t, panel) in dst[..panels * r * kc].chunks_exact_mut(r * kc).enumerate() {
+            let vb = v0 + t * r;
+            let rows = r.min(len - t * r);
+            for (p, out) in panel.chunks_exact_mut(r).enumerate() {
+                let at = (p0 + p) * self.og + vb;
+                out[..rows].copy_from_slice(&self.w[at..at + rows]);
+                out[rows..].fill(0.0);
+            }
+        }
+    }
 }
 
 /// A strided read-only view from `origin` (the index of element (0, 0)).

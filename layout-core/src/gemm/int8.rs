@@ -18,8 +18,8 @@ use super::error::{GemmError, Operand};
 use super::kernel::{Kern, KernelInfo, Tile};
 use super::maps::Mapped;
 use super::pack::Panels;
-use crate::walk::kernels::transpose;
 use super::{Isa, MatMut, MatRef, Options, PARALLEL_MIN_WORK, Packing, shape_of};
+use crate::walk::kernels::transpose;
 
 mod sealed {
     pub trait Sealed {}
@@ -125,7 +125,10 @@ impl<S: Int8> Panels<i16> for Bytes<'_, S> {
         let pairs = kcp / 2;
         let panels = len.div_ceil(r);
         let mut stage = [0u32; STAGE];
-        for (t, panel) in dst[..panels * r * kcp].chunks_exact_mut(r * kcp).enumerate() {
+        for (t, panel) in dst[..panels * r * kcp]
+            .chunks_exact_mut(r * kcp)
+            .enumerate()
+        {
             let rows = r.min(len - t * r);
             if rows < r || kcp != kc {
                 panel.fill(0);
@@ -161,7 +164,9 @@ impl<S: Int8> Panels<i16> for Bytes<'_, S> {
             } else if self.map.is_none() && self.sv == 1 {
                 // the packed dimension contiguous: two source rows (k = 2q, 2q + 1) zipped
                 for q in 0..pairs {
-                    let at = |p: usize| (self.origin + vbase as isize + (p0 + p) as isize * self.sk) as usize;
+                    let at = |p: usize| {
+                        (self.origin + vbase as isize + (p0 + p) as isize * self.sk) as usize
+                    };
                     let x = &self.src[at(2 * q)..at(2 * q) + rows];
                     let out = &mut panel[q * 2 * r..q * 2 * r + 2 * rows];
                     if 2 * q + 1 < kc {
