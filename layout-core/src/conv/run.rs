@@ -13,32 +13,22 @@ use crate::gemm::{
 };
 use crate::tensor::{Storage, StorageMut, Tensor};
 use crate::walk::AnyLayout;
+use crate::walk::kernels::transpose;
 
-/// Filters packed once for a convolution: per group, the `K × O/groups` matrix (K = the taps,
-/// `C/groups · R · S`, in the order the input's layout asks for) row-major.
-#[derive(Clone, Debug)]
-pub(crate) struct ConvWeights {
-    data: Vec<f32>,
-    /// O, C/groups, R, S.
-    dims: [usize; 4],
-    groups: usize,
+/// The filters as the GEMM reads them: per group, the matrix `O/groups × K` (K = the taps,
+/// `C/groups · R · S`, in the order of the input's im2col columns) whose element (o, k) of group
+/// `g` is `data[origin[g] + o·so + k·sk]` — the filter tensor itself when it is `f32` and its
+/// tap axes merge into one stride in that order (OIHW for NCHW inputs, OHWI for NHWC), else a
+/// copy made once per call.
+struct Filters<'a> {
+    data: &'a [f32],
+    origin: Vec<isize>,
+    so: isize,
+    sk: isize,
     order: KOrder,
-}
-
-impl ConvWeights {
-    fn k(&self) -> usize {
-        self.dims[1] * self.dims[2] * self.dims[3]
-    }
-
-    fn og(&self) -> usize {
-        self.dims[0] / self.groups
-    }
-
-    /// Group `g`'s matrix: `K × O/groups`, row-major.
-    fn group(&self, g: usize) -> &[f32] {
-        let len = self.k() * self.og();
-        &self.data[g * len..(g + 1) * len]
-    }
+    /// K, and the kernel's R × S.
+    k: usize,
+    rs: [usize; 2],
 }
 
 fn alloc(len: usize) -> Result<Vec<f32>, ConvError> {
@@ -49,59 +39,105 @@ fn alloc(len: usize) -> Result<Vec<f32>, ConvError> {
     Ok(v)
 }
 
-/// Packs `weights` (logical O, C/groups, R, S) for an input whose k order is `order`.
-fn pack_weights<T: ConvElement>(
+/// The step of axes `axes` of `d` (fastest first) merged into one arithmetic axis, when they
+/// merge.
+fn merged(d: &Desc, axes: [usize; 3]) -> Option<isize> {
+    let mut cur: Option<(usize, isize)> = None;
+    for a in axes {
+        let (e, st) = (d.dims[a], d.t[a].step()?);
+        if e == 1 {
+            continue;
+        }
+        cur = match cur {
+            None => Some((e, st)),
+            Some((ce, cs)) if (ce as isize).checked_mul(cs) == Some(st) => Some((ce * e, cs)),
+            Some(_) => return None,
+        };
+    }
+    Some(cur.map_or(1, |(_, s)| s))
+}
+
+/// The tap axes of the weights (O, I, R, S), fastest first, for the k order.
+fn tap_axes(order: KOrder) -> [usize; 3] {
+    match order {
+        KOrder::Crs => [3, 2, 1],
+        KOrder::Rsc => [1, 3, 2],
+    }
+}
+
+/// The filters in place when possible, else packed into `store` (group after group, each
+/// `K × O/groups` row-major: k outer, so a block of k steps is a run of contiguous rows).
+fn filters<'a, T: ConvElement>(
     w: &Desc,
-    src: &[T],
+    src: &'a [T],
     groups: usize,
     order: KOrder,
-) -> Result<ConvWeights, ConvError> {
+    store: &'a mut Vec<f32>,
+) -> Result<Filters<'a>, ConvError> {
     let [o, cg, r, s] = w.dims;
     let og = o / groups;
-    let len = o
-        .checked_mul(cg)
-        .and_then(|x| x.checked_mul(r))
-        .and_then(|x| x.checked_mul(s))
-        .ok_or(ConvError::Overflow {
-            what: "the weights' size",
-        })?;
-    let mut data = alloc(len)?;
     let k = cg * r * s;
+    if let (Some(data), Some(so), Some(sk)) =
+        (T::as_f32(src), w.t[0].step(), merged(w, tap_axes(order)))
+    {
+        let origin = (0..groups)
+            .map(|g| w.base + w.t[0].off[g * og] + w.t[1].off[0] + w.t[2].off[0] + w.t[3].off[0])
+            .collect();
+        return Ok(Filters {
+            data,
+            origin,
+            so,
+            sk,
+            order,
+            k,
+            rs: [r, s],
+        });
+    }
+    let len = o.checked_mul(k).ok_or(ConvError::Overflow {
+        what: "the weights' size",
+    })?;
+    *store = alloc(len)?;
+    let m = &mut store[..];
+    let mut p = 0;
     for g in 0..groups {
-        let m = &mut data[g * k * og..(g + 1) * k * og];
-        for oo in 0..og {
-            let mut p = 0;
-            let mut put = |c: usize, i: usize, j: usize| {
-                m[p * og + oo] = src[w.at(g * og + oo, c, i, j) as usize].to_f32();
-                p += 1;
-            };
-            match order {
-                KOrder::Crs => {
-                    for c in 0..cg {
-                        for i in 0..r {
-                            for j in 0..s {
-                                put(c, i, j);
-                            }
+        let mut put = |c: usize, i: usize, j: usize| {
+            let row = &mut m[(g * k + p) * og..(g * k + p + 1) * og];
+            for (oo, x) in row.iter_mut().enumerate() {
+                *x = src[w.at(g * og + oo, c, i, j) as usize].to_f32();
+            }
+            p += 1;
+        };
+        match order {
+            KOrder::Crs => {
+                for c in 0..cg {
+                    for i in 0..r {
+                        for j in 0..s {
+                            put(c, i, j);
                         }
                     }
                 }
-                KOrder::Rsc => {
-                    for i in 0..r {
-                        for j in 0..s {
-                            for c in 0..cg {
-                                put(c, i, j);
-                            }
+            }
+            KOrder::Rsc => {
+                for i in 0..r {
+                    for j in 0..s {
+                        for c in 0..cg {
+                            put(c, i, j);
                         }
                     }
                 }
             }
         }
+        p = 0;
     }
-    Ok(ConvWeights {
-        data,
-        dims: w.dims,
-        groups,
+    let origin = (0..groups).map(|g| (g * k * og) as isize).collect();
+    Ok(Filters {
+        data: store,
+        origin,
+        so: 1,
+        sk: og as isize,
         order,
+        k,
+        rs: [r, s],
     })
 }
 
@@ -237,13 +273,20 @@ where
         }));
     }
     let order = order_for(&ck.input);
-    let packed = pack_weights(&ck.weights, weights.as_slice(), params.groups, order)?;
+    let mut store = Vec::new();
+    let f = filters(
+        &ck.weights,
+        weights.as_slice(),
+        params.groups,
+        order,
+        &mut store,
+    )?;
     run(
         opts,
         params,
         &ck.input,
         input.as_slice(),
-        &packed,
+        &f,
         bias,
         &ck.output,
         output.as_mut_slice(),
@@ -257,7 +300,7 @@ fn run<T: ConvElement>(
     params: &Conv2d,
     input: &Desc,
     src: &[T],
-    w: &ConvWeights,
+    w: &Filters<'_>,
     bias: Option<&[f32]>,
     output: &Desc,
     dst: &mut [f32],
@@ -266,8 +309,8 @@ fn run<T: ConvElement>(
     let [_, o, oh, ow] = output.dims;
     let groups = params.groups;
     let (cg, og) = (c / groups, o / groups);
-    let [_, _, r, s] = w.dims;
-    let k = w.k();
+    let [r, s] = w.rs;
+    let k = w.k;
     let npix = oh * ow;
     // C, per image and group: pixels × O/groups, strided when the output's spatial axes merge
     let c_strided = match (output.merged_hw(), output.t[1].step()) {
@@ -296,7 +339,10 @@ fn run<T: ConvElement>(
     }))?;
     for n in 0..n_img {
         for g in 0..groups {
-            let wg = w.group(g);
+            let wg = Group {
+                f: w,
+                origin: w.origin[g],
+            };
             // C for this image and group: pixels × O/groups, from (pixel 0, channel g·O/groups)
             let c_origin = output.base + output.t[0].off[n] + output.t[1].off[g * og];
             if plain {
@@ -304,13 +350,7 @@ fn run<T: ConvElement>(
                 let sc = input.t[1].step().unwrap_or(1);
                 let origin = input.base + input.t[0].off[n] + input.t[1].off[g * cg];
                 let a = mat_ref(T::as_f32(src).unwrap_or(&[]), origin, npix, k, sp, sc)?;
-                let b = MatRef {
-                    data: wg,
-                    rows: k,
-                    cols: og,
-                    row_stride: og as isize,
-                    col_stride: 1,
-                };
+                let b = mat_ref(w.data, wg.origin, k, og, w.sk, w.so)?;
                 let cm = match c_strided {
                     Some((sp, so)) => mat_mut(dst, c_origin, npix, og, sp, so)?,
                     None => MatMut {
@@ -340,7 +380,7 @@ fn run<T: ConvElement>(
                     order: w.order,
                 };
                 // Bᵀ: the filters (O/groups × taps), packed once above
-                let b = Filters { w: wg, og };
+                let b = wg;
                 let out = match c_strided {
                     Some((sp, so)) => Out {
                         c: &mut *dst,
@@ -381,21 +421,57 @@ fn run<T: ConvElement>(
     Ok(())
 }
 
-/// The filters of one group as the engine's Bᵀ: row `o`, column `k` is `w[k·og + o]`.
-struct Filters<'a> {
-    w: &'a [f32],
-    og: usize,
+/// One group's filters as the engine's Bᵀ (O/groups × K).
+struct Group<'a> {
+    f: &'a Filters<'a>,
+    origin: isize,
 }
 
-impl Source<f32> for Filters<'_> {
+impl Source<f32> for Group<'_> {
     fn pack(&self, dst: &mut [f32], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
+        let (so, sk) = (self.f.so, self.f.sk);
+        let data = self.f.data;
         let panels = len.div_ceil(r);
         for (t, panel) in dst[..panels * r * kc].chunks_exact_mut(r * kc).enumerate() {
             let vb = v0 + t * r;
             let rows = r.min(len - t * r);
+            let first = self.origin + vb as isize * so + p0 as isize * sk;
+            if sk == 1 && so != 1 {
+                // rows contiguous along k (OIHW read in place): a transpose into the panel
+                let last = first + (rows as isize - 1) * so;
+                let (lo, hi) = (first.min(last), first.max(last) + kc as isize);
+                if lo >= 0 && hi as usize <= data.len() {
+                    // SAFETY: every source element `first + i·so + p` (`i < rows`, `p < kc`)
+                    // lies in `[lo, hi)` ⊆ `data` (checked just above); every destination
+                    // `p·r + i` lies in `panel` (`r·kc` elements, `rows ≤ r`); `panel` is a
+                    // `&mut` slice distinct from `data`.
+                    unsafe {
+                        transpose(
+                            panel.as_mut_ptr(),
+                            r as isize,
+                            data.as_ptr().offset(first),
+                            so,
+                            rows,
+                            kc,
+                            false,
+                        )
+                    };
+                    for out in panel.chunks_exact_mut(r) {
+                        out[rows..].fill(0.0);
+                    }
+                    continue;
+                }
+            }
             for (p, out) in panel.chunks_exact_mut(r).enumerate() {
-                let at = (p0 + p) * self.og + vb;
-                out[..rows].copy_from_slice(&self.w[at..at + rows]);
+                let at = first + p as isize * sk;
+                if so == 1 {
+                    let at = at as usize;
+                    out[..rows].copy_from_slice(&data[at..at + rows]);
+                } else {
+                    for (i, x) in out[..rows].iter_mut().enumerate() {
+                        *x = data[(at + i as isize * so) as usize];
+                    }
+                }
                 out[rows..].fill(0.0);
             }
         }
