@@ -1,5 +1,6 @@
-//! Convolution: `conv::conv2d_with` (implicit GEMM: the im2col matrix is a layout read by the
-//! packer) against explicit im2col (the whole matrix materialised, then the same GEMM), on the
+//! Convolution: `conv::conv2d_prepared` (implicit GEMM: the im2col matrix is a layout read by
+//! the packer; filters packed once, as the baseline's are) and `conv::conv2d_with` (OIHW filters
+//! read or repacked in every call) against explicit im2col (the whole matrix materialised, then the same GEMM), on the
 //! five ResNet-50 layers of issue 23, NCHW and NHWC, one and two threads. f32, batch 1; one
 //! process, the variants timed in turns round after round; medians; GFLOP/s = 2·N·O·OH·OW·C·R·S
 //! per call.
@@ -10,7 +11,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use layout::conv::{Conv2d, conv2d_with};
+use layout::conv::{Conv2d, ConvWeights, conv2d_prepared, conv2d_with};
 use layout::gemm::{self, Isa, MatMut, MatRef, Options, Packing};
 use layout::{DynLayout, Tensor};
 
@@ -250,9 +251,10 @@ fn main() {
     println!("conv2d f32, batch 1, {isa:?}, {rounds} rounds, medians (GFLOP/s)");
     println!();
     println!(
-        "| layer | format | threads | implicit (ours) | explicit im2col + GEMM | ours / explicit |"
+        "| layer | format | threads | ours, filters packed once | ours, OIHW filters per call \
+         | explicit im2col + GEMM | ours (packed once) / explicit |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
     for l in LAYERS
         .iter()
         .filter(|l| only.is_empty() || only.iter().any(|o| l.name.contains(o.as_str())))
@@ -268,6 +270,7 @@ fn main() {
             let mut y = vec![0.0f32; l.o * oh * oh];
             let mut y2 = vec![0.0f32; l.o * oh * oh];
             let mut ex = Explicit::new(nhwc, l, &w);
+            let packed = ConvWeights::new(&p, xt.layout(), &wt).unwrap();
             for threads in [1, 2] {
                 let opts = Options {
                     isa,
@@ -286,14 +289,21 @@ fn main() {
                         .fold(0.0f32, f32::max);
                     assert!(err < 1e-2, "{}: ours and explicit differ by {err}", l.name);
                 }
-                let (mut to, mut te, mut tr) = (Vec::new(), Vec::new(), Vec::new());
+                let (mut to, mut tw, mut te, mut tr) =
+                    (Vec::new(), Vec::new(), Vec::new(), Vec::new());
                 for _ in 0..rounds {
+                    let t = Instant::now();
+                    {
+                        let mut yt = Tensor::new(&mut y[..], act(nhwc, 1, l.o, oh, oh)).unwrap();
+                        conv2d_prepared(opts, &p, black_box(&xt), &packed, None, &mut yt).unwrap();
+                    }
+                    let a = t.elapsed().as_secs_f64();
                     let t = Instant::now();
                     {
                         let mut yt = Tensor::new(&mut y[..], act(nhwc, 1, l.o, oh, oh)).unwrap();
                         conv2d_with(opts, &p, black_box(&xt), &wt, None, &mut yt).unwrap();
                     }
-                    let a = t.elapsed().as_secs_f64();
+                    tw.push(flops / t.elapsed().as_secs_f64() * 1e-9);
                     let t = Instant::now();
                     ex.run(opts, black_box(&x), &mut y2);
                     let b = t.elapsed().as_secs_f64();
@@ -302,10 +312,11 @@ fn main() {
                     tr.push(b / a);
                 }
                 println!(
-                    "| {} | {} | {threads} | {:.1} | {:.1} | {:.2} |",
+                    "| {} | {} | {threads} | {:.1} | {:.1} | {:.1} | {:.2} |",
                     l.name,
                     if nhwc { "NHWC" } else { "NCHW" },
                     median(&mut to),
+                    median(&mut tw),
                     median(&mut te),
                     median(&mut tr)
                 );

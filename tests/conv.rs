@@ -1,7 +1,9 @@
 //! `conv2d` against a direct 7-loop reference on random shapes, parameters and layouts (exact:
 //! integer-valued data), edge cases, and every refused parameter.
 
-use layout::conv::{Conv2d, ConvError, ConvOperand, Im2col, conv2d, conv2d_with};
+use layout::conv::{
+    Conv2d, ConvError, ConvOperand, ConvWeights, Im2col, conv2d, conv2d_prepared, conv2d_with,
+};
 use layout::gemm::{Isa, Options, Packing};
 use layout::named::blocked::{nchw_blocked, oihw_blocked};
 use layout::{DynLayout, Tensor};
@@ -9,6 +11,7 @@ use proptest::prelude::*;
 
 /// The formats a rank-4 tensor (logical axes A, B, C, D = N, C, H, W or O, I, R, S) can have.
 #[derive(Clone, Copy, Debug)]
+#[repr(usize)]
 enum Format {
     /// A B C D row-major (NCHW, OIHW).
     Abcd,
@@ -139,6 +142,20 @@ fn check_case(
     out.as_mut_slice().fill(f32::NAN);
     conv2d_with(opts, &p, &input, &weights, bias, &mut out).unwrap();
     let want = reference(&p, &input, &weights, bias, dims);
+    // the same with the filters packed once (for another input format: any order works)
+    let other = layout_of(FORMATS[(fx as usize + 1) % FORMATS.len()], x, false);
+    let packed = ConvWeights::new(&p, &other, &weights).unwrap();
+    let mut again = tensor(fy, dims, false, 3);
+    conv2d_prepared(opts, &p, &input, &packed, bias, &mut again).unwrap();
+    for b in 0..dims[0] {
+        for o in 0..dims[1] {
+            for i in 0..dims[2] {
+                for j in 0..dims[3] {
+                    prop_assert_eq!(again[[b, o, i, j]], out[[b, o, i, j]]);
+                }
+            }
+        }
+    }
     let mut at = 0;
     for b in 0..dims[0] {
         for o in 0..dims[1] {

@@ -24,7 +24,9 @@
 //!   interval), not per element.
 //!
 //! 1×1 convolutions with stride 1 and no padding are plain GEMMs on the input (no packing of
-//! an im2col at all). The filters are packed once per call ; groups (depthwise
+//! an im2col at all). The filters are read in place when their tap axes merge in the k order
+//! (OIHW for NCHW inputs, OHWI for NHWC), else packed once per call, or once for many calls
+//! with [`ConvWeights`] and [`conv2d_prepared`]; groups (depthwise
 //! included) are one GEMM per group, bias and ReLU an epilogue.
 //!
 //! Tensors keep their formats in their layouts: any rank-4 layout with logical axes (N, C, H,
@@ -60,4 +62,4 @@ mod run;
 pub use error::{ConvError, ConvOperand};
 pub use geom::Conv2d;
 pub use im2col::{ConvElement, Im2col};
-pub use run::{conv2d, conv2d_with};
+pub use run::{ConvWeights, conv2d, conv2d_prepared, conv2d_with};

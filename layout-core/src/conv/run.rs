@@ -73,13 +73,17 @@ fn filters<'a, T: ConvElement>(
     groups: usize,
     order: KOrder,
     store: &'a mut Vec<f32>,
+    copy: bool,
 ) -> Result<Filters<'a>, ConvError> {
     let [o, cg, r, s] = w.dims;
     let og = o / groups;
     let k = cg * r * s;
-    if let (Some(data), Some(so), Some(sk)) =
-        (T::as_f32(src), w.t[0].step(), merged(w, tap_axes(order)))
-    {
+    if let (false, Some(data), Some(so), Some(sk)) = (
+        copy,
+        T::as_f32(src),
+        w.t[0].step(),
+        merged(w, tap_axes(order)),
+    ) {
         let origin = (0..groups)
             .map(|g| w.base + w.t[0].off[g * og] + w.t[1].off[0] + w.t[2].off[0] + w.t[3].off[0])
             .collect();
@@ -280,6 +284,7 @@ where
         params.groups,
         order,
         &mut store,
+        false,
     )?;
     run(
         opts,
@@ -289,6 +294,184 @@ where
         &f,
         bias,
         &ck.output,
+        output.as_mut_slice(),
+    )
+}
+
+/// Filters packed once, for convolutions that reuse them (inference: the same weights, call
+/// after call). [`conv2d_prepared`] reads them without looking at the filter tensor again.
+///
+/// The taps are ordered for the input layout given to [`ConvWeights::new`] (`(c, r, s)` when
+/// its W axis is contiguous, `(r, s, c)` when its C axis is); any input layout still works
+/// with them, the packer reads the input in the order of the weights.
+///
+/// ```
+/// use layout_core::{DynLayout, Tensor};
+/// use layout_core::conv::{Conv2d, ConvWeights, conv2d, conv2d_prepared};
+/// use layout_core::gemm::Options;
+/// let nhwc: DynLayout = "(1,4,5,5):(100,1,20,4)".parse().unwrap();
+/// let x = Tensor::new((0..100).map(|v| (v % 7) as f32).collect::<Vec<_>>(), nhwc).unwrap();
+/// let w = Tensor::new((0..72).map(|v| (v % 3) as f32 - 1.0).collect::<Vec<_>>(),
+///     "(2,4,3,3):(36,9,3,1)".parse::<DynLayout>().unwrap()).unwrap();
+/// let p = Conv2d::default().padding(1);
+/// let packed = ConvWeights::new(&p, &nhwc, &w).unwrap();
+/// let out: DynLayout = "(1,2,5,5):(50,25,5,1)".parse().unwrap();
+/// let mut y1 = Tensor::new(vec![0.0f32; 50], out).unwrap();
+/// let mut y2 = Tensor::new(vec![0.0f32; 50], out).unwrap();
+/// conv2d_prepared(Options::default(), &p, &x, &packed, None, &mut y1).unwrap();
+/// conv2d(&p, &x, &w, None, &mut y2).unwrap();
+/// assert_eq!(y1.as_slice(), y2.as_slice());
+/// ```
+#[derive(Clone, Debug)]
+pub struct ConvWeights {
+    store: Vec<f32>,
+    origin: Vec<isize>,
+    sk: isize,
+    order: KOrder,
+    k: usize,
+    rs: [usize; 2],
+    /// O, C/groups, R, S.
+    dims: [usize; 4],
+    groups: usize,
+}
+
+impl ConvWeights {
+    /// Packs `weights` (logical axes O, C/groups, R, S; `f32`, `bf16` or `f16`, widened now)
+    /// for convolutions with `params.groups` groups of inputs laid out like `input`.
+    ///
+    /// # Errors
+    /// [`ConvError::NotRank4`]; [`ConvError::Zero`] for zero groups;
+    /// [`ConvError::ChannelsNotDivisible`] when O is not a multiple of the groups;
+    /// [`ConvError::Allocation`].
+    pub fn new<T, LI, SW, LW>(
+        params: &Conv2d,
+        input: &LI,
+        weights: &Tensor<SW, LW>,
+    ) -> Result<ConvWeights, ConvError>
+    where
+        T: ConvElement,
+        LI: AnyLayout,
+        SW: Storage<Elem = T>,
+        LW: AnyLayout,
+    {
+        let i = Desc::new(ConvOperand::Input, input, 0)?;
+        let w = Desc::new(
+            ConvOperand::Weights,
+            weights.layout(),
+            weights.base_offset(),
+        )?;
+        let g = params.groups;
+        if g == 0 {
+            return Err(ConvError::Zero {
+                what: "groups",
+                axis: 0,
+            });
+        }
+        if w.dims[0] % g != 0 {
+            return Err(ConvError::ChannelsNotDivisible {
+                operand: ConvOperand::Output,
+                channels: w.dims[0],
+                groups: g,
+            });
+        }
+        let order = order_for(&i);
+        let mut store = Vec::new();
+        let f = filters(&w, weights.as_slice(), g, order, &mut store, true)?;
+        let (origin, sk, k, rs) = (f.origin, f.sk, f.k, f.rs);
+        Ok(ConvWeights {
+            store,
+            origin,
+            sk,
+            order,
+            k,
+            rs,
+            dims: w.dims,
+            groups: g,
+        })
+    }
+
+    /// The logical extents (O, C/groups, R, S).
+    pub fn dims(&self) -> [usize; 4] {
+        self.dims
+    }
+
+    /// The groups the filters were packed for.
+    pub fn groups(&self) -> usize {
+        self.groups
+    }
+
+    fn filters(&self) -> Filters<'_> {
+        Filters {
+            data: &self.store,
+            origin: self.origin.clone(),
+            so: 1,
+            sk: self.sk,
+            order: self.order,
+            k: self.k,
+            rs: self.rs,
+        }
+    }
+}
+
+/// [`conv2d_with`] with filters packed once by [`ConvWeights::new`].
+///
+/// # Errors
+/// As [`conv2d_with`]; [`ConvError::WeightShape`] when `params.groups` is not the groups the
+/// weights were packed for.
+pub fn conv2d_prepared<T, SI, LI, SO, LO>(
+    opts: impl Into<Options>,
+    params: &Conv2d,
+    input: &Tensor<SI, LI>,
+    weights: &ConvWeights,
+    bias: Option<&[f32]>,
+    output: &mut Tensor<SO, LO>,
+) -> Result<(), ConvError>
+where
+    T: ConvElement,
+    SI: Storage<Elem = T>,
+    SO: StorageMut<Elem = f32>,
+    LI: AnyLayout,
+    LO: AnyLayout,
+{
+    let opts = opts.into();
+    let i = Desc::new(ConvOperand::Input, input.layout(), input.base_offset())?;
+    let out = Desc::new(ConvOperand::Output, output.layout(), output.base_offset())?;
+    let expected = params.output_dims(i.dims, weights.dims)?;
+    if params.groups != weights.groups {
+        let [o, cg, r, s] = weights.dims;
+        return Err(ConvError::WeightShape {
+            expected: [o, i.dims[1] / params.groups, r, s],
+            got: [o, cg * weights.groups / params.groups, r, s],
+        });
+    }
+    if out.dims != expected {
+        return Err(ConvError::OutputShape {
+            expected,
+            got: out.dims,
+        });
+    }
+    if let Some(b) = bias
+        && b.len() != expected[1]
+    {
+        return Err(ConvError::BiasLength {
+            expected: expected[1],
+            got: b.len(),
+        });
+    }
+    if !opts.isa.is_available() || f32::kernel(opts.isa).is_none() {
+        return Err(ConvError::Gemm(GemmError::IsaUnavailable {
+            op: "conv2d",
+            isa: opts.isa,
+        }));
+    }
+    run(
+        opts,
+        params,
+        &i,
+        input.as_slice(),
+        &weights.filters(),
+        bias,
+        &out,
         output.as_mut_slice(),
     )
 }
