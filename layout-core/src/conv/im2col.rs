@@ -388,7 +388,14 @@ impl<T: ConvElement> Windows<'_, T> {
     /// are inside the input: `[lo, hi)` within `[0, seg)`.
     #[inline(always)]
     fn valid(&self, iw0: isize, seg: usize) -> (usize, usize) {
-        let stw = self.st[1];
+        self.valid_st::<0>(iw0, seg)
+    }
+
+    /// [`Windows::valid`] with the stride `ST` a constant (0: read it), so the divisions by it
+    /// are shifts.
+    #[inline(always)]
+    fn valid_st<const ST: isize>(&self, iw0: isize, seg: usize) -> (usize, usize) {
+        let stw = if ST > 0 { ST } else { self.st[1] };
         let lo = if iw0 >= 0 {
             0
         } else {
@@ -414,6 +421,25 @@ impl<T: ConvElement> Windows<'_, T> {
         kc: usize,
         r: usize,
     ) {
+        match self.st[1] {
+            1 => self.pixel_runs_st::<1>(panel, vb, rows, p0, kc, r),
+            2 => self.pixel_runs_st::<2>(panel, vb, rows, p0, kc, r),
+            _ => self.pixel_runs_st::<0>(panel, vb, rows, p0, kc, r),
+        }
+    }
+
+    /// [`Windows::pixel_runs`] for a constant stride `ST` along W (0: read it).
+    #[inline(always)]
+    fn pixel_runs_st<const ST: isize>(
+        &self,
+        panel: &mut [f32],
+        vb: usize,
+        rows: usize,
+        p0: usize,
+        kc: usize,
+        r: usize,
+    ) {
+        let stw = if ST > 0 { ST } else { self.st[1] };
         let ow_n = self.ow;
         let (oh0, ow0) = (vb / ow_n, vb % ow_n);
         for (p, out) in panel.chunks_exact_mut(r).enumerate().take(kc) {
@@ -427,17 +453,25 @@ impl<T: ConvElement> Windows<'_, T> {
                     o.fill(0.0);
                 } else {
                     let row = self.base + tap.coff + self.offh[ih as usize];
-                    let iw0 = ow as isize * self.st[1] - self.pad[1] + tap.dw;
-                    let (lo, hi) = self.valid(iw0, seg);
+                    let iw0 = ow as isize * stw - self.pad[1] + tap.dw;
+                    let (lo, hi) = self.valid_st::<ST>(iw0, seg);
                     o[..lo].fill(0.0);
                     o[hi..].fill(0.0);
-                    let stw = self.st[1];
                     match self.sw {
                         _ if hi == lo => {}
                         Some(1) if stw == 1 => {
                             let at = (row + iw0 + lo as isize) as usize;
                             let from = &self.src[at..at + (hi - lo)];
                             for (x, &v) in o[lo..hi].iter_mut().zip(from) {
+                                *x = v.to_f32();
+                            }
+                        }
+                        Some(sw) if sw > 0 => {
+                            // one bounds check for the whole strided run
+                            let step = (stw * sw) as usize;
+                            let first = (row + (iw0 + lo as isize * stw) * sw) as usize;
+                            let from = &self.src[first..=first + (hi - lo - 1) * step];
+                            for (x, &v) in o[lo..hi].iter_mut().zip(from.iter().step_by(step)) {
                                 *x = v.to_f32();
                             }
                         }
