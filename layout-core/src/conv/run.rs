@@ -194,9 +194,14 @@ fn check<LI: AnyLayout, LW: AnyLayout, LO: AnyLayout>(
 }
 
 /// 2-D convolution (cross-correlation, as in deep-learning frameworks) on tensors of any
-/// rank-4 layouts: `output[n][o][oh][ow] = relu?(bias[o] + Σ_{c,r,s}
-/// weights[o][c][r][s] · input[n][g·C/groups + c][oh·stride + r·dilation − padding][ow·stride
-/// + s·dilation − padding])` with `g = o / (O/groups)`, out-of-range input reading 0.
+/// rank-4 layouts:
+///
+/// ```text
+/// output[n][o][oh][ow] = relu?(bias[o] + Σ_{c,r,s} weights[o][c][r][s]
+///     · input[n][g·C/groups + c][oh·stride + r·dilation − padding][ow·stride + s·dilation − padding])
+/// ```
+///
+/// with `g = o / (O/groups)` and input outside `[0, H) × [0, W)` reading 0.
 ///
 /// Logical axes: the input is (N, C, H, W), the weights (O, C/groups, R, S), the output
 /// (N, O, OH, OW), whatever their layouts (NCHW, NHWC, `nChw16c`, OIHW, `OIhw16i16o`, …: the
