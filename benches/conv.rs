@@ -5,6 +5,10 @@
 //! process, the variants timed in turns round after round; medians; GFLOP/s = 2·N·O·OH·OW·C·R·S
 //! per call.
 //!
+//! One-thread rows are timed on the calling thread's CPU clock (the machine is shared: time
+//! spent descheduled is not the code's; `LAYOUT_WALL=1` for the wall clock), two-thread rows on
+//! the wall clock.
+//!
 //! `cargo bench --bench conv` (`-- ROUNDS` to change the number of rounds, default 15; `-- 1×1`
 //! or any other part of a layer's name to run only those layers).
 
@@ -234,6 +238,42 @@ impl Explicit {
     }
 }
 
+/// The calling thread's CPU time in seconds (Linux): time spent descheduled, most of the wall
+/// time on a loaded shared machine, is not counted.
+#[cfg(target_os = "linux")]
+fn cpu_now() -> f64 {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    unsafe extern "C" {
+        fn clock_gettime(clock: i32, t: *mut Timespec) -> i32;
+    }
+    /// `CLOCK_THREAD_CPUTIME_ID`
+    const THREAD: i32 = 3;
+    let mut t = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: `t` is a valid `struct timespec` (two 64-bit fields on 64-bit Linux) to write.
+    let rc = unsafe { clock_gettime(THREAD, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime");
+    t.sec as f64 + t.nsec as f64 * 1e-9
+}
+
+/// Seconds `f` takes: one-thread runs on the calling thread's CPU clock where there is one
+/// (`LAYOUT_WALL=1`: the wall clock), two-thread runs on the wall clock.
+fn time(threads: usize, f: &mut dyn FnMut()) -> f64 {
+    #[cfg(target_os = "linux")]
+    if threads == 1 && std::env::var_os("LAYOUT_WALL").is_none() {
+        let t = cpu_now();
+        f();
+        return cpu_now() - t;
+    }
+    let _ = threads;
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64()
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[v.len() / 2]
@@ -248,7 +288,10 @@ fn main() {
         .filter(|a| a.parse::<usize>().is_err() && !a.starts_with('-'))
         .collect();
     let isa = Isa::selected_for_gemm();
-    println!("conv2d f32, batch 1, {isa:?}, {rounds} rounds, medians (GFLOP/s)");
+    println!(
+        "conv2d f32, batch 1, {isa:?}, {rounds} rounds, medians (GFLOP/s; 1 thread: CPU time, \
+         2 threads: wall clock)"
+    );
     println!();
     println!(
         "| layer | format | threads | ours, filters packed once | ours, OIHW filters per call \
@@ -292,22 +335,17 @@ fn main() {
                 let (mut to, mut tw, mut te, mut tr) =
                     (Vec::new(), Vec::new(), Vec::new(), Vec::new());
                 for _ in 0..rounds {
-                    let t = Instant::now();
-                    {
+                    let a = time(threads, &mut || {
                         let mut yt = Tensor::new(&mut y[..], act(nhwc, 1, l.o, oh, oh)).unwrap();
                         conv2d_prepared(opts, &p, black_box(&xt), &packed, None, &mut yt).unwrap();
-                    }
-                    let a = t.elapsed().as_secs_f64();
-                    let t = Instant::now();
-                    {
+                    });
+                    let c = time(threads, &mut || {
                         let mut yt = Tensor::new(&mut y[..], act(nhwc, 1, l.o, oh, oh)).unwrap();
                         conv2d_with(opts, &p, black_box(&xt), &wt, None, &mut yt).unwrap();
-                    }
-                    tw.push(flops / t.elapsed().as_secs_f64() * 1e-9);
-                    let t = Instant::now();
-                    ex.run(opts, black_box(&x), &mut y2);
-                    let b = t.elapsed().as_secs_f64();
+                    });
+                    let b = time(threads, &mut || ex.run(opts, black_box(&x), &mut y2));
                     to.push(flops / a * 1e-9);
+                    tw.push(flops / c * 1e-9);
                     te.push(flops / b * 1e-9);
                     tr.push(b / a);
                 }
