@@ -177,7 +177,7 @@ fn conv_tour() -> Result<(), Box<dyn std::error::Error>> {
     conv2d(&p.relu(true), &x, &w, Some(&[0.0, 1.0, 2.0]), &mut y)?;
     assert_eq!(
         y[[0, 1, 0, 0]],
-        (0 + 1 + 4 + 5 + 16 + 17 + 20 + 21) as f32 + 1.0
+        (1 + 4 + 5 + 16 + 17 + 20 + 21) as f32 + 1.0
     );
     Ok(())
 }
