@@ -10,7 +10,8 @@
 //! the wall clock.
 //!
 //! `cargo bench --bench conv` (`-- ROUNDS` to change the number of rounds, default 15; `-- 1×1`
-//! or any other part of a layer's name to run only those layers).
+//! or any other part of a layer's name to run only those layers; `NCHW` or `NHWC` for one
+//! format).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -283,10 +284,10 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rounds: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(15);
     // a word that is not a number picks the layers whose name contains it ("1×1", "56²")
-    let only: Vec<&String> = args
+    let (formats, only): (Vec<&String>, Vec<&String>) = args
         .iter()
         .filter(|a| a.parse::<usize>().is_err() && !a.starts_with('-'))
-        .collect();
+        .partition(|a| *a == "NCHW" || *a == "NHWC");
     let isa = Isa::selected_for_gemm();
     println!(
         "conv2d f32, batch 1, {isa:?}, {rounds} rounds, medians (GFLOP/s; 1 thread: CPU time, \
@@ -308,6 +309,10 @@ fn main() {
         let w = data(l.o * l.c * l.k * l.k, 2);
         let wt = Tensor::new(&w[..], act(false, l.o, l.c, l.k, l.k)).unwrap();
         for nhwc in [false, true] {
+            let name = if nhwc { "NHWC" } else { "NCHW" };
+            if !formats.is_empty() && !formats.iter().any(|f| *f == name) {
+                continue;
+            }
             let x = data(l.c * l.hw * l.hw, 1);
             let xt = Tensor::new(&x[..], act(nhwc, 1, l.c, l.hw, l.hw)).unwrap();
             let mut y = vec![0.0f32; l.o * oh * oh];
@@ -360,5 +365,123 @@ fn main() {
                 );
             }
         }
+    }
+    bf16_rows(rounds, isa, &only);
+}
+
+/// bf16 input and filters (widened while packing, f32 sums) on the 3×3 128→128 layer, one
+/// thread, beside the same layer in f32: ours against explicit im2col of the bf16 input and
+/// `gemm_half`.
+fn bf16_rows(rounds: usize, isa: Isa, only: &[&String]) {
+    use layout::named::bf16;
+    let l = &LAYERS[1];
+    if !only.is_empty() && !only.iter().any(|o| l.name.contains(o.as_str())) {
+        return;
+    }
+    println!();
+    println!(
+        "| layer, bf16 × bf16 → f32, 1 thread | format | ours (conv2d_prepared) | ours f32 | explicit im2col + gemm_half |"
+    );
+    println!("|---|---|---|---|---|");
+    let p = Conv2d::default().stride(l.stride).padding(l.pad);
+    let oh = (l.hw + 2 * l.pad - l.k) / l.stride + 1;
+    let flops = 2.0 * (l.o * oh * oh * l.c * l.k * l.k) as f64;
+    let kk = l.c * l.k * l.k;
+    let opts = Options {
+        isa,
+        threads: 1,
+        packing: Packing::Auto,
+    };
+    let w = data(l.o * kk, 2);
+    let wb: Vec<bf16> = w.iter().map(|&v| bf16::from_f32(v)).collect();
+    let wt = Tensor::new(&w[..], act(false, l.o, l.c, l.k, l.k)).unwrap();
+    let wbt = Tensor::new(&wb[..], act(false, l.o, l.c, l.k, l.k)).unwrap();
+    for nhwc in [false, true] {
+        let x = data(l.c * l.hw * l.hw, 1);
+        let xb: Vec<bf16> = x.iter().map(|&v| bf16::from_f32(v)).collect();
+        let xt = Tensor::new(&x[..], act(nhwc, 1, l.c, l.hw, l.hw)).unwrap();
+        let xbt = Tensor::new(&xb[..], act(nhwc, 1, l.c, l.hw, l.hw)).unwrap();
+        let packed = ConvWeights::new(&p, xbt.layout(), &wbt).unwrap();
+        let packed32 = ConvWeights::new(&p, xt.layout(), &wt).unwrap();
+        let mut y = vec![0.0f32; l.o * oh * oh];
+        // explicit: the NCHW im2col (K × pixels) of the bf16 input, then gemm_half
+        let npix = oh * oh;
+        let mut col = vec![bf16::ZERO; kk * npix];
+        let (mut ta, mut tf, mut te) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            let a = time(1, &mut || {
+                let mut yt = Tensor::new(&mut y[..], act(nhwc, 1, l.o, oh, oh)).unwrap();
+                conv2d_prepared(opts, &p, black_box(&xbt), &packed, None, &mut yt).unwrap();
+            });
+            let f = time(1, &mut || {
+                let mut yt = Tensor::new(&mut y[..], act(nhwc, 1, l.o, oh, oh)).unwrap();
+                conv2d_prepared(opts, &p, black_box(&xt), &packed32, None, &mut yt).unwrap();
+            });
+            let e = time(1, &mut || {
+                let h = l.hw as isize;
+                for c in 0..l.c {
+                    for r in 0..l.k {
+                        for s in 0..l.k {
+                            let kr = (c * l.k + r) * l.k + s;
+                            for i in 0..oh {
+                                let ih = (i * l.stride + r) as isize - l.pad as isize;
+                                for j in 0..oh {
+                                    let iw = (j * l.stride + s) as isize - l.pad as isize;
+                                    col[kr * npix + i * oh + j] =
+                                        if ih < 0 || iw < 0 || ih >= h || iw >= h {
+                                            bf16::ZERO
+                                        } else {
+                                            let (ih, iw) = (ih as usize, iw as usize);
+                                            if nhwc {
+                                                xb[(ih * l.hw + iw) * l.c + c]
+                                            } else {
+                                                xb[(c * l.hw + ih) * l.hw + iw]
+                                            }
+                                        };
+                                }
+                            }
+                        }
+                    }
+                }
+                gemm::gemm_half(
+                    opts,
+                    1.0,
+                    MatRef {
+                        data: &wb,
+                        rows: l.o,
+                        cols: kk,
+                        row_stride: kk as isize,
+                        col_stride: 1,
+                    },
+                    MatRef {
+                        data: &col,
+                        rows: kk,
+                        cols: npix,
+                        row_stride: npix as isize,
+                        col_stride: 1,
+                    },
+                    0.0,
+                    MatMut {
+                        data: &mut y,
+                        rows: l.o,
+                        cols: npix,
+                        row_stride: npix as isize,
+                        col_stride: 1,
+                    },
+                )
+                .unwrap();
+            });
+            ta.push(flops / a * 1e-9);
+            tf.push(flops / f * 1e-9);
+            te.push(flops / e * 1e-9);
+        }
+        println!(
+            "| {} | {} | {:.1} | {:.1} | {:.1} |",
+            l.name,
+            if nhwc { "NHWC" } else { "NCHW" },
+            median(&mut ta),
+            median(&mut tf),
+            median(&mut te)
+        );
     }
 }
