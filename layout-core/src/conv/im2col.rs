@@ -276,6 +276,9 @@ pub(crate) struct Tap {
     pub dh: isize,
     pub dw: isize,
     pub run: u32,
+    /// The number of columns from here on (of this kernel row) whose input offsets go up by
+    /// one, across taps.
+    pub wide: u32,
 }
 
 /// The taps of one group (`cg` channels from `c0`) in the order `order`.
@@ -287,6 +290,7 @@ pub(crate) fn taps(
     s: usize,
     dil: [usize; 2],
     order: KOrder,
+    sw: Option<isize>,
 ) -> Result<Vec<Tap>, ConvError> {
     let k = cg * r * s;
     let mut v = Vec::new();
@@ -297,6 +301,7 @@ pub(crate) fn taps(
         dh: (i * dil[0]) as isize,
         dw: (j * dil[1]) as isize,
         run: 1,
+        wide: 1,
     };
     match order {
         KOrder::Crs => {
@@ -318,11 +323,19 @@ pub(crate) fn taps(
             }
         }
     }
-    // runs of consecutive channels of one tap whose offsets go up by one
+    // runs of consecutive channels of one tap whose offsets go up by one, and the wider runs
+    // across the taps of one kernel row whose input offsets go up by one (NHWC with dilation
+    // 1: the window row's S·C elements are one run while the whole window row is inside)
     for p in (0..k.saturating_sub(1)).rev() {
         let (a, b) = (v[p], v[p + 1]);
         if a.dh == b.dh && a.dw == b.dw && b.coff == a.coff + 1 {
             v[p].run = b.run + 1;
+        }
+        if let Some(sw) = sw
+            && a.dh == b.dh
+            && b.coff + b.dw * sw == a.coff + a.dw * sw + 1
+        {
+            v[p].wide = b.wide + 1;
         }
     }
     Ok(v)
@@ -505,32 +518,66 @@ impl<T: ConvElement> Windows<'_, T> {
         let mut p = 0;
         while p < kc {
             let tap = self.taps[p0 + p];
-            let lc = (tap.run as usize).min(kc - p);
-            let (mut i, mut oh, mut ow) = ((0usize), vb / ow_n, vb % ow_n);
+            // a wide run: where the whole run is inside the input, one source run per pixel
+            let lw = (tap.wide as usize).min(kc - p);
+            let last = self.taps[p0 + p + lw - 1];
+            let (mut i, mut oh, mut ow) = (0usize, vb / ow_n, vb % ow_n);
             while i < rows {
                 let seg = (rows - i).min(ow_n - ow);
+                let iw = ow as isize * self.st[1] - self.pad[1];
                 let ih = oh as isize * self.st[0] - self.pad[0] + tap.dh;
-                let iw0 = ow as isize * self.st[1] - self.pad[1] + tap.dw;
-                let (lo, hi) = if ih < 0 || ih >= self.h {
-                    (0, 0)
+                let inside = ih >= 0 && ih < self.h;
+                let (first, end) = (self.valid(iw + tap.dw, seg), self.valid(iw + last.dw, seg));
+                if lw == 1 || !inside || first == end {
+                    self.tap_segment(panel, r, p, i, seg, lw, tap, ih, iw + tap.dw);
                 } else {
-                    self.valid(iw0, seg)
-                };
-                // zeros for the pixels outside the input
-                for q in 0..lc {
-                    let col = &mut panel[(p + q) * r + i..(p + q) * r + i + seg];
-                    col[..lo].fill(0.0);
-                    col[hi.max(lo)..].fill(0.0);
-                }
-                if hi > lo {
-                    let row = self.base + tap.coff + self.offh[ih as usize];
-                    self.channels(panel, r, p, i, lc, row, iw0, lo, hi);
+                    // the run's taps see different pixels: one channel run at a time
+                    let mut q = p;
+                    while q < p + lw {
+                        let t = self.taps[p0 + q];
+                        let lc = (t.run as usize).min(p + lw - q);
+                        self.tap_segment(panel, r, q, i, seg, lc, t, ih, iw + t.dw);
+                        q += lc;
+                    }
                 }
                 i += seg;
                 ow = 0;
                 oh += 1;
             }
-            p += lc;
+            p += lw;
+        }
+    }
+
+    /// One output-row segment of `seg` pixels at panel row `i`, for `lc` columns from `p`
+    /// whose input offsets go up by one from tap `tap` (input row `ih`, first column `iw0`):
+    /// the pixels outside the input zero, the others one source run each.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn tap_segment(
+        &self,
+        panel: &mut [f32],
+        r: usize,
+        p: usize,
+        i: usize,
+        seg: usize,
+        lc: usize,
+        tap: Tap,
+        ih: isize,
+        iw0: isize,
+    ) {
+        let (lo, hi) = if ih < 0 || ih >= self.h {
+            (0, 0)
+        } else {
+            self.valid(iw0, seg)
+        };
+        for q in 0..lc {
+            let col = &mut panel[(p + q) * r + i..(p + q) * r + i + seg];
+            col[..lo].fill(0.0);
+            col[hi.max(lo)..].fill(0.0);
+        }
+        if hi > lo {
+            let row = self.base + tap.coff + self.offh[ih as usize];
+            self.channels(panel, r, p, i, lc, row, iw0, lo, hi);
         }
     }
 
@@ -553,6 +600,24 @@ impl<T: ConvElement> Windows<'_, T> {
         let stw = self.st[1];
         let at = |j: usize| row + self.offw[(iw0 + j as isize * stw) as usize];
         let n = hi - lo;
+        if r <= 8 {
+            // narrow panels (the kernel's NR): for each channel the pixels side by side, every
+            // source row streamed once, every write contiguous
+            let mut rows: [&[T]; 8] = [&[]; 8];
+            for (j, row) in rows.iter_mut().enumerate().take(n) {
+                let a = at(lo + j) as usize;
+                *row = &self.src[a..a + lc];
+            }
+            let rows = &rows[..n];
+            for q in 0..lc {
+                let at = (p + q) * r + i + lo;
+                let out = &mut panel[at..at + n];
+                for (x, row) in out.iter_mut().zip(rows) {
+                    *x = row[q].to_f32();
+                }
+            }
+            return;
+        }
         let uniform = self.sw.filter(|_| n >= 4 && lc >= 8);
         if let (Some(sw), Some(src)) = (uniform, T::as_f32(self.src)) {
             let first = at(lo);
@@ -627,7 +692,7 @@ mod tests {
         let src: Vec<f32> = (0..c * h * w).map(|i| i as f32 + 1.0).collect();
         let d = Desc::new(ConvOperand::Input, &l, 0).unwrap();
         let order = if nhwc { KOrder::Rsc } else { KOrder::Crs };
-        let tp = taps(&d.t[1], 0, c, r, s, dil, order).unwrap();
+        let tp = taps(&d.t[1], 0, c, r, s, dil, order, d.t[3].step()).unwrap();
         let x = Windows {
             src: &src,
             base: 0,

@@ -551,7 +551,16 @@ fn run<T: ConvElement>(
                 };
                 gemm_with(opts, 1.0f32, a, b, 0.0, cm)?;
             } else {
-                let tp = taps(&input.t[1], g * cg, cg, r, s, params.dilation, w.order)?;
+                let tp = taps(
+                    &input.t[1],
+                    g * cg,
+                    cg,
+                    r,
+                    s,
+                    params.dilation,
+                    w.order,
+                    input.t[3].step(),
+                )?;
                 // A: the im2col matrix (pixels × taps), read through its layout
                 let a = Windows {
                     src,
