@@ -281,7 +281,9 @@ pub(crate) struct Tap {
     pub wide: u32,
 }
 
-/// The taps of one group (`cg` channels from `c0`) in the order `order`.
+/// The taps of one group (`cg` channels from `c0`) in the order `order`, for an input whose
+/// W axis steps by `sw` (when arithmetic).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn taps(
     offc: &AxisTab,
     c0: usize,
