@@ -2,7 +2,7 @@
 //! f16 (× → f32), u8×i8 and i8×i8 (→ i32), row-major operands, public API only. Prints
 //! GFLOP/s (GOP/s for integers: 2·m·n·k per product) and the ratio to f32 in the same round.
 //!
-//! `cargo bench --bench pairs` (`-- 256 1024 2048` picks sizes, `--threads N`).
+//! `cargo bench --bench pairs` (`-- 256 1024 1x4096x4096` picks sizes, `--threads N`).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -32,7 +32,7 @@ fn out<T>(data: &mut [T], rows: usize, cols: usize) -> MatMut<'_, T> {
 
 type Run = Box<dyn FnMut()>;
 
-fn pairs(s: usize, threads: usize) -> Vec<(&'static str, Run)> {
+fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str, Run)> {
     let opts = Options {
         threads,
         ..Options::default()
@@ -42,7 +42,7 @@ fn pairs(s: usize, threads: usize) -> Vec<(&'static str, Run)> {
             .map(|i| (((i * 7 + seed) % 15) as i8) - 7)
             .collect()
     };
-    let (a, b) = (vals(s * s, 1), vals(s * s, 2));
+    let (a, b) = (vals(m * k, 1), vals(k * n, 2));
     let af: Vec<f32> = a.iter().map(|&x| f32::from(x)).collect();
     let bf: Vec<f32> = b.iter().map(|&x| f32::from(x)).collect();
     let ab: Vec<bf16> = af.iter().map(|&x| bf16::from_f32(x)).collect();
@@ -50,9 +50,15 @@ fn pairs(s: usize, threads: usize) -> Vec<(&'static str, Run)> {
     let ah: Vec<f16> = af.iter().map(|&x| f16::from_f32(x)).collect();
     let bh: Vec<f16> = bf.iter().map(|&x| f16::from_f32(x)).collect();
     let au: Vec<u8> = a.iter().map(|&x| (x + 8) as u8).collect();
-    let (mut c32, mut ch, mut cb) = (vec![0f32; s * s], vec![0f32; s * s], vec![0f32; s * s]);
-    let (mut ci, mut cj) = (vec![0i32; s * s], vec![0i32; s * s]);
+    let (mut c32, mut ch, mut cb) = (vec![0f32; m * n], vec![0f32; m * n], vec![0f32; m * n]);
+    let (mut ci, mut cj) = (vec![0i32; m * n], vec![0i32; m * n]);
     let (a2, b2) = (a.clone(), b.clone());
+    let pb = gemm::PackedB::new(opts.isa, mat(&bf, k, n)).unwrap();
+    let af2 = af.clone();
+    let af3 = af.clone();
+    let q4 = layout::packed::quantize_q4_0(k, n, &bf).unwrap();
+    let mut cq = vec![0f32; m * n];
+    let mut cp = vec![0f32; m * n];
     vec![
         (
             "f32×f32→f32",
@@ -60,10 +66,38 @@ fn pairs(s: usize, threads: usize) -> Vec<(&'static str, Run)> {
                 gemm::gemm_with(
                     opts,
                     1.0,
-                    mat(black_box(&af), s, s),
-                    mat(&bf, s, s),
+                    mat(black_box(&af), m, k),
+                    mat(&bf, k, n),
                     0.0,
-                    out(&mut c32, s, s),
+                    out(&mut c32, m, n),
+                )
+                .unwrap()
+            }),
+        ),
+        (
+            "f32, B packed",
+            Box::new(move || {
+                gemm::gemm_packed(
+                    opts,
+                    1.0,
+                    mat(black_box(&af2), m, k),
+                    &pb,
+                    0.0,
+                    out(&mut cp, m, n),
+                )
+                .unwrap()
+            }),
+        ),
+        (
+            "f32 × Q4_0 B",
+            Box::new(move || {
+                gemm::gemm_quant(
+                    opts,
+                    1.0,
+                    mat(black_box(&af3), m, k),
+                    &q4,
+                    0.0,
+                    out(&mut cq, m, n),
                 )
                 .unwrap()
             }),
@@ -74,10 +108,10 @@ fn pairs(s: usize, threads: usize) -> Vec<(&'static str, Run)> {
                 gemm::gemm_half(
                     opts,
                     1.0,
-                    mat(black_box(&ab), s, s),
-                    mat(&bb, s, s),
+                    mat(black_box(&ab), m, k),
+                    mat(&bb, k, n),
                     0.0,
-                    out(&mut cb, s, s),
+                    out(&mut cb, m, n),
                 )
                 .unwrap()
             }),
@@ -88,10 +122,10 @@ fn pairs(s: usize, threads: usize) -> Vec<(&'static str, Run)> {
                 gemm::gemm_half(
                     opts,
                     1.0,
-                    mat(black_box(&ah), s, s),
-                    mat(&bh, s, s),
+                    mat(black_box(&ah), m, k),
+                    mat(&bh, k, n),
                     0.0,
-                    out(&mut ch, s, s),
+                    out(&mut ch, m, n),
                 )
                 .unwrap()
             }),
@@ -102,10 +136,10 @@ fn pairs(s: usize, threads: usize) -> Vec<(&'static str, Run)> {
                 gemm::gemm_i8(
                     opts,
                     1,
-                    mat(black_box(&au), s, s),
-                    mat(&b, s, s),
+                    mat(black_box(&au), m, k),
+                    mat(&b, k, n),
                     0,
-                    out(&mut ci, s, s),
+                    out(&mut ci, m, n),
                 )
                 .unwrap()
             }),
@@ -116,10 +150,10 @@ fn pairs(s: usize, threads: usize) -> Vec<(&'static str, Run)> {
                 gemm::gemm_i8(
                     opts,
                     1,
-                    mat(black_box(&a2), s, s),
-                    mat(&b2, s, s),
+                    mat(black_box(&a2), m, k),
+                    mat(&b2, k, n),
                     0,
-                    out(&mut cj, s, s),
+                    out(&mut cj, m, n),
                 )
                 .unwrap()
             }),
@@ -144,16 +178,22 @@ fn main() {
         if a == "--threads" {
             threads = it.next().and_then(|t| t.parse().ok()).unwrap_or(1);
         } else if let Ok(s) = a.parse::<usize>() {
-            sizes.push(s);
+            sizes.push((s, s, s));
+        } else if let [m, k, n] = a
+            .split('x')
+            .filter_map(|x| x.parse().ok())
+            .collect::<Vec<usize>>()[..]
+        {
+            sizes.push((m, k, n));
         }
     }
     if sizes.is_empty() {
-        sizes = vec![256, 1024];
+        sizes = vec![(256, 256, 256), (1024, 1024, 1024), (1, 4096, 4096)];
     }
     println!("{threads} thread(s); GFLOP/s (GOP/s), median over rounds; ratio to f32 per round");
-    for s in sizes {
-        let mut runs = pairs(s, threads);
-        let flops = 2.0 * (s as f64).powi(3);
+    for (m, k, n) in sizes {
+        let mut runs = pairs((m, k, n), threads);
+        let flops = 2.0 * (m * k * n) as f64;
         let reps = ((2e9 / flops) as usize).clamp(1, 200);
         let rounds = 7;
         let mut rate = vec![Vec::new(); runs.len()];
@@ -173,7 +213,7 @@ fn main() {
                 ratio[i].push(t[0] / t[i]);
             }
         }
-        println!("{s}³:");
+        println!("{m}×{k}×{n}:");
         for (i, (name, _)) in runs.iter().enumerate() {
             println!(
                 "  {name:<16} {:>7.1}  ×{:.2} of f32",

@@ -596,6 +596,8 @@ fn packed_b_matches_the_reference_and_round_trips() {
             (33, 300, 25),
             (64, 257, 12),
             (5, 3, 40),
+            (1, 300, 70),
+            (2, 513, 33),
         ] {
             let a: Vec<f32> = (0..m * k).map(|_| rng.range(-4, 5) as f32).collect();
             let b: Vec<f32> = (0..k * n).map(|_| rng.range(-4, 5) as f32).collect();
@@ -608,8 +610,9 @@ fn packed_b_matches_the_reference_and_round_trips() {
                 col_stride: 1,
             };
             let pb = gemm::PackedB::new(isa, bview).unwrap();
-            for threads in [1, 2] {
+            for (threads, c_row_major) in [(1, false), (2, false), (1, true), (2, true)] {
                 let mut c = vec![f32::NAN; m * n];
+                let (crs, ccs) = if c_row_major { (n, 1) } else { (1, m) };
                 gemm::gemm_packed(
                     Options {
                         isa,
@@ -630,8 +633,8 @@ fn packed_b_matches_the_reference_and_round_trips() {
                         data: &mut c,
                         rows: m,
                         cols: n,
-                        row_stride: 1,
-                        col_stride: m as isize,
+                        row_stride: crs as isize,
+                        col_stride: ccs as isize,
                     },
                 )
                 .unwrap();
@@ -639,9 +642,9 @@ fn packed_b_matches_the_reference_and_round_trips() {
                     for j in 0..n {
                         let s: f32 = (0..k).map(|p| a[i + p * m] * b[p * n + j]).sum();
                         assert_eq!(
-                            c[i + j * m],
+                            c[i * crs + j * ccs],
                             s,
-                            "{isa:?} {m}×{k}×{n} threads {threads} ({i},{j})"
+                            "{isa:?} {m}×{k}×{n} threads {threads} row-major C {c_row_major} ({i},{j})"
                         );
                     }
                 }

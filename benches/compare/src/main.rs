@@ -16,7 +16,8 @@
 //! Other modes (each a table or a measurement in BENCHMARKS.md): `static` (static shapes against
 //! nalgebra `SMatrix`, libxsmm, faer), `packed` (`PackedB` against packing per call), `half`
 //! (bf16 / f16 inputs), `tiles both 20` (static against `DynLayout` tiles), `par N` (1 against 2
-//! threads), `peak2` (the FMA peak of one and of both cores), and for callgrind `count4
+//! threads), `peak2` (the FMA peak of one and of both cores), `onednn [matmul|conv|threads]` (with
+//! `--features onednn`: oneDNN's matmul and convolution beside layout's, see `dnn.rs`), and for callgrind `count4
 //! layout|hand REPS`, `tiles static|dyn REPS`, `tiny N REPS`, and `overhead` (ns per call at 1³, 4³, 16³).
 //!
 //! With several threads, the idle threads of a system BLAS (OpenBLAS's pthreads, BLIS's OpenMP)
@@ -26,6 +27,11 @@
 //! workers spin too, so for the fairest two-thread figures run one library per process,
 //! alternating processes: `ONLY=layout BLAS=none …`, `ONLY=gemm BLAS=none …`,
 //! `ONLY=OpenBLAS BLAS=OpenBLAS …` (the table's first column is then that library).
+
+#[cfg(feature = "onednn")]
+mod dnn;
+#[cfg(feature = "onednn")]
+mod onednn;
 
 use std::ffi::{c_char, c_int};
 use std::hint::black_box;
@@ -554,6 +560,7 @@ fn static_row<T: Elem, const N: usize, const NI: i64>(rounds: usize) {
     let reps = ((2e-3 * 30e9 / flop) as usize).clamp(1, 1_000_000);
     let na = nalgebra::SMatrix::<T, N, N>::from_column_slice(&a);
     let nb = nalgebra::SMatrix::<T, N, N>::from_column_slice(&b);
+    #[allow(unused_mut)] // pushed to with the libxsmm feature
     let mut names: Vec<&str> = vec!["static", "run-time", "nalgebra", "faer"];
     #[cfg(feature = "libxsmm")]
     let xs = T::xsmm(N, N, N);
@@ -698,6 +705,19 @@ fn print(rows: &[Row]) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("onednn") {
+        // oneDNN's matmul and convolution beside layout's (issues 22 and 23): see dnn.rs
+        #[cfg(feature = "onednn")]
+        {
+            dnn::main(&args[1..]);
+            return;
+        }
+        #[cfg(not(feature = "onednn"))]
+        {
+            eprintln!("the onednn mode needs `--features onednn` (and Debian's libdnnl-dev)");
+            std::process::exit(2);
+        }
+    }
     if args.first().map(String::as_str) == Some("packed") {
         // B row-major, packed on every call vs packed once (PackedB); f32, one thread
         use layout::gemm::{Isa, MatMut, MatRef, Options, PackedB, Packing};

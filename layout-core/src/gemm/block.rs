@@ -119,6 +119,7 @@ pub(crate) fn run_panels<'s, K: Kern>(
         scale_k::<K>(m, n, beta, c, sc, cmap);
         return;
     }
+    // B packed ahead of time is packed for the vectorised role: the product runs as Cᵀ = Bᵀ·Aᵀ
     let prepacked = bsrc.is_prepacked();
     // The kernel vectorises along m and stores C columns directly when C's rows are unit
     // stride; for a row-major C compute Cᵀ = Bᵀ·Aᵀ instead: the sources swap (each is its
@@ -127,7 +128,7 @@ pub(crate) fn run_panels<'s, K: Kern>(
         Some(cm) => (cm.rows.step(0), cm.cols.step(0)),
         None => (sc.rs, sc.cs),
     };
-    if !prepacked && transposes(m, n, crs, ccs) {
+    if prepacked || (!asrc.is_prepacked() && transposes(m, n, crs, ccs)) {
         core::mem::swap(&mut m, &mut n);
         core::mem::swap(&mut asrc, &mut bsrc);
         cmap = cmap.map(Mapped::t);
@@ -143,7 +144,7 @@ pub(crate) fn run_panels<'s, K: Kern>(
         beta,
         asrc,
         bsrc,
-        prepacked,
+        prepacked: asrc.is_prepacked(),
         sc,
         cmap,
         c: CPtr(c.as_mut_ptr()),
@@ -156,8 +157,7 @@ pub(crate) fn run_panels<'s, K: Kern>(
     }
     // split the larger of m, n into `threads` ranges at multiples of MR (NR) from 0, so every
     // C element is computed by the same tile, with the same k blocking, as with one thread
-    // (a pre-packed B is laid out for the whole of n: split rows only)
-    let (along_m, len, unit) = if m >= n || prepacked {
+    let (along_m, len, unit) = if m >= n {
         (true, m, ki.mr)
     } else {
         (false, n, ki.nr)
@@ -221,7 +221,7 @@ struct Ctx<'a, K: Kern> {
     beta: K::C,
     asrc: &'a dyn Panels<K::P>,
     bsrc: &'a dyn Panels<K::P>,
-    /// `bsrc` holds its panels already (B is never packed, C never transposed).
+    /// `asrc` holds its panels already (never packed).
     prepacked: bool,
     sc: Strided,
     cmap: Option<Mapped<'a>>,
@@ -241,8 +241,8 @@ fn loops<K: Kern>(
     let mc_max = ki.mc.min(m.div_ceil(mr) * mr);
     let nc_max = ki.nc.min(n.div_ceil(nr) * nr);
     K::with_buffers(|astore, bstore| {
-        let abuf = aligned_buf(astore, mc_max * kc_max);
-        let bbuf = aligned_buf(bstore, if ctx.prepacked { 0 } else { nc_max * kc_max });
+        let abuf = aligned_buf(astore, if ctx.prepacked { 0 } else { mc_max * kc_max });
+        let bbuf = aligned_buf(bstore, nc_max * kc_max);
         blocks::<K>(ki, ctx, rows, cols, abuf, bbuf);
     });
 }
@@ -269,22 +269,22 @@ fn blocks<K: Kern>(
             // packed k extent (pairs of k padded with a zero) and kernel steps
             let kcp = kcb.next_multiple_of(K::KSTEP);
             let ksteps = kcp / K::KSTEP;
-            if !ctx.prepacked {
-                ctx.bsrc.pack(bbuf, jc, pc, ncb, kcb, nr);
-            }
+            ctx.bsrc.pack(bbuf, jc, pc, ncb, kcb, nr);
             let beta_pc = if pc == 0 { beta } else { K::ONE };
             for ic in rows.clone().step_by(ki.mc) {
                 let mcb = ki.mc.min(rows.end - ic);
-                ctx.asrc.pack(abuf, ic, pc, mcb, kcb, mr);
+                if !ctx.prepacked {
+                    ctx.asrc.pack(abuf, ic, pc, mcb, kcb, mr);
+                }
                 for jr in (0..ncb).step_by(nr) {
                     let nrb = nr.min(ncb - jr);
-                    let bp = match ctx.bsrc.prepacked(jc + jr, pc, kcb) {
-                        Some(panel) => panel.as_ptr(),
-                        None => bbuf[jr * kcp..(jr + nr) * kcp].as_ptr(),
-                    };
+                    let bp = bbuf[jr * kcp..(jr + nr) * kcp].as_ptr();
                     for ir in (0..mcb).step_by(mr) {
                         let mrb = mr.min(mcb - ir);
-                        let ap = abuf[ir * kcp..(ir + mr) * kcp].as_ptr();
+                        let ap = match ctx.asrc.prepacked(ic + ir, pc, kcb) {
+                            Some(panel) => panel.as_ptr(),
+                            None => abuf[ir * kcp..(ir + mr) * kcp].as_ptr(),
+                        };
                         let (i0, j0) = (ic + ir, jc + jr);
                         // where the tile's corner is and its strides, when C runs
                         // arithmetically over the whole tile

@@ -1,17 +1,20 @@
 //! 16-bit float inputs accumulating in `f32`: `C(f32) ← α·A·B + β·C` with A and B in
 //! [`half::f16`] or [`half::bf16`].
 //!
-//! bf16 on a CPU with AVX-512 BF16 (and the AVX-512 instruction set selected) runs the
-//! `vdpbf16ps` kernel of `bf16.rs`: pairs of k interleaved in 32-bit lanes, two multiply-adds per
-//! lane and instruction. Everything else takes the converting path: A and B are widened to `f32`
-//! once (into column-major buffers, `O(mk + kn)` work against the product's `O(mnk)`), then the
-//! `f32` engine runs. Products of two 16-bit floats are exact in `f32`; `vdpbf16ps` rounds each
-//! pair's sum and flushes denormals (results may differ from the converting path in the last
-//! bits on general data; on integer data small enough for bf16 both are exact).
+//! Both run the `f32` engine's loops, blocking, threads and edge handling, with operands of any
+//! layout. bf16 on a CPU with AVX-512 BF16 (and the AVX-512 level selected) packs k in pairs for
+//! the `vdpbf16ps` kernel of `bf16.rs` (two multiply-adds per lane and instruction). Everything
+//! else is widened to `f32` inside packing (F16C `vcvtph2ps` for f16, a 16-bit shift for bf16;
+//! `widen.rs`) and runs the `f32` kernels: no widened copy of A or B is ever made. Products of
+//! two 16-bit floats are exact in `f32`; `vdpbf16ps` rounds each pair's sum and flushes
+//! denormals (results may differ from the converting path in the last bits on general data; on
+//! integer data small enough for bf16 both are exact).
 
 use super::block::{Out, run_panels};
-use super::check::{Strided, check_no_overlap, check_operand};
+use super::check::{check_no_overlap, check_operand};
 use super::error::{GemmError, Operand, OperandShape};
+#[cfg(target_arch = "x86_64")]
+use super::int8::Bytes;
 use super::tensor::Engine;
 use super::widen::Widened;
 use super::{MatMut, MatRef, Options};
@@ -82,9 +85,8 @@ impl Half for half::bf16 {
 /// ```
 ///
 /// # Errors
-/// As [`gemm_with`]; [`GemmError::Allocation`] when the `f32` buffers (or the bf16 kernel's
-/// packed panels) cannot be allocated, or their size overflows `usize` (then `elements` is
-/// `usize::MAX`). Nothing is written on error. An empty product (m = 0 or n = 0) returns at
+/// As [`gemm_with`](super::gemm_with) (no buffer is sized by the operands: packing widens or
+/// pairs block by block). Nothing is written on error. An empty product (m = 0 or n = 0) returns at
 /// once, and α = 0 or k = 0 is `C ← β·C` without reading A or B (BLAS's rule, see the
 /// [module docs](super)).
 pub fn gemm_half<H: Half>(
@@ -136,14 +138,23 @@ pub fn gemm_half<H: Half>(
         super::block::scale(c.rows, c.cols, beta, c.data, sc, None);
         return Ok(());
     }
-    #[cfg(target_arch = "x86_64")]
-    if core::any::TypeId::of::<H>() == core::any::TypeId::of::<half::bf16>()
-        && opts.isa == super::Isa::Avx512
-        && super::bf16::available()
-    {
-        return bf16_kernel(op, alpha, (a, sa), (b, sb), beta, c.data, sc);
-    }
     let (m, k, n) = (a.rows, a.cols, b.cols);
+    // matrix × vector (decode): the matrix streams once, widened chunk by chunk in L1
+    if opts.packing != super::Packing::Always
+        && (m == 1 || n == 1)
+        && super::gemv::try_run_half(
+            opts.isa,
+            [m, k, n],
+            alpha,
+            (a.data, sa),
+            (b.data, sb),
+            beta,
+            (&mut *c.data, sc),
+            1,
+        )
+    {
+        return Ok(());
+    }
     let threads = if opts.packing == super::Packing::Auto
         && m.saturating_mul(n).saturating_mul(k) <= super::PARALLEL_MIN_WORK
     {
@@ -177,6 +188,34 @@ pub(crate) fn run_widened<H: Half>(
     e: Engine<'_, H, H, f32>,
     beta: f32,
 ) -> Result<(), GemmError> {
+    // bf16 on a CPU with AVX-512 BF16 (and the AVX-512 level selected): the `vdpbf16ps` kernel
+    // on k-pair panels, same loops
+    #[cfg(target_arch = "x86_64")]
+    if isa == super::Isa::Avx512
+        && super::bf16::available()
+        && core::any::TypeId::of::<H>() == core::any::TypeId::of::<half::bf16>()
+    {
+        // SAFETY: H is bf16 (the TypeIds are equal).
+        let e = unsafe { as_bf16(e) };
+        let ((ad, sa, amap), (bd, sb, bmap)) = (e.a, e.b);
+        let asrc = Bytes {
+            src: ad,
+            origin: sa.origin,
+            sv: sa.rs,
+            sk: sa.cs,
+            map: amap,
+        };
+        let bsrc = Bytes {
+            src: bd,
+            origin: sb.origin,
+            sv: sb.cs,
+            sk: sb.rs,
+            map: bmap.map(super::maps::Mapped::t),
+        };
+        let ki = super::bf16::kernel();
+        run_panels::<super::bf16::Bf16Pairs>(&ki, e.mkn, alpha, &asrc, &bsrc, beta, e.c, e.threads);
+        return Ok(());
+    }
     let Some(ki) = <f32 as super::Element>::kernel(isa) else {
         return Err(GemmError::IsaUnavailable {
             op: "gemm_half",
@@ -206,46 +245,36 @@ pub(crate) fn run_widened<H: Half>(
     Ok(())
 }
 
-/// The `vdpbf16ps` path, for `H` = bf16, on checked operands of a non-empty product with α ≠ 0.
+/// The product with its operands seen as bf16.
+///
+/// # Safety
+/// `H` is `half::bf16`.
 #[cfg(target_arch = "x86_64")]
-fn bf16_kernel<H: Half>(
-    op: &'static str,
-    alpha: f32,
-    (a, sa): (MatRef<'_, H>, Strided),
-    (b, sb): (MatRef<'_, H>, Strided),
-    beta: f32,
-    c: &mut [f32],
-    sc: Strided,
-) -> Result<(), GemmError> {
-    use super::bf16::{View, gemm};
-    // SAFETY: H is bf16 (the caller compared TypeIds), so the slices keep their type.
-    let (ad, bd) = unsafe {
-        (
-            core::slice::from_raw_parts(a.data.as_ptr().cast::<half::bf16>(), a.data.len()),
-            core::slice::from_raw_parts(b.data.as_ptr().cast::<half::bf16>(), b.data.len()),
-        )
+unsafe fn as_bf16<H: Half>(e: Engine<'_, H, H, f32>) -> Engine<'_, half::bf16, half::bf16, f32> {
+    let cast = |x: &[H]| {
+        // SAFETY: H is bf16 (the caller's contract): the same slice, its own type.
+        unsafe { core::slice::from_raw_parts(x.as_ptr().cast::<half::bf16>(), x.len()) }
     };
-    let view = |data, s: Strided, rows, cols| View {
-        data,
-        origin: s.origin,
-        rs: s.rs,
-        cs: s.cs,
-        rows,
-        cols,
-    };
-    // SAFETY: AVX-512 BF16 was detected; C was checked in bounds with no two elements at one
-    // location.
-    unsafe {
-        gemm(
-            op,
-            alpha,
-            view(ad, sa, a.rows, a.cols),
-            view(bd, sb, b.rows, b.cols),
-            beta,
-            c,
-            sc.origin,
-            sc.rs,
-            sc.cs,
-        )
+    let ((ad, sa, amap), (bd, sb, bmap)) = (e.a, e.b);
+    Engine {
+        mkn: e.mkn,
+        a: (cast(ad), sa, amap),
+        b: (cast(bd), sb, bmap),
+        c: e.c,
+        threads: e.threads,
     }
+}
+
+/// k values per packed step for the 16-bit type `H` on `isa`: 2 where bf16 runs `vdpbf16ps`,
+/// else 1 (widened to f32).
+pub(crate) fn kstep<H: Half>(isa: super::Isa) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if isa == super::Isa::Avx512
+        && super::bf16::available()
+        && core::any::TypeId::of::<H>() == core::any::TypeId::of::<half::bf16>()
+    {
+        return 2;
+    }
+    let _ = isa;
+    1
 }

@@ -47,6 +47,27 @@ impl Int8 for i8 {
     }
 }
 
+/// An element packed as one 16-bit lane of a k pair: 8-bit integers widened, bf16 as its
+/// bits (the `vdpbf16ps` kernel reads the same pair panels).
+pub(crate) trait Lane: Copy + Sync {
+    /// The lane.
+    fn lane(self) -> i16;
+}
+
+impl<T: Int8> Lane for T {
+    #[inline(always)]
+    fn lane(self) -> i16 {
+        self.widen()
+    }
+}
+
+impl Lane for half::bf16 {
+    #[inline(always)]
+    fn lane(self) -> i16 {
+        self.to_bits() as i16
+    }
+}
+
 /// The integer pair's kernels: C, α, β in `i32`, panels of `i16` pairs.
 pub(crate) struct I8Pairs;
 
@@ -93,7 +114,7 @@ pub(crate) struct Bytes<'a, S> {
     pub map: Option<Mapped<'a>>,
 }
 
-impl<S: Int8> Bytes<'_, S> {
+impl<S: Lane> Bytes<'_, S> {
     #[inline(always)]
     fn row(&self, v: usize) -> isize {
         match self.map {
@@ -119,7 +140,7 @@ fn unit(lo: i16, hi: i16) -> u32 {
     u32::from(lo as u16) | (u32::from(hi as u16) << 16)
 }
 
-impl<S: Int8> Panels<i16> for Bytes<'_, S> {
+impl<S: Lane> Panels<i16> for Bytes<'_, S> {
     fn pack(&self, dst: &mut [i16], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
         let kcp = kc.next_multiple_of(2);
         let pairs = kcp / 2;
@@ -142,7 +163,7 @@ impl<S: Int8> Panels<i16> for Bytes<'_, S> {
                     let src = &self.src[at..at + kc];
                     let out = &mut stage[i * pairs..(i + 1) * pairs];
                     for (o, pr) in out.iter_mut().zip(src.chunks(2)) {
-                        *o = unit(pr[0].widen(), pr.get(1).map_or(0, |x| x.widen()));
+                        *o = unit(pr[0].lane(), pr.get(1).map_or(0, |x| x.lane()));
                     }
                 }
                 // SAFETY: the stage holds `rows` rows of `pairs` units (`rows·pairs ≤ STAGE`);
@@ -172,12 +193,12 @@ impl<S: Int8> Panels<i16> for Bytes<'_, S> {
                     if 2 * q + 1 < kc {
                         let y = &self.src[at(2 * q + 1)..at(2 * q + 1) + rows];
                         for ((o, &a), &b) in out.chunks_exact_mut(2).zip(x).zip(y) {
-                            o[0] = a.widen();
-                            o[1] = b.widen();
+                            o[0] = a.lane();
+                            o[1] = b.lane();
                         }
                     } else {
                         for (o, &a) in out.chunks_exact_mut(2).zip(x) {
-                            o[0] = a.widen();
+                            o[0] = a.lane();
                         }
                     }
                 }
@@ -190,7 +211,7 @@ impl<S: Int8> Panels<i16> for Bytes<'_, S> {
                     let co = self.col(p0 + p);
                     let base = (p / 2) * 2 * r + (p & 1);
                     for (i, &ro) in offs[..rows].iter().enumerate() {
-                        panel[base + 2 * i] = self.src[(ro + co) as usize].widen();
+                        panel[base + 2 * i] = self.src[(ro + co) as usize].lane();
                     }
                 }
             }
@@ -461,6 +482,71 @@ pub(crate) fn run_i8<TA: Int8, TB: Int8>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::vec;
+
+    /// The pair packer writes element (row i, step p) of every panel exactly where the panel
+    /// layout `Pair::panel_layout` says, and zeros everywhere else (rows past the edge, the odd
+    /// k's partner), for each source order: unit stride along k, along the rows, and general.
+    #[test]
+    fn pair_panels_are_the_published_layout() {
+        use super::super::Pair;
+        for (r, len, kc) in [
+            (16usize, 16usize, 8usize),
+            (16, 5, 7),
+            (4, 3, 1),
+            (6, 6, 513),
+        ] {
+            let x = |i: usize, p: usize| ((i * 31 + p * 7) % 251) as u8;
+            let (rows, k) = (len, kc);
+            // three storage orders of the same rows × k matrix
+            let rm: Vec<u8> = (0..rows * k).map(|t| x(t / k, t % k)).collect();
+            let cm: Vec<u8> = (0..rows * k).map(|t| x(t % rows, t / rows)).collect();
+            let spaced: Vec<u8> = (0..rows * k * 2)
+                .map(|t| {
+                    if t % 2 == 0 {
+                        x((t / 2) / k, (t / 2) % k)
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            let sources = [
+                (&rm, k as isize, 1isize),
+                (&cm, 1, rows as isize),
+                (&spaced, 2 * k as isize, 2),
+            ];
+            let layout = <u8 as Pair<i8>>::panel_layout(Isa::Portable, r, kc).unwrap();
+            let kcp = kc.next_multiple_of(2);
+            for (data, sv, sk) in sources {
+                let src = Bytes {
+                    src: &data[..],
+                    origin: 0,
+                    sv,
+                    sk,
+                    map: None,
+                };
+                let mut dst = vec![-1i16; r * kcp];
+                src.pack(&mut dst, 0, 0, len, kc, r);
+                let mut hit = vec![false; dst.len()];
+                for i in 0..r {
+                    for p in 0..kcp {
+                        let at = layout.offset((i + r * p) as i64) as usize;
+                        let want = if i < len && p < kc {
+                            i16::from(x(i, p))
+                        } else {
+                            0
+                        };
+                        assert_eq!(
+                            dst[at], want,
+                            "r {r} len {len} kc {kc} (sv {sv}, sk {sk}) ({i},{p})"
+                        );
+                        hit[at] = true;
+                    }
+                }
+                assert!(hit.iter().all(|&h| h), "the layout covers the panel");
+            }
+        }
+    }
 
     /// Every ISA this CPU has, against the definition, on shapes crossing MR, NR, KC and odd k,
     /// with the extreme values of both signednesses, strided and transposed C.

@@ -1,4 +1,6 @@
-//! Register-tiled CPU GEMM: `C ← α·A·B + β·C` for `f32` and `f64`, any strides.
+//! Register-tiled CPU GEMM: `C ← α·A·B + β·C` for every element [`Pair`] — `f32`, `f64`,
+//! `bf16`/`f16` into `f32`, `u8`/`i8` into `i32` — on strided matrices and on tensors of any
+//! layout, through one engine.
 //!
 //! The structure is BLIS's (Goto & van de Geijn 2008; Van Zee & van de Geijn 2015), the one
 //! matrixmultiply, gemm and faer share:
@@ -56,6 +58,7 @@ mod direct;
 pub mod dispatch;
 mod error;
 mod fixed;
+mod gemv;
 mod half_inputs;
 mod int8;
 mod kernel;
@@ -63,6 +66,8 @@ mod maps;
 mod pack;
 mod packed_b;
 mod pair;
+mod qgemv;
+mod quant_b;
 mod tensor;
 mod widen;
 #[cfg(target_arch = "x86_64")]
@@ -80,6 +85,8 @@ pub use int8::{Int8, gemm_i8};
 pub use kernel::Element;
 pub use packed_b::{PackedB, gemm_packed};
 pub use pair::Pair;
+pub use qgemv::qgemv;
+pub use quant_b::gemm_quant;
 pub use tensor::{gemm, gemm_half_tensors, gemm_half_tensors_with, gemm_static, gemm_tensors_with};
 
 use check::{check_no_overlap, check_operand};
@@ -278,6 +285,22 @@ pub(crate) fn gemm_float<T: Element>(
     }
     if k == 0 || alpha == T::ZERO {
         block::scale(m, n, beta, c.data, sc, None);
+        return Ok(());
+    }
+    // matrix–vector products (the decode shape): the matrix streamed once, never packed
+    if packing != Packing::Always
+        && (m == 1 || n == 1)
+        && gemv::try_run(
+            isa,
+            [m, k, n],
+            alpha,
+            (a, sa),
+            (b, sb),
+            beta,
+            (&mut *c.data, sc),
+            threads,
+        )
+    {
         return Ok(());
     }
     // small problems with suitable strides: the unpacked kernels

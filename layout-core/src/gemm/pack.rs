@@ -27,11 +27,39 @@ pub(crate) trait Panels<P>: Sync {
     fn prepacked(&self, _v: usize, _p0: usize, _kc: usize) -> Option<&[P]> {
         None
     }
-    /// Whether [`prepacked`](Panels::prepacked) answers (then X is never packed, and C is
-    /// never transposed: the panels are laid out for the B role).
+    /// Whether [`prepacked`](Panels::prepacked) answers (then X is never packed; its panels
+    /// are MR wide, for the role the kernel vectorises, where the engine puts it).
     fn is_prepacked(&self) -> bool {
         false
     }
+}
+
+/// The layout of a micro-panel of `r` rows by `k` reduction steps packed `kstep` values of k
+/// per step (see [`Panels::pack`]): `(r, (kstep, ⌈k/kstep⌉)) : (kstep, (1, kstep·r))`, or
+/// `(r, k) : (1, r)` for one value per step.
+pub(crate) fn panel_layout(
+    kstep: usize,
+    r: usize,
+    k: usize,
+) -> Result<crate::DynLayout, crate::LayoutError> {
+    let big = |x: usize| {
+        i64::try_from(x).map_err(|_| crate::LayoutError::Overflow {
+            what: "a panel extent",
+        })
+    };
+    let (ri, ki) = (big(r)?, big(k)?);
+    let text = if kstep == 1 {
+        std::format!("({ri},{ki}):(1,{ri})")
+    } else {
+        let (s, q) = (kstep as i64, big(k.div_ceil(kstep))?);
+        std::format!(
+            "({ri},({s},{q})):({s},(1,{}))",
+            ri.checked_mul(s).ok_or(crate::LayoutError::Overflow {
+                what: "a panel extent"
+            })?
+        )
+    };
+    text.parse()
 }
 
 impl<T: Element> Panels<T> for Source<'_, T> {

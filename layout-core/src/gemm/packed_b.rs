@@ -1,14 +1,20 @@
 //! Pack once, multiply many times: B packed into the blocked kernel's micro-panels ahead of
 //! time, for weights reused across calls.
 //!
-//! The packed buffer is the layout `((KC, K1), (NR, N1)) : ((NR, KC·NR·N1), (1, NR·KC))` over the
-//! padded domain `KC·K1 × NR·N1` (`K1 = ⌈k/KC⌉`, `N1 = ⌈n/NR⌉`): blocks of KC rows one after
-//! another, each a row of panels of NR columns, each panel KC groups of NR consecutive elements
-//! (the kernel's micro-panel); padding is zero — an ordinary layout of this crate ([`PackedB::layout`]): printable, usable with the algebra, and
-//! copyable back to a row- or column-major B through a tensor ([`PackedB::tensor`] +
-//! [`Padded`](crate::named::Padded) for the logical extents). The blocked loop nest reads one
-//! `kc × NR` piece of a panel per micro-tile (`panel(j, pc, kc)`), so the packing that every
-//! call of [`gemm_with`](super::gemm_with) does for B is done once.
+//! The product runs as `Cᵀ = Bᵀ·Aᵀ`, with B in the role the kernel vectorises (its MR): so a
+//! row-major C — the activations × weights of inference — is stored from the kernel's registers
+//! a column of Cᵀ at a time, and a single row of A (the decode shape) streams the panels once
+//! with vector multiply-adds and no padding work.
+//!
+//! The packed buffer is the layout `((KC, K1), (MR, N1)) : ((MR, KC·MR·N1), (1, MR·KC))` over
+//! the padded domain `KC·K1 × MR·N1` (`K1 = ⌈k/KC⌉`, `N1 = ⌈n/MR⌉`): blocks of KC rows one after
+//! another, each a row of panels of MR columns, each panel KC groups of MR consecutive elements
+//! (the kernel's micro-panel); padding is zero — an ordinary layout of this crate
+//! ([`PackedB::layout`]): printable, usable with the algebra, and copyable back to a row- or
+//! column-major B through a tensor ([`PackedB::tensor`] + [`Padded`](crate::named::Padded) for
+//! the logical extents). The blocked loop nest reads one `kc × MR` piece of a panel per
+//! micro-tile (`panel(j, pc, kc)`), so the packing that every call of
+//! [`gemm_with`](super::gemm_with) does for B is done once.
 
 use std::vec::Vec;
 
@@ -25,6 +31,7 @@ use crate::tensor::Tensor;
 #[derive(Clone, Debug)]
 pub struct PackedB<T> {
     isa: Isa,
+    /// Columns of B per panel: the kernel's MR.
     nr: usize,
     kc: usize,
     k: usize,
@@ -59,7 +66,7 @@ impl<T: Element> PackedB<T> {
             _ => return Err(GemmError::IsaUnavailable { op, isa }),
         };
         // a B of fewer than KC rows is one block of exactly k rows (no padding)
-        let (k, n, nr) = (b.rows, b.cols, ki.nr);
+        let (k, n, nr) = (b.rows, b.cols, ki.mr);
         let kc = ki.kc.min(k).max(1);
         let shape = OperandShape {
             operand: Operand::B,
@@ -93,7 +100,7 @@ impl<T: Element> PackedB<T> {
                 sk: sb.rs,
                 map: None,
             };
-            // blocks of KC rows, each a row of NR-column panels of KC groups (the last block's
+            // blocks of KC rows, each a row of MR-column panels of KC groups (the last block's
             // panels keep that stride and are zero beyond row k)
             let block = n.div_ceil(nr) * nr * kc;
             for (bi, pc) in (0..k).step_by(kc).enumerate() {
@@ -144,8 +151,8 @@ impl<T: Element> PackedB<T> {
         &self.store[self.start..self.start + len]
     }
 
-    /// The layout of the packed buffer over the padded domain `KC·K1 × NR·N1`:
-    /// `((KC, K1), (NR, N1)) : ((NR, KC·NR·N1), (1, NR·KC))`.
+    /// The layout of the packed buffer over the padded domain `KC·K1 × MR·N1`:
+    /// `((KC, K1), (MR, N1)) : ((MR, KC·MR·N1), (1, MR·KC))`.
     ///
     /// # Errors
     /// Only for an empty B (a layout has positive extents).
@@ -165,7 +172,7 @@ impl<T: Element> PackedB<T> {
         text.parse()
     }
 
-    /// The packed buffer as a tensor (its domain is the padded `KC·K1 × NR·N1`; wrap the layout
+    /// The packed buffer as a tensor (its domain is the padded `KC·K1 × MR·N1`; wrap the layout
     /// in [`Padded`](crate::named::Padded) with `[k, n]` to see the logical B).
     ///
     /// # Errors
@@ -174,7 +181,12 @@ impl<T: Element> PackedB<T> {
         Tensor::new(self.as_slice(), self.layout()?)
     }
 
-    /// The `kc × NR` piece of the micro-panel holding column `j` (a multiple of NR), from row
+    /// Columns per panel (the kernel's MR) and rows per k block (KC).
+    pub(crate) fn blocking(&self) -> (usize, usize) {
+        (self.nr, self.kc)
+    }
+
+    /// The `kc × MR` piece of the micro-panel holding column `j` (a multiple of MR), from row
     /// `pc`: what the blocked loop hands the kernel.
     pub(crate) fn panel(&self, j: usize, pc: usize, kc: usize) -> &[T] {
         let block = self.n.div_ceil(self.nr) * self.nr * self.kc;
@@ -230,7 +242,7 @@ pub fn gemm_packed<T: Element>(
         });
     }
     let ki = match T::kernel(isa) {
-        Some(ki) if isa.is_available() && ki.nr == b.nr => ki,
+        Some(ki) if isa.is_available() && ki.mr == b.nr => ki,
         _ => return Err(GemmError::IsaUnavailable { op, isa }),
     };
     let (m, k, n) = (a.rows, a.cols, b.n);
@@ -255,6 +267,11 @@ pub fn gemm_packed<T: Element>(
     }
     if k == 0 || alpha == T::ZERO {
         block::scale(m, n, beta, c.data, sc, None);
+        return Ok(());
+    }
+    // one row of A (the decode shape): the panels streamed once with vector multiply-adds
+    if m == 1 {
+        super::gemv::packed(isa, alpha, (a.data, sa), b, beta, (c.data, sc));
         return Ok(());
     }
     let sb = super::check::Strided {

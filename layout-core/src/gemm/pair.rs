@@ -68,6 +68,27 @@ pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
         LB: AnyLayout,
         LC: AnyLayout;
 
+    /// The layout of one packed micro-panel of `r` rows (the kernel's MR for A, NR for B) by
+    /// `k` steps of the reduction, as the kernels of `isa` read this pair: element (row i, step p)
+    /// of the panel at its offset. One k value per step for `f32`, `f64` and widened 16-bit
+    /// floats: `(r, k) : (1, r)`; k in pairs for the integer pairs and for bf16 on AVX-512 BF16
+    /// (`vpmaddwd`, `vdpbf16ps`): `(r, (2, ⌈k/2⌉)) : (2, (1, 2r))` over k padded to even.
+    ///
+    /// ```
+    /// use layout_core::gemm::{Isa, Pair};
+    /// let l = <u8 as Pair<i8>>::panel_layout(Isa::Portable, 4, 6).unwrap();
+    /// assert_eq!(l.to_string(), "(4,(2,3)):(2,(1,8))");
+    /// assert_eq!(l.offset(1 + 4 * 3), 2 + 9); // row 1, k step 3: second of pair 1
+    /// ```
+    ///
+    /// # Errors
+    /// `r` or `k` zero, or an extent beyond `i64`.
+    fn panel_layout(
+        isa: super::Isa,
+        r: usize,
+        k: usize,
+    ) -> Result<crate::DynLayout, crate::LayoutError>;
+
     /// The strided product (the body of [`gemm_with`](super::gemm_with)).
     #[doc(hidden)]
     fn gemm_mat(
@@ -102,6 +123,13 @@ macro_rules! float_pair {
                 LC: AnyLayout,
             {
                 super::tensor::float_tensors(opts, alpha, a, b, beta, c)
+            }
+            fn panel_layout(
+                _: super::Isa,
+                r: usize,
+                k: usize,
+            ) -> Result<crate::DynLayout, crate::LayoutError> {
+                super::pack::panel_layout(1, r, k)
             }
             fn gemm_mat(
                 opts: Options,
@@ -142,6 +170,13 @@ macro_rules! half_pair {
             {
                 super::gemm_half_tensors_with(opts, alpha, a, b, beta, c)
             }
+            fn panel_layout(
+                isa: super::Isa,
+                r: usize,
+                k: usize,
+            ) -> Result<crate::DynLayout, crate::LayoutError> {
+                super::pack::panel_layout(super::half_inputs::kstep::<$t>(isa), r, k)
+            }
             fn gemm_mat(
                 opts: Options,
                 alpha: f32,
@@ -180,6 +215,13 @@ macro_rules! int_pair {
                 LC: AnyLayout,
             {
                 int_tensors(opts, alpha, a, b, beta, c)
+            }
+            fn panel_layout(
+                _: super::Isa,
+                r: usize,
+                k: usize,
+            ) -> Result<crate::DynLayout, crate::LayoutError> {
+                super::pack::panel_layout(2, r, k)
             }
             fn gemm_mat(
                 opts: Options,

@@ -705,10 +705,22 @@ pub fn gemm_static<T, SA, LA, SB, LB, SC, LC>(
 }
 
 /// `C ← α·A·B + β·C` with 16-bit A and B ([`half::f16`] / [`half::bf16`]) and an `f32` C, on
-/// rank-2 tensors of any layouts — e.g. Ascend's C(NZ) ← A(ZZ) · B(ZN) with bf16 inputs. A and
-/// B are gathered into column-major buffers through their layouts, C gathered and scattered
-/// back; the product runs [`gemm_half`](super::gemm_half) (the `vdpbf16ps` kernel for bf16 on
-/// AVX-512 BF16).
+/// rank-2 tensors of any layouts — e.g. Ascend's C(NZ) ← A(ZZ) · B(ZN) with bf16 inputs. The
+/// same as [`gemm`](fn@gemm) on these element pairs: affine operands are read in place through
+/// their layouts and widened inside packing (or paired for the `vdpbf16ps` kernel on AVX-512
+/// BF16); swizzled operands are densified by the copy engine first.
+///
+/// ```
+/// use half::f16;
+/// use layout_core::named::ascend::{make_nz_layout, make_zn_layout};
+/// use layout_core::{Tensor, gemm};
+/// let (m, k, n) = (32i64, 32i64, 32i64);
+/// let a = Tensor::new(vec![f16::from_f32(1.0); 1024], make_nz_layout::<f16>(m, k).unwrap()).unwrap();
+/// let b = Tensor::new(vec![f16::from_f32(2.0); 1024], make_zn_layout::<f16>(k, n).unwrap()).unwrap();
+/// let mut c = Tensor::new(vec![0f32; 1024], make_nz_layout::<f32>(m, n).unwrap()).unwrap();
+/// gemm::gemm_half_tensors(1.0, &a, &b, 0.0, &mut c).unwrap();
+/// assert!(c.as_slice().iter().all(|&x| x == 64.0));
+/// ```
 ///
 /// # Errors
 /// [`GemmError::NotMatrix`], [`GemmError::ShapeMismatch`], [`GemmError::Allocation`]; the
@@ -759,63 +771,8 @@ where
     if alpha == 0.0 {
         return beta_only(op, a, b, beta, c);
     }
-    // strided operands on a CPU with AVX-512 BF16: the slice entry (its `vdpbf16ps` kernel)
-    #[cfg(target_arch = "x86_64")]
-    if core::any::TypeId::of::<H>() == core::any::TypeId::of::<half::bf16>()
-        && opts.isa == super::Isa::Avx512
-        && super::bf16::available()
-        && let (Ok(ga), Ok(gb), Ok(gc)) = (
-            geometry(Operand::A, a.layout(), a.base_offset()),
-            geometry(Operand::B, b.layout(), b.base_offset()),
-            geometry(Operand::C, c.layout(), c.base_offset()),
-        )
-    {
-        product_extents(op, a.layout(), b.layout(), c.layout())?;
-        let view = |(rows, cols, row_stride, col_stride, _): Geometry| {
-            (rows, cols, row_stride, col_stride)
-        };
-        let (ar, ac, ars, acs) = view(ga);
-        let (br, bc, brs, bcs) = view(gb);
-        let (cr, cc, crs, ccs) = view(gc);
-        let too_short = |operand| GemmError::NotMatrix {
-            op,
-            operand,
-            rank: 2,
-        };
-        let ad = a.as_slice().get(ga.4..).ok_or(too_short(Operand::A))?;
-        let bd = b.as_slice().get(gb.4..).ok_or(too_short(Operand::B))?;
-        let cd = c
-            .as_mut_slice()
-            .get_mut(gc.4..)
-            .ok_or(too_short(Operand::C))?;
-        return super::gemm_half(
-            opts,
-            alpha,
-            MatRef {
-                data: ad,
-                rows: ar,
-                cols: ac,
-                row_stride: ars,
-                col_stride: acs,
-            },
-            MatRef {
-                data: bd,
-                rows: br,
-                cols: bc,
-                row_stride: brs,
-                col_stride: bcs,
-            },
-            beta,
-            MatMut {
-                data: cd,
-                rows: cr,
-                cols: cc,
-                row_stride: crs,
-                col_stride: ccs,
-            },
-        );
-    }
-    // every other case: operands of any affine layout read in place, widened inside packing
+    // operands of any affine layout read in place (others densified), widened inside packing
+    // (or, bf16 on AVX-512 BF16, paired for `vdpbf16ps`)
     general_with(op, opts, a, b, beta != 0.0, c, |e| {
         super::half_inputs::run_widened(opts.isa, alpha, e, beta)
     })

@@ -141,6 +141,35 @@ pub enum PackedError {
         /// The bytes asked for.
         bytes: usize,
     },
+    /// A quantised format that blocks `k` in fixed-size blocks (GGUF `Q4_0`/`Q8_0`: 32) given
+    /// a `k` that is not a multiple of the block.
+    KNotBlocked {
+        /// The operation.
+        op: &'static str,
+        /// The `k` given.
+        k: usize,
+        /// The block size.
+        block: usize,
+    },
+    /// A weight to quantise that is NaN or infinite.
+    NotFinite {
+        /// The operation.
+        op: &'static str,
+        /// Its row (`k` index).
+        row: usize,
+        /// Its column (`n` index).
+        col: usize,
+    },
+    /// A block or group scale that does not fit the scale's type (`f16` for GGUF: largest
+    /// finite 65504).
+    ScaleOverflow {
+        /// The operation.
+        op: &'static str,
+        /// The first row of the block or group.
+        row: usize,
+        /// Its column.
+        col: usize,
+    },
     /// Building a bit-offset, data or metadata layout was refused (e.g. a non-positive
     /// extent). A tuple variant without the operation's name keeps the error within clippy's
     /// `result_large_err` budget; the message says it came from building a layout.
@@ -232,6 +261,20 @@ impl fmt::Display for PackedError {
             PackedError::Allocation { op, bytes } => {
                 write!(f, "packed {op}: could not allocate {bytes} bytes")
             }
+            PackedError::KNotBlocked { op, k, block } => write!(
+                f,
+                "packed {op}: k = {k} is not a multiple of the block size {block} (the format \
+                 stores every column's k values in whole blocks of {block})"
+            ),
+            PackedError::NotFinite { op, row, col } => write!(
+                f,
+                "packed {op}: the weight at row {row}, column {col} is NaN or infinite"
+            ),
+            PackedError::ScaleOverflow { op, row, col } => write!(
+                f,
+                "packed {op}: the scale of the block starting at row {row}, column {col} \
+                 overflows its type (f16: largest finite 65504)"
+            ),
             PackedError::Layout(source) => write!(f, "packed layout construction: {source}"),
         }
     }

@@ -25,6 +25,12 @@
 //!
 //! [`GroupQuant`] and [`dequantize`] add the per-group scales and zero points of AWQ and GPTQ.
 //!
+//! Quantised weights as GEMM operands: [`Group4Matrix`] (GPTQ/AWQ codes, scales and zero points,
+//! built by the quantiser [`quantize_group4`]) and the GGUF blocks [`Q4_0Matrix`] /
+//! [`Q8_0Matrix`] ([`quantize_q4_0`], [`quantize_q8_0`], byte-compatible with GGUF) all
+//! implement [`QuantizedB`]: they dequantise straight into the GEMM's packed micro-panels, and
+//! [`crate::gemm::qgemv`] multiplies a few rows by them reading the stored bytes in place.
+//!
 //! ```
 //! use layout_core::packed::{PackedFormat, PackedVec};
 //! let awq = PackedVec::from_values(PackedFormat::awq(), &[0, 1, 2, 3, 4, 5, 6, 7]).unwrap();
@@ -37,13 +43,24 @@
 //! ```
 
 mod error;
+mod gguf;
 mod nibbles;
 mod quant;
+mod quantize;
 
 pub use error::PackedError;
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+pub(crate) use gguf::simd;
+pub use gguf::{
+    BlockQ4_0, BlockQ8_0, GgufBlock, GgufMatrix, Q4_0Matrix, Q8_0Matrix, QK, quantize_q4_0,
+    quantize_q8_0,
+};
 #[cfg(test)]
 use quant::dequantize_with;
 pub use quant::{GroupQuant, dequantize};
+#[cfg(feature = "std")]
+pub(crate) use quantize::{AWQ_SHIFT, Access};
+pub use quantize::{Group4Format, Group4Matrix, QuantRef, QuantizedB, quantize_group4};
 
 use crate::{DynLayout, LayoutError};
 use alloc::vec::Vec;

@@ -1,0 +1,510 @@
+//! Decode GEMV on quantised weights: `Y ← α·X·B + β·Y` for a few rows of activations `X`
+//! (`m × k`, typically `m = 1`) and a quantised `B` (`k × n`), reading `B`'s stored bytes in
+//! place — the matrix is never dequantised.
+//!
+//! Each kernel walks one output column (GGUF: its contiguous blocks; GPTQ/AWQ: eight columns
+//! at a time, one 32-bit word per row or eight rows), unpacks the codes of a block into vector
+//! registers, multiplies them with up to eight rows of `X` in one pass over the weights, and
+//! applies the block's scale once per block (GGUF) or per group (GPTQ/AWQ): the weight bytes
+//! are read once per eight rows.
+
+use super::{GemmError, Operand, OperandShape, Options};
+use crate::isa::Isa;
+use crate::packed::{Access, Group4Matrix, Q4_0Matrix, Q8_0Matrix, QK, QuantRef, QuantizedB};
+use alloc::vec::Vec;
+
+const OP: &str = "qgemv";
+
+/// Rows of `X` handled per pass over the weights.
+const MAX_ROWS: usize = 8;
+
+/// Output columns per chunk (each chunk's results are merged into `Y` at once).
+const CHUNK: usize = 256;
+
+/// `Y ← α·X·B + β·Y` with `X` row-major `m × k` (`x[r·k + p]`), `B` quantised `k × n` and `Y`
+/// row-major `m × n` (`y[r·n + j]`), on the kernels and threads of `opts`.
+///
+/// Made for decode (`m = 1`) and small batches: the weights are streamed once per eight rows
+/// of `X`, their codes unpacked in registers (AVX2) and multiplied against `X` with the scale
+/// applied per block or group; nothing of the size of `B` is allocated. Threads split the
+/// columns (`opts.threads`; [`Options::packing`] is ignored). Results may differ between
+/// instruction sets in the last bits (the sums are ordered differently); they are identical
+/// for integer-valued data whose sums stay below 2^24.
+///
+/// BLAS's rule holds: `m = 0` or `n = 0` does nothing; `α = 0` or `k = 0` gives `Y ← β·Y`
+/// without reading `X` or `B`; `β = 0` overwrites `Y` without reading it.
+///
+/// # Errors
+/// [`GemmError::IsaUnavailable`] when this CPU lacks `opts.isa`; [`GemmError::StrideOverflow`]
+/// when `m·k` or `m·n` overflows; [`GemmError::TooShort`] when `x` has fewer than `m·k` or `y`
+/// fewer than `m·n` elements. Nothing is written on error.
+///
+/// ```
+/// use layout_core::gemm::{Options, qgemv};
+/// use layout_core::packed::{QuantizedB, quantize_q8_0};
+/// let (k, n) = (64, 3);
+/// let b: Vec<f32> = (0..k * n).map(|i| ((i * 7) % 11) as f32 / 4.0 - 1.0).collect();
+/// let q = quantize_q8_0(k, n, &b).unwrap();
+/// let x: Vec<f32> = (0..2 * k).map(|i| (i % 5) as f32 - 2.0).collect(); // two rows
+/// let mut y = vec![0.0f32; 2 * n];
+/// qgemv(Options::default(), 2, 1.0, &x, &q, 0.0, &mut y).unwrap();
+/// // the product with the stored (dequantised) weights …
+/// let bq = q.dequantize().unwrap();
+/// for r in 0..2 {
+///     for j in 0..n {
+///         let want: f32 = (0..k).map(|p| x[r * k + p] * bq[p * n + j]).sum();
+///         assert!((y[r * n + j] - want).abs() <= 1e-4 * want.abs().max(1.0));
+///         // … within Q8_0's error of the f32 product (half a step, 1.5/127/2, per weight)
+///         let exact: f32 = (0..k).map(|p| x[r * k + p] * b[p * n + j]).sum();
+///         let bound: f32 = (0..k).map(|p| x[r * k + p].abs()).sum::<f32>() * 1.5 / 254.0;
+///         assert!((y[r * n + j] - exact).abs() <= bound * 1.01 + 1e-4);
+///     }
+/// }
+/// ```
+pub fn qgemv<'a>(
+    opts: impl Into<Options>,
+    m: usize,
+    alpha: f32,
+    x: &[f32],
+    b: impl Into<QuantRef<'a>>,
+    beta: f32,
+    y: &mut [f32],
+) -> Result<(), GemmError> {
+    let opts = opts.into();
+    let b = b.into();
+    let (k, n) = (b.rows(), b.cols());
+    if !opts.isa.is_available() {
+        return Err(GemmError::IsaUnavailable {
+            op: OP,
+            isa: opts.isa,
+        });
+    }
+    let shape = |operand, rows, cols| OperandShape {
+        operand,
+        rows,
+        cols,
+        row_stride: cols as isize,
+        col_stride: 1,
+    };
+    for (operand, cols, len) in [(Operand::A, k, x.len()), (Operand::C, n, y.len())] {
+        let sh = shape(operand, m, cols);
+        let needed = m
+            .checked_mul(cols)
+            .filter(|&v| isize::try_from(v).is_ok())
+            .ok_or(GemmError::StrideOverflow { op: OP, shape: sh })?;
+        if len < needed {
+            return Err(GemmError::TooShort {
+                op: OP,
+                shape: sh,
+                needed,
+                len,
+            });
+        }
+    }
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    let y = &mut y[..m * n];
+    if k == 0 || alpha == 0.0 {
+        for v in y.iter_mut() {
+            *v = if beta == 0.0 { 0.0 } else { beta * *v };
+        }
+        return Ok(());
+    }
+    let x = &x[..m * k];
+    let threads = opts.threads.clamp(1, n.div_ceil(CHUNK));
+    let per = n.div_ceil(threads).next_multiple_of(8);
+    // each thread's column range of every row of Y
+    let mut parts: Vec<Vec<&mut [f32]>> = (0..threads).map(|_| Vec::with_capacity(m)).collect();
+    for row in y.chunks_mut(n) {
+        let mut rest = row;
+        for part in parts.iter_mut() {
+            let take = per.min(rest.len());
+            let (head, tail) = rest.split_at_mut(take);
+            part.push(head);
+            rest = tail;
+        }
+    }
+    let job = |t: usize, segs: Vec<&mut [f32]>| {
+        let j0 = t * per;
+        columns(opts.isa, b, x, k, j0, segs, alpha, beta);
+    };
+    if threads == 1 {
+        for (t, segs) in parts.into_iter().enumerate() {
+            job(t, segs);
+        }
+    } else {
+        std::thread::scope(|s| {
+            for (t, segs) in parts.into_iter().enumerate() {
+                s.spawn(move || job(t, segs));
+            }
+        });
+    }
+    Ok(())
+}
+
+/// Columns `j0 .. j0 + segs[0].len()` of every row: `segs[r][c] ← α·(X·B)[r][j0+c] + β·segs[r][c]`.
+#[allow(clippy::too_many_arguments)]
+fn columns(
+    isa: Isa,
+    b: QuantRef<'_>,
+    x: &[f32],
+    k: usize,
+    j0: usize,
+    mut segs: Vec<&mut [f32]>,
+    alpha: f32,
+    beta: f32,
+) {
+    let width = segs.first().map_or(0, |s| s.len());
+    let mut acc = [0.0f32; MAX_ROWS * CHUNK];
+    let m = segs.len();
+    for c0 in (0..width).step_by(CHUNK) {
+        let cw = CHUNK.min(width - c0);
+        for r0 in (0..m).step_by(MAX_ROWS) {
+            let rows = MAX_ROWS.min(m - r0);
+            let xs = &x[r0 * k..(r0 + rows) * k];
+            dots(isa, b, xs, rows, k, j0 + c0, cw, &mut acc);
+            for r in 0..rows {
+                let seg = &mut segs[r0 + r][c0..c0 + cw];
+                for (c, v) in seg.iter_mut().enumerate() {
+                    let d = alpha * acc[r * CHUNK + c];
+                    *v = if beta == 0.0 { d } else { d + beta * *v };
+                }
+            }
+        }
+    }
+}
+
+/// `acc[r·CHUNK + c] = Σ_p xs[r·k + p]·B[p][j0 + c]` for `r < rows ≤ 8`, `c < cw ≤ CHUNK`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn dots(
+    isa: Isa,
+    b: QuantRef<'_>,
+    xs: &[f32],
+    rows: usize,
+    k: usize,
+    j0: usize,
+    cw: usize,
+    acc: &mut [f32; MAX_ROWS * CHUNK],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if isa >= Isa::Avx2 && isa.is_available() && crate::packed::simd::has_f16c() {
+        // SAFETY: AVX2, FMA and F16C are available (checked just above)
+        unsafe { avx2::dots(b, xs, rows, k, j0, cw, acc) };
+        return;
+    }
+    let _ = isa;
+    portable::dots(b, xs, rows, k, j0, cw, acc);
+}
+
+mod portable {
+    use super::*;
+
+    pub(super) fn dots(
+        b: QuantRef<'_>,
+        xs: &[f32],
+        rows: usize,
+        k: usize,
+        j0: usize,
+        cw: usize,
+        acc: &mut [f32; MAX_ROWS * CHUNK],
+    ) {
+        for c in 0..cw {
+            let j = j0 + c;
+            for r in 0..rows {
+                let x = &xs[r * k..(r + 1) * k];
+                acc[r * CHUNK + c] = match b {
+                    QuantRef::Q4_0(q) => gguf_dot(
+                        q.column(j).unwrap_or(&[]),
+                        x,
+                        |b, i| (i32::from(b.code(i)) - 8) as f32,
+                        |b| b.d.to_f32(),
+                    ),
+                    QuantRef::Q8_0(q) => gguf_dot(
+                        q.column(j).unwrap_or(&[]),
+                        x,
+                        |b, i| f32::from(b.qs[i]),
+                        |b| b.d.to_f32(),
+                    ),
+                    QuantRef::Group4(q) => group_dot(q, x, j),
+                };
+            }
+        }
+    }
+
+    /// `Σ_blocks d·Σ_i code_i·x_i`.
+    fn gguf_dot<B>(
+        blocks: &[B],
+        x: &[f32],
+        code: impl Fn(&B, usize) -> f32,
+        scale: impl Fn(&B) -> f32,
+    ) -> f32 {
+        let mut s = 0.0f32;
+        for (blk, xb) in blocks.iter().zip(x.chunks_exact(QK)) {
+            let t: f32 = xb.iter().enumerate().map(|(i, &v)| code(blk, i) * v).sum();
+            s += scale(blk) * t;
+        }
+        s
+    }
+
+    /// `Σ_groups s·Σ_p x_p·(q_p − z)`.
+    pub(super) fn group_dot(q: &Group4Matrix, x: &[f32], j: usize) -> f32 {
+        let (n, group) = (q.n(), q.group());
+        let mut s = 0.0f32;
+        for (g, xg) in x.chunks_exact(group).enumerate() {
+            let z = q.zero(g, j);
+            let t: f32 = xg
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| v * (f32::from(q.code(g * group + i, j)) - z))
+                .sum();
+            s += q.scales()[g * n + j] * t;
+        }
+        s
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::*;
+    use crate::packed::{AWQ_SHIFT, BlockQ4_0, BlockQ8_0, simd};
+    use core::arch::x86_64::*;
+
+    /// As [`super::dots`], with AVX2.
+    ///
+    /// # Safety
+    /// The CPU has AVX2, FMA and F16C.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub(super) unsafe fn dots(
+        b: QuantRef<'_>,
+        xs: &[f32],
+        rows: usize,
+        k: usize,
+        j0: usize,
+        cw: usize,
+        acc: &mut [f32; MAX_ROWS * CHUNK],
+    ) {
+        macro_rules! by_rows {
+            ($f:ident, $($args:expr),*) => {
+                match rows {
+                    1 => $f::<1>($($args),*),
+                    2 => $f::<2>($($args),*),
+                    3 => $f::<3>($($args),*),
+                    4 => $f::<4>($($args),*),
+                    5 => $f::<5>($($args),*),
+                    6 => $f::<6>($($args),*),
+                    7 => $f::<7>($($args),*),
+                    _ => $f::<8>($($args),*),
+                }
+            };
+        }
+        match b {
+            QuantRef::Q4_0(q) => by_rows!(q4_0_cols, q, xs, k, j0, cw, acc),
+            QuantRef::Q8_0(q) => by_rows!(q8_0_cols, q, xs, k, j0, cw, acc),
+            QuantRef::Group4(q) => match q.access() {
+                Access::Awq | Access::Gptq
+                    if q.group().is_multiple_of(8)
+                        && (q.access() == Access::Awq || k.is_multiple_of(8)) =>
+                {
+                    by_rows!(group_cols, q, xs, k, j0, cw, acc)
+                }
+                _ => super::portable::dots(b, xs, rows, k, j0, cw, acc),
+            },
+        }
+    }
+
+    /// The sum of the 8 lanes.
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    fn hsum(v: __m256) -> f32 {
+        let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        let s = _mm_add_ss(s, _mm_movehdup_ps(s));
+        _mm_cvtss_f32(s)
+    }
+
+    /// Eight floats at `x[o..o + 8]`.
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    fn load8(x: &[f32], o: usize) -> __m256 {
+        let s: &[f32; 8] = x[o..o + 8].try_into().expect("8 floats");
+        // SAFETY: `s` is 8 readable floats; unaligned load
+        unsafe { _mm256_loadu_ps(s.as_ptr()) }
+    }
+
+    /// One GGUF column against `M` rows: per block, codes in 4 vectors, dot with each row,
+    /// the scale once.
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    fn gguf_col<const M: usize, B>(
+        blocks: &[B],
+        xs: &[f32],
+        k: usize,
+        codes: impl Fn(&B) -> [__m256; 4],
+        scale: impl Fn(&B) -> __m256,
+    ) -> [f32; M] {
+        let mut acc = [_mm256_setzero_ps(); M];
+        for (bi, blk) in blocks.iter().enumerate() {
+            let w = codes(blk);
+            let d = scale(blk);
+            for (r, a) in acc.iter_mut().enumerate() {
+                let o = r * k + bi * QK;
+                let mut t = _mm256_mul_ps(w[0], load8(xs, o));
+                t = _mm256_fmadd_ps(w[1], load8(xs, o + 8), t);
+                t = _mm256_fmadd_ps(w[2], load8(xs, o + 16), t);
+                t = _mm256_fmadd_ps(w[3], load8(xs, o + 24), t);
+                *a = _mm256_fmadd_ps(d, t, *a);
+            }
+        }
+        let mut out = [0.0f32; M];
+        for (o, a) in out.iter_mut().zip(acc) {
+            *o = hsum(a);
+        }
+        out
+    }
+
+    #[target_feature(enable = "avx2,fma,f16c")]
+    fn q4_0_cols<const M: usize>(
+        q: &Q4_0Matrix,
+        xs: &[f32],
+        k: usize,
+        j0: usize,
+        cw: usize,
+        acc: &mut [f32; MAX_ROWS * CHUNK],
+    ) {
+        for c in 0..cw {
+            let col = q.column(j0 + c).unwrap_or(&[]);
+            let s = gguf_col::<M, BlockQ4_0>(
+                col,
+                xs,
+                k,
+                |b| simd::q4_0_codes(b),
+                |b| simd::scale8(b.d),
+            );
+            for (r, v) in s.iter().enumerate() {
+                acc[r * CHUNK + c] = *v;
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx2,fma,f16c")]
+    fn q8_0_cols<const M: usize>(
+        q: &Q8_0Matrix,
+        xs: &[f32],
+        k: usize,
+        j0: usize,
+        cw: usize,
+        acc: &mut [f32; MAX_ROWS * CHUNK],
+    ) {
+        for c in 0..cw {
+            let col = q.column(j0 + c).unwrap_or(&[]);
+            let s = gguf_col::<M, BlockQ8_0>(
+                col,
+                xs,
+                k,
+                |b| simd::q8_0_codes(b),
+                |b| simd::scale8(b.d),
+            );
+            for (r, v) in s.iter().enumerate() {
+                acc[r * CHUNK + c] = *v;
+            }
+        }
+    }
+
+    /// GPTQ/AWQ (`group % 8 == 0`): the chunk's columns in eights, the rows in eights (one
+    /// GPTQ word per column, one AWQ word per row); per group, sums of `x·(q − z)` kept per
+    /// column in `t` (L1), then scaled into the result. The rows of the chunk are read in
+    /// order, each as one contiguous run of bytes. Columns past the last whole eight (and AWQ
+    /// chunks not starting at a multiple of 8) by the portable kernel.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    fn group_cols<const M: usize>(
+        q: &Group4Matrix,
+        xs: &[f32],
+        k: usize,
+        j0: usize,
+        cw: usize,
+        acc: &mut [f32; MAX_ROWS * CHUNK],
+    ) {
+        let (n, group) = (q.n(), q.group());
+        let bytes = q.weights().as_bytes();
+        let awq = q.access() == Access::Awq;
+        let mask = _mm256_set1_epi32(0xf);
+        // SAFETY: reading 8 i32 from an array of 8 u32
+        let awq_shift = unsafe { _mm256_loadu_si256(AWQ_SHIFT.as_ptr().cast()) };
+        let vec_cols = if awq && !j0.is_multiple_of(8) {
+            0
+        } else {
+            cw / 8 * 8
+        };
+        let mut out = [[0.0f32; CHUNK]; M];
+        let mut t = [[0.0f32; CHUNK]; M];
+        let mut zs = [0.0f32; CHUNK];
+        for g in 0..k / group {
+            for (c, z) in zs[..vec_cols].iter_mut().enumerate() {
+                *z = q.zero(g, j0 + c);
+            }
+            for tr in t.iter_mut() {
+                tr[..vec_cols].fill(0.0);
+            }
+            for p8 in (g * group..(g + 1) * group).step_by(8) {
+                for w in 0..vec_cols / 8 {
+                    let j = j0 + 8 * w;
+                    let z = load8(&zs, 8 * w);
+                    let mut tv = [_mm256_setzero_ps(); M];
+                    for (r, v) in tv.iter_mut().enumerate() {
+                        *v = load8(&t[r], 8 * w);
+                    }
+                    let gw = if awq {
+                        _mm256_setzero_si256()
+                    } else {
+                        let o = 4 * ((p8 / 8) * n + j);
+                        let wb: &[u8; 32] = bytes[o..o + 32].try_into().expect("32 bytes");
+                        // SAFETY: `wb` is 32 readable bytes; unaligned load
+                        unsafe { _mm256_loadu_si256(wb.as_ptr().cast()) }
+                    };
+                    for s8 in 0..8 {
+                        let codes = if awq {
+                            let wi = ((p8 + s8) * n + j) / 8;
+                            debug_assert!(4 * wi + 4 <= bytes.len());
+                            // SAFETY: word `wi` holds row p8 + s8 < k, columns j..j+8 ≤ n of
+                            // the K·N codes, inside `bytes` (checked on entry)
+                            let w32 = unsafe { _mm_loadu_si32(bytes.as_ptr().add(4 * wi).cast()) };
+                            // (folds into one `vpbroadcastd` from memory)
+                            let wd = _mm256_broadcastd_epi32(w32);
+                            _mm256_srlv_epi32(wd, awq_shift)
+                        } else {
+                            _mm256_srlv_epi32(gw, _mm256_set1_epi32(4 * s8 as i32))
+                        };
+                        let v = _mm256_cvtepi32_ps(_mm256_and_si256(codes, mask));
+                        let v = _mm256_sub_ps(v, z);
+                        for (r, tr) in tv.iter_mut().enumerate() {
+                            // SAFETY: r < M and p8 + s8 < k: inside the M·k floats of `xs`
+                            let xe = unsafe { *xs.get_unchecked(r * k + p8 + s8) };
+                            *tr = _mm256_fmadd_ps(_mm256_set1_ps(xe), v, *tr);
+                        }
+                    }
+                    for (r, v) in tv.iter().enumerate() {
+                        let d: &mut [f32; 8] =
+                            (&mut t[r][8 * w..8 * w + 8]).try_into().expect("8 floats");
+                        // SAFETY: `d` is 8 writable floats
+                        unsafe { _mm256_storeu_ps(d.as_mut_ptr(), *v) };
+                    }
+                }
+            }
+            let srow = &q.scales()[g * n + j0..g * n + j0 + vec_cols];
+            for (o, tr) in out.iter_mut().zip(&t) {
+                for c in 0..vec_cols {
+                    o[c] += srow[c] * tr[c];
+                }
+            }
+        }
+        for (r, o) in out.iter().enumerate() {
+            acc[r * CHUNK..r * CHUNK + vec_cols].copy_from_slice(&o[..vec_cols]);
+        }
+        for c in vec_cols..cw {
+            for r in 0..M {
+                acc[r * CHUNK + c] = super::portable::group_dot(q, &xs[r * k..(r + 1) * k], j0 + c);
+            }
+        }
+    }
+}

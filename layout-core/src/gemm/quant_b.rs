@@ -1,0 +1,146 @@
+//! Quantized weights as the B operand: `C ← α·A·B + β·C` with A and C in `f32` and B a GGUF
+//! `Q4_0`/`Q8_0` or GPTQ/AWQ 4-bit matrix ([`QuantRef`]), never dequantized as a whole.
+//!
+//! - A few rows of A (the decode shape, m ≤ 8, row-major A and C): [`qgemv`](super::qgemv),
+//!   which reads the stored bytes in place — nibbles unpacked and scaled in registers.
+//! - Anything else (prefill, any strides): the blocked engine, B being a [`Panels`] source
+//!   whose packing dequantizes one KC × NC block at a time straight into the kernel's
+//!   micro-panels (`QuantizedB::pack_panels_with`). The f32 kernels, blocking, threads and
+//!   edge handling are the engine's; the only buffers are its packing buffers.
+
+use super::block::{Out, run_panels};
+use super::check::{check_no_overlap, check_operand};
+use super::error::{GemmError, Operand};
+use super::maps::Mapped;
+use super::pack::{Panels, Source};
+use super::{Element, Isa, MatMut, MatRef, Options, PARALLEL_MIN_WORK, Packing, shape_of};
+use crate::packed::{QuantRef, QuantizedB};
+
+/// Rows of A up to which the product reads the quantized bytes directly ([`qgemv`](super::qgemv)
+/// passes over the weights once per eight rows).
+const DECODE_ROWS: usize = 8;
+
+/// A quantized B as the packer reads it (X = Bᵀ: its columns are the panel rows).
+struct Quant<'a> {
+    q: QuantRef<'a>,
+    isa: Isa,
+}
+
+impl Panels<f32> for Quant<'_> {
+    fn pack(&self, dst: &mut [f32], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
+        self.q.pack_panels_with(self.isa, dst, v0, p0, len, kc, r);
+    }
+}
+
+/// `C ← α·A·B + β·C` with f32 A (m × k, any strides), quantized weights B (k × n: GGUF
+/// `Q4_0`/`Q8_0`, GPTQ/AWQ groups) and f32 C (m × n, any strides, no two elements at one
+/// location). B is never dequantized as a whole: up to eight row-major rows of A read its bytes
+/// directly; larger products dequantize it block by block inside the GEMM's packing.
+///
+/// ```
+/// use layout_core::gemm::{MatMut, MatRef, Options, gemm_quant};
+/// use layout_core::packed::{QuantizedB, quantize_q8_0};
+/// let (m, k, n) = (16, 64, 8);
+/// // weights that Q8_0 stores exactly: integers, each 32-block holding ±127 (scale 1)
+/// let w: Vec<f32> = (0..k * n).map(|i| if i % 32 == 0 { 127.0 } else { (i % 9) as f32 - 4.0 }).collect();
+/// let q = quantize_q8_0(k, n, &w).unwrap();
+/// let a: Vec<f32> = (0..m * k).map(|i| (i % 5) as f32).collect();
+/// let mut c = vec![0f32; m * n];
+/// gemm_quant(Options::default(), 1.0,
+///     MatRef { data: &a, rows: m, cols: k, row_stride: k as isize, col_stride: 1 },
+///     &q, 0.0,
+///     MatMut { data: &mut c, rows: m, cols: n, row_stride: n as isize, col_stride: 1 }).unwrap();
+/// let b = q.dequantize().unwrap(); // row-major k × n
+/// for i in 0..m {
+///     for j in 0..n {
+///         let want: f32 = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
+///         assert_eq!(c[i * n + j], want);
+///     }
+/// }
+/// ```
+///
+/// # Errors
+/// [`GemmError::ShapeMismatch`] when A is not m × k, B k × n and C m × n; the operand checks
+/// of [`gemm_with`](super::gemm_with) for A and C; [`GemmError::IsaUnavailable`]. Nothing is
+/// written on error. BLAS's rule for empty products, α = 0 and k = 0 (see the
+/// [module docs](super)).
+pub fn gemm_quant<'q>(
+    opts: impl Into<Options>,
+    alpha: f32,
+    a: MatRef<'_, f32>,
+    b: impl Into<QuantRef<'q>>,
+    beta: f32,
+    c: MatMut<'_, f32>,
+) -> Result<(), GemmError> {
+    let op = "gemm_quant";
+    let opts = opts.into();
+    let q = b.into();
+    let (k, n) = (q.rows(), q.cols());
+    if a.rows != c.rows || a.cols != k || n != c.cols {
+        return Err(GemmError::ShapeMismatch {
+            op,
+            a: [a.rows, a.cols],
+            b: [k, n],
+            c: [c.rows, c.cols],
+        });
+    }
+    let Some(ki) = <f32 as Element>::kernel(opts.isa).filter(|_| opts.isa.is_available()) else {
+        return Err(GemmError::IsaUnavailable { op, isa: opts.isa });
+    };
+    let m = a.rows;
+    let sa = check_operand(
+        op,
+        shape_of(Operand::A, m, k, a.row_stride, a.col_stride),
+        a.data.len(),
+    )?;
+    let shc = shape_of(Operand::C, m, n, c.row_stride, c.col_stride);
+    let sc = check_operand(op, shc, c.data.len())?;
+    check_no_overlap(op, shc)?;
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    if k == 0 || alpha == 0.0 {
+        super::block::scale(m, n, beta, c.data, sc, None);
+        return Ok(());
+    }
+    // the decode shape: the stored bytes read in place
+    let dense_rows = |rs: isize, cs: isize, cols: usize| cs == 1 && (rs == cols as isize || m == 1);
+    if m <= DECODE_ROWS
+        && dense_rows(a.row_stride, a.col_stride, k)
+        && dense_rows(c.row_stride, c.col_stride, n)
+        && sa.origin == 0
+        && sc.origin == 0
+    {
+        return super::qgemv(
+            opts,
+            m,
+            alpha,
+            &a.data[..m * k],
+            q,
+            beta,
+            &mut c.data[..m * n],
+        );
+    }
+    let threads = if opts.packing == Packing::Auto
+        && m.saturating_mul(n).saturating_mul(k) <= PARALLEL_MIN_WORK
+    {
+        1
+    } else {
+        opts.threads
+    };
+    let asrc = Source {
+        src: a.data,
+        origin: sa.origin,
+        sv: sa.rs,
+        sk: sa.cs,
+        map: None::<Mapped<'_>>,
+    };
+    let bsrc = Quant { q, isa: opts.isa };
+    let out = Out {
+        c: c.data,
+        sc,
+        cmap: None,
+    };
+    run_panels::<f32>(&ki, [m, k, n], alpha, &asrc, &bsrc, beta, out, threads);
+    Ok(())
+}
