@@ -149,3 +149,35 @@ fn named_layout_spellings_tour() -> Result<(), LayoutError> {
     assert_eq!(rt.size(), 112 * 32);
     Ok(())
 }
+
+/// The README's convolution tour.
+#[test]
+fn conv_tour() -> Result<(), Box<dyn std::error::Error>> {
+    use layout::Tensor;
+    use layout::conv::{Conv2d, Im2col, conv2d};
+
+    let input: DynLayout = "(1,2,4,4):(32,16,4,1)".parse()?;
+    let p = Conv2d::default().padding(1);
+    let m = Im2col::new(&p, &input, [3, 3])?;
+    assert_eq!(
+        m.layout().to_string(),
+        "((1,4,4),(2,3,3)):((0,4,1),(16,4,1))"
+    );
+    assert_eq!(m.offset(0, 0), None);
+
+    let x = Tensor::new((0..32).map(|v| v as f32).collect::<Vec<_>>(), input)?;
+    let w = Tensor::new(
+        vec![1.0f32; 3 * 2 * 9],
+        "(3,2,3,3):(18,9,3,1)".parse::<DynLayout>()?,
+    )?;
+    let mut y = Tensor::new(
+        vec![0.0f32; 48],
+        "(1,3,4,4):(48,1,12,3)".parse::<DynLayout>()?,
+    )?;
+    conv2d(&p.relu(true), &x, &w, Some(&[0.0, 1.0, 2.0]), &mut y)?;
+    assert_eq!(
+        y[[0, 1, 0, 0]],
+        (1 + 4 + 5 + 16 + 17 + 20 + 21) as f32 + 1.0
+    );
+    Ok(())
+}

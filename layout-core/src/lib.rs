@@ -51,6 +51,9 @@ extern crate std;
 
 pub mod algebra;
 mod const_try;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub mod conv;
 mod dyn_layout;
 mod error;
 mod formulas;

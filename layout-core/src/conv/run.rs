@@ -1,0 +1,767 @@
+//! The driver: checks, weights packed once, one GEMM per image and group reading the im2col
+//! matrix through the packer, and the bias / ReLU epilogue.
+
+use std::vec::Vec;
+
+use super::error::{ConvError, ConvOperand};
+use super::geom::{Conv2d, Desc};
+use super::im2col::ConvElement;
+use super::im2col::{KOrder, Windows, taps};
+use crate::gemm::{
+    Element, GemmError, MatMut, MatRef, Options, Out, Panels as Source, Strided, gemm_with,
+    run_panels,
+};
+use crate::tensor::{Storage, StorageMut, Tensor};
+use crate::walk::AnyLayout;
+use crate::walk::kernels::transpose;
+
+/// The filters as the GEMM reads them: per group, the matrix `O/groups × K` (K = the taps,
+/// `C/groups · R · S`, in the order of the input's im2col columns) whose element (o, k) of group
+/// `g` is `data[origin[g] + o·so + k·sk]` — the filter tensor itself when it is `f32` and its
+/// tap axes merge into one stride in that order (OIHW for NCHW inputs, OHWI for NHWC), else a
+/// copy made once per call.
+struct Filters<'a> {
+    data: &'a [f32],
+    origin: Vec<isize>,
+    so: isize,
+    sk: isize,
+    order: KOrder,
+    /// K, and the kernel's R × S.
+    k: usize,
+    rs: [usize; 2],
+}
+
+fn alloc(len: usize) -> Result<Vec<f32>, ConvError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| ConvError::Allocation { elements: len })?;
+    v.resize(len, 0.0);
+    Ok(v)
+}
+
+/// The step of axes `axes` of `d` (fastest first) merged into one arithmetic axis, when they
+/// merge.
+fn merged(d: &Desc, axes: [usize; 3]) -> Option<isize> {
+    let mut cur: Option<(usize, isize)> = None;
+    for a in axes {
+        let (e, st) = (d.dims[a], d.t[a].step()?);
+        if e == 1 {
+            continue;
+        }
+        cur = match cur {
+            None => Some((e, st)),
+            Some((ce, cs)) if (ce as isize).checked_mul(cs) == Some(st) => Some((ce * e, cs)),
+            Some(_) => return None,
+        };
+    }
+    Some(cur.map_or(1, |(_, s)| s))
+}
+
+/// The tap axes of the weights (O, I, R, S), fastest first, for the k order.
+fn tap_axes(order: KOrder) -> [usize; 3] {
+    match order {
+        KOrder::Crs => [3, 2, 1],
+        KOrder::Rsc => [1, 3, 2],
+    }
+}
+
+/// The filters in place when possible, else packed into `store` (group after group, each
+/// `K × O/groups` row-major: k outer, so a block of k steps is a run of contiguous rows).
+fn filters<'a, T: ConvElement>(
+    w: &Desc,
+    src: &'a [T],
+    groups: usize,
+    order: KOrder,
+    store: &'a mut Vec<f32>,
+    copy: bool,
+) -> Result<Filters<'a>, ConvError> {
+    let [o, cg, r, s] = w.dims;
+    let og = o / groups;
+    let k = cg * r * s;
+    if let (false, Some(data), Some(so), Some(sk)) = (
+        copy,
+        T::as_f32(src),
+        w.t[0].step(),
+        merged(w, tap_axes(order)),
+    ) {
+        let origin = (0..groups)
+            .map(|g| w.base + w.t[0].off[g * og] + w.t[1].off[0] + w.t[2].off[0] + w.t[3].off[0])
+            .collect();
+        return Ok(Filters {
+            data,
+            origin,
+            so,
+            sk,
+            order,
+            k,
+            rs: [r, s],
+        });
+    }
+    let len = o.checked_mul(k).ok_or(ConvError::Overflow {
+        what: "the weights' size",
+    })?;
+    *store = alloc(len)?;
+    let m = &mut store[..];
+    let mut p = 0;
+    for g in 0..groups {
+        let mut put = |c: usize, i: usize, j: usize| {
+            let row = &mut m[(g * k + p) * og..(g * k + p + 1) * og];
+            for (oo, x) in row.iter_mut().enumerate() {
+                *x = src[w.at(g * og + oo, c, i, j) as usize].to_f32();
+            }
+            p += 1;
+        };
+        match order {
+            KOrder::Crs => {
+                for c in 0..cg {
+                    for i in 0..r {
+                        for j in 0..s {
+                            put(c, i, j);
+                        }
+                    }
+                }
+            }
+            KOrder::Rsc => {
+                for i in 0..r {
+                    for j in 0..s {
+                        for c in 0..cg {
+                            put(c, i, j);
+                        }
+                    }
+                }
+            }
+        }
+        p = 0;
+    }
+    let origin = (0..groups).map(|g| (g * k * og) as isize).collect();
+    Ok(Filters {
+        data: store,
+        origin,
+        so: 1,
+        sk: og as isize,
+        order,
+        k,
+        rs: [r, s],
+    })
+}
+
+/// The k order for an input: runs along pixels when W is contiguous, along channels when C is.
+fn order_for(input: &Desc) -> KOrder {
+    if input.t[3].step() != Some(1) && input.t[1].step() == Some(1) {
+        KOrder::Rsc
+    } else {
+        KOrder::Crs
+    }
+}
+
+/// The checked problem: descriptions of the three tensors and the output extents.
+struct Checked {
+    input: Desc,
+    weights: Desc,
+    output: Desc,
+}
+
+fn check<LI: AnyLayout, LW: AnyLayout, LO: AnyLayout>(
+    params: &Conv2d,
+    input: (&LI, usize),
+    weights: (&LW, usize),
+    bias: Option<&[f32]>,
+    output: (&LO, usize),
+) -> Result<Checked, ConvError> {
+    let input = Desc::new(ConvOperand::Input, input.0, input.1)?;
+    let weights = Desc::new(ConvOperand::Weights, weights.0, weights.1)?;
+    let output = Desc::new(ConvOperand::Output, output.0, output.1)?;
+    let expected = params.output_dims(input.dims, weights.dims)?;
+    if output.dims != expected {
+        return Err(ConvError::OutputShape {
+            expected,
+            got: output.dims,
+        });
+    }
+    if let Some(b) = bias
+        && b.len() != expected[1]
+    {
+        return Err(ConvError::BiasLength {
+            expected: expected[1],
+            got: b.len(),
+        });
+    }
+    Ok(Checked {
+        input,
+        weights,
+        output,
+    })
+}
+
+/// 2-D convolution (cross-correlation, as in deep-learning frameworks) on tensors of any
+/// rank-4 layouts:
+///
+/// ```text
+/// output[n][o][oh][ow] = relu?(bias[o] + Σ_{c,r,s} weights[o][c][r][s]
+///     · input[n][g·C/groups + c][oh·stride + r·dilation − padding][ow·stride + s·dilation − padding])
+/// ```
+///
+/// with `g = o / (O/groups)` and input outside `[0, H) × [0, W)` reading 0.
+///
+/// Logical axes: the input is (N, C, H, W), the weights (O, C/groups, R, S), the output
+/// (N, O, OH, OW), whatever their layouts (NCHW, NHWC, `nChw16c`, OIHW, `OIhw16i16o`, …: the
+/// layout says where each element lives). The input and weights are `f32`, or `bf16` / `f16`
+/// ([`ConvElement`]: widened to `f32` as they are packed); the output, bias and every sum are
+/// `f32`. One thread, [`Options::default`]; see [`conv2d_with`].
+///
+/// ```
+/// use layout_core::{DynLayout, Tensor};
+/// use layout_core::conv::{Conv2d, conv2d};
+/// // a 1×1×3×3 NCHW input, one 2×2 filter of ones, padding 1: each output sums a window
+/// let x = Tensor::new(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+///     "(1,1,3,3):(9,9,3,1)".parse::<DynLayout>().unwrap()).unwrap();
+/// let w = Tensor::new(vec![1.0f32; 4], "(1,1,2,2):(4,4,2,1)".parse::<DynLayout>().unwrap()).unwrap();
+/// let mut y = Tensor::new(vec![0.0f32; 16], "(1,1,4,4):(16,16,4,1)".parse::<DynLayout>().unwrap()).unwrap();
+/// conv2d(&Conv2d::default().padding(1), &x, &w, None, &mut y).unwrap();
+/// assert_eq!(&y.as_slice()[..4], &[1.0, 3.0, 5.0, 3.0]);
+/// assert_eq!(y.as_slice()[5], 1.0 + 2.0 + 4.0 + 5.0);
+/// ```
+///
+/// # Errors
+/// [`ConvError::NotRank4`] for a tensor that is not rank 4 with an affine layout; the errors of
+/// [`Conv2d::output_dims`]; [`ConvError::OutputShape`]; [`ConvError::BiasLength`];
+/// [`ConvError::Allocation`]. Nothing is written on error.
+pub fn conv2d<T, SI, LI, SW, LW, SO, LO>(
+    params: &Conv2d,
+    input: &Tensor<SI, LI>,
+    weights: &Tensor<SW, LW>,
+    bias: Option<&[f32]>,
+    output: &mut Tensor<SO, LO>,
+) -> Result<(), ConvError>
+where
+    T: ConvElement,
+    SI: Storage<Elem = T>,
+    SW: Storage<Elem = T>,
+    SO: StorageMut<Elem = f32>,
+    LI: AnyLayout,
+    LW: AnyLayout,
+    LO: AnyLayout,
+{
+    conv2d_with(Options::default(), params, input, weights, bias, output)
+}
+
+/// [`conv2d`] with the instruction set and threads of `opts`.
+///
+/// # Errors
+/// As [`conv2d`]; [`ConvError::Gemm`] with [`GemmError::IsaUnavailable`] when this CPU lacks
+/// `opts.isa`.
+pub fn conv2d_with<T, SI, LI, SW, LW, SO, LO>(
+    opts: impl Into<Options>,
+    params: &Conv2d,
+    input: &Tensor<SI, LI>,
+    weights: &Tensor<SW, LW>,
+    bias: Option<&[f32]>,
+    output: &mut Tensor<SO, LO>,
+) -> Result<(), ConvError>
+where
+    T: ConvElement,
+    SI: Storage<Elem = T>,
+    SW: Storage<Elem = T>,
+    SO: StorageMut<Elem = f32>,
+    LI: AnyLayout,
+    LW: AnyLayout,
+    LO: AnyLayout,
+{
+    let opts = opts.into();
+    let ck = check(
+        params,
+        (input.layout(), input.base_offset()),
+        (weights.layout(), weights.base_offset()),
+        bias,
+        (output.layout(), output.base_offset()),
+    )?;
+    if !opts.isa.is_available() || f32::kernel(opts.isa).is_none() {
+        return Err(ConvError::Gemm(GemmError::IsaUnavailable {
+            op: "conv2d",
+            isa: opts.isa,
+        }));
+    }
+    let order = order_for(&ck.input);
+    let mut store = Vec::new();
+    let f = filters(
+        &ck.weights,
+        weights.as_slice(),
+        params.groups,
+        order,
+        &mut store,
+        false,
+    )?;
+    run(
+        opts,
+        params,
+        &ck.input,
+        input.as_slice(),
+        &f,
+        bias,
+        &ck.output,
+        output.as_mut_slice(),
+    )
+}
+
+/// Filters packed once, for convolutions that reuse them (inference: the same weights, call
+/// after call). [`conv2d_prepared`] reads them without looking at the filter tensor again.
+///
+/// The taps are ordered for the input layout given to [`ConvWeights::new`] (`(c, r, s)` when
+/// its W axis is contiguous, `(r, s, c)` when its C axis is); any input layout still works
+/// with them, the packer reads the input in the order of the weights.
+///
+/// ```
+/// use layout_core::{DynLayout, Tensor};
+/// use layout_core::conv::{Conv2d, ConvWeights, conv2d, conv2d_prepared};
+/// use layout_core::gemm::Options;
+/// let nhwc: DynLayout = "(1,4,5,5):(100,1,20,4)".parse().unwrap();
+/// let x = Tensor::new((0..100).map(|v| (v % 7) as f32).collect::<Vec<_>>(), nhwc).unwrap();
+/// let w = Tensor::new((0..72).map(|v| (v % 3) as f32 - 1.0).collect::<Vec<_>>(),
+///     "(2,4,3,3):(36,9,3,1)".parse::<DynLayout>().unwrap()).unwrap();
+/// let p = Conv2d::default().padding(1);
+/// let packed = ConvWeights::new(&p, &nhwc, &w).unwrap();
+/// let out: DynLayout = "(1,2,5,5):(50,25,5,1)".parse().unwrap();
+/// let mut y1 = Tensor::new(vec![0.0f32; 50], out).unwrap();
+/// let mut y2 = Tensor::new(vec![0.0f32; 50], out).unwrap();
+/// conv2d_prepared(Options::default(), &p, &x, &packed, None, &mut y1).unwrap();
+/// conv2d(&p, &x, &w, None, &mut y2).unwrap();
+/// assert_eq!(y1.as_slice(), y2.as_slice());
+/// ```
+#[derive(Clone, Debug)]
+pub struct ConvWeights {
+    store: Vec<f32>,
+    origin: Vec<isize>,
+    sk: isize,
+    order: KOrder,
+    k: usize,
+    rs: [usize; 2],
+    /// O, C/groups, R, S.
+    dims: [usize; 4],
+    groups: usize,
+}
+
+impl ConvWeights {
+    /// Packs `weights` (logical axes O, C/groups, R, S; `f32`, `bf16` or `f16`, widened now)
+    /// for convolutions with `params.groups` groups of inputs laid out like `input`.
+    ///
+    /// # Errors
+    /// [`ConvError::NotRank4`]; [`ConvError::Zero`] for zero groups;
+    /// [`ConvError::ChannelsNotDivisible`] when O is not a multiple of the groups;
+    /// [`ConvError::Allocation`].
+    pub fn new<T, LI, SW, LW>(
+        params: &Conv2d,
+        input: &LI,
+        weights: &Tensor<SW, LW>,
+    ) -> Result<ConvWeights, ConvError>
+    where
+        T: ConvElement,
+        LI: AnyLayout,
+        SW: Storage<Elem = T>,
+        LW: AnyLayout,
+    {
+        let i = Desc::new(ConvOperand::Input, input, 0)?;
+        let w = Desc::new(
+            ConvOperand::Weights,
+            weights.layout(),
+            weights.base_offset(),
+        )?;
+        let g = params.groups;
+        if g == 0 {
+            return Err(ConvError::Zero {
+                what: "groups",
+                axis: 0,
+            });
+        }
+        if w.dims[0] % g != 0 {
+            return Err(ConvError::ChannelsNotDivisible {
+                operand: ConvOperand::Output,
+                channels: w.dims[0],
+                groups: g,
+            });
+        }
+        let order = order_for(&i);
+        let mut store = Vec::new();
+        let f = filters(&w, weights.as_slice(), g, order, &mut store, true)?;
+        let (origin, sk, k, rs) = (f.origin, f.sk, f.k, f.rs);
+        Ok(ConvWeights {
+            store,
+            origin,
+            sk,
+            order,
+            k,
+            rs,
+            dims: w.dims,
+            groups: g,
+        })
+    }
+
+    /// The logical extents (O, C/groups, R, S).
+    pub fn dims(&self) -> [usize; 4] {
+        self.dims
+    }
+
+    /// The groups the filters were packed for.
+    pub fn groups(&self) -> usize {
+        self.groups
+    }
+
+    fn filters(&self) -> Filters<'_> {
+        Filters {
+            data: &self.store,
+            origin: self.origin.clone(),
+            so: 1,
+            sk: self.sk,
+            order: self.order,
+            k: self.k,
+            rs: self.rs,
+        }
+    }
+}
+
+/// [`conv2d_with`] with filters packed once by [`ConvWeights::new`].
+///
+/// # Errors
+/// As [`conv2d_with`]; [`ConvError::WeightShape`] when `params.groups` is not the groups the
+/// weights were packed for.
+pub fn conv2d_prepared<T, SI, LI, SO, LO>(
+    opts: impl Into<Options>,
+    params: &Conv2d,
+    input: &Tensor<SI, LI>,
+    weights: &ConvWeights,
+    bias: Option<&[f32]>,
+    output: &mut Tensor<SO, LO>,
+) -> Result<(), ConvError>
+where
+    T: ConvElement,
+    SI: Storage<Elem = T>,
+    SO: StorageMut<Elem = f32>,
+    LI: AnyLayout,
+    LO: AnyLayout,
+{
+    let opts = opts.into();
+    let i = Desc::new(ConvOperand::Input, input.layout(), input.base_offset())?;
+    let out = Desc::new(ConvOperand::Output, output.layout(), output.base_offset())?;
+    let expected = params.output_dims(i.dims, weights.dims)?;
+    if params.groups != weights.groups {
+        let [o, cg, r, s] = weights.dims;
+        return Err(ConvError::WeightShape {
+            expected: [o, i.dims[1] / params.groups, r, s],
+            got: [o, cg * weights.groups / params.groups, r, s],
+        });
+    }
+    if out.dims != expected {
+        return Err(ConvError::OutputShape {
+            expected,
+            got: out.dims,
+        });
+    }
+    if let Some(b) = bias
+        && b.len() != expected[1]
+    {
+        return Err(ConvError::BiasLength {
+            expected: expected[1],
+            got: b.len(),
+        });
+    }
+    if !opts.isa.is_available() || f32::kernel(opts.isa).is_none() {
+        return Err(ConvError::Gemm(GemmError::IsaUnavailable {
+            op: "conv2d",
+            isa: opts.isa,
+        }));
+    }
+    run(
+        opts,
+        params,
+        &i,
+        input.as_slice(),
+        &weights.filters(),
+        bias,
+        &out,
+        output.as_mut_slice(),
+    )
+}
+
+/// Runs the convolution on checked descriptions.
+#[allow(clippy::too_many_arguments)]
+fn run<T: ConvElement>(
+    opts: Options,
+    params: &Conv2d,
+    input: &Desc,
+    src: &[T],
+    w: &Filters<'_>,
+    bias: Option<&[f32]>,
+    output: &Desc,
+    dst: &mut [f32],
+) -> Result<(), ConvError> {
+    let [n_img, c, h, wd] = input.dims;
+    let [_, o, oh, ow] = output.dims;
+    let groups = params.groups;
+    let (cg, og) = (c / groups, o / groups);
+    let [r, s] = w.rs;
+    let k = w.k;
+    let npix = oh * ow;
+    // C, per image and group: pixels × O/groups, strided when the output's spatial axes merge
+    let c_strided = match (output.merged_hw(), output.t[1].step()) {
+        (Some(sp), Some(so)) => Some((sp, so)),
+        _ => None,
+    };
+    let mut temp = match c_strided {
+        Some(_) => Vec::new(),
+        None => alloc(npix.checked_mul(og).ok_or(ConvError::Overflow {
+            what: "the output's size",
+        })?)?,
+    };
+    // 1×1, stride 1, no padding: the input is the im2col matrix, read in place when strided
+    let plain = T::as_f32(src).is_some()
+        && r == 1
+        && s == 1
+        && params.stride == [1, 1]
+        && params.padding == [0, 0]
+        && input.merged_hw().is_some()
+        && input.t[1].step().is_some();
+    let st = [params.stride[0] as isize, params.stride[1] as isize];
+    let pad = [params.padding[0] as isize, params.padding[1] as isize];
+    let ki = f32::kernel(opts.isa).ok_or(ConvError::Gemm(GemmError::IsaUnavailable {
+        op: "conv2d",
+        isa: opts.isa,
+    }))?;
+    for n in 0..n_img {
+        for g in 0..groups {
+            let wg = Group {
+                f: w,
+                origin: w.origin[g],
+            };
+            // C for this image and group: pixels × O/groups, from (pixel 0, channel g·O/groups)
+            let c_origin = output.base + output.t[0].off[n] + output.t[1].off[g * og];
+            if plain {
+                let sp = input.merged_hw().unwrap_or(1);
+                let sc = input.t[1].step().unwrap_or(1);
+                let origin = input.base + input.t[0].off[n] + input.t[1].off[g * cg];
+                let a = mat_ref(T::as_f32(src).unwrap_or(&[]), origin, npix, k, sp, sc)?;
+                let b = mat_ref(w.data, wg.origin, k, og, w.sk, w.so)?;
+                let cm = match c_strided {
+                    Some((sp, so)) => mat_mut(dst, c_origin, npix, og, sp, so)?,
+                    None => MatMut {
+                        data: &mut temp[..],
+                        rows: npix,
+                        cols: og,
+                        row_stride: 1,
+                        col_stride: npix as isize,
+                    },
+                };
+                gemm_with(opts, 1.0f32, a, b, 0.0, cm)?;
+            } else {
+                let tp = taps(
+                    &input.t[1],
+                    g * cg,
+                    cg,
+                    r,
+                    s,
+                    params.dilation,
+                    w.order,
+                    input.t[3].step(),
+                )?;
+                // A: the im2col matrix (pixels × taps), read through its layout
+                let a = Windows {
+                    src,
+                    base: input.base + input.t[0].off[n],
+                    h: h as isize,
+                    w: wd as isize,
+                    ow,
+                    st,
+                    pad,
+                    offh: &input.t[2].off,
+                    offw: &input.t[3].off,
+                    sw: input.t[3].step(),
+                    taps: &tp,
+                    order: w.order,
+                };
+                // Bᵀ: the filters (O/groups × taps), packed once above
+                let b = wg;
+                let out = match c_strided {
+                    Some((sp, so)) => Out {
+                        c: &mut *dst,
+                        sc: Strided {
+                            origin: c_origin,
+                            rs: sp,
+                            cs: so,
+                        },
+                        cmap: None,
+                    },
+                    None => Out {
+                        c: &mut temp[..],
+                        sc: Strided {
+                            origin: 0,
+                            rs: 1,
+                            cs: npix as isize,
+                        },
+                        cmap: None,
+                    },
+                };
+                // every element of C is an element of the output tensor (validated: inside the
+                // buffer, no two at one location) or of the temporary
+                run_panels::<f32>(&ki, [npix, k, og], 1.0, &a, &b, 0.0, out, opts.threads);
+            }
+            epilogue(
+                params,
+                output,
+                dst,
+                &temp,
+                c_strided.is_none(),
+                bias,
+                n,
+                g,
+                og,
+            );
+        }
+    }
+    Ok(())
+}
+
+/// One group's filters as the engine's Bᵀ (O/groups × K).
+struct Group<'a> {
+    f: &'a Filters<'a>,
+    origin: isize,
+}
+
+impl Source<f32> for Group<'_> {
+    fn pack(&self, dst: &mut [f32], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
+        let (so, sk) = (self.f.so, self.f.sk);
+        let data = self.f.data;
+        let panels = len.div_ceil(r);
+        for (t, panel) in dst[..panels * r * kc].chunks_exact_mut(r * kc).enumerate() {
+            let vb = v0 + t * r;
+            let rows = r.min(len - t * r);
+            let first = self.origin + vb as isize * so + p0 as isize * sk;
+            if sk == 1 && so != 1 {
+                // rows contiguous along k (OIHW read in place): a transpose into the panel
+                let last = first + (rows as isize - 1) * so;
+                let (lo, hi) = (first.min(last), first.max(last) + kc as isize);
+                if lo >= 0 && hi as usize <= data.len() {
+                    // SAFETY: every source element `first + i·so + p` (`i < rows`, `p < kc`)
+                    // lies in `[lo, hi)` ⊆ `data` (checked just above); every destination
+                    // `p·r + i` lies in `panel` (`r·kc` elements, `rows ≤ r`); `panel` is a
+                    // `&mut` slice distinct from `data`.
+                    unsafe {
+                        transpose(
+                            panel.as_mut_ptr(),
+                            r as isize,
+                            data.as_ptr().offset(first),
+                            so,
+                            rows,
+                            kc,
+                            false,
+                        )
+                    };
+                    for out in panel.chunks_exact_mut(r) {
+                        out[rows..].fill(0.0);
+                    }
+                    continue;
+                }
+            }
+            for (p, out) in panel.chunks_exact_mut(r).enumerate() {
+                let at = first + p as isize * sk;
+                if so == 1 {
+                    let at = at as usize;
+                    out[..rows].copy_from_slice(&data[at..at + rows]);
+                } else {
+                    for (i, x) in out[..rows].iter_mut().enumerate() {
+                        *x = data[(at + i as isize * so) as usize];
+                    }
+                }
+                out[rows..].fill(0.0);
+            }
+        }
+    }
+}
+
+/// A strided read-only view from `origin` (the index of element (0, 0)).
+fn mat_ref(
+    data: &[f32],
+    origin: isize,
+    rows: usize,
+    cols: usize,
+    rs: isize,
+    cs: isize,
+) -> Result<MatRef<'_, f32>, ConvError> {
+    let lo = lowest(origin, rows, cols, rs, cs);
+    Ok(MatRef {
+        data: data
+            .get(lo..)
+            .ok_or(ConvError::Overflow { what: "an offset" })?,
+        rows,
+        cols,
+        row_stride: rs,
+        col_stride: cs,
+    })
+}
+
+/// A strided writable view from `origin` (the index of element (0, 0)).
+fn mat_mut(
+    data: &mut [f32],
+    origin: isize,
+    rows: usize,
+    cols: usize,
+    rs: isize,
+    cs: isize,
+) -> Result<MatMut<'_, f32>, ConvError> {
+    let lo = lowest(origin, rows, cols, rs, cs);
+    Ok(MatMut {
+        data: data
+            .get_mut(lo..)
+            .ok_or(ConvError::Overflow { what: "an offset" })?,
+        rows,
+        cols,
+        row_stride: rs,
+        col_stride: cs,
+    })
+}
+
+/// The lowest index a strided block from `origin` touches (elements of validated tensors, so
+/// non-negative).
+fn lowest(origin: isize, rows: usize, cols: usize, rs: isize, cs: isize) -> usize {
+    let lo = origin
+        + (rows.saturating_sub(1) as isize) * rs.min(0)
+        + (cols.saturating_sub(1) as isize) * cs.min(0);
+    lo.max(0) as usize
+}
+
+/// Bias and ReLU on image `n`, group `g` of the output (and the copy from `temp`, pixels ×
+/// O/groups column-major, when the output was computed there).
+#[allow(clippy::too_many_arguments)]
+fn epilogue(
+    params: &Conv2d,
+    output: &Desc,
+    dst: &mut [f32],
+    temp: &[f32],
+    from_temp: bool,
+    bias: Option<&[f32]>,
+    n: usize,
+    g: usize,
+    og: usize,
+) {
+    if !from_temp && bias.is_none() && !params.relu {
+        return;
+    }
+    let [_, _, oh, ow] = output.dims;
+    let npix = oh * ow;
+    for oo in 0..og {
+        let o = g * og + oo;
+        let b = bias.map_or(0.0, |b| b[o]);
+        for y in 0..oh {
+            for x in 0..ow {
+                let at = output.at(n, o, y, x) as usize;
+                let mut v = if from_temp {
+                    temp[oo * npix + y * ow + x]
+                } else {
+                    dst[at]
+                };
+                v += b;
+                if params.relu && v < 0.0 {
+                    v = 0.0;
+                }
+                dst[at] = v;
+            }
+        }
+    }
+}
