@@ -138,27 +138,67 @@ pub mod ours {
         pub ow: usize,
     }
 
-    /// layout's own conv2d, f32, weights packed once (`nhwc` selects the src/dst layout).
-    ///
-    /// TODO(lead): `layout::conv::conv2d` does not exist yet (issue 23). When it lands, build its
-    /// packed weights from `w_oihw` here and return the call; the rows print "–" until then.
-    #[allow(clippy::type_complexity)]
-    pub fn conv2d_f32(
-        _p: Conv,
-        _nhwc: bool,
-        _w_oihw: &[f32],
-    ) -> Option<Box<dyn Fn(&[f32], &mut [f32])>> {
-        None
+    /// The layouts of a batch-1 activation (C channels, H×W) in NCHW or NHWC.
+    fn act(c: usize, h: usize, w: usize, nhwc: bool) -> layout::DynLayout {
+        let text = if nhwc {
+            format!("(1,{c},{h},{w}):({},1,{},{c})", h * w * c, w * c)
+        } else {
+            format!("(1,{c},{h},{w}):({},{},{w},1)", c * h * w, h * w)
+        };
+        text.parse().unwrap()
     }
 
-    /// As [`conv2d_f32`], bf16 src and weights, f32 dst. TODO(lead): issue 23.
+    /// layout's own conv2d, weights packed once (`ConvWeights` + `conv2d_prepared`; `nhwc`
+    /// selects the src/dst layout), for any input element conv accepts (f32, bf16).
+    #[allow(clippy::type_complexity)]
+    fn conv2d_any<T: layout::conv::ConvElement + Default>(
+        p: Conv,
+        nhwc: bool,
+        w_oihw: &[T],
+    ) -> Option<Box<dyn Fn(&[T], &mut [f32])>> {
+        use layout::conv::{Conv2d, ConvWeights, conv2d_prepared};
+        use layout::tensor::Tensor;
+        let params = Conv2d::default().stride(p.stride).padding(p.pad);
+        let (il, ol) = (act(p.c, p.h, p.w, nhwc), act(p.o, p.oh, p.ow, nhwc));
+        let wl: layout::DynLayout = format!(
+            "({},{},{},{}):({},{},{},1)",
+            p.o,
+            p.c,
+            p.r,
+            p.s,
+            p.c * p.r * p.s,
+            p.r * p.s,
+            p.s
+        )
+        .parse()
+        .unwrap();
+        let wt = Tensor::new(w_oihw, wl).unwrap();
+        let packed = ConvWeights::new(&params, &il, &wt).unwrap();
+        Some(Box::new(move |x, y| {
+            let xt = Tensor::new(x, il).unwrap();
+            let mut yt = Tensor::new(y, ol).unwrap();
+            conv2d_prepared(Options::default(), &params, &xt, &packed, None, &mut yt).unwrap();
+        }))
+    }
+
+    /// layout's own conv2d, f32, weights packed once (`nhwc` selects the src/dst layout).
+    #[allow(clippy::type_complexity)]
+    pub fn conv2d_f32(
+        p: Conv,
+        nhwc: bool,
+        w_oihw: &[f32],
+    ) -> Option<Box<dyn Fn(&[f32], &mut [f32])>> {
+        conv2d_any(p, nhwc, w_oihw)
+    }
+
+    /// As [`conv2d_f32`], bf16 src and weights, f32 dst.
     #[allow(clippy::type_complexity)]
     pub fn conv2d_bf16(
-        _p: Conv,
-        _nhwc: bool,
-        _w_oihw: &[bf16],
+        p: Conv,
+        nhwc: bool,
+        w_oihw: &[bf16],
     ) -> Option<Box<dyn Fn(&[bf16], &mut [f32])>> {
-        None
+        conv2d_any(p, nhwc, w_oihw)
     }
 
     /// Explicit im2col into `col` (materialised), NCHW: `col` is (C·R·S)×(OH·OW), row-major.
