@@ -318,7 +318,12 @@ fn matrix_vector_products_on_every_orientation() {
                         c.iter_mut().for_each(|x| *x = f64::NAN);
                     }
                     gemm::gemm_with(
-                        isa,
+                        // two threads split y (`Packing::Never` keeps them at any size)
+                        Options {
+                            isa,
+                            threads: 2,
+                            packing: Packing::Never,
+                        },
                         2.0,
                         MatRef {
                             data: &a,

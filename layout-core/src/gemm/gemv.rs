@@ -100,33 +100,34 @@ pub(crate) fn try_run<T: Element>(
     if g.sb.cs != 1 && !(g.sb.rs == 1 && g.incx == 1) {
         return false;
     }
-    let threads = threads.clamp(1, g.n.div_ceil(256).max(1));
-    if threads == 1 {
-        run(isa, &g, 0, g.n);
-        return true;
-    }
-    let g = &g;
-    let part = |t: usize| (g.n * t / threads, g.n * (t + 1) / threads);
-    std::thread::scope(|s| {
-        for t in 1..threads {
-            let (lo, hi) = part(t);
-            let job = Job(g);
-            s.spawn(move || {
-                let job = job;
-                run(isa, job.0, lo, hi)
-            });
-        }
-        let (lo, hi) = part(0);
-        run(isa, g, lo, hi);
-    });
+    split(g.n, threads, &|lo, hi| run(isa, &g, lo, hi));
     true
 }
 
-/// A product shared by the threads of one call (each writes its own range of y).
-struct Job<'a, 'b, T>(&'a Gemv<'b, T>);
-// SAFETY: the threads write disjoint ranges of y (an operand with no two elements at one
-// location) and only read x and B; the scope ends before the call returns.
-unsafe impl<T: Sync> Send for Job<'_, '_, T> {}
+/// Runs `f(lo, hi)` over `threads` contiguous ranges of `0 .. n` (at most one per 256
+/// columns), the first on the calling thread.
+fn split(n: usize, threads: usize, f: &(dyn Fn(usize, usize) + Sync)) {
+    let threads = threads.clamp(1, n.div_ceil(256).max(1));
+    let part = |t: usize| (n * t / threads, n * (t + 1) / threads);
+    if threads == 1 {
+        return f(0, n);
+    }
+    std::thread::scope(|s| {
+        for t in 1..threads {
+            let (lo, hi) = part(t);
+            s.spawn(move || f(lo, hi));
+        }
+        let (lo, hi) = part(0);
+        f(lo, hi);
+    });
+}
+
+// SAFETY: the threads of one call write disjoint ranges of y (an operand with no two elements
+// at one location) through `y`, and only read x and B; `split`'s scope ends before the call
+// returns.
+unsafe impl<T: Sync> Sync for Gemv<'_, T> {}
+// SAFETY: as above.
+unsafe impl<H: Sync> Sync for HalfGemv<'_, H> {}
 
 /// A row of A times a [`PackedB`]: `y ← α·x·B + β·y` with x element p at `x[sx.origin +
 /// p·sx.cs]` and y element j at `y[sy.origin + j·sy.cs]`, every index checked in bounds and y
@@ -574,32 +575,9 @@ pub(crate) fn try_run_half<H: super::Half>(
     if g.sb.cs != 1 && !(g.sb.rs == 1 && g.incx == 1) {
         return false;
     }
-    let threads = threads.clamp(1, g.n.div_ceil(256).max(1));
-    let part = |t: usize| (g.n * t / threads, g.n * (t + 1) / threads);
-    if threads == 1 {
-        run_half(isa, &g, 0, g.n);
-        return true;
-    }
-    let g = &g;
-    std::thread::scope(|s| {
-        for t in 1..threads {
-            let (lo, hi) = part(t);
-            let job = HalfJob(g);
-            s.spawn(move || {
-                let job = job;
-                run_half(isa, job.0, lo, hi)
-            });
-        }
-        let (lo, hi) = part(0);
-        run_half(isa, g, lo, hi);
-    });
+    split(g.n, threads, &|lo, hi| run_half(isa, &g, lo, hi));
     true
 }
-
-/// A 16-bit product shared by the threads of one call (each writes its own range of y).
-struct HalfJob<'a, 'b, H>(&'a HalfGemv<'b, H>);
-// SAFETY: as for `Job`: disjoint ranges of an injective y, x and B only read, scoped threads.
-unsafe impl<H: Sync> Send for HalfJob<'_, '_, H> {}
 
 fn run_half<H: super::Half>(isa: Isa, g: &HalfGemv<'_, H>, lo: usize, hi: usize) {
     #[cfg(target_arch = "x86_64")]
