@@ -155,7 +155,10 @@ impl<S: Lane> Panels<i16> for Bytes<'_, S> {
                 panel.fill(0);
             }
             let vbase = v0 + t * r;
-            if self.map.is_none() && self.sk == 1 && rows * pairs <= STAGE {
+            // (the panel is read as 32-bit units: the engine's 64-byte aligned buffers always
+            // are; any other destination takes the element path)
+            let aligned = panel.as_ptr().cast::<u32>().is_aligned();
+            if aligned && self.map.is_none() && self.sk == 1 && rows * pairs <= STAGE {
                 // rows contiguous along k: each row's k pairs widened into the stage as 32-bit
                 // units, then the units transposed into the panel by the copy engine
                 for i in 0..rows {
@@ -168,9 +171,7 @@ impl<S: Lane> Panels<i16> for Bytes<'_, S> {
                 }
                 // SAFETY: the stage holds `rows` rows of `pairs` units (`rows·pairs ≤ STAGE`);
                 // the panel holds `r·kcp` i16 = `r·pairs` units (`(pairs − 1)·r + rows` are
-                // written), 4-byte aligned (the packing buffer is 64-byte aligned and every
-                // panel starts at a multiple of `r·kcp`, an even number of i16); distinct
-                // arrays.
+                // written), 4-byte aligned (checked above); distinct arrays.
                 unsafe {
                     transpose(
                         panel.as_mut_ptr().cast::<u32>(),
