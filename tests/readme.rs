@@ -130,6 +130,25 @@ fn gemm_and_static_tiles_tour() -> Result<(), Box<dyn std::error::Error>> {
     layout::gemm::gemm_tensors_with(opts, 1.0, &nz, &y, 0.0, &mut out2)?;
     assert!(out2.iter().eq(out.iter()));
 
+    // one entry, every element pair: u8 activations × i8 weights → i32, bf16 × bf16 → f32
+    let q = Tensor::from_fn(&[4, 8], |i| (i % 200) as u8)?;
+    let w = Tensor::from_fn(&[8, 3], |i| (i % 7) as i8 - 3)?;
+    let mut acc = Tensor::from_vec(vec![0i32; 12], &[4, 3])?;
+    gemm(1, &q, &w, 0, &mut acc)?;
+    for i in 0..4 {
+        for j in 0..3 {
+            let want: i32 = (0..8).map(|p| i32::from(q[[i, p]]) * i32::from(w[[p, j]])).sum();
+            assert_eq!(acc[[i, j]], want);
+        }
+    }
+    let h = Tensor::from_fn(&[4, 8], |i| half::bf16::from_f32((i % 5) as f32))?;
+    let mut hf = Tensor::from_vec(vec![0f32; 16], &[4, 4])?;
+    gemm(1.0, &h, &Tensor::from_fn(&[8, 4], |_| half::bf16::ONE)?, 0.0, &mut hf)?;
+    for i in 0..4 {
+        let want: f32 = (0..8).map(|p| h[[i, p]].to_f32()).sum();
+        assert!((0..4).all(|j| hf[[i, j]] == want));
+    }
+
     let (m, k, ld) = (128i64, 64i64, 128i64);
     let (tile, off) = Layout::new((m, k), (Int::<1>, ld)).local_tile::<16, 8>((2, 3))?;
     let _: Layout<(Int<16>, Int<8>), (Int<1>, i64)> = tile;
