@@ -137,13 +137,21 @@ fn gemm_and_static_tiles_tour() -> Result<(), Box<dyn std::error::Error>> {
     gemm(1, &q, &w, 0, &mut acc)?;
     for i in 0..4 {
         for j in 0..3 {
-            let want: i32 = (0..8).map(|p| i32::from(q[[i, p]]) * i32::from(w[[p, j]])).sum();
+            let want: i32 = (0..8)
+                .map(|p| i32::from(q[[i, p]]) * i32::from(w[[p, j]]))
+                .sum();
             assert_eq!(acc[[i, j]], want);
         }
     }
     let h = Tensor::from_fn(&[4, 8], |i| half::bf16::from_f32((i % 5) as f32))?;
     let mut hf = Tensor::from_vec(vec![0f32; 16], &[4, 4])?;
-    gemm(1.0, &h, &Tensor::from_fn(&[8, 4], |_| half::bf16::ONE)?, 0.0, &mut hf)?;
+    gemm(
+        1.0,
+        &h,
+        &Tensor::from_fn(&[8, 4], |_| half::bf16::ONE)?,
+        0.0,
+        &mut hf,
+    )?;
     for i in 0..4 {
         let want: f32 = (0..8).map(|p| h[[i, p]].to_f32()).sum();
         assert!((0..4).all(|j| hf[[i, j]] == want));
