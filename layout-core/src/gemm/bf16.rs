@@ -52,13 +52,7 @@ impl Kern for Bf16Pairs {
         std::thread_local! {
             static BUFS: RefCell<(Vec<i16>, Vec<i16>)> = const { RefCell::new((Vec::new(), Vec::new())) };
         }
-        BUFS.with(|b| match b.try_borrow_mut() {
-            Ok(mut g) => {
-                let (x, y) = &mut *g;
-                f(x, y)
-            }
-            Err(_) => f(&mut Vec::new(), &mut Vec::new()),
-        })
+        super::dispatch::with_cached(&BUFS, f)
     }
 }
 

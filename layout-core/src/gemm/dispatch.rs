@@ -108,7 +108,7 @@ impl Element for f64 {
 
 /// Lends the cached pair of buffers to `f`, or a fresh pair when the cache is busy (re-entrant
 /// use) or gone (thread teardown). Buffers larger than 64 MiB are not kept.
-fn with_cached<T, R>(
+pub(crate) fn with_cached<T, R>(
     cache: &'static std::thread::LocalKey<RefCell<(Vec<T>, Vec<T>)>>,
     f: impl FnOnce(&mut Vec<T>, &mut Vec<T>) -> R,
 ) -> R {

@@ -191,11 +191,8 @@ pub(crate) fn run_widened<H: Half>(
     // bf16 on a CPU with AVX-512 BF16 (and the AVX-512 level selected): the `vdpbf16ps` kernel
     // on k-pair panels, same loops
     #[cfg(target_arch = "x86_64")]
-    if isa == super::Isa::Avx512
-        && super::bf16::available()
-        && core::any::TypeId::of::<H>() == core::any::TypeId::of::<half::bf16>()
-    {
-        // SAFETY: H is bf16 (the TypeIds are equal).
+    if kstep::<H>(isa) == 2 {
+        // SAFETY: H is bf16 (`kstep` is 2 only for bf16 on AVX-512 BF16).
         let e = unsafe { as_bf16(e) };
         let ((ad, sa, amap), (bd, sb, bmap)) = (e.a, e.b);
         let asrc = Bytes {

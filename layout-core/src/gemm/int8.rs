@@ -27,7 +27,12 @@ mod sealed {
     impl Sealed for i8 {}
 }
 
-/// An 8-bit integer operand element: `u8` or `i8`.
+/// An 8-bit integer operand element: `u8` or `i8` (either side of [`gemm_i8`], any mix).
+///
+/// ```
+/// use layout_core::gemm::Int8;
+/// assert_eq!((200u8.widen(), (-5i8).widen()), (200, -5)); // exact, as the kernels read them
+/// ```
 pub trait Int8: sealed::Sealed + Copy + Send + Sync + 'static {
     /// The value, widened exactly.
     fn widen(self) -> i16;
@@ -93,13 +98,7 @@ impl Kern for I8Pairs {
         std::thread_local! {
             static BUFS: RefCell<(Vec<i16>, Vec<i16>)> = const { RefCell::new((Vec::new(), Vec::new())) };
         }
-        BUFS.with(|b| match b.try_borrow_mut() {
-            Ok(mut g) => {
-                let (x, y) = &mut *g;
-                f(x, y)
-            }
-            Err(_) => f(&mut Vec::new(), &mut Vec::new()),
-        })
+        super::dispatch::with_cached(&BUFS, f)
     }
 }
 
