@@ -443,7 +443,7 @@ fn bf16_rows(rounds: usize, isa: Isa, only: &[&String]) {
                         }
                     }
                 }
-                gemm::gemm_half(
+                gemm::gemm_with(
                     opts,
                     1.0,
                     MatRef {

@@ -105,7 +105,7 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
         (
             "bf16×bf16→f32",
             Box::new(move || {
-                gemm::gemm_half(
+                gemm::gemm_with(
                     opts,
                     1.0,
                     mat(black_box(&ab), m, k),
@@ -119,7 +119,7 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
         (
             "f16×f16→f32",
             Box::new(move || {
-                gemm::gemm_half(
+                gemm::gemm_with(
                     opts,
                     1.0,
                     mat(black_box(&ah), m, k),
@@ -133,7 +133,7 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
         (
             "u8×i8→i32",
             Box::new(move || {
-                gemm::gemm_i8(
+                gemm::gemm_with(
                     opts,
                     1,
                     mat(black_box(&au), m, k),
@@ -147,7 +147,7 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
         (
             "i8×i8→i32",
             Box::new(move || {
-                gemm::gemm_i8(
+                gemm::gemm_with(
                     opts,
                     1,
                     mat(black_box(&a2), m, k),

@@ -80,19 +80,19 @@ fn main() {
                     QuantRef::Q4_0(m4) => {
                         let c = m4.clone();
                         Box::new(move |x, y| {
-                            gemm::qgemv(opts, y.len() / c.n(), 1.0, x, &c, 0.0, y).unwrap()
+                            qgemv(opts, y.len() / c.n(), 1.0, x, &c, 0.0, y).unwrap()
                         })
                     }
                     QuantRef::Q8_0(m8) => {
                         let c = m8.clone();
                         Box::new(move |x, y| {
-                            gemm::qgemv(opts, y.len() / c.n(), 1.0, x, &c, 0.0, y).unwrap()
+                            qgemv(opts, y.len() / c.n(), 1.0, x, &c, 0.0, y).unwrap()
                         })
                     }
                     QuantRef::Group4(g) => {
                         let c = g.clone();
                         Box::new(move |x, y| {
-                            gemm::qgemv(opts, y.len() / c.n(), 1.0, x, &c, 0.0, y).unwrap()
+                            qgemv(opts, y.len() / c.n(), 1.0, x, &c, 0.0, y).unwrap()
                         })
                     }
                 }
@@ -310,7 +310,7 @@ fn main() {
     let ymax = want.iter().fold(0.0f64, |a, v| a.max(v.abs()));
     for (name, q) in fmts {
         let mut y = vec![0.0f32; m * n];
-        gemm::qgemv(opts, m, 1.0, &x, q, 0.0, &mut y).unwrap();
+        qgemv(opts, m, 1.0, &x, q, 0.0, &mut y).unwrap();
         let err = y
             .iter()
             .zip(&want)
@@ -339,4 +339,40 @@ fn main() {
             flops / t / 1e9
         );
     }
+}
+
+/// Row-major `Y ← α·X·B + β·Y` through [`gemm_quant`] (the retired `qgemv`'s arguments).
+#[allow(clippy::too_many_arguments)]
+fn qgemv<'q>(
+    opts: layout::gemm::Options,
+    m: usize,
+    alpha: f32,
+    x: &[f32],
+    q: impl Into<layout::packed::QuantRef<'q>>,
+    beta: f32,
+    y: &mut [f32],
+) -> Result<(), layout::gemm::GemmError> {
+    use layout::packed::QuantizedB;
+    let q = q.into();
+    let (k, n) = (q.rows(), q.cols());
+    layout::gemm::gemm_quant(
+        opts,
+        alpha,
+        layout::gemm::MatRef {
+            data: x,
+            rows: m,
+            cols: k,
+            row_stride: k as isize,
+            col_stride: 1,
+        },
+        q,
+        beta,
+        layout::gemm::MatMut {
+            data: y,
+            rows: m,
+            cols: n,
+            row_stride: n as isize,
+            col_stride: 1,
+        },
+    )
 }

@@ -519,12 +519,39 @@ fn threads_give_identical_results() {
                 outs[0] == outs[1] && outs[1] == outs[2],
                 "{isa:?} {m}×{k}×{n}"
             );
-            // and integer data against the reference through the _par entry point
+            // and integer data against the reference on two threads
             let ai: Vec<f32> = (0..m * k).map(|_| rng.range(-4, 4) as f32).collect();
             let bi: Vec<f32> = (0..k * n).map(|_| rng.range(-4, 4) as f32).collect();
             let mut c = vec![f32::NAN; m * n];
-            gemm::sgemm_par(
-                2, m, k, n, 1.0, &ai, 1, m as isize, &bi, n as isize, 1, 0.0, &mut c, 1, m as isize,
+            let opts = gemm::Options {
+                threads: 2,
+                ..gemm::Options::default()
+            };
+            gemm::gemm_with(
+                opts,
+                1.0,
+                gemm::MatRef {
+                    data: &ai,
+                    rows: m,
+                    cols: k,
+                    row_stride: 1,
+                    col_stride: m as isize,
+                },
+                gemm::MatRef {
+                    data: &bi,
+                    rows: k,
+                    cols: n,
+                    row_stride: n as isize,
+                    col_stride: 1,
+                },
+                0.0,
+                gemm::MatMut {
+                    data: &mut c,
+                    rows: m,
+                    cols: n,
+                    row_stride: 1,
+                    col_stride: m as isize,
+                },
             )
             .unwrap();
             for i in 0..m {
@@ -728,7 +755,7 @@ fn half_inputs_accumulate_in_f32() {
                 // every instruction set: on AVX-512 with BF16 the vdpbf16ps kernel takes bf16
                 for isa in Isa::available() {
                     let mut c = vec![f32::NAN; m * n];
-                    gemm::gemm_half(
+                    gemm::gemm_with(
                         isa,
                         1.0,
                         MatRef {
@@ -776,7 +803,7 @@ fn half_inputs_with_alpha_and_beta() {
     for isa in Isa::available() {
         let mut c: Vec<f32> = (0..m * n).map(|x| (x % 3) as f32).collect();
         let c0 = c.clone();
-        gemm::gemm_half(
+        gemm::gemm_with(
             isa,
             2.0,
             MatRef {

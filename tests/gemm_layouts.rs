@@ -255,7 +255,7 @@ fn ascend_formats_with_half_inputs() {
             let ta = Tensor::new(&a[..], la).unwrap();
             let tb = Tensor::new(&b[..], lb).unwrap();
             let mut tc = Tensor::new(&mut c[..], lc).unwrap();
-            gemm::gemm_half_tensors(1.0, &ta, &tb, 0.0, &mut tc).unwrap();
+            gemm::gemm(1.0, &ta, &tb, 0.0, &mut tc).unwrap();
             for i in 0..m {
                 for j in 0..n {
                     let s: f32 = (0..k)

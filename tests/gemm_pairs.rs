@@ -406,7 +406,7 @@ fn matrix_vector_products_on_every_orientation() {
                         }
                     }
                     // bf16 and f16 inputs into f32 (the widening decode path)
-                    fn half<H: gemm::Half + Val>(
+                    fn half<H: gemm::Half + gemm::Pair<H, Out = f32> + Val>(
                         isa: Isa,
                         (a, b, c0): (&[f64], &[f64], &[f64]),
                         (m, k, n): (usize, usize, usize),
@@ -416,7 +416,7 @@ fn matrix_vector_products_on_every_orientation() {
                         let bh: Vec<H> = b.iter().map(|&x| H::of(x as i64)).collect();
                         let mut ch: Vec<f32> = c0.iter().map(|&x| x as f32).collect();
                         let [ars, acs, brs, bcs, crs, ccs] = s;
-                        gemm::gemm_half(
+                        gemm::gemm_with(
                             isa,
                             -1.0,
                             MatRef {

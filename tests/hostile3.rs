@@ -3,8 +3,7 @@
 //! errors, no wrap-around).
 
 use layout::gemm::{
-    self, GemmError, Isa, MatMut, MatRef, Options, PackedB, Packing, gemm_half, gemm_packed,
-    gemm_with,
+    self, GemmError, Isa, MatMut, MatRef, Options, PackedB, Packing, gemm_packed, gemm_with,
 };
 use layout::named::{bf16, f16};
 use layout::tensor::Tensor;
@@ -176,7 +175,7 @@ fn alpha_zero_in_gemm_half_and_gemm_packed() {
             };
             let mut c = c0;
             let a = [bf16::NAN; 4];
-            gemm_half(
+            gemm_with(
                 isa,
                 0.0,
                 MatRef {
@@ -205,7 +204,7 @@ fn alpha_zero_in_gemm_half_and_gemm_packed() {
             .unwrap();
             assert!(same(&c), "bf16 {isa:?} β {beta}: {c:?}");
             let mut c = c0;
-            gemm_half(
+            gemm_with(
                 isa,
                 0.0,
                 MatRef {
@@ -326,7 +325,7 @@ fn alpha_zero_in_the_tensor_entries() {
             let ta = Tensor::new(&h[..], dl(la)).unwrap();
             let tb = Tensor::new(&h[..], dl(la)).unwrap();
             let mut tc = Tensor::new(&mut c[..], dl(lc)).unwrap();
-            gemm::gemm_half_tensors(0.0, &ta, &tb, beta, &mut tc).unwrap();
+            gemm::gemm(0.0, &ta, &tb, beta, &mut tc).unwrap();
             check(&c, &c0, beta, lc);
         }
         // shapes are still checked with α = 0
@@ -443,7 +442,7 @@ fn every_writable_strided_c_is_accepted() {
 /// simply runs; here k = 2^20 ones (exact in f32) on every instruction set and both types.
 #[test]
 fn gemm_half_long_k_runs_without_k_sized_buffers() {
-    fn one<H: layout::gemm::Half>(isa: Isa, x: H, k: usize) -> f32 {
+    fn one<H: layout::gemm::Half + layout::gemm::Pair<H, Out = f32>>(isa: Isa, x: H, k: usize) -> f32 {
         let mut c = [f32::NAN];
         let one = [x];
         let v = |rows, cols| MatRef {
@@ -453,7 +452,7 @@ fn gemm_half_long_k_runs_without_k_sized_buffers() {
             row_stride: 0,
             col_stride: 0,
         };
-        gemm_half(
+        gemm_with(
             isa,
             1.0,
             v(1, k),
@@ -483,7 +482,7 @@ fn gemm_half_long_k_runs_without_k_sized_buffers() {
 fn gemm_half_empty_and_overflowing_sizes() {
     let big = 1usize << 33;
     for isa in Isa::available() {
-        gemm_half(
+        gemm_with(
             isa,
             1.0,
             MatRef {
@@ -515,7 +514,7 @@ fn gemm_half_empty_and_overflowing_sizes() {
         let huge = 1usize << 40;
         // α = 0 with the same huge k: C ← β·C at once, no buffer
         let mut c = [3.0f32];
-        gemm_half(
+        gemm_with(
             isa,
             0.0,
             MatRef {

@@ -3,7 +3,7 @@
 //! the decode GEMV on every instruction set against an `f64` reference — exact on integer data
 //! that quantises exactly.
 
-use layout::gemm::{GemmError, Options, qgemv};
+use layout::gemm::{GemmError, Options};
 use layout::isa::Isa;
 use layout::packed::{
     Group4Format, Group4Matrix, PackedError, Q4_0Matrix, Q8_0Matrix, QuantRef, QuantizedB,
@@ -419,4 +419,40 @@ proptest! {
             prop_assert!(dst[panels * nr * kc..].iter().all(|v| v.is_nan()));
         }
     }
+}
+
+/// Row-major `Y ← α·X·B + β·Y` through [`gemm_quant`] (the retired `qgemv`'s arguments).
+#[allow(clippy::too_many_arguments)]
+fn qgemv<'q>(
+    opts: layout::gemm::Options,
+    m: usize,
+    alpha: f32,
+    x: &[f32],
+    q: impl Into<layout::packed::QuantRef<'q>>,
+    beta: f32,
+    y: &mut [f32],
+) -> Result<(), layout::gemm::GemmError> {
+    use layout::packed::QuantizedB;
+    let q = q.into();
+    let (k, n) = (q.rows(), q.cols());
+    layout::gemm::gemm_quant(
+        opts,
+        alpha,
+        layout::gemm::MatRef {
+            data: x,
+            rows: m,
+            cols: k,
+            row_stride: k as isize,
+            col_stride: 1,
+        },
+        q,
+        beta,
+        layout::gemm::MatMut {
+            data: y,
+            rows: m,
+            cols: n,
+            row_stride: n as isize,
+            col_stride: 1,
+        },
+    )
 }

@@ -76,7 +76,7 @@ pub mod ours {
 
     /// bf16×bf16→f32, row-major, per call: `layout::gemm::gemm_half`.
     pub fn bf16_gemm(m: usize, k: usize, n: usize, a: &[bf16], b: &[bf16], c: &mut [f32]) {
-        layout::gemm::gemm_half(
+        layout::gemm::gemm_with(
             Options::default(),
             1.0,
             rm(a, m, k),
@@ -110,7 +110,7 @@ pub mod ours {
     ) -> Option<Box<dyn Fn(usize, &[u8], &mut [i32])>> {
         let b = b.to_vec();
         Some(Box::new(move |m, a, c| {
-            layout::gemm::gemm_i8(
+            layout::gemm::gemm_with(
                 Options::default(),
                 1,
                 rm(a, m, k),

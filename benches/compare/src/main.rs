@@ -850,7 +850,7 @@ fn main() {
                                 cv,
                             )
                             .unwrap(),
-                            1 => layout::gemm::gemm_half(
+                            1 => layout::gemm::gemm_with(
                                 Isa::selected(),
                                 1.0,
                                 MatRef {
@@ -871,7 +871,7 @@ fn main() {
                                 cv,
                             )
                             .unwrap(),
-                            _ => layout::gemm::gemm_half(
+                            _ => layout::gemm::gemm_with(
                                 Isa::selected(),
                                 1.0,
                                 MatRef {

@@ -8,7 +8,7 @@ use super::geom::{Conv2d, Desc};
 use super::im2col::ConvElement;
 use super::im2col::{KOrder, Windows, taps};
 use crate::gemm::{
-    Element, GemmError, MatMut, MatRef, Options, Out, Panels as Source, Strided, gemm_with,
+    self, Element, GemmError, MatMut, MatRef, Options, Out, Panels as Source, Strided, gemm_with,
     run_panels,
 };
 use crate::tensor::{Storage, StorageMut, Tensor};
@@ -275,12 +275,8 @@ where
         bias,
         (output.layout(), output.base_offset()),
     )?;
-    if !opts.isa.is_available() || f32::kernel(opts.isa).is_none() {
-        return Err(ConvError::Gemm(GemmError::IsaUnavailable {
-            op: "conv2d",
-            isa: opts.isa,
-        }));
-    }
+    gemm::isa_checked("conv2d", opts.isa, f32::kernel(opts.isa).is_some())
+        .map_err(ConvError::Gemm)?;
     let order = order_for(&ck.input);
     let mut store = Vec::new();
     let f = filters(
@@ -463,12 +459,8 @@ where
             got: b.len(),
         });
     }
-    if !opts.isa.is_available() || f32::kernel(opts.isa).is_none() {
-        return Err(ConvError::Gemm(GemmError::IsaUnavailable {
-            op: "conv2d",
-            isa: opts.isa,
-        }));
-    }
+    gemm::isa_checked("conv2d", opts.isa, f32::kernel(opts.isa).is_some())
+        .map_err(ConvError::Gemm)?;
     run(
         opts,
         params,
@@ -600,7 +592,19 @@ fn run<T: ConvElement>(
                 };
                 // every element of C is an element of the output tensor (validated: inside the
                 // buffer, no two at one location) or of the temporary
-                run_panels::<f32>(&ki, [npix, k, og], 1.0, &a, &b, 0.0, out, opts.threads);
+                // the GEMM front's rules: BLAS's rule (k = 0 writes zeros) and the thread rule
+                let mkn = [npix, k, og];
+                match gemm::rule(mkn, false) {
+                    gemm::Rule::Done => {}
+                    gemm::Rule::ScaleC => {
+                        let at = gemm::c_index(out.sc, out.cmap);
+                        gemm::scale_c([npix, og], 0.0, out.c, at);
+                    }
+                    gemm::Rule::Compute => {
+                        let threads = gemm::threads(&opts, mkn);
+                        run_panels::<f32>(&ki, mkn, 1.0, &a, &b, 0.0, out, threads);
+                    }
+                }
             }
             epilogue(
                 params,

@@ -44,10 +44,6 @@ impl Kern for Bf16Pairs {
     fn add(c: f32, x: f32) -> f32 {
         c + x
     }
-    #[inline(always)]
-    fn mul(c: f32, beta: f32) -> f32 {
-        c * beta
-    }
     fn with_buffers<R>(f: impl FnOnce(&mut Vec<i16>, &mut Vec<i16>) -> R) -> R {
         std::thread_local! {
             static BUFS: RefCell<(Vec<i16>, Vec<i16>)> = const { RefCell::new((Vec::new(), Vec::new())) };

@@ -3,31 +3,9 @@
 use std::vec::Vec;
 
 use super::check::Strided;
-use super::kernel::{Element, Kern, KernelInfo, MAX_TILE, Tile};
+use super::kernel::{Kern, KernelInfo, MAX_TILE, Tile};
 use super::maps::{AxisMap, Mapped};
-use super::pack::{Panels, Source};
-use super::packed_b::PackedB;
-
-/// A checked problem: every element (i, j) of each operand is in bounds (see `check_operand`),
-/// C has no two elements at one location, and the shapes agree.
-pub(crate) struct Problem<'a, T> {
-    pub m: usize,
-    pub k: usize,
-    pub n: usize,
-    pub alpha: T,
-    pub a: &'a [T],
-    pub sa: Strided,
-    pub b: &'a [T],
-    pub sb: Strided,
-    pub beta: T,
-    pub c: &'a mut [T],
-    pub sc: Strided,
-    /// B already packed (then `b`/`sb` are unused, and C is never transposed).
-    pub bpacked: Option<&'a PackedB<T>>,
-    /// Operands of any affine layout: read through their axis maps, from `origin` of their
-    /// `Strided` (whose strides are then unused).
-    pub maps: [Option<Mapped<'a>>; 3],
-}
+use super::pack::Panels;
 
 /// A 64-byte-aligned stack tile for edge tiles.
 #[repr(align(64))]
@@ -42,46 +20,6 @@ fn aligned_buf<P: Copy + Default>(store: &mut Vec<P>, len: usize) -> &mut [P] {
     }
     let off = store.as_ptr().align_offset(64).min(pad);
     &mut store[off..off + len]
-}
-
-/// Runs `C ← α·A·B + β·C` on a checked problem with kernel `ki` on up to `threads` threads.
-pub(crate) fn run<T: Element>(ki: &KernelInfo<T>, p: Problem<'_, T>, threads: usize) {
-    let Problem {
-        m,
-        k,
-        n,
-        alpha,
-        a,
-        sa,
-        b,
-        sb,
-        beta,
-        c,
-        sc,
-        bpacked,
-        maps: [amap, bmap, cmap],
-    } = p;
-    // both operands as the matrices the packer reads, rows by k: A, and Bᵀ
-    let asrc = Source {
-        src: a,
-        origin: sa.origin,
-        sv: sa.rs,
-        sk: sa.cs,
-        map: amap,
-    };
-    let bsrc = Source {
-        src: b,
-        origin: sb.origin,
-        sv: sb.cs,
-        sk: sb.rs,
-        map: bmap.map(Mapped::t),
-    };
-    let bsrc: &dyn Panels<T> = match bpacked {
-        Some(pb) => pb,
-        None => &bsrc,
-    };
-    let out = Out { c, sc, cmap };
-    run_panels::<T>(ki, [m, k, n], alpha, &asrc, bsrc, beta, out, threads);
 }
 
 /// C as the engine writes it: element (i, j) at `c[sc.origin + i·sc.rs + j·sc.cs]`, or through
@@ -112,11 +50,9 @@ pub(crate) fn run_panels<'s, K: Kern>(
         mut sc,
         mut cmap,
     } = out;
-    if m == 0 || n == 0 {
-        return;
-    }
-    if k == 0 || alpha == K::ZERO {
-        scale_k::<K>(m, n, beta, c, sc, cmap);
+    // the front's rule (`front::rule`) has run: empty products, k = 0 and α = 0 never get here
+    debug_assert!(m > 0 && n > 0 && k > 0 && alpha != K::ZERO);
+    if m == 0 || n == 0 || k == 0 {
         return;
     }
     // B packed ahead of time is packed for the vectorised role: the product runs as Cᵀ = Bᵀ·Aᵀ
@@ -164,10 +100,7 @@ pub(crate) fn run_panels<'s, K: Kern>(
     };
     let units = len.div_ceil(unit);
     let parts = threads.min(units);
-    // with the `rayon` feature every part runs on rayon's pool (its workers keep their packing
-    // buffers between calls; the caller sleeps, so on a machine with as many workers as cores no
-    // idle thread spins beside them); else part 0 runs on the calling thread (its buffers are
-    // warm) and the others on threads started for this call
+    // the parts on the one thread splitter (`threads.rs`)
     let part = |t: usize| {
         let lo = (units * t / parts * unit).min(len);
         let hi = (units * (t + 1) / parts * unit).min(len);
@@ -178,20 +111,8 @@ pub(crate) fn run_panels<'s, K: Kern>(
         }
     };
     let ctx = &ctx;
-    #[cfg(feature = "rayon")]
-    rayon::scope(|s| {
-        for t in 0..parts {
-            let (rows, cols) = part(t);
-            s.spawn(move |_| loops::<K>(ki, ctx, rows, cols));
-        }
-    });
-    #[cfg(not(feature = "rayon"))]
-    std::thread::scope(|s| {
-        for t in 1..parts {
-            let (rows, cols) = part(t);
-            s.spawn(move || loops::<K>(ki, ctx, rows, cols));
-        }
-        let (rows, cols) = part(0);
+    super::threads::split(parts, &|t| {
+        let (rows, cols) = part(t);
         loops::<K>(ki, ctx, rows, cols);
     });
 }
@@ -416,46 +337,6 @@ unsafe fn merge_mapped<K: Kern>(
         for (&o, &x) in offs.iter().zip(x) {
             // SAFETY: the caller's contract.
             unsafe { *c.offset(col + o) = K::mul_add(*c.offset(col + o), beta, x) };
-        }
-    }
-}
-
-/// `C ← β·C` (β = 0 writes zeros without reading C): the whole of a product with α = 0 or
-/// k = 0 (see the module docs of `gemm`).
-pub(crate) fn scale<T: Element>(
-    m: usize,
-    n: usize,
-    beta: T,
-    c: &mut [T],
-    sc: Strided,
-    cmap: Option<Mapped<'_>>,
-) {
-    scale_k::<T>(m, n, beta, c, sc, cmap)
-}
-
-/// [`scale`] for any element pair's C.
-pub(crate) fn scale_k<K: Kern>(
-    m: usize,
-    n: usize,
-    beta: K::C,
-    c: &mut [K::C],
-    sc: Strided,
-    cmap: Option<Mapped<'_>>,
-) {
-    if beta == K::ONE {
-        return;
-    }
-    for j in 0..n {
-        for i in 0..m {
-            let at = match cmap {
-                None => sc.origin + i as isize * sc.rs + j as isize * sc.cs,
-                Some(cm) => sc.origin + cm.rows.off[i] + cm.cols.off[j],
-            } as usize;
-            c[at] = if beta == K::ZERO {
-                K::ZERO
-            } else {
-                K::mul(c[at], beta)
-            };
         }
     }
 }

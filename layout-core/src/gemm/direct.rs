@@ -1,4 +1,5 @@
-//! The unpacked path for small problems: AVX-512 kernels that read A and B where they are.
+//! The unpacked path for small problems: AVX-512 and AVX2 kernels that read A and B where they
+//! are.
 //!
 //! Packing costs `O(mk + kn)` copies to save cache misses and TLB walks on `O(mnk)` work; below
 //! a few hundred along each side the operands already sit in L1/L2 and the copies, the buffer
@@ -12,31 +13,25 @@
 //!   rows and k step, straight from A's columns;
 //! - B is read in place through scalar broadcasts at any strides;
 //! - the C tile (MR × NR = 32 × 12 f32, 32 × 6 f64: 24 accumulators) is held in registers for
-//!   the whole k loop, then `α·AB + β·C` is written once with masked loads and stores, so the m
-//!   edge costs no scalar loop and no stack tile, and the n edge runs a kernel of exactly that
-//!   width (every `(MV, NR)` is its own instantiation, selected by a `match`).
+//!   the whole k loop (AVX2: 16 × 6 f32 / 8 × 6 f64, 12 accumulators of 16 registers), then
+//!   `α·AB + β·C` is written once with masked loads and stores (AVX-512 mask registers, AVX2
+//!   `vmaskmov` on the last vector only), so the m edge costs no scalar loop and no stack tile,
+//!   and the n edge runs a kernel of exactly that width (every `(MV, NR)` is its own
+//!   instantiation, selected by a `match`).
 //!
 //! β = 0 never reads C. Every address touched is an element of an operand (the masks disable the
 //! lanes past the m edge; masked-off lanes are not accessed).
 
 #![allow(clippy::needless_range_loop)] // register tiles read best as indexed loops
 
-use core::any::TypeId;
 use core::arch::x86_64::*;
 
 use super::check::Strided;
-use super::dispatch::Isa;
-use super::fixed::{self, Table};
-use super::kernel::Element;
+use super::fixed::Table;
+use super::kernel::{Direct, Element, Scalar};
+use super::options::Packing;
+use super::view::Product;
 use crate::walk::AnyLayout;
-
-/// Largest block of A (`m × DIRECT_KC`), in bytes, sent down this path: every block of NR
-/// columns of C re-reads it, so it must stay in L2 (1 MiB per core on Zen 4 and Zen 5; half
-/// of it leaves room for B and C). Measured on Zen 5: at 512³ f32 (A = 1 MiB) the unpacked
-/// kernels beat the blocked path by 5 %, at 512³ f64 (2 MiB) and 1024³ f32 (4 MiB) they fall to
-/// 0.80 and 0.75 of it, and at 4096 × 64 × 4096 f32 (1 MiB, 16 KiB between columns: a new page
-/// per k step) to 0.85.
-const MAX_A_BYTES: usize = 1 << 19;
 
 /// The k block of the unpacked kernels: C accumulates between blocks, so an `m × DIRECT_KC` block
 /// of A is what must stay in L2, and a tile that walks k touches at most this many pages of A
@@ -44,122 +39,110 @@ const MAX_A_BYTES: usize = 1 << 19;
 /// nalgebra's matrix × vector before k was blocked).
 const DIRECT_KC: usize = 256;
 
-/// A checked problem for the direct path (the same guarantees as the blocked path's).
-pub(crate) struct Direct<'a, T> {
-    pub m: usize,
-    pub k: usize,
-    pub n: usize,
-    pub alpha: T,
-    pub a: &'a [T],
-    pub sa: Strided,
-    pub b: &'a [T],
-    pub sb: Strided,
-    pub beta: T,
-    pub c: &'a mut [T],
-    pub sc: Strided,
-}
-
-/// Runs the problem on the unpacked AVX-512 kernels if it is small and its strides suit them
-/// (returns `false`, touching nothing, otherwise).
-///
-/// With `any_size`, the size rule is skipped (the kernels apply whenever the strides suit).
-pub(crate) fn try_run<T: Element>(
-    isa: Isa,
-    p: Direct<'_, T>,
-    threads: usize,
-    any_size: bool,
-) -> bool {
-    if isa != Isa::Avx512 || p.m == 0 || p.n == 0 || p.k == 0 {
+/// Runs a checked strided product on the unpacked kernels of its instruction set if it is
+/// small and its strides suit them (returns `false`, touching nothing, otherwise). With
+/// [`Packing::Never`] the size rule is skipped (the kernels apply whenever the strides suit).
+pub(crate) fn try_run<T: Element>(p: &mut Product<'_, T, T, T>) -> bool {
+    let [m, k, n] = p.mkn;
+    if m == 0 || n == 0 || k == 0 || !p.strided() {
         return false;
     }
-    if TypeId::of::<T>() == TypeId::of::<f32>() {
-        // SAFETY: T is f32 (same TypeId): a reinterpretation of the same type.
-        let p = unsafe { cast::<T, f32>(p) };
-        // SAFETY: AVX-512F is available (isa); the operands were checked in bounds.
-        unsafe { run_typed(p, threads, any_size) }
-    } else if TypeId::of::<T>() == TypeId::of::<f64>() {
-        // SAFETY: T is f64 (same TypeId).
-        let p = unsafe { cast::<T, f64>(p) };
-        // SAFETY: as above.
-        unsafe { run_typed(p, threads, any_size) }
-    } else {
-        false
-    }
+    let d = Direct {
+        m,
+        k,
+        n,
+        alpha: p.alpha,
+        a: p.a.data,
+        sa: p.a.at,
+        b: p.b.data,
+        sb: p.b.at,
+        beta: p.beta,
+        c: &mut *p.c.c,
+        sc: p.c.sc,
+    };
+    T::unpacked(p.isa, d, p.threads, p.packing == Packing::Never)
 }
 
-/// Reinterpret a problem of element type `T` as `U`.
+/// Runs `d` on the unpacked kernels of `K` (whose instruction set the caller has checked):
+/// the body of [`Element::unpacked`] for one element type and instruction set.
 ///
 /// # Safety
-/// `T` and `U` are the same type.
-unsafe fn cast<T: 'static, U: Copy + 'static>(p: Direct<'_, T>) -> Direct<'_, U> {
-    // SAFETY: T = U (the caller's contract), so every pointer and value keeps its type.
-    unsafe {
-        Direct {
-            m: p.m,
-            k: p.k,
-            n: p.n,
-            alpha: *(&p.alpha as *const T).cast::<U>(),
-            a: core::slice::from_raw_parts(p.a.as_ptr().cast(), p.a.len()),
-            sa: p.sa,
-            b: core::slice::from_raw_parts(p.b.as_ptr().cast(), p.b.len()),
-            sb: p.sb,
-            beta: *(&p.beta as *const T).cast::<U>(),
-            c: core::slice::from_raw_parts_mut(p.c.as_mut_ptr().cast(), p.c.len()),
-            sc: p.sc,
-        }
-    }
+/// The instruction set of `K` is available.
+pub(crate) unsafe fn run<K: Kernels>(d: Direct<'_, K::E>, threads: usize, any_size: bool) -> bool {
+    // SAFETY: forwarded contract; the operands of a `Direct` are checked in bounds.
+    unsafe { run_typed::<K>(d, threads, any_size) }
 }
 
-/// The AVX-512 operations of one element type, with masks for the m edge.
-trait Lanes:
-    Copy + PartialEq + Default + core::ops::Mul<Output = Self> + core::ops::Add<Output = Self>
-{
+/// The vector operations of one element type on one instruction set, with masks for the m edge
+/// (implemented by zero-sized markers: `Avx512S`/`Avx512D`, `Avx2S`/`Avx2D`). Every method is
+/// `#[inline(always)]`, compiled inside a `#[target_feature]` kernel.
+pub(crate) trait Lanes {
+    /// The element.
+    type E: Element;
+    /// One vector register.
     type V: Copy;
+    /// A lane mask.
     type M: Copy;
+    /// Elements per vector.
     const LANES: usize;
     /// The mask of the first `n` lanes (`n ≤ LANES`).
-    fn mask(n: usize) -> Self::M;
+    ///
     /// # Safety
-    /// AVX-512F; the enabled lanes of `p` are readable.
-    unsafe fn load(m: Self::M, p: *const Self) -> Self::V;
+    /// The instruction set is available.
+    unsafe fn mask(n: usize) -> Self::M;
     /// # Safety
-    /// AVX-512F; the enabled lanes of `p` are writable.
-    unsafe fn store(m: Self::M, p: *mut Self, v: Self::V);
+    /// The instruction set is available; the enabled lanes of `p` are readable.
+    unsafe fn load(m: Self::M, p: *const Self::E) -> Self::V;
     /// # Safety
-    /// AVX-512F.
-    unsafe fn splat(x: Self) -> Self::V;
+    /// The instruction set is available; `LANES` elements from `p` are readable.
+    unsafe fn load_full(p: *const Self::E) -> Self::V;
     /// # Safety
-    /// AVX-512F; `p` is readable.
-    unsafe fn broadcast(p: *const Self) -> Self::V;
+    /// The instruction set is available; the enabled lanes of `p` are writable.
+    unsafe fn store(m: Self::M, p: *mut Self::E, v: Self::V);
     /// # Safety
-    /// AVX-512F.
+    /// The instruction set is available; `LANES` elements from `p` are writable.
+    unsafe fn store_full(p: *mut Self::E, v: Self::V);
+    /// # Safety
+    /// The instruction set is available.
+    unsafe fn splat(x: Self::E) -> Self::V;
+    /// # Safety
+    /// The instruction set is available.
     unsafe fn zero() -> Self::V;
     /// `a·b + c`.
     /// # Safety
-    /// AVX-512F.
+    /// The instruction set is available.
     unsafe fn fma(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
     /// `a·b`.
     /// # Safety
-    /// AVX-512F.
+    /// The instruction set is available.
     unsafe fn vmul(a: Self::V, b: Self::V) -> Self::V;
-    /// One.
-    fn one() -> Self;
     /// The sum of the lanes.
     /// # Safety
-    /// AVX-512F.
-    unsafe fn sum(v: Self::V) -> Self;
+    /// The instruction set is available.
+    unsafe fn sum(v: Self::V) -> Self::E;
 }
 
-/// `Lanes` for one element type from its AVX-512 intrinsics.
-macro_rules! lanes {
-    ($t:ty, $v:ty, $m:ty, $lanes:literal, $one:literal, $maskz_load:ident, $mask_store:ident,
-     $set1:ident, $zero:ident, $fmadd:ident, $mul:ident, $reduce:ident) => {
-        impl Lanes for $t {
+/// The AVX-512 markers.
+pub(crate) struct Avx512S;
+/// See [`Avx512S`].
+pub(crate) struct Avx512D;
+/// The AVX2 + FMA markers.
+pub(crate) struct Avx2S;
+/// See [`Avx2S`].
+pub(crate) struct Avx2D;
+
+/// `Lanes` for one AVX-512 element type from its intrinsics.
+macro_rules! lanes512 {
+    ($name:ident, $t:ty, $v:ty, $m:ty, $lanes:literal, $maskz_load:ident, $mask_store:ident,
+     $loadu:ident, $storeu:ident, $set1:ident, $zero:ident, $fmadd:ident, $mul:ident,
+     $reduce:ident) => {
+        impl Lanes for $name {
+            type E = $t;
             type V = $v;
             type M = $m;
             const LANES: usize = $lanes;
             #[inline(always)]
-            fn mask(n: usize) -> $m {
+            unsafe fn mask(n: usize) -> $m {
                 if n >= $lanes { !0 } else { (1 << n) - 1 }
             }
             #[inline(always)]
@@ -168,19 +151,24 @@ macro_rules! lanes {
                 unsafe { $maskz_load(m, p) }
             }
             #[inline(always)]
+            unsafe fn load_full(p: *const $t) -> $v {
+                // SAFETY: the caller's contract.
+                unsafe { $loadu(p) }
+            }
+            #[inline(always)]
             unsafe fn store(m: $m, p: *mut $t, v: $v) {
                 // SAFETY: the caller's contract; masked-off lanes are not accessed.
                 unsafe { $mask_store(p, m, v) }
             }
             #[inline(always)]
+            unsafe fn store_full(p: *mut $t, v: $v) {
+                // SAFETY: the caller's contract.
+                unsafe { $storeu(p, v) }
+            }
+            #[inline(always)]
             unsafe fn splat(x: $t) -> $v {
                 // SAFETY: the caller guarantees AVX-512F.
                 unsafe { $set1(x) }
-            }
-            #[inline(always)]
-            unsafe fn broadcast(p: *const $t) -> $v {
-                // SAFETY: the caller guarantees AVX-512F and a readable `p`.
-                unsafe { $set1(*p) }
             }
             #[inline(always)]
             unsafe fn zero() -> $v {
@@ -197,9 +185,6 @@ macro_rules! lanes {
                 // SAFETY: the caller guarantees AVX-512F.
                 unsafe { $mul(a, b) }
             }
-            fn one() -> $t {
-                $one
-            }
             #[inline(always)]
             unsafe fn sum(v: $v) -> $t {
                 // SAFETY: the caller guarantees AVX-512F.
@@ -209,28 +194,32 @@ macro_rules! lanes {
     };
 }
 
-lanes!(
+lanes512!(
+    Avx512S,
     f32,
     __m512,
     __mmask16,
     16,
-    1.0,
     _mm512_maskz_loadu_ps,
     _mm512_mask_storeu_ps,
+    _mm512_loadu_ps,
+    _mm512_storeu_ps,
     _mm512_set1_ps,
     _mm512_setzero_ps,
     _mm512_fmadd_ps,
     _mm512_mul_ps,
     _mm512_reduce_add_ps
 );
-lanes!(
+lanes512!(
+    Avx512D,
     f64,
     __m512d,
     __mmask8,
     8,
-    1.0,
     _mm512_maskz_loadu_pd,
     _mm512_mask_storeu_pd,
+    _mm512_loadu_pd,
+    _mm512_storeu_pd,
     _mm512_set1_pd,
     _mm512_setzero_pd,
     _mm512_fmadd_pd,
@@ -238,9 +227,160 @@ lanes!(
     _mm512_reduce_add_pd
 );
 
+/// `Lanes` for one AVX2 element type: masks are vectors of all-ones lanes (`vmaskmov`).
+macro_rules! lanes256 {
+    ($name:ident, $t:ty, $v:ty, $lanes:literal, $mask:expr, $maskload:ident, $maskstore:ident,
+     $loadu:ident, $storeu:ident, $set1:ident, $zero:ident, $fmadd:ident, $mul:ident,
+     $sum:expr) => {
+        impl Lanes for $name {
+            type E = $t;
+            type V = $v;
+            type M = __m256i;
+            const LANES: usize = $lanes;
+            #[inline(always)]
+            unsafe fn mask(n: usize) -> __m256i {
+                // SAFETY: the caller guarantees AVX2.
+                unsafe { $mask(n.min($lanes)) }
+            }
+            #[inline(always)]
+            unsafe fn load(m: __m256i, p: *const $t) -> $v {
+                // SAFETY: the caller's contract; masked-off lanes are not accessed.
+                unsafe { $maskload(p, m) }
+            }
+            #[inline(always)]
+            unsafe fn load_full(p: *const $t) -> $v {
+                // SAFETY: the caller's contract.
+                unsafe { $loadu(p) }
+            }
+            #[inline(always)]
+            unsafe fn store(m: __m256i, p: *mut $t, v: $v) {
+                // SAFETY: the caller's contract; masked-off lanes are not accessed.
+                unsafe { $maskstore(p, m, v) }
+            }
+            #[inline(always)]
+            unsafe fn store_full(p: *mut $t, v: $v) {
+                // SAFETY: the caller's contract.
+                unsafe { $storeu(p, v) }
+            }
+            #[inline(always)]
+            unsafe fn splat(x: $t) -> $v {
+                // SAFETY: the caller guarantees AVX2.
+                unsafe { $set1(x) }
+            }
+            #[inline(always)]
+            unsafe fn zero() -> $v {
+                // SAFETY: the caller guarantees AVX2.
+                unsafe { $zero() }
+            }
+            #[inline(always)]
+            unsafe fn fma(a: $v, b: $v, c: $v) -> $v {
+                // SAFETY: the caller guarantees AVX2 and FMA.
+                unsafe { $fmadd(a, b, c) }
+            }
+            #[inline(always)]
+            unsafe fn vmul(a: $v, b: $v) -> $v {
+                // SAFETY: the caller guarantees AVX2.
+                unsafe { $mul(a, b) }
+            }
+            #[inline(always)]
+            unsafe fn sum(v: $v) -> $t {
+                // SAFETY: the caller guarantees AVX2.
+                unsafe { $sum(v) }
+            }
+        }
+    };
+}
+
+/// The AVX2 mask of the first `n ≤ 8` of 8 `f32` lanes.
+///
+/// # Safety
+/// AVX2.
+#[inline(always)]
+unsafe fn mask8(n: usize) -> __m256i {
+    // SAFETY: the caller guarantees AVX2.
+    unsafe {
+        _mm256_cmpgt_epi32(
+            _mm256_set1_epi32(n as i32),
+            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+        )
+    }
+}
+
+/// The AVX2 mask of the first `n ≤ 4` of 4 `f64` lanes.
+///
+/// # Safety
+/// AVX2.
+#[inline(always)]
+unsafe fn mask4(n: usize) -> __m256i {
+    // SAFETY: the caller guarantees AVX2.
+    unsafe { _mm256_cmpgt_epi64(_mm256_set1_epi64x(n as i64), _mm256_setr_epi64x(0, 1, 2, 3)) }
+}
+
+/// The sum of 8 `f32` lanes.
+///
+/// # Safety
+/// AVX2.
+#[inline(always)]
+unsafe fn sum8(v: __m256) -> f32 {
+    // SAFETY: the caller guarantees AVX2.
+    unsafe {
+        let x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        let x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+        let x = _mm_add_ss(x, _mm_shuffle_ps(x, x, 1));
+        _mm_cvtss_f32(x)
+    }
+}
+
+/// The sum of 4 `f64` lanes.
+///
+/// # Safety
+/// AVX2.
+#[inline(always)]
+unsafe fn sum4(v: __m256d) -> f64 {
+    // SAFETY: the caller guarantees AVX2.
+    unsafe {
+        let x = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+        let x = _mm_add_sd(x, _mm_unpackhi_pd(x, x));
+        _mm_cvtsd_f64(x)
+    }
+}
+
+lanes256!(
+    Avx2S,
+    f32,
+    __m256,
+    8,
+    mask8,
+    _mm256_maskload_ps,
+    _mm256_maskstore_ps,
+    _mm256_loadu_ps,
+    _mm256_storeu_ps,
+    _mm256_set1_ps,
+    _mm256_setzero_ps,
+    _mm256_fmadd_ps,
+    _mm256_mul_ps,
+    sum8
+);
+lanes256!(
+    Avx2D,
+    f64,
+    __m256d,
+    4,
+    mask4,
+    _mm256_maskload_pd,
+    _mm256_maskstore_pd,
+    _mm256_loadu_pd,
+    _mm256_storeu_pd,
+    _mm256_set1_pd,
+    _mm256_setzero_pd,
+    _mm256_fmadd_pd,
+    _mm256_mul_pd,
+    sum4
+);
+
 /// One tile of `rows ≤ MV·LANES` rows (the last vector masked) and exactly NR columns.
 #[derive(Clone, Copy)]
-struct TileArgs<T> {
+pub(crate) struct TileArgs<T> {
     k: usize,
     /// A(i0, 0); A(i, p) = a + (i − i0) + p·lda
     a: *const T,
@@ -260,49 +400,65 @@ struct TileArgs<T> {
 /// The tile body.
 ///
 /// # Safety
-/// AVX-512F; `rows ≤ MV·LANES`, and every A(i, p), B(p, j), C(i, j) of the tile (i < rows,
-/// p < k, j < NR) is an element of its operand.
+/// The instruction set of `L`; `rows ≤ MV·LANES`, and every A(i, p), B(p, j), C(i, j) of the
+/// tile (i < rows, p < k, j < NR) is an element of its operand.
 #[inline(always)]
-unsafe fn tile<T: Lanes + PartialEq + Default, const MV: usize, const NR: usize>(t: TileArgs<T>) {
-    // SAFETY: (whole body) the caller's contract bounds every address; masks cover the m edge.
+unsafe fn tile<L: Lanes, const MV: usize, const NR: usize>(t: TileArgs<L::E>) {
+    // SAFETY: (whole body) the caller's contract bounds every address; the mask covers the m
+    // edge of the last vector, the others are whole.
     unsafe {
-        let mut masks = [T::mask(T::LANES); MV];
-        masks[MV - 1] = T::mask(t.rows - (MV - 1) * T::LANES);
-        let mut acc = [[T::zero(); MV]; NR];
+        let last = t.rows - (MV - 1) * L::LANES;
+        let full = last == L::LANES;
+        let mask = L::mask(last);
+        let mut acc = [[L::zero(); MV]; NR];
         let mut a = t.a;
         let mut b = t.b;
         for _ in 0..t.k {
-            let mut av = [T::zero(); MV];
+            let mut av = [L::zero(); MV];
             for v in 0..MV {
-                av[v] = T::load(masks[v], a.add(v * T::LANES));
+                av[v] = if v + 1 < MV || full {
+                    L::load_full(a.add(v * L::LANES))
+                } else {
+                    L::load(mask, a.add(v * L::LANES))
+                };
             }
             for j in 0..NR {
-                let bj = T::broadcast(b.offset(j as isize * t.csb));
+                let bj = L::splat(*b.offset(j as isize * t.csb));
                 for v in 0..MV {
-                    acc[j][v] = T::fma(av[v], bj, acc[j][v]);
+                    acc[j][v] = L::fma(av[v], bj, acc[j][v]);
                 }
             }
             a = a.offset(t.lda);
             b = b.offset(t.rsb);
         }
-        let alpha = T::splat(t.alpha);
-        let read_c = t.beta != T::default();
-        let beta = T::splat(t.beta);
+        let alpha = L::splat(t.alpha);
+        let read_c = t.beta != <L::E as Scalar>::ZERO;
+        let beta = L::splat(t.beta);
         for j in 0..NR {
             let col = t.c.offset(j as isize * t.ldc);
             for v in 0..MV {
-                let p = col.add(v * T::LANES);
-                let mut r = T::vmul(alpha, acc[j][v]);
+                let p = col.add(v * L::LANES);
+                let whole = v + 1 < MV || full;
+                let mut r = L::vmul(alpha, acc[j][v]);
                 if read_c {
-                    r = T::fma(beta, T::load(masks[v], p), r);
+                    let old = if whole {
+                        L::load_full(p)
+                    } else {
+                        L::load(mask, p)
+                    };
+                    r = L::fma(beta, old, r);
                 }
-                T::store(masks[v], p, r);
+                if whole {
+                    L::store_full(p, r)
+                } else {
+                    L::store(mask, p, r)
+                }
             }
         }
     }
 }
 
-/// `by_nr::<T, MV>(nr, t)`: the tile of exactly `nr` columns (one instantiation per width).
+/// `by_nr::<L, MV>(nr, t)`: the tile of exactly `nr` columns (one instantiation per width).
 macro_rules! by_nr {
     ($name:ident, [$($nrs:literal)*]) => {
         /// The tile of `nr` columns.
@@ -310,11 +466,11 @@ macro_rules! by_nr {
         /// # Safety
         /// As [`tile`] with NR = `nr`.
         #[inline(always)]
-        unsafe fn $name<T: Lanes + PartialEq + Default, const MV: usize>(nr: usize, t: TileArgs<T>) {
+        unsafe fn $name<L: Lanes, const MV: usize>(nr: usize, t: TileArgs<L::E>) {
             // SAFETY: forwarded contract.
             unsafe {
                 match nr {
-                    $($nrs => tile::<T, MV, $nrs>(t),)*
+                    $($nrs => tile::<L, MV, $nrs>(t),)*
                     _ => unreachable!("a tile of {nr} columns"),
                 }
             }
@@ -326,7 +482,7 @@ by_nr!(by_nr_6, [1 2 3 4 5 6]);
 
 /// The shape of an unpacked call, after orientation.
 #[derive(Clone, Copy)]
-struct Shape<T> {
+pub(crate) struct Shape<T> {
     m: usize,
     k: usize,
     n: usize,
@@ -344,14 +500,14 @@ struct Shape<T> {
 /// tile dispatched on its vector count (`by_mv`) and width.
 ///
 /// # Safety
-/// AVX-512F; A and C rows unit stride; every element of the operands in bounds; `a`, `b`, `c`
-/// point at element (0, 0).
+/// The instruction set of `L`; A and C rows unit stride; every element of the operands in
+/// bounds; `a`, `b`, `c` point at element (0, 0).
 #[inline(always)]
-unsafe fn outer<T: Lanes + PartialEq + Default, const MV: usize, const NR: usize>(
-    s: Shape<T>,
-    by_mv: unsafe fn(usize, usize, TileArgs<T>),
+unsafe fn outer<L: Lanes, const MV: usize, const NR: usize>(
+    s: Shape<L::E>,
+    by_mv: unsafe fn(usize, usize, TileArgs<L::E>),
 ) {
-    let mr = MV * T::LANES;
+    let mr = MV * L::LANES;
     // SAFETY: offsets address elements (i, j), i < m, j < n, in bounds by the caller's contract.
     unsafe {
         let mut j = 0;
@@ -373,7 +529,7 @@ unsafe fn outer<T: Lanes + PartialEq + Default, const MV: usize, const NR: usize
                     alpha: s.alpha,
                     beta: s.beta,
                 };
-                by_mv(rows.div_ceil(T::LANES), nr, t);
+                by_mv(rows.div_ceil(L::LANES), nr, t);
                 i += mr;
             }
             j += NR;
@@ -385,10 +541,11 @@ unsafe fn outer<T: Lanes + PartialEq + Default, const MV: usize, const NR: usize
 /// stride), vectorised along k with a masked tail, reduced once, written with `α`, `β`.
 ///
 /// # Safety
-/// AVX-512F; every A(i, p), B(p, j), C(i, j) of the tile (i < R, j < C, p < k) in bounds.
+/// The instruction set of `L`; every A(i, p), B(p, j), C(i, j) of the tile (i < R, j < C,
+/// p < k) in bounds.
 #[inline(always)]
-unsafe fn dot_tile<T: Lanes + PartialEq + Default, const R: usize, const C: usize>(
-    s: &Shape<T>,
+unsafe fn dot_tile<L: Lanes, const R: usize, const C: usize>(
+    s: &Shape<L::E>,
     i0: usize,
     j0: usize,
 ) {
@@ -396,28 +553,40 @@ unsafe fn dot_tile<T: Lanes + PartialEq + Default, const R: usize, const C: usiz
     unsafe {
         let a = s.a.offset(i0 as isize * s.sa.rs);
         let b = s.b.offset(j0 as isize * s.sb.cs);
-        let mut acc = [[T::zero(); C]; R];
+        let mut acc = [[L::zero(); C]; R];
         let mut p = 0;
-        while p < s.k {
-            let mask = T::mask(s.k - p);
-            let mut va = [T::zero(); R];
+        while p + L::LANES <= s.k {
+            let mut va = [L::zero(); R];
             for r in 0..R {
-                va[r] = T::load(mask, a.offset(r as isize * s.sa.rs).add(p));
+                va[r] = L::load_full(a.offset(r as isize * s.sa.rs).add(p));
             }
             for c in 0..C {
-                let vb = T::load(mask, b.offset(c as isize * s.sb.cs).add(p));
+                let vb = L::load_full(b.offset(c as isize * s.sb.cs).add(p));
                 for r in 0..R {
-                    acc[r][c] = T::fma(va[r], vb, acc[r][c]);
+                    acc[r][c] = L::fma(va[r], vb, acc[r][c]);
                 }
             }
-            p += T::LANES;
+            p += L::LANES;
         }
-        let read_c = s.beta != T::default();
+        if p < s.k {
+            let mask = L::mask(s.k - p);
+            let mut va = [L::zero(); R];
+            for r in 0..R {
+                va[r] = L::load(mask, a.offset(r as isize * s.sa.rs).add(p));
+            }
+            for c in 0..C {
+                let vb = L::load(mask, b.offset(c as isize * s.sb.cs).add(p));
+                for r in 0..R {
+                    acc[r][c] = L::fma(va[r], vb, acc[r][c]);
+                }
+            }
+        }
+        let read_c = s.beta != <L::E as Scalar>::ZERO;
         for r in 0..R {
             for c in 0..C {
                 let at =
                     s.c.offset((i0 + r) as isize * s.sc.rs + (j0 + c) as isize * s.sc.cs);
-                let v = T::sum(acc[r][c]);
+                let v = L::sum(acc[r][c]);
                 *at = if read_c {
                     s.alpha * v + s.beta * *at
                 } else {
@@ -434,14 +603,14 @@ unsafe fn dot_tile<T: Lanes + PartialEq + Default, const R: usize, const C: usiz
 /// As [`dot_tile`] for every tile: A with unit column stride, B with unit row stride, operands
 /// in bounds; `a`, `b`, `c` point at element (0, 0).
 #[inline(always)]
-unsafe fn dot<T: Lanes + PartialEq + Default>(s: Shape<T>) {
+unsafe fn dot<L: Lanes>(s: Shape<L::E>) {
     macro_rules! cols {
         ($r:literal, $nc:expr, $i:expr, $j:expr) => {
             match $nc {
-                1 => dot_tile::<T, $r, 1>(&s, $i, $j),
-                2 => dot_tile::<T, $r, 2>(&s, $i, $j),
-                3 => dot_tile::<T, $r, 3>(&s, $i, $j),
-                _ => dot_tile::<T, $r, 4>(&s, $i, $j),
+                1 => dot_tile::<L, $r, 1>(&s, $i, $j),
+                2 => dot_tile::<L, $r, 2>(&s, $i, $j),
+                3 => dot_tile::<L, $r, 3>(&s, $i, $j),
+                _ => dot_tile::<L, $r, 4>(&s, $i, $j),
             }
         };
     }
@@ -466,106 +635,153 @@ unsafe fn dot<T: Lanes + PartialEq + Default>(s: Shape<T>) {
     }
 }
 
-/// The kernels of one element type: outer-product tiles (MR = 32, `$nr` columns, by vector
-/// count `$mvs` and width), a one-column variant with taller tiles for matrix × vector, and the
-/// dot-product tiles.
+/// The kernels of one element type on one instruction set: outer-product tiles (`$mvs·LANES`
+/// rows, `$nr` columns, by vector count and width), a one-column variant with taller tiles for
+/// matrix × vector, and the dot-product tiles; `$max_a` is the size rule (bytes of an A block).
 macro_rules! kernels {
-    ($t:ty, $nr:literal, $by_nr:ident, [$($mvs:literal)*], $tall:literal) => {
-        impl Kernels for $t {
+    ($l:ident, $feat:literal, $nr:literal, $by_nr:ident, [$($mvs:literal)*], $tall:literal,
+     $max_a:expr) => {
+        impl Kernels for $l {
             const NR: usize = $nr;
-            #[target_feature(enable = "avx512f")]
-            unsafe fn outer(s: Shape<$t>) {
-                // SAFETY: forwarded contract; AVX-512F is enabled here.
+            const MAX_A_BYTES: usize = $max_a;
+            #[target_feature(enable = $feat)]
+            unsafe fn outer(s: Shape<<$l as Lanes>::E>) {
+                // SAFETY: forwarded contract; the instruction set is enabled here.
                 unsafe { Self::outer_inline(s) }
             }
             #[inline(always)]
-            unsafe fn outer_inline(s: Shape<$t>) {
+            unsafe fn outer_inline(s: Shape<<$l as Lanes>::E>) {
                 /// # Safety
                 /// As `tile` for the tile `t` of `mv` vectors and `nr` columns.
                 #[inline(always)]
-                unsafe fn by_mv(mv: usize, nr: usize, t: TileArgs<$t>) {
+                unsafe fn by_mv(mv: usize, nr: usize, t: TileArgs<<$l as Lanes>::E>) {
                     // SAFETY: forwarded contract.
                     unsafe {
                         match mv {
-                            $($mvs => $by_nr::<$t, $mvs>(nr, t),)*
+                            $($mvs => $by_nr::<$l, $mvs>(nr, t),)*
                             _ => unreachable!("a tile of {mv} vectors"),
                         }
                     }
                 }
-                // SAFETY: forwarded contract; AVX-512F is enabled here.
-                unsafe { outer::<$t, { 32 / <$t as Lanes>::LANES }, $nr>(s, by_mv) }
+                const MV: usize = [$($mvs),*].len();
+                // SAFETY: forwarded contract; the instruction set is enabled in the caller.
+                unsafe { outer::<$l, MV, $nr>(s, by_mv) }
             }
-            #[target_feature(enable = "avx512f")]
-            unsafe fn column(s: Shape<$t>) {
+            #[target_feature(enable = $feat)]
+            unsafe fn column(s: Shape<<$l as Lanes>::E>) {
                 /// # Safety
                 /// As `tile` for one column and `mv` vectors.
                 #[inline(always)]
-                unsafe fn by_mv(mv: usize, _: usize, t: TileArgs<$t>) {
+                unsafe fn by_mv(mv: usize, _: usize, t: TileArgs<<$l as Lanes>::E>) {
                     // SAFETY: forwarded contract.
                     unsafe {
                         match mv {
-                            1 => tile::<$t, 1, 1>(t),
-                            2 => tile::<$t, 2, 1>(t),
-                            3 => tile::<$t, 3, 1>(t),
-                            4 => tile::<$t, 4, 1>(t),
-                            5 => tile::<$t, 5, 1>(t),
-                            6 => tile::<$t, 6, 1>(t),
-                            7 => tile::<$t, 7, 1>(t),
-                            _ => tile::<$t, 8, 1>(t),
+                            1 => tile::<$l, 1, 1>(t),
+                            2 => tile::<$l, 2, 1>(t),
+                            3 => tile::<$l, 3, 1>(t),
+                            4 => tile::<$l, 4, 1>(t),
+                            5 => tile::<$l, 5, 1>(t),
+                            6 => tile::<$l, 6, 1>(t),
+                            7 => tile::<$l, 7, 1>(t),
+                            _ => tile::<$l, 8, 1>(t),
                         }
                     }
                 }
-                // SAFETY: forwarded contract; AVX-512F is enabled here.
-                unsafe { outer::<$t, $tall, 1>(s, by_mv) }
+                // SAFETY: forwarded contract; the instruction set is enabled here.
+                unsafe { outer::<$l, $tall, 1>(s, by_mv) }
             }
-            #[target_feature(enable = "avx512f")]
-            unsafe fn dot(s: Shape<$t>) {
-                // SAFETY: forwarded contract; AVX-512F is enabled here.
-                unsafe { dot::<$t>(s) }
+            #[target_feature(enable = $feat)]
+            unsafe fn dot(s: Shape<<$l as Lanes>::E>) {
+                // SAFETY: forwarded contract; the instruction set is enabled here.
+                unsafe { dot::<$l>(s) }
+            }
+            #[target_feature(enable = $feat)]
+            unsafe fn static_outer<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
+                alpha: <$l as Lanes>::E,
+                a: *const <$l as Lanes>::E,
+                b: *const <$l as Lanes>::E,
+                beta: <$l as Lanes>::E,
+                c: *mut <$l as Lanes>::E,
+            ) {
+                let s = Shape {
+                    m: Table::<LA>::ROWS,
+                    k: Table::<LA>::COLS,
+                    n: Table::<LB>::COLS,
+                    alpha,
+                    beta,
+                    a,
+                    sa: Table::<LA>::STRIDED,
+                    b,
+                    sb: Table::<LB>::STRIDED,
+                    c,
+                    sc: Table::<LC>::STRIDED,
+                };
+                // SAFETY: forwarded contract; the instruction set is enabled here.
+                unsafe { Self::outer_inline(s) }
             }
         }
     };
 }
 
-/// The three unpacked kernels of an element type.
-trait Kernels: Lanes + PartialEq + Default + Send {
+/// The unpacked kernels of one element type on one instruction set.
+pub(crate) trait Kernels: Lanes {
     /// Columns of the outer-product tile.
     const NR: usize;
+    /// Largest block of A (`m × DIRECT_KC` elements), in bytes, sent down this path: every
+    /// block of NR columns of C re-reads it, so it must stay in L2.
+    const MAX_A_BYTES: usize;
     /// Outer-product tiles.
     ///
     /// # Safety
-    /// AVX-512F; A and C rows unit stride; operands in bounds.
-    unsafe fn outer(s: Shape<Self>);
-    /// The same, inlined into its caller (a `#[target_feature(enable = "avx512f")]` function),
-    /// so that a caller with constant shapes and strides gets them folded into the tiles.
+    /// The instruction set; A and C rows unit stride; operands in bounds.
+    unsafe fn outer(s: Shape<Self::E>);
+    /// The same, inlined into its caller (a function compiled for the instruction set), so
+    /// that a caller with constant shapes and strides gets them folded into the tiles.
     ///
     /// # Safety
     /// As [`Kernels::outer`].
-    unsafe fn outer_inline(s: Shape<Self>);
+    unsafe fn outer_inline(s: Shape<Self::E>);
     /// One column (n = 1), tiles of up to 8 vectors.
     ///
     /// # Safety
     /// As [`Kernels::outer`], with n = 1.
-    unsafe fn column(s: Shape<Self>);
+    unsafe fn column(s: Shape<Self::E>);
     /// Dot-product tiles.
     ///
     /// # Safety
-    /// AVX-512F; A columns and B rows unit stride; operands in bounds.
-    unsafe fn dot(s: Shape<Self>);
+    /// The instruction set; A columns and B rows unit stride; operands in bounds.
+    unsafe fn dot(s: Shape<Self::E>);
+    /// The outer-product tiles for static operands, instantiated per layout types: the shapes
+    /// and strides are read here from the types' constants, so they fold into the code.
+    ///
+    /// # Safety
+    /// The instruction set; `fixed::strided::<LA, LB, LC>()`; `a`, `b`, `c` point at buffers
+    /// holding every offset of their layouts.
+    unsafe fn static_outer<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
+        alpha: Self::E,
+        a: *const Self::E,
+        b: *const Self::E,
+        beta: Self::E,
+        c: *mut Self::E,
+    );
 }
 
-kernels!(f32, 12, by_nr_12, [1 2], 8);
-kernels!(f64, 6, by_nr_6, [1 2 3 4], 8);
+// AVX-512: 32 × 12 f32 / 32 × 6 f64 tiles (24 of 32 registers); A blocks up to 512 KiB (half of
+// a 1 MiB L2). Measured on Zen 5: at 512³ f32 (A = 1 MiB) the unpacked kernels beat the blocked
+// path by 5 %, at 512³ f64 (2 MiB) and 1024³ f32 (4 MiB) they fall to 0.80 and 0.75 of it.
+kernels!(Avx512S, "avx512f", 12, by_nr_12, [1 2], 8, 1 << 19);
+kernels!(Avx512D, "avx512f", 6, by_nr_6, [1 2 3 4], 8, 1 << 19);
+// AVX2: 16 × 6 f32 / 8 × 6 f64 tiles (12 of 16 registers); A blocks up to 128 KiB (a quarter
+// of Zen 3's 512 KiB L2), measured in BENCHMARKS.md (the small-product table).
+kernels!(Avx2S, "avx2,fma", 6, by_nr_6, [1 2], 8, 1 << 17);
+kernels!(Avx2D, "avx2,fma", 6, by_nr_6, [1 2], 8, 1 << 17);
 
 /// Orient, choose a kernel, run it; `false` (nothing touched) when no unpacked kernel suits.
 ///
 /// # Safety
-/// AVX-512F is available; the operands were checked in bounds for their shapes and strides.
-unsafe fn run_typed<T: Kernels + Copy + core::ops::Mul<Output = T> + core::ops::Add<Output = T>>(
-    p: Direct<'_, T>,
-    threads: usize,
-    any_size: bool,
-) -> bool {
+/// The instruction set of `K` is available; the operands were checked in bounds for their
+/// shapes and strides.
+unsafe fn run_typed<K: Kernels>(p: Direct<'_, K::E>, threads: usize, any_size: bool) -> bool {
     let Direct {
         m,
         k,
@@ -580,28 +796,35 @@ unsafe fn run_typed<T: Kernels + Copy + core::ops::Mul<Output = T> + core::ops::
         sc,
     } = p;
     let unit = |s: isize, e: usize| s == 1 || e == 1;
-    let shape = |m, n, a: &[T], sa: Strided, b: &[T], sb: Strided, c: &mut [T], sc: Strided| {
-        // SAFETY: the origins are elements (0, 0), in bounds (checked).
-        unsafe {
-            Shape {
-                m,
-                k,
-                n,
-                alpha,
-                beta,
-                a: a.as_ptr().offset(sa.origin),
-                sa,
-                b: b.as_ptr().offset(sb.origin),
-                sb,
-                c: c.as_mut_ptr().offset(sc.origin),
-                sc,
+    let shape =
+        |m, n, a: &[K::E], sa: Strided, b: &[K::E], sb: Strided, c: &mut [K::E], sc: Strided| {
+            // SAFETY: the origins are elements (0, 0), in bounds (checked).
+            unsafe {
+                Shape {
+                    m,
+                    k,
+                    n,
+                    alpha,
+                    beta,
+                    a: a.as_ptr().offset(sa.origin),
+                    sa,
+                    b: b.as_ptr().offset(sb.origin),
+                    sb,
+                    c: c.as_mut_ptr().offset(sc.origin),
+                    sc,
+                }
             }
-        }
-    };
+        };
+    let size = core::mem::size_of::<K::E>();
     // a few rows or columns of a row-major A times a column-major B: dot products along k
     if (m <= 4 || n <= 4) && unit(sa.cs, k) && unit(sb.rs, k) {
-        // SAFETY: AVX-512F (caller); A columns and B rows unit stride; operands checked.
-        unsafe { T::dot(shape(m, n, a, sa, b, sb, c, sc)) };
+        let bytes = m.max(n).saturating_mul(k).saturating_mul(size);
+        if bytes > K::MAX_A_BYTES && !any_size {
+            return false;
+        }
+        // SAFETY: the instruction set (caller); A columns and B rows unit stride; operands
+        // checked.
+        unsafe { K::dot(shape(m, n, a, sa, b, sb, c, sc)) };
         return true;
     }
     // outer products: C's and A's rows unit stride, as is or for Cᵀ = Bᵀ·Aᵀ
@@ -619,23 +842,24 @@ unsafe fn run_typed<T: Kernels + Copy + core::ops::Mul<Output = T> + core::ops::
     };
     // A block of KC columns is re-read for every block of NR columns of C: it must stay in L2
     // (or there is one block of columns)
-    let size = core::mem::size_of::<T>();
     let block_bytes = s.m.saturating_mul(s.k.min(DIRECT_KC)).saturating_mul(size);
-    if block_bytes > MAX_A_BYTES && s.n > T::NR && !any_size {
+    if block_bytes > K::MAX_A_BYTES && s.n > K::NR && !any_size {
         return false;
     }
-    let parts = threads.min(s.n / T::NR).max(1);
+    let parts = threads.min(s.n / K::NR).max(1);
     if parts == 1 {
-        // SAFETY: AVX-512F (caller); A and C rows unit stride; operands checked.
-        unsafe { k_blocks(s) };
+        // SAFETY: the instruction set (caller); A and C rows unit stride; operands checked.
+        unsafe { k_blocks::<K>(s) };
         return true;
     }
     // columns split at multiples of NR: part t owns C's columns `cols(t)`, disjoint from the
-    // others'; without rayon, part 0 runs on the calling thread
-    let units = s.n.div_ceil(T::NR);
+    // others'
+    let units = s.n.div_ceil(K::NR);
+    let whole = Part(s);
     let cols = |t: usize| {
-        let lo = (units * t / parts * T::NR).min(s.n);
-        let hi = (units * (t + 1) / parts * T::NR).min(s.n);
+        let s = whole.get();
+        let lo = (units * t / parts * K::NR).min(s.n);
+        let hi = (units * (t + 1) / parts * K::NR).min(s.n);
         // SAFETY: columns lo..hi of B and C are elements of them (hi ≤ n).
         Part(unsafe {
             Shape {
@@ -646,42 +870,29 @@ unsafe fn run_typed<T: Kernels + Copy + core::ops::Mul<Output = T> + core::ops::
             }
         })
     };
-    let all: std::vec::Vec<Part<T>> = (0..parts).map(cols).collect();
-    #[cfg(feature = "rayon")]
-    rayon::scope(|sc| {
-        // every part on rayon's pool (see the blocked path's threads in block.rs)
-        for part in all {
-            // SAFETY: AVX-512F (caller); A and C rows unit stride; operands checked; the parts
-            // write disjoint columns of C and read A and B only.
-            sc.spawn(move |_| unsafe { k_blocks(part.into_inner()) });
-        }
-    });
-    #[cfg(not(feature = "rayon"))]
-    std::thread::scope(|sc| {
-        let mut all = all.into_iter();
-        let first = all.next();
-        for part in all {
-            // SAFETY: AVX-512F (caller); A and C rows unit stride; operands checked; the parts
-            // write disjoint columns of C and read A and B only.
-            sc.spawn(move || unsafe { k_blocks(part.into_inner()) });
-        }
-        if let Some(part) = first {
-            // SAFETY: as for the other parts.
-            unsafe { k_blocks(part.into_inner()) };
-        }
+    super::threads::split(parts, &|t| {
+        let part = cols(t);
+        // SAFETY: the instruction set (caller); A and C rows unit stride; operands checked;
+        // the parts write disjoint columns of C and read A and B only.
+        unsafe { k_blocks::<K>(part.into_inner()) }
     });
     true
 }
 
-/// One thread's columns of an unpacked call.
+/// One thread's columns of an unpacked call (and the call's shape, shared by its threads).
 struct Part<T>(Shape<T>);
 // SAFETY: the parts of one call write disjoint columns of C (split at column ranges of an
 // operand checked to have no two elements at one location) and only read A and B, and they do
 // not outlive the call (scoped threads).
 unsafe impl<T: Send> Send for Part<T> {}
+// SAFETY: as above; a part is only read (copied out) by the thread that runs it.
+unsafe impl<T: Sync> Sync for Part<T> {}
 
-impl<T> Part<T> {
+impl<T: Copy> Part<T> {
     fn into_inner(self) -> Shape<T> {
+        self.0
+    }
+    fn get(&self) -> Shape<T> {
         self.0
     }
 }
@@ -691,8 +902,9 @@ impl<T> Part<T> {
 /// touches at most DIRECT_KC pages of A, which the second-level TLB holds.
 ///
 /// # Safety
-/// AVX-512F; A and C rows unit stride; every element of the operands in bounds.
-unsafe fn k_blocks<T: Kernels>(s: Shape<T>) {
+/// The instruction set of `K`; A and C rows unit stride; every element of the operands in
+/// bounds.
+unsafe fn k_blocks<K: Kernels>(s: Shape<K::E>) {
     let mut pk = 0;
     while pk < s.k {
         let kb = (s.k - pk).min(DIRECT_KC);
@@ -702,16 +914,20 @@ unsafe fn k_blocks<T: Kernels>(s: Shape<T>) {
                 k: kb,
                 a: s.a.offset(pk as isize * s.sa.cs),
                 b: s.b.offset(pk as isize * s.sb.rs),
-                beta: if pk == 0 { s.beta } else { T::one() },
+                beta: if pk == 0 {
+                    s.beta
+                } else {
+                    <K::E as Scalar>::ONE
+                },
                 ..s
             }
         };
         // SAFETY: forwarded contract.
         unsafe {
             if s.n == 1 {
-                T::column(blk)
+                K::column(blk)
             } else {
-                T::outer(blk)
+                K::outer(blk)
             }
         };
         pk += kb;
@@ -719,99 +935,28 @@ unsafe fn k_blocks<T: Kernels>(s: Shape<T>) {
 }
 
 /// Static operands (all three layouts static, each mode one stride, A's and C's rows unit
-/// stride): the unpacked tiles with every extent, stride and trip count a constant of the
-/// layout types. Returns `false` (nothing touched) when the layouts or the machine do not suit.
+/// stride): the unpacked tiles of `K` with every extent, stride and trip count a constant of
+/// the layout types. Returns `false` (nothing touched) when the slices are too short (never for
+/// a tensor's) — the body of [`Element::unpacked_static`].
+///
+/// # Safety
+/// The instruction set of `K` is available; `fixed::strided::<LA, LB, LC>()`.
 #[inline(always)]
-pub(crate) fn try_static<T: Element, LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
-    alpha: T,
-    a: &[T],
-    b: &[T],
-    beta: T,
-    c: &mut [T],
+pub(crate) unsafe fn run_static<K: Kernels, LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
+    alpha: K::E,
+    a: &[K::E],
+    b: &[K::E],
+    beta: K::E,
+    c: &mut [K::E],
 ) -> bool {
-    if !const { fixed::strided::<LA, LB, LC>() } || Isa::selected_for_gemm() != Isa::Avx512 {
-        return false;
-    }
     if a.len() <= Table::<LA>::MAX_OFFSET
         || b.len() <= Table::<LB>::MAX_OFFSET
         || c.len() <= Table::<LC>::MAX_OFFSET
     {
         return false;
     }
-    let p = Direct {
-        m: Table::<LA>::ROWS,
-        k: Table::<LA>::COLS,
-        n: Table::<LB>::COLS,
-        alpha,
-        a,
-        sa: Table::<LA>::STRIDED,
-        b,
-        sb: Table::<LB>::STRIDED,
-        beta,
-        c,
-        sc: Table::<LC>::STRIDED,
-    };
-    if TypeId::of::<T>() == TypeId::of::<f32>() {
-        // SAFETY: T is f32 (same TypeId).
-        let p = unsafe { cast::<T, f32>(p) };
-        // SAFETY: AVX-512F (selected); every offset of each layout is at most its MAX_OFFSET,
-        // inside its slice (checked above); A's and C's rows unit stride (`strided`).
-        unsafe {
-            static_outer::<f32, LA, LB, LC>(
-                p.alpha,
-                p.a.as_ptr(),
-                p.b.as_ptr(),
-                p.beta,
-                p.c.as_mut_ptr(),
-            )
-        };
-        true
-    } else if TypeId::of::<T>() == TypeId::of::<f64>() {
-        // SAFETY: T is f64 (same TypeId).
-        let p = unsafe { cast::<T, f64>(p) };
-        // SAFETY: as above.
-        unsafe {
-            static_outer::<f64, LA, LB, LC>(
-                p.alpha,
-                p.a.as_ptr(),
-                p.b.as_ptr(),
-                p.beta,
-                p.c.as_mut_ptr(),
-            )
-        };
-        true
-    } else {
-        false
-    }
-}
-
-/// The unpacked tiles for static operands, instantiated per layout types: the shapes and strides
-/// are read here from the types' constants, so they fold into the code.
-///
-/// # Safety
-/// AVX-512F; `strided::<LA, LB, LC>()`; `a`, `b`, `c` point at buffers holding every offset
-/// of their layouts.
-#[target_feature(enable = "avx512f")]
-unsafe fn static_outer<T: Kernels, LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
-    alpha: T,
-    a: *const T,
-    b: *const T,
-    beta: T,
-    c: *mut T,
-) {
-    let s = Shape {
-        m: Table::<LA>::ROWS,
-        k: Table::<LA>::COLS,
-        n: Table::<LB>::COLS,
-        alpha,
-        beta,
-        a,
-        sa: Table::<LA>::STRIDED,
-        b,
-        sb: Table::<LB>::STRIDED,
-        c,
-        sc: Table::<LC>::STRIDED,
-    };
-    // SAFETY: forwarded contract; AVX-512F is enabled here.
-    unsafe { T::outer_inline(s) }
+    // SAFETY: the instruction set (caller); every offset of each layout is at most its
+    // MAX_OFFSET, inside its slice (checked above); A's and C's rows unit stride (`strided`).
+    unsafe { K::static_outer::<LA, LB, LC>(alpha, a.as_ptr(), b.as_ptr(), beta, c.as_mut_ptr()) };
+    true
 }

@@ -3,7 +3,10 @@
 use std::cell::RefCell;
 use std::vec::Vec;
 
-use super::kernel::{Element, KernelInfo, PORTABLE_MR, PORTABLE_NR, portable_ukr};
+#[cfg(target_arch = "x86_64")]
+use super::direct;
+use super::kernel::{Direct, Element, KernelInfo, PORTABLE_MR, PORTABLE_NR, portable_ukr};
+use crate::walk::AnyLayout;
 
 /// The instruction sets the GEMM has kernels for: the crate's one [`Isa`]
 /// (detected once; `LAYOUT_ISA` caps every SIMD path, `LAYOUT_GEMM_ISA` the GEMM alone):
@@ -31,14 +34,56 @@ fn info<T>(mr: usize, nr: usize, ukr: super::kernel::Ukr<T>, elem_bytes: usize) 
 }
 
 impl Element for f32 {
-    const ZERO: Self = 0.0;
-    const ONE: Self = 1.0;
     const OP: &'static str = "sgemm";
     fn with_buffers<R>(f: impl FnOnce(&mut Vec<f32>, &mut Vec<f32>) -> R) -> R {
         std::thread_local! {
             static BUFS: RefCell<(Vec<f32>, Vec<f32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
         }
         with_cached(&BUFS, f)
+    }
+    fn unpacked(isa: Isa, d: Direct<'_, f32>, threads: usize, any_size: bool) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if isa.is_available() {
+            // SAFETY: the instruction set of each kernel is available (checked above).
+            match isa {
+                Isa::Avx512 => {
+                    return unsafe { direct::run::<direct::Avx512S>(d, threads, any_size) };
+                }
+                Isa::Avx2 => return unsafe { direct::run::<direct::Avx2S>(d, threads, any_size) },
+                Isa::Portable => {}
+            }
+        }
+        let _ = (isa, d, threads, any_size);
+        false
+    }
+    fn unpacked_static<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
+        isa: Isa,
+        alpha: f32,
+        a: &[f32],
+        b: &[f32],
+        beta: f32,
+        c: &mut [f32],
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if const { super::fixed::strided::<LA, LB, LC>() } && isa.is_available() {
+            // SAFETY: the instruction set of each kernel is available (checked above); the
+            // layouts are strided (checked at compile time).
+            match isa {
+                Isa::Avx512 => {
+                    return unsafe {
+                        direct::run_static::<direct::Avx512S, LA, LB, LC>(alpha, a, b, beta, c)
+                    };
+                }
+                Isa::Avx2 => {
+                    return unsafe {
+                        direct::run_static::<direct::Avx2S, LA, LB, LC>(alpha, a, b, beta, c)
+                    };
+                }
+                Isa::Portable => {}
+            }
+        }
+        let _ = (isa, alpha, a, b, beta, c);
+        false
     }
     fn kernel_for_run(isa: Isa, run: usize) -> Option<KernelInfo<f32>> {
         #[cfg(target_arch = "x86_64")]
@@ -69,14 +114,56 @@ impl Element for f32 {
 }
 
 impl Element for f64 {
-    const ZERO: Self = 0.0;
-    const ONE: Self = 1.0;
     const OP: &'static str = "dgemm";
     fn with_buffers<R>(f: impl FnOnce(&mut Vec<f64>, &mut Vec<f64>) -> R) -> R {
         std::thread_local! {
             static BUFS: RefCell<(Vec<f64>, Vec<f64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
         }
         with_cached(&BUFS, f)
+    }
+    fn unpacked(isa: Isa, d: Direct<'_, f64>, threads: usize, any_size: bool) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if isa.is_available() {
+            // SAFETY: the instruction set of each kernel is available (checked above).
+            match isa {
+                Isa::Avx512 => {
+                    return unsafe { direct::run::<direct::Avx512D>(d, threads, any_size) };
+                }
+                Isa::Avx2 => return unsafe { direct::run::<direct::Avx2D>(d, threads, any_size) },
+                Isa::Portable => {}
+            }
+        }
+        let _ = (isa, d, threads, any_size);
+        false
+    }
+    fn unpacked_static<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
+        isa: Isa,
+        alpha: f64,
+        a: &[f64],
+        b: &[f64],
+        beta: f64,
+        c: &mut [f64],
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if const { super::fixed::strided::<LA, LB, LC>() } && isa.is_available() {
+            // SAFETY: the instruction set of each kernel is available (checked above); the
+            // layouts are strided (checked at compile time).
+            match isa {
+                Isa::Avx512 => {
+                    return unsafe {
+                        direct::run_static::<direct::Avx512D, LA, LB, LC>(alpha, a, b, beta, c)
+                    };
+                }
+                Isa::Avx2 => {
+                    return unsafe {
+                        direct::run_static::<direct::Avx2D, LA, LB, LC>(alpha, a, b, beta, c)
+                    };
+                }
+                Isa::Portable => {}
+            }
+        }
+        let _ = (isa, alpha, a, b, beta, c);
+        false
     }
     fn kernel_for_run(isa: Isa, run: usize) -> Option<KernelInfo<f64>> {
         #[cfg(target_arch = "x86_64")]

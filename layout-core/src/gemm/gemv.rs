@@ -16,9 +16,9 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::check::Strided;
-use super::kernel::{Element, Scalar, Simd};
-use super::packed_b::PackedB;
-use super::{Isa, MatRef};
+use super::kernel::{Element, Portable, Simd};
+
+use crate::isa::Isa;
 
 /// A checked matrix–vector product `y ← α·x·B + β·y` (x of k, B k × n, y of n): x element p at
 /// `x[ox + p·incx]`, B element (p, j) at `b[sb.origin + p·sb.rs + j·sb.cs]`, y element j at
@@ -51,8 +51,8 @@ pub(crate) fn try_run<T: Element>(
     isa: Isa,
     [m, k, n]: [usize; 3],
     alpha: T,
-    (a, sa): (MatRef<'_, T>, Strided),
-    (b, sb): (MatRef<'_, T>, Strided),
+    (a, sa): (&[T], Strided),
+    (b, sb): (&[T], Strided),
     beta: T,
     (c, sc): (&mut [T], Strided),
     threads: usize,
@@ -63,10 +63,10 @@ pub(crate) fn try_run<T: Element>(
             k,
             n,
             alpha,
-            x: a.data,
+            x: a,
             ox: sa.origin,
             incx: sa.cs,
-            b: b.data,
+            b: b,
             sb,
             beta,
             y: c.as_mut_ptr(),
@@ -79,10 +79,10 @@ pub(crate) fn try_run<T: Element>(
             k,
             n: m,
             alpha,
-            x: b.data,
+            x: b,
             ox: sb.origin,
             incx: sb.rs,
-            b: a.data,
+            b: a,
             sb: Strided {
                 origin: sa.origin,
                 rs: sa.cs,
@@ -105,21 +105,10 @@ pub(crate) fn try_run<T: Element>(
 }
 
 /// Runs `f(lo, hi)` over `threads` contiguous ranges of `0 .. n` (at most one per 256
-/// columns), the first on the calling thread.
+/// columns), on the one thread splitter.
 fn split(n: usize, threads: usize, f: &(dyn Fn(usize, usize) + Sync)) {
     let threads = threads.clamp(1, n.div_ceil(256).max(1));
-    let part = |t: usize| (n * t / threads, n * (t + 1) / threads);
-    if threads == 1 {
-        return f(0, n);
-    }
-    std::thread::scope(|s| {
-        for t in 1..threads {
-            let (lo, hi) = part(t);
-            s.spawn(move || f(lo, hi));
-        }
-        let (lo, hi) = part(0);
-        f(lo, hi);
-    });
+    super::threads::split(threads, &|t| f(n * t / threads, n * (t + 1) / threads));
 }
 
 // SAFETY: the threads of one call write disjoint ranges of y (an operand with no two elements
@@ -136,7 +125,7 @@ pub(crate) fn packed<T: Element>(
     isa: Isa,
     alpha: T,
     (x, sx): (&[T], Strided),
-    b: &PackedB<T>,
+    b: PanelsRef<'_, T>,
     beta: T,
     (y, sy): (&mut [T], Strided),
 ) {
@@ -165,7 +154,29 @@ pub(crate) fn packed<T: Element>(
     }
     let _ = isa;
     // SAFETY: the scalar "instruction set" always runs; `g` is a checked product.
-    unsafe { packed_body::<T, Scalar>(g) }
+    unsafe { packed_body::<T, Portable>(g) }
+}
+
+/// A pre-packed B as [`packed`] reads it: blocks of `kc` rows, each a row of panels of `nr`
+/// columns, each panel `kc` groups of `nr` consecutive elements (see `PackedB`).
+#[derive(Clone, Copy)]
+pub(crate) struct PanelsRef<'a, T> {
+    pub data: &'a [T],
+    pub nr: usize,
+    pub kc: usize,
+    pub k: usize,
+    pub n: usize,
+}
+
+impl<'a, T> PanelsRef<'a, T> {
+    /// The `kc × nr` piece of the micro-panel holding column `j` (a multiple of `nr`), from
+    /// row `pc`: what the blocked loop hands the kernel.
+    pub fn panel(&self, j: usize, pc: usize, kc: usize) -> &'a [T] {
+        let block = self.n.div_ceil(self.nr) * self.nr * self.kc;
+        let at =
+            (pc / self.kc) * block + (j / self.nr) * self.nr * self.kc + (pc % self.kc) * self.nr;
+        &self.data[at..at + kc * self.nr]
+    }
 }
 
 /// The operands of [`packed`].
@@ -173,7 +184,7 @@ pub(crate) struct Packed<'a, T> {
     alpha: T,
     x: &'a [T],
     sx: Strided,
-    b: &'a PackedB<T>,
+    b: PanelsRef<'a, T>,
     beta: T,
     y: &'a mut [T],
     sy: Strided,
@@ -186,8 +197,8 @@ pub(crate) struct Packed<'a, T> {
 /// `4·S::LANES` (true of every kernel's tile).
 #[inline(always)]
 unsafe fn packed_body<T: Element, S: Simd<T>>(g: Packed<'_, T>) {
-    let (mr, kc) = g.b.blocking();
-    let (k, n, l) = (g.b.rows(), g.b.cols(), S::LANES);
+    let (mr, kc) = (g.b.nr, g.b.kc);
+    let (k, n, l) = (g.b.k, g.b.n, S::LANES);
     let nv = mr / l;
     let xs = |p: usize| g.x[(g.sx.origin + p as isize * g.sx.cs) as usize];
     // the packed buffer in its memory order (k blocks, each a row of panels), sums for a block
@@ -273,7 +284,7 @@ fn run<T: Element>(isa: Isa, g: &Gemv<'_, T>, lo: usize, hi: usize) {
     }
     let _ = isa;
     // SAFETY: the scalar "instruction set" always runs; `g` is a checked product.
-    unsafe { body::<T, Scalar>(g, lo, hi) }
+    unsafe { body::<T, Portable>(g, lo, hi) }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -587,7 +598,7 @@ fn run_half<H: super::Half>(isa: Isa, g: &HalfGemv<'_, H>, lo: usize, hi: usize)
     }
     let _ = isa;
     // SAFETY: the scalar "instruction set" always runs; `g` is a checked product.
-    unsafe { half_body::<H, Scalar>(g, lo, hi) }
+    unsafe { half_body::<H, Portable>(g, lo, hi) }
 }
 
 /// # Safety

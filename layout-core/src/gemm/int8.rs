@@ -12,13 +12,11 @@
 use std::cell::RefCell;
 use std::vec::Vec;
 
-use super::block::{Out, run_panels};
-use super::check::{Strided, check_no_overlap, check_operand};
-use super::error::{GemmError, Operand};
+use super::block::run_panels;
 use super::kernel::{Kern, KernelInfo, Tile};
-use super::maps::Mapped;
-use super::pack::Panels;
-use super::{Isa, MatMut, MatRef, Options, PARALLEL_MIN_WORK, Packing, shape_of};
+use super::pack::{Panels, Rows};
+use super::view::Product;
+use crate::isa::Isa;
 use crate::walk::kernels::transpose;
 
 mod sealed {
@@ -27,7 +25,7 @@ mod sealed {
     impl Sealed for i8 {}
 }
 
-/// An 8-bit integer operand element: `u8` or `i8` (either side of [`gemm_i8`], any mix).
+/// An 8-bit integer operand element: `u8` or `i8` (either side of an integer [`Pair`](super::Pair), any mix).
 ///
 /// ```
 /// use layout_core::gemm::Int8;
@@ -90,43 +88,11 @@ impl Kern for I8Pairs {
     fn add(c: i32, x: i32) -> i32 {
         c.wrapping_add(x)
     }
-    #[inline(always)]
-    fn mul(c: i32, beta: i32) -> i32 {
-        c.wrapping_mul(beta)
-    }
     fn with_buffers<R>(f: impl FnOnce(&mut Vec<i16>, &mut Vec<i16>) -> R) -> R {
         std::thread_local! {
             static BUFS: RefCell<(Vec<i16>, Vec<i16>)> = const { RefCell::new((Vec::new(), Vec::new())) };
         }
         super::dispatch::with_cached(&BUFS, f)
-    }
-}
-
-/// An 8-bit operand as the packer reads it (the matrix X, rows by k): element (v, p) at
-/// `src[origin + v·sv + p·sk]`, or through `map` (rows along v, columns along k) from `origin`.
-#[derive(Clone, Copy)]
-pub(crate) struct Bytes<'a, S> {
-    pub src: &'a [S],
-    pub origin: isize,
-    pub sv: isize,
-    pub sk: isize,
-    pub map: Option<Mapped<'a>>,
-}
-
-impl<S: Lane> Bytes<'_, S> {
-    #[inline(always)]
-    fn row(&self, v: usize) -> isize {
-        match self.map {
-            Some(mp) => self.origin + mp.rows.off[v],
-            None => self.origin + v as isize * self.sv,
-        }
-    }
-    #[inline(always)]
-    fn col(&self, p: usize) -> isize {
-        match self.map {
-            Some(mp) => mp.cols.off[p],
-            None => p as isize * self.sk,
-        }
     }
 }
 
@@ -139,7 +105,7 @@ fn unit(lo: i16, hi: i16) -> u32 {
     u32::from(lo as u16) | (u32::from(hi as u16) << 16)
 }
 
-impl<S: Lane> Panels<i16> for Bytes<'_, S> {
+impl<S: Lane> Panels<i16> for Rows<'_, S> {
     fn pack(&self, dst: &mut [i16], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
         let kcp = kc.next_multiple_of(2);
         let pairs = kcp / 2;
@@ -365,123 +331,26 @@ fn kernel(isa: Isa) -> KernelInfo<i32, i16> {
     }
 }
 
-/// `C(i32) ← α·A·B + β·C` with 8-bit A and B (`u8` or `i8`, either side), accumulating in
-/// `i32`: exact, wrapping modulo 2³² like the hardware's integer multiply-adds.
-///
-/// ```
-/// use layout_core::gemm::{MatMut, MatRef, Options, gemm_i8};
-/// let a: [u8; 6] = [1, 2, 3, 4, 5, 255]; // 2×3 row-major
-/// let b: [i8; 6] = [1, -1, 0, 2, -128, 127]; // 3×2 row-major
-/// let mut c = [0i32; 4];
-/// gemm_i8(Options::default(), 1,
-///     MatRef { data: &a, rows: 2, cols: 3, row_stride: 3, col_stride: 1 },
-///     MatRef { data: &b, rows: 3, cols: 2, row_stride: 2, col_stride: 1 }, 0,
-///     MatMut { data: &mut c, rows: 2, cols: 2, row_stride: 2, col_stride: 1 }).unwrap();
-/// assert_eq!(c, [1 - 384, -1 + 4 + 381, 4 - 32640, -4 + 10 + 32385]);
-/// ```
-///
-/// # Errors
-/// As [`gemm_with`](super::gemm_with): shapes that do not agree, an operand outside its slice,
-/// overlapping C elements, an instruction set this CPU lacks. Nothing is written on error.
-/// BLAS's rule for empty products, α = 0 and k = 0 (see the [module docs](super)).
-pub fn gemm_i8<TA: Int8, TB: Int8>(
-    opts: impl Into<Options>,
-    alpha: i32,
-    a: MatRef<'_, TA>,
-    b: MatRef<'_, TB>,
-    beta: i32,
-    c: MatMut<'_, i32>,
-) -> Result<(), GemmError> {
-    let op = "gemm_i8";
-    let Options {
-        isa,
-        threads,
-        packing,
-    } = opts.into();
-    if a.rows != c.rows || a.cols != b.rows || b.cols != c.cols {
-        return Err(GemmError::ShapeMismatch {
-            op,
-            a: [a.rows, a.cols],
-            b: [b.rows, b.cols],
-            c: [c.rows, c.cols],
-        });
-    }
-    if !isa.is_available() {
-        return Err(GemmError::IsaUnavailable { op, isa });
-    }
-    let (m, k, n) = (a.rows, a.cols, b.cols);
-    let sa = check_operand(
-        op,
-        shape_of(Operand::A, m, k, a.row_stride, a.col_stride),
-        a.data.len(),
-    )?;
-    let sb = check_operand(
-        op,
-        shape_of(Operand::B, k, n, b.row_stride, b.col_stride),
-        b.data.len(),
-    )?;
-    let shc = shape_of(Operand::C, m, n, c.row_stride, c.col_stride);
-    let sc = check_operand(op, shc, c.data.len())?;
-    check_no_overlap(op, shc)?;
-    let threads =
-        if packing == Packing::Auto && m.saturating_mul(n).saturating_mul(k) <= PARALLEL_MIN_WORK {
-            1
-        } else {
-            threads
-        };
-    run_i8(
-        isa,
-        threads,
-        [m, k, n],
-        alpha,
-        (a.data, sa, None),
-        (b.data, sb, None),
-        beta,
-        Out {
-            c: c.data,
-            sc,
-            cmap: None,
-        },
+/// The integer engine on a checked product (operands strided or mapped): both operands packed
+/// into `i16` k pairs, the integer kernel of the product's instruction set.
+pub(crate) fn run_i8<TA: Int8, TB: Int8>(p: Product<'_, TA, TB, i32>) {
+    let (asrc, bsrc) = (p.a.rows(), p.b.transposed().rows());
+    run_panels::<I8Pairs>(
+        &kernel(p.isa),
+        p.mkn,
+        p.alpha,
+        &asrc,
+        &bsrc,
+        p.beta,
+        p.c,
+        p.threads,
     );
-    Ok(())
-}
-
-/// An 8-bit operand for [`run_i8`]: its slice, where (0, 0) is and its strides, or its axis
-/// maps (rows, columns) for an operand of any affine layout.
-pub(crate) type ByteOperand<'a, S> = (&'a [S], Strided, Option<Mapped<'a>>);
-
-/// The integer engine on checked operands (BLAS's rule included).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn run_i8<TA: Int8, TB: Int8>(
-    isa: Isa,
-    threads: usize,
-    mkn: [usize; 3],
-    alpha: i32,
-    (a, sa, amap): ByteOperand<'_, TA>,
-    (b, sb, bmap): ByteOperand<'_, TB>,
-    beta: i32,
-    out: Out<'_, i32>,
-) {
-    let asrc = Bytes {
-        src: a,
-        origin: sa.origin,
-        sv: sa.rs,
-        sk: sa.cs,
-        map: amap,
-    };
-    let bsrc = Bytes {
-        src: b,
-        origin: sb.origin,
-        sv: sb.cs,
-        sk: sb.rs,
-        map: bmap.map(Mapped::t),
-    };
-    run_panels::<I8Pairs>(&kernel(isa), mkn, alpha, &asrc, &bsrc, beta, out, threads);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gemm::{MatMut, MatRef, Options, Packing};
     use std::vec;
 
     /// The pair packer writes element (row i, step p) of every panel exactly where the panel
@@ -518,12 +387,13 @@ mod tests {
             let layout = <u8 as Pair<i8>>::panel_layout(Isa::Portable, r, kc).unwrap();
             let kcp = kc.next_multiple_of(2);
             for (data, sv, sk) in sources {
-                let src = Bytes {
+                let src = Rows {
                     src: &data[..],
                     origin: 0,
                     sv,
                     sk,
                     map: None,
+                    simd: false,
                 };
                 let mut dst = vec![-1i16; r * kcp];
                 src.pack(&mut dst, 0, 0, len, kc, r);
@@ -574,7 +444,7 @@ mod tests {
                     let (rs, cs) = if row_major_c { (n, 1) } else { (1, m) };
                     let c0: Vec<i32> = (0..m * n).map(|_| next() as i32 % 1000).collect();
                     let mut c = c0.clone();
-                    gemm_i8(
+                    crate::gemm::gemm_with(
                         Options {
                             isa,
                             threads: 2,

@@ -8,18 +8,67 @@
 use core::ops::{Add, Mul};
 use std::vec::Vec;
 
-use super::dispatch::Isa;
+use super::check::Strided;
+use crate::isa::Isa;
+use crate::walk::AnyLayout;
 
 mod sealed {
     pub trait Sealed {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
+    pub trait SealedScalar {}
+    impl SealedScalar for f32 {}
+    impl SealedScalar for f64 {}
+    impl SealedScalar for i32 {}
+}
+
+/// The element of C, α and β for some [`Pair`]: `f32`, `f64` or `i32` (sealed).
+///
+/// ```
+/// use layout_core::gemm::Scalar;
+/// assert_eq!(3i32.scale(i32::MAX), 3i32.wrapping_mul(i32::MAX)); // integers wrap
+/// assert_eq!(<f32 as Scalar>::ONE, 1.0);
+/// ```
+pub trait Scalar:
+    sealed::SealedScalar + Copy + Default + PartialEq + core::fmt::Debug + Send + Sync + 'static
+{
+    /// Additive identity.
+    const ZERO: Self;
+    /// Multiplicative identity.
+    const ONE: Self;
+    /// `self·beta`, wrapping for integers as the instructions wrap.
+    fn scale(self, beta: Self) -> Self;
+}
+
+impl Scalar for f32 {
+    const ZERO: f32 = 0.0;
+    const ONE: f32 = 1.0;
+    #[inline(always)]
+    fn scale(self, beta: f32) -> f32 {
+        self * beta
+    }
+}
+impl Scalar for f64 {
+    const ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
+    #[inline(always)]
+    fn scale(self, beta: f64) -> f64 {
+        self * beta
+    }
+}
+impl Scalar for i32 {
+    const ZERO: i32 = 0;
+    const ONE: i32 = 1;
+    #[inline(always)]
+    fn scale(self, beta: i32) -> i32 {
+        self.wrapping_mul(beta)
+    }
 }
 
 /// The element types the GEMM supports: `f32` and `f64`.
 pub trait Element:
     sealed::Sealed
-    + super::Pair<Self, Out = Self>
+    + Scalar
     + Copy
     + Add<Output = Self>
     + Mul<Output = Self>
@@ -30,10 +79,6 @@ pub trait Element:
     + Sync
     + 'static
 {
-    /// Additive identity.
-    const ZERO: Self;
-    /// Multiplicative identity.
-    const ONE: Self;
     /// `"sgemm"` or `"dgemm"`.
     const OP: &'static str;
     /// The kernel and block sizes for `isa`, `None` when this build has no kernel for it.
@@ -43,10 +88,44 @@ pub trait Element:
     /// fractal row of C0 elements), when `isa` has one; `None` otherwise.
     #[doc(hidden)]
     fn kernel_for_run(isa: Isa, run: usize) -> Option<KernelInfo<Self>>;
+    /// Runs a checked product on the unpacked kernels of `isa` if it is small and its strides
+    /// suit them (with `any_size`, whatever its size); `false` (nothing touched) otherwise.
+    #[doc(hidden)]
+    fn unpacked(isa: Isa, d: Direct<'_, Self>, threads: usize, any_size: bool) -> bool;
+    /// Static strided operands (every extent and stride a constant of the layout types, A's
+    /// and C's rows unit stride) on the unpacked kernels of `isa`; `false` (nothing touched)
+    /// when `isa` has none. `a`, `b`, `c` start at the tensors' base offsets.
+    #[doc(hidden)]
+    fn unpacked_static<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
+        isa: Isa,
+        alpha: Self,
+        a: &[Self],
+        b: &[Self],
+        beta: Self,
+        c: &mut [Self],
+    ) -> bool;
     /// Runs `f` with this thread's two packing buffers (kept between calls so that large calls
     /// do not map and fault in fresh pages each time); fresh buffers when they are in use.
     #[doc(hidden)]
     fn with_buffers<R>(f: impl FnOnce(&mut Vec<Self>, &mut Vec<Self>) -> R) -> R;
+}
+
+/// A checked strided product for the unpacked kernels: every element (i, j) of each operand
+/// at `origin + i·rs + j·cs` of its slice is in bounds, C has no two elements at one location,
+/// the shapes agree (the front's checks).
+#[doc(hidden)]
+pub struct Direct<'a, T> {
+    pub(crate) m: usize,
+    pub(crate) k: usize,
+    pub(crate) n: usize,
+    pub(crate) alpha: T,
+    pub(crate) a: &'a [T],
+    pub(crate) sa: Strided,
+    pub(crate) b: &'a [T],
+    pub(crate) sb: Strided,
+    pub(crate) beta: T,
+    pub(crate) c: &'a mut [T],
+    pub(crate) sc: Strided,
 }
 
 /// The arguments of one microkernel call.
@@ -113,8 +192,6 @@ pub(crate) trait Kern: Send + Sync + 'static {
     fn mul_add(c: Self::C, beta: Self::C, x: Self::C) -> Self::C;
     /// `c + x` (wrapping for integers).
     fn add(c: Self::C, x: Self::C) -> Self::C;
-    /// `c·β` (wrapping for integers).
-    fn mul(c: Self::C, beta: Self::C) -> Self::C;
     /// As [`Element::with_buffers`], for the packed element.
     fn with_buffers<R>(f: impl FnOnce(&mut Vec<Self::P>, &mut Vec<Self::P>) -> R) -> R;
 }
@@ -122,8 +199,8 @@ pub(crate) trait Kern: Send + Sync + 'static {
 impl<T: Element> Kern for T {
     type C = T;
     type P = T;
-    const ZERO: T = T::ZERO;
-    const ONE: T = T::ONE;
+    const ZERO: T = <T as Scalar>::ZERO;
+    const ONE: T = <T as Scalar>::ONE;
     const KSTEP: usize = 1;
     #[inline(always)]
     fn mul_add(c: T, beta: T, x: T) -> T {
@@ -132,10 +209,6 @@ impl<T: Element> Kern for T {
     #[inline(always)]
     fn add(c: T, x: T) -> T {
         c + x
-    }
-    #[inline(always)]
-    fn mul(c: T, beta: T) -> T {
-        c * beta
     }
     fn with_buffers<R>(f: impl FnOnce(&mut Vec<T>, &mut Vec<T>) -> R) -> R {
         <T as Element>::with_buffers(f)
@@ -269,9 +342,9 @@ pub(crate) unsafe fn tile_body<T: Element, S: Simd<T>, const MV: usize, const NR
 
 /// The portable "vector": one element, plain multiply and add (no fused multiply-add, so the
 /// result is the same on every target; integer-valued tests compare exactly either way).
-pub(crate) struct Scalar;
+pub(crate) struct Portable;
 
-impl<T: Element> Simd<T> for Scalar {
+impl<T: Element> Simd<T> for Portable {
     type V = T;
     const LANES: usize = 1;
     #[inline(always)]
@@ -317,5 +390,5 @@ pub(crate) const PORTABLE_NR: usize = 4;
 /// As [`Ukr`] with MR = NR = 4.
 pub(crate) unsafe fn portable_ukr<T: Element>(t: &Tile<T>) {
     // SAFETY: forwarded contract; the scalar "instruction set" is always available.
-    unsafe { tile_body::<T, Scalar, PORTABLE_MR, PORTABLE_NR>(t) }
+    unsafe { tile_body::<T, Portable, PORTABLE_MR, PORTABLE_NR>(t) }
 }

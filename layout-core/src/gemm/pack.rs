@@ -62,16 +62,18 @@ pub(crate) fn panel_layout(
     text.parse()
 }
 
-impl<T: Element> Panels<T> for Source<'_, T> {
+impl<T: Element> Panels<T> for Rows<'_, T> {
     fn pack(&self, dst: &mut [T], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
         pack(dst, *self, v0, p0, len, kc, r)
     }
 }
 
-/// One operand as the packer reads it: element (v, p) — v along the packed dimension, p along
-/// k — is `src[origin + v·sv + p·sk]`.
+/// One operand as the packer reads it, for every element pair (each pair's packer implements
+/// [`Panels`] on it: copies for the float pairs, k pairs for the integer ones, widening for
+/// 16-bit floats): element (v, p) — v along the packed dimension, p along k — is
+/// `src[origin + v·sv + p·sk]`.
 #[derive(Clone, Copy)]
-pub(crate) struct Source<'a, T> {
+pub(crate) struct Rows<'a, T> {
     pub src: &'a [T],
     pub origin: isize,
     /// Stride along the packed (vectorised) dimension.
@@ -82,6 +84,27 @@ pub(crate) struct Source<'a, T> {
     /// columns along k); then element (v, p) is `src[origin + rows.off[v] + cols.off[p]]` and
     /// `sv`, `sk` are unused.
     pub map: Option<Mapped<'a>>,
+    /// The packer may convert with vector instructions (AVX2 and F16C; widening packers only).
+    pub simd: bool,
+}
+
+impl<T> Rows<'_, T> {
+    /// Where row `v` starts (element (v, 0), relative to the slice).
+    #[inline(always)]
+    pub fn row(&self, v: usize) -> isize {
+        match self.map {
+            Some(mp) => self.origin + mp.rows.off[v],
+            None => self.origin + v as isize * self.sv,
+        }
+    }
+    /// The offset of k step `p` from the start of a row.
+    #[inline(always)]
+    pub fn col(&self, p: usize) -> isize {
+        match self.map {
+            Some(mp) => mp.cols.off[p],
+            None => p as isize * self.sk,
+        }
+    }
 }
 
 /// Packs rows `v0 .. v0 + len` and k steps `p0 .. p0 + kc` of `s` into `dst` as micro-panels of
@@ -93,7 +116,7 @@ pub(crate) struct Source<'a, T> {
 /// bounds.
 pub(crate) fn pack<T: Element>(
     dst: &mut [T],
-    s: Source<'_, T>,
+    s: Rows<'_, T>,
     v0: usize,
     p0: usize,
     len: usize,
@@ -181,7 +204,7 @@ pub(crate) fn pack<T: Element>(
 #[allow(clippy::too_many_arguments)]
 fn pack_mapped<T: Element>(
     dst: &mut [T],
-    s: Source<'_, T>,
+    s: Rows<'_, T>,
     mp: Mapped<'_>,
     v0: usize,
     p0: usize,
@@ -209,12 +232,13 @@ fn pack_mapped<T: Element>(
                 let lp = (mp.cols.run[pk] as usize).min(kc - p);
                 let sk = mp.cols.step(pk);
                 let first = s.origin + mp.rows.off[vi] + mp.cols.off[pk];
-                let b = Source {
+                let b = Rows {
                     src: s.src,
                     origin: first,
                     sv,
                     sk,
                     map: None,
+                    simd: false,
                 };
                 rect(&mut panel[p * r + i..], r, b, li, lp);
                 p += lp;
@@ -226,7 +250,7 @@ fn pack_mapped<T: Element>(
 
 /// `out[q·ld + t] = src[origin + t·sv + q·sk]` for `t < rows`, `q < cols`: one strided
 /// rectangle of an operand into a panel whose k steps are `ld` apart.
-fn rect<T: Element>(out: &mut [T], ld: usize, b: Source<'_, T>, rows: usize, cols: usize) {
+fn rect<T: Element>(out: &mut [T], ld: usize, b: Rows<'_, T>, rows: usize, cols: usize) {
     if b.sv == 1 {
         for q in 0..cols {
             let at = (b.origin + q as isize * b.sk) as usize;
@@ -281,7 +305,7 @@ fn rect<T: Element>(out: &mut [T], ld: usize, b: Source<'_, T>, rows: usize, col
 /// The small-block case of [`rect`] for `C` (a compile-time C0) contiguous source columns:
 /// each source row read as one array, its `C` elements written down the panel.
 #[inline(always)]
-fn down<T: Element, const C: usize>(out: &mut [T], ld: usize, b: Source<'_, T>, rows: usize) {
+fn down<T: Element, const C: usize>(out: &mut [T], ld: usize, b: Rows<'_, T>, rows: usize) {
     assert!(out.len() >= (C - 1) * ld + rows, "a panel holds the block");
     let o = out.as_mut_ptr();
     for t in 0..rows {
@@ -296,7 +320,7 @@ fn down<T: Element, const C: usize>(out: &mut [T], ld: usize, b: Source<'_, T>, 
 
 /// `true` when every element `first + i·sv + p` (`i < rows`, `p < kc`) of a unit-k-stride
 /// block is inside the operand's slice.
-fn in_bounds<T>(s: Source<'_, T>, first: isize, rows: usize, kc: usize) -> bool {
+fn in_bounds<T>(s: Rows<'_, T>, first: isize, rows: usize, kc: usize) -> bool {
     if rows == 0 || kc == 0 {
         return false;
     }
@@ -315,7 +339,7 @@ fn in_bounds<T>(s: Source<'_, T>, first: isize, rows: usize, kc: usize) -> bool 
 
 /// Copies one micro-panel whose rows are unit stride: `R` elements per k step.
 #[inline(always)]
-fn runs<T: Element, const R: usize>(panel: &mut [T], s: Source<'_, T>, first: isize) {
+fn runs<T: Element, const R: usize>(panel: &mut [T], s: Rows<'_, T>, first: isize) {
     for (p, out) in panel.chunks_exact_mut(R).enumerate() {
         let at = (first + p as isize * s.sk) as usize;
         let src: &[T; R] = s.src[at..at + R].try_into().expect("a run of R elements");

@@ -18,13 +18,17 @@
 
 use std::vec::Vec;
 
-use super::block;
-use super::check::{check_no_overlap, check_operand};
+use super::block::run_panels;
+use super::check::check_operand;
 use super::error::{GemmError, Operand, OperandShape};
+use super::front::{Rhs, prepare};
+use super::gemv::{self, PanelsRef};
 use super::kernel::Element;
-use super::pack::{Source, pack};
-use super::{Isa, MatMut, MatRef, Options};
+use super::options::{MatMut, MatRef, Options, Packing};
+use super::pack::pack;
+use super::view::View;
 use crate::DynLayout;
+use crate::isa::Isa;
 use crate::tensor::Tensor;
 
 /// B (k × n) packed for the kernels of one instruction set.
@@ -93,13 +97,13 @@ impl<T: Element> PackedB<T> {
         store.resize(len + pad, T::ZERO);
         let start = store.as_ptr().align_offset(64).min(pad);
         if k > 0 && n > 0 {
-            let src = Source {
-                src: b.data,
-                origin: sb.origin,
-                sv: sb.cs,
-                sk: sb.rs,
+            let src = View {
+                data: b.data,
+                at: sb,
                 map: None,
-            };
+            }
+            .transposed()
+            .rows();
             // blocks of KC rows, each a row of MR-column panels of KC groups (the last block's
             // panels keep that stride and are zero beyond row k)
             let block = n.div_ceil(nr) * nr * kc;
@@ -181,18 +185,15 @@ impl<T: Element> PackedB<T> {
         Tensor::new(self.as_slice(), self.layout()?)
     }
 
-    /// Columns per panel (the kernel's MR) and rows per k block (KC).
-    pub(crate) fn blocking(&self) -> (usize, usize) {
-        (self.nr, self.kc)
-    }
-
-    /// The `kc × MR` piece of the micro-panel holding column `j` (a multiple of MR), from row
-    /// `pc`: what the blocked loop hands the kernel.
-    pub(crate) fn panel(&self, j: usize, pc: usize, kc: usize) -> &[T] {
-        let block = self.n.div_ceil(self.nr) * self.nr * self.kc;
-        let at =
-            (pc / self.kc) * block + (j / self.nr) * self.nr * self.kc + (pc % self.kc) * self.nr;
-        &self.as_slice()[at..at + kc * self.nr]
+    /// The packed buffer as the matrix × vector kernels read it.
+    pub(crate) fn panels(&self) -> PanelsRef<'_, T> {
+        PanelsRef {
+            data: self.as_slice(),
+            nr: self.nr,
+            kc: self.kc,
+            k: self.k,
+            n: self.n,
+        }
     }
 }
 
@@ -202,7 +203,7 @@ impl<T: Element> super::pack::Panels<T> for PackedB<T> {
         debug_assert!(false, "a PackedB is never packed again");
     }
     fn prepacked(&self, v: usize, p0: usize, kc: usize) -> Option<&[T]> {
-        Some(self.panel(v, p0, kc))
+        Some(self.panels().panel(v, p0, kc))
     }
     fn is_prepacked(&self) -> bool {
         true
@@ -224,79 +225,44 @@ pub fn gemm_packed<T: Element>(
     beta: T,
     c: MatMut<'_, T>,
 ) -> Result<(), GemmError> {
-    let op = T::OP;
-    let Options { isa, threads, .. } = opts.into();
-    if isa != b.isa {
+    let op = "gemm_packed";
+    let opts = opts.into();
+    if opts.isa != b.isa {
         return Err(GemmError::PackedIsaMismatch {
             op,
             packed: b.isa,
-            asked: isa,
+            asked: opts.isa,
         });
     }
-    if a.rows != c.rows || a.cols != b.k || b.n != c.cols {
-        return Err(GemmError::ShapeMismatch {
-            op,
-            a: [a.rows, a.cols],
-            b: [b.k, b.n],
-            c: [c.rows, c.cols],
-        });
-    }
-    let ki = match T::kernel(isa) {
-        Some(ki) if isa.is_available() && ki.mr == b.nr => ki,
-        _ => return Err(GemmError::IsaUnavailable { op, isa }),
-    };
-    let (m, k, n) = (a.rows, a.cols, b.n);
-    let sh = |operand, rows, cols, row_stride, col_stride| OperandShape {
-        operand,
-        rows,
-        cols,
-        row_stride,
-        col_stride,
-    };
-    let sa = check_operand(
+    let ki = T::kernel(opts.isa).filter(|ki| ki.mr == b.nr);
+    let Some(p) = prepare(
         op,
-        sh(Operand::A, m, k, a.row_stride, a.col_stride),
-        a.data.len(),
-    )?;
-    let shc = sh(Operand::C, m, n, c.row_stride, c.col_stride);
-    let sc = check_operand(op, shc, c.data.len())?;
-    check_no_overlap(op, shc)?;
-    // BLAS's rule (module docs): an empty C is done; α = 0 or k = 0 is C ← β·C
-    if m == 0 || n == 0 {
+        &opts,
+        ki.is_some(),
+        alpha,
+        a,
+        Rhs::<T>::Owned([b.k, b.n]),
+        beta,
+        c,
+    )?
+    else {
         return Ok(());
-    }
-    if k == 0 || alpha == T::ZERO {
-        block::scale(m, n, beta, c.data, sc, None);
-        return Ok(());
-    }
-    // one row of A (the decode shape): the panels streamed once with vector multiply-adds
-    if m == 1 {
-        super::gemv::packed(isa, alpha, (a.data, sa), b, beta, (c.data, sc));
-        return Ok(());
-    }
-    let sb = super::check::Strided {
-        origin: 0,
-        rs: 0,
-        cs: 0,
     };
-    block::run(
-        &ki,
-        block::Problem {
-            m,
-            k,
-            n,
+    let Some(ki) = ki else {
+        unreachable!("prepare checked the kernel")
+    };
+    // one row of A (the decode shape): the panels streamed once with vector multiply-adds
+    if p.mkn[0] == 1 && opts.packing != Packing::Always {
+        gemv::packed(
+            opts.isa,
             alpha,
-            a: a.data,
-            sa,
-            b: &[],
-            sb,
+            (p.a.data, p.a.at),
+            b.panels(),
             beta,
-            c: c.data,
-            sc,
-            bpacked: Some(b),
-            maps: [None; 3],
-        },
-        threads,
-    );
+            (p.c.c, p.c.sc),
+        );
+        return Ok(());
+    }
+    run_panels::<T>(&ki, p.mkn, alpha, &p.a.rows(), b, beta, p.c, p.threads);
     Ok(())
 }

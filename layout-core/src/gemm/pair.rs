@@ -1,16 +1,21 @@
-//! The element pairs the GEMM multiplies, behind one entry: `A`'s element implements
-//! [`Pair<B>`] with the C element as [`Pair::Out`].
+//! The element pairs the GEMM multiplies: `A`'s element implements [`Pair<B>`] with the C
+//! element as [`Pair::Out`].
 //!
-//! Every pair runs the same loops, blocking, threads, edge tiles and operand layouts (strided,
-//! any affine layout through its axis maps, other layouts densified by the copy engine); only
-//! packing (what a panel element is) and the microkernel differ.
+//! A pair carries its kernels for each route of the front (matrix × vector, unpacked small
+//! products, the blocked engine, static tiles) and its packing step; it calls nothing above
+//! it; the front (`front.rs`) checks, applies the rules and picks the route once for every
+//! pair.
 
 use half::{bf16, f16};
 
-use super::error::GemmError;
-use super::tensor::general_with;
-use super::{MatMut, MatRef, Options};
-use crate::tensor::{Storage, StorageMut, Tensor};
+use super::block::{self, run_panels};
+use super::fixed;
+use super::gemv;
+use super::half_inputs;
+use super::int8;
+use super::kernel::{Element, Scalar};
+use super::view::Product;
+use crate::isa::Isa;
 use crate::walk::AnyLayout;
 
 mod sealed {
@@ -23,14 +28,15 @@ mod sealed {
 ///
 /// | A | B | C, α, β | kernels |
 /// |---|---|---|---|
-/// | `f32` | `f32` | `f32` | FMA tiles (AVX-512 32×12, AVX2 16×6, portable 4×4) |
-/// | `f64` | `f64` | `f64` | FMA tiles (32×6, 8×6, 4×4) |
+/// | `f32` | `f32` | `f32` | FMA tiles (AVX-512 32×12, AVX2 16×6, portable 4×4); unpacked tiles for small products |
+/// | `f64` | `f64` | `f64` | FMA tiles (32×6, 8×6, 4×4); unpacked tiles for small products |
 /// | `bf16` | `bf16` | `f32` | `vdpbf16ps` on k pairs (AVX-512 BF16); else widened in packing, f32 tiles |
 /// | `f16` | `f16` | `f32` | widened in packing (F16C), f32 tiles |
 /// | `u8`/`i8` | `u8`/`i8` | `i32` | `i16` k-pairs, `vpmaddwd` 16×6 (AVX2), portable 4×4 |
 ///
-/// Every pair runs the same loops, blocking, threads, edge tiles and operand layouts; only
-/// packing (what a panel element is) and the microkernel differ.
+/// Every pair runs the same front (checks, BLAS's rule, threads, route), loops, blocking, edge
+/// tiles and operand layouts; only packing (what a panel element is) and the microkernels
+/// differ.
 ///
 /// ```
 /// use half::bf16;
@@ -50,25 +56,7 @@ mod sealed {
 /// ```
 pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
     /// C's element (also α and β).
-    type Out: Copy + Default + PartialEq + Send + Sync + 'static;
-
-    /// The tensor product (the body of [`gemm_tensors_with`](super::gemm_tensors_with)).
-    #[doc(hidden)]
-    fn gemm_tensors<SA, LA, SB, LB, SC, LC>(
-        opts: Options,
-        alpha: Self::Out,
-        a: &Tensor<SA, LA>,
-        b: &Tensor<SB, LB>,
-        beta: Self::Out,
-        c: &mut Tensor<SC, LC>,
-    ) -> Result<(), GemmError>
-    where
-        SA: Storage<Elem = Self>,
-        SB: Storage<Elem = B>,
-        SC: StorageMut<Elem = Self::Out>,
-        LA: AnyLayout,
-        LB: AnyLayout,
-        LC: AnyLayout;
+    type Out: Scalar;
 
     /// The layout of one packed micro-panel of `r` rows (the kernel's MR for A, NR for B) by
     /// `k` steps of the reduction, as the kernels of `isa` read this pair: element (row i, step p)
@@ -85,109 +73,175 @@ pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
     ///
     /// # Errors
     /// `r` or `k` zero, or an extent beyond `i64`.
-    fn panel_layout(
-        isa: super::Isa,
-        r: usize,
-        k: usize,
-    ) -> Result<crate::DynLayout, crate::LayoutError>;
+    fn panel_layout(isa: Isa, r: usize, k: usize) -> Result<crate::DynLayout, crate::LayoutError>;
 
-    /// The strided product (the body of [`gemm_with`](super::gemm_with)).
+    /// Whether this build has kernels of `isa` for the pair (availability on this CPU is the
+    /// front's check).
     #[doc(hidden)]
-    fn gemm_mat(
-        opts: Options,
+    fn has_kernel(isa: Isa) -> bool;
+
+    /// The matrix × vector route (m = 1 or n = 1, strided operands): `true` when it ran,
+    /// `false` (nothing touched) when the pair has no such kernel or the strides do not suit.
+    #[doc(hidden)]
+    fn gemv(p: &mut Product<'_, Self, B, Self::Out>) -> bool {
+        let _ = p;
+        false
+    }
+
+    /// The unpacked route for small strided products: `true` when it ran, `false` (nothing
+    /// touched) otherwise.
+    #[doc(hidden)]
+    fn small(p: &mut Product<'_, Self, B, Self::Out>) -> bool {
+        let _ = p;
+        false
+    }
+
+    /// The blocked engine: every product, any affine operands.
+    #[doc(hidden)]
+    fn blocked(p: Product<'_, Self, B, Self::Out>);
+
+    /// Static layouts (every extent and stride a constant of the types): `true` when the
+    /// pair's constant-shape kernels ran. `a`, `b`, `c` start at the tensors' base offsets and
+    /// the checks and BLAS's rule have run.
+    #[doc(hidden)]
+    fn fixed<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
+        isa: Isa,
         alpha: Self::Out,
-        a: MatRef<'_, Self>,
-        b: MatRef<'_, B>,
+        a: &[Self],
+        b: &[B],
         beta: Self::Out,
-        c: MatMut<'_, Self::Out>,
-    ) -> Result<(), GemmError>;
+        c: &mut [Self::Out],
+    ) -> bool {
+        let _ = (isa, alpha, a, b, beta, c);
+        false
+    }
 }
 
-macro_rules! float_pair {
-    ($t:ty) => {
-        impl sealed::Sealed<$t> for $t {}
-        impl Pair<$t> for $t {
-            type Out = $t;
-            fn gemm_tensors<SA, LA, SB, LB, SC, LC>(
-                opts: Options,
-                alpha: $t,
-                a: &Tensor<SA, LA>,
-                b: &Tensor<SB, LB>,
-                beta: $t,
-                c: &mut Tensor<SC, LC>,
-            ) -> Result<(), GemmError>
-            where
-                SA: Storage<Elem = $t>,
-                SB: Storage<Elem = $t>,
-                SC: StorageMut<Elem = $t>,
-                LA: AnyLayout,
-                LB: AnyLayout,
-                LC: AnyLayout,
+impl<T: Element> sealed::Sealed<T> for T {}
+
+/// `f32 × f32 → f32` and `f64 × f64 → f64`.
+impl<T: Element> Pair<T> for T {
+    type Out = T;
+
+    fn panel_layout(_: Isa, r: usize, k: usize) -> Result<crate::DynLayout, crate::LayoutError> {
+        super::pack::panel_layout(1, r, k)
+    }
+
+    fn has_kernel(isa: Isa) -> bool {
+        T::kernel(isa).is_some()
+    }
+
+    fn gemv(p: &mut Product<'_, T, T, T>) -> bool {
+        gemv::try_run(
+            p.isa,
+            p.mkn,
+            p.alpha,
+            (p.a.data, p.a.at),
+            (p.b.data, p.b.at),
+            p.beta,
+            (&mut *p.c.c, p.c.sc),
+            p.threads,
+        )
+    }
+
+    fn small(p: &mut Product<'_, T, T, T>) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return super::direct::try_run(p);
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = p;
+            false
+        }
+    }
+
+    fn blocked(p: Product<'_, T, T, T>) {
+        let Some(mut ki) = T::kernel(p.isa) else {
+            unreachable!(
+                "the front checked that the pair has kernels for {:?}",
+                p.isa
+            )
+        };
+        let [m, _, n] = p.mkn;
+        // a C whose contiguous runs (along the dimension the kernel vectorises) are shorter
+        // than the kernel's MR — an NZ fractal row of C0 elements — takes the kernel whose MR
+        // is that run, so every tile is stored from its registers
+        if let Some(cm) = p.c.cmap {
+            let (rs, cs) = (cm.rows.step(0), cm.cols.step(0));
+            let (run, step) = if block::transposes(m, n, rs, cs) {
+                (cm.cols.run[0] as usize, cs)
+            } else {
+                (cm.rows.run[0] as usize, rs)
+            };
+            if step == 1
+                && run < ki.mr
+                && let Some(narrow) = T::kernel_for_run(p.isa, run)
             {
-                super::tensor::float_tensors(opts, alpha, a, b, beta, c)
-            }
-            fn panel_layout(
-                _: super::Isa,
-                r: usize,
-                k: usize,
-            ) -> Result<crate::DynLayout, crate::LayoutError> {
-                super::pack::panel_layout(1, r, k)
-            }
-            fn gemm_mat(
-                opts: Options,
-                alpha: $t,
-                a: MatRef<'_, $t>,
-                b: MatRef<'_, $t>,
-                beta: $t,
-                c: MatMut<'_, $t>,
-            ) -> Result<(), GemmError> {
-                super::gemm_float(opts, alpha, a, b, beta, c)
+                ki = narrow;
             }
         }
-    };
+        let asrc = p.a.rows();
+        let bsrc = p.b.transposed().rows();
+        run_panels::<T>(&ki, p.mkn, p.alpha, &asrc, &bsrc, p.beta, p.c, p.threads);
+    }
+
+    #[inline(always)]
+    fn fixed<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
+        isa: Isa,
+        alpha: T,
+        a: &[T],
+        b: &[T],
+        beta: T,
+        c: &mut [T],
+    ) -> bool {
+        // all three layouts static: constant shapes, strides and offsets (decided at compile
+        // time: `fixed::strided` and `fixed::applies` are const fns of the layout types).
+        // Tiny ones run the unrolled table kernel; strided ones the unpacked tiles with those
+        // constants; others up to the table's size the table kernel.
+        if const { fixed::applies::<LA, LB, LC>() && fixed::work::<LA, LB>() <= fixed::TINY_WORK } {
+            return fixed::kernel::<T, LA, LB, LC>(alpha, a, b, beta, c);
+        }
+        if const { fixed::strided::<LA, LB, LC>() }
+            && T::unpacked_static::<LA, LB, LC>(isa, alpha, a, b, beta, c)
+        {
+            return true;
+        }
+        if const { fixed::applies::<LA, LB, LC>() } {
+            return fixed::kernel::<T, LA, LB, LC>(alpha, a, b, beta, c);
+        }
+        false
+    }
 }
-float_pair!(f32);
-float_pair!(f64);
 
 macro_rules! half_pair {
     ($t:ty) => {
         impl sealed::Sealed<$t> for $t {}
+        /// 16-bit floats into `f32`.
         impl Pair<$t> for $t {
             type Out = f32;
-            fn gemm_tensors<SA, LA, SB, LB, SC, LC>(
-                opts: Options,
-                alpha: f32,
-                a: &Tensor<SA, LA>,
-                b: &Tensor<SB, LB>,
-                beta: f32,
-                c: &mut Tensor<SC, LC>,
-            ) -> Result<(), GemmError>
-            where
-                SA: Storage<Elem = $t>,
-                SB: Storage<Elem = $t>,
-                SC: StorageMut<Elem = f32>,
-                LA: AnyLayout,
-                LB: AnyLayout,
-                LC: AnyLayout,
-            {
-                super::gemm_half_tensors_with(opts, alpha, a, b, beta, c)
-            }
             fn panel_layout(
-                isa: super::Isa,
+                isa: Isa,
                 r: usize,
                 k: usize,
             ) -> Result<crate::DynLayout, crate::LayoutError> {
-                super::pack::panel_layout(super::half_inputs::kstep::<$t>(isa), r, k)
+                super::pack::panel_layout(half_inputs::kstep::<$t>(isa), r, k)
             }
-            fn gemm_mat(
-                opts: Options,
-                alpha: f32,
-                a: MatRef<'_, $t>,
-                b: MatRef<'_, $t>,
-                beta: f32,
-                c: MatMut<'_, f32>,
-            ) -> Result<(), GemmError> {
-                super::gemm_half(opts, alpha, a, b, beta, c)
+            fn has_kernel(isa: Isa) -> bool {
+                <f32 as Element>::kernel(isa).is_some()
+            }
+            fn gemv(p: &mut Product<'_, $t, $t, f32>) -> bool {
+                gemv::try_run_half(
+                    p.isa,
+                    p.mkn,
+                    p.alpha,
+                    (p.a.data, p.a.at),
+                    (p.b.data, p.b.at),
+                    p.beta,
+                    (&mut *p.c.c, p.c.sc),
+                    p.threads,
+                )
+            }
+            fn blocked(p: Product<'_, $t, $t, f32>) {
+                half_inputs::run_widened(p)
             }
         }
     };
@@ -198,42 +252,21 @@ half_pair!(f16);
 macro_rules! int_pair {
     ($a:ty, $b:ty) => {
         impl sealed::Sealed<$b> for $a {}
+        /// 8-bit integers into `i32`, exact.
         impl Pair<$b> for $a {
             type Out = i32;
-            fn gemm_tensors<SA, LA, SB, LB, SC, LC>(
-                opts: Options,
-                alpha: i32,
-                a: &Tensor<SA, LA>,
-                b: &Tensor<SB, LB>,
-                beta: i32,
-                c: &mut Tensor<SC, LC>,
-            ) -> Result<(), GemmError>
-            where
-                SA: Storage<Elem = $a>,
-                SB: Storage<Elem = $b>,
-                SC: StorageMut<Elem = i32>,
-                LA: AnyLayout,
-                LB: AnyLayout,
-                LC: AnyLayout,
-            {
-                int_tensors(opts, alpha, a, b, beta, c)
-            }
             fn panel_layout(
-                _: super::Isa,
+                _: Isa,
                 r: usize,
                 k: usize,
             ) -> Result<crate::DynLayout, crate::LayoutError> {
                 super::pack::panel_layout(2, r, k)
             }
-            fn gemm_mat(
-                opts: Options,
-                alpha: i32,
-                a: MatRef<'_, $a>,
-                b: MatRef<'_, $b>,
-                beta: i32,
-                c: MatMut<'_, i32>,
-            ) -> Result<(), GemmError> {
-                super::gemm_i8(opts, alpha, a, b, beta, c)
+            fn has_kernel(_: Isa) -> bool {
+                true
+            }
+            fn blocked(p: Product<'_, $a, $b, i32>) {
+                int8::run_i8(p)
             }
         }
     };
@@ -242,33 +275,3 @@ int_pair!(u8, i8);
 int_pair!(i8, i8);
 int_pair!(u8, u8);
 int_pair!(i8, u8);
-
-/// The integer pairs on tensors of any layouts.
-fn int_tensors<TA, TB, SA, LA, SB, LB, SC, LC>(
-    opts: Options,
-    alpha: i32,
-    a: &Tensor<SA, LA>,
-    b: &Tensor<SB, LB>,
-    beta: i32,
-    c: &mut Tensor<SC, LC>,
-) -> Result<(), GemmError>
-where
-    TA: super::Int8 + Default,
-    TB: super::Int8 + Default,
-    SA: Storage<Elem = TA>,
-    SB: Storage<Elem = TB>,
-    SC: StorageMut<Elem = i32>,
-    LA: AnyLayout,
-    LB: AnyLayout,
-    LC: AnyLayout,
-{
-    let op = "gemm_i8";
-    // BLAS's rule (module docs): α = 0 is C ← β·C, A and B unread
-    if alpha == 0 {
-        return super::tensor::beta_only_with(op, a, b, c, |x| x.wrapping_mul(beta));
-    }
-    general_with(op, opts, a, b, beta != 0, c, |e| {
-        super::int8::run_i8(opts.isa, e.threads, e.mkn, alpha, e.a, e.b, beta, e.c);
-        Ok(())
-    })
-}

@@ -8,12 +8,9 @@
 //! applies the block's scale once per block (GGUF) or per group (GPTQ/AWQ): the weight bytes
 //! are read once per eight rows.
 
-use super::{GemmError, Operand, OperandShape, Options};
 use crate::isa::Isa;
 use crate::packed::{Access, Group4Matrix, Q4_0Matrix, Q8_0Matrix, QK, QuantRef, QuantizedB};
 use alloc::vec::Vec;
-
-const OP: &str = "qgemv";
 
 /// Rows of `X` handled per pass over the weights.
 const MAX_ROWS: usize = 8;
@@ -21,98 +18,30 @@ const MAX_ROWS: usize = 8;
 /// Output columns per chunk (each chunk's results are merged into `Y` at once).
 const CHUNK: usize = 256;
 
-/// `Y ← α·X·B + β·Y` with `X` row-major `m × k` (`x[r·k + p]`), `B` quantised `k × n` and `Y`
-/// row-major `m × n` (`y[r·n + j]`), on the kernels and threads of `opts`.
+/// `Y ← α·X·B + β·Y` with `X` row-major `m × k` (`x[r·k + p]`, exactly `m·k` elements), `B`
+/// quantised `k × n` and `Y` row-major `m × n` (exactly `m·n`), on `threads` threads splitting
+/// the columns: the decode route of [`gemm_quant`](super::gemm_quant), after the front's checks
+/// and rules (m, n, k > 0, α ≠ 0, the instruction set available).
 ///
-/// Made for decode (`m = 1`) and small batches: the weights are streamed once per eight rows
-/// of `X`, their codes unpacked in registers (AVX2) and multiplied against `X` with the scale
-/// applied per block or group; nothing of the size of `B` is allocated. Threads split the
-/// columns (`opts.threads`; [`Options::packing`] is ignored). Results may differ between
-/// instruction sets in the last bits (the sums are ordered differently); they are identical
-/// for integer-valued data whose sums stay below 2^24.
-///
-/// BLAS's rule holds: `m = 0` or `n = 0` does nothing; `α = 0` or `k = 0` gives `Y ← β·Y`
-/// without reading `X` or `B`; `β = 0` overwrites `Y` without reading it.
-///
-/// # Errors
-/// [`GemmError::IsaUnavailable`] when this CPU lacks `opts.isa`; [`GemmError::StrideOverflow`]
-/// when `m·k` or `m·n` overflows; [`GemmError::TooShort`] when `x` has fewer than `m·k` or `y`
-/// fewer than `m·n` elements. Nothing is written on error.
-///
-/// ```
-/// use layout_core::gemm::{Options, qgemv};
-/// use layout_core::packed::{QuantizedB, quantize_q8_0};
-/// let (k, n) = (64, 3);
-/// let b: Vec<f32> = (0..k * n).map(|i| ((i * 7) % 11) as f32 / 4.0 - 1.0).collect();
-/// let q = quantize_q8_0(k, n, &b).unwrap();
-/// let x: Vec<f32> = (0..2 * k).map(|i| (i % 5) as f32 - 2.0).collect(); // two rows
-/// let mut y = vec![0.0f32; 2 * n];
-/// qgemv(Options::default(), 2, 1.0, &x, &q, 0.0, &mut y).unwrap();
-/// // the product with the stored (dequantised) weights …
-/// let bq = q.dequantize().unwrap();
-/// for r in 0..2 {
-///     for j in 0..n {
-///         let want: f32 = (0..k).map(|p| x[r * k + p] * bq[p * n + j]).sum();
-///         assert!((y[r * n + j] - want).abs() <= 1e-4 * want.abs().max(1.0));
-///         // … within Q8_0's error of the f32 product (half a step, 1.5/127/2, per weight)
-///         let exact: f32 = (0..k).map(|p| x[r * k + p] * b[p * n + j]).sum();
-///         let bound: f32 = (0..k).map(|p| x[r * k + p].abs()).sum::<f32>() * 1.5 / 254.0;
-///         assert!((y[r * n + j] - exact).abs() <= bound * 1.01 + 1e-4);
-///     }
-/// }
-/// ```
-pub fn qgemv<'a>(
-    opts: impl Into<Options>,
+/// The weights are streamed once per eight rows of `X`, their codes unpacked in registers
+/// (AVX2) and multiplied against `X` with the scale applied per block or group; nothing of the
+/// size of `B` is allocated. Results may differ between instruction sets in the last bits (the
+/// sums are ordered differently); they are identical for integer-valued data whose sums stay
+/// below 2^24.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn decode(
+    isa: Isa,
+    threads: usize,
     m: usize,
     alpha: f32,
     x: &[f32],
-    b: impl Into<QuantRef<'a>>,
+    b: QuantRef<'_>,
     beta: f32,
     y: &mut [f32],
-) -> Result<(), GemmError> {
-    let opts = opts.into();
-    let b = b.into();
+) {
     let (k, n) = (b.rows(), b.cols());
-    if !opts.isa.is_available() {
-        return Err(GemmError::IsaUnavailable {
-            op: OP,
-            isa: opts.isa,
-        });
-    }
-    let shape = |operand, rows, cols| OperandShape {
-        operand,
-        rows,
-        cols,
-        row_stride: cols as isize,
-        col_stride: 1,
-    };
-    for (operand, cols, len) in [(Operand::A, k, x.len()), (Operand::C, n, y.len())] {
-        let sh = shape(operand, m, cols);
-        let needed = m
-            .checked_mul(cols)
-            .filter(|&v| isize::try_from(v).is_ok())
-            .ok_or(GemmError::StrideOverflow { op: OP, shape: sh })?;
-        if len < needed {
-            return Err(GemmError::TooShort {
-                op: OP,
-                shape: sh,
-                needed,
-                len,
-            });
-        }
-    }
-    if m == 0 || n == 0 {
-        return Ok(());
-    }
-    let y = &mut y[..m * n];
-    if k == 0 || alpha == 0.0 {
-        for v in y.iter_mut() {
-            *v = if beta == 0.0 { 0.0 } else { beta * *v };
-        }
-        return Ok(());
-    }
     let x = &x[..m * k];
-    let threads = opts.threads.clamp(1, n.div_ceil(CHUNK));
+    let threads = threads.clamp(1, n.div_ceil(CHUNK));
     let per = n.div_ceil(threads).next_multiple_of(8);
     // each thread's column range of every row of Y
     let mut parts: Vec<Vec<&mut [f32]>> = (0..threads).map(|_| Vec::with_capacity(m)).collect();
@@ -125,22 +54,16 @@ pub fn qgemv<'a>(
             rest = tail;
         }
     }
-    let job = |t: usize, segs: Vec<&mut [f32]>| {
-        let j0 = t * per;
-        columns(opts.isa, b, x, k, j0, segs, alpha, beta);
-    };
-    if threads == 1 {
-        for (t, segs) in parts.into_iter().enumerate() {
-            job(t, segs);
-        }
-    } else {
-        std::thread::scope(|s| {
-            for (t, segs) in parts.into_iter().enumerate() {
-                s.spawn(move || job(t, segs));
-            }
-        });
-    }
-    Ok(())
+    // each part's segments handed to the thread that runs it (taken once)
+    let parts: Vec<std::sync::Mutex<Vec<&mut [f32]>>> =
+        parts.into_iter().map(std::sync::Mutex::new).collect();
+    super::threads::split(threads, &|t| {
+        let mut slot = parts[t]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let segs = core::mem::take(&mut *slot);
+        columns(isa, b, x, k, t * per, segs, alpha, beta);
+    });
 }
 
 /// Columns `j0 .. j0 + segs[0].len()` of every row: `segs[r][c] ← α·(X·B)[r][j0+c] + β·segs[r][c]`.

@@ -1,22 +1,24 @@
 //! Quantized weights as the B operand: `C ← α·A·B + β·C` with A and C in `f32` and B a GGUF
 //! `Q4_0`/`Q8_0` or GPTQ/AWQ 4-bit matrix ([`QuantRef`]), never dequantized as a whole.
 //!
-//! - A few rows of A (the decode shape, m ≤ 8, row-major A and C): [`qgemv`](super::qgemv),
+//! - A few rows of A (the decode shape, m ≤ 8, row-major A and C): `qgemv.rs`,
 //!   which reads the stored bytes in place — nibbles unpacked and scaled in registers.
 //! - Anything else (prefill, any strides): the blocked engine, B being a [`Panels`] source
 //!   whose packing dequantizes one KC × NC block at a time straight into the kernel's
 //!   micro-panels (`QuantizedB::pack_panels_with`). The f32 kernels, blocking, threads and
 //!   edge handling are the engine's; the only buffers are its packing buffers.
 
-use super::block::{Out, run_panels};
-use super::check::{check_no_overlap, check_operand};
-use super::error::{GemmError, Operand};
-use super::maps::Mapped;
-use super::pack::{Panels, Source};
-use super::{Element, Isa, MatMut, MatRef, Options, PARALLEL_MIN_WORK, Packing, shape_of};
+use super::block::run_panels;
+use super::check::Strided;
+use super::error::GemmError;
+use super::front::{Rhs, prepare};
+use super::kernel::Element;
+use super::options::{MatMut, MatRef, Options, Packing};
+use super::pack::Panels;
+use crate::isa::Isa;
 use crate::packed::{QuantRef, QuantizedB};
 
-/// Rows of A up to which the product reads the quantized bytes directly ([`qgemv`](super::qgemv)
+/// Rows of A up to which the product reads the quantized bytes directly (`qgemv.rs`
 /// passes over the weights once per eight rows).
 const DECODE_ROWS: usize = 8;
 
@@ -75,72 +77,46 @@ pub fn gemm_quant<'q>(
     let op = "gemm_quant";
     let opts = opts.into();
     let q = b.into();
-    let (k, n) = (q.rows(), q.cols());
-    if a.rows != c.rows || a.cols != k || n != c.cols {
-        return Err(GemmError::ShapeMismatch {
-            op,
-            a: [a.rows, a.cols],
-            b: [k, n],
-            c: [c.rows, c.cols],
-        });
-    }
-    let Some(ki) = <f32 as Element>::kernel(opts.isa).filter(|_| opts.isa.is_available()) else {
-        return Err(GemmError::IsaUnavailable { op, isa: opts.isa });
-    };
-    let m = a.rows;
-    let sa = check_operand(
+    let ki = <f32 as Element>::kernel(opts.isa);
+    let Some(p) = prepare(
         op,
-        shape_of(Operand::A, m, k, a.row_stride, a.col_stride),
-        a.data.len(),
-    )?;
-    let shc = shape_of(Operand::C, m, n, c.row_stride, c.col_stride);
-    let sc = check_operand(op, shc, c.data.len())?;
-    check_no_overlap(op, shc)?;
-    if m == 0 || n == 0 {
+        &opts,
+        ki.is_some(),
+        alpha,
+        a,
+        Rhs::<f32>::Owned([q.rows(), q.cols()]),
+        beta,
+        c,
+    )?
+    else {
         return Ok(());
-    }
-    if k == 0 || alpha == 0.0 {
-        super::block::scale(m, n, beta, c.data, sc, None);
-        return Ok(());
-    }
-    // the decode shape: the stored bytes read in place
-    let dense_rows = |rs: isize, cs: isize, cols: usize| cs == 1 && (rs == cols as isize || m == 1);
+    };
+    let Some(ki) = ki else {
+        unreachable!("prepare checked the kernel")
+    };
+    let [m, k, n] = p.mkn;
+    // the decode shape: the stored bytes read in place (rows of A and C dense)
+    let dense_rows = |at: Strided, cols: usize| at.cs == 1 && (at.rs == cols as isize || m == 1);
     if m <= DECODE_ROWS
-        && dense_rows(a.row_stride, a.col_stride, k)
-        && dense_rows(c.row_stride, c.col_stride, n)
-        && sa.origin == 0
-        && sc.origin == 0
+        && opts.packing != Packing::Always
+        && dense_rows(p.a.at, k)
+        && dense_rows(p.c.sc, n)
+        && p.a.at.origin == 0
+        && p.c.sc.origin == 0
     {
-        return super::qgemv(
-            opts,
+        super::qgemv::decode(
+            opts.isa,
+            p.threads,
             m,
             alpha,
-            &a.data[..m * k],
+            &p.a.data[..m * k],
             q,
             beta,
-            &mut c.data[..m * n],
+            &mut p.c.c[..m * n],
         );
+        return Ok(());
     }
-    let threads = if opts.packing == Packing::Auto
-        && m.saturating_mul(n).saturating_mul(k) <= PARALLEL_MIN_WORK
-    {
-        1
-    } else {
-        opts.threads
-    };
-    let asrc = Source {
-        src: a.data,
-        origin: sa.origin,
-        sv: sa.rs,
-        sk: sa.cs,
-        map: None::<Mapped<'_>>,
-    };
     let bsrc = Quant { q, isa: opts.isa };
-    let out = Out {
-        c: c.data,
-        sc,
-        cmap: None,
-    };
-    run_panels::<f32>(&ki, [m, k, n], alpha, &asrc, &bsrc, beta, out, threads);
+    run_panels::<f32>(&ki, p.mkn, alpha, &p.a.rows(), &bsrc, beta, p.c, p.threads);
     Ok(())
 }

@@ -3,28 +3,63 @@
 //! shift for bf16) touches each element once per packed block — `O(mk·⌈n/NC⌉ + kn)` against
 //! the product's `O(mnk)` — with no widened copy of either matrix.
 
-use super::half_inputs::Half;
-use super::maps::Mapped;
-use super::pack::Panels;
+use super::pack::{Panels, Rows};
 use crate::walk::kernels::transpose;
 
-/// A 16-bit operand as the packer reads it (the matrix X, rows by k): element (v, p) at
-/// `src[origin + v·sv + p·sk]`, or through `map` from `origin`.
-#[derive(Clone, Copy)]
-pub(crate) struct Widened<'a, H> {
-    pub src: &'a [H],
-    pub origin: isize,
-    pub sv: isize,
-    pub sk: isize,
-    pub map: Option<Mapped<'a>>,
-    /// The CPU converts 8 elements per instruction (AVX2 and F16C).
-    pub simd: bool,
+/// A 16-bit floating-point input type: [`half::f16`] or [`half::bf16`].
+pub trait Half: Copy + Send + Sync + 'static {
+    /// The value as `f32` (exact).
+    fn to_f32(self) -> f32;
+    /// `dst[i] = src[i].to_f32()`, 8 at a time when `simd` (the CPU has AVX2 and F16C).
+    #[doc(hidden)]
+    fn widen_run(src: &[Self], dst: &mut [f32], simd: bool) {
+        let _ = simd;
+        for (o, x) in dst.iter_mut().zip(src) {
+            *o = x.to_f32();
+        }
+    }
+}
+
+impl Half for half::f16 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        half::f16::to_f32(self)
+    }
+    fn widen_run(src: &[Self], dst: &mut [f32], simd: bool) {
+        #[cfg(target_arch = "x86_64")]
+        if simd && dst.len() >= src.len() {
+            // SAFETY: `simd` is only set when AVX2 and F16C were detected; lengths checked.
+            return unsafe { super::widen::f16_run(src, dst) };
+        }
+        let _ = simd;
+        for (o, x) in dst.iter_mut().zip(src) {
+            *o = x.to_f32();
+        }
+    }
+}
+
+impl Half for half::bf16 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        half::bf16::to_f32(self)
+    }
+    fn widen_run(src: &[Self], dst: &mut [f32], simd: bool) {
+        #[cfg(target_arch = "x86_64")]
+        if simd && dst.len() >= src.len() {
+            // SAFETY: `simd` is only set when AVX2 (and F16C) were detected; lengths checked.
+            return unsafe { super::widen::bf16_run(src, dst) };
+        }
+        let _ = simd;
+        for (o, x) in dst.iter_mut().zip(src) {
+            *o = x.to_f32();
+        }
+    }
 }
 
 /// Largest `r·kc` converted through the stack (32 rows by 256 k steps).
 const STAGE: usize = 32 * 256;
 
-impl<H: Half> Panels<f32> for Widened<'_, H> {
+impl<H: Half> Panels<f32> for Rows<'_, H> {
     fn pack(&self, dst: &mut [f32], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
         let panels = len.div_ceil(r);
         let mut stage = [0f32; STAGE];

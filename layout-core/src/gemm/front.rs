@@ -1,0 +1,359 @@
+//! The GEMM's one front: every public entry builds operand views and calls [`strided`],
+//! [`tensors`] or [`prepare`]; each rule of the GEMM is written here once.
+//!
+//! | rule | function |
+//! |---|---|
+//! | the shapes agree | [`agree`] |
+//! | the instruction set is available (always before any shortcut) | [`isa_checked`] |
+//! | each operand inside its buffer, C injective | [`prepare`] (`check_operand`, `check_no_overlap`) |
+//! | empty / k = 0 / α = 0 (BLAS: α = 0 never reads A or B, β = 0 never reads C) | [`rule`], applied by [`scale_c`] |
+//! | the small-problem thread rule | [`threads`] |
+//! | the route: static → matrix × vector → unpacked → blocked | [`route`] |
+//!
+//! The element pair ([`Pair`]) supplies the kernels of each route; it calls nothing above it.
+
+use super::block::Out;
+use super::check::{Strided, check_no_overlap, check_operand};
+use super::error::{GemmError, Operand, OperandShape};
+use super::kernel::Scalar;
+use super::maps::Mapped;
+use super::options::{MatMut, MatRef, Options, PARALLEL_MIN_WORK, Packing};
+use super::pair::Pair;
+use super::tensor;
+use super::view::{Product, View};
+use crate::isa::Isa;
+use crate::tensor::{Storage, StorageMut, Tensor};
+use crate::walk::AnyLayout;
+
+/// The shapes agree: A is m × k, B k × n, C m × n. Returns `[m, k, n]`.
+pub(crate) fn agree(
+    op: &'static str,
+    a: [usize; 2],
+    b: [usize; 2],
+    c: [usize; 2],
+) -> Result<[usize; 3], GemmError> {
+    if a[0] != c[0] || a[1] != b[0] || b[1] != c[1] {
+        return Err(GemmError::ShapeMismatch { op, a, b, c });
+    }
+    Ok([a[0], a[1], b[1]])
+}
+
+/// The instruction set is available on this CPU and the pair has kernels for it. Runs before
+/// any shortcut: an unavailable instruction set is refused whatever α, k and the extents are.
+pub(crate) fn isa_checked(op: &'static str, isa: Isa, has_kernel: bool) -> Result<(), GemmError> {
+    if isa.is_available() && has_kernel {
+        Ok(())
+    } else {
+        Err(GemmError::IsaUnavailable { op, isa })
+    }
+}
+
+/// What BLAS's rule leaves to do for a product of these extents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rule {
+    /// m = 0 or n = 0: nothing is read or written.
+    Done,
+    /// α = 0 or k = 0: `C ← β·C` without reading A or B (β = 0 writes zeros, never reading C).
+    ScaleC,
+    /// The product.
+    Compute,
+}
+
+/// BLAS's rule for empty products, k = 0 and α = 0, the same on every entry and route.
+pub(crate) fn rule([m, k, n]: [usize; 3], alpha_is_zero: bool) -> Rule {
+    if m == 0 || n == 0 {
+        Rule::Done
+    } else if k == 0 || alpha_is_zero {
+        Rule::ScaleC
+    } else {
+        Rule::Compute
+    }
+}
+
+/// `C ← β·C` for the [`Rule::ScaleC`] case: β = 0 writes zeros without reading C, β = 1
+/// leaves C untouched. `at(i, j)` is the index of element (i, j) of C in `c`.
+pub(crate) fn scale_c<C: Scalar>(
+    [m, n]: [usize; 2],
+    beta: C,
+    c: &mut [C],
+    at: impl Fn(usize, usize) -> usize,
+) {
+    if beta == C::ONE {
+        return;
+    }
+    for j in 0..n {
+        for i in 0..m {
+            let x = &mut c[at(i, j)];
+            *x = if beta == C::ZERO {
+                C::ZERO
+            } else {
+                x.scale(beta)
+            };
+        }
+    }
+}
+
+/// The index of element (i, j) of a checked C whose element (0, 0) is at `sc.origin`, strided
+/// or through its axis maps.
+pub(crate) fn c_index(sc: Strided, cmap: Option<Mapped<'_>>) -> impl Fn(usize, usize) -> usize {
+    move |i, j| {
+        let at = match cmap {
+            None => sc.origin + i as isize * sc.rs + j as isize * sc.cs,
+            Some(cm) => sc.origin + cm.rows.off[i] + cm.cols.off[j],
+        };
+        // a checked C: every element's index is inside its slice, so it is non-negative
+        at as usize
+    }
+}
+
+/// The threads a product runs on: `opts.threads` (0 and 1 mean the calling thread), except
+/// that with [`Packing::Auto`] a product of at most [`PARALLEL_MIN_WORK`] multiply-adds runs
+/// on the calling thread (starting threads costs more than it saves there).
+pub(crate) fn threads(opts: &Options, [m, k, n]: [usize; 3]) -> usize {
+    if opts.packing == Packing::Auto && m.saturating_mul(n).saturating_mul(k) <= PARALLEL_MIN_WORK {
+        1
+    } else {
+        opts.threads.max(1)
+    }
+}
+
+/// The right-hand operand of [`prepare`]: a strided matrix, or one that the caller checks
+/// itself (pre-packed or quantized B) of these dimensions.
+pub(crate) enum Rhs<'a, B> {
+    /// A strided B, checked here.
+    Strided(MatRef<'a, B>),
+    /// A B of `[rows, cols]` that is valid by construction.
+    Owned([usize; 2]),
+}
+
+/// A product after the checks and BLAS's rule: what is left to compute.
+pub(crate) struct Prepared<'a, A, B, C> {
+    pub mkn: [usize; 3],
+    pub threads: usize,
+    pub a: View<'a, A>,
+    /// `None` for [`Rhs::Owned`].
+    pub b: Option<View<'a, B>>,
+    pub c: Out<'a, C>,
+}
+
+/// Every check of a strided call, in order (shapes, instruction set, operands inside their
+/// slices, C injective), then BLAS's rule. Returns `None` when the rule finished the call.
+/// Nothing is written on error.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn prepare<'a, A, B, C: Scalar>(
+    op: &'static str,
+    opts: &Options,
+    has_kernel: bool,
+    alpha: C,
+    a: MatRef<'a, A>,
+    b: Rhs<'a, B>,
+    beta: C,
+    c: MatMut<'a, C>,
+) -> Result<Option<Prepared<'a, A, B, C>>, GemmError> {
+    let b_dims = match &b {
+        Rhs::Strided(b) => [b.rows, b.cols],
+        Rhs::Owned(d) => *d,
+    };
+    let mkn = agree(op, [a.rows, a.cols], b_dims, [c.rows, c.cols])?;
+    isa_checked(op, opts.isa, has_kernel)?;
+    let [m, k, n] = mkn;
+    let shape = |operand, rows, cols, row_stride, col_stride| OperandShape {
+        operand,
+        rows,
+        cols,
+        row_stride,
+        col_stride,
+    };
+    let sa = check_operand(
+        op,
+        shape(Operand::A, m, k, a.row_stride, a.col_stride),
+        a.data.len(),
+    )?;
+    let b = match b {
+        Rhs::Strided(b) => {
+            let sb = check_operand(
+                op,
+                shape(Operand::B, k, n, b.row_stride, b.col_stride),
+                b.data.len(),
+            )?;
+            Some(View {
+                data: b.data,
+                at: sb,
+                map: None,
+            })
+        }
+        Rhs::Owned(_) => None,
+    };
+    let shc = shape(Operand::C, m, n, c.row_stride, c.col_stride);
+    let sc = check_operand(op, shc, c.data.len())?;
+    check_no_overlap(op, shc)?;
+    match rule(mkn, alpha == C::ZERO) {
+        Rule::Done => return Ok(None),
+        Rule::ScaleC => {
+            scale_c([m, n], beta, c.data, c_index(sc, None));
+            return Ok(None);
+        }
+        Rule::Compute => {}
+    }
+    Ok(Some(Prepared {
+        mkn,
+        threads: threads(opts, mkn),
+        a: View {
+            data: a.data,
+            at: sa,
+            map: None,
+        },
+        b,
+        c: Out {
+            c: c.data,
+            sc,
+            cmap: None,
+        },
+    }))
+}
+
+/// `C ← α·A·B + β·C` on strided matrices of any element pair: [`prepare`], then [`route`].
+pub(crate) fn strided<A: Pair<B>, B>(
+    op: &'static str,
+    opts: Options,
+    alpha: A::Out,
+    a: MatRef<'_, A>,
+    b: MatRef<'_, B>,
+    beta: A::Out,
+    c: MatMut<'_, A::Out>,
+) -> Result<(), GemmError> {
+    let Some(p) = prepare(
+        op,
+        &opts,
+        A::has_kernel(opts.isa),
+        alpha,
+        a,
+        Rhs::Strided(b),
+        beta,
+        c,
+    )?
+    else {
+        return Ok(());
+    };
+    let Some(b) = p.b else {
+        unreachable!("a strided B is returned by prepare")
+    };
+    route(Product {
+        mkn: p.mkn,
+        isa: opts.isa,
+        threads: p.threads,
+        packing: opts.packing,
+        alpha,
+        beta,
+        a: p.a,
+        b,
+        c: p.c,
+    });
+    Ok(())
+}
+
+/// The route of a checked product: matrix × vector (the matrix streamed once) → the unpacked
+/// kernels for small strided products → the blocked engine. [`Packing::Always`] goes straight
+/// to the blocked engine; the element pair declines a route it has no kernel for.
+pub(crate) fn route<A: Pair<B>, B>(mut p: Product<'_, A, B, A::Out>) {
+    if p.packing != Packing::Always && p.strided() {
+        let [m, _, n] = p.mkn;
+        if (m == 1 || n == 1) && A::gemv(&mut p) {
+            return;
+        }
+        if A::small(&mut p) {
+            return;
+        }
+    }
+    A::blocked(p);
+}
+
+/// `C ← α·A·B + β·C` on rank-2 tensors of any layouts and any element pair: the checks, the
+/// rule, then static tiles (layouts that are constants of their types) → strided operands in
+/// place ([`strided`]) → any affine layout through its axis maps (others densified by the copy
+/// engine) on the blocked engine.
+pub(crate) fn tensors<A, B, SA, LA, SB, LB, SC, LC>(
+    op: &'static str,
+    opts: Options,
+    alpha: A::Out,
+    a: &Tensor<SA, LA>,
+    b: &Tensor<SB, LB>,
+    beta: A::Out,
+    c: &mut Tensor<SC, LC>,
+) -> Result<(), GemmError>
+where
+    A: Pair<B>,
+    B: Copy + Default,
+    SA: Storage<Elem = A>,
+    SB: Storage<Elem = B>,
+    SC: StorageMut<Elem = A::Out>,
+    LA: AnyLayout,
+    LB: AnyLayout,
+    LC: AnyLayout,
+{
+    let mkn = tensor::product_extents(op, a.layout(), b.layout(), c.layout())?;
+    isa_checked(op, opts.isa, A::has_kernel(opts.isa))?;
+    let [m, _, n] = mkn;
+    match rule(mkn, alpha == A::Out::ZERO) {
+        Rule::Done => return Ok(()),
+        Rule::ScaleC => {
+            let (lc, cb) = (*c.layout(), c.base_offset() as i64);
+            // a validated tensor: every offset of its domain is inside its buffer
+            let at = |i: usize, j: usize| (cb + lc.offset((i + j * m) as i64)) as usize;
+            scale_c([m, n], beta, c.as_mut_slice(), at);
+            return Ok(());
+        }
+        Rule::Compute => {}
+    }
+    // static layouts: the pair's constant-shape kernels (decided at compile time)
+    if const { LA::STATIC_LAYOUT.is_some() && LB::STATIC_LAYOUT.is_some() && LC::STATIC_LAYOUT.is_some() }
+    {
+        let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
+        if let (Some(ad), Some(bd)) = (a.as_slice().get(ab..), b.as_slice().get(bb..))
+            && let Some(cd) = c.as_mut_slice().get_mut(cb..)
+            && A::fixed::<LA, LB, LC>(opts.isa, alpha, ad, bd, beta, cd)
+        {
+            return Ok(());
+        }
+    }
+    // every operand one (extent, stride) per axis: the strided front, in place
+    if let (Ok(ga), Ok(gb), Ok(gc)) = (
+        tensor::geometry(op, Operand::A, a.layout(), a.base_offset()),
+        tensor::geometry(op, Operand::B, b.layout(), b.base_offset()),
+        tensor::geometry(op, Operand::C, c.layout(), c.base_offset()),
+    ) && let (Some(ad), Some(bd)) =
+        (a.as_slice().get(ga.lowest..), b.as_slice().get(gb.lowest..))
+        && let Some(cd) = c.as_mut_slice().get_mut(gc.lowest..)
+    {
+        return strided(
+            op,
+            opts,
+            alpha,
+            ga.mat(ad),
+            gb.mat(bd),
+            beta,
+            MatMut {
+                data: cd,
+                rows: gc.rows,
+                cols: gc.cols,
+                row_stride: gc.rs,
+                col_stride: gc.cs,
+            },
+        );
+    }
+    // any other layout: read in place through the axis maps, or densified
+    let threads = threads(&opts, mkn);
+    tensor::with_views(op, a, b, beta != A::Out::ZERO, c, |av, bv, out| {
+        route(Product {
+            mkn,
+            isa: opts.isa,
+            threads,
+            packing: opts.packing,
+            alpha,
+            beta,
+            a: av,
+            b: bv,
+            c: out,
+        })
+    })
+}
