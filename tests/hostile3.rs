@@ -442,7 +442,11 @@ fn every_writable_strided_c_is_accepted() {
 /// simply runs; here k = 2^20 ones (exact in f32) on every instruction set and both types.
 #[test]
 fn gemm_half_long_k_runs_without_k_sized_buffers() {
-    fn one<H: layout::gemm::Half + layout::gemm::Pair<H, Out = f32>>(isa: Isa, x: H, k: usize) -> f32 {
+    fn one<H: layout::gemm::Half + layout::gemm::Pair<H, Out = f32>>(
+        isa: Isa,
+        x: H,
+        k: usize,
+    ) -> f32 {
         let mut c = [f32::NAN];
         let one = [x];
         let v = |rows, cols| MatRef {
