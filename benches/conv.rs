@@ -371,7 +371,7 @@ fn main() {
 
 /// bf16 input and filters (widened while packing, f32 sums) on the 3×3 128→128 layer, one
 /// thread, beside the same layer in f32: ours against explicit im2col of the bf16 input and
-/// `gemm_half`.
+/// `gemm_with` on bf16.
 fn bf16_rows(rounds: usize, isa: Isa, only: &[&String]) {
     use layout::named::bf16;
     let l = &LAYERS[1];
@@ -380,7 +380,7 @@ fn bf16_rows(rounds: usize, isa: Isa, only: &[&String]) {
     }
     println!();
     println!(
-        "| layer, bf16 × bf16 → f32, 1 thread | format | ours (conv2d_prepared) | ours f32 | explicit im2col + gemm_half |"
+        "| layer, bf16 × bf16 → f32, 1 thread | format | ours (conv2d_prepared) | ours f32 | explicit im2col + gemm_with |"
     );
     println!("|---|---|---|---|---|");
     let p = Conv2d::default().stride(l.stride).padding(l.pad);
@@ -404,7 +404,7 @@ fn bf16_rows(rounds: usize, isa: Isa, only: &[&String]) {
         let packed = ConvWeights::new(&p, xbt.layout(), &wbt).unwrap();
         let packed32 = ConvWeights::new(&p, xt.layout(), &wt).unwrap();
         let mut y = vec![0.0f32; l.o * oh * oh];
-        // explicit: the NCHW im2col (K × pixels) of the bf16 input, then gemm_half
+        // explicit: the NCHW im2col (K × pixels) of the bf16 input, then gemm_with
         let npix = oh * oh;
         let mut col = vec![bf16::ZERO; kk * npix];
         let (mut ta, mut tf, mut te) = (Vec::new(), Vec::new(), Vec::new());

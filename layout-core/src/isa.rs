@@ -145,6 +145,82 @@ pub(crate) fn has_avx512_bf16(level: Isa) -> bool {
     }
 }
 
+/// Whether the CPU has AVX (the 256-bit moves of the copy engine below the AVX2 level).
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
+pub(crate) fn has_avx() -> bool {
+    #[cfg(all(target_arch = "x86_64", feature = "std"))]
+    {
+        std::arch::is_x86_feature_detected!("avx")
+    }
+    #[cfg(not(all(target_arch = "x86_64", feature = "std")))]
+    {
+        false
+    }
+}
+
+/// Whether the CPU converts `f16` in hardware (F16C; every AVX2 CPU has it).
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
+pub(crate) fn has_f16c() -> bool {
+    #[cfg(all(target_arch = "x86_64", feature = "std"))]
+    {
+        std::arch::is_x86_feature_detected!("f16c")
+    }
+    #[cfg(not(all(target_arch = "x86_64", feature = "std")))]
+    {
+        false
+    }
+}
+
+/// The largest cache in the CPU's deterministic cache parameters (CPUID leaf 4 on Intel,
+/// 0x8000_001D on AMD with topology extensions; AMD's leaf 0x8000_0006 otherwise).
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn last_level_cache() -> usize {
+    use core::arch::x86_64::__cpuid_count;
+    #[allow(unused_unsafe)]
+    // SAFETY: CPUID exists on every x86-64 CPU; the leaves read are below the maxima it reports
+    // (checked first), and reading an unsupported leaf has no effect beyond its result.
+    let id = |leaf: u32, sub: u32| unsafe { __cpuid_count(leaf, sub) };
+    let max_basic = id(0, 0).eax;
+    let max_ext = id(0x8000_0000, 0).eax;
+    let topoext = max_ext >= 0x8000_0001 && id(0x8000_0001, 0).ecx & (1 << 22) != 0;
+    let leaf = if topoext && max_ext >= 0x8000_001D {
+        Some(0x8000_001D)
+    } else if max_basic >= 4 {
+        Some(4)
+    } else {
+        None
+    };
+    let mut best = 0usize;
+    if let Some(leaf) = leaf {
+        for sub in 0..16 {
+            let r = id(leaf, sub);
+            // type 0: no more caches; 2: instruction cache
+            match r.eax & 0x1F {
+                0 => break,
+                2 => continue,
+                _ => {}
+            }
+            let ways = (r.ebx >> 22) as usize + 1;
+            let parts = ((r.ebx >> 12) & 0x3FF) as usize + 1;
+            let line = (r.ebx & 0xFFF) as usize + 1;
+            let sets = r.ecx as usize + 1;
+            best = best.max(ways * parts * line * sets);
+        }
+    }
+    if best == 0 && max_ext >= 0x8000_0006 {
+        // L3 in 512 KiB units, else L2 in KiB
+        let r = id(0x8000_0006, 0);
+        best = ((r.edx >> 18) as usize * (512 << 10)).max((r.ecx >> 16) as usize * 1024);
+    }
+    best
+}
+
+/// Unknown on other targets.
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) fn last_level_cache() -> usize {
+    0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -74,7 +74,7 @@ pub mod ours {
         }
     }
 
-    /// bf16×bf16→f32, row-major, per call: `layout::gemm::gemm_half`.
+    /// bf16×bf16→f32, row-major, per call: `layout::gemm::gemm_with` on the bf16 pair.
     pub fn bf16_gemm(m: usize, k: usize, n: usize, a: &[bf16], b: &[bf16], c: &mut [f32]) {
         layout::gemm::gemm_with(
             Options::default(),
@@ -91,7 +91,7 @@ pub mod ours {
     ///
     /// TODO(lead): layout has no packed-B entry for bf16 yet (issue 22: "pack once, multiply many
     /// times"); return `Some` of it here when it lands. Until then the decode/prefill bf16 rows
-    /// show `gemm_half` packing per call.
+    /// show `gemm_with` packing per call.
     #[allow(clippy::type_complexity)]
     pub fn bf16_packed(
         _k: usize,
@@ -101,7 +101,7 @@ pub mod ours {
         None
     }
 
-    /// u8×i8→i32, row-major: `layout::gemm::gemm_i8` (B packed per call: i16 k pairs).
+    /// u8×i8→i32, row-major: `layout::gemm::gemm_with` on the u8×i8 pair (B packed per call: i16 k pairs).
     #[allow(clippy::type_complexity)]
     pub fn u8i8_gemm(
         k: usize,
@@ -292,7 +292,7 @@ pub mod ours {
         }
     }
 
-    /// Explicit im2col + `gemm_half`, bf16 src and weights, f32 dst.
+    /// Explicit im2col + `gemm_with`, bf16 src and weights, f32 dst.
     pub fn im2col_bf16(p: Conv, nhwc: bool, w_oihw: &[bf16]) -> impl FnMut(&[bf16], &mut [f32]) {
         let kk = p.c * p.r * p.s;
         let pix = p.oh * p.ow;
@@ -516,13 +516,13 @@ fn matmul_rows(d: &Dnnl, (m, k, n): (usize, usize, usize), packed: bool, rounds:
             }
             _ => {
                 cases.push((
-                    "gemm_half".into(),
+                    "gemm_with bf16".into(),
                     Box::new(|| ours::bf16_gemm(m, k, n, black_box(&ab), &bb, black_box(&mut c))),
                 ));
                 if packed {
-                    "gemm_half, B packed per call: TODO(lead) no packed bf16 B yet"
+                    "gemm_with bf16, B packed per call: TODO(lead) no packed bf16 B yet"
                 } else {
-                    "gemm_half"
+                    "gemm_with bf16"
                 }
             }
         };
@@ -729,10 +729,10 @@ fn conv_row(d: &Dnnl, name: &str, p: &ConvShape, nhwc: bool, bf16_too: bool, rou
         }
         let mut im2col = ours::im2col_bf16(q, nhwc, &wb);
         im2col(&xb, &mut y);
-        assert!(y == want, "im2col+gemm_half {name} {lay} disagrees");
+        assert!(y == want, "im2col+gemm_with {name} {lay} disagrees");
         let xr = &xb;
         cases.push((
-            "im2col+gemm_half".into(),
+            "im2col+gemm_with".into(),
             Box::new(move || im2col(black_box(xr), black_box(&mut y))),
         ));
         let conv = ours::conv2d_bf16(q, nhwc, &wb);

@@ -260,11 +260,24 @@ macro_rules! elem {
                 b: &[Self],
                 c: &mut [Self],
             ) {
-                $lay(
-                    threads, m, k, n, 1.0, a, 1, m as isize, b, 1, k as isize, 0.0, c, 1,
-                    m as isize,
-                )
-                .unwrap();
+                if threads <= 1 {
+                    // one thread: the BLAS-style entry, as a user calls it
+                    $lay(m, k, n, 1.0, a, 1, m as isize, b, 1, k as isize, 0.0, c, 1, m as isize)
+                        .unwrap();
+                } else {
+                    use layout::gemm::{MatMut, MatRef, Options, gemm_with};
+                    let opts = Options { threads, ..Options::default() };
+                    let (mi, ki) = (m as isize, k as isize);
+                    gemm_with(
+                        opts,
+                        1.0,
+                        MatRef { data: a, rows: m, cols: k, row_stride: 1, col_stride: mi },
+                        MatRef { data: b, rows: k, cols: n, row_stride: 1, col_stride: ki },
+                        0.0,
+                        MatMut { data: c, rows: m, cols: n, row_stride: 1, col_stride: mi },
+                    )
+                    .unwrap();
+                }
             }
             fn mm(m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]) {
                 // SAFETY: column-major m×k, k×n, m×n buffers of exactly those sizes.
@@ -360,7 +373,7 @@ elem!(
     f32,
     "f32",
     false,
-    layout::gemm::sgemm_par,
+    layout::gemm::sgemm,
     matrixmultiply::sgemm,
     s,
     libxsmm_smmdispatch
@@ -369,7 +382,7 @@ elem!(
     f64,
     "f64",
     true,
-    layout::gemm::dgemm_par,
+    layout::gemm::dgemm,
     matrixmultiply::dgemm,
     d,
     libxsmm_dmmdispatch

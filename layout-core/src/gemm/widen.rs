@@ -128,10 +128,10 @@ impl<H: Half> Panels<f32> for Rows<'_, H> {
 }
 
 /// Whether this CPU widens 16-bit floats 8 at a time (AVX2 and F16C) at level `isa`.
-pub(crate) fn simd(isa: super::Isa) -> bool {
+pub(crate) fn simd(isa: crate::isa::Isa) -> bool {
     #[cfg(all(target_arch = "x86_64", feature = "std"))]
     {
-        isa >= super::Isa::Avx2 && std::arch::is_x86_feature_detected!("f16c")
+        isa >= crate::isa::Isa::Avx2 && crate::isa::has_f16c()
     }
     #[cfg(not(all(target_arch = "x86_64", feature = "std")))]
     {

@@ -616,8 +616,7 @@ pub(crate) mod simd {
 
     /// Whether the CPU converts `f16` in hardware (every AVX2 CPU does; checked once).
     pub(crate) fn has_f16c() -> bool {
-        static F16C: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *F16C.get_or_init(|| std::arch::is_x86_feature_detected!("f16c"))
+        crate::isa::has_f16c()
     }
 
     /// The scale of a block as `f32` in every lane.
