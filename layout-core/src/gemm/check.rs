@@ -11,6 +11,19 @@ pub(crate) struct Strided {
     pub cs: isize,
 }
 
+/// The shapes agree: A is m × k, B k × n, C m × n. Returns `[m, k, n]`.
+pub(crate) fn agree(
+    op: &'static str,
+    a: [usize; 2],
+    b: [usize; 2],
+    c: [usize; 2],
+) -> Result<[usize; 3], GemmError> {
+    if a[0] != c[0] || a[1] != b[0] || b[1] != c[1] {
+        return Err(GemmError::ShapeMismatch { op, a, b, c });
+    }
+    Ok([a[0], a[1], b[1]])
+}
+
 /// Checks that the `rows × cols` operand with strides `rs`, `cs` fits in a slice of `len`
 /// elements, where the lowest address the operand touches is index 0 (so with a negative stride
 /// element (0, 0) is not at index 0). Returns where element (0, 0) lives.

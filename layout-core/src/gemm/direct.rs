@@ -29,8 +29,6 @@ use core::arch::x86_64::*;
 use super::check::Strided;
 use super::fixed::Table;
 use super::kernel::{Direct, Element, Scalar};
-use super::options::Packing;
-use super::view::Product;
 use crate::walk::AnyLayout;
 
 /// The k block of the unpacked kernels: C accumulates between blocks, so an `m × DIRECT_KC` block
@@ -38,30 +36,6 @@ use crate::walk::AnyLayout;
 /// (one per step when A's columns are a page or more apart: 4096 × 4096 × 1 f32 ran at 0.56 of
 /// nalgebra's matrix × vector before k was blocked).
 const DIRECT_KC: usize = 256;
-
-/// Runs a checked strided product on the unpacked kernels of its instruction set if it is
-/// small and its strides suit them (returns `false`, touching nothing, otherwise). With
-/// [`Packing::Never`] the size rule is skipped (the kernels apply whenever the strides suit).
-pub(crate) fn try_run<T: Element>(p: &mut Product<'_, T, T, T>) -> bool {
-    let [m, k, n] = p.mkn;
-    if m == 0 || n == 0 || k == 0 || !p.strided() {
-        return false;
-    }
-    let d = Direct {
-        m,
-        k,
-        n,
-        alpha: p.alpha,
-        a: p.a.data,
-        sa: p.a.at,
-        b: p.b.data,
-        sb: p.b.at,
-        beta: p.beta,
-        c: &mut *p.c.c,
-        sc: p.c.sc,
-    };
-    T::unpacked(p.isa, d, p.threads, p.packing == Packing::Never)
-}
 
 /// Runs `d` on the unpacked kernels of `K` (whose instruction set the caller has checked):
 /// the body of [`Element::unpacked`] for one element type and instruction set.

@@ -2,6 +2,7 @@
 
 use super::error::GemmError;
 use super::fixed::{self, ColExtent, InnerExtent, RowExtent, StaticMatrix};
+use super::front;
 use super::kernel::Element;
 use super::options::{MatMut, MatRef, Options};
 use super::pair::Pair;
@@ -36,7 +37,7 @@ pub fn gemm_with<A: Pair<B>, B>(
     beta: A::Out,
     c: MatMut<'_, A::Out>,
 ) -> Result<(), GemmError> {
-    super::front::strided("gemm", opts.into(), alpha, a, b, beta, c)
+    front::strided("gemm", opts.into(), alpha, a, b, beta, c)
 }
 
 /// `C ← α·A·B + β·C` on rank-2 tensors (A m×k, B k×n, C m×n; axis 0 is the row), with
@@ -116,7 +117,7 @@ where
     LB: AnyLayout,
     LC: AnyLayout,
 {
-    super::front::tensors("gemm", opts.into(), alpha, a, b, beta, c)
+    front::tensors("gemm", opts.into(), alpha, a, b, beta, c)
 }
 
 /// `C ← α·A·B + β·C` on tensors whose layouts have static extents, checked at compile time: a
@@ -195,7 +196,7 @@ pub fn gemm_static<T, SA, LA, SB, LB, SC, LC>(
             return;
         }
     }
-    if let Err(e) = super::front::tensors("gemm_static", Options::default(), alpha, a, b, beta, c) {
+    if let Err(e) = front::tensors("gemm_static", Options::default(), alpha, a, b, beta, c) {
         unreachable!("gemm_static: operands with matching static extents were refused: {e}");
     }
 }
@@ -234,7 +235,7 @@ macro_rules! blas_entry {
             rsc: isize,
             csc: isize,
         ) -> Result<(), GemmError> {
-            super::front::strided(
+            front::strided(
                 stringify!($name),
                 Options::default(),
                 alpha,

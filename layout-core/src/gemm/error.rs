@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use super::dispatch::Isa;
+use crate::isa::Isa;
 
 /// Which operand of `C ← α·A·B + β·C` an error is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

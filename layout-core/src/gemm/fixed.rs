@@ -152,6 +152,22 @@ pub(crate) const fn strided<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>() -> bo
         && Table::<LA>::COLS > 0
 }
 
+/// `true` when the three layout types are static rank-2 layouts of agreeing, non-zero extents:
+/// the shape check of a product is then a constant of the types.
+pub(crate) const fn agree<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>() -> bool {
+    Table::<LA>::OK
+        && Table::<LB>::OK
+        && Table::<LC>::OK
+        && Table::<LA>::COLS == Table::<LB>::ROWS
+        && Table::<LA>::ROWS == Table::<LC>::ROWS
+        && Table::<LB>::COLS == Table::<LC>::COLS
+}
+
+/// `[m, k, n]` of static operand types (meaningful when [`agree`] holds).
+pub(crate) const fn mkn<LA: AnyLayout, LB: AnyLayout>() -> [usize; 3] {
+    [Table::<LA>::ROWS, Table::<LA>::COLS, Table::<LB>::COLS]
+}
+
 /// `true` when the three layout types take the unrolled kernel: all static, of rank 2, small, and
 /// of matching extents. A `const`: the branch on it is decided at compile time.
 pub(crate) const fn applies<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>() -> bool {

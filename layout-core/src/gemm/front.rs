@@ -3,7 +3,7 @@
 //!
 //! | rule | function |
 //! |---|---|
-//! | the shapes agree | [`agree`] |
+//! | the shapes agree | `check::agree` |
 //! | the instruction set is available (always before any shortcut) | [`isa_checked`] |
 //! | each operand inside its buffer, C injective | [`prepare`] (`check_operand`, `check_no_overlap`) |
 //! | empty / k = 0 / α = 0 (BLAS: α = 0 never reads A or B, β = 0 never reads C) | [`rule`], applied by [`scale_c`] |
@@ -13,8 +13,9 @@
 //! The element pair ([`Pair`]) supplies the kernels of each route; it calls nothing above it.
 
 use super::block::Out;
-use super::check::{Strided, check_no_overlap, check_operand};
+use super::check::{Strided, agree, check_no_overlap, check_operand};
 use super::error::{GemmError, Operand, OperandShape};
+use super::fixed;
 use super::kernel::Scalar;
 use super::maps::Mapped;
 use super::options::{MatMut, MatRef, Options, PARALLEL_MIN_WORK, Packing};
@@ -24,19 +25,6 @@ use super::view::{Product, View};
 use crate::isa::Isa;
 use crate::tensor::{Storage, StorageMut, Tensor};
 use crate::walk::AnyLayout;
-
-/// The shapes agree: A is m × k, B k × n, C m × n. Returns `[m, k, n]`.
-pub(crate) fn agree(
-    op: &'static str,
-    a: [usize; 2],
-    b: [usize; 2],
-    c: [usize; 2],
-) -> Result<[usize; 3], GemmError> {
-    if a[0] != c[0] || a[1] != b[0] || b[1] != c[1] {
-        return Err(GemmError::ShapeMismatch { op, a, b, c });
-    }
-    Ok([a[0], a[1], b[1]])
-}
 
 /// The instruction set is available on this CPU and the pair has kernels for it. Runs before
 /// any shortcut: an unavailable instruction set is refused whatever α, k and the extents are.
@@ -291,7 +279,12 @@ where
     LB: AnyLayout,
     LC: AnyLayout,
 {
-    let mkn = tensor::product_extents(op, a.layout(), b.layout(), c.layout())?;
+    // static layouts of agreeing extents: the shape check is a constant of the types
+    let mkn = if const { fixed::agree::<LA, LB, LC>() } {
+        const { fixed::mkn::<LA, LB>() }
+    } else {
+        tensor::product_extents(op, a.layout(), b.layout(), c.layout())?
+    };
     isa_checked(op, opts.isa, A::has_kernel(opts.isa))?;
     let [m, _, n] = mkn;
     match rule(mkn, alpha == A::Out::ZERO) {
@@ -306,8 +299,7 @@ where
         Rule::Compute => {}
     }
     // static layouts: the pair's constant-shape kernels (decided at compile time)
-    if const { LA::STATIC_LAYOUT.is_some() && LB::STATIC_LAYOUT.is_some() && LC::STATIC_LAYOUT.is_some() }
-    {
+    if const { fixed::agree::<LA, LB, LC>() } {
         let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
         if let (Some(ad), Some(bd)) = (a.as_slice().get(ab..), b.as_slice().get(bb..))
             && let Some(cd) = c.as_mut_slice().get_mut(cb..)

@@ -40,8 +40,8 @@ pub struct MatMut<'a, T> {
 pub struct Options {
     /// The kernels to use.
     pub isa: Isa,
-    /// Threads (`std::thread::scope`, caller-chosen, no global pool); 0 and 1 mean the calling
-    /// thread only. Threads split C's rows (or columns, whichever is longer) at multiples of the
+    /// Threads (rayon's pool with the default feature `rayon`, else scoped threads started per
+    /// call); 0 and 1 mean the calling thread only. Threads split C's rows (or columns, whichever is longer) at multiples of the
     /// tile, never k, so the result does not depend on the number of threads. Problems of at
     /// most [`PARALLEL_MIN_WORK`] multiply-adds run on the calling thread with
     /// [`Packing::Auto`] (starting a thread costs more than it saves there).
@@ -53,11 +53,12 @@ pub struct Options {
 
 /// Whether a call may take the unpacked path for small problems.
 ///
-/// With [`Packing::Auto`], a single-threaded call on AVX-512 whose A has unit-stride rows and
-/// fits in 1 MiB (or, for a row-major C, whose B has unit-stride columns and fits) runs kernels
-/// that read A and B in place (no packing buffers, masked edges); everything else packs. Both paths give the same
-/// results on integer-valued data; they may differ in the last bits otherwise (the blocked path
-/// sums k in blocks of KC).
+/// With [`Packing::Auto`], an `f32`/`f64` call on AVX-512 or AVX2 whose A has unit-stride rows
+/// (or, for a row-major C, whose B has unit-stride columns) and whose `m × 256` block of A fits
+/// the kernel set's share of L2 (AVX-512: 512 KiB; AVX2: 128 KiB) runs kernels that read A and
+/// B in place (no packing buffers, masked edges); everything else packs. Both paths give the
+/// same results on integer-valued data; they may differ in the last bits otherwise (the blocked
+/// path sums k in blocks of KC).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Packing {
     /// Skip packing where it costs more than it saves.

@@ -13,7 +13,9 @@ use super::fixed;
 use super::gemv;
 use super::half_inputs;
 use super::int8;
+use super::kernel::Direct;
 use super::kernel::{Element, Scalar};
+use super::options::Packing;
 use super::view::Product;
 use crate::isa::Isa;
 use crate::walk::AnyLayout;
@@ -145,13 +147,7 @@ impl<T: Element> Pair<T> for T {
     }
 
     fn small(p: &mut Product<'_, T, T, T>) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        return super::direct::try_run(p);
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = p;
-            false
-        }
+        unpacked(p)
     }
 
     fn blocked(p: Product<'_, T, T, T>) {
@@ -275,3 +271,27 @@ int_pair!(u8, i8);
 int_pair!(i8, i8);
 int_pair!(u8, u8);
 int_pair!(i8, u8);
+
+/// Runs a checked strided product on the unpacked kernels of its instruction set if it is
+/// small and its strides suit them (returns `false`, touching nothing, otherwise). With
+/// [`Packing::Never`](super::Packing::Never) the size rule is skipped (the kernels apply whenever the strides suit).
+fn unpacked<T: Element>(p: &mut Product<'_, T, T, T>) -> bool {
+    let [m, k, n] = p.mkn;
+    if m == 0 || n == 0 || k == 0 || !p.strided() {
+        return false;
+    }
+    let d = Direct {
+        m,
+        k,
+        n,
+        alpha: p.alpha,
+        a: p.a.data,
+        sa: p.a.at,
+        b: p.b.data,
+        sb: p.b.at,
+        beta: p.beta,
+        c: &mut *p.c.c,
+        sc: p.c.sc,
+    };
+    T::unpacked(p.isa, d, p.threads, p.packing == Packing::Never)
+}

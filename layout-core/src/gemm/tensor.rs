@@ -106,7 +106,7 @@ pub(crate) fn product_extents<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
     let (m, k) = extents(op, Operand::A, la)?;
     let (kb, n) = extents(op, Operand::B, lb)?;
     let (mc, nc) = extents(op, Operand::C, lc)?;
-    super::front::agree(op, [m, k], [kb, n], [mc, nc])
+    super::check::agree(op, [m, k], [kb, n], [mc, nc])
 }
 
 /// How the engine reaches one affine operand of a tensor product.

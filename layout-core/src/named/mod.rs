@@ -25,8 +25,9 @@
 //! - [`tensor_op`]: CUTLASS 2.x `TensorOpMultiplicand` (the congruous and crosswise tensor-op
 //!   shared-memory layouts) as a hierarchical layout composed with a swizzle.
 //!
-//! Named layouts sit above the algebra (they are built from its types) and below tensors (which
-//! take them like any other layout).
+//! Named layouts are built from the algebra's types and sit above tensors in the crate's layers
+//! (their copy helpers use tensors); tensors take them like any other layout without knowing
+//! them.
 //!
 //! ```
 //! use layout_core::named::{make_nz_layout, Nz};
