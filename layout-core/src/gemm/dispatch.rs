@@ -33,6 +33,62 @@ fn info<T>(mr: usize, nr: usize, ukr: super::kernel::Ukr<T>, elem_bytes: usize) 
     }
 }
 
+/// `Element::unpacked` and `Element::unpacked_static` for one element type: its AVX-512 and
+/// AVX2 unpacked kernels (`direct.rs`), none on other targets.
+macro_rules! unpacked {
+    ($t:ty, $z:ident, $y:ident) => {
+        fn unpacked(isa: Isa, d: Direct<'_, $t>, threads: usize, any_size: bool) -> bool {
+            #[cfg(target_arch = "x86_64")]
+            if isa.is_available() {
+                match isa {
+                    Isa::Avx512 => {
+                        // SAFETY: AVX-512 is available (checked above); `d` is checked.
+                        return unsafe { direct::run::<direct::$z>(d, threads, any_size) };
+                    }
+                    Isa::Avx2 => {
+                        // SAFETY: AVX2 and FMA are available (checked above); `d` is checked.
+                        return unsafe { direct::run::<direct::$y>(d, threads, any_size) };
+                    }
+                    Isa::Portable => {}
+                }
+            }
+            let _ = (isa, d, threads, any_size);
+            false
+        }
+        fn unpacked_static<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
+            isa: Isa,
+            alpha: $t,
+            a: &[$t],
+            b: &[$t],
+            beta: $t,
+            c: &mut [$t],
+        ) -> bool {
+            #[cfg(target_arch = "x86_64")]
+            if const { super::fixed::strided::<LA, LB, LC>() } && isa.is_available() {
+                match isa {
+                    Isa::Avx512 => {
+                        // SAFETY: AVX-512 is available (checked above); the layouts are
+                        // strided (checked at compile time).
+                        return unsafe {
+                            direct::run_static::<direct::$z, LA, LB, LC>(alpha, a, b, beta, c)
+                        };
+                    }
+                    Isa::Avx2 => {
+                        // SAFETY: AVX2 and FMA are available (checked above); the layouts are
+                        // strided (checked at compile time).
+                        return unsafe {
+                            direct::run_static::<direct::$y, LA, LB, LC>(alpha, a, b, beta, c)
+                        };
+                    }
+                    Isa::Portable => {}
+                }
+            }
+            let _ = (isa, alpha, a, b, beta, c);
+            false
+        }
+    };
+}
+
 impl Element for f32 {
     const OP: &'static str = "sgemm";
     fn with_buffers<R>(f: impl FnOnce(&mut Vec<f32>, &mut Vec<f32>) -> R) -> R {
@@ -41,50 +97,7 @@ impl Element for f32 {
         }
         with_cached(&BUFS, f)
     }
-    fn unpacked(isa: Isa, d: Direct<'_, f32>, threads: usize, any_size: bool) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if isa.is_available() {
-            // SAFETY: the instruction set of each kernel is available (checked above).
-            match isa {
-                Isa::Avx512 => {
-                    return unsafe { direct::run::<direct::Avx512S>(d, threads, any_size) };
-                }
-                Isa::Avx2 => return unsafe { direct::run::<direct::Avx2S>(d, threads, any_size) },
-                Isa::Portable => {}
-            }
-        }
-        let _ = (isa, d, threads, any_size);
-        false
-    }
-    fn unpacked_static<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
-        isa: Isa,
-        alpha: f32,
-        a: &[f32],
-        b: &[f32],
-        beta: f32,
-        c: &mut [f32],
-    ) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if const { super::fixed::strided::<LA, LB, LC>() } && isa.is_available() {
-            // SAFETY: the instruction set of each kernel is available (checked above); the
-            // layouts are strided (checked at compile time).
-            match isa {
-                Isa::Avx512 => {
-                    return unsafe {
-                        direct::run_static::<direct::Avx512S, LA, LB, LC>(alpha, a, b, beta, c)
-                    };
-                }
-                Isa::Avx2 => {
-                    return unsafe {
-                        direct::run_static::<direct::Avx2S, LA, LB, LC>(alpha, a, b, beta, c)
-                    };
-                }
-                Isa::Portable => {}
-            }
-        }
-        let _ = (isa, alpha, a, b, beta, c);
-        false
-    }
+    unpacked!(f32, Avx512S, Avx2S);
     fn kernel_for_run(isa: Isa, run: usize) -> Option<KernelInfo<f32>> {
         #[cfg(target_arch = "x86_64")]
         if isa >= Isa::Avx2 && run == super::x86::FRACTAL_F32.0 {
@@ -121,50 +134,7 @@ impl Element for f64 {
         }
         with_cached(&BUFS, f)
     }
-    fn unpacked(isa: Isa, d: Direct<'_, f64>, threads: usize, any_size: bool) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if isa.is_available() {
-            // SAFETY: the instruction set of each kernel is available (checked above).
-            match isa {
-                Isa::Avx512 => {
-                    return unsafe { direct::run::<direct::Avx512D>(d, threads, any_size) };
-                }
-                Isa::Avx2 => return unsafe { direct::run::<direct::Avx2D>(d, threads, any_size) },
-                Isa::Portable => {}
-            }
-        }
-        let _ = (isa, d, threads, any_size);
-        false
-    }
-    fn unpacked_static<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
-        isa: Isa,
-        alpha: f64,
-        a: &[f64],
-        b: &[f64],
-        beta: f64,
-        c: &mut [f64],
-    ) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if const { super::fixed::strided::<LA, LB, LC>() } && isa.is_available() {
-            // SAFETY: the instruction set of each kernel is available (checked above); the
-            // layouts are strided (checked at compile time).
-            match isa {
-                Isa::Avx512 => {
-                    return unsafe {
-                        direct::run_static::<direct::Avx512D, LA, LB, LC>(alpha, a, b, beta, c)
-                    };
-                }
-                Isa::Avx2 => {
-                    return unsafe {
-                        direct::run_static::<direct::Avx2D, LA, LB, LC>(alpha, a, b, beta, c)
-                    };
-                }
-                Isa::Portable => {}
-            }
-        }
-        let _ = (isa, alpha, a, b, beta, c);
-        false
-    }
+    unpacked!(f64, Avx512D, Avx2D);
     fn kernel_for_run(isa: Isa, run: usize) -> Option<KernelInfo<f64>> {
         #[cfg(target_arch = "x86_64")]
         if isa >= Isa::Avx2 && run == super::x86::FRACTAL_F64.0 {

@@ -1,7 +1,7 @@
 //! The public GEMM entries: each builds its operand views and calls the front.
 
 use super::error::GemmError;
-use super::fixed::{self, ColExtent, InnerExtent, RowExtent, StaticMatrix};
+use super::fixed::{self, ColExtent, InnerExtent, RowExtent, StaticMatrix, Table};
 use super::front;
 use super::kernel::Element;
 use super::options::{MatMut, MatRef, Options};
@@ -196,8 +196,41 @@ pub fn gemm_static<T, SA, LA, SB, LB, SC, LC>(
             return;
         }
     }
-    if let Err(e) = front::tensors("gemm_static", Options::default(), alpha, a, b, beta, c) {
-        unreachable!("gemm_static: operands with matching static extents were refused: {e}");
+    // Otherwise the strided front, instantiated per element type only (not per layout types:
+    // a static call site compiles its small kernel and this call): every extent and stride is
+    // a constant of the types.
+    fn mat<T, L: StaticMatrix>(data: &[T], base: usize) -> MatRef<'_, T> {
+        let s = Table::<L>::STRIDED;
+        // a validated tensor: its lowest offset is inside the buffer, so this is in 0..len
+        let lowest = (base as i64 + Table::<L>::MIN_OFFSET) as usize;
+        MatRef {
+            data: data.get(lowest..).unwrap_or(&[]),
+            rows: Table::<L>::ROWS,
+            cols: Table::<L>::COLS,
+            row_stride: s.rs,
+            col_stride: s.cs,
+        }
+    }
+    let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
+    let (am, bm) = (
+        mat::<T, LA>(a.as_slice(), ab),
+        mat::<T, LB>(b.as_slice(), bb),
+    );
+    let cm = mat::<T, LC>(&[], 0);
+    let lowest = (cb as i64 + Table::<LC>::MIN_OFFSET) as usize;
+    let cd = c.as_mut_slice();
+    let len = cd.len();
+    let cm = MatMut {
+        data: cd.get_mut(lowest..).unwrap_or(&mut []),
+        rows: cm.rows,
+        cols: cm.cols,
+        row_stride: cm.row_stride,
+        col_stride: cm.col_stride,
+    };
+    if let Err(e) = front::strided("gemm_static", Options::default(), alpha, am, bm, beta, cm) {
+        unreachable!(
+            "gemm_static: operands with matching static extents (C of {len}) were refused: {e}"
+        );
     }
 }
 

@@ -96,6 +96,8 @@ impl<L: AnyLayout> Table<L> {
             cs: 0,
         },
     };
+    /// The smallest offset (negative where a stride is).
+    pub(crate) const MIN_OFFSET: i64 = Self::LAYOUT.offset_range().0;
     /// The largest offset (a buffer must hold one more element than this).
     pub const MAX_OFFSET: usize = {
         let r = Self::LAYOUT.offset_range().1;

@@ -66,7 +66,7 @@ pub(crate) fn try_run<T: Element>(
             x: a,
             ox: sa.origin,
             incx: sa.cs,
-            b: b,
+            b,
             sb,
             beta,
             y: c.as_mut_ptr(),
