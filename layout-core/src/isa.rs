@@ -31,8 +31,34 @@ impl Isa {
     /// Every level, portable first.
     pub const ALL: [Isa; 3] = [Isa::Portable, Isa::Avx2, Isa::Avx512];
 
-    /// Whether this CPU runs `self`.
+    /// Whether this CPU runs `self` (detected once; one load and a bit test after that).
+    #[inline]
     pub fn is_available(self) -> bool {
+        #[cfg(all(target_arch = "x86_64", feature = "std"))]
+        {
+            use core::sync::atomic::{AtomicU8, Ordering};
+            // bit 7: detected; bit i: level i available
+            static LEVELS: AtomicU8 = AtomicU8::new(0);
+            let mut bits = LEVELS.load(Ordering::Relaxed);
+            if bits == 0 {
+                bits = 0x80;
+                for (i, isa) in Isa::ALL.into_iter().enumerate() {
+                    if isa.detect() {
+                        bits |= 1 << i;
+                    }
+                }
+                LEVELS.store(bits, Ordering::Relaxed);
+            }
+            bits & (1 << self as u8) != 0
+        }
+        #[cfg(not(all(target_arch = "x86_64", feature = "std")))]
+        {
+            self.detect()
+        }
+    }
+
+    /// The CPU's answer for `self`, asked each time.
+    fn detect(self) -> bool {
         match self {
             Isa::Portable => true,
             #[cfg(all(target_arch = "x86_64", feature = "std"))]

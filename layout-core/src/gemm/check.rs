@@ -12,6 +12,7 @@ pub(crate) struct Strided {
 }
 
 /// The shapes agree: A is m × k, B k × n, C m × n. Returns `[m, k, n]`.
+#[inline]
 pub(crate) fn agree(
     op: &'static str,
     a: [usize; 2],
@@ -29,6 +30,7 @@ pub(crate) fn agree(
 /// element (0, 0) is not at index 0). Returns where element (0, 0) lives.
 ///
 /// An empty operand (`rows == 0` or `cols == 0`) touches nothing and is always valid.
+#[inline]
 pub(crate) fn check_operand(
     op: &'static str,
     shape: OperandShape,
@@ -44,31 +46,41 @@ pub(crate) fn check_operand(
     if rows == 0 || cols == 0 {
         return Ok(Strided { origin: 0, rs, cs });
     }
-    let overflow = GemmError::StrideOverflow { op, shape };
-    // the extent of one mode: (e − 1)·|s|, in isize
-    let reach = |e: usize, s: isize| -> Option<isize> {
-        let e1 = isize::try_from(e - 1).ok()?;
-        e1.checked_mul(s.checked_abs()?)
-    };
-    let rr = reach(rows, rs).ok_or(overflow)?;
-    let rc = reach(cols, cs).ok_or(overflow)?;
-    let span = rr
-        .checked_add(rc)
-        .and_then(|x| x.checked_add(1))
-        .ok_or(overflow)?;
-    // span ≥ 1 and fits in isize, so it fits in usize
-    let needed = span.unsigned_abs();
+    // the extent of each mode, (e − 1)·|s|, exactly in u128 (one widening multiply each)
+    let rr = (rows as u128 - 1) * rs.unsigned_abs() as u128;
+    let rc = (cols as u128 - 1) * cs.unsigned_abs() as u128;
+    let span = rr + rc + 1;
+    if span > isize::MAX as u128 {
+        return Err(stride_overflow(op, shape));
+    }
+    // span ≥ 1 and fits in isize, so it fits in usize, and so do rr and rc
+    let needed = span as usize;
     if needed > len {
-        return Err(GemmError::TooShort {
-            op,
-            shape,
-            needed,
-            len,
-        });
+        return Err(too_short(op, shape, needed, len));
     }
     // the lowest index is origin + Σ over negative strides of (e − 1)·s = 0
-    let origin = if rs < 0 { rr } else { 0 } + if cs < 0 { rc } else { 0 };
+    let origin = if rs < 0 { rr as isize } else { 0 } + if cs < 0 { rc as isize } else { 0 };
     Ok(Strided { origin, rs, cs })
+}
+
+#[cold]
+fn stride_overflow(op: &'static str, shape: OperandShape) -> GemmError {
+    GemmError::StrideOverflow { op, shape }
+}
+
+#[cold]
+fn too_short(op: &'static str, shape: OperandShape, needed: usize, len: usize) -> GemmError {
+    GemmError::TooShort {
+        op,
+        shape,
+        needed,
+        len,
+    }
+}
+
+#[cold]
+fn overlaps(op: &'static str, shape: OperandShape) -> GemmError {
+    GemmError::OutputOverlaps { op, shape }
 }
 
 /// Checks that no two distinct elements of the output share a location, exactly: element
@@ -78,31 +90,37 @@ pub(crate) fn check_operand(
 /// (and a stride of 0 along an extent > 1 always collides). This is the rule
 /// [`Tensor::new`](crate::Tensor::new) applies to a writable rank-2 strided layout: every
 /// output it accepts is accepted here, interleaved ones such as `(2,16):(2,3)` included.
+#[inline]
 pub(crate) fn check_no_overlap(op: &'static str, shape: OperandShape) -> Result<(), GemmError> {
-    let err = GemmError::OutputOverlaps { op, shape };
     let (rows, cols) = (shape.rows, shape.cols);
     let (rs, cs) = (
         shape.row_stride.unsigned_abs(),
         shape.col_stride.unsigned_abs(),
     );
+    // the common dense orders first: unit stride down a column with columns at least a column
+    // apart (or the transpose) never collide
+    if (rs == 1 && cs >= rows) || (cs == 1 && rs >= cols) {
+        return Ok(());
+    }
     if rows == 0 || cols == 0 || (rows == 1 && cols == 1) {
         return Ok(());
     }
     if (rows > 1 && rs == 0) || (cols > 1 && cs == 0) {
-        return Err(err);
+        return Err(overlaps(op, shape));
     }
     if rows <= 1 || cols <= 1 {
         return Ok(());
     }
     let g = gcd(rs, cs);
     if cs / g < rows && rs / g < cols {
-        Err(err)
+        Err(overlaps(op, shape))
     } else {
         Ok(())
     }
 }
 
 /// Greatest common divisor (`gcd(0, 0) = 0`).
+#[inline]
 fn gcd(mut a: usize, mut b: usize) -> usize {
     while b != 0 {
         (a, b) = (b, a % b);

@@ -42,6 +42,7 @@ const DIRECT_KC: usize = 256;
 ///
 /// # Safety
 /// The instruction set of `K` is available.
+#[inline]
 pub(crate) unsafe fn run<K: Kernels>(d: Direct<'_, K::E>, threads: usize, any_size: bool) -> bool {
     // SAFETY: forwarded contract; the operands of a `Direct` are checked in bounds.
     unsafe { run_typed::<K>(d, threads, any_size) }
@@ -452,6 +453,7 @@ macro_rules! by_nr {
     };
 }
 by_nr!(by_nr_12, [1 2 3 4 5 6 7 8 9 10 11 12]);
+by_nr!(by_nr_8, [1 2 3 4 5 6 7 8]);
 by_nr!(by_nr_6, [1 2 3 4 5 6]);
 
 /// The shape of an unpacked call, after orientation.
@@ -614,7 +616,7 @@ unsafe fn dot<L: Lanes>(s: Shape<L::E>) {
 /// matrix × vector, and the dot-product tiles; `$max_a` is the size rule (bytes of an A block).
 macro_rules! kernels {
     ($l:ident, $feat:literal, $nr:literal, $by_nr:ident, [$($mvs:literal)*], $tall:literal,
-     $max_a:expr) => {
+     $wnr:literal, $wide:ident, $max_a:expr) => {
         impl Kernels for $l {
             const NR: usize = $nr;
             const MAX_A_BYTES: usize = $max_a;
@@ -638,8 +640,22 @@ macro_rules! kernels {
                     }
                 }
                 const MV: usize = [$($mvs),*].len();
+                /// # Safety
+                /// As `tile` for one vector of rows and `nr` columns.
+                #[inline(always)]
+                unsafe fn one_vector(_: usize, nr: usize, t: TileArgs<<$l as Lanes>::E>) {
+                    // SAFETY: forwarded contract.
+                    unsafe { $wide::<$l, 1>(nr, t) }
+                }
                 // SAFETY: forwarded contract; the instruction set is enabled in the caller.
-                unsafe { outer::<$l, MV, $nr>(s, by_mv) }
+                unsafe {
+                    if s.m <= <$l as Lanes>::LANES {
+                        // one vector of rows: wider tiles (fewer of them; the registers allow)
+                        outer::<$l, 1, $wnr>(s, one_vector)
+                    } else {
+                        outer::<$l, MV, $nr>(s, by_mv)
+                    }
+                }
             }
             #[target_feature(enable = $feat)]
             unsafe fn column(s: Shape<<$l as Lanes>::E>) {
@@ -743,18 +759,20 @@ pub(crate) trait Kernels: Lanes {
 // AVX-512: 32 × 12 f32 / 32 × 6 f64 tiles (24 of 32 registers); A blocks up to 512 KiB (half of
 // a 1 MiB L2). Measured on Zen 5: at 512³ f32 (A = 1 MiB) the unpacked kernels beat the blocked
 // path by 5 %, at 512³ f64 (2 MiB) and 1024³ f32 (4 MiB) they fall to 0.80 and 0.75 of it.
-kernels!(Avx512S, "avx512f", 12, by_nr_12, [1 2], 8, 1 << 19);
-kernels!(Avx512D, "avx512f", 6, by_nr_6, [1 2 3 4], 8, 1 << 19);
-// AVX2: 16 × 6 f32 / 8 × 6 f64 tiles (12 of 16 registers); A blocks up to 128 KiB (a quarter
-// of Zen 3's 512 KiB L2), measured in BENCHMARKS.md (the small-product table).
-kernels!(Avx2S, "avx2,fma", 6, by_nr_6, [1 2], 8, 1 << 17);
-kernels!(Avx2D, "avx2,fma", 6, by_nr_6, [1 2], 8, 1 << 17);
+kernels!(Avx512S, "avx512f", 12, by_nr_12, [1 2], 8, 12, by_nr_12, 1 << 19);
+kernels!(Avx512D, "avx512f", 6, by_nr_6, [1 2 3 4], 8, 12, by_nr_12, 1 << 19);
+// AVX2: 16 × 6 f32 / 8 × 6 f64 tiles (12 of 16 registers), 8 × 8 / 4 × 8 where m is one vector
+// (8 accumulators); A blocks up to 128 KiB (a quarter of Zen 3's 512 KiB L2), measured in
+// BENCHMARKS.md (the small-product table). AVX-512: 16 × 12 / 8 × 12 where m is one vector.
+kernels!(Avx2S, "avx2,fma", 6, by_nr_6, [1 2], 8, 8, by_nr_8, 1 << 17);
+kernels!(Avx2D, "avx2,fma", 6, by_nr_6, [1 2], 8, 8, by_nr_8, 1 << 17);
 
 /// Orient, choose a kernel, run it; `false` (nothing touched) when no unpacked kernel suits.
 ///
 /// # Safety
 /// The instruction set of `K` is available; the operands were checked in bounds for their
 /// shapes and strides.
+#[inline]
 unsafe fn run_typed<K: Kernels>(p: Direct<'_, K::E>, threads: usize, any_size: bool) -> bool {
     let Direct {
         m,
@@ -878,7 +896,12 @@ impl<T: Copy> Part<T> {
 /// # Safety
 /// The instruction set of `K`; A and C rows unit stride; every element of the operands in
 /// bounds.
+#[inline]
 unsafe fn k_blocks<K: Kernels>(s: Shape<K::E>) {
+    if s.k <= DIRECT_KC {
+        // SAFETY: forwarded contract (one block: the whole of k).
+        return unsafe { if s.n == 1 { K::column(s) } else { K::outer(s) } };
+    }
     let mut pk = 0;
     while pk < s.k {
         let kb = (s.k - pk).min(DIRECT_KC);

@@ -37,16 +37,19 @@ fn info<T>(mr: usize, nr: usize, ukr: super::kernel::Ukr<T>, elem_bytes: usize) 
 /// AVX2 unpacked kernels (`direct.rs`), none on other targets.
 macro_rules! unpacked {
     ($t:ty, $z:ident, $y:ident) => {
+        #[inline]
         fn unpacked(isa: Isa, d: Direct<'_, $t>, threads: usize, any_size: bool) -> bool {
+            // a `Direct` is built only from a checked `Product` (its fields are private to the
+            // crate), whose instruction set the front checked is available
             #[cfg(target_arch = "x86_64")]
-            if isa.is_available() {
+            {
                 match isa {
                     Isa::Avx512 => {
-                        // SAFETY: AVX-512 is available (checked above); `d` is checked.
+                        // SAFETY: AVX-512 is available (the front's check); `d` is checked.
                         return unsafe { direct::run::<direct::$z>(d, threads, any_size) };
                     }
                     Isa::Avx2 => {
-                        // SAFETY: AVX2 and FMA are available (checked above); `d` is checked.
+                        // SAFETY: AVX2 and FMA are available (the front's check); `d` is checked.
                         return unsafe { direct::run::<direct::$y>(d, threads, any_size) };
                     }
                     Isa::Portable => {}

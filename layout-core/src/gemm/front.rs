@@ -28,6 +28,7 @@ use crate::walk::AnyLayout;
 
 /// The instruction set is available on this CPU and the pair has kernels for it. Runs before
 /// any shortcut: an unavailable instruction set is refused whatever α, k and the extents are.
+#[inline]
 pub(crate) fn isa_checked(op: &'static str, isa: Isa, has_kernel: bool) -> Result<(), GemmError> {
     if isa.is_available() && has_kernel {
         Ok(())
@@ -48,6 +49,7 @@ pub(crate) enum Rule {
 }
 
 /// BLAS's rule for empty products, k = 0 and α = 0, the same on every entry and route.
+#[inline]
 pub(crate) fn rule([m, k, n]: [usize; 3], alpha_is_zero: bool) -> Rule {
     if m == 0 || n == 0 {
         Rule::Done
@@ -97,6 +99,7 @@ pub(crate) fn c_index(sc: Strided, cmap: Option<Mapped<'_>>) -> impl Fn(usize, u
 /// The threads a product runs on: `opts.threads` (0 and 1 mean the calling thread), except
 /// that with [`Packing::Auto`] a product of at most [`PARALLEL_MIN_WORK`] multiply-adds runs
 /// on the calling thread (starting threads costs more than it saves there).
+#[inline]
 pub(crate) fn threads(opts: &Options, [m, k, n]: [usize; 3]) -> usize {
     if opts.packing == Packing::Auto && m.saturating_mul(n).saturating_mul(k) <= PARALLEL_MIN_WORK {
         1
@@ -128,6 +131,7 @@ pub(crate) struct Prepared<'a, A, B, C> {
 /// slices, C injective), then BLAS's rule. Returns `None` when the rule finished the call.
 /// Nothing is written on error.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub(crate) fn prepare<'a, A, B, C: Scalar>(
     op: &'static str,
     opts: &Options,
@@ -243,6 +247,7 @@ pub(crate) fn strided<A: Pair<B>, B>(
 /// The route of a checked product: matrix × vector (the matrix streamed once) → the unpacked
 /// kernels for small strided products → the blocked engine. [`Packing::Always`] goes straight
 /// to the blocked engine; the element pair declines a route it has no kernel for.
+#[inline]
 pub(crate) fn route<A: Pair<B>, B>(mut p: Product<'_, A, B, A::Out>) {
     if p.packing != Packing::Always && p.strided() {
         let [m, _, n] = p.mkn;

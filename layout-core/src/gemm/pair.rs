@@ -146,6 +146,7 @@ impl<T: Element> Pair<T> for T {
         )
     }
 
+    #[inline]
     fn small(p: &mut Product<'_, T, T, T>) -> bool {
         unpacked(p)
     }
@@ -275,6 +276,7 @@ int_pair!(i8, u8);
 /// Runs a checked strided product on the unpacked kernels of its instruction set if it is
 /// small and its strides suit them (returns `false`, touching nothing, otherwise). With
 /// [`Packing::Never`](super::Packing::Never) the size rule is skipped (the kernels apply whenever the strides suit).
+#[inline]
 fn unpacked<T: Element>(p: &mut Product<'_, T, T, T>) -> bool {
     let [m, k, n] = p.mkn;
     if m == 0 || n == 0 || k == 0 || !p.strided() {
