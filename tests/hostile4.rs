@@ -235,3 +235,155 @@ fn d15_kernel_extent_zero_is_named() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Defects 6–10: tiling
+
+/// Defect 6: a tile extent near `i64::MAX` overflowed the grid; now one tile holds the tensor.
+#[test]
+fn d06_tiles_with_huge_extent_give_one_tile() {
+    let a = Tensor::from_fn(&[100], |i| i as i32).unwrap();
+    for t in [i64::MAX, i64::MAX - 1, 1 << 62, 101, 100] {
+        let tiles = a.tiles(&[t]).unwrap();
+        assert_eq!(tiles.grid(), &[1], "tile {t}");
+        let tile = tiles.tile(&[0]).unwrap();
+        assert_eq!(tile.shape().leaves(), &[100]);
+        assert_eq!(tile.get([99]), Some(&99));
+        let p = tiles.predicated(&[0]).unwrap();
+        assert_eq!(p.valid_extents(), &[100]);
+        assert_eq!(p.extents(), &[t]);
+        assert_eq!(p.get(&[99]), Some(&99));
+        assert_eq!(p.get(&[100]), None);
+        assert_eq!(p.valid_view().unwrap().shape().leaves(), &[100]);
+    }
+    // a strided 2-D tensor: a tile extent of i64::MAX along the stride-7 axis
+    let b = Tensor::from_fn(&[10, 7], |i| i as i32).unwrap();
+    let tiles = b.tiles(&[i64::MAX, 4]).unwrap();
+    assert_eq!(tiles.grid(), &[1, 2]);
+    let t = tiles.tile(&[0, 1]).unwrap();
+    assert_eq!(t.shape().leaves(), &[10, 3]);
+    assert_eq!(t.get([9, 2]), Some(&69));
+}
+
+/// Defect 7: `Predicated::mask` panicked for a tile too large to allocate; it is an error.
+#[test]
+fn d07_mask_of_a_huge_tile_is_an_error_not_a_panic() {
+    let a = Tensor::from_fn(&[100], |i| i as u8).unwrap();
+    for t in [1i64 << 62, i64::MAX] {
+        let tiles = a.tiles(&[t]).unwrap();
+        assert!(tiles.predicated(&[0]).unwrap().mask().is_err(), "tile {t}");
+    }
+    // 2^62 × 2^62 booleans: the element count overflows
+    let b = Tensor::from_fn(&[3, 3], |i| i as u8).unwrap();
+    let tiles = b.tiles(&[1 << 62, 1 << 62]).unwrap();
+    assert!(tiles.predicated(&[0, 0]).unwrap().mask().is_err());
+    let m = b
+        .tiles(&[2, 4])
+        .unwrap()
+        .predicated(&[1, 0])
+        .unwrap()
+        .mask()
+        .unwrap();
+    assert_eq!(
+        m.as_slice(),
+        &[true, true, true, false, false, false, false, false]
+    );
+}
+
+/// Defect 8: `local_tile_predicated` with `M = i64::MAX` overflowed the grid.
+#[test]
+fn d08_local_tile_predicated_with_huge_static_extent() {
+    use layout::Layout;
+    let a = Tensor::new(
+        (0..70).collect::<Vec<i32>>(),
+        Layout::new((10i64, 7i64), (7i64, 1i64)),
+    )
+    .unwrap();
+    let t = a.local_tile_predicated::<{ i64::MAX }, 4>((0, 0)).unwrap();
+    assert_eq!(t.valid_extents(), (10, 4));
+    assert_eq!(t.get((9, 3)), Some(&66));
+    assert_eq!(t.get((10, 0)), None);
+    let t = a.local_tile_predicated::<{ i64::MAX }, 4>((0, 1)).unwrap();
+    assert_eq!(t.valid_extents(), (10, 3));
+    assert!(a.local_tile_predicated::<{ i64::MAX }, 4>((1, 0)).is_err());
+    let t = a.local_tile_predicated::<4, { i64::MAX }>((2, 0)).unwrap();
+    assert_eq!(t.valid_extents(), (2, 7));
+    assert_eq!(t.get((1, 6)), Some(&69));
+}
+
+/// Defect 9: a tile of a rank-1 tensor with a hierarchical axis had rank 2.
+#[test]
+fn d09_rank_one_hierarchical_tile_keeps_rank_one() {
+    let a = Tensor::new((0..6).collect::<Vec<i32>>(), l("((3,2)):((2,1))")).unwrap();
+    let tiles = a.tiles(&[6]).unwrap();
+    let t = tiles.tile(&[0]).unwrap();
+    assert_eq!(t.ndim(), 1);
+    assert_eq!(&t.dims()[..], &[6]);
+    for i in 0..6 {
+        assert_eq!(t.get([i]), a.get([i]), "element {i}");
+    }
+    assert_eq!(t.get([5]), Some(&5));
+    let p = tiles.predicated(&[0]).unwrap();
+    assert_eq!(p.get(&[5]), Some(&5));
+    assert_eq!(p.valid_view().unwrap().get([5]), Some(&5));
+    // divided in two tiles of 3
+    let tiles = a.tiles(&[3]).unwrap();
+    assert_eq!(tiles.grid(), &[2]);
+    let t = tiles.tile(&[1]).unwrap();
+    assert_eq!(t.ndim(), 1);
+    for i in 0..3 {
+        assert_eq!(t.get([i]), a.get([3 + i]), "element {i}");
+    }
+}
+
+/// Defect 10: `zipped_divide` / `tiled_divide` accepted a tiler that does not divide a view.
+#[test]
+fn d10_divide_refuses_non_dividing_tilers_on_views() {
+    use layout::Tile;
+    use layout::tensor::TensorError;
+    let a = Tensor::from_fn(&[4, 8], |i| i as i32).unwrap();
+    let v = a.view().slice(&layout::tensor::s![0..2, ..]).unwrap();
+    let tile: Tile = "[3,8]".parse().unwrap();
+    let e = v.zipped_divide(&tile).unwrap_err();
+    assert_eq!(
+        e,
+        TensorError::TilerNotDividing {
+            op: "zipped_divide",
+            axis: 0,
+            extent: 2,
+            tile: 3
+        }
+    );
+    assert!(
+        e.to_string()
+            .contains("a tile of 3 elements does not divide axis 0 of extent 2"),
+        "{e}"
+    );
+    let e = v.tiled_divide(&tile).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            TensorError::TilerNotDividing {
+                op: "tiled_divide",
+                axis: 0,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    // on the whole tensor too (there the buffer check happened to catch it)
+    assert!(matches!(
+        a.zipped_divide(&"[4,3]".parse().unwrap()).unwrap_err(),
+        TensorError::TilerNotDividing {
+            axis: 1,
+            extent: 8,
+            tile: 3,
+            ..
+        }
+    ));
+    // exact divisions still work
+    let z = v.zipped_divide(&"[2,4]".parse().unwrap()).unwrap();
+    assert_eq!(z.layout().size(), 16);
+    let z = a.tiled_divide(&"[2:2,4]".parse().unwrap()).unwrap();
+    assert_eq!(z.layout().size(), 32);
+}

@@ -302,6 +302,7 @@ pub(crate) fn taps(
     dil: [isize; 2],
     order: KOrder,
     sw: Option<isize>,
+    mut v: Vec<Tap>,
 ) -> Result<Vec<Tap>, ConvError> {
     let k = cg
         .checked_mul(r)
@@ -309,7 +310,8 @@ pub(crate) fn taps(
         .ok_or(ConvError::Overflow {
             what: "the taps C/groups·R·S",
         })?;
-    let mut v = Vec::new();
+    // `v` is reused from group to group: allocated once, before anything is written
+    v.clear();
     v.try_reserve_exact(k)
         .map_err(|_| ConvError::Allocation { elements: k })?;
     // `(R − 1)·dilation` is below the padded extent (checked by `output_dims`), which fits
@@ -718,7 +720,7 @@ mod tests {
         let d = Desc::new(ConvOperand::Input, &l, 0).unwrap();
         let order = if nhwc { KOrder::Rsc } else { KOrder::Crs };
         let dl = [dil[0] as isize, dil[1] as isize];
-        let tp = taps(&d.t[1], 0, c, r, s, dl, order, d.t[3].step()).unwrap();
+        let tp = taps(&d.t[1], 0, c, r, s, dl, order, d.t[3].step(), Vec::new()).unwrap();
         let x = Windows {
             src: &src,
             base: 0,

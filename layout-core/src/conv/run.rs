@@ -519,8 +519,14 @@ fn run<T: ConvElement>(
         && input.merged_hw().is_some()
         && input.t[1].step().is_some();
     // checked by `output_dims`: the padded input's offsets fit `isize`
-    let sp = params.spatial([h, wd], [r, s])?;
-    let (st, pad) = (sp.st, sp.pad);
+    let geo = params.spatial([h, wd], [r, s])?;
+    let (st, pad) = (geo.st, geo.pad);
+    // the taps of a group, allocated once before anything is written
+    let mut tp = Vec::new();
+    if !plain {
+        tp.try_reserve_exact(k)
+            .map_err(|_| ConvError::Allocation { elements: k })?;
+    }
     let (hi, wi) = (
         isize::try_from(h).map_err(|_| ConvError::Overflow { what: "an extent" })?,
         isize::try_from(wd).map_err(|_| ConvError::Overflow { what: "an extent" })?,
@@ -555,15 +561,16 @@ fn run<T: ConvElement>(
                 };
                 gemm_with(opts, 1.0f32, a, b, 0.0, cm)?;
             } else {
-                let tp = taps(
+                tp = taps(
                     &input.t[1],
                     g * cg,
                     cg,
                     r,
                     s,
-                    sp.dil,
+                    geo.dil,
                     w.order,
                     input.t[3].step(),
+                    core::mem::take(&mut tp),
                 )?;
                 // A: the im2col matrix (pixels × taps), read through its layout
                 let a = Windows {

@@ -190,7 +190,7 @@ fn predicated_tile(
             }
             .into());
         }
-        let tiles = (extent + tile - 1) / tile;
+        let tiles = super::tiling::ceil_div(extent, tile);
         if c < 0 || c >= tiles {
             return Err(TensorError::AxisIndexOutOfRange {
                 axis: a,
