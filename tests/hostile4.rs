@@ -387,3 +387,285 @@ fn d10_divide_refuses_non_dividing_tilers_on_views() {
     let z = a.tiled_divide(&"[2:2,4]".parse().unwrap()).unwrap();
     assert_eq!(z.layout().size(), 32);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Defects 4, 5, 12, 13: quantised weights
+
+use layout::gemm::{MatMut, MatRef, gemm_quant, qgemv};
+use layout::packed::{
+    Group4Matrix, GroupQuant, PackedError, PackedFormat, PackedVec, Q4_0Matrix, Q8_0Matrix,
+    QuantRef, QuantizedB, dequantize, quantize_q4_0, quantize_q8_0,
+};
+
+/// `y = x·B` (row-major `m × k` times `k × n`) on every route: `qgemv`, `gemm_quant` with the
+/// decode shape and with a strided C (the blocked engine) — each on every instruction set —
+/// and the sum over the dequantised weights. Returns the results, route name first.
+fn every_route<'q>(
+    b: impl Into<QuantRef<'q>> + Copy,
+    m: usize,
+    x: &[f32],
+) -> Vec<(String, Vec<f32>)> {
+    let q: QuantRef<'q> = b.into();
+    let (k, n) = (q.rows(), q.cols());
+    let w = q.dequantize().unwrap();
+    let naive: Vec<f32> = (0..m * n)
+        .map(|i| (0..k).fold(0.0f32, |s, p| s + x[(i / n) * k + p] * w[p * n + i % n]))
+        .collect();
+    let mut out = vec![("naive".to_string(), naive)];
+    for isa in layout::gemm::Isa::available() {
+        let opts = Options::from(isa);
+        let mut y = vec![f32::NAN; m * n];
+        qgemv(opts, m, 1.0, x, q, 0.0, &mut y).unwrap();
+        out.push((format!("qgemv {isa:?}"), y));
+        let a = MatRef {
+            data: x,
+            rows: m,
+            cols: k,
+            row_stride: k as isize,
+            col_stride: 1,
+        };
+        let mut y = vec![f32::NAN; m * n];
+        let c = MatMut {
+            data: &mut y,
+            rows: m,
+            cols: n,
+            row_stride: n as isize,
+            col_stride: 1,
+        };
+        gemm_quant(opts, 1.0, a, q, 0.0, c).unwrap();
+        out.push((format!("gemm_quant {isa:?}"), y));
+        // C column-major: never the decode shape, always the blocked engine
+        let mut yt = vec![f32::NAN; m * n];
+        let c = MatMut {
+            data: &mut yt,
+            rows: m,
+            cols: n,
+            row_stride: 1,
+            col_stride: m as isize,
+        };
+        gemm_quant(opts, 1.0, a, q, 0.0, c).unwrap();
+        let y: Vec<f32> = (0..m * n).map(|i| yt[(i % n) * m + i / n]).collect();
+        out.push((format!("gemm_quant blocked {isa:?}"), y));
+    }
+    out
+}
+
+/// Every route agrees with the first: the same NaN, the same ±∞, finite values within
+/// `tol·scale` where `scale` is `Σ|x·w|` of the element.
+fn agree(routes: &[(String, Vec<f32>)], scale: &[f32], tol: f32) -> Result<(), String> {
+    let (_, want) = &routes[0];
+    for (name, got) in &routes[1..] {
+        for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+            let same = if w.is_nan() || g.is_nan() {
+                w.is_nan() && g.is_nan()
+            } else if w.is_infinite() || g.is_infinite() {
+                g == w
+            } else {
+                (g - w).abs() <= tol * scale[i] + f32::MIN_POSITIVE
+            };
+            if !same {
+                return Err(format!(
+                    "{name}: element {i} is {g}, the naive sum gives {w}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `Σ_p |x·w|` per output element (the size of the rounding errors).
+fn magnitudes<'q>(b: impl Into<QuantRef<'q>>, m: usize, x: &[f32]) -> Vec<f32> {
+    let q: QuantRef<'q> = b.into();
+    let (k, n) = (q.rows(), q.cols());
+    let w = q.dequantize().unwrap();
+    (0..m * n)
+        .map(|i| {
+            (0..k)
+                .map(|p| (x[(i / n) * k + p] * w[p * n + i % n]).abs())
+                .filter(|v| v.is_finite())
+                .sum()
+        })
+        .collect()
+}
+
+/// An AWQ-format 8 × 8 matrix, one group, codes `code`, stored zeros 0, scale 1, zero offset
+/// `offset`.
+fn group4(code: u8, offset: i32, scale: f32) -> Group4Matrix {
+    let quant = GroupQuant::new(l("(8,8):(8,1)"), 8, offset).unwrap();
+    let w = PackedVec::from_values(PackedFormat::awq(), &[code; 64]).unwrap();
+    let z = PackedVec::from_values(PackedFormat::awq(), &[0; 8]).unwrap();
+    Group4Matrix::new(quant, w, vec![scale; 8], z).unwrap()
+}
+
+/// Defect 4: `Group4Matrix` rounded the zero offset to `f32` before subtracting (and added it
+/// in `i32`, which overflowed); now one rounding of the `i64` difference, on every route.
+#[test]
+fn d04_group4_zero_offset_rounds_once_like_dequantize() {
+    for (offset, want) in [
+        ((1 << 24) + 1, -16777216.0f32),
+        (i32::MAX, -2147483648.0),
+        (i32::MIN, 2147483648.0),
+        (-(1 << 24) - 3, 16777220.0),
+        (1, 0.0),
+    ] {
+        let m = group4(1, offset, 1.0);
+        let d = dequantize(m.weights(), m.scales(), m.zeros(), m.quant()).unwrap();
+        assert_eq!(d[0], want, "offset {offset}");
+        assert_eq!(m.get(0, 0), Some(want), "offset {offset}");
+        assert_eq!(m.dequantize().unwrap(), d, "offset {offset}");
+        // one-hot rows of X pick single weights: every route gives the weight exactly
+        for rows in [1, 8, 9] {
+            let mut x = vec![0.0f32; rows * 8];
+            for r in 0..rows {
+                x[r * 8 + r % 8] = 1.0;
+            }
+            for (name, y) in every_route(&m, rows, &x) {
+                assert!(
+                    y.iter().all(|&v| v == want),
+                    "offset {offset}, {rows} rows, {name}: {y:?}"
+                );
+            }
+        }
+    }
+}
+
+/// Defect 5: a block whose largest magnitude is below about 3.7e-37 made `1/d` infinite
+/// (debug: a panic; release: flipped codes).
+#[test]
+fn d05_tiny_blocks_quantise() {
+    for v in [1e-38f32, 3.6e-37, f32::MIN_POSITIVE, 1e-45, -1e-40] {
+        // (below 127·2^−149, d is 0 in f32 too: every code 0, the reference's rule)
+        let exact_zero = v / 127.0 == 0.0;
+        let q8 = quantize_q8_0(32, 1, &[v; 32]).unwrap();
+        assert!(
+            exact_zero
+                || q8.blocks()[0]
+                    .qs
+                    .iter()
+                    .all(|&c| c == if v > 0.0 { 127 } else { -127 }),
+            "{v}: {:?}",
+            q8.blocks()[0].qs
+        );
+        assert_eq!(q8.dequantize().unwrap(), vec![0.0; 32]);
+        let q4 = quantize_q4_0(32, 1, &[v; 32]).unwrap();
+        // the largest magnitude is −8·d: code 0
+        assert!(
+            (0..32).all(|i| q4.blocks()[0].code(i) == 0) || v / 8.0 == 0.0,
+            "{v}"
+        );
+        // mixed signs and a zero
+        let x: Vec<f32> = (0..32).map(|i| [v, -v, 0.0, v / 2.0][i % 4]).collect();
+        let q8 = quantize_q8_0(32, 1, &x).unwrap();
+        // the signs kept, the half-way value near 63.5 (d is subnormal, so inexact)
+        for (i, &c) in q8.blocks()[0].qs.iter().enumerate() {
+            let ok = match i % 4 {
+                0 => c == 127 * v.signum() as i8,
+                1 => c == -127 * v.signum() as i8,
+                2 => c == 0,
+                _ => (c as f32 * v.signum() - 63.5).abs() <= 1.0,
+            };
+            assert!(ok || exact_zero, "{v}: code {i} is {c}");
+        }
+        quantize_q4_0(32, 1, &x).unwrap();
+    }
+}
+
+/// Defect 12: a ±∞ (or NaN) GGUF scale gave +∞ on the decode routes and NaN on the others.
+#[test]
+fn d12_infinite_gguf_scales_agree_on_every_route() {
+    // Q4_0, d = +∞: code 8 is 0·∞ = NaN, the rest ±∞
+    for (d, codes) in [
+        (0x7c00u16, [0x98u8; 16]), // +∞, codes 8 and 9
+        (0x7c00, [0x99; 16]),      // +∞, codes 9 only: +∞·x
+        (0xfc00, [0x9a; 16]),      // −∞, codes 10 and 9
+        (0x7c00, [0x97; 16]),      // +∞, codes 7 and 9: +∞ and −∞
+        (0x7e00, [0x99; 16]),      // NaN
+    ] {
+        let mut bytes = d.to_le_bytes().to_vec();
+        bytes.extend(codes);
+        let q = Q4_0Matrix::from_bytes(32, 1, &bytes).unwrap();
+        for m in [1, 8, 9] {
+            for xv in [1.0f32, -0.5, 0.0] {
+                let x = vec![xv; 32 * m];
+                let r = every_route(&q, m, &x);
+                agree(&r, &vec![0.0; m], 0.0)
+                    .unwrap_or_else(|e| panic!("d {d:#x} codes {codes:?} x {xv}, {m} rows: {e}"));
+            }
+        }
+    }
+    let mut bytes = 0x7c00u16.to_le_bytes().to_vec();
+    bytes.extend([3u8; 32]);
+    let q = Q8_0Matrix::from_bytes(32, 1, &bytes).unwrap();
+    let r = every_route(&q, 9, &[1.0; 32 * 9]);
+    assert!(
+        r.iter().all(|(_, y)| y.iter().all(|&v| v == f32::INFINITY)),
+        "{r:?}"
+    );
+    // an ∞ activation against a zero weight is NaN everywhere
+    let q = quantize_q8_0(32, 1, &[0.0; 32]).unwrap();
+    let mut x = vec![1.0f32; 32];
+    x[5] = f32::INFINITY;
+    let r = every_route(&q, 1, &x);
+    assert!(r.iter().all(|(_, y)| y[0].is_nan()), "{r:?}");
+    // a group scale whose weights dequantise to ±∞: the decode kernels do not factor it out
+    let m = group4(3, 0, f32::MAX);
+    let x = vec![1e-30f32; 8 * 9];
+    let r = every_route(&m, 9, &x);
+    assert!(
+        r.iter().all(|(_, y)| y.iter().all(|&v| v == f32::INFINITY)),
+        "{r:?}"
+    );
+}
+
+/// Defect 13: the scale bound of the GGUF quantisers is the documented one.
+#[test]
+fn d13_gguf_scale_bound_is_the_documented_one() {
+    let e = quantize_q4_0(32, 1, &[-524100.0; 32]).unwrap_err();
+    assert!(
+        matches!(e, PackedError::ScaleOverflow { row: 0, col: 0, .. }),
+        "{e:?}"
+    );
+    let lim = 8.0 * 65504.0f32;
+    let q = quantize_q4_0(32, 1, &[-lim; 32]).unwrap();
+    assert_eq!(q.blocks()[0].d.to_f32(), 65504.0);
+    assert!(quantize_q4_0(32, 1, &[lim.next_up(); 32]).is_err());
+    assert!(quantize_q4_0(32, 1, &[-lim.next_up(); 32]).is_err());
+    let lim = 127.0 * 65504.0f32;
+    let q = quantize_q8_0(32, 1, &[lim; 32]).unwrap();
+    assert_eq!(q.blocks()[0].d.to_f32(), 65504.0);
+    assert!(quantize_q8_0(32, 1, &[lim.next_up(); 32]).is_err());
+    assert!(quantize_q8_0(32, 1, &[-lim.next_up(); 32]).is_err());
+}
+
+/// Defect 16: a view of another array after the parent in memory is named as such.
+#[cfg(feature = "ndarray")]
+#[test]
+fn d16_from_ndarray_in_names_a_view_outside_the_parent() {
+    use layout::tensor::TensorRef;
+    let both = ndarray::Array1::from_iter(0..32);
+    let (a, b) = both.view().split_at(ndarray::Axis(0), 16);
+    // b lies right after a, then inside a: the first is refused with the dedicated message
+    let e = TensorRef::from_ndarray_in(b, a).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("does not lie in its parent's buffer"),
+        "{e}"
+    );
+    let e = TensorRef::from_ndarray_in(a, b).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("does not lie in its parent's buffer"),
+        "{e}"
+    );
+    let other = ndarray::Array2::<i32>::zeros((4, 4));
+    let parent = ndarray::Array2::<i32>::zeros((4, 4));
+    for (v, p) in [(other.view(), parent.view()), (parent.view(), other.view())] {
+        let e = TensorRef::from_ndarray_in(v, p).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("does not lie in its parent's buffer"),
+            "{e}"
+        );
+    }
+    assert!(TensorRef::from_ndarray_in(a.slice(ndarray::s![4..8]), a).is_ok());
+}
