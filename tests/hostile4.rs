@@ -669,3 +669,470 @@ fn d16_from_ndarray_in_names_a_view_outside_the_parent() {
     }
     assert!(TensorRef::from_ndarray_in(a.slice(ndarray::s![4..8]), a).is_ok());
 }
+
+// ---------------------------------------------------------------------------------------------
+// The classes, with generated extreme inputs
+
+/// Integers near 0, 1, `isize::MAX` and `usize::MAX`, and powers of two in between.
+fn extreme_usize() -> impl Strategy<Value = usize> {
+    prop_oneof![
+        4 => 0usize..4,
+        1 => Just(usize::MAX),
+        1 => Just(usize::MAX - 1),
+        1 => Just(isize::MAX as usize),
+        1 => Just(isize::MAX as usize + 1),
+        1 => Just(1usize << 61),
+        1 => Just(1usize << 62),
+        1 => Just((1usize << 62) - 1),
+        // a padding at the bound: H + 2·padding = isize::MAX ± 1
+        1 => (0usize..3).prop_map(|d| (isize::MAX as usize - 3) / 2 + d),
+    ]
+}
+
+/// The convolution by its definition on logical coordinates (u128 indices: nothing wraps).
+fn conv_ref(
+    p: &Conv2d,
+    x: &Tensor<Vec<f32>, DynLayout>,
+    w: &Tensor<Vec<f32>, DynLayout>,
+    od: [usize; 4],
+) -> Vec<f32> {
+    let xd = x.dims();
+    let (c, h, wi) = (xd[1] as usize, xd[2] as usize, xd[3] as usize);
+    let wd = w.dims();
+    let (r, s) = (wd[2] as usize, wd[3] as usize);
+    let [_, o, oh, ow] = od;
+    let mut out = vec![0.0f32; o * oh * ow];
+    for oo in 0..o {
+        for y in 0..oh {
+            for xx in 0..ow {
+                let mut acc = 0.0f64;
+                for ci in 0..c {
+                    for i in 0..r {
+                        for j in 0..s {
+                            let ih =
+                                y as u128 * p.stride[0] as u128 + i as u128 * p.dilation[0] as u128;
+                            let iw = xx as u128 * p.stride[1] as u128
+                                + j as u128 * p.dilation[1] as u128;
+                            let (ph, pw) = (p.padding[0] as u128, p.padding[1] as u128);
+                            if ih < ph || iw < pw || ih - ph >= h as u128 || iw - pw >= wi as u128 {
+                                continue;
+                            }
+                            let (ih, iw) = ((ih - ph) as i64, (iw - pw) as i64);
+                            acc += f64::from(x[[0, ci as i64, ih, iw]])
+                                * f64::from(w[[oo as i64, ci as i64, i as i64, j as i64]]);
+                        }
+                    }
+                }
+                out[(oo * oh + y) * ow + xx] = acc as f32;
+            }
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(192))]
+
+    /// Convolution parameters near the integer limits: `output_dims`, `Im2col::new`,
+    /// `conv2d` and `conv2d_prepared` never panic; where the output is small enough to hold,
+    /// every route (the packer over the im2col layout, prepared weights, the im2col matrix's
+    /// offsets) gives the definition's result; on error nothing is written.
+    #[test]
+    fn conv_extreme_parameters(
+        c in 1usize..3, h in 1usize..5, w in 1usize..5, r in 0usize..4, s in 0usize..4,
+        st in (extreme_usize(), extreme_usize()),
+        pad in (extreme_usize(), extreme_usize()),
+        dil in (extreme_usize(), extreme_usize()),
+        nhwc in any::<bool>(),
+    ) {
+        let p = Conv2d { stride: [st.0, st.1], padding: [pad.0, pad.1], dilation: [dil.0, dil.1], groups: 1, relu: false };
+        let xl = if nhwc {
+            l(&format!("(1,{c},{h},{w}):({},1,{},{c})", c * h * w, w * c))
+        } else {
+            l(&format!("(1,{c},{h},{w}):({},{},{w},1)", c * h * w, h * w))
+        };
+        let x = Tensor::new((0..c * h * w).map(|v| (v % 7) as f32).collect(), xl).unwrap();
+        let od = p.output_dims([1, c, h, w], [2, c, r, s]);
+        let im = Im2col::new(&p, &xl, [r, s]);
+        let (rr, ss) = (r.max(1), s.max(1));
+        let wt = Tensor::new((0..2 * c * rr * ss).map(|v| (v % 3) as f32 - 1.0).collect(),
+            l(&format!("(2,{c},{rr},{ss}):({},{},{ss},1)", c * rr * ss, rr * ss))).unwrap();
+        let small = od.as_ref().ok().and_then(|d| d[2].checked_mul(d[3])).is_some_and(|n| n <= 64);
+        match od {
+            Ok(od) if small && r > 0 && s > 0 => {
+                let want = conv_ref(&p, &x, &wt, od);
+                let ol = l(&format!("(1,2,{},{}):({},{},{},1)", od[2], od[3], 2 * od[2] * od[3], od[2] * od[3], od[3]));
+                let mut y = Tensor::new(vec![f32::NAN; want.len()], ol).unwrap();
+                conv2d(&p, &x, &wt, None, &mut y).unwrap();
+                prop_assert_eq!(y.as_slice(), &want[..], "conv2d");
+                let pw = ConvWeights::new(&p, &xl, &wt).unwrap();
+                let mut y = Tensor::new(vec![f32::NAN; want.len()], ol).unwrap();
+                conv2d_prepared(Options::default(), &p, &x, &pw, None, &mut y).unwrap();
+                prop_assert_eq!(y.as_slice(), &want[..], "conv2d_prepared");
+                // the im2col matrix's offsets: row (oh, ow) = oh + OH·ow, column (c, r, s) —
+                // where its layout over the padded input exists (a padded extent near
+                // isize::MAX has no layout: the algebra refuses, an error)
+                let m = match im {
+                    Ok(m) => m,
+                    Err(e) => {
+                        prop_assert!(matches!(e, ConvError::Layout(_) | ConvError::Overflow { .. }), "{e:?}");
+                        return Ok(());
+                    }
+                };
+                prop_assert_eq!((m.rows(), m.cols()), (od[2] * od[3], c * r * s));
+                for oo in 0..2 {
+                    for y0 in 0..od[2] {
+                        for x0 in 0..od[3] {
+                            let mut acc = 0.0f32;
+                            for col in 0..c * r * s {
+                                let (ci, i, j) = (col % c, (col / c) % r, col / (c * r));
+                                if let Some(off) = m.offset(y0 + od[2] * x0, col) {
+                                    acc += x.as_slice()[off as usize] * wt[[oo as i64, ci as i64, i as i64, j as i64]];
+                                }
+                            }
+                            prop_assert_eq!(acc, want[(oo * od[2] + y0) * od[3] + x0], "im2col");
+                        }
+                    }
+                }
+            }
+            _ => {
+                // an output the parameters do not give (or cannot give): refused, untouched
+                let res = p.output_dims([1, c, h, w], [2, c, rr, ss]);
+                let mut y = Tensor::new(vec![3.0f32; 4], l("(1,2,1,2):(4,2,2,1)")).unwrap();
+                let e = conv2d(&p, &x, &wt, None, &mut y);
+                if res.is_err() || res.is_ok_and(|d| d != [1, 2, 1, 2]) {
+                    prop_assert!(e.is_err());
+                    prop_assert_eq!(y.as_slice(), &[3.0; 4]);
+                }
+            }
+        }
+    }
+}
+
+/// Tile extents near 1, the tensor's extent and `i64::MAX`.
+fn extreme_tile(e: i64, pick: usize) -> i64 {
+    [
+        1,
+        2,
+        (e - 1).max(1),
+        e,
+        e + 1,
+        3,
+        i64::MAX,
+        i64::MAX - 1,
+        1 << 62,
+        1 << 40,
+    ][pick % 10]
+}
+
+/// Every tile of every tiling, smaller or predicated, against the parent tensor.
+fn check_tiles(
+    a: &Tensor<Vec<i32>, DynLayout>,
+    dims: &[i64],
+    tile: &[i64],
+) -> Result<(), TestCaseError> {
+    let tiles = match a.tiles(tile) {
+        Ok(t) => t,
+        // only a hierarchical axis the tile does not divide (or the algebra cannot divide) is
+        // refused
+        Err(e) => {
+            prop_assert!(dims.len() == 1 && a.layout().leaf_count() > 1, "{e:?}");
+            prop_assert!(
+                matches!(
+                    e,
+                    layout::tensor::TensorError::NotStrided { .. }
+                        | layout::tensor::TensorError::Layout(_)
+                ),
+                "{e:?}"
+            );
+            return Ok(());
+        }
+    };
+    let grid: Vec<i64> = dims
+        .iter()
+        .zip(tile)
+        .map(|(&e, &t)| ((e as i128 + t as i128 - 1) / t as i128) as i64)
+        .collect();
+    prop_assert_eq!(tiles.grid(), &grid[..]);
+    for g in tiles.coords() {
+        let g = g.leaves().to_vec();
+        let valid: Vec<i64> = (0..dims.len())
+            .map(|d| tile[d].min(dims[d] - g[d] * tile[d]))
+            .collect();
+        let small = tiles.tile(&g).unwrap();
+        prop_assert_eq!(small.ndim(), dims.len());
+        let p = tiles.predicated(&g).unwrap();
+        prop_assert_eq!(p.valid_extents(), &valid[..]);
+        prop_assert_eq!(p.extents(), tile);
+        let vv = p.valid_view().unwrap();
+        let n: i64 = valid.iter().product();
+        for k in 0..n {
+            let mut c = vec![0i64; dims.len()];
+            let mut rest = k;
+            for d in 0..dims.len() {
+                c[d] = rest % valid[d];
+                rest /= valid[d];
+            }
+            let pc: Vec<i64> = (0..dims.len()).map(|d| g[d] * tile[d] + c[d]).collect();
+            let want = a.get(&pc[..]);
+            prop_assert!(want.is_some());
+            prop_assert_eq!(small.get(&c[..]), want);
+            prop_assert_eq!(p.get(&c[..]), want);
+            prop_assert_eq!(vv.get(&c[..]), want);
+        }
+        // one past the valid extent along each axis is masked
+        for d in 0..dims.len() {
+            let mut c = vec![0i64; dims.len()];
+            c[d] = valid[d];
+            prop_assert_eq!(p.get(&c), None);
+        }
+        let cells = tile.iter().try_fold(1i64, |s, &t| s.checked_mul(t));
+        match cells {
+            Some(n) if n <= 4096 => {
+                let m = p.mask().unwrap();
+                prop_assert_eq!(
+                    m.iter().filter(|&&b| b).count() as i64,
+                    valid.iter().product::<i64>()
+                );
+            }
+            Some(n) if n < 1 << 62 => {} // allocatable in principle: not tried
+            _ => prop_assert!(p.mask().is_err()),
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(160))]
+
+    /// Tiles of extents near 1, the tensor's extents and `i64::MAX`, on strided tensors of
+    /// rank 1 to 3 and on rank-1 hierarchical ones: grids, tiles, predicates and masks.
+    #[test]
+    fn tiles_with_extreme_extents(
+        dims in proptest::collection::vec(1i64..6, 1..4),
+        picks in proptest::collection::vec(0usize..10, 3),
+        colmajor in any::<bool>(),
+        hier in proptest::option::of((1i64..4, 1i64..4)),
+    ) {
+        if let Some((x, y)) = hier {
+            let a = Tensor::new((0..(x * y) as i32).collect(), l(&format!("(({x},{y})):(({y},1))"))).unwrap();
+            let tile = [extreme_tile(x * y, picks[0])];
+            check_tiles(&a, &[x * y], &tile)?;
+        } else {
+            let us: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+            let a = Tensor::from_fn(&us, |i| i as i32).unwrap();
+            let a = if colmajor {
+                let n: i64 = dims.iter().product();
+                let cm = DynLayout::col_major(&layout::DynTuple::from_slice(&dims).unwrap()).unwrap();
+                Tensor::new((0..n as i32).collect(), cm).unwrap()
+            } else {
+                a
+            };
+            let tile: Vec<i64> = dims.iter().zip(&picks).map(|(&e, &p)| extreme_tile(e, p)).collect();
+            check_tiles(&a, &dims, &tile)?;
+        }
+    }
+
+    /// `local_tile_predicated` with static extents near `i64::MAX`: one tile along that axis,
+    /// every valid element the parent's.
+    #[test]
+    fn local_tile_predicated_extreme_static_extents(m in 1i64..9, n in 1i64..9, c0 in 0i64..3, c1 in 0i64..3) {
+        use layout::Layout;
+        let a = Tensor::new((0..m * n).collect::<Vec<i64>>(), Layout::new((m, n), (n, 1i64))).unwrap();
+        macro_rules! one {
+            ($mm:expr, $nn:expr) => {{
+                let (tm, tn): (i64, i64) = ($mm, $nn);
+                let rows = (m as i128 + tm as i128 - 1) / tm as i128;
+                let cols = (n as i128 + tn as i128 - 1) / tn as i128;
+                match a.local_tile_predicated::<{ $mm }, { $nn }>((c0, c1)) {
+                    Ok(t) => {
+                        prop_assert!((c0 as i128) < rows && (c1 as i128) < cols);
+                        let (v0, v1) = t.valid_extents();
+                        prop_assert_eq!(v0, tm.min(m - c0 * tm));
+                        prop_assert_eq!(v1, tn.min(n - c1 * tn));
+                        for i in 0..v0 {
+                            for j in 0..v1 {
+                                prop_assert_eq!(t.get((i, j)), Some(&((c0 * tm + i) * n + c1 * tn + j)));
+                            }
+                        }
+                        prop_assert_eq!(t.get((v0, 0)), None);
+                        prop_assert_eq!(t.get((0, v1)), None);
+                    }
+                    Err(_) => prop_assert!((c0 as i128) >= rows || (c1 as i128) >= cols),
+                }
+            }};
+        }
+        one!(i64::MAX, 4);
+        one!(4, i64::MAX);
+        one!(i64::MAX, i64::MAX);
+        one!(1 << 62, 1);
+        one!(3, i64::MAX - 1);
+    }
+
+    /// `zipped_divide` / `tiled_divide` of a sliced view: accepted exactly when the tiler
+    /// divides, and then the result holds exactly the view's elements.
+    #[test]
+    fn divide_views_exactly(r0 in 0usize..4, r1 in 1usize..5, c0 in 0usize..8, c1 in 1usize..9, t0 in 1i64..10, t1 in 1i64..10) {
+        let (r1, c1) = ((r0 + r1).min(4), (c0 + c1).min(8));
+        prop_assume!(r1 > r0 && c1 > c0);
+        let a = Tensor::from_fn(&[4, 8], |i| i as i32).unwrap();
+        let v = a.view().slice(&layout::tensor::s![r0 as i64..r1 as i64, c0 as i64..c1 as i64]).unwrap();
+        let (er, ec) = ((r1 - r0) as i64, (c1 - c0) as i64);
+        let tiler: layout::Tile = format!("[{t0},{t1}]").parse().unwrap();
+        let divides = er % t0 == 0 && ec % t1 == 0;
+        let mut want: Vec<i32> = v.iter().copied().collect();
+        want.sort_unstable();
+        for z in [v.zipped_divide(&tiler), v.tiled_divide(&tiler)] {
+            match z {
+                Ok(z) => {
+                    prop_assert!(divides, "{} accepted {}×{} by [{}, {}]", z.layout(), er, ec, t0, t1);
+                    let mut got: Vec<i32> = z.iter().copied().collect();
+                    got.sort_unstable();
+                    prop_assert_eq!(&got, &want);
+                }
+                Err(e) => prop_assert!(!divides, "{e}"),
+            }
+        }
+    }
+}
+
+/// `f16` scales at the limits: zeros, the smallest subnormal and normal, one, the largest
+/// finite, ±∞ and NaN (as bits).
+fn extreme_f16() -> impl Strategy<Value = u16> {
+    prop_oneof![
+        Just(0x0000u16),
+        Just(0x8000),
+        Just(0x0001),
+        Just(0x0400),
+        Just(0x3c00),
+        Just(0xbc00),
+        Just(0x7bff),
+        Just(0xfbff),
+        Just(0x7c00),
+        Just(0xfc00),
+        Just(0x7e00),
+        any::<u16>(),
+    ]
+}
+
+/// `f32` scales at the limits.
+fn extreme_f32() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        Just(0.0f32),
+        Just(-0.0),
+        Just(f32::from_bits(1)),
+        Just(f32::MIN_POSITIVE),
+        Just(3e-39),
+        Just(1.0),
+        Just(-0.75),
+        Just(1e38),
+        Just(f32::MAX),
+        Just(-f32::MAX),
+        Just(f32::INFINITY),
+        Just(f32::NEG_INFINITY),
+        Just(f32::NAN),
+        -4.0f32..4.0,
+    ]
+}
+
+/// Activations: bounded (no sum of finite terms can overflow) with, rarely, ±∞ and NaN.
+fn activation(bound: f32) -> impl Strategy<Value = f32> {
+    prop_oneof![
+        20 => (-1.0f32..1.0).prop_map(move |v| v * bound),
+        2 => Just(0.0f32),
+        1 => Just(f32::INFINITY),
+        1 => Just(f32::NEG_INFINITY),
+        1 => Just(f32::NAN),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// GGUF blocks with scales at the `f16` limits and random codes: `qgemv`, `gemm_quant`
+    /// (decode shape and blocked) on every instruction set and the naive sum give one answer.
+    #[test]
+    fn gguf_routes_agree(
+        q8 in any::<bool>(),
+        kb in 1usize..3, n in 1usize..10, m in prop_oneof![Just(1usize), Just(3), Just(8), Just(9), Just(17)],
+        ds in proptest::collection::vec(extreme_f16(), 18),
+        codes in proptest::collection::vec(any::<u8>(), 18 * 32),
+        xs in proptest::collection::vec(activation(1000.0), 17 * 64),
+    ) {
+        let k = 32 * kb;
+        let x = &xs[..m * k];
+        let per = if q8 { 34 } else { 18 };
+        let mut bytes = Vec::new();
+        for b in 0..n * kb {
+            bytes.extend(ds[b].to_le_bytes());
+            bytes.extend(&codes[b * 32..b * 32 + per - 2]);
+        }
+        let routes = if q8 {
+            let q = Q8_0Matrix::from_bytes(k, n, &bytes).unwrap();
+            let r = every_route(&q, m, x);
+            agree(&r, &magnitudes(&q, m, x), 2e-5)
+        } else {
+            let q = Q4_0Matrix::from_bytes(k, n, &bytes).unwrap();
+            let r = every_route(&q, m, x);
+            agree(&r, &magnitudes(&q, m, x), 2e-5)
+        };
+        prop_assert!(routes.is_ok(), "{}", routes.unwrap_err());
+    }
+
+    /// GPTQ/AWQ matrices with scales at the `f32` limits and zero offsets at the `i32` limits:
+    /// every route gives one answer (the decode kernels never factor a scale whose weights
+    /// overflow, and recompute non-finite sums weight by weight).
+    #[test]
+    fn group4_routes_agree(
+        gptq in any::<bool>(),
+        kg in 1usize..3, n8 in 1usize..3, m in prop_oneof![Just(1usize), Just(8), Just(9)],
+        offset in prop_oneof![Just(0i32), Just(1), Just(-5), Just((1 << 24) + 1), Just(i32::MAX), Just(i32::MIN)],
+        scales in proptest::collection::vec(extreme_f32(), 2 * 16),
+        codes in proptest::collection::vec(0u8..16, 64 * 16),
+        zs in proptest::collection::vec(0u8..16, 2 * 16),
+        xs in proptest::collection::vec(activation(1.0 / 256.0), 9 * 64),
+    ) {
+        let (k, n) = (32 * kg, 8 * n8);
+        let groups = kg;
+        let (quant, fmt) = if gptq {
+            (GroupQuant::new(l(&format!("({k},{n}):(1,{k})")), 32, offset).unwrap(), PackedFormat::gptq())
+        } else {
+            (GroupQuant::new(l(&format!("({k},{n}):({n},1)")), 32, offset).unwrap(), PackedFormat::awq())
+        };
+        let w = PackedVec::from_values(fmt, &codes[..k * n]).unwrap();
+        let z = PackedVec::from_values(fmt, &zs[..groups * n]).unwrap();
+        let g = Group4Matrix::new(quant, w, scales[..groups * n].to_vec(), z).unwrap();
+        let x = &xs[..m * k];
+        let r = every_route(&g, m, x);
+        let res = agree(&r, &magnitudes(&g, m, x), 2e-5);
+        prop_assert!(res.is_ok(), "{}", res.unwrap_err());
+    }
+
+    /// The GGUF quantisers on blocks at the `f32` limits: finite input is quantised (or its
+    /// scale refused above 65504 as documented), never a panic, and every stored value is
+    /// within half a step of the input.
+    #[test]
+    fn gguf_quantisers_at_the_limits(
+        vals in proptest::collection::vec(prop_oneof![
+            Just(0.0f32), Just(-0.0), Just(f32::from_bits(1)), Just(-f32::from_bits(1)), Just(1e-38), Just(f32::MIN_POSITIVE),
+            Just(f32::MAX), Just(-f32::MAX), Just(524032.0), Just(-524033.0), Just(8319008.0), -10.0f32..10.0,
+        ], 32),
+    ) {
+        let amax = vals.iter().fold(0.0f32, |a, v| a.max(v.abs()));
+        match quantize_q8_0(32, 1, &vals) {
+            Ok(q) => {
+                prop_assert!(amax <= 127.0 * 65504.0);
+                let d = q.blocks()[0].d.to_f32();
+                for (p, &v) in vals.iter().enumerate() {
+                    let got = q.get(p, 0).unwrap();
+                    prop_assert!((got - v).abs() <= d * 0.5 * 1.01 + (amax / 127.0 - d).abs() * 127.0 + 1e-30, "{} vs {}", got, v);
+                }
+            }
+            Err(e) => prop_assert!(amax > 127.0 * 65504.0, "{e}"),
+        }
+        match quantize_q4_0(32, 1, &vals) {
+            Ok(_) => prop_assert!(amax <= 8.0 * 65504.0),
+            Err(e) => prop_assert!(amax > 8.0 * 65504.0, "{e}"),
+        }
+    }
+}
