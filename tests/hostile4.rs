@@ -697,9 +697,9 @@ fn conv_ref(
     od: [usize; 4],
 ) -> Vec<f32> {
     let xd = x.dims();
-    let (c, h, wi) = (xd[1] as usize, xd[2] as usize, xd[3] as usize);
+    let (c, h, wi) = (xd[1], xd[2], xd[3]);
     let wd = w.dims();
-    let (r, s) = (wd[2] as usize, wd[3] as usize);
+    let (r, s) = (wd[2], wd[3]);
     let [_, o, oh, ow] = od;
     let mut out = vec![0.0f32; o * oh * ow];
     for oo in 0..o {

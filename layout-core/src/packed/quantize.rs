@@ -375,6 +375,7 @@ impl Group4Matrix {
 
     /// The zero point of group `g`, column `j`, with the zero offset added, as `f32`: exact,
     /// and `code − zero` exact in `f32`, when [`Group4Matrix::zero_exact`].
+    #[cfg(feature = "std")]
     #[inline]
     pub(crate) fn zero(&self, g: usize, j: usize) -> f32 {
         self.zero_i64(g, j) as f32

@@ -231,11 +231,13 @@ impl<St: Storage> Tiles<St> {
             };
         }
         // the first element of the tile is an element of the tensor: inside the buffer
-        let pos = usize::try_from(self.base as i64 + off).map_err(|_| {
-            layout_err(LayoutError::Overflow {
+        let pos = i64::try_from(self.base)
+            .ok()
+            .and_then(|b| b.checked_add(off))
+            .and_then(|p| usize::try_from(p).ok())
+            .ok_or(layout_err(LayoutError::Overflow {
                 what: "tile base offset",
-            })
-        })?;
+            }))?;
         Ok((pos, valid))
     }
 
@@ -498,7 +500,10 @@ impl<St: Storage> Predicated<St> {
             }
             off
         };
-        usize::try_from(self.pos as i64 + off).ok()
+        i64::try_from(self.pos)
+            .ok()
+            .and_then(|p| p.checked_add(off))
+            .and_then(|p| usize::try_from(p).ok())
     }
 
     /// The element at `c` (one index per axis), `None` when it is masked (outside the tensor)
@@ -722,11 +727,13 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         idx: i64,
     ) -> Result<TensorRef<'_, St::Elem>, TensorError> {
         let (l, off) = self.dyn_layout()?.local_partition(thr, idx)?;
-        let base = usize::try_from(self.base_offset() as i64 + off).map_err(|_| {
-            layout_err(LayoutError::Overflow {
+        let base = i64::try_from(self.base_offset())
+            .ok()
+            .and_then(|b| b.checked_add(off))
+            .and_then(|p| usize::try_from(p).ok())
+            .ok_or(layout_err(LayoutError::Overflow {
                 what: "partition base offset",
-            })
-        })?;
+            }))?;
         Tensor::with_offset(self.as_slice(), l, base)
     }
 }
