@@ -44,7 +44,7 @@ fn check_all_tiles<St: layout::tensor::Storage<Elem = i64>, L: layout::AnyLayout
         assert_eq!(small.shape().leaves(), &want[..], "tile {g:?}");
         assert_eq!(pred.valid_extents(), &want[..]);
         assert_eq!(pred.extents(), tile);
-        let mask = pred.mask();
+        let mask = pred.mask().unwrap();
         // every coordinate of the full tile
         let full: i64 = tile.iter().product();
         for k in 0..full {

@@ -40,9 +40,9 @@ pub enum ConvError {
         /// Its rank.
         rank: usize,
     },
-    /// A stride, dilation or the group count is zero.
+    /// A stride, dilation, kernel extent or the group count is zero.
     Zero {
-        /// `"stride"`, `"dilation"` or `"groups"`.
+        /// `"stride"`, `"dilation"`, `"kernel"` or `"groups"`.
         what: &'static str,
         /// 0 for the height, 1 for the width (0 for groups).
         axis: usize,
@@ -76,6 +76,14 @@ pub enum ConvError {
         input: usize,
         /// The padding on each side.
         padding: usize,
+    },
+    /// Prepared weights ([`ConvWeights`](super::ConvWeights)) used with another group count
+    /// than they were packed for.
+    GroupsMismatch {
+        /// The groups the weights were packed for.
+        packed: usize,
+        /// The groups of the parameters.
+        given: usize,
     },
     /// The output is not (N, O, OH, OW) with OH, OW given by the parameters.
     OutputShape {
@@ -119,6 +127,12 @@ impl fmt::Display for ConvError {
             ConvError::Zero { what, axis: a } => {
                 if *what == "groups" {
                     write!(f, "conv2d: groups is 0; it must be at least 1")
+                } else if *what == "kernel" {
+                    write!(
+                        f,
+                        "conv2d: the kernel's extent along the {} is 0; it must be at least 1",
+                        axis(a)
+                    )
                 } else {
                     write!(
                         f,
@@ -152,6 +166,11 @@ impl fmt::Display for ConvError {
                 "conv2d: along the {} the kernel of {kernel} with dilation {dilation} spans \
                  more than the padded input ({input} + 2·{padding})",
                 axis(a)
+            ),
+            ConvError::GroupsMismatch { packed, given } => write!(
+                f,
+                "conv2d: the prepared weights were packed for {packed} groups; the parameters \
+                 have {given} groups"
             ),
             ConvError::OutputShape { expected, got } => write!(
                 f,

@@ -82,11 +82,13 @@ impl Conv2d {
     /// (O, C/groups, R, S).
     ///
     /// # Errors
-    /// [`ConvError::Zero`] for a zero stride, dilation or group count;
+    /// [`ConvError::Zero`] for a zero stride, dilation, kernel extent or group count;
     /// [`ConvError::ChannelsNotDivisible`] when C or O is not a multiple of the groups;
     /// [`ConvError::WeightShape`] when the weights' second extent is not C/groups;
     /// [`ConvError::KernelTooLarge`] when the dilated kernel spans more than the padded input;
-    /// [`ConvError::Overflow`] when a size overflows.
+    /// [`ConvError::Overflow`] naming the padding when `input + 2·padding` exceeds
+    /// `isize::MAX` (the kernels' signed offsets), or the dilation when
+    /// `(kernel − 1)·dilation + 1` exceeds `usize::MAX`.
     pub fn output_dims(
         &self,
         input: [usize; 4],
@@ -138,19 +140,28 @@ impl Conv2d {
         let mut out = [n, o, 0, 0];
         for (axis, (x, k)) in [(h, r), (w, s)].into_iter().enumerate() {
             let (st, pad, dil) = (self.stride[axis], self.padding[axis], self.dilation[axis]);
-            let over = ConvError::Overflow {
-                what: "the padded input or the dilated kernel",
-            };
+            if k == 0 {
+                return Err(ConvError::Zero {
+                    what: "kernel",
+                    axis,
+                });
+            }
+            // the kernels index the padded input with signed offsets: `input + 2·padding` must
+            // fit `isize` (then every window position and tap does)
             let padded = pad
                 .checked_mul(2)
                 .and_then(|p| p.checked_add(x))
-                .ok_or(over)?;
-            let span = k
-                .checked_sub(1)
-                .and_then(|k1| k1.checked_mul(dil))
+                .filter(|&p| isize::try_from(p).is_ok())
+                .ok_or(ConvError::Overflow {
+                    what: PADDING_OVERFLOW[axis],
+                })?;
+            let span = (k - 1)
+                .checked_mul(dil)
                 .and_then(|d| d.checked_add(1))
-                .ok_or(over)?;
-            if k == 0 || span > padded {
+                .ok_or(ConvError::Overflow {
+                    what: DILATION_OVERFLOW[axis],
+                })?;
+            if span > padded {
                 return Err(ConvError::KernelTooLarge {
                     axis,
                     kernel: k,
@@ -162,6 +173,73 @@ impl Conv2d {
             out[2 + axis] = (padded - span) / st + 1;
         }
         Ok(out)
+    }
+}
+
+/// What overflows when the padding along the height / width is too large.
+const PADDING_OVERFLOW: [&str; 2] = [
+    "the padding along the height (H + 2·padding above isize::MAX)",
+    "the padding along the width (W + 2·padding above isize::MAX)",
+];
+
+/// What overflows when the dilation along the height / width is too large.
+const DILATION_OVERFLOW: [&str; 2] = [
+    "the dilation along the height ((R − 1)·dilation + 1 above usize::MAX)",
+    "the dilation along the width ((S − 1)·dilation + 1 above usize::MAX)",
+];
+
+/// The spatial parameters of a checked convolution as the signed integers its kernels index
+/// with (height, width).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Spatial {
+    pub st: [isize; 2],
+    pub pad: [isize; 2],
+    pub dil: [isize; 2],
+}
+
+impl Conv2d {
+    /// The stride, padding and dilation as `isize`, for an input of spatial extents `input`
+    /// and a kernel of `kernel` taps whose [`Conv2d::output_dims`] succeeded.
+    ///
+    /// `output_dims` bounds `input + 2·padding` by `isize::MAX` and `(kernel − 1)·dilation`
+    /// by it, so every window position `oh·stride` and tap `r·dilation` fits. A stride larger
+    /// than the padded input (one window: only `oh = 0`) is the padded input's extent, which
+    /// gives the same windows; a dilation of a one-tap kernel (never multiplied by more than
+    /// 0) is 1.
+    pub(crate) fn spatial(
+        &self,
+        input: [usize; 2],
+        kernel: [usize; 2],
+    ) -> Result<Spatial, ConvError> {
+        let mut sp = Spatial {
+            st: [1; 2],
+            pad: [0; 2],
+            dil: [1; 2],
+        };
+        for axis in 0..2 {
+            let padded = self.padding[axis]
+                .checked_mul(2)
+                .and_then(|p| p.checked_add(input[axis]))
+                .and_then(|p| isize::try_from(p).ok())
+                .ok_or(ConvError::Overflow {
+                    what: PADDING_OVERFLOW[axis],
+                })?;
+            let pad = isize::try_from(self.padding[axis]).map_err(|_| ConvError::Overflow {
+                what: PADDING_OVERFLOW[axis],
+            })?;
+            let st = isize::try_from(self.stride[axis]).map_or(padded, |s| s.min(padded));
+            let dil = if kernel[axis] <= 1 {
+                1
+            } else {
+                isize::try_from(self.dilation[axis]).map_err(|_| ConvError::Overflow {
+                    what: DILATION_OVERFLOW[axis],
+                })?
+            };
+            sp.st[axis] = st.max(1);
+            sp.pad[axis] = pad;
+            sp.dil[axis] = dil;
+        }
+        Ok(sp)
     }
 }
 

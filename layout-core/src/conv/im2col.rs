@@ -106,10 +106,14 @@ impl Im2col {
         let g = params.groups.max(1);
         let [_, _, ohu, owu] = params.output_dims(dims, [g, dims[1] / g, kernel[0], kernel[1]])?;
         let [n, c, h, w] = [int(dims[0])?, int(dims[1])?, int(dims[2])?, int(dims[3])?];
+        // `output_dims` bounded `H + 2·padding` by `i64::MAX`; a stride beyond the padded
+        // extent (one window) is that extent, a one-tap kernel's dilation 1 (`Conv2d::spatial`)
+        let sp = params.spatial([dims[2], dims[3]], kernel)?;
+        let wide = |v: isize| i64::try_from(v).map_err(|_| over("a parameter"));
         let (st, pad, dil) = (
-            [int(params.stride[0])?, int(params.stride[1])?],
-            [int(params.padding[0])?, int(params.padding[1])?],
-            [int(params.dilation[0])?, int(params.dilation[1])?],
+            [wide(sp.st[0])?, wide(sp.st[1])?],
+            [wide(sp.pad[0])?, wide(sp.pad[1])?],
+            [wide(sp.dil[0])?, wide(sp.dil[1])?],
         );
         let (oh, ow) = (int(ohu)?, int(owu)?);
         let (r, s) = (int(kernel[0])?, int(kernel[1])?);
@@ -127,8 +131,13 @@ impl Im2col {
             }
         };
         let (sh, sw) = (one(2)?, one(3)?);
-        let hp = h + 2 * pad[0];
-        let wp = w + 2 * pad[1];
+        let padded = |x: i64, p: i64, what| {
+            p.checked_mul(2)
+                .and_then(|p| p.checked_add(x))
+                .ok_or(over(what))
+        };
+        let hp = padded(h, pad[0], "the padding along the height (H + 2·padding)")?;
+        let wp = padded(w, pad[1], "the padding along the width (W + 2·padding)")?;
         let padded = DynLayout::make_layout(&[
             input.mode(0)?,
             input.mode(1)?,
@@ -290,18 +299,33 @@ pub(crate) fn taps(
     cg: usize,
     r: usize,
     s: usize,
-    dil: [usize; 2],
+    dil: [isize; 2],
     order: KOrder,
     sw: Option<isize>,
+    mut v: Vec<Tap>,
 ) -> Result<Vec<Tap>, ConvError> {
-    let k = cg * r * s;
-    let mut v = Vec::new();
+    let k = cg
+        .checked_mul(r)
+        .and_then(|v| v.checked_mul(s))
+        .ok_or(ConvError::Overflow {
+            what: "the taps C/groups·R·S",
+        })?;
+    // `v` is reused from group to group: allocated once, before anything is written
+    v.clear();
     v.try_reserve_exact(k)
         .map_err(|_| ConvError::Allocation { elements: k })?;
+    // `(R − 1)·dilation` is below the padded extent (checked by `output_dims`), which fits
+    // `isize`; the products are checked anyway, saturating (never reached)
+    let shift = |i: usize, d: isize| {
+        isize::try_from(i)
+            .ok()
+            .and_then(|i| i.checked_mul(d))
+            .unwrap_or(isize::MAX)
+    };
     let tap = |c: usize, i: usize, j: usize| Tap {
         coff: offc.off[c0 + c],
-        dh: (i * dil[0]) as isize,
-        dw: (j * dil[1]) as isize,
+        dh: shift(i, dil[0]),
+        dw: shift(j, dil[1]),
         run: 1,
         wide: 1,
     };
@@ -411,10 +435,11 @@ impl<T: ConvElement> Windows<'_, T> {
     #[inline(always)]
     fn valid_st<const ST: isize>(&self, iw0: isize, seg: usize) -> (usize, usize) {
         let stw = if ST > 0 { ST } else { self.st[1] };
+        // ⌈−iw0 / stw⌉ without forming `−iw0 + stw − 1` (which overflows for huge strides)
         let lo = if iw0 >= 0 {
             0
         } else {
-            ((-iw0 + stw - 1) / stw) as usize
+            ((-iw0 - 1) / stw + 1) as usize
         };
         let hi = if iw0 >= self.w {
             0
@@ -694,7 +719,8 @@ mod tests {
         let src: Vec<f32> = (0..c * h * w).map(|i| i as f32 + 1.0).collect();
         let d = Desc::new(ConvOperand::Input, &l, 0).unwrap();
         let order = if nhwc { KOrder::Rsc } else { KOrder::Crs };
-        let tp = taps(&d.t[1], 0, c, r, s, dil, order, d.t[3].step()).unwrap();
+        let dl = [dil[0] as isize, dil[1] as isize];
+        let tp = taps(&d.t[1], 0, c, r, s, dl, order, d.t[3].step(), Vec::new()).unwrap();
         let x = Windows {
             src: &src,
             base: 0,

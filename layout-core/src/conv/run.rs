@@ -417,8 +417,8 @@ impl ConvWeights {
 /// [`conv2d_with`] with filters packed once by [`ConvWeights::new`].
 ///
 /// # Errors
-/// As [`conv2d_with`]; [`ConvError::WeightShape`] when `params.groups` is not the groups the
-/// weights were packed for.
+/// As [`conv2d_with`]; [`ConvError::GroupsMismatch`] when `params.groups` is not the groups
+/// the weights were packed for.
 pub fn conv2d_prepared<T, SI, LI, SO, LO>(
     opts: impl Into<Options>,
     params: &Conv2d,
@@ -437,14 +437,13 @@ where
     let opts = opts.into();
     let i = Desc::new(ConvOperand::Input, input.layout(), input.base_offset())?;
     let out = Desc::new(ConvOperand::Output, output.layout(), output.base_offset())?;
-    let expected = params.output_dims(i.dims, weights.dims)?;
     if params.groups != weights.groups {
-        let [o, cg, r, s] = weights.dims;
-        return Err(ConvError::WeightShape {
-            expected: [o, i.dims[1] / params.groups, r, s],
-            got: [o, cg * weights.groups / params.groups, r, s],
+        return Err(ConvError::GroupsMismatch {
+            packed: weights.groups,
+            given: params.groups,
         });
     }
+    let expected = params.output_dims(i.dims, weights.dims)?;
     if out.dims != expected {
         return Err(ConvError::OutputShape {
             expected,
@@ -511,8 +510,19 @@ fn run<T: ConvElement>(
         && params.padding == [0, 0]
         && input.merged_hw().is_some()
         && input.t[1].step().is_some();
-    let st = [params.stride[0] as isize, params.stride[1] as isize];
-    let pad = [params.padding[0] as isize, params.padding[1] as isize];
+    // checked by `output_dims`: the padded input's offsets fit `isize`
+    let geo = params.spatial([h, wd], [r, s])?;
+    let (st, pad) = (geo.st, geo.pad);
+    // the taps of a group, allocated once before anything is written
+    let mut tp = Vec::new();
+    if !plain {
+        tp.try_reserve_exact(k)
+            .map_err(|_| ConvError::Allocation { elements: k })?;
+    }
+    let (hi, wi) = (
+        isize::try_from(h).map_err(|_| ConvError::Overflow { what: "an extent" })?,
+        isize::try_from(wd).map_err(|_| ConvError::Overflow { what: "an extent" })?,
+    );
     let ki = f32::kernel(opts.isa).ok_or(ConvError::Gemm(GemmError::IsaUnavailable {
         op: "conv2d",
         isa: opts.isa,
@@ -543,22 +553,23 @@ fn run<T: ConvElement>(
                 };
                 gemm_with(opts, 1.0f32, a, b, 0.0, cm)?;
             } else {
-                let tp = taps(
+                tp = taps(
                     &input.t[1],
                     g * cg,
                     cg,
                     r,
                     s,
-                    params.dilation,
+                    geo.dil,
                     w.order,
                     input.t[3].step(),
+                    core::mem::take(&mut tp),
                 )?;
                 // A: the im2col matrix (pixels × taps), read through its layout
                 let a = Windows {
                     src,
                     base: input.base + input.t[0].off[n],
-                    h: h as isize,
-                    w: wd as isize,
+                    h: hi,
+                    w: wi,
                     ow,
                     st,
                     pad,

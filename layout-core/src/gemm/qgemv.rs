@@ -87,6 +87,17 @@ fn columns(
             let rows = MAX_ROWS.min(m - r0);
             let xs = &x[r0 * k..(r0 + rows) * k];
             dots(isa, b, xs, rows, k, j0 + c0, cw, &mut acc);
+            // a non-finite sum (a ±∞ or NaN scale, weight or activation, or an overflow of
+            // the factored sum) is recomputed by the definition, weight by weight, so that
+            // every route gives the blocked GEMM's NaN or ±∞
+            for r in 0..rows {
+                for c in 0..cw {
+                    let v = &mut acc[r * CHUNK + c];
+                    if !v.is_finite() {
+                        *v = exact_dot(b, &xs[r * k..(r + 1) * k], j0 + c0 + c);
+                    }
+                }
+            }
             for r in 0..rows {
                 let seg = &mut segs[r0 + r][c0..c0 + cw];
                 for (c, v) in seg.iter_mut().enumerate() {
@@ -96,6 +107,20 @@ fn columns(
             }
         }
     }
+}
+
+/// `Σ_p x[p]·B[p][j]` with every weight dequantised as [`dequantize`](crate::packed::dequantize)
+/// gives it (the definition the blocked GEMM follows; no scale factored out of a sum).
+fn exact_dot(b: QuantRef<'_>, x: &[f32], j: usize) -> f32 {
+    let w = |p: usize| match b {
+        QuantRef::Q4_0(q) => q.get(p, j),
+        QuantRef::Q8_0(q) => q.get(p, j),
+        QuantRef::Group4(q) => q.get(p, j),
+    };
+    x.iter()
+        .enumerate()
+        .map(|(p, &v)| v * w(p).unwrap_or(0.0))
+        .fold(0.0, |s, t| s + t)
 }
 
 /// `acc[r·CHUNK + c] = Σ_p xs[r·k + p]·B[p][j0 + c]` for `r < rows ≤ 8`, `c < cw ≤ CHUNK`.
@@ -110,6 +135,18 @@ pub(crate) fn dots(
     cw: usize,
     acc: &mut [f32; MAX_ROWS * CHUNK],
 ) {
+    if let QuantRef::Group4(q) = b
+        && !q.factored()
+    {
+        // a weight that dequantises to ±∞ (or a zero point not exact in f32): no scale may
+        // be factored out of a sum
+        for c in 0..cw {
+            for r in 0..rows {
+                acc[r * CHUNK + c] = exact_dot(b, &xs[r * k..(r + 1) * k], j0 + c);
+            }
+        }
+        return;
+    }
     #[cfg(target_arch = "x86_64")]
     if isa >= Isa::Avx2 && isa.is_available() && crate::packed::simd::has_f16c() {
         // SAFETY: AVX2, FMA and F16C are available (checked just above)
@@ -170,16 +207,16 @@ mod portable {
         s
     }
 
-    /// `Σ_groups s·Σ_p x_p·(q_p − z)`.
+    /// `Σ_groups s·Σ_p x_p·(q_p − z)`, `q_p − z` rounded once as `dequantize` does.
     pub(super) fn group_dot(q: &Group4Matrix, x: &[f32], j: usize) -> f32 {
         let (n, group) = (q.n(), q.group());
         let mut s = 0.0f32;
         for (g, xg) in x.chunks_exact(group).enumerate() {
-            let z = q.zero(g, j);
+            let z = q.zero_i64(g, j);
             let t: f32 = xg
                 .iter()
                 .enumerate()
-                .map(|(i, &v)| v * (f32::from(q.code(g * group + i, j)) - z))
+                .map(|(i, &v)| v * Group4Matrix::level(q.code(g * group + i, j), z))
                 .sum();
             s += q.scales()[g * n + j] * t;
         }

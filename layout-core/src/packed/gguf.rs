@@ -120,10 +120,19 @@ pub trait GgufBlock:
     fn quantize(x: &[f32; QK]) -> Option<Self>;
 }
 
-/// `f32` → `f16` (ties to even), `None` when the result is infinite.
+/// `f32` → `f16` (ties to even), `None` when `|d|` exceeds the largest `f16`, 65504 (the
+/// documented bound: `|max| ≤ 8·65504` for `Q4_0`, `≤ 127·65504` for `Q8_0`; a `d` just above
+/// it would round down to 65504 or up to infinity).
 fn to_f16(d: f32) -> Option<f16> {
-    let h = f16::from_f32(d);
-    h.is_finite().then_some(h)
+    (d.abs() <= f16::MAX.to_f32()).then(|| f16::from_f32(d))
+}
+
+/// `x / d` as the reference computes it, `x·(1/d)`, except where `1/d` overflows (`d` below
+/// about `2.9e-39`, a subnormal): there the quotient itself, which stays in the code range
+/// (`|x| ≤ |max|`), so that no code wraps. Such a block's stored `d` rounds to 0 in `f16`.
+#[inline]
+fn scaled(x: f32, d: f32, id: f32) -> f32 {
+    if id.is_finite() { x * id } else { x / d }
 }
 
 impl BlockQ4_0 {
@@ -201,7 +210,7 @@ impl GgufBlock for BlockQ4_0 {
         let code = |v: f32| {
             // two roundings, as the reference: the product, then the sum; `as` truncates
             // toward zero (the sum is at least 0.5 − ε: |v·id| ≤ 8·(1 + ε))
-            let p = v * id;
+            let p = scaled(v, d, id);
             let s = p + 8.5;
             (s as u8).min(15)
         };
@@ -256,7 +265,7 @@ impl GgufBlock for BlockQ8_0 {
         let mut qs = [0i8; 32];
         for (q, &v) in qs.iter_mut().zip(x) {
             // |v·id| ≤ 127·(1 + ε): rounds (halves away from zero) to −127..=127
-            *q = super::quantize::round_half_away(v * id) as i8;
+            *q = super::quantize::round_half_away(scaled(v, d, id)) as i8;
         }
         Some(BlockQ8_0 { d: to_f16(d)?, qs })
     }

@@ -205,6 +205,12 @@ impl GroupQuant {
         self.rows / self.group
     }
 
+    /// Whether every `code − (z + offset)` (codes and stored zeros 0..=15) and every zero point
+    /// is exact in `f32`: `|offset| + 15 ≤ 2^24`.
+    pub(crate) fn zero_exact_for(offset: i32) -> bool {
+        i64::from(offset).abs() + 15 <= 1 << 24
+    }
+
     /// The constant added to every stored zero point.
     ///
     /// ```

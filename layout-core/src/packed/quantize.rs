@@ -191,7 +191,8 @@ pub(crate) const AWQ_SHIFT: [u32; 8] = [0, 16, 4, 20, 8, 24, 12, 28];
 /// one 4-bit zero point per group of rows and column, described by a [`GroupQuant`].
 ///
 /// `B[p][j] = (q(p, j) − (z(g, j) + zero_offset)) · s(g, j)` with `g = p / group`, exactly as
-/// [`dequantize`](super::dequantize) reads it.
+/// [`dequantize`](super::dequantize) reads it: the difference in integers, rounded once to
+/// `f32`, times the scale (for every zero offset, `i32::MIN ..= i32::MAX`).
 ///
 /// ```
 /// use layout_core::packed::{Group4Format, QuantizedB, dequantize, quantize_group4};
@@ -215,6 +216,11 @@ pub struct Group4Matrix {
     scales: Vec<f32>,
     zeros: PackedVec,
     access: Access,
+    /// Whether products may factor the scale out of a group's sum (`s·Σ x·(q − z)`): every
+    /// zero point exact in `f32` and every dequantised weight finite (`|s|·(|offset| + 15)`
+    /// finite). Else a ±∞ weight could vanish into a finite product: the decode kernels then
+    /// sum `x·w` with each weight dequantised, as the blocked GEMM does.
+    factored: bool,
 }
 
 impl Group4Matrix {
@@ -288,12 +294,16 @@ impl Group4Matrix {
         } else {
             Access::General
         };
+        let bound = (i64::from(quant.zero_offset()).abs() + 15) as f32;
+        let factored = GroupQuant::zero_exact_for(quant.zero_offset())
+            && scales.iter().all(|s| (s.abs() * bound).is_finite());
         Ok(Group4Matrix {
             quant,
             weights,
             scales,
             zeros,
             access,
+            factored,
         })
     }
 
@@ -353,23 +363,56 @@ impl Group4Matrix {
         (bytes[bit / 8] >> (bit % 8)) & 0xf
     }
 
-    /// The zero point of group `g`, column `j`, with the zero offset added, as `f32`.
+    /// The zero point of group `g`, column `j`, with the zero offset added (in `i64`: the
+    /// offset is any `i32`).
     #[inline]
-    pub(crate) fn zero(&self, g: usize, j: usize) -> f32 {
+    pub(crate) fn zero_i64(&self, g: usize, j: usize) -> i64 {
         let m = g * self.n() + j;
         let bit = self.zeros.format().bit_offset(m);
         let z = (self.zeros.as_bytes()[bit / 8] >> (bit % 8)) & 0xf;
-        (i32::from(z) + self.quant.zero_offset()) as f32
+        i64::from(z) + i64::from(self.quant.zero_offset())
     }
 
-    /// `B[p][j]` dequantised (`None` outside `K × N`).
+    /// The zero point of group `g`, column `j`, with the zero offset added, as `f32`: exact,
+    /// and `code − zero` exact in `f32`, when [`Group4Matrix::zero_exact`].
+    #[cfg(feature = "std")]
+    #[inline]
+    pub(crate) fn zero(&self, g: usize, j: usize) -> f32 {
+        self.zero_i64(g, j) as f32
+    }
+
+    /// Whether every zero point and every `code − zero` is an integer of at most 2^24 in
+    /// magnitude, exact in `f32` (`|zero_offset| + 15 ≤ 2^24`): then `f32(code) − f32(zero)`
+    /// is the one rounding of `dequantize`, `f32(code − zero)`.
+    #[inline]
+    pub(crate) fn zero_exact(&self) -> bool {
+        GroupQuant::zero_exact_for(self.quant.zero_offset())
+    }
+
+    /// Whether the decode kernels may factor each group's scale out of its sum (see the
+    /// field): exact zero points and finite dequantised weights.
+    #[cfg(feature = "std")]
+    #[inline]
+    pub(crate) fn factored(&self) -> bool {
+        self.factored
+    }
+
+    /// `code − zero` rounded once to `f32`, as [`dequantize`](super::dequantize) computes it.
+    #[inline]
+    pub(crate) fn level(code: u8, zero: i64) -> f32 {
+        // |code − zero| < 2^32: no wrap in i64; the one rounding is the conversion
+        (i64::from(code) - zero) as f32
+    }
+
+    /// `B[p][j]` dequantised (`None` outside `K × N`): `f32(code − zero)·scale`, bit for bit
+    /// what [`dequantize`](super::dequantize) gives.
     pub fn get(&self, p: usize, j: usize) -> Option<f32> {
         if p >= self.k() || j >= self.n() {
             return None;
         }
         let g = p / self.group();
-        let q = f32::from(self.code(p, j));
-        Some((q - self.zero(g, j)) * self.scales[g * self.n() + j])
+        let level = Self::level(self.code(p, j), self.zero_i64(g, j));
+        Some(level * self.scales[g * self.n() + j])
     }
 }
 
@@ -426,8 +469,10 @@ impl Group4Matrix {
         code: impl Fn(usize, usize) -> u8,
     ) {
         let (n, group) = (self.n(), self.group());
+        let exact = self.zero_exact();
         let mut zs = alloc::vec![0.0f32; 2 * nr];
         let (zf, sf) = zs.split_at_mut(nr);
+        let mut zi = alloc::vec![0i64; nr];
         for t in 0..len.div_ceil(nr) {
             let panel = &mut dst[t * nr * kc..(t + 1) * nr * kc];
             let width = nr.min(len - t * nr);
@@ -437,14 +482,22 @@ impl Group4Matrix {
                 let g = (p0 + p) / group;
                 let end = ((g + 1) * group - p0).min(kc);
                 for i in 0..width {
-                    zf[i] = self.zero(g, jt + i);
+                    zi[i] = self.zero_i64(g, jt + i);
+                    zf[i] = zi[i] as f32;
                     sf[i] = self.scales[g * n + jt + i];
                 }
                 for pp in p..end {
                     let row = &mut panel[pp * nr..(pp + 1) * nr];
-                    for (i, v) in row[..width].iter_mut().enumerate() {
-                        let q = f32::from(code(p0 + pp, jt + i));
-                        *v = (q - zf[i]) * sf[i];
+                    if exact {
+                        // `f32(q) − f32(z)` is exact here: dequantize's one rounding
+                        for (i, v) in row[..width].iter_mut().enumerate() {
+                            let q = f32::from(code(p0 + pp, jt + i));
+                            *v = (q - zf[i]) * sf[i];
+                        }
+                    } else {
+                        for (i, v) in row[..width].iter_mut().enumerate() {
+                            *v = Self::level(code(p0 + pp, jt + i), zi[i]) * sf[i];
+                        }
                     }
                     row[width..].fill(0.0);
                 }

@@ -98,6 +98,18 @@ pub enum TensorError {
         /// Their size in bytes (saturated at `i64::MAX`).
         bytes: i64,
     },
+    /// `zipped_divide` / `tiled_divide` of a tensor by a tiler that does not divide it: mode
+    /// `axis` of the tiler (a tile of `tile` elements) does not divide the axis's `extent`.
+    TilerNotDividing {
+        /// The operation the user called.
+        op: &'static str,
+        /// The axis.
+        axis: usize,
+        /// The tensor's extent along it.
+        extent: i64,
+        /// The elements of the tiler's mode.
+        tile: i64,
+    },
     /// A reshape to a shape with a different number of elements.
     ReshapeSize {
         /// The current shape.
@@ -179,6 +191,16 @@ impl fmt::Display for TensorError {
                 f,
                 "{op}: cannot allocate the output of {elements} elements ({bytes} bytes)"
             ),
+            TensorError::TilerNotDividing {
+                op,
+                axis,
+                extent,
+                tile,
+            } => write!(
+                f,
+                "{op}: a tile of {tile} elements does not divide axis {axis} of extent {extent}; \
+                 the division must be exact (Tensor::tiles allows ragged edges)"
+            ),
             TensorError::ReshapeSize { from, to } => write!(
                 f,
                 "reshape: cannot reshape a tensor of shape {from} ({} elements) into shape {to}",
@@ -225,6 +247,7 @@ impl TensorError {
             TensorError::Broadcast { .. } => "shapes cannot be broadcast together",
             TensorError::ShapeMismatch { .. } => "shapes differ",
             TensorError::OutputAllocation { .. } => "the output cannot be allocated",
+            TensorError::TilerNotDividing { .. } => "the tiler does not divide the tensor",
             TensorError::ReshapeSize { .. } => "reshape changes the number of elements",
             TensorError::ReshapeNeedsCopy { .. } => "reshape needs a copy",
         }

@@ -257,8 +257,9 @@ impl<'a, T> TensorRef<'a, T> {
             a: (v0 as i64).wrapping_sub(p0 as i64),
             b: core::mem::size_of_val(buf) as i64,
         };
+        // before the parent, past its end, or between two of its elements: not in it
         let delta = v0.checked_sub(p0).ok_or(outside)?;
-        if delta % size != 0 {
+        if delta % size != 0 || delta >= core::mem::size_of_val(buf) {
             return Err(outside.into());
         }
         Tensor::with_offset(buf, l, delta / size)

@@ -6,8 +6,9 @@ use crate::{Int, IntTuple, Integer, Layout, LayoutError};
 
 /// The buffer position of a tile's first element: `base + off`, which must not be negative.
 fn tile_base(base: usize, off: i64) -> Result<usize, TensorError> {
-    (base as i64)
-        .checked_add(off)
+    i64::try_from(base)
+        .ok()
+        .and_then(|b| b.checked_add(off))
         .and_then(|b| usize::try_from(b).ok())
         .ok_or(TensorError::Layout(LayoutError::Overflow {
             what: "tile base offset",
@@ -190,7 +191,7 @@ fn predicated_tile(
             }
             .into());
         }
-        let tiles = (extent + tile - 1) / tile;
+        let tiles = super::tiling::ceil_div(extent, tile);
         if c < 0 || c >= tiles {
             return Err(TensorError::AxisIndexOutOfRange {
                 axis: a,

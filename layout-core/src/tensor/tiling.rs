@@ -33,7 +33,7 @@
 //! assert_eq!(p.valid_extents(), &[3, 1][..]);
 //! assert_eq!(p.get(&[2, 0]), Some(&a[[6, 4]]));
 //! assert_eq!(p.get(&[3, 0]), None); // row 7 does not exist
-//! assert_eq!(p.mask().iter().filter(|&&b| b).count(), 3);
+//! assert_eq!(p.mask().unwrap().iter().filter(|&&b| b).count(), 3);
 //! ```
 
 #[cfg(feature = "alloc")]
@@ -71,6 +71,12 @@ pub struct Tiles<St> {
 
 fn layout_err(e: LayoutError) -> TensorError {
     TensorError::Layout(e)
+}
+
+/// `⌈e / t⌉` for `e ≥ 0`, `t ≥ 1`, without forming `e + t − 1` (which overflows for tile
+/// extents near `i64::MAX`).
+pub(super) const fn ceil_div(e: i64, t: i64) -> i64 {
+    e / t + (e % t != 0) as i64
 }
 
 impl<St: Storage, L: AnyLayout> Tensor<St, L> {
@@ -144,8 +150,10 @@ impl<St: Storage> Tiles<St> {
             let c = m.coalesce();
             let (mode, axis) = if c.leaf_count() == 1 {
                 let d = c.stride_leaves()[0];
+                // a tile longer than the axis reaches only the axis's `e` elements: its layout
+                // keeps `min(tile, e)` (the predicate still has the tiler's extent)
                 (
-                    DynLayout::leaf(tt, d).map_err(layout_err)?,
+                    DynLayout::leaf(tt.min(e), d).map_err(layout_err)?,
                     Axis::Leaf { d, leaf },
                 )
             } else if e % tt == 0 {
@@ -158,7 +166,7 @@ impl<St: Storage> Tiles<St> {
             leaf += mode.leaf_count();
             t.extent[a] = e;
             t.tile[a] = tt;
-            t.grid[a] = (e + tt - 1) / tt;
+            t.grid[a] = ceil_div(e, tt);
             t.axis[a] = axis;
             parts.push(mode);
         }
@@ -181,7 +189,8 @@ impl<St: Storage> Tiles<St> {
         &self.tile[..self.rank]
     }
 
-    /// The layout of a full tile.
+    /// The layout of a full tile (along an axis whose tile extent exceeds the tensor's, the
+    /// tensor's extent: no coordinate past it exists).
     pub fn tile_layout(&self) -> &DynLayout {
         &self.full
     }
@@ -222,11 +231,13 @@ impl<St: Storage> Tiles<St> {
             };
         }
         // the first element of the tile is an element of the tensor: inside the buffer
-        let pos = usize::try_from(self.base as i64 + off).map_err(|_| {
-            layout_err(LayoutError::Overflow {
+        let pos = i64::try_from(self.base)
+            .ok()
+            .and_then(|b| b.checked_add(off))
+            .and_then(|p| usize::try_from(p).ok())
+            .ok_or(layout_err(LayoutError::Overflow {
                 what: "tile base offset",
-            })
-        })?;
+            }))?;
         Ok((pos, valid))
     }
 
@@ -437,16 +448,35 @@ impl<St: Storage> Predicated<St> {
     /// The predicate as a tensor of booleans of the full tile shape (row-major), `true` where
     /// the element exists.
     ///
-    /// # Panics
-    /// Never: the tile extents are those of a valid tiling.
+    /// ```
+    /// # extern crate layout_core as layout;
+    /// use layout::tensor::Tensor;
+    /// let a = Tensor::from_fn(&[100], |i| i as u8).unwrap();
+    /// let t = a.tiles(&[1 << 62]).unwrap(); // one tile of 2^62 elements, 100 of them valid
+    /// let p = t.predicated(&[0]).unwrap();
+    /// assert!(p.mask().is_err()); // 2^62 booleans cannot be allocated
+    /// assert_eq!(a.tiles(&[128]).unwrap().predicated(&[0]).unwrap().mask().unwrap().len(), 128);
+    /// ```
+    ///
+    /// # Errors
+    /// [`TensorError::OutputAllocation`] (or an overflow of the element count) when the full
+    /// tile's booleans cannot be allocated: the tile extents may be far larger than the
+    /// tensor's. Never panics.
     #[cfg(feature = "alloc")]
-    pub fn mask(&self) -> TensorOwned<bool> {
+    pub fn mask(&self) -> Result<TensorOwned<bool>, TensorError> {
         let r = self.rank;
         let (tile, valid) = (self.tile, self.valid);
-        // tile extents are positive (a valid tiling)
-        let dims: [usize; MAX_LEAVES] = core::array::from_fn(|a| tile[a].max(0) as usize);
+        let mut dims = [0usize; MAX_LEAVES];
+        for (d, &t) in dims.iter_mut().zip(&tile).take(r) {
+            *d = usize::try_from(t).map_err(|_| {
+                layout_err(LayoutError::Overflow {
+                    what: "mask: a tile extent",
+                })
+            })?;
+        }
         Tensor::from_fn(&dims[..r], |k| {
             // row-major: the last axis fastest
+            // k < the number of booleans allocated (≤ isize::MAX): fits i64
             let mut k = k as i64;
             let mut ok = true;
             for a in (0..r).rev() {
@@ -455,7 +485,6 @@ impl<St: Storage> Predicated<St> {
             }
             ok
         })
-        .unwrap_or_else(|_| unreachable!("valid tile extents"))
     }
 
     /// The buffer position of the valid coordinate `c`.
@@ -472,7 +501,10 @@ impl<St: Storage> Predicated<St> {
             }
             off
         };
-        usize::try_from(self.pos as i64 + off).ok()
+        i64::try_from(self.pos)
+            .ok()
+            .and_then(|p| p.checked_add(off))
+            .and_then(|p| usize::try_from(p).ok())
     }
 
     /// The element at `c` (one index per axis), `None` when it is masked (outside the tensor)
@@ -653,10 +685,13 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ```
     ///
     /// # Errors
-    /// The algebra's refusal; [`TensorError::OutOfBuffer`] if the result would reach outside
-    /// the buffer (a non-dividing tiler).
+    /// The algebra's refusal; [`TensorError::TilerNotDividing`] naming the axis when a mode of
+    /// the tiler does not divide the tensor's axis exactly (the result would have elements
+    /// that are not the tensor's, even where they are inside the buffer of a view).
     pub fn zipped_divide(&self, tiler: &Tile) -> Result<TensorRef<'_, St::Elem>, TensorError> {
-        let l = self.dyn_layout()?.zipped_divide_by_mode(tiler)?;
+        let a = self.dyn_layout()?;
+        let l = a.zipped_divide_by_mode(tiler)?;
+        exact_division("zipped_divide", &a, tiler, &l)?;
         Tensor::with_offset(self.as_slice(), l, self.base_offset())
     }
 
@@ -666,7 +701,9 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// # Errors
     /// As [`Tensor::zipped_divide`].
     pub fn tiled_divide(&self, tiler: &Tile) -> Result<TensorRef<'_, St::Elem>, TensorError> {
-        let l = self.dyn_layout()?.tiled_divide_by_mode(tiler)?;
+        let a = self.dyn_layout()?;
+        let l = a.tiled_divide_by_mode(tiler)?;
+        exact_division("tiled_divide", &a, tiler, &l)?;
         Tensor::with_offset(self.as_slice(), l, self.base_offset())
     }
 
@@ -691,13 +728,53 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
         idx: i64,
     ) -> Result<TensorRef<'_, St::Elem>, TensorError> {
         let (l, off) = self.dyn_layout()?.local_partition(thr, idx)?;
-        let base = usize::try_from(self.base_offset() as i64 + off).map_err(|_| {
-            layout_err(LayoutError::Overflow {
+        let base = i64::try_from(self.base_offset())
+            .ok()
+            .and_then(|b| b.checked_add(off))
+            .and_then(|p| usize::try_from(p).ok())
+            .ok_or(layout_err(LayoutError::Overflow {
                 what: "partition base offset",
-            })
-        })?;
+            }))?;
         Tensor::with_offset(self.as_slice(), l, base)
     }
+}
+
+/// Checks that the by-mode division of `a` by `tiler` (giving `divided`) is exact: the divided
+/// layout has exactly the elements of `a`, so every mode of the tiler divides its axis.
+fn exact_division(
+    op: &'static str,
+    a: &DynLayout,
+    tiler: &Tile,
+    divided: &DynLayout,
+) -> Result<(), TensorError> {
+    if divided.size() == a.size() {
+        return Ok(());
+    }
+    for i in 0..tiler.rank() {
+        let Some(crate::TileMode::Layout(t)) = tiler.mode(i) else {
+            continue;
+        };
+        let m = if a.profile().is_leaf() {
+            *a
+        } else {
+            a.mode(i).map_err(layout_err)?
+        };
+        let d = m.logical_divide_by_layout(&t).map_err(layout_err)?;
+        if d.size() != m.size() {
+            return Err(TensorError::TilerNotDividing {
+                op,
+                axis: i,
+                extent: m.size(),
+                tile: t.size(),
+            });
+        }
+    }
+    Err(TensorError::TilerNotDividing {
+        op,
+        axis: 0,
+        extent: a.size(),
+        tile: divided.size(),
+    })
 }
 
 /// A heap-free list of modes joined into one layout (`DynLayout::make_layout` of a slice).
@@ -730,7 +807,9 @@ mod alloc_free {
             if self.over {
                 return Err(LayoutError::TooManyLeaves { needed: 9 });
             }
-            if self.n == 1 {
+            // one axis: a leaf stays a leaf; a hierarchical mode stays one mode (rank 1), not
+            // its own sub-modes
+            if self.n == 1 && self.l[0].profile().is_leaf() {
                 return Ok(self.l[0]);
             }
             DynLayout::make_layout(&self.l[..self.n])
