@@ -391,13 +391,13 @@ fn d10_divide_refuses_non_dividing_tilers_on_views() {
 // ---------------------------------------------------------------------------------------------
 // Defects 4, 5, 12, 13: quantised weights
 
-use layout::gemm::{MatMut, MatRef, gemm_quant, qgemv};
+use layout::gemm::{MatMut, MatRef, Packing, gemm_quant};
 use layout::packed::{
     Group4Matrix, GroupQuant, PackedError, PackedFormat, PackedVec, Q4_0Matrix, Q8_0Matrix,
     QuantRef, QuantizedB, dequantize, quantize_q4_0, quantize_q8_0,
 };
 
-/// `y = x·B` (row-major `m × k` times `k × n`) on every route: `qgemv`, `gemm_quant` with the
+/// `y = x·B` (row-major `m × k` times `k × n`) on every route: `gemm_quant` packing always, with the
 /// decode shape and with a strided C (the blocked engine) — each on every instruction set —
 /// and the sum over the dequantised weights. Returns the results, route name first.
 fn every_route<'q>(
@@ -414,9 +414,30 @@ fn every_route<'q>(
     let mut out = vec![("naive".to_string(), naive)];
     for isa in layout::gemm::Isa::available() {
         let opts = Options::from(isa);
+        // row-major with Packing::Always: the blocked engine even for the decode shape
         let mut y = vec![f32::NAN; m * n];
-        qgemv(opts, m, 1.0, x, q, 0.0, &mut y).unwrap();
-        out.push((format!("qgemv {isa:?}"), y));
+        let always = Options {
+            packing: Packing::Always,
+            ..opts
+        };
+        let (a, c) = (
+            MatRef {
+                data: x,
+                rows: m,
+                cols: k,
+                row_stride: k as isize,
+                col_stride: 1,
+            },
+            MatMut {
+                data: &mut y,
+                rows: m,
+                cols: n,
+                row_stride: n as isize,
+                col_stride: 1,
+            },
+        );
+        gemm_quant(always, 1.0, a, q, 0.0, c).unwrap();
+        out.push((format!("gemm_quant packed {isa:?}"), y));
         let a = MatRef {
             data: x,
             rows: m,
@@ -1049,8 +1070,8 @@ fn activation(bound: f32) -> impl Strategy<Value = f32> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
-    /// GGUF blocks with scales at the `f16` limits and random codes: `qgemv`, `gemm_quant`
-    /// (decode shape and blocked) on every instruction set and the naive sum give one answer.
+    /// GGUF blocks with scales at the `f16` limits and random codes: `gemm_quant` (decode shape
+    /// and blocked) on every instruction set and the naive sum give one answer.
     #[test]
     fn gguf_routes_agree(
         q8 in any::<bool>(),
