@@ -790,7 +790,7 @@ impl F2Layout {
     pub fn compose(&self, inner: &F2Layout) -> Result<F2Layout, F2Error> {
         // where each of inner's output dimensions lands in self's flat input
         let mut place = [0usize; MAX_F2_DIMS];
-        for j in 0..inner.outs.n {
+        for (j, slot) in place.iter_mut().enumerate().take(inner.outs.n) {
             let name = inner.outs.names[j];
             let k = self.ins.find(&name).ok_or(F2Error::UnknownDim {
                 side: Side::Input,
@@ -803,7 +803,7 @@ impl F2Layout {
                     outer: 1u64 << self.ins.bits[k],
                 });
             }
-            place[j] = self.ins.start(k);
+            *slot = self.ins.start(k);
         }
         let mut r = F2Layout {
             ins: inner.ins,
