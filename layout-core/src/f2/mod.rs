@@ -56,6 +56,11 @@ mod text;
 
 pub use error::{F2Error, Side};
 pub use mixed::{MixedLayout, MixedStride};
+
+/// A text cursor for the parsers of layers above (the identity tensors' E-strides).
+pub(crate) fn text_cursor(s: &str) -> text::Cursor<'_> {
+    text::Cursor::new(s)
+}
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use picture::to_svg;
