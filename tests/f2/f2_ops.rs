@@ -190,9 +190,15 @@ fn check_inverses(l: &F2Layout) {
 fn check_contiguous(l: &F2Layout) {
     let t = table(l);
     let w = l.contiguous_width("i").unwrap() as usize;
-    // the definition: the largest power of two 2^k with L(x) = x for every x < 2^k
+    // the definition: the largest 2^k with L(x + i) = L(x) + i for every x that is a multiple
+    // of 2^k and every i < 2^k (runs land contiguously, in order)
+    let ok = |k: usize| {
+        (0..t.len())
+            .step_by(1 << k)
+            .all(|x| (0..1usize << k).all(|i| t[x + i] == t[x] + i as u64))
+    };
     let mut k = 0;
-    while (1usize << (k + 1)) <= t.len() && (0..1usize << (k + 1)).all(|x| t[x] == x as u64) {
+    while (1usize << (k + 1)) <= t.len() && ok(k + 1) {
         k += 1;
     }
     assert_eq!(w, 1 << k, "{l}");

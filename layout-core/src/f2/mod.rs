@@ -28,8 +28,8 @@
 //! let inv = f.invert().unwrap();
 //! assert_eq!(inv, f);
 //! assert!(f.compose(&inv).unwrap().is_identity());
-//! // offsets 0..64 are left in place: only bits 6..9 are XORed into bits 3..6
-//! assert_eq!(f.contiguous_width("offset").unwrap(), 64);
+//! // runs of 2^M = 8 offsets stay contiguous: bits 6..9 are XORed into bits 3..6 only
+//! assert_eq!(f.contiguous_width("offset").unwrap(), 8);
 //! ```
 //!
 //! The text form is `{in:[bases],…} -> {out:size,…}`: each input dimension lists its bases
@@ -68,6 +68,9 @@ pub use picture::to_svg;
 use crate::{DynLayout, Swizzle};
 use core::fmt;
 use linalg::Echelon;
+
+/// GF(2) elimination for the layers above (the swizzle search).
+pub(crate) use linalg::Echelon as linalg_echelon;
 
 /// The most input (or output) dimensions of an [`F2Layout`].
 pub const MAX_F2_DIMS: usize = 8;
@@ -1122,10 +1125,10 @@ impl F2Layout {
     }
 
     /// The vector width along input dimension `dim`: the largest `2^k` such that the first `k`
-    /// bases of `dim` are the flat outputs `1, 2, …, 2^(k-1)` — so inputs `0..2^k` of `dim` land
-    /// on `2^k` consecutive flat outputs, in order, from any starting point the other inputs
-    /// give (their images are XORed above, on bits that the first `k` never touch only when the
-    /// layout is injective; the width is exact for the flat output of `dim` alone).
+    /// bases of `dim` are the flat outputs `1, 2, …, 2^(k-1)` and no other basis (of any input,
+    /// `dim`'s higher bits included) has a bit below `k`. Then for every input `x` whose low `k`
+    /// bits of `dim` are zero, `L(x + i) = L(x) + i` for `i < 2^k`: every run of `2^k` along `dim`
+    /// lands on `2^k` consecutive flat outputs, in order, wherever the other inputs put it.
     ///
     /// # Errors
     /// [`F2Error::UnknownDim`].
@@ -1135,14 +1138,26 @@ impl F2Layout {
     /// let l: F2Layout = "{reg:[1,2,8],lane:[4,16]} -> {o:32}".parse().unwrap();
     /// assert_eq!(l.contiguous_width("reg").unwrap(), 4);
     /// assert_eq!(l.contiguous_width("lane").unwrap(), 1);
+    /// // the third base 5 touches bit 0: runs of 2 starting at 4 would come out as 5, 4
+    /// let l: F2Layout = "{x:[1,2,5]} -> {o:8}".parse().unwrap();
+    /// assert_eq!(l.contiguous_width("x").unwrap(), 1);
     /// ```
     pub fn contiguous_width(&self, dim: &str) -> Result<u64, F2Error> {
+        let i = self.in_dim(dim)?;
+        let start = self.ins.start(i);
         let b = self.bases_of(dim)?;
-        let k = b
+        let mut k = b
             .iter()
             .enumerate()
             .take_while(|&(i, &v)| v == 1u64 << i)
             .count();
+        // every other basis must stay above bit k
+        for (j, &v) in self.flat_bases().iter().enumerate() {
+            if j >= start && j < start + k {
+                continue;
+            }
+            k = k.min(v.trailing_zeros() as usize);
+        }
         Ok(1u64 << k)
     }
 
