@@ -215,21 +215,21 @@ fn check_direct_sum(a: &F2Layout, b: &F2Layout) {
         .unwrap();
     let s = a.direct_sum(&b2).unwrap();
     let (ta, tb) = (table(a), table(b));
-    for x in 0..ta.len() {
-        for y in 0..tb.len() {
+    for (x, &ax) in ta.iter().enumerate() {
+        for (y, &by) in tb.iter().enumerate() {
             assert_eq!(
                 s.apply(&[x as u64, y as u64]).unwrap().as_slice(),
-                &[ta[x], tb[y]]
+                &[ax, by]
             );
         }
     }
     // shared names: input i = x + 2^ia·y, output o = a(x) + 2^oa·b(y)
     let s = a.direct_sum(b).unwrap();
     let ts = table(&s);
-    for x in 0..ta.len() {
-        for y in 0..tb.len() {
+    for (x, &ax) in ta.iter().enumerate() {
+        for (y, &by) in tb.iter().enumerate() {
             let i = x | y << a.in_bits();
-            assert_eq!(ts[i], ta[x] | tb[y] << a.out_bits());
+            assert_eq!(ts[i], ax | by << a.out_bits());
         }
     }
 }
