@@ -71,8 +71,25 @@ impl fmt::Display for ArithTuple {
     }
 }
 
-/// A tensor whose elements are coordinates: an origin plus a layout with E-strides. See the
-/// [module documentation](self).
+/// A tensor whose elements are coordinates (CuTe's `make_identity_tensor`): an origin plus a
+/// layout with E-strides (`1@0`, `1@1`: CuTe's `E<0>`, `E<1>`). Tiled the way a data tensor is
+/// tiled, every tile holds the global coordinates of its elements, so a residue tile is
+/// predicated by a comparison, [`ArithTuple::elem_less`]:
+///
+/// ```
+/// use layout::tensor::IdentityTensor;
+/// // a 5 x 7 matrix cut into 4 x 4 tiles: tile (1,1) is ragged
+/// let id = IdentityTensor::new(&[5, 7]).unwrap();
+/// assert_eq!(id.to_string(), "ArithTuple(0,0) o (5,7):(1@0,1@1)");
+/// let t = id.local_tile(&[4, 4], &[1, 1]).unwrap();
+/// assert_eq!(t.get(&[0, 2]).unwrap().as_slice(), &[4, 6]);       // global coordinate
+/// assert!(t.get(&[0, 2]).unwrap().elem_less(&[5, 7]));            // inside the matrix
+/// assert!(!t.get(&[1, 0]).unwrap().elem_less(&[5, 7]));           // row 5: predicated off
+/// let valid = (0..4).flat_map(|i| (0..4).map(move |j| (i, j)))
+///     .filter(|&(i, j)| t.get(&[i, j]).unwrap().elem_less(&[5, 7]))
+///     .count();
+/// assert_eq!(valid, 1 * 3);
+/// ```
 ///
 /// Modes: the tensor has top-level modes, each a run of leaves `extent : scale@component`; a
 /// coordinate gives one index per mode, read colexicographically over the mode's leaves (the last
