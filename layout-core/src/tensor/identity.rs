@@ -24,7 +24,9 @@
 //! ```
 
 use crate::f2::{F2Error, text_cursor};
-use crate::{DynLayout, LayoutError, MAX_LEAVES};
+#[cfg(feature = "alloc")]
+use crate::DynLayout;
+use crate::{LayoutError, MAX_LEAVES};
 use core::fmt;
 use core::str::FromStr;
 
