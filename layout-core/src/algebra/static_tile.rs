@@ -87,3 +87,142 @@ where
         Ok((Layout::new((Int::<M>, Int::<N>), (d0, d1)), off))
     }
 }
+
+/// CuTe's `zipped_divide` of a rank-2 layout by the static shape tiler `[M, N]`, typed: the tile
+/// mode keeps the static extents (`Int<M>`, `Int<N>`) and the parent's stride types, the rest
+/// mode is run-time — what [`Layout::zipped_divide_static`] returns.
+pub type StaticZippedDivide<const M: i64, const N: i64, D0, D1> =
+    Layout<((Int<M>, Int<N>), (i64, i64)), ((D0, D1), (i64, i64))>;
+
+/// CuTe's `logical_divide` of a rank-2 layout by `[M, N]`, typed — what
+/// [`Layout::logical_divide_static`] returns.
+pub type StaticLogicalDivide<const M: i64, const N: i64, D0, D1> =
+    Layout<((Int<M>, i64), (Int<N>, i64)), ((D0, i64), (D1, i64))>;
+
+/// CuTe's `tiled_divide` of a rank-2 layout by `[M, N]`, typed — what
+/// [`Layout::tiled_divide_static`] returns.
+pub type StaticTiledDivide<const M: i64, const N: i64, D0, D1> =
+    Layout<((Int<M>, Int<N>), i64, i64), ((D0, D1), i64, i64)>;
+
+/// Per mode: the number of tiles and the rest stride `T·d` (0 for a single tile), checking `T > 0` and that `T`
+/// divides the extent (the exact divide; ragged edges are `Tensor::tiles`' business).
+fn divide_mode(
+    extent: i64,
+    tile: i64,
+    stride: i64,
+    leaf: usize,
+) -> Result<(i64, i64), LayoutError> {
+    if tile <= 0 {
+        return Err(LayoutError::NonPositiveExtent { leaf, extent: tile });
+    }
+    if extent % tile != 0 {
+        return Err(LayoutError::Precondition {
+            what: "a static divide needs the tile extent to divide the layout's extent in every mode, but a mode of extent {a} has a tile of {b}",
+            a: extent,
+            b: tile,
+        });
+    }
+    let grid = extent / tile;
+    // a rest mode of one tile gets stride 0, as the run-time divide gives it
+    let rest = if grid == 1 {
+        0
+    } else {
+        mul(tile, stride, "rest stride")?
+    };
+    Ok((grid, rest))
+}
+
+impl<S0, S1, D0, D1> Layout<(S0, S1), (D0, D1)>
+where
+    S0: Integer + IntTuple,
+    S1: Integer + IntTuple,
+    D0: Integer + IntTuple,
+    D1: Integer + IntTuple,
+{
+    fn divided<const M: i64, const N: i64>(&self) -> Result<((i64, i64), (i64, i64)), LayoutError> {
+        let (s0, s1) = self.shape();
+        let (d0, d1) = self.stride();
+        let (g0, r0) = divide_mode(s0.value(), M, d0.value(), 0)?;
+        let (g1, r1) = divide_mode(s1.value(), N, d1.value(), 1)?;
+        Ok(((g0, g1), (r0, r1)))
+    }
+
+    /// `zipped_divide(self, [M, N])` with the static parts kept static: the tile mode is
+    /// `(Int<M>, Int<N>) : (D0, D1)` — the tiler's extents and the parent's stride types — and
+    /// only the rest mode `(s0/M, s1/N) : (M·d0, N·d1)` is stored at run time, as CuTe keeps
+    /// static inner shapes through the divide of a run-time tensor.
+    ///
+    /// # Postconditions
+    /// The same function as the run-time `zipped_divide_by_mode` with the tiler `[M,N]`.
+    ///
+    /// # Errors
+    /// `M` or `N` not positive, or not dividing its mode's extent; a rest stride overflowing.
+    ///
+    /// ```
+    /// use layout::{Int, Layout};
+    /// let (m, n, ld) = (64i64, 32i64, 72i64);
+    /// let a = Layout::new((m, n), (Int::<1>, ld));
+    /// let z = a.zipped_divide_static::<16, 8>().unwrap();
+    /// let _: Layout<((Int<16>, Int<8>), (i64, i64)), ((Int<1>, i64), (i64, i64))> = z;
+    /// assert_eq!(z.to_string(), "((_16,_8),(4,4)):((_1,72),(16,576))");
+    /// // only the dynamic leaves are stored: ld, and the rest mode's 2 extents and 2 strides
+    /// assert_eq!(core::mem::size_of_val(&z), 5 * 8);
+    /// assert_eq!(z.offset(((3, 5), (1, 2))), 3 + 5 * 72 + 16 + 2 * 576);
+    /// ```
+    pub fn zipped_divide_static<const M: i64, const N: i64>(
+        &self,
+    ) -> Result<StaticZippedDivide<M, N, D0, D1>, LayoutError> {
+        let ((g0, g1), (r0, r1)) = self.divided::<M, N>()?;
+        let (d0, d1) = self.stride();
+        Ok(Layout::new(
+            ((Int::<M>, Int::<N>), (g0, g1)),
+            ((d0, d1), (r0, r1)),
+        ))
+    }
+
+    /// `logical_divide(self, [M, N])` with the static parts kept static:
+    /// `((Int<M>, s0/M), (Int<N>, s1/N)) : ((D0, M·d0), (D1, N·d1))`.
+    ///
+    /// # Errors
+    /// As [`zipped_divide_static`](Self::zipped_divide_static).
+    ///
+    /// ```
+    /// use layout::{Int, Layout};
+    /// let a = Layout::new((64i64, 32i64), (Int::<1>, 64i64));
+    /// let l = a.logical_divide_static::<16, 8>().unwrap();
+    /// assert_eq!(l.to_string(), "((_16,4),(_8,4)):((_1,16),(64,512))");
+    /// ```
+    pub fn logical_divide_static<const M: i64, const N: i64>(
+        &self,
+    ) -> Result<StaticLogicalDivide<M, N, D0, D1>, LayoutError> {
+        let ((g0, g1), (r0, r1)) = self.divided::<M, N>()?;
+        let (d0, d1) = self.stride();
+        Ok(Layout::new(
+            ((Int::<M>, g0), (Int::<N>, g1)),
+            ((d0, r0), (d1, r1)),
+        ))
+    }
+
+    /// `tiled_divide(self, [M, N])` with the static parts kept static:
+    /// `((Int<M>, Int<N>), s0/M, s1/N) : ((D0, D1), M·d0, N·d1)`.
+    ///
+    /// # Errors
+    /// As [`zipped_divide_static`](Self::zipped_divide_static).
+    ///
+    /// ```
+    /// use layout::{Int, Layout};
+    /// let a = Layout::new((64i64, 32i64), (Int::<1>, 64i64));
+    /// let t = a.tiled_divide_static::<16, 8>().unwrap();
+    /// assert_eq!(t.to_string(), "((_16,_8),4,4):((_1,64),16,512)");
+    /// ```
+    pub fn tiled_divide_static<const M: i64, const N: i64>(
+        &self,
+    ) -> Result<StaticTiledDivide<M, N, D0, D1>, LayoutError> {
+        let ((g0, g1), (r0, r1)) = self.divided::<M, N>()?;
+        let (d0, d1) = self.stride();
+        Ok(Layout::new(
+            ((Int::<M>, Int::<N>), g0, g1),
+            ((d0, d1), r0, r1),
+        ))
+    }
+}

@@ -23,9 +23,9 @@
 //! assert_eq!(valid, 1 * 3);
 //! ```
 
-use crate::f2::{F2Error, text_cursor};
 #[cfg(feature = "alloc")]
 use crate::DynLayout;
+use crate::f2::{F2Error, text_cursor};
 use crate::{LayoutError, MAX_LEAVES};
 use core::fmt;
 use core::str::FromStr;
