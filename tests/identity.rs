@@ -109,3 +109,16 @@ proptest! {
         check_tiling(m, n, a, b);
     }
 }
+
+#[test]
+fn huge_extents_do_not_overflow() {
+    let id = IdentityTensor::new(&[i64::MAX, 3]).unwrap();
+    let z = id.zipped_divide(&[i64::MAX - 1, 2]).unwrap();
+    assert_eq!(z.extent(1).unwrap(), 2 * 2);
+    let t = id.local_tile(&[i64::MAX - 1, 2], &[1, 1]).unwrap();
+    assert_eq!(t.get(&[0, 0]).unwrap().as_slice(), &[i64::MAX - 1, 2]);
+    // row i64::MAX exists as a coordinate but is outside the shape; the one after leaves
+    // i64: an error, not a wrap
+    assert!(!t.get(&[1, 0]).unwrap().elem_less(&[i64::MAX, 3]));
+    assert!(t.get(&[2, 0]).is_err());
+}

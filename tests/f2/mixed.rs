@@ -18,7 +18,7 @@ fn reference(m: &MixedLayout, i: i64) -> i64 {
     for (k, &s) in body.shape_leaves().iter().enumerate() {
         let c = rest % s;
         rest /= s;
-        match m.stride(k) {
+        match m.stride(k).unwrap() {
             MixedStride::Int(d) => sum += c * d,
             MixedStride::F2(b) => {
                 for (t, &v) in b.iter().enumerate() {
@@ -281,4 +281,27 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn hostile_nesting_is_an_error_not_a_stack_overflow() {
+    let deep = format!(
+        "{}8{}:{}1{}",
+        "(".repeat(5000),
+        ")".repeat(5000),
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
+    assert!(deep.parse::<MixedLayout>().is_err());
+    let ok = format!(
+        "{}8{}:{}F2{}",
+        "(".repeat(3),
+        ")".repeat(3),
+        "(".repeat(3),
+        ")".repeat(3)
+    );
+    assert_eq!(
+        ok.parse::<MixedLayout>().unwrap().to_string(),
+        "(((8))):(((F2[1,2,4])))"
+    );
 }

@@ -11,8 +11,8 @@ use core::str::FromStr;
 /// ```
 /// use layout::f2::{MixedLayout, MixedStride};
 /// let m: MixedLayout = "(4,8):(F2[1,3],4)".parse().unwrap();
-/// assert_eq!(m.stride(0), MixedStride::F2(&[1, 3]));
-/// assert_eq!(m.stride(1), MixedStride::Int(4));
+/// assert_eq!(m.stride(0), Some(MixedStride::F2(&[1, 3])));
+/// assert_eq!(m.stride(1), Some(MixedStride::Int(4)));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MixedStride<'a> {
@@ -164,23 +164,23 @@ impl MixedLayout {
         self.pre.as_ref()
     }
 
-    /// The stride of leaf `k` (in the flattened shape).
-    ///
-    /// # Panics
-    /// When `k` is not a leaf.
+    /// The stride of leaf `k` (in the flattened shape), `None` past the last leaf.
     ///
     /// ```
     /// use layout::f2::{MixedLayout, MixedStride};
     /// let m: MixedLayout = "(2,4):(3,F2)".parse().unwrap();
-    /// assert_eq!(m.stride(1), MixedStride::F2(&[1, 2]));
+    /// assert_eq!(m.stride(1), Some(MixedStride::F2(&[1, 2])));
+    /// assert_eq!(m.stride(2), None);
     /// ```
-    pub fn stride(&self, k: usize) -> MixedStride<'_> {
-        assert!(k < self.body.leaf_count(), "leaf {k} out of range");
+    pub fn stride(&self, k: usize) -> Option<MixedStride<'_>> {
+        if k >= self.body.leaf_count() {
+            return None;
+        }
         if self.f2_leaves & (1u64 << k) == 0 {
-            return MixedStride::Int(self.body.stride_leaves()[k]);
+            return Some(MixedStride::Int(self.body.stride_leaves()[k]));
         }
         let (s, n) = self.f2_span(k);
-        MixedStride::F2(&self.f2_bases[s..s + n])
+        Some(MixedStride::F2(&self.f2_bases[s..s + n]))
     }
 
     fn f2_span(&self, k: usize) -> (usize, usize) {
@@ -654,8 +654,9 @@ impl fmt::Display for MixedLayout {
         write_tuple(f, &shape, &mut 0, &mut |f, k| write!(f, "{}", sl[k]))?;
         f.write_str(":")?;
         write_tuple(f, &shape, &mut 0, &mut |f, k| match self.stride(k) {
-            MixedStride::Int(d) => write!(f, "{d}"),
-            MixedStride::F2(b) => {
+            None => Err(fmt::Error),
+            Some(MixedStride::Int(d)) => write!(f, "{d}"),
+            Some(MixedStride::F2(b)) => {
                 f.write_str("F2[")?;
                 for (t, v) in b.iter().enumerate() {
                     if t > 0 {
@@ -703,23 +704,26 @@ fn int(c: &mut Cursor<'_>) -> Result<i64, F2Error> {
     Ok(if neg { -v } else { v })
 }
 
+/// The deepest nesting the parser follows (a guard against hostile text; a run-time tuple
+/// holds at most 96 structure tokens anyway).
+const MAX_DEPTH: usize = 32;
+
 /// Parses a tuple of shape leaves, returning its structure.
-fn shape_tuple(c: &mut Cursor<'_>, p: &mut Parsed) -> Result<DynTuple, F2Error> {
+fn shape_tuple(c: &mut Cursor<'_>, p: &mut Parsed, depth: usize) -> Result<DynTuple, F2Error> {
+    if depth > MAX_DEPTH {
+        return Err(c.err("nesting at most 32 deep"));
+    }
     if c.eat(b'(') {
-        let mut kids = [DynTuple::leaf(0); MAX_LEAVES];
-        let mut k = 0;
+        let mut t = DynTuple::EMPTY;
         loop {
-            if k == MAX_LEAVES {
-                return Err(c.err("at most 32 modes"));
-            }
-            kids[k] = shape_tuple(c, p)?;
-            k += 1;
+            let kid = shape_tuple(c, p, depth + 1)?;
+            t.push_mode(&kid)?;
             if c.eat(b')') {
                 break;
             }
             c.expect(b',', "`,` or `)` in a shape")?;
         }
-        return Ok(DynTuple::tuple(&kids[..k])?);
+        return Ok(t);
     }
     if p.n == MAX_LEAVES {
         return Err(c.err("at most 32 leaves"));
@@ -730,22 +734,26 @@ fn shape_tuple(c: &mut Cursor<'_>, p: &mut Parsed) -> Result<DynTuple, F2Error> 
     Ok(DynTuple::leaf(v))
 }
 
-fn stride_tuple(c: &mut Cursor<'_>, p: &mut Parsed, at: &mut usize) -> Result<DynTuple, F2Error> {
+fn stride_tuple(
+    c: &mut Cursor<'_>,
+    p: &mut Parsed,
+    at: &mut usize,
+    depth: usize,
+) -> Result<DynTuple, F2Error> {
+    if depth > MAX_DEPTH {
+        return Err(c.err("nesting at most 32 deep"));
+    }
     if c.eat(b'(') {
-        let mut kids = [DynTuple::leaf(0); MAX_LEAVES];
-        let mut k = 0;
+        let mut t = DynTuple::EMPTY;
         loop {
-            if k == MAX_LEAVES {
-                return Err(c.err("at most 32 modes"));
-            }
-            kids[k] = stride_tuple(c, p, at)?;
-            k += 1;
+            let kid = stride_tuple(c, p, at, depth + 1)?;
+            t.push_mode(&kid)?;
             if c.eat(b')') {
                 break;
             }
             c.expect(b',', "`,` or `)` in a stride")?;
         }
-        return Ok(DynTuple::tuple(&kids[..k])?);
+        return Ok(t);
     }
     if *at == MAX_LEAVES {
         return Err(c.err("at most 32 leaves"));
@@ -803,10 +811,10 @@ impl FromStr for MixedLayout {
             bases: [0; MAX_F2_BITS],
             nb: 0,
         };
-        let shape = shape_tuple(&mut c, &mut p)?;
+        let shape = shape_tuple(&mut c, &mut p, 0)?;
         c.expect(b':', "`:` between shape and stride")?;
         let mut at = 0;
-        let stride_shape = stride_tuple(&mut c, &mut p, &mut at)?;
+        let stride_shape = stride_tuple(&mut c, &mut p, &mut at, 0)?;
         if !shape.congruent(&stride_shape) {
             return Err(F2Error::Layout(crate::LayoutError::NotCongruent {
                 shape_leaves: p.n,

@@ -310,7 +310,7 @@ impl IdentityTensor {
             let l = self.mode_leaves(m).start;
             let e = self.ext[l];
             r.push_leaf(
-                (e + t - 1) / t,
+                e / t + (e % t != 0) as i64,
                 self.comp[l] as usize,
                 t.checked_mul(self.scale[l])
                     .ok_or(LayoutError::Overflow { what: "stride" })?,
@@ -373,7 +373,7 @@ impl IdentityTensor {
         r.origin = self.origin;
         for (m, (&t, &c)) in tile.iter().zip(tile_coord).enumerate() {
             let l = self.mode_leaves(m).start;
-            let grid = (self.ext[l] + t - 1) / t;
+            let grid = self.ext[l] / t + (self.ext[l] % t != 0) as i64;
             if c < 0 || c >= grid {
                 return Err(LayoutError::IndexOutOfRange {
                     index: c,
