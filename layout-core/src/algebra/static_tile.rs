@@ -104,6 +104,9 @@ pub type StaticLogicalDivide<const M: i64, const N: i64, D0, D1> =
 pub type StaticTiledDivide<const M: i64, const N: i64, D0, D1> =
     Layout<((Int<M>, Int<N>), i64, i64), ((D0, D1), i64, i64)>;
 
+/// `((tiles along mode 0, along mode 1), (rest stride 0, rest stride 1))`.
+type Divided = ((i64, i64), (i64, i64));
+
 /// Per mode: the number of tiles and the rest stride `T·d` (0 for a single tile), checking `T > 0` and that `T`
 /// divides the extent (the exact divide; ragged edges are `Tensor::tiles`' business).
 fn divide_mode(
@@ -139,7 +142,7 @@ where
     D0: Integer + IntTuple,
     D1: Integer + IntTuple,
 {
-    fn divided<const M: i64, const N: i64>(&self) -> Result<((i64, i64), (i64, i64)), LayoutError> {
+    fn divided<const M: i64, const N: i64>(&self) -> Result<Divided, LayoutError> {
         let (s0, s1) = self.shape();
         let (d0, d1) = self.stride();
         let (g0, r0) = divide_mode(s0.value(), M, d0.value(), 0)?;
