@@ -84,6 +84,21 @@ fn mixed_layouts_in_the_calculator() {
             "{index:[8,16,32,1,2,4]} -> {offset:64}",
         ),
         ("mixed_complement(4:2; 16)", "(2,2):(1,8)"),
+        // PyCuTe-2026 style: a layout with F2 strides through the general functions
+        ("(8,8):(F2,8)", "(8,8):(F2[1,2,4],8)"),
+        ("size((8,8):(F2,8))", "64"),
+        // index 9 = (1, 1): row 1 XORs 8, column 1 adds 1; index 10 = (2, 1): 16 XOR 1
+        ("eval((8,8):(F2[8,16,32],1), 9)", "9"),
+        ("eval((8,8):(F2[8,16,32],1), 10)", "17"),
+        ("eval((8,8):(F2[8,16,32],1), 1)", "8"),
+        ("offsets(4:F2[1,3])", "[0,1,3,2]"),
+        // the images 1, 3 span bits 0..2 of 8 offsets: the rest is bit 2
+        ("complement(4:F2[1,3], 8)", "2:F2[4]"),
+        ("left_inverse(4:F2[1,3])", "{offset:[1,3]} -> {index:4}"),
+        (
+            "eval((8,8):(F2,8), 64)",
+            "error: coordinate 64 is outside input dimension `index` of size 64",
+        ),
         (
             "mixed_offsets(6:F2)",
             "error: shape leaf 0 has extent 6, which is not a power of two",

@@ -47,7 +47,9 @@
 //!   `f2_direct_sum(A; B)`, `f2_swizzle(B,M,S; bits)`, `f2_from_layout(L)`, `f2_offsets(L)`,
 //!   `f2_svg(L)`; `mixed(M)`, `mixed_offsets(M)`, `mixed_to_f2(M)`, `mixed_compose(M; F)`
 //!   (M ∘ F), `mixed_after(F; M)` (F ∘ M), `mixed_right_inverse(M)`, `mixed_left_inverse(M)`,
-//!   `mixed_complement(M; cotarget)`, `mixed_swizzled(L; B,M,S)` (L ∘ Sw).
+//!   `mixed_complement(M; cotarget)`, `mixed_swizzled(L; B,M,S)` (L ∘ Sw). A layout with F2
+//!   strides also works on its own line (printed back) and in `size`, `offsets`, `eval(M, i)`,
+//!   `right_inverse`, `left_inverse` and `complement(M, N)` with their usual commas.
 //! - results print in CuTe's text for run-time values: no `_`, no spaces.
 //!
 //! `eval`, `idx2crd` and `crd2idx` check that the coordinate or index lies in the domain;

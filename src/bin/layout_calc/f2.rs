@@ -37,10 +37,95 @@ pub const NAMES: &[&str] = &[
     "mixed_swizzled",
 ];
 
-/// `Some(output)` when the line is a call of an F2 function, else `None` (the general parser
-/// takes it).
+/// The general functions that also take a layout with F2 strides (`(8,8):(F2,8)`), with their
+/// usual comma-separated arguments.
+const GENERAL: &[&str] = &[
+    "size",
+    "offsets",
+    "eval",
+    "right_inverse",
+    "left_inverse",
+    "complement",
+];
+
+/// Splits `a, (b, c), [d]` at its top-level commas.
+fn split_top(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, ch) in s.char_indices() {
+        match ch {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(s[start..].trim());
+    out
+}
+
+/// A line that names a layout with F2 strides: a bare one (printed back), or one of the
+/// [`GENERAL`] functions applied to it.
+fn try_general(t: &str) -> Option<Result<String, String>> {
+    if !t.contains("F2") {
+        return None;
+    }
+    if let Ok(m) = t.parse::<MixedLayout>() {
+        return Some(Ok(m.to_string()));
+    }
+    let open = t.find('(')?;
+    let name = t[..open].trim();
+    if !GENERAL.contains(&name) {
+        return None;
+    }
+    let body = t[open + 1..].strip_suffix(')')?;
+    let args = split_top(body);
+    let e = |e: layout::f2::F2Error| e.to_string();
+    Some((|| {
+        let m = mixed(args[0])?;
+        let want = |n: usize| arity(name, &args, n).map_err(|x| x.replace(" separated by `;`", ""));
+        match name {
+            "size" => {
+                want(1)?;
+                Ok(m.size().to_string())
+            }
+            "offsets" => run("mixed_offsets", &[args[0]]),
+            "eval" => {
+                want(2)?;
+                let [i] = ints(args[1])?[..] else {
+                    return Err("`eval` of a layout with F2 strides takes a 1-D index".into());
+                };
+                Ok(m.offset(i).map_err(e)?.to_string())
+            }
+            "right_inverse" => {
+                want(1)?;
+                Ok(m.right_inverse().map_err(e)?.to_string())
+            }
+            "left_inverse" => {
+                want(1)?;
+                Ok(m.left_inverse().map_err(e)?.to_string())
+            }
+            _ => {
+                want(2)?;
+                let [c] = ints(args[1])?[..] else {
+                    return Err("`complement` takes `L, cotarget`".into());
+                };
+                Ok(m.complement(c).map_err(e)?.to_string())
+            }
+        }
+    })())
+}
+
+/// `Some(output)` when the line is a call of an F2 function or names a layout with F2 strides,
+/// else `None` (the general parser takes it).
 pub fn try_run(line: &str) -> Option<Result<String, String>> {
     let t = line.trim();
+    if let Some(r) = try_general(t) {
+        return Some(r);
+    }
     let open = t.find('(')?;
     let name = t[..open].trim();
     if !NAMES.contains(&name) {
