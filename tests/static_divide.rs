@@ -62,3 +62,27 @@ fn refusals_name_the_numbers() {
     let big = Layout::new((8i64, 8i64), (Int::<1>, i64::MAX / 2));
     assert!(big.logical_divide_static::<1, 4>().is_err());
 }
+
+#[test]
+fn blocked_and_raked_products_keep_the_static_block() {
+    let block = Layout::new((Int::<2>, Int::<4>), (Int::<4>, Int::<1>));
+    for (m, n) in [(3i64, 5i64), (1, 1), (4, 2), (7, 3)] {
+        for tiler in [format!("({m},{n}):(1,{m})"), format!("({m},{n}):({n},1)")] {
+            let t: DynLayout = tiler.parse().unwrap();
+            let b = block.blocked_product_static(&t).unwrap();
+            let r = block.raked_product_static(&t).unwrap();
+            let want_b = block.to_dyn().unwrap().blocked_product(&t).unwrap();
+            let want_r = block.to_dyn().unwrap().raked_product(&t).unwrap();
+            assert_eq!(b.to_dyn().unwrap(), want_b, "{tiler}");
+            assert_eq!(r.to_dyn().unwrap(), want_r, "{tiler}");
+            for i in 0..want_b.size() {
+                assert_eq!(b.to_dyn().unwrap().offset(i), want_b.offset(i));
+            }
+            // the block's leaves are zero-sized: only the 2 tile extents and 2 strides
+            assert_eq!(std::mem::size_of_val(&b), 4 * 8);
+        }
+    }
+    // a hierarchical tiler mode has no one-leaf typed form: refused, not approximated
+    let t: DynLayout = "((2,2),3):((1,2),4)".parse().unwrap();
+    assert!(block.blocked_product_static(&t).is_err());
+}

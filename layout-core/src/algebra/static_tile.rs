@@ -6,7 +6,7 @@
 //! The run-time counterpart is [`DynLayout::local_tile`](crate::DynLayout::local_tile) with the
 //! by-mode tiler `[M,N]`; both give the same offsets (tested).
 
-use crate::{Int, IntTuple, Integer, Layout, LayoutError};
+use crate::{DynLayout, Int, IntTuple, Integer, Layout, LayoutError};
 
 /// The layout of an `M × N` static tile of a rank-2 layout with strides `(D0, D1)`: what
 /// [`Layout::local_tile`] returns.
@@ -226,6 +226,106 @@ where
         Ok(Layout::new(
             ((Int::<M>, Int::<N>), g0, g1),
             ((d0, d1), r0, r1),
+        ))
+    }
+}
+
+/// CuTe's `blocked_product(block, tiler)` of a typed rank-2 block by a run-time rank-2 tiler,
+/// typed: each mode is `(block extent, tiles)` with the block's extent and stride types kept —
+/// what [`Layout::blocked_product_static`] returns.
+pub type StaticBlockedProduct<S0, S1, D0, D1> =
+    Layout<((S0, i64), (S1, i64)), ((D0, i64), (D1, i64))>;
+
+/// CuTe's `raked_product(block, tiler)`, typed: each mode is `(tiles, block extent)` — what
+/// [`Layout::raked_product_static`] returns.
+pub type StaticRakedProduct<S0, S1, D0, D1> =
+    Layout<((i64, S0), (i64, S1)), ((i64, D0), (i64, D1))>;
+
+/// The four leaves `(shape, stride)` of a `((a,b),(c,d))` product, or why it has another form.
+fn product_leaves(r: &DynLayout) -> Result<([i64; 4], [i64; 4]), LayoutError> {
+    let two = |m: usize| -> Result<bool, LayoutError> {
+        let mode = r.mode(m)?;
+        Ok(!mode.profile().is_leaf() && mode.rank() == 2 && mode.leaf_count() == 2)
+    };
+    if r.profile().is_leaf() || r.rank() != 2 || r.leaf_count() != 4 || !two(0)? || !two(1)? {
+        return Err(LayoutError::Precondition {
+            what: "a typed product needs one block leaf and one tile leaf per mode; the product has rank {a} and {b} leaves",
+            a: if r.profile().is_leaf() {
+                1
+            } else {
+                r.rank() as i64
+            },
+            b: r.leaf_count() as i64,
+        });
+    }
+    let (s, d) = (r.shape_leaves(), r.stride_leaves());
+    Ok(([s[0], s[1], s[2], s[3]], [d[0], d[1], d[2], d[3]]))
+}
+
+impl<S0, S1, D0, D1> Layout<(S0, S1), (D0, D1)>
+where
+    S0: Integer + IntTuple,
+    S1: Integer + IntTuple,
+    D0: Integer + IntTuple,
+    D1: Integer + IntTuple,
+{
+    /// `blocked_product(self, tiler)` with this layout as the block, its static parts kept
+    /// static: `((S0, t0), (S1, t1)) : ((D0, r0), (D1, r1))`, the tile leaves computed by the
+    /// run-time algebra (one source of truth) and stored as `i64`.
+    ///
+    /// # Postconditions
+    /// The same layout as the run-time `DynLayout::blocked_product`.
+    ///
+    /// # Errors
+    /// The algebra's refusals; a product whose modes are not one block leaf and one tile leaf
+    /// each (a tiler of rank other than 2, or of hierarchical modes).
+    ///
+    /// ```
+    /// use layout::{DynLayout, Int, Layout};
+    /// let block = Layout::new((Int::<2>, Int::<5>), (Int::<5>, Int::<1>));
+    /// let (m, n) = (3i64, 4i64); // run-time tiler extents
+    /// let tiler = DynLayout::col_major(&format!("({m},{n})").parse().unwrap()).unwrap();
+    /// let p = block.blocked_product_static(&tiler).unwrap();
+    /// let _: Layout<((Int<2>, i64), (Int<5>, i64)), ((Int<5>, i64), (Int<1>, i64))> = p;
+    /// assert_eq!(p.to_string(), "((_2,3),(_5,4)):((_5,10),(_1,30))");
+    /// assert_eq!(core::mem::size_of_val(&p), 4 * 8); // the tile leaves only
+    /// ```
+    pub fn blocked_product_static(
+        &self,
+        tiler: &DynLayout,
+    ) -> Result<StaticBlockedProduct<S0, S1, D0, D1>, LayoutError> {
+        let r = self.to_dyn()?.blocked_product(tiler)?;
+        let (s, d) = product_leaves(&r)?;
+        let ((s0, s1), (d0, d1)) = (self.shape(), self.stride());
+        Ok(Layout::new(
+            ((s0, s[1]), (s1, s[3])),
+            ((d0, d[1]), (d1, d[3])),
+        ))
+    }
+
+    /// `raked_product(self, tiler)` with this layout as the block, its static parts kept
+    /// static: `((t0, S0), (t1, S1)) : ((r0, D0), (r1, D1))`.
+    ///
+    /// # Errors
+    /// As [`blocked_product_static`](Self::blocked_product_static).
+    ///
+    /// ```
+    /// use layout::{DynLayout, Int, Layout};
+    /// let block = Layout::new((Int::<2>, Int::<5>), (Int::<5>, Int::<1>));
+    /// let tiler: DynLayout = "(3,4):(1,3)".parse().unwrap();
+    /// let p = block.raked_product_static(&tiler).unwrap();
+    /// assert_eq!(p.to_string(), "((3,_2),(4,_5)):((10,_5),(30,_1))");
+    /// ```
+    pub fn raked_product_static(
+        &self,
+        tiler: &DynLayout,
+    ) -> Result<StaticRakedProduct<S0, S1, D0, D1>, LayoutError> {
+        let r = self.to_dyn()?.raked_product(tiler)?;
+        let (s, d) = product_leaves(&r)?;
+        let ((s0, s1), (d0, d1)) = (self.shape(), self.stride());
+        Ok(Layout::new(
+            ((s[0], s0), (s[2], s1)),
+            ((d[0], d0), (d[2], d1)),
         ))
     }
 }
