@@ -296,11 +296,24 @@ proptest! {
             }
             check_contiguous(&l);
         });
+        // whole 2^12 domains: a bijection with a planted contiguous prefix
+        let mut g = Seeded(seed);
+        let l = random_bijection(&mut g, 12);
+        let k = g.below(13) as usize;
+        let mut b = l.flat_bases().to_vec();
+        for (i, v) in b.iter_mut().enumerate().take(k) {
+            *v = 1 << i;
+        }
+        let l = F2Layout::output(&[("o", 1 << 12)]).unwrap().with_input("i", &b).unwrap();
+        check_contiguous(&l);
     }
 
     #[test]
     fn direct_sums(seed in any::<u64>()) {
         let mut g = Seeded(seed);
+        // 6 + 6 input bits: the whole 2^12 domain of the sum
+        let (a, b) = (random(&mut g, 6, 6), random(&mut g, 6, 5));
+        check_direct_sum(&a, &b);
         for _ in 0..8 {
             let a = { let (x, y) = (g.below(6) as usize, g.below(6) as usize); random(&mut g, x, y) };
             let b = { let (x, y) = (g.below(6) as usize, g.below(6) as usize); random(&mut g, x, y) };
