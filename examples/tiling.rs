@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! cargo run --release --example tiling
-//! cargo run --release --example tiling -- count static|plan|plan2|algebra REPS
+//! cargo run --release --example tiling -- count static|divide|plan|plan2|algebra REPS
 //! ```
 //!
 //! With `count`, only the tile kernel of BENCHMARKS.md runs (`c += 2·a` over every 16 × 8 tile
@@ -18,7 +18,8 @@
 //! (`Tensor::local_tile::<16, 8>` of a typed mixed layout) or on tiles of a `DynLayout` tensor
 //! planned once (`Tensor::tiles`; `plan`: `DynLayout` tiles, `plan2`: typed flat `Tile2` tiles;
 //! `algebra`: each tile built by `DynLayout::local_tile` and checked as a new tensor, the way
-//! before), for `valgrind --tool=callgrind`.
+//! before; `divide`: the tile and rest modes of `zipped_divide_static::<16, 8>` of the typed
+//! layout, read through plain slices), for `valgrind --tool=callgrind`.
 
 use layout::tensor::Tensor;
 use layout::{DynLayout, DynTuple, Int, Layout};
@@ -124,6 +125,29 @@ fn count_static(a: &[f32], c: &mut [f32], m: i64, n: i64, ld: i64) {
     }
 }
 
+/// The same kernel through `zipped_divide_static::<16, 8>` of the typed mixed layout: the tile
+/// mode is typed `(Int<16>, Int<8>) : (Int<1>, i64)`, so its offsets fold to constants plus a
+/// multiple of `ld`; the rest mode (run time) gives each tile's base. Plain slice indexing.
+#[inline(never)]
+fn count_divide(a: &[f32], c: &mut [f32], m: i64, n: i64, ld: i64) {
+    let z = Layout::new((m, n), (Int::<1>, ld))
+        .zipped_divide_static::<16, 8>()
+        .unwrap();
+    let tile = Layout::new(z.shape().0, z.stride().0);
+    let rest = Layout::new(z.shape().1, z.stride().1);
+    for tj in 0..n / 8 {
+        for ti in 0..m / 16 {
+            let base = rest.offset((ti, tj));
+            for j in 0..8i64 {
+                for i in 0..16i64 {
+                    let o = (base + tile.offset((i, j))) as usize;
+                    c[o] += 2.0 * a[o];
+                }
+            }
+        }
+    }
+}
+
 /// The same kernel on typed flat tiles (`Tiles::tile2`) of a `DynLayout` tensor planned once.
 #[inline(never)]
 fn count_plan2(a: &[f32], c: &mut [f32], m: i64, n: i64, ld: i64) {
@@ -214,6 +238,7 @@ fn main() {
             match which {
                 "static" => count_static(&a, &mut c, m, n, ld),
                 "plan2" => count_plan2(&a, &mut c, m, n, ld),
+                "divide" => count_divide(&a, &mut c, m, n, ld),
                 "algebra" => count_algebra(&a, &mut c, m, n, ld),
                 _ => count_plan(&a, &mut c, m, n, ld),
             }

@@ -221,3 +221,23 @@ fn the_scanner_sees_groups_and_nested_paths() {
     );
     assert_eq!(refs, ["DynLayout", "walk", "LayoutError", "scan"]);
 }
+
+#[test]
+fn f2_layouts_sit_with_the_swizzles_above_the_algebra() {
+    // F2-linear layouts use layouts and the algebra (mixed layouts' complements and inverses)
+    // and the swizzles they convert; tensors and named layouts may build on them
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let layers = layers(root);
+    let f2 = layers.get("f2").expect("`f2` is in the layer list");
+    assert_eq!(Some(f2), layers.get("swizzle"));
+    assert!(layers["algebra"] < *f2 && layers["dyn_layout"] < *f2);
+    assert!(*f2 < layers["tensor"] && *f2 < layers["named"]);
+    // and the scan reaches its files
+    let mut files = Vec::new();
+    rust_files(&root.join("layout-core/src/f2"), &mut files);
+    let refs: usize = files
+        .iter()
+        .map(|f| crate_refs(&fs::read_to_string(f).expect("source")).len())
+        .sum();
+    assert!(refs >= 5, "the f2 sources name only {refs} crate paths");
+}

@@ -208,3 +208,43 @@ fn conv_tour() -> Result<(), Box<dyn std::error::Error>> {
     );
     Ok(())
 }
+
+/// The README's F2 tour: a swizzle inverted and composed, and its picture.
+#[test]
+fn f2_tour() -> Result<(), Box<dyn std::error::Error>> {
+    use layout::Swizzle;
+    use layout::f2::{F2Layout, MixedLayout, to_svg};
+    let sw = F2Layout::from_swizzle(Swizzle::new(3, 3, 3)?, 9)?;
+    assert_eq!(
+        sw.to_string(),
+        "{offset:[1,2,4,8,16,32,72,144,288]} -> {offset:512}"
+    );
+    let inv = sw.invert()?;
+    assert!(inv.compose(&sw)?.is_identity());
+    let threads: F2Layout = "{reg:[1,2,4],lane:[8,16,32,64,128,256]} -> {offset:512}".parse()?;
+    let stored = sw.compose(&threads)?;
+    assert!(stored.is_invertible());
+    assert_eq!(stored.contiguous_width("reg")?, 8);
+    let by_vector = sw.compose(&"{vec:[8,16,32],row:[64,128,256]} -> {offset:512}".parse()?)?;
+    let svg = to_svg(&by_vector)?;
+    assert_eq!(svg.matches("class=\"cell\"").count(), 64);
+    let m = MixedLayout::swizzled(&"(64,8):(1,72)".parse()?, Swizzle::new(3, 3, 3)?)?;
+    assert_eq!(m.offset(8 + 64)?, 72);
+    assert!(m.to_f2().is_err());
+    let first_row = m.right_inverse()?;
+    assert_eq!(m.offset(first_row.apply_flat(13)? as i64)?, 13);
+
+    // the ASCII picture in the README: row r's vector v lands in vector slot v ^ r
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))?;
+    for r in 0..8u64 {
+        let slots: Vec<String> = (0..8u64)
+            .map(|v| {
+                let off = by_vector.apply(&[v, r]).unwrap().as_slice()[0];
+                ((off % 64) / 8).to_string()
+            })
+            .collect();
+        let line = format!("  row {r} lands in: {}", slots.join(" "));
+        assert!(readme.contains(&line), "README lacks `{line}`");
+    }
+    Ok(())
+}

@@ -317,9 +317,9 @@ impl DynLayout {
     /// assert!("8:1".parse::<DynLayout>().unwrap().is_flat());
     /// assert!(!"((2,2),8):((1,2),4)".parse::<DynLayout>().unwrap().is_flat());
     /// ```
-    #[inline]
+    #[inline(always)]
     pub const fn is_flat(&self) -> bool {
-        let t = self.profile.tokens().len();
+        let t = self.profile.token_count();
         t == 1 || t == self.n + 2
     }
 

@@ -56,6 +56,7 @@ mod const_try;
 pub mod conv;
 mod dyn_layout;
 mod error;
+pub mod f2;
 mod formulas;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]

@@ -51,6 +51,12 @@ impl Profile {
         self.toks.split_at(self.len).0
     }
 
+    /// The number of tokens, without slicing (no bounds check on a hot path).
+    #[inline(always)]
+    pub(crate) const fn token_count(&self) -> usize {
+        self.len
+    }
+
     /// `true` when the two profiles are equal (the tuples are congruent).
     pub const fn eq(&self, other: &Profile) -> bool {
         if self.len != other.len {

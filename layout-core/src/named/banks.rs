@@ -34,6 +34,7 @@
 
 use super::C0Element;
 use crate::const_try::ctry;
+use crate::f2::{F2Error, F2Layout, MAX_F2_BITS, linalg_echelon as Echelon};
 use crate::{AnyLayout, DynLayout, LayoutError, Swizzle, SwizzledLayout};
 
 /// Which way the atom's rows run: K-major (rows along K, the contiguous dimension) or
@@ -239,8 +240,22 @@ pub fn bank_conflicts<L: AnyLayout>(
             b: 1 << 20,
         });
     }
-    let threads = (wave / (vector * elem_bytes)).clamp(1, 256 / vector.max(1));
     let at = |r: i64, c: i64| tile.offset(r + c * rows);
+    Ok(conflicts_of(rows, cols, &at, elem_bytes, vector, model))
+}
+
+/// The worst ways of row-wise and column-wise accesses to a `rows × cols` tile whose offset at
+/// `(r, c)` is `at(r, c)` (arguments already checked by the callers).
+fn conflicts_of(
+    rows: i64,
+    cols: i64,
+    at: &dyn Fn(i64, i64) -> i64,
+    elem_bytes: i64,
+    vector: i64,
+    model: BankModel,
+) -> ConflictReport {
+    let wave = model.banks.saturating_mul(model.width);
+    let threads = (wave / (vector * elem_bytes)).clamp(1, 256 / vector.max(1));
     let mut buf = [0i64; 256];
     let mut report = ConflictReport {
         row_wise: 1,
@@ -277,7 +292,7 @@ pub fn bank_conflicts<L: AnyLayout>(
             r0 += threads;
         }
     }
-    Ok(report)
+    report
 }
 
 /// A swizzle `Sw<B,M,S>` under which `tile` (an affine rank-2 layout) has no row-wise or
@@ -334,4 +349,207 @@ pub fn suggest_swizzle(
         }
     }
     Ok(None)
+}
+
+/// The result of [`search_swizzle_f2`]: a swizzle as an F2-linear map on offsets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct F2Swizzle {
+    /// The swizzle: a bijection on the tile's offsets (`offset` → `offset`), linear over GF(2).
+    pub swizzle: F2Layout,
+    /// The swizzled tile, `swizzle ∘ tile`: inputs `row` (mode 0) and `col` (mode 1).
+    pub layout: F2Layout,
+    /// Its worst row-wise and column-wise ways, by [`bank_conflicts`]' rule.
+    pub report: ConflictReport,
+    /// Its vector width along a row ([`F2Layout::contiguous_width`] of `col`).
+    pub vector_width: u64,
+}
+
+fn f2_to_layout_error(e: F2Error) -> LayoutError {
+    match e {
+        F2Error::Layout(e) => e,
+        _ => LayoutError::Precondition {
+            what: "search_swizzle_f2 needs a tile of power-of-two extents whose offsets are a bijection onto 0..size; size and cosize are {a} and {b}",
+            a: 0,
+            b: 0,
+        },
+    }
+}
+
+/// Swizzle search over F2-linear maps (Triton's generic swizzling, on this crate's bank model):
+/// the bijection `S` on the offsets of `tile` (a rank-2 tile of power-of-two extents, a
+/// bijection onto `0..size`) that makes `S ∘ tile` free of row-wise and column-wise bank
+/// conflicts for `vector`-element accesses (as [`bank_conflicts`] counts them) with the widest
+/// vectors along a row; when no candidate is conflict-free, the one with the fewest ways.
+///
+/// The candidates store each row's elements contiguously in runs of a width `w` (from the whole
+/// row down to `vector`), keep the `vector` bits and the bits of the vectors one request reads
+/// along a row (one wavefront: `banks·width / (vector·elem_bytes)` of them) in place, and XOR
+/// into the bank-group bits of each of the rows one column-wise request reads the smallest mask
+/// that keeps those rows' bank groups distinct and the whole map invertible (Gaussian
+/// elimination over GF(2)). Every candidate's conflicts are counted by brute force.
+///
+/// Unlike [`suggest_swizzle`] the answer need not be a CuTe `Sw<B,M,S>`: any invertible linear
+/// map qualifies.
+///
+/// # Errors
+/// As [`bank_conflicts`]; a tile that is not F2-linear and a bijection onto `0..size`; element
+/// size, vector and bank model not powers of two.
+///
+/// ```
+/// use layout::named::banks::{search_swizzle_f2, BankModel};
+/// use layout::DynLayout;
+/// // 8 x 64 f16, rows of 128 bytes, 16-byte vectors: conflict-free, 8-element vectors
+/// let tile: DynLayout = "(8,64):(64,1)".parse().unwrap();
+/// let s = search_swizzle_f2(&tile, 2, 8, BankModel::NVIDIA_SMEM).unwrap();
+/// assert!(s.report.conflict_free());
+/// assert_eq!(s.vector_width, 8);
+/// assert!(s.swizzle.is_invertible());
+/// ```
+pub fn search_swizzle_f2(
+    tile: &DynLayout,
+    elem_bytes: i64,
+    vector: i64,
+    model: BankModel,
+) -> Result<F2Swizzle, LayoutError> {
+    // the arguments' checks, and the unswizzled baseline
+    let base = bank_conflicts(tile, elem_bytes, vector, model)?;
+    let d = tile.shape();
+    let (rows, cols) = (d.mode(0)?.size()?, d.mode(1)?.size()?);
+    let pow2 = |v: i64| v > 0 && (v as u64).is_power_of_two();
+    let wave = model.banks.saturating_mul(model.width);
+    if !(pow2(elem_bytes) && pow2(vector) && pow2(wave) && pow2(rows) && pow2(cols)) {
+        return Err(LayoutError::Precondition {
+            what: "search_swizzle_f2 needs powers of two: vector and element bytes are {a} and {b} (extents and banks*width too)",
+            a: vector,
+            b: elem_bytes,
+        });
+    }
+    let t0 = F2Layout::from_layout(tile).map_err(f2_to_layout_error)?;
+    let (rb, cb) = (
+        rows.trailing_zeros() as usize,
+        cols.trailing_zeros() as usize,
+    );
+    let n = rb + cb;
+    if t0.out_bits() != n || !t0.is_invertible() {
+        return Err(LayoutError::Precondition {
+            what: "search_swizzle_f2 needs a tile whose offsets are a bijection onto 0..size; size and cosize are {a} and {b}",
+            a: tile.size(),
+            b: tile.cosize(),
+        });
+    }
+    let bases = t0.flat_bases();
+    let t = F2Layout::output(&[("offset", 1u64 << n)])
+        .and_then(|l| l.with_input("row", &bases[..rb]))
+        .and_then(|l| l.with_input("col", &bases[rb..]))
+        .map_err(f2_to_layout_error)?;
+    let t_inv = t.invert().map_err(f2_to_layout_error)?;
+    let vb = vector.trailing_zeros() as usize;
+    let k = if vector * elem_bytes >= wave {
+        0
+    } else {
+        (wave / (vector * elem_bytes)).trailing_zeros() as usize
+    };
+    let eval = |l: &F2Layout| -> ConflictReport {
+        let at = |r: i64, c: i64| {
+            l.apply(&[r as u64, c as u64])
+                .map_or(0, |y| y.as_slice()[0] as i64)
+        };
+        conflicts_of(rows, cols, &at, elem_bytes, vector, model)
+    };
+    let width = |l: &F2Layout| l.contiguous_width("col").unwrap_or(1);
+    let score = |r: &ConflictReport| r.row_wise + r.column_wise;
+    // the tile as it is
+    let mut best = (t, base, width(&t));
+    if !base.conflict_free() || best.2 < vector as u64 {
+        best.2 = if base.conflict_free() { best.2 } else { 0 };
+        for wb in (vb..=cb).rev() {
+            let Some(cand) = construct(rb, cb, vb, wb, k) else {
+                continue;
+            };
+            let rep = eval(&cand);
+            let w = width(&cand);
+            let better =
+                score(&rep) < score(&best.1) || (score(&rep) == score(&best.1) && w > best.2);
+            if better {
+                best = (cand, rep, w);
+            }
+            if rep.conflict_free() {
+                break; // widths are tried widest first
+            }
+        }
+    }
+    let (layout, report, vector_width) = best;
+    let swizzle = layout.compose(&t_inv).map_err(f2_to_layout_error)?;
+    Ok(F2Swizzle {
+        swizzle,
+        layout,
+        report,
+        vector_width,
+    })
+}
+
+/// One candidate of [`search_swizzle_f2`]: row-major storage (column bits low), column bits
+/// below `wb` untouched, and the first `min(k, rb)` row bits XORed with the smallest masks of
+/// bank-group bits (`vb..vb+k`, none below `wb`) that keep their bank groups independent and
+/// the map invertible. `None` when no such masks exist.
+fn construct(rb: usize, cb: usize, vb: usize, wb: usize, k: usize) -> Option<F2Layout> {
+    let n = rb + cb;
+    let col: [u64; MAX_F2_BITS] = core::array::from_fn(|j| if j < cb { 1u64 << j } else { 0 });
+    let mut row: [u64; MAX_F2_BITS] =
+        core::array::from_fn(|i| if i < rb { 1u64 << (cb + i) } else { 0 });
+    let chunk_lo = vb;
+    let chunk_hi = (vb + k).min(n);
+    let mask_lo = wb.max(vb);
+    let allowed: u64 = if mask_lo < chunk_hi {
+        ((1u64 << (chunk_hi - mask_lo)) - 1) << mask_lo
+    } else {
+        0
+    };
+    let chunk_mask: u64 = if chunk_lo < chunk_hi {
+        ((1u64 << (chunk_hi - chunk_lo)) - 1) << chunk_lo
+    } else {
+        0
+    };
+    let gc = k.min(rb);
+    // independence of the whole map: the fixed bases first
+    let mut all = Echelon::new();
+    for &c in &col[..cb] {
+        all.insert(c, 0);
+    }
+    for &r in &row[gc..rb] {
+        all.insert(r, 0);
+    }
+    let mut groups = Echelon::new();
+    for r in row.iter_mut().take(gc) {
+        // the subsets of `allowed`, smallest first (0 = no swizzle)
+        let mut x = 0u64;
+        let mut found = false;
+        loop {
+            let cand = *r ^ x;
+            let mut g = groups;
+            let mut a = all;
+            if g.insert(cand & chunk_mask, 0) && a.insert(cand, 0) {
+                *r = cand;
+                groups = g;
+                all = a;
+                found = true;
+                break;
+            }
+            if x == allowed {
+                break;
+            }
+            // next subset of `allowed` in increasing order
+            x = (x.wrapping_sub(allowed)) & allowed;
+        }
+        if !found {
+            return None;
+        }
+    }
+    if all.rank() != n {
+        return None;
+    }
+    F2Layout::output(&[("offset", 1u64 << n)])
+        .and_then(|l| l.with_input("row", &row[..rb]))
+        .and_then(|l| l.with_input("col", &col[..cb]))
+        .ok()
 }

@@ -146,15 +146,50 @@ fn hierarchical_offset<I: ToDynInt>(c: &[I], layout: &DynLayout) -> Option<i64> 
     Some(off)
 }
 
-// SAFETY: as for `&[I]`: the same two functions.
+// SAFETY: as for `&[I]`: each index range-checked against its leaf's extent on a flat layout,
+// the same `hierarchical_offset` otherwise.
 unsafe impl<I: ToDynInt, const N: usize> TensorIndex<DynLayout> for [I; N] {
     #[inline(always)]
     fn checked_offset(&self, layout: &DynLayout) -> Option<i64> {
-        if let Some(off) = flat_offset(self, layout) {
-            return off;
+        // the indices stay in registers on the hot (flat) path: the slow path gets a copy, so
+        // nothing is spilled for it on every access
+        let c: [i64; N] = core::array::from_fn(|k| self[k].to_dyn_int());
+        // flat with N leaves: the profile is `(` N leaves `)` (or one bare leaf for N = 1);
+        // the common case is tested first
+        let t = layout.profile().token_count();
+        if layout.leaf_count() == N && (t == N + 2 || (N == 1 && t == 1)) {
+            let (shape, stride) = (layout.shape_leaves(), layout.stride_leaves());
+            let mut off = 0;
+            for ((&ck, &s), &d) in c.iter().zip(shape).zip(stride) {
+                // one unsigned comparison, as in `flat_offset`
+                if ck as u64 >= s as u64 {
+                    return None;
+                }
+                // in the domain: the sum is an offset of the validated layout, within i64
+                off += ck * d;
+            }
+            return Some(off);
         }
-        hierarchical_offset(self, layout)
+        if N == 2 {
+            // two scalars: nothing to spill on the hot path
+            return hierarchical_cold2(c[0], c[1], layout);
+        }
+        hierarchical_cold(c, layout)
     }
+}
+
+/// [`hierarchical_offset`] of two indices, off the hot path.
+#[cold]
+#[inline(never)]
+fn hierarchical_cold2(i: i64, j: i64, layout: &DynLayout) -> Option<i64> {
+    hierarchical_offset(&[i, j], layout)
+}
+
+/// [`hierarchical_offset`] off the hot path, the indices by value.
+#[cold]
+#[inline(never)]
+fn hierarchical_cold<const N: usize>(c: [i64; N], layout: &DynLayout) -> Option<i64> {
+    hierarchical_offset(&c, layout)
 }
 
 // SAFETY: `DynLayout::offset_of` checks the coordinate against the shape (an error otherwise).

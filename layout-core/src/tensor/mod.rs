@@ -103,6 +103,7 @@ mod debug;
 mod elementwise;
 mod error;
 mod extents;
+mod identity;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
 mod reduce;
@@ -123,6 +124,7 @@ pub use concat::{concat, stack};
 pub(crate) use elementwise::try_alloc;
 pub use error::TensorError;
 pub use extents::{EXTENTS_KEPT, Extents};
+pub use identity::{ArithTuple, IdentityTensor, MAX_COORD_RANK};
 pub use reduce::{AxisIter, Float, IndexedIter, NdIndex};
 pub use storage::{Storage, StorageMut};
 pub use tile::{PredicatedTile, StaticPredicated};

@@ -1,0 +1,115 @@
+//! The calculator's F2 functions, run as a user runs them. Expected outputs are worked out by
+//! hand in the comments.
+
+mod calc_support;
+use calc_support::{check, run};
+
+#[test]
+fn f2_layouts_in_the_calculator() {
+    check(&[
+        // Sw<3,3,3>: bit i ↦ 2^i, except bits 6..9 which also set bits 3..6: 64+8, 128+16, 256+32
+        (
+            "f2_swizzle(3,3,3; 9)",
+            "{offset:[1,2,4,8,16,32,72,144,288]} -> {offset:512}",
+        ),
+        // x0 ↦ 1, x1 ↦ 3: y = 1 comes from x = 1, y = 2 = 3 ^ 1 from x = 2 + 1 = 3
+        ("f2_invert({x:[1,3]} -> {y:4})", "{y:[1,3]} -> {x:4}"),
+        // B: i ↦ 1, 3; A swaps the two bits: 1 ↦ 2, 3 ↦ 3
+        (
+            "f2_compose({x:[2,1]} -> {y:4}; {i:[1,3]} -> {x:4})",
+            "{i:[2,3]} -> {y:4}",
+        ),
+        ("f2_rank({x:[1,2,3]} -> {y:4})", "2"),
+        ("f2_injective({x:[1,2,3]} -> {y:4})", "false"),
+        ("f2_surjective({x:[1,2,3]} -> {y:4})", "true"),
+        // reg 1 ↦ (0,1); lane 5 ↦ (1,0) ^ (0,2)
+        (
+            "f2_apply({reg:[(0,1)],lane:[(1,0),(2,0),(0,2)]} -> {row:4,col:4}; 1,5)",
+            "(1,3)",
+        ),
+        (
+            "f2_vector_width({reg:[1,2,8],lane:[4,16]} -> {o:32}; reg)",
+            "4",
+        ),
+        // span{1, 12}: 2 and 4 are new, then 8 = 12 ^ 4 is spanned
+        (
+            "f2_complement({x:[1,12]} -> {y:16})",
+            "{rest:[2,4]} -> {y:16}",
+        ),
+        (
+            "f2_direct_sum({reg:[1,2]} -> {col:4}; {lane:[1]} -> {row:2})",
+            "{reg:[(1,0),(2,0)],lane:[(0,1)]} -> {col:4,row:2}",
+        ),
+        // (4,8):(8,1): index bits ↦ 8, 16, then 1, 2, 4
+        (
+            "f2_from_layout((4,8):(8,1))",
+            "{index:[8,16,1,2,4]} -> {offset:32}",
+        ),
+        (
+            "f2_from_layout((2,2):(1,1))",
+            "error: not F2-linear: the images 1 and 1 of two index bits share bits, so 1 + 1 != 1 xor 1",
+        ),
+        ("f2_offsets({x:[1,3]} -> {y:4})", "[0,1,3,2]"),
+        (
+            "f2_compose({x:[1]} -> {y:2})",
+            "error: `f2_compose` takes 2 arguments separated by `;`, found 1",
+        ),
+        (
+            "f2_invert({x:[1,1]} -> {y:4})",
+            "error: not invertible: 2 input bits, 2 output bits, rank 1 over GF(2)",
+        ),
+        // the ordinary functions still work
+        ("size((2,3):(1,2))", "6"),
+    ]);
+}
+
+#[test]
+fn mixed_layouts_in_the_calculator() {
+    check(&[
+        // c0 = i mod 4 XORs F2[1,3]: 0,1,3,2; c1 = i / 4 adds 4
+        ("mixed_offsets((4,2):(F2[1,3],4))", "[0,1,3,2,4,5,7,6]"),
+        ("mixed(8:F2)", "8:F2[1,2,4]"),
+        // Sw<1,0,2>: bit 2 also sets bit 0: bases 1, 2, 5, 8
+        (
+            "mixed_swizzled((4,4):(1,5); 1,0,2)",
+            "(4,4):(1,5) o {index:[1,2,5,8]} -> {index:16}",
+        ),
+        // rows padded to 9: images 9, 18, 36 of the row bits, then 1 overlaps 9
+        (
+            "mixed_to_f2((8,8):(9,1))",
+            "error: not F2-linear: the images 9 and 1 of two index bits share bits, so 9 + 1 != 9 xor 1",
+        ),
+        (
+            "mixed_to_f2((8,8):(F2[8,16,32],1))",
+            "{index:[8,16,32,1,2,4]} -> {offset:64}",
+        ),
+        ("mixed_complement(4:2; 16)", "(2,2):(1,8)"),
+        // PyCuTe-2026 style: a layout with F2 strides through the general functions
+        ("(8,8):(F2,8)", "(8,8):(F2[1,2,4],8)"),
+        ("size((8,8):(F2,8))", "64"),
+        // index 9 = (1, 1): row 1 XORs 8, column 1 adds 1; index 10 = (2, 1): 16 XOR 1
+        ("eval((8,8):(F2[8,16,32],1), 9)", "9"),
+        ("eval((8,8):(F2[8,16,32],1), 10)", "17"),
+        ("eval((8,8):(F2[8,16,32],1), 1)", "8"),
+        ("offsets(4:F2[1,3])", "[0,1,3,2]"),
+        // the images 1, 3 span bits 0..2 of 8 offsets: the rest is bit 2
+        ("complement(4:F2[1,3], 8)", "2:F2[4]"),
+        ("left_inverse(4:F2[1,3])", "{offset:[1,3]} -> {index:4}"),
+        (
+            "eval((8,8):(F2,8), 64)",
+            "error: coordinate 64 is outside input dimension `index` of size 64",
+        ),
+        (
+            "mixed_offsets(6:F2)",
+            "error: shape leaf 0 has extent 6, which is not a power of two",
+        ),
+    ]);
+}
+
+#[test]
+fn f2_pictures() {
+    let out = run("f2_svg({col:[1,2,4],row:[8,16]} -> {offset:32})\n");
+    assert!(out.starts_with("<svg"));
+    assert_eq!(out.matches("class=\"cell\"").count(), 32);
+    assert!(out.ends_with("</svg>\n\n"));
+}
