@@ -27,9 +27,7 @@
 use core::arch::x86_64::*;
 
 use super::check::Strided;
-use super::fixed::Table;
 use super::kernel::{Direct, Element, Scalar};
-use crate::walk::AnyLayout;
 
 /// The k block of the unpacked kernels: C accumulates between blocks, so an `m × DIRECT_KC` block
 /// of A is what must stay in L2, and a tile that walks k touches at most this many pages of A
@@ -685,30 +683,6 @@ macro_rules! kernels {
                 // SAFETY: forwarded contract; the instruction set is enabled here.
                 unsafe { dot::<$l>(s) }
             }
-            #[target_feature(enable = $feat)]
-            unsafe fn static_outer<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
-                alpha: <$l as Lanes>::E,
-                a: *const <$l as Lanes>::E,
-                b: *const <$l as Lanes>::E,
-                beta: <$l as Lanes>::E,
-                c: *mut <$l as Lanes>::E,
-            ) {
-                let s = Shape {
-                    m: Table::<LA>::ROWS,
-                    k: Table::<LA>::COLS,
-                    n: Table::<LB>::COLS,
-                    alpha,
-                    beta,
-                    a,
-                    sa: Table::<LA>::STRIDED,
-                    b,
-                    sb: Table::<LB>::STRIDED,
-                    c,
-                    sc: Table::<LC>::STRIDED,
-                };
-                // SAFETY: forwarded contract; the instruction set is enabled here.
-                unsafe { Self::outer_inline(s) }
-            }
         }
     };
 }
@@ -741,19 +715,6 @@ pub(crate) trait Kernels: Lanes {
     /// # Safety
     /// The instruction set; A columns and B rows unit stride; operands in bounds.
     unsafe fn dot(s: Shape<Self::E>);
-    /// The outer-product tiles for static operands, instantiated per layout types: the shapes
-    /// and strides are read here from the types' constants, so they fold into the code.
-    ///
-    /// # Safety
-    /// The instruction set; `fixed::strided::<LA, LB, LC>()`; `a`, `b`, `c` point at buffers
-    /// holding every offset of their layouts.
-    unsafe fn static_outer<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
-        alpha: Self::E,
-        a: *const Self::E,
-        b: *const Self::E,
-        beta: Self::E,
-        c: *mut Self::E,
-    );
 }
 
 // AVX-512: 32 × 12 f32 / 32 × 6 f64 tiles (24 of 32 registers); A blocks up to 512 KiB (half of
@@ -929,31 +890,4 @@ unsafe fn k_blocks<K: Kernels>(s: Shape<K::E>) {
         };
         pk += kb;
     }
-}
-
-/// Static operands (all three layouts static, each mode one stride, A's and C's rows unit
-/// stride): the unpacked tiles of `K` with every extent, stride and trip count a constant of
-/// the layout types. Returns `false` (nothing touched) when the slices are too short (never for
-/// a tensor's) — the body of [`Element::unpacked_static`].
-///
-/// # Safety
-/// The instruction set of `K` is available; `fixed::strided::<LA, LB, LC>()`.
-#[inline(always)]
-pub(crate) unsafe fn run_static<K: Kernels, LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
-    alpha: K::E,
-    a: &[K::E],
-    b: &[K::E],
-    beta: K::E,
-    c: &mut [K::E],
-) -> bool {
-    if a.len() <= Table::<LA>::MAX_OFFSET
-        || b.len() <= Table::<LB>::MAX_OFFSET
-        || c.len() <= Table::<LC>::MAX_OFFSET
-    {
-        return false;
-    }
-    // SAFETY: the instruction set (caller); every offset of each layout is at most its
-    // MAX_OFFSET, inside its slice (checked above); A's and C's rows unit stride (`strided`).
-    unsafe { K::static_outer::<LA, LB, LC>(alpha, a.as_ptr(), b.as_ptr(), beta, c.as_mut_ptr()) };
-    true
 }

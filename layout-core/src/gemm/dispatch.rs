@@ -6,7 +6,6 @@ use std::vec::Vec;
 #[cfg(target_arch = "x86_64")]
 use super::direct;
 use super::kernel::{Direct, Element, KernelInfo, PORTABLE_MR, PORTABLE_NR, portable_ukr};
-use crate::walk::AnyLayout;
 
 /// The instruction sets the GEMM has kernels for: the crate's one [`Isa`]
 /// (detected once; `LAYOUT_ISA` caps every SIMD path, `LAYOUT_GEMM_ISA` the GEMM alone):
@@ -33,7 +32,7 @@ fn info<T>(mr: usize, nr: usize, ukr: super::kernel::Ukr<T>, elem_bytes: usize) 
     }
 }
 
-/// `Element::unpacked` and `Element::unpacked_static` for one element type: its AVX-512 and
+/// `Element::unpacked` for one element type: its AVX-512 and
 /// AVX2 unpacked kernels (`direct.rs`), none on other targets.
 macro_rules! unpacked {
     ($t:ty, $z:ident, $y:ident) => {
@@ -56,37 +55,6 @@ macro_rules! unpacked {
                 }
             }
             let _ = (isa, d, threads, any_size);
-            false
-        }
-        fn unpacked_static<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
-            isa: Isa,
-            alpha: $t,
-            a: &[$t],
-            b: &[$t],
-            beta: $t,
-            c: &mut [$t],
-        ) -> bool {
-            #[cfg(target_arch = "x86_64")]
-            if const { super::fixed::strided::<LA, LB, LC>() } && isa.is_available() {
-                match isa {
-                    Isa::Avx512 => {
-                        // SAFETY: AVX-512 is available (checked above); the layouts are
-                        // strided (checked at compile time).
-                        return unsafe {
-                            direct::run_static::<direct::$z, LA, LB, LC>(alpha, a, b, beta, c)
-                        };
-                    }
-                    Isa::Avx2 => {
-                        // SAFETY: AVX2 and FMA are available (checked above); the layouts are
-                        // strided (checked at compile time).
-                        return unsafe {
-                            direct::run_static::<direct::$y, LA, LB, LC>(alpha, a, b, beta, c)
-                        };
-                    }
-                    Isa::Portable => {}
-                }
-            }
-            let _ = (isa, alpha, a, b, beta, c);
             false
         }
     };

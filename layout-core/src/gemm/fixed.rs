@@ -165,11 +165,6 @@ pub(crate) const fn agree<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>() -> bool
         && Table::<LB>::COLS == Table::<LC>::COLS
 }
 
-/// `[m, k, n]` of static operand types (meaningful when [`agree`] holds).
-pub(crate) const fn mkn<LA: AnyLayout, LB: AnyLayout>() -> [usize; 3] {
-    [Table::<LA>::ROWS, Table::<LA>::COLS, Table::<LB>::COLS]
-}
-
 /// `true` when the three layout types take the unrolled kernel: all static, of rank 2, small, and
 /// of matching extents. A `const`: the branch on it is decided at compile time.
 pub(crate) const fn applies<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>() -> bool {

@@ -261,6 +261,11 @@ pub(crate) fn route<A: Pair<B>, B>(mut p: Product<'_, A, B, A::Out>) {
     A::blocked(p);
 }
 
+/// Whether all three layout types are `DynLayout` (then [`tensors`] runs as it is).
+const fn is_dyn<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>() -> bool {
+    LA::IS_DYN && LB::IS_DYN && LC::IS_DYN
+}
+
 /// `C ← α·A·B + β·C` on rank-2 tensors of any layouts and any element pair: the checks, the
 /// rule, then static tiles (layouts that are constants of their types) → strided operands in
 /// place ([`strided`]) → any affine layout through its axis maps (others densified by the copy
@@ -284,12 +289,55 @@ where
     LB: AnyLayout,
     LC: AnyLayout,
 {
-    // static layouts of agreeing extents: the shape check is a constant of the types
-    let mkn = if const { fixed::agree::<LA, LB, LC>() } {
-        const { fixed::mkn::<LA, LB>() }
-    } else {
-        tensor::product_extents(op, a.layout(), b.layout(), c.layout())?
-    };
+    // static layouts of agreeing extents: the shape check is a constant of the types, the
+    // extents are non-zero (so BLAS's rule leaves only α = 0), and the pair's constant-shape
+    // kernels run inline at the call site
+    if const { fixed::agree::<LA, LB, LC>() } && alpha != A::Out::ZERO {
+        isa_checked(op, opts.isa, A::has_kernel(opts.isa))?;
+        let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
+        if let (Some(ad), Some(bd)) = (a.as_slice().get(ab..), b.as_slice().get(bb..))
+            && let Some(cd) = c.as_mut_slice().get_mut(cb..)
+            && A::fixed::<LA, LB, LC>(opts.isa, alpha, ad, bd, beta, cd)
+        {
+            return Ok(());
+        }
+    }
+    // other affine layout types (static ones included) continue on run-time views: what
+    // follows is compiled once per element pair, not once per layout types (the branch is a
+    // constant of the types, so a static call site instantiates its small kernels and this call)
+    if const { LA::AFFINE && LB::AFFINE && LC::AFFINE && !is_dyn::<LA, LB, LC>() } {
+        // a static layout is a constant of its type; others are read off the value
+        fn dynamic<L: AnyLayout>(
+            op: &'static str,
+            l: &L,
+            operand: Operand,
+        ) -> Result<crate::DynLayout, GemmError> {
+            if let Some(s) = const { L::STATIC_LAYOUT } {
+                return Ok(s);
+            }
+            l.to_dyn().map_err(|_| GemmError::NotMatrix {
+                op,
+                operand,
+                rank: 2,
+            })
+        }
+        let la = dynamic(op, a.layout(), Operand::A)?;
+        let lb = dynamic(op, b.layout(), Operand::B)?;
+        let lc = dynamic(op, c.layout(), Operand::C)?;
+        let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
+        // SAFETY: the same storage, offsets and base as the validated tensors `a`, `b`, `c`
+        // (`to_dyn` is the same layout function), so every offset is inside its buffer and C's
+        // layout is injective.
+        let (av, bv, mut cv) = unsafe {
+            (
+                Tensor::new_unchecked(a.as_slice(), la, ab),
+                Tensor::new_unchecked(b.as_slice(), lb, bb),
+                Tensor::new_unchecked(c.as_mut_slice(), lc, cb),
+            )
+        };
+        return tensors(op, opts, alpha, &av, &bv, beta, &mut cv);
+    }
+    let mkn = tensor::product_extents(op, a.layout(), b.layout(), c.layout())?;
     isa_checked(op, opts.isa, A::has_kernel(opts.isa))?;
     let [m, _, n] = mkn;
     match rule(mkn, alpha == A::Out::ZERO) {
@@ -302,16 +350,6 @@ where
             return Ok(());
         }
         Rule::Compute => {}
-    }
-    // static layouts: the pair's constant-shape kernels (decided at compile time)
-    if const { fixed::agree::<LA, LB, LC>() } {
-        let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
-        if let (Some(ad), Some(bd)) = (a.as_slice().get(ab..), b.as_slice().get(bb..))
-            && let Some(cd) = c.as_mut_slice().get_mut(cb..)
-            && A::fixed::<LA, LB, LC>(opts.isa, alpha, ad, bd, beta, cd)
-        {
-            return Ok(());
-        }
     }
     // every operand one (extent, stride) per axis: the strided front, in place
     if let (Ok(ga), Ok(gb), Ok(gc)) = (

@@ -10,7 +10,6 @@ use std::vec::Vec;
 
 use super::check::Strided;
 use crate::isa::Isa;
-use crate::walk::AnyLayout;
 
 mod sealed {
     pub trait Sealed {}
@@ -92,18 +91,6 @@ pub trait Element:
     /// suit them (with `any_size`, whatever its size); `false` (nothing touched) otherwise.
     #[doc(hidden)]
     fn unpacked(isa: Isa, d: Direct<'_, Self>, threads: usize, any_size: bool) -> bool;
-    /// Static strided operands (every extent and stride a constant of the layout types, A's
-    /// and C's rows unit stride) on the unpacked kernels of `isa`; `false` (nothing touched)
-    /// when `isa` has none. `a`, `b`, `c` start at the tensors' base offsets.
-    #[doc(hidden)]
-    fn unpacked_static<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
-        isa: Isa,
-        alpha: Self,
-        a: &[Self],
-        b: &[Self],
-        beta: Self,
-        c: &mut [Self],
-    ) -> bool;
     /// Runs `f` with this thread's two packing buffers (kept between calls so that large calls
     /// do not map and fault in fresh pages each time); fresh buffers when they are in use.
     #[doc(hidden)]

@@ -190,18 +190,10 @@ impl<T: Element> Pair<T> for T {
         beta: T,
         c: &mut [T],
     ) -> bool {
-        // all three layouts static: constant shapes, strides and offsets (decided at compile
-        // time: `fixed::strided` and `fixed::applies` are const fns of the layout types).
-        // Tiny ones run the unrolled table kernel; strided ones the unpacked tiles with those
-        // constants; others up to the table's size the table kernel.
-        if const { fixed::applies::<LA, LB, LC>() && fixed::work::<LA, LB>() <= fixed::TINY_WORK } {
-            return fixed::kernel::<T, LA, LB, LC>(alpha, a, b, beta, c);
-        }
-        if const { fixed::strided::<LA, LB, LC>() }
-            && T::unpacked_static::<LA, LB, LC>(isa, alpha, a, b, beta, c)
-        {
-            return true;
-        }
+        // all three layouts static and the product small (at most 8³): the unrolled kernel over
+        // constant offsets (decided at compile time: `fixed::applies` is a const fn of the
+        // layout types); larger ones take the run-time routes, compiled once per pair
+        let _ = isa;
         if const { fixed::applies::<LA, LB, LC>() } {
             return fixed::kernel::<T, LA, LB, LC>(alpha, a, b, beta, c);
         }

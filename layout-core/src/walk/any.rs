@@ -85,6 +85,11 @@ pub unsafe trait AnyLayout: Copy + fmt::Display {
     /// reads static operands through tables of constant offsets).
     const STATIC_LAYOUT: Option<DynLayout> = None;
 
+    /// `true` for [`DynLayout`] itself: generic kernels convert other affine layouts to it at
+    /// their boundary, so their bodies are compiled once, not once per layout type.
+    #[doc(hidden)]
+    const IS_DYN: bool = false;
+
     /// The shape of the domain.
     fn domain(&self) -> DynTuple;
 
@@ -183,6 +188,7 @@ pub unsafe trait AnyLayout: Copy + fmt::Display {
 // SAFETY: affine: the provided methods derive everything from `to_dyn`, which is the
 // layout itself, and `offset` is its offset function.
 unsafe impl AnyLayout for DynLayout {
+    const IS_DYN: bool = true;
     fn domain(&self) -> DynTuple {
         self.shape()
     }
