@@ -205,6 +205,7 @@ pub(crate) fn prepare<'a, A, B, C: Scalar>(
 }
 
 /// `C ← α·A·B + β·C` on strided matrices of any element pair: [`prepare`], then [`route`].
+#[inline]
 pub(crate) fn strided<A: Pair<B>, B>(
     op: &'static str,
     opts: Options,
