@@ -13,7 +13,7 @@ use crate::walk::{AnyLayout, Axes};
 /// `⌊(x + 2·padding − (k − 1)·dilation − 1) / stride⌋ + 1`.
 ///
 /// ```
-/// use layout_core::conv::Conv2d;
+/// use layout::conv::Conv2d;
 /// let p = Conv2d::default().stride(2).padding(3);
 /// assert_eq!(p.output_dims([1, 3, 224, 224], [64, 3, 7, 7]).unwrap(), [1, 64, 112, 112]);
 /// let dw = Conv2d::default().padding(1).groups(32); // depthwise over 32 channels

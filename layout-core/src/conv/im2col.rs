@@ -35,8 +35,8 @@ use crate::walk::kernels::transpose;
 /// `[0, H)` × `[0, W)` reads zero ([`Im2col::offset`] gives `None`).
 ///
 /// ```
-/// use layout_core::DynLayout;
-/// use layout_core::conv::{Conv2d, Im2col};
+/// use layout::DynLayout;
+/// use layout::conv::{Conv2d, Im2col};
 /// // one 4×4 single-channel NCHW image, a 3×3 kernel, padding 1
 /// let input: DynLayout = "(1,1,4,4):(16,16,4,1)".parse().unwrap();
 /// let m = Im2col::new(&Conv2d::default().padding(1), &input, [3, 3]).unwrap();

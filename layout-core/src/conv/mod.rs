@@ -34,8 +34,8 @@
 //! `OIhw16i16o`, …) and (N, O, OH, OW) for the output.
 //!
 //! ```
-//! use layout_core::{DynLayout, Tensor};
-//! use layout_core::conv::{Conv2d, conv2d};
+//! use layout::{DynLayout, Tensor};
+//! use layout::conv::{Conv2d, conv2d};
 //! // an NHWC input (logical axes N, C, H, W; C contiguous), 2 channels, 4×4
 //! let (n, c, h, w) = (1, 2, 4, 4);
 //! let nhwc: DynLayout = format!("({n},{c},{h},{w}):({},1,{},{c})", h * w * c, w * c).parse().unwrap();

@@ -210,8 +210,8 @@ fn check<LI: AnyLayout, LW: AnyLayout, LO: AnyLayout>(
 /// `f32`. One thread, [`Options::default`]; see [`conv2d_with`].
 ///
 /// ```
-/// use layout_core::{DynLayout, Tensor};
-/// use layout_core::conv::{Conv2d, conv2d};
+/// use layout::{DynLayout, Tensor};
+/// use layout::conv::{Conv2d, conv2d};
 /// // a 1×1×3×3 NCHW input, one 2×2 filter of ones, padding 1: each output sums a window
 /// let x = Tensor::new(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
 ///     "(1,1,3,3):(9,9,3,1)".parse::<DynLayout>().unwrap()).unwrap();
@@ -307,9 +307,9 @@ where
 /// with them, the packer reads the input in the order of the weights.
 ///
 /// ```
-/// use layout_core::{DynLayout, Tensor};
-/// use layout_core::conv::{Conv2d, ConvWeights, conv2d, conv2d_prepared};
-/// use layout_core::gemm::Options;
+/// use layout::{DynLayout, Tensor};
+/// use layout::conv::{Conv2d, ConvWeights, conv2d, conv2d_prepared};
+/// use layout::gemm::Options;
 /// let nhwc: DynLayout = "(1,4,5,5):(100,1,20,4)".parse().unwrap();
 /// let x = Tensor::new((0..100).map(|v| (v % 7) as f32).collect::<Vec<_>>(), nhwc).unwrap();
 /// let w = Tensor::new((0..72).map(|v| (v % 3) as f32 - 1.0).collect::<Vec<_>>(),

@@ -13,7 +13,7 @@ use crate::walk::AnyLayout;
 /// `f16` into `f32`; `u8`/`i8` into `i32`), with the kernels and threads of `opts`.
 ///
 /// ```
-/// use layout_core::gemm::{MatMut, MatRef, Options, gemm_with};
+/// use layout::gemm::{MatMut, MatRef, Options, gemm_with};
 /// let a: [i8; 4] = [1, -2, 3, 4]; // 2×2 row-major
 /// let mut c = [0i32; 4];
 /// let m = MatRef { data: &a, rows: 2, cols: 2, row_stride: 2, col_stride: 1 };
@@ -44,7 +44,7 @@ pub fn gemm_with<A: Pair<B>, B>(
 /// [`Options::default`] (the selected instruction set, one thread).
 ///
 /// ```
-/// use layout_core::{DynLayout, Tensor, gemm};
+/// use layout::{DynLayout, Tensor, gemm};
 /// let a = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0]; // 2×3 row-major
 /// let b = [1.0f64, 0.0, 0.0, 1.0, 1.0, 1.0]; // 3×2 row-major
 /// let mut c = [0.0f64; 4];
@@ -83,9 +83,9 @@ where
 /// [`Options`] the slice entry [`gemm_with`](super::gemm_with) takes).
 ///
 /// ```
-/// use layout_core::gemm::{self, Isa, Options, Packing};
-/// use layout_core::named::{make_nz_layout, make_zn_layout};
-/// use layout_core::Tensor;
+/// use layout::gemm::{self, Isa, Options, Packing};
+/// use layout::named::{make_nz_layout, make_zn_layout};
+/// use layout::Tensor;
 /// // C(NZ) ← A(NZ) · B(ZN), 32 × 32 × 32 f32, on every instruction set this CPU has
 /// let a = Tensor::new(vec![1.0f32; 1024], make_nz_layout::<f32>(32, 32).unwrap()).unwrap();
 /// let b = Tensor::new(vec![2.0f32; 1024], make_zn_layout::<f32>(32, 32).unwrap()).unwrap();
@@ -127,7 +127,7 @@ where
 /// [`gemm`](fn@gemm), larger ones the run-time engine.
 ///
 /// ```
-/// use layout_core::{Layout, Int, Tensor, gemm};
+/// use layout::{Layout, Int, Tensor, gemm};
 /// type A = Layout<(Int<2>, Int<3>), (Int<3>, Int<1>)>; // 2×3 row-major
 /// type B = Layout<(Int<3>, Int<2>), (Int<2>, Int<1>)>; // 3×2 row-major
 /// type C = Layout<(Int<2>, Int<2>), (Int<1>, Int<2>)>; // 2×2 column-major
@@ -140,7 +140,7 @@ where
 /// ```
 ///
 /// ```compile_fail
-/// use layout_core::{Layout, Int, Tensor, gemm};
+/// use layout::{Layout, Int, Tensor, gemm};
 /// type A = Layout<(Int<2>, Int<3>), (Int<3>, Int<1>)>; // 2×3
 /// type B = Layout<(Int<4>, Int<2>), (Int<2>, Int<1>)>; // 4×2: k does not match
 /// type C = Layout<(Int<2>, Int<2>), (Int<1>, Int<2>)>;

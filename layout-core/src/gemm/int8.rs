@@ -28,7 +28,7 @@ mod sealed {
 /// An 8-bit integer operand element: `u8` or `i8` (either side of an integer [`Pair`](super::Pair), any mix).
 ///
 /// ```
-/// use layout_core::gemm::Int8;
+/// use layout::gemm::Int8;
 /// assert_eq!((200u8.widen(), (-5i8).widen()), (200, -5)); // exact, as the kernels read them
 /// ```
 pub trait Int8: sealed::Sealed + Copy + Send + Sync + 'static {

@@ -24,7 +24,7 @@ mod sealed {
 /// The element of C, α and β for some [`Pair`]: `f32`, `f64` or `i32` (sealed).
 ///
 /// ```
-/// use layout_core::gemm::Scalar;
+/// use layout::gemm::Scalar;
 /// assert_eq!(3i32.scale(i32::MAX), 3i32.wrapping_mul(i32::MAX)); // integers wrap
 /// assert_eq!(<f32 as Scalar>::ONE, 1.0);
 /// ```

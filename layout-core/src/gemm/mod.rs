@@ -49,14 +49,14 @@
 //! - β = 0: C is never read, it is overwritten (NaN in C does not leak); β = 1 leaves C as it is.
 //!
 //! ```
-//! use layout_core::gemm::sgemm;
+//! use layout::gemm::sgemm;
 //! let mut c = [2.0f32; 4];
 //! sgemm(2, 2, 2, 0.0, &[f32::NAN; 4], 2, 1, &[1.0; 4], 2, 1, 0.5, &mut c, 2, 1).unwrap();
 //! assert_eq!(c, [1.0; 4]); // α = 0: C ← β·C, the NaN in A is never read
 //! ```
 //!
 //! ```
-//! use layout_core::gemm::sgemm;
+//! use layout::gemm::sgemm;
 //! // A 2×3 row-major, B 3×2 row-major, C 2×2 row-major
 //! let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
 //! let b = [1.0, 0.0, 0.0, 1.0, 1.0, 1.0];

@@ -49,7 +49,7 @@ impl<T: Element> PackedB<T> {
     /// Packs `b` for the kernels of `isa` ([`Isa::selected`] for the default).
     ///
     /// ```
-    /// use layout_core::gemm::{Isa, MatMut, MatRef, PackedB, gemm_packed};
+    /// use layout::gemm::{Isa, MatMut, MatRef, PackedB, gemm_packed};
     /// // B 3×2 row-major, packed once
     /// let b = [1.0f32, 0.0, 0.0, 1.0, 1.0, 1.0];
     /// let pb = PackedB::new(Isa::selected(), MatRef { data: &b, rows: 3, cols: 2, row_stride: 2, col_stride: 1 }).unwrap();

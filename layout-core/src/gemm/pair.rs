@@ -42,7 +42,7 @@ mod sealed {
 ///
 /// ```
 /// use half::bf16;
-/// use layout_core::{DynLayout, Tensor, gemm};
+/// use layout::{DynLayout, Tensor, gemm};
 /// let l = |s: &str| s.parse::<DynLayout>().unwrap();
 /// // u8 activations × i8 weights → i32
 /// let a = Tensor::new(vec![1u8, 2, 3, 4, 5, 6], l("(2,3):(3,1)")).unwrap();
@@ -67,7 +67,7 @@ pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
     /// (`vpmaddwd`, `vdpbf16ps`): `(r, (2, ⌈k/2⌉)) : (2, (1, 2r))` over k padded to even.
     ///
     /// ```
-    /// use layout_core::gemm::{Isa, Pair};
+    /// use layout::gemm::{Isa, Pair};
     /// let l = <u8 as Pair<i8>>::panel_layout(Isa::Portable, 4, 6).unwrap();
     /// assert_eq!(l.to_string(), "(4,(2,3)):(2,(1,8))");
     /// assert_eq!(l.offset(1 + 4 * 3), 2 + 9); // row 1, k step 3: second of pair 1

@@ -40,8 +40,8 @@ impl Panels<f32> for Quant<'_> {
 /// directly; larger products dequantize it block by block inside the GEMM's packing.
 ///
 /// ```
-/// use layout_core::gemm::{MatMut, MatRef, Options, gemm_quant};
-/// use layout_core::packed::{QuantizedB, quantize_q8_0};
+/// use layout::gemm::{MatMut, MatRef, Options, gemm_quant};
+/// use layout::packed::{QuantizedB, quantize_q8_0};
 /// let (m, k, n) = (16, 64, 8);
 /// // weights that Q8_0 stores exactly: integers, each 32-block holding ±127 (scale 1)
 /// let w: Vec<f32> = (0..k * n).map(|i| if i % 32 == 0 { 127.0 } else { (i % 9) as f32 - 4.0 }).collect();
