@@ -1,13 +1,15 @@
 //! The public GEMM entries: each builds its operand views and calls the front.
 
 use super::error::GemmError;
+use super::error::Operand;
 use super::fixed::{self, ColExtent, InnerExtent, RowExtent, StaticMatrix, Table};
 use super::front;
-use super::kernel::Element;
+use super::kernel::{Element, Scalar};
 use super::options::{MatMut, MatRef, Options};
 use super::pair::Pair;
-use crate::tensor::{Storage, StorageMut, Tensor};
+use crate::tensor::{Storage, StorageMut, Tensor, TensorOwned};
 use crate::walk::AnyLayout;
+use std::vec::Vec;
 
 /// `C ← α·A·B + β·C` on strided matrices of any element [`Pair`] (`f32`, `f64`; `bf16` or
 /// `f16` into `f32`; `u8`/`i8` into `i32`), with the kernels and threads of `opts`.
@@ -292,3 +294,62 @@ blas_entry!(
     dgemm,
     f64
 );
+
+impl<S: Storage, L: AnyLayout> Tensor<S, L> {
+    /// `self · b` into a new row-major tensor (m × n), on [`Options::default`]: the allocating
+    /// form of [`gemm`](fn@gemm) (α = 1, β = 0) for any element pair and operand layouts.
+    ///
+    /// ```
+    /// use layout::{DynLayout, Tensor};
+    /// let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+    /// let b = Tensor::new(vec![1.0f32, 0.0, 1.0, 0.0, 1.0, 1.0], "(3,2):(1,3)".parse::<DynLayout>().unwrap()).unwrap();
+    /// let c = a.matmul(&b).unwrap();
+    /// assert_eq!(c.layout().to_string(), "(2,2):(2,1)");
+    /// assert_eq!(c.as_slice(), &[4.0, 5.0, 10.0, 11.0]);
+    /// let q = Tensor::from_vec(vec![200u8, 1, 2, 3], &[2, 2]).unwrap();
+    /// let w = Tensor::from_vec(vec![-1i8, 2, 3, -4], &[2, 2]).unwrap();
+    /// assert_eq!(q.matmul(&w).unwrap().as_slice(), &[-197, 396, 7, -8]); // u8 × i8 → i32
+    /// ```
+    ///
+    /// # Errors
+    /// The errors of [`gemm`](fn@gemm); [`GemmError::Allocation`] when the m × n result cannot
+    /// be allocated.
+    pub fn matmul<TB, SB, LB>(
+        &self,
+        b: &Tensor<SB, LB>,
+    ) -> Result<TensorOwned<<S::Elem as Pair<TB>>::Out>, GemmError>
+    where
+        S::Elem: Pair<TB>,
+        TB: Copy + Default,
+        SB: Storage<Elem = TB>,
+        LB: AnyLayout,
+    {
+        let dims = |l: &dyn Fn() -> crate::DynTuple, operand| {
+            let d = l();
+            let size = |i| d.mode(i).ok().and_then(|m| m.size().ok());
+            match (d.is_leaf(), d.rank(), size(0), size(1)) {
+                (false, 2, Some(r), Some(c)) => Ok((r as usize, c as usize)),
+                _ => Err(GemmError::NotMatrix {
+                    op: "matmul",
+                    operand,
+                    rank: if d.is_leaf() { 1 } else { d.rank() },
+                }),
+            }
+        };
+        let (m, _) = dims(&|| self.layout().domain(), Operand::A)?;
+        let (_, n) = dims(&|| b.layout().domain(), Operand::B)?;
+        let elements = m.saturating_mul(n);
+        let fail = GemmError::Allocation {
+            op: "matmul",
+            elements,
+        };
+        let mut v = Vec::new();
+        v.try_reserve_exact(elements).map_err(|_| fail)?;
+        v.resize(elements, Default::default());
+        let mut c = Tensor::from_vec(v, &[m, n]).map_err(|_| fail)?;
+        let one = <<S::Elem as Pair<TB>>::Out as Scalar>::ONE;
+        let zero = <<S::Elem as Pair<TB>>::Out as Scalar>::ZERO;
+        front::tensors("matmul", Options::default(), one, self, b, zero, &mut c)?;
+        Ok(c)
+    }
+}
