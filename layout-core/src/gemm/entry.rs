@@ -246,7 +246,7 @@ macro_rules! blas_entry {
         /// `o + i·rs + j·cs`, with `o` chosen so that the lowest address the operand touches is
         /// index 0 of its slice. m, n or k may be 0; k = 0 or α = 0 gives `C ← β·C` without
         /// reading A or B, and with β = 0 C is never read (BLAS's rule, see the
-        /// [module docs](super)). Single-threaded; uses [`Isa::selected_for_gemm`](crate::Isa::selected_for_gemm)
+        /// [module docs](super)). Single-threaded; uses [`Isa::selected_for_gemm`](crate::isa::Isa::selected_for_gemm)
         /// (for threads or another instruction set, [`gemm_with`] with [`Options`]).
         ///
         /// # Errors

@@ -21,7 +21,7 @@ mod sealed {
     impl SealedScalar for i32 {}
 }
 
-/// The element of C, α and β for some [`Pair`]: `f32`, `f64` or `i32` (sealed).
+/// The element of C, α and β for some [`Pair`](super::Pair): `f32`, `f64` or `i32` (sealed).
 ///
 /// ```
 /// use layout::gemm::Scalar;
