@@ -168,13 +168,7 @@ pub(crate) const fn agree<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>() -> bool
 /// `true` when the three layout types take the unrolled kernel: all static, of rank 2, small, and
 /// of matching extents. A `const`: the branch on it is decided at compile time.
 pub(crate) const fn applies<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>() -> bool {
-    Table::<LA>::OK
-        && Table::<LB>::OK
-        && Table::<LC>::OK
-        && Table::<LA>::COLS == Table::<LB>::ROWS
-        && Table::<LA>::ROWS == Table::<LC>::ROWS
-        && Table::<LB>::COLS == Table::<LC>::COLS
-        && Table::<LA>::ROWS * Table::<LB>::COLS * Table::<LA>::COLS <= STATIC_MAX_WORK
+    agree::<LA, LB, LC>() && work::<LA, LB>() <= STATIC_MAX_WORK
 }
 
 /// Rows of C computed together: a block of accumulators the compiler keeps in registers.
