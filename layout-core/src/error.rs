@@ -13,7 +13,7 @@ use core::fmt;
 /// Messages are lowercase, in CuTe's notation, and carry the numbers involved:
 ///
 /// ```
-/// use layout_core::LayoutError;
+/// use layout::LayoutError;
 /// let e = LayoutError::NonPositiveExtent { leaf: 1, extent: 0 };
 /// assert_eq!(e.to_string(), "shape leaf 1 has extent 0; extents must be positive");
 /// ```
@@ -130,7 +130,7 @@ pub enum LayoutError {
     /// without markers is followed by `(numbers a and b)`.
     ///
     /// ```
-    /// use layout_core::LayoutError;
+    /// use layout::LayoutError;
     /// let e = LayoutError::Precondition { what: "upcast: stride {a} does not divide the factor {b}", a: 3, b: 8 };
     /// assert_eq!(e.to_string(), "upcast: stride 3 does not divide the factor 8");
     /// ```
@@ -396,7 +396,7 @@ impl CompositionRule {
 /// boundary.
 ///
 /// ```
-/// use layout_core::LayoutError;
+/// use layout::LayoutError;
 /// let e = LayoutError::Precondition { what: "NZ layout: extents {a} and {b}", a: 0, b: -16 };
 /// assert_eq!(e.const_message().as_str(), "NZ layout: extents 0 and -16");
 /// ```
@@ -508,7 +508,7 @@ impl LayoutError {
     /// `context` is empty).
     ///
     /// ```
-    /// use layout_core::LayoutError;
+    /// use layout::LayoutError;
     /// let e = LayoutError::NonPositiveExtent { leaf: 1, extent: 0 };
     /// assert_eq!(
     ///     e.const_message_in("layout!").as_str(),

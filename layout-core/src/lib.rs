@@ -24,7 +24,7 @@
 //! directly.
 //!
 //! ```
-//! use layout_core::{DynLayout, Int, Layout};
+//! use layout::{DynLayout, Int, Layout};
 //! // ((2,3),(2,4)):((1,4),(2,12)) written by hand (the `layout!` macro writes this for you)
 //! type S = ((Int<2>, Int<3>), (Int<2>, Int<4>));
 //! type D = ((Int<1>, Int<4>), (Int<2>, Int<12>));

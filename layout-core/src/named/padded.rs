@@ -15,8 +15,8 @@
 //!   (whole fractals, the partial ones) and copy each with the affine copy engine.
 //!
 //! ```
-//! use layout_core::named::{make_nz_layout, Padded};
-//! use layout_core::tensor::Tensor;
+//! use layout::named::{make_nz_layout, Padded};
+//! use layout::tensor::Tensor;
 //! use half::f16;
 //! let nz = Padded::new(make_nz_layout::<f16>(20, 28).unwrap(), &[20, 28]).unwrap();
 //! assert_eq!(nz.is_padding(&[19, 27]), Ok(false));

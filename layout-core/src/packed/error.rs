@@ -8,7 +8,7 @@ use core::fmt;
 /// Every message names the operation, the rule and the numbers:
 ///
 /// ```
-/// use layout_core::packed::PackedError;
+/// use layout::packed::PackedError;
 /// let e = PackedError::ValueOutOfRange { op: "set", index: 3, value: 16, bits: 4 };
 /// assert_eq!(
 ///     e.to_string(),

@@ -8,7 +8,7 @@ use core::fmt;
 /// Every message names the operation, the rule and the numbers:
 ///
 /// ```
-/// use layout_core::sparse::SparseError;
+/// use layout::sparse::SparseError;
 /// let e = SparseError::IndptrDecreasing { op: "csr from parts", at: 2, prev: 5, next: 3 };
 /// assert_eq!(
 ///     e.to_string(),

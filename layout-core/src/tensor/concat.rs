@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 /// extents other than `axis` must agree; the inputs may have any layouts.
 ///
 /// ```
-/// use layout_core::tensor::{concat, Tensor};
+/// use layout::tensor::{concat, Tensor};
 /// let a = Tensor::from_vec(vec![1, 2, 3, 4], &[2, 2]).unwrap();
 /// let b = Tensor::from_vec(vec![5, 6], &[1, 2]).unwrap();
 /// let c = concat(&[a.view().into_dyn().unwrap(), b.view().into_dyn().unwrap()], 0).unwrap();
@@ -83,7 +83,7 @@ pub fn concat<T: Copy>(
 /// Join tensors of one shape along a new axis at position `axis` of the result (`np.stack`).
 ///
 /// ```
-/// use layout_core::tensor::{stack, Tensor};
+/// use layout::tensor::{stack, Tensor};
 /// let a = Tensor::from_vec(vec![1, 2], &[2]).unwrap();
 /// let b = Tensor::from_vec(vec![3, 4], &[2]).unwrap();
 /// let s = stack(&[a.view().into_dyn().unwrap(), b.view().into_dyn().unwrap()], 1).unwrap();

@@ -10,8 +10,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// A tensor over `storage` whose element 0 is at offset 0.
     ///
     /// ```
-    /// use layout_core::DynLayout;
-    /// use layout_core::tensor::{Tensor, TensorError};
+    /// use layout::DynLayout;
+    /// use layout::tensor::{Tensor, TensorError};
     /// let buf = [0u8; 6];
     /// let l: DynLayout = "(2,3):(3,1)".parse().unwrap();
     /// assert!(Tensor::new(&buf[..], l).is_ok());
@@ -36,8 +36,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// injective ([`AnyLayout::find_collision`]). Works for any layout, swizzled ones included.
     ///
     /// ```
-    /// use layout_core::{DynLayout, LayoutError};
-    /// use layout_core::tensor::{Tensor, TensorError};
+    /// use layout::{DynLayout, LayoutError};
+    /// use layout::tensor::{Tensor, TensorError};
     /// let buf = [1, 2, 3];
     /// let rev: DynLayout = "(3):(-1)".parse().unwrap();
     /// let t = Tensor::with_offset(&buf[..], rev, 2).unwrap();
@@ -120,7 +120,7 @@ impl<T> Tensor<Vec<T>, DynLayout> {
     /// and ndarray's `Array::from_shape_vec`; extents are `usize`.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let (m, n) = (2usize, 12usize);
     /// let t = Tensor::from_vec((0..24).collect(), &[m, n]).unwrap();
     /// assert_eq!(t.layout().to_string(), "(2,12):(12,1)");

@@ -438,7 +438,7 @@ where
     /// coordinate of this tensor.
     ///
     /// ```
-    /// use layout_core::{DynLayout, tensor::Tensor};
+    /// use layout::{DynLayout, tensor::Tensor};
     /// // ND (row-major 32 x 32) -> NZ for fp16: ((16,2),(16,2)):((16,256),(1,512))
     /// let nd = Tensor::from_vec((0..1024u16).collect(), &[32, 32]).unwrap();
     /// let nz_l: DynLayout = "((16,2),(16,2)):((16,256),(1,512))".parse().unwrap();
@@ -458,8 +458,8 @@ where
     /// threads.
     ///
     /// ```
-    /// use layout_core::named::{Nz, f16};
-    /// use layout_core::{Int, Layout, tensor::Tensor};
+    /// use layout::named::{Nz, f16};
+    /// use layout::{Int, Layout, tensor::Tensor};
     /// // a static 32 x 32 row-major tile into a static NZ tile: no plan at run time
     /// let nd = Layout::new((Int::<32>, Int::<32>), (Int::<32>, Int::<1>));
     /// let src = Tensor::new((0..1024u16).collect::<Vec<_>>(), nd).unwrap();
@@ -533,7 +533,7 @@ where
     /// 8 MiB between affine layouts; smaller or non-affine copies run on the calling thread.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let a = Tensor::from_fn(&[512, 768], |i| i as f32).unwrap();
     /// let mut t = Tensor::from_vec(vec![0f32; 512 * 768], &[768, 512]).unwrap();
     /// t.par_copy_from(&a.view().t().unwrap()).unwrap();
@@ -683,7 +683,7 @@ where
     /// else a row-major copy (PyTorch's `contiguous()`).
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// use std::borrow::Cow;
     /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
     /// assert!(matches!(t.contiguous().into_storage(), Cow::Borrowed(_)));

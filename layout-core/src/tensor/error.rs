@@ -8,8 +8,8 @@ use core::fmt;
 /// broadcasting) or, wrapped in [`TensorError::Layout`], a rule of the layout underneath.
 ///
 /// ```
-/// use layout_core::tensor::{Tensor, TensorError};
-/// use layout_core::DynLayout;
+/// use layout::tensor::{Tensor, TensorError};
+/// use layout::DynLayout;
 /// let l: DynLayout = "(4,4):(1,4)".parse().unwrap();
 /// let e = Tensor::new(vec![0f32; 10], l).unwrap_err();
 /// assert!(matches!(e, TensorError::OutOfBuffer { hi: 15, len: 10, .. }));

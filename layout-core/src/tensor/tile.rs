@@ -27,7 +27,7 @@ where
     /// counts.
     ///
     /// ```
-    /// use layout_core::{Int, Layout, tensor::Tensor};
+    /// use layout::{Int, Layout, tensor::Tensor};
     /// let (m, k) = (32i64, 16i64);
     /// let a = Tensor::new((0..m * k).collect::<Vec<i64>>(), Layout::new((m, k), (Int::<1>, m))).unwrap();
     /// let t = a.local_tile::<8, 4>((2, 1)).unwrap();
@@ -219,7 +219,7 @@ where
     /// `ceil(extent / N)` tiles.
     ///
     /// ```
-    /// use layout_core::{Int, Layout, tensor::Tensor};
+    /// use layout::{Int, Layout, tensor::Tensor};
     /// let (m, k, ld) = (100i64, 60i64, 104i64);
     /// let a = Tensor::new((0..ld * k).collect::<Vec<i64>>(), Layout::new((m, k), (Int::<1>, ld))).unwrap();
     /// let t = a.local_tile_predicated::<32, 32>((3, 1)).unwrap();

@@ -20,7 +20,7 @@
 //!   other extents than the source).
 //!
 //! ```
-//! use layout_core::tensor::{Tensor, copy_if};
+//! use layout::tensor::{Tensor, copy_if};
 //! let a = Tensor::from_fn(&[7, 5], |i| i as i32).unwrap(); // row-major 7 × 5
 //! let t = a.tiles(&[4, 4]).unwrap();
 //! assert_eq!(t.grid(), &[2, 2][..]);
@@ -318,7 +318,7 @@ impl<St: Storage> Tiles<St> {
     /// run-time tile (no 600-byte run-time layout per tile, element access a multiply-add).
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let a = Tensor::from_fn(&[100, 60], |i| i as f32).unwrap();
     /// let t = a.tiles(&[32, 32]).unwrap();
     /// let corner = t.tile2((3, 1)).unwrap();
@@ -571,7 +571,7 @@ fn for_each_coord(ext: &[i64], mut f: impl FnMut(&[i64])) {
 /// source cannot make the copy write outside the destination (cutlass#3488).
 ///
 /// ```
-/// use layout_core::tensor::{Tensor, copy_if};
+/// use layout::tensor::{Tensor, copy_if};
 /// let src = Tensor::from_fn(&[10, 6], |i| i as i32).unwrap();
 /// let mut dst = Tensor::from_vec(vec![-1; 9 * 5], &[9, 5]).unwrap(); // smaller than src
 /// let ts = src.tiles(&[4, 4]).unwrap();
@@ -618,7 +618,7 @@ impl<St: Storage> Tensor<St, DynLayout> {
     /// ([`Tensor::tiles`] + [`Tiles::tile`]; to take many tiles, plan once with `tiles`).
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let a = Tensor::from_fn(&[100, 60], |i| i as f32).unwrap();
     /// let t = a.local_tile(&[32, 32], &[3, 1]).unwrap();
     /// assert_eq!(t.shape().leaves(), &[4, 28]); // rows 96..100, columns 32..60
@@ -646,7 +646,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// must be exact; for ragged edges use [`Tensor::tiles`].
     ///
     /// ```
-    /// use layout_core::{Tile, tensor::Tensor};
+    /// use layout::{Tile, tensor::Tensor};
     /// let a = Tensor::from_fn(&[8, 6], |i| i as i32).unwrap();
     /// let z = a.zipped_divide(&"[4,3]".parse::<Tile>().unwrap()).unwrap();
     /// assert_eq!(z.layout().to_string(), "((4,3),(2,2)):((6,1),(24,3))");
@@ -674,7 +674,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// `idx` of the thread layout `thr` owns ([`DynLayout::local_partition`]).
     ///
     /// ```
-    /// use layout_core::{DynLayout, tensor::Tensor};
+    /// use layout::{DynLayout, tensor::Tensor};
     /// let a = Tensor::new((0..48).collect::<Vec<i32>>(), "(8,6):(1,8)".parse::<DynLayout>().unwrap()).unwrap();
     /// let thr: DynLayout = "(4,3):(3,1)".parse().unwrap();
     /// let p = a.local_partition(&thr, 4).unwrap();
