@@ -18,7 +18,7 @@ use core::fmt;
 ///     "layout reaches offsets 0..=15 from base offset 0, outside a buffer of 10 elements"
 /// );
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum TensorError {
     /// The layout (or the layout algebra behind a view) refused the operation.
@@ -122,6 +122,22 @@ pub enum TensorError {
         leaves: Option<usize>,
     },
 }
+
+crate::error::debug_as_sentence!(TensorError {
+    Layout,
+    OutOfBuffer,
+    AxisOutOfRange,
+    RepeatedAxis,
+    AxisIndexOutOfRange,
+    SqueezeNotOne,
+    EmptyAxis,
+    NotStrided,
+    Broadcast,
+    ShapeMismatch,
+    OutputAllocation,
+    ReshapeSize,
+    ReshapeNeedsCopy
+});
 
 impl From<LayoutError> for TensorError {
     fn from(e: LayoutError) -> TensorError {
