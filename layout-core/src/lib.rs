@@ -50,6 +50,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod algebra;
+mod any_error;
 mod const_try;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
@@ -85,6 +86,7 @@ pub mod walk;
 pub mod tensor;
 
 pub use algebra::{Algebra, MAX_TILE_MODES, SliceCoord, Tile, TileMode};
+pub use any_error::Error;
 pub use dyn_layout::DynLayout;
 pub use error::{CompositionRule, ConstMessage, LayoutError};
 pub use int::{Int, Integer, ToDynInt};

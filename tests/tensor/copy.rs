@@ -35,7 +35,7 @@ fn copy_shape_mismatch_names_both_shapes() {
     let mut b = Tensor::from_vec(vec![0; 6], &[3, 2]).unwrap();
     assert_eq!(
         b.copy_from(&a).unwrap_err().to_string(),
-        "shapes (2,3) and (3,2) differ"
+        "copy_from: shapes (2,3) and (3,2) differ; they must be equal"
     );
 }
 
@@ -163,7 +163,7 @@ fn concat_errors() {
     assert!(concat(&[a, b], 1).is_ok());
     assert_eq!(
         concat(&[a, b], 0).unwrap_err().to_string(),
-        "shapes (2,3) and (2,2) differ"
+        "concat: shapes (2,3) and (2,2) differ; they must be equal"
     );
     assert_eq!(
         concat(&[a, b], 2).unwrap_err().to_string(),
@@ -172,7 +172,7 @@ fn concat_errors() {
     assert!(concat::<i32>(&[], 0).is_err());
     assert_eq!(
         stack(&[a, b], 0).unwrap_err().to_string(),
-        "shapes (2,3) and (2,2) differ"
+        "stack: shapes (2,3) and (2,2) differ; they must be equal"
     );
     assert_eq!(stack(&[a, a], 2).unwrap().shape().to_string(), "(2,3,2)");
     assert_eq!(stack(&[a, a], -1).unwrap().shape().to_string(), "(2,3,2)");

@@ -15,6 +15,7 @@ mod conventions;
 mod copy;
 mod debug;
 mod elementwise;
+mod errors;
 #[cfg(feature = "ndarray")]
 mod interop;
 mod reshape;

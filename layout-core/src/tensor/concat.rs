@@ -18,7 +18,7 @@ use alloc::vec::Vec;
 /// let c = concat(&[a.view().into_dyn().unwrap(), b.view().into_dyn().unwrap()], 0).unwrap();
 /// assert_eq!(format!("{c:?}"), "[[1, 2],\n [3, 4],\n [5, 6]]");
 /// assert_eq!(concat(&[a.view().into_dyn().unwrap(), b.view().into_dyn().unwrap()], 1).unwrap_err().to_string(),
-///     "shapes (2,2) and (1,2) differ");
+///     "concat: shapes (2,2) and (1,2) differ; they must be equal");
 /// ```
 ///
 /// # Errors
@@ -47,6 +47,7 @@ pub fn concat<T: Copy>(
         let agree = rp == r && (0..r).all(|j| j == k || e[j] == shape[j]);
         if !agree {
             return Err(TensorError::ShapeMismatch {
+                op: "concat",
                 a: ax0.extents_short(),
                 b: ax.extents_short(),
             });
@@ -106,7 +107,7 @@ pub fn stack<T: Copy>(
     };
     let mut expanded = Vec::with_capacity(parts.len());
     for p in parts {
-        same_shape(first.layout(), p.layout())?;
+        same_shape("stack", first.layout(), p.layout())?;
         expanded.push(p.expand_dims(&[axis])?);
     }
     let rank = first.layout().rank() + 1;

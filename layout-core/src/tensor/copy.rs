@@ -53,13 +53,18 @@ fn dense(l: &DynLayout) -> bool {
     l.offset_range() == (0, l.size() - 1)
 }
 
-/// Check that two layouts have the same axis extents.
-pub(crate) fn same_shape(a: &DynLayout, b: &DynLayout) -> Result<(), TensorError> {
+/// Check that two layouts have the same axis extents (`op`: the operation, for the message).
+pub(crate) fn same_shape(
+    op: &'static str,
+    a: &DynLayout,
+    b: &DynLayout,
+) -> Result<(), TensorError> {
     let (xa, xb) = (Axes::new(a), Axes::new(b));
     let (ea, ra) = xa.extents();
     let (eb, rb) = xb.extents();
     if ea[..ra] != eb[..rb] {
         return Err(TensorError::ShapeMismatch {
+            op,
             a: xa.extents_short(),
             b: xb.extents_short(),
         });
@@ -495,7 +500,7 @@ where
     ) -> Result<(), TensorError> {
         // the inner layouts are the layouts themselves when affine
         let (sl, dl) = (src.inner(), self.inner());
-        same_shape(&sl, &dl)?;
+        same_shape("copy_from", &sl, &dl)?;
         if !(L::AFFINE && L2::AFFINE) {
             self.copy_per_element(src, &sl, &dl);
             return Ok(());
@@ -551,7 +556,7 @@ where
         St::Elem: Send + Sync,
     {
         let (sl, dl) = (src.inner(), self.inner());
-        same_shape(&sl, &dl)?;
+        same_shape("par_copy_from", &sl, &dl)?;
         if L::AFFINE
             && L2::AFFINE
             && let Some(p) = copy_plan(&sl, &dl)

@@ -192,10 +192,10 @@ fn predicated_tile(
         }
         let tiles = (extent + tile - 1) / tile;
         if c < 0 || c >= tiles {
-            return Err(TensorError::AxisIndexOutOfRange {
+            return Err(TensorError::TileOutOfGrid {
                 axis: a,
                 index: c,
-                extent: tiles,
+                grid: tiles,
             });
         }
         // c·tile < extent: an index of the axis, its offset fits (the tensor is valid)

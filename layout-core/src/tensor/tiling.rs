@@ -85,7 +85,9 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// # Errors
     /// A non-affine layout; more tile extents than axes or a tile extent below 1
     /// ([`LayoutError::Precondition`] / [`LayoutError::NonPositiveExtent`]); a hierarchical axis
-    /// the tile does not divide ([`TensorError::NotStrided`]) or the algebra refuses.
+    /// the tile extent does not cut into tiles of one layout each
+    /// ([`TensorError::TileSplitsAxis`]: the extent must divide the axis and divide or be a
+    /// multiple of its inner extent, 16 for an NZ axis).
     pub fn tiles(&self, tile: &[i64]) -> Result<Tiles<&[St::Elem]>, TensorError> {
         let l = self.dyn_layout()?;
         Tiles::plan(self.as_slice(), self.base_offset(), l, tile)
@@ -148,12 +150,21 @@ impl<St: Storage> Tiles<St> {
                     DynLayout::leaf(tt, d).map_err(layout_err)?,
                     Axis::Leaf { d, leaf },
                 )
-            } else if e % tt == 0 {
-                let one = DynLayout::leaf(tt, 1).map_err(layout_err)?;
-                let div = m.logical_divide_by_layout(&one).map_err(layout_err)?;
-                (div.mode(0).map_err(layout_err)?, Axis::Divided)
             } else {
-                return Err(TensorError::NotStrided { axis: a });
+                // a hierarchical axis: cut exactly, through the algebra; a tile extent it
+                // refuses is the user's choice of extent, said in the axis's terms
+                let splits = TensorError::TileSplitsAxis {
+                    axis: a,
+                    extent: e,
+                    inner: c.shape().leaves()[0],
+                    tile: tt,
+                };
+                if e % tt != 0 {
+                    return Err(splits);
+                }
+                let one = DynLayout::leaf(tt, 1).map_err(layout_err)?;
+                let div = m.logical_divide_by_layout(&one).map_err(|_| splits)?;
+                (div.mode(0).map_err(|_| splits)?, Axis::Divided)
             };
             leaf += mode.leaf_count();
             t.extent[a] = e;
@@ -201,10 +212,10 @@ impl<St: Storage> Tiles<St> {
         for a in 0..self.rank {
             let c = coord[a];
             if c < 0 || c >= self.grid[a] {
-                return Err(TensorError::AxisIndexOutOfRange {
+                return Err(TensorError::TileOutOfGrid {
                     axis: a,
                     index: c,
-                    extent: self.grid[a],
+                    grid: self.grid[a],
                 });
             }
             // start < extent: no overflow (extent·stride fits, the parent is valid)
@@ -253,7 +264,7 @@ impl<St: Storage> Tiles<St> {
     ///
     /// # Errors
     /// A coordinate of the wrong length or outside the grid
-    /// ([`TensorError::AxisIndexOutOfRange`] naming the axis, index and grid extent).
+    /// ([`TensorError::TileOutOfGrid`] naming the axis, index and tile grid extent).
     pub fn tile(&self, coord: &[i64]) -> Result<TensorRef<'_, St::Elem>, TensorError> {
         let (pos, valid) = self.locate(coord)?;
         let l = self.shrunk(&valid)?;
