@@ -9,6 +9,7 @@ mod support;
 
 mod reference;
 
+mod arith;
 mod broadcast;
 mod construct;
 mod conventions;

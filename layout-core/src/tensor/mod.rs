@@ -92,6 +92,8 @@
 use alloc::vec::Vec;
 
 mod access;
+#[cfg(feature = "alloc")]
+mod arith;
 mod axes;
 mod broadcast;
 #[cfg(feature = "alloc")]
