@@ -4,6 +4,8 @@
 //! materialised by evaluating its layout's modes (from `DynLayout`, not the tensor engine) at
 //! every row-major coordinate, and operations are re-done on plain `Vec`s.
 
+#[path = "../support/cases.rs"]
+mod cases;
 #[path = "../support/mod.rs"]
 mod support;
 
