@@ -5,6 +5,8 @@
 
 #[path = "support/cases.rs"]
 mod cases;
+#[path = "quant_gguf/file.rs"]
+mod file;
 use layout::gemm::{GemmError, Options, qgemv};
 use layout::isa::Isa;
 use layout::packed::{

@@ -34,7 +34,7 @@ use core::fmt;
 ///     r#"Tensor(ElementCount("from_vec: the shape (3,4) needs 12 elements, the vector has 10"))"#
 /// );
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
     /// Layouts, their text and the algebra.
@@ -49,6 +49,10 @@ pub enum Error {
     #[cfg(feature = "alloc")]
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     Sparse(crate::sparse::SparseError),
+    /// Reading a GGUF file.
+    #[cfg(feature = "std")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+    Gguf(crate::packed::GgufFileError),
     /// The GEMM entry points.
     #[cfg(feature = "std")]
     #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
@@ -68,6 +72,8 @@ impl fmt::Display for Error {
             Error::Packed(e) => e.fmt(f),
             #[cfg(feature = "alloc")]
             Error::Sparse(e) => e.fmt(f),
+            #[cfg(feature = "std")]
+            Error::Gguf(e) => e.fmt(f),
             #[cfg(feature = "std")]
             Error::Gemm(e) => e.fmt(f),
             #[cfg(feature = "std")]
@@ -96,6 +102,8 @@ from_layer! {
     #[cfg(feature = "alloc")]
     Sparse(crate::sparse::SparseError);
     #[cfg(feature = "std")]
+    Gguf(crate::packed::GgufFileError);
+    #[cfg(feature = "std")]
     Gemm(crate::gemm::GemmError);
     #[cfg(feature = "std")]
     Conv(crate::conv::ConvError);
@@ -111,6 +119,7 @@ impl std::error::Error for Error {
             Error::Tensor(e) => e.source(),
             Error::Packed(e) => e.source(),
             Error::Sparse(e) => e.source(),
+            Error::Gguf(e) => e.source(),
             Error::Gemm(e) => e.source(),
             Error::Conv(e) => e.source(),
         }

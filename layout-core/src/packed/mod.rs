@@ -44,6 +44,8 @@
 
 mod error;
 mod gguf;
+#[cfg(feature = "std")]
+mod gguf_file;
 mod nibbles;
 mod quant;
 mod quantize;
@@ -55,6 +57,9 @@ pub use gguf::{
     BlockQ4_0, BlockQ8_0, GgufBlock, GgufMatrix, Q4_0Matrix, Q8_0Matrix, QK, quantize_q4_0,
     quantize_q8_0,
 };
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use gguf_file::{GgufFileError, GgufReader, GgufTensor, GgufTensorInfo, GgufValue, Metadata};
 #[cfg(test)]
 use quant::dequantize_with;
 pub use quant::{GroupQuant, dequantize};
