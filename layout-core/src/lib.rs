@@ -50,6 +50,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod algebra;
+#[cfg(feature = "alloc")]
 mod any_error;
 mod const_try;
 #[cfg(feature = "std")]
@@ -86,7 +87,9 @@ pub mod walk;
 pub mod tensor;
 
 pub use algebra::{Algebra, MAX_TILE_MODES, SliceCoord, Tile, TileMode};
-pub use any_error::Error;
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub use any_error::{Error, ErrorKind};
 pub use dyn_layout::DynLayout;
 pub use error::{CompositionRule, ConstMessage, LayoutError};
 pub use int::{Int, Integer, ToDynInt};

@@ -157,7 +157,7 @@ impl Writer {
     }
 
     fn tensor(&mut self, name: &str, dims: &[u64], ty: u32, data: &[u8]) -> &mut Self {
-        while self.data.len() as u64 % self.alignment != 0 {
+        while !(self.data.len() as u64).is_multiple_of(self.alignment) {
             self.data.push(0);
         }
         put_str(&mut self.infos, name);
@@ -179,7 +179,7 @@ impl Writer {
         b.extend(self.n_kv.to_le_bytes());
         b.extend(&self.kv);
         b.extend(&self.infos);
-        while b.len() as u64 % self.alignment != 0 {
+        while !(b.len() as u64).is_multiple_of(self.alignment) {
             b.push(0);
         }
         b.extend(&self.data);

@@ -4,7 +4,7 @@
 
 use crate::reference::{Rng, materialize, random_layout, random_shape};
 use layout::named::{f16, make_nz_layout};
-use layout::tensor::{Tensor, TensorError, TensorOwned};
+use layout::tensor::{ShapeOp, Tensor, TensorError, TensorOwned};
 use layout::{AnyLayout, DynLayout, Int, Layout, LayoutError, Sw, SwizzledLayout};
 
 /// A random tensor of `shape` in a random layout, values from `rng`.
@@ -147,7 +147,13 @@ fn operators_refuse_other_shapes() {
     let a = Tensor::from_vec(vec![1; 6], &[2, 3]).unwrap();
     let b = Tensor::from_vec(vec![1; 6], &[3, 2]).unwrap();
     let e = (&a + &b).unwrap_err();
-    assert!(matches!(e, TensorError::ShapeMismatch { op: "+", .. }));
+    assert!(matches!(
+        e,
+        TensorError::ShapeMismatch {
+            op: ShapeOp::Add,
+            ..
+        }
+    ));
     assert_eq!(
         e.to_string(),
         "+: shapes (2,3) and (3,2) differ; they must be equal"

@@ -238,7 +238,7 @@ impl<L: AnyLayout> Padded<L> {
         fill: T,
     ) -> Result<crate::tensor::Tensor<alloc::vec::Vec<T>, L>, TensorError> {
         // the shape first: nothing is allocated for a source of the wrong extents
-        self.check_logical("pad_from", src)?;
+        self.check_logical(crate::tensor::ShapeOp::PadFrom, src)?;
         let (lo, hi) = self.layout.offset_bounds()?;
         if lo < 0 {
             return Err(LayoutError::Precondition {
@@ -276,7 +276,7 @@ impl<L: AnyLayout> Padded<L> {
     ) -> Result<crate::tensor::TensorOwned<T>, TensorError> {
         if src.shape().leaves() != self.padded() {
             return Err(TensorError::ShapeMismatch {
-                op: "crop_to_nd",
+                op: crate::tensor::ShapeOp::CropToNd,
                 a: crate::tensor::Extents::from_slice(src.shape().leaves()),
                 b: crate::tensor::Extents::from_slice(self.padded()),
             });
@@ -324,7 +324,7 @@ impl<L: AnyLayout> Padded<L> {
     #[cfg(feature = "alloc")]
     fn check_logical<S: Storage, L2: AnyLayout>(
         &self,
-        op: &'static str,
+        op: crate::tensor::ShapeOp,
         src: &Tensor<S, L2>,
     ) -> Result<(), TensorError> {
         if src.shape().leaves() != self.logical() {
@@ -347,7 +347,7 @@ impl<L: AnyLayout> Padded<L> {
         src: &Tensor<S, L2>,
     ) -> Result<(), TensorError> {
         let logical = self.logical();
-        self.check_logical("pad_from", src)?;
+        self.check_logical(crate::tensor::ShapeOp::PadFrom, src)?;
         if L::AFFINE && L2::AFFINE && self.size() >= PIECES_FROM {
             let pieces = Pieces::new(&self.layout.to_dyn()?, logical)?;
             if pieces.min_base() >= 0 {

@@ -887,7 +887,7 @@ impl<R: Read> Cursor<'_, R> {
                         });
                     }
                 };
-                self.check("array", n.checked_mul(min).unwrap_or(u64::MAX))?;
+                self.check("array", n.saturating_mul(min))?;
                 if !keep && !matches!(elem, 8 | 9) {
                     self.skip(WHAT, n * min)?;
                     return Ok(None);

@@ -24,7 +24,7 @@
 //! The assign forms (`+=`, `-=`, `*=`, `/=`) cannot return an error: they panic when the shapes
 //! differ, as indexing panics out of range; [`Tensor::zip_map_inplace`] is their fallible form.
 
-use super::{Storage, StorageMut, Tensor, TensorError, try_alloc};
+use super::{ShapeOp, Storage, StorageMut, Tensor, TensorError, try_alloc};
 use crate::{AnyLayout, LayoutError};
 use alloc::vec::Vec;
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Sub, SubAssign};
@@ -177,7 +177,7 @@ where
 
 /// `a op b` for two tensors of the same shape, into an owned tensor with `a`'s layout.
 fn binary<A, B, La, Lb>(
-    op: &'static str,
+    op: ShapeOp,
     a: &Tensor<A, La>,
     b: &Tensor<B, Lb>,
     f: impl Fn(A::Elem, B::Elem) -> A::Elem,
@@ -191,14 +191,14 @@ where
     Lb: AnyLayout,
 {
     super::copy::same_shape(op, &a.inner(), &b.inner())?;
-    let mut out = a.to_owned_same_layout(op)?;
+    let mut out = a.to_owned_same_layout("arithmetic")?;
     out.zip_map_inplace(b, |x, y| *x = f(x.clone(), y.clone()))?;
     Ok(out)
 }
 
 /// `a op= b` in place; panics with the sentence of the error when the shapes differ.
 fn assign<A, B, La, Lb>(
-    op: &'static str,
+    op: ShapeOp,
     a: &mut Tensor<A, La>,
     b: &Tensor<B, Lb>,
     f: impl Fn(&mut A::Elem, B::Elem),
@@ -236,7 +236,7 @@ macro_rules! binary_op {
             type Output = Result<Tensor<Vec<T>, La>, TensorError>;
 
             fn $op(self, rhs: &'b Tensor<B, Lb>) -> Self::Output {
-                binary($sym, self, rhs, |x, y| x.$op(y))
+                binary(ShapeOp::$Op, self, rhs, |x, y| x.$op(y))
             }
         }
 
@@ -254,7 +254,7 @@ macro_rules! binary_op {
             type Output = Result<Tensor<Vec<T>, La>, TensorError>;
 
             fn $op(mut self, rhs: &'b Tensor<B, Lb>) -> Self::Output {
-                super::copy::same_shape($sym, &self.inner(), &rhs.inner())?;
+                super::copy::same_shape(ShapeOp::$Op, &self.inner(), &rhs.inner())?;
                 self.zip_map_inplace(rhs, |x, y| *x = x.clone().$op(y.clone()))?;
                 Ok(self)
             }
@@ -275,7 +275,7 @@ macro_rules! binary_op {
             Lb: AnyLayout,
         {
             fn $op_assign(&mut self, rhs: &'b Tensor<B, Lb>) {
-                assign($sym_assign, self, rhs, |x, y| x.$op_assign(y));
+                assign(ShapeOp::$OpAssign, self, rhs, |x, y| x.$op_assign(y));
             }
         }
     };

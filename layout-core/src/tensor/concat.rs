@@ -47,7 +47,7 @@ pub fn concat<T: Copy>(
         let agree = rp == r && (0..r).all(|j| j == k || e[j] == shape[j]);
         if !agree {
             return Err(TensorError::ShapeMismatch {
-                op: "concat",
+                op: super::ShapeOp::Concat,
                 a: ax0.extents_short(),
                 b: ax.extents_short(),
             });
@@ -107,7 +107,7 @@ pub fn stack<T: Copy>(
     };
     let mut expanded = Vec::with_capacity(parts.len());
     for p in parts {
-        same_shape("stack", first.layout(), p.layout())?;
+        same_shape(super::ShapeOp::Stack, first.layout(), p.layout())?;
         expanded.push(p.expand_dims(&[axis])?);
     }
     let rank = first.layout().rank() + 1;

@@ -55,7 +55,7 @@ fn dense(l: &DynLayout) -> bool {
 
 /// Check that two layouts have the same axis extents (`op`: the operation, for the message).
 pub(crate) fn same_shape(
-    op: &'static str,
+    op: super::ShapeOp,
     a: &DynLayout,
     b: &DynLayout,
 ) -> Result<(), TensorError> {
@@ -500,7 +500,7 @@ where
     ) -> Result<(), TensorError> {
         // the inner layouts are the layouts themselves when affine
         let (sl, dl) = (src.inner(), self.inner());
-        same_shape("copy_from", &sl, &dl)?;
+        same_shape(super::ShapeOp::CopyFrom, &sl, &dl)?;
         if !(L::AFFINE && L2::AFFINE) {
             self.copy_per_element(src, &sl, &dl);
             return Ok(());
@@ -556,7 +556,7 @@ where
         St::Elem: Send + Sync,
     {
         let (sl, dl) = (src.inner(), self.inner());
-        same_shape("par_copy_from", &sl, &dl)?;
+        same_shape(super::ShapeOp::ParCopyFrom, &sl, &dl)?;
         if L::AFFINE
             && L2::AFFINE
             && let Some(p) = copy_plan(&sl, &dl)

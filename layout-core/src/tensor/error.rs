@@ -83,8 +83,8 @@ pub enum TensorError {
     },
     /// Two shapes that must be equal (copy, element-wise in place, concat) are not.
     ShapeMismatch {
-        /// The operation the user called (`copy_from`, `concat`, `+`, …).
-        op: &'static str,
+        /// The operation the user called.
+        op: ShapeOp,
         /// The first shape (for a copy, the source's).
         a: Extents,
         /// The second shape (for a copy, the destination's).
@@ -176,6 +176,62 @@ crate::error::debug_as_sentence!(TensorError {
     ReshapeSize,
     ReshapeNeedsCopy
 });
+
+/// The operation of a [`TensorError::ShapeMismatch`]: what the user called, as its `Display`
+/// writes it (`copy_from`, `+=`, …). A one-byte enum, so that the error stays small.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ShapeOp {
+    /// `Tensor::copy_from`.
+    CopyFrom,
+    /// `Tensor::par_copy_from`.
+    ParCopyFrom,
+    /// `concat`.
+    Concat,
+    /// `stack`.
+    Stack,
+    /// `Padded::pad_from`.
+    PadFrom,
+    /// `Padded::crop_to_nd`.
+    CropToNd,
+    /// `+`.
+    Add,
+    /// `-`.
+    Sub,
+    /// `*`.
+    Mul,
+    /// `/`.
+    Div,
+    /// `+=`.
+    AddAssign,
+    /// `-=`.
+    SubAssign,
+    /// `*=`.
+    MulAssign,
+    /// `/=`.
+    DivAssign,
+}
+
+impl fmt::Display for ShapeOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ShapeOp::CopyFrom => "copy_from",
+            ShapeOp::ParCopyFrom => "par_copy_from",
+            ShapeOp::Concat => "concat",
+            ShapeOp::Stack => "stack",
+            ShapeOp::PadFrom => "pad_from",
+            ShapeOp::CropToNd => "crop_to_nd",
+            ShapeOp::Add => "+",
+            ShapeOp::Sub => "-",
+            ShapeOp::Mul => "*",
+            ShapeOp::Div => "/",
+            ShapeOp::AddAssign => "+=",
+            ShapeOp::SubAssign => "-=",
+            ShapeOp::MulAssign => "*=",
+            ShapeOp::DivAssign => "/=",
+        })
+    }
+}
 
 impl From<LayoutError> for TensorError {
     fn from(e: LayoutError) -> TensorError {

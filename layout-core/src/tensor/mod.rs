@@ -123,7 +123,7 @@ pub use broadcast::broadcast_shapes;
 pub use concat::{concat, stack};
 #[cfg(feature = "alloc")]
 pub(crate) use elementwise::try_alloc;
-pub use error::TensorError;
+pub use error::{ShapeOp, TensorError};
 pub use extents::{EXTENTS_KEPT, Extents};
 pub use reduce::{AxisIter, Float, IndexedIter, NdIndex};
 pub use storage::{Storage, StorageMut};
