@@ -347,6 +347,8 @@ fn lying_counts_and_lengths_are_refused_before_allocating() {
         read(&b).unwrap_err(),
         GgufFileError::UnsupportedVersion { version: 1 }
     );
+    b[4..8].copy_from_slice(&3u32.to_be_bytes());
+    assert!(read(&b).unwrap_err().to_string().contains("big-endian"));
 }
 
 #[test]

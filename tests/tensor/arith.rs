@@ -161,6 +161,13 @@ fn operators_refuse_other_shapes() {
     // no broadcasting either: the operators want equal shapes
     let row = Tensor::from_vec(vec![1; 3], &[1, 3]).unwrap();
     assert!((a.clone() / &row).is_err());
+    // a broadcast view on the left: its layout cannot own a result (on the right it is fine)
+    let bc = row.broadcast_to(&[2, 3]).unwrap();
+    assert!(matches!(
+        &bc + &a,
+        Err(TensorError::Layout(LayoutError::NotInjective { .. }))
+    ));
+    assert!((&a + &bc).unwrap().iter().all(|&x| x == 2));
     let r = std::panic::catch_unwind(move || {
         let mut a = a;
         a -= &b;

@@ -194,6 +194,15 @@ impl fmt::Display for GgufFileError {
                 f,
                 "gguf: the file starts with {found:02x?}, not \"GGUF\"; it is not a GGUF file"
             ),
+            GgufFileError::UnsupportedVersion { version }
+                if matches!(version.swap_bytes(), 2 | 3) =>
+            {
+                write!(
+                    f,
+                    "gguf: version {} stored big-endian: this reader reads little-endian files",
+                    version.swap_bytes()
+                )
+            }
             GgufFileError::UnsupportedVersion { version } => write!(
                 f,
                 "gguf: version {version} is not supported (versions 2 and 3 are)"

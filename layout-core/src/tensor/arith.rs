@@ -224,6 +224,8 @@ macro_rules! binary_op {
         ///
         /// # Errors
         /// [`TensorError::ShapeMismatch`] naming the operator and both shapes;
+        /// [`LayoutError::NotInjective`] when `a`'s layout is not injective (a broadcast view:
+        /// an owned result cannot have it; [`Tensor::zip_map`] gives a row-major result);
         /// [`TensorError::OutputAllocation`] when the output cannot be allocated.
         impl<'b, T, A, B, La, Lb> $Op<&'b Tensor<B, Lb>> for &Tensor<A, La>
         where
