@@ -6,7 +6,7 @@
 use half::f16;
 use layout::Error;
 use layout::packed::{
-    GgufFileError, GgufReader, GgufTensor, GgufValue, Metadata, Q4_0Matrix, Q8_0Matrix,
+    GgufArray, GgufFileError, GgufReader, GgufTensor, GgufValue, Metadata, Q4_0Matrix, Q8_0Matrix,
 };
 use std::io::Cursor;
 
@@ -46,15 +46,11 @@ fn reads_the_file_the_gguf_package_wrote() -> Result<(), Error> {
         ("t.f64", GgufValue::F64(-2.5e-300)),
         (
             "t.arr_i32",
-            GgufValue::Array(vec![
-                GgufValue::I32(1),
-                GgufValue::I32(-2),
-                GgufValue::I32(3),
-            ]),
+            GgufValue::Array(GgufArray::I32(vec![1, -2, 3])),
         ),
         (
             "t.arr_str",
-            GgufValue::Array(["a", "", "ccc"].map(|s| GgufValue::String(s.into())).into()),
+            GgufValue::Array(GgufArray::String(["a", "", "ccc"].map(String::from).into())),
         ),
     ];
     for (k, v) in &want {
@@ -219,11 +215,9 @@ fn reads_files_the_tests_write() -> Result<(), Error> {
         assert_eq!(f.alignment(), alignment.map_or(32, u64::from));
         assert_eq!(f.get("s"), Some(&GgufValue::String("hi".into())));
         assert_eq!(f.get("n").and_then(GgufValue::as_u64), Some(7));
-        let u = |a: u16, b: u16| GgufValue::Array(vec![GgufValue::U16(a), GgufValue::U16(b)]);
-        assert_eq!(
-            f.get("nested"),
-            Some(&GgufValue::Array(vec![u(1, 2), u(3, 4)]))
-        );
+        let u = |a: u16, b: u16| GgufArray::U16(vec![a, b]);
+        let nested = GgufArray::Array(vec![u(1, 2), u(3, 4)]);
+        assert_eq!(f.get("nested"), Some(&GgufValue::Array(nested)));
         let GgufTensor::F16(h) = f.tensor("h")? else {
             panic!("F16")
         };

@@ -11,8 +11,9 @@
 //!
 //! [`GgufReader::new`] reads the header only; [`GgufReader::tensor`] reads one tensor's bytes
 //! when asked. Every count, length and offset is checked against the file's length before
-//! anything is allocated, so a truncated or hostile file is an error, never a panic or an
-//! allocation larger than the file.
+//! anything is allocated, so a truncated or hostile file is an error, never a panic; what is
+//! allocated is bounded by the file's length (metadata arrays are typed vectors, at most three
+//! times their bytes in the file, for arrays of strings).
 //!
 //! ```
 //! use layout::packed::{GgufReader, GgufTensor, GgufValue};
@@ -310,8 +311,8 @@ pub enum GgufValue {
     Bool(bool),
     /// Type 8.
     String(String),
-    /// Type 9: the values, all of one type.
-    Array(Vec<GgufValue>),
+    /// Type 9: values all of one type.
+    Array(GgufArray),
     /// Type 10.
     U64(u64),
     /// Type 11.
@@ -342,6 +343,65 @@ impl GgufValue {
             GgufValue::String(s) => Some(s),
             _ => None,
         }
+    }
+}
+
+/// A metadata array: its elements, typed (a tokenizer's `tokens` is `String`, its `scores`
+/// `F32`), so an array takes about the memory of its bytes in the file.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum GgufArray {
+    /// Elements of type 0.
+    U8(Vec<u8>),
+    /// Type 1.
+    I8(Vec<i8>),
+    /// Type 2.
+    U16(Vec<u16>),
+    /// Type 3.
+    I16(Vec<i16>),
+    /// Type 4.
+    U32(Vec<u32>),
+    /// Type 5.
+    I32(Vec<i32>),
+    /// Type 6.
+    F32(Vec<f32>),
+    /// Type 7.
+    Bool(Vec<bool>),
+    /// Type 8.
+    String(Vec<String>),
+    /// Type 9: arrays (each of its own element type).
+    Array(Vec<GgufArray>),
+    /// Type 10.
+    U64(Vec<u64>),
+    /// Type 11.
+    I64(Vec<i64>),
+    /// Type 12.
+    F64(Vec<f64>),
+}
+
+impl GgufArray {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            GgufArray::U8(v) => v.len(),
+            GgufArray::I8(v) => v.len(),
+            GgufArray::U16(v) => v.len(),
+            GgufArray::I16(v) => v.len(),
+            GgufArray::U32(v) => v.len(),
+            GgufArray::I32(v) => v.len(),
+            GgufArray::F32(v) => v.len(),
+            GgufArray::Bool(v) => v.len(),
+            GgufArray::String(v) => v.len(),
+            GgufArray::Array(v) => v.len(),
+            GgufArray::U64(v) => v.len(),
+            GgufArray::I64(v) => v.len(),
+            GgufArray::F64(v) => v.len(),
+        }
+    }
+
+    /// `true` when the array has no element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -461,6 +521,7 @@ impl<R: Read + Seek> GgufReader<R> {
             source: &mut source,
             at: 0,
             len,
+            keep: true,
         };
         let magic: [u8; 4] = r.array("magic")?;
         if &magic != b"GGUF" {
@@ -637,6 +698,7 @@ impl<R: Read + Seek> GgufReader<R> {
             source: &mut self.source,
             at,
             len: self.len,
+            keep: true,
         };
         // `at + bytes <= len` was checked against the file's length when it was opened
         r.bytes("tensor data", bytes)
@@ -739,6 +801,8 @@ struct Cursor<'a, R> {
     source: &'a mut R,
     at: u64,
     len: u64,
+    /// Whether the metadata value being read is kept (arrays read it).
+    keep: bool,
 }
 
 impl<R: Read> Cursor<'_, R> {
@@ -861,6 +925,10 @@ impl<R: Read> Cursor<'_, R> {
             self.skip(WHAT, fixed)?;
             return Ok(None);
         }
+        if ty == 9 {
+            self.keep = keep;
+            return Ok(self.array_value(depth)?.map(GgufValue::Array));
+        }
         Ok(Some(match ty {
             0 => GgufValue::U8(self.array::<1>(WHAT)?[0]),
             1 => GgufValue::I8(i8::from_le_bytes(self.array(WHAT)?)),
@@ -876,49 +944,107 @@ impl<R: Read> Cursor<'_, R> {
                 self.skip(WHAT, n)?;
                 return Ok(None);
             }
-            9 => {
-                let elem_at = self.at;
-                if depth >= MAX_ARRAY_DEPTH {
-                    return Err(GgufFileError::TooDeep { at: elem_at });
-                }
-                let elem = self.u32("array element type")?;
-                let n = self.u64("array length")?;
-                // every element takes at least one byte (a string or an array eight)
-                let min = match elem {
-                    0 | 1 | 7 => 1,
-                    2 | 3 => 2,
-                    4..=6 => 4,
-                    8..=12 => 8,
-                    _ => {
-                        return Err(GgufFileError::BadValueType {
-                            value_type: elem,
-                            at: elem_at,
-                        });
-                    }
-                };
-                self.check("array", n.saturating_mul(min))?;
-                if !keep && !matches!(elem, 8 | 9) {
-                    self.skip(WHAT, n * min)?;
-                    return Ok(None);
-                }
-                let mut v = Vec::with_capacity(if keep {
-                    bounded(n, self.left(), min)
-                } else {
-                    0
-                });
-                for _ in 0..n {
-                    if let Some(x) = self.value(elem, elem_at, keep, depth + 1)? {
-                        v.push(x);
-                    }
-                }
-                if !keep {
-                    return Ok(None);
-                }
-                GgufValue::Array(v)
-            }
             10 => GgufValue::U64(self.u64(WHAT)?),
             11 => GgufValue::I64(i64::from_le_bytes(self.array(WHAT)?)),
             _ => GgufValue::F64(f64::from_le_bytes(self.array(WHAT)?)),
         }))
+    }
+
+    /// An array value (element type, length, elements), typed; `None` when skipped (`keep`
+    /// false, the bytes checked and read past).
+    fn array_value(&mut self, depth: u32) -> Result<Option<GgufArray>, GgufFileError> {
+        const WHAT: &str = "array";
+        let elem_at = self.at;
+        if depth >= MAX_ARRAY_DEPTH {
+            return Err(GgufFileError::TooDeep { at: elem_at });
+        }
+        let elem = self.u32("array element type")?;
+        let n = self.u64("array length")?;
+        // the bytes each element takes at least (a string its length, an array its header)
+        let (min, fixed) = match elem {
+            0 | 1 | 7 => (1, true),
+            2 | 3 => (2, true),
+            4..=6 => (4, true),
+            10..=12 => (8, true),
+            8 => (8, false),
+            9 => (12, false),
+            _ => {
+                return Err(GgufFileError::BadValueType {
+                    value_type: elem,
+                    at: elem_at,
+                });
+            }
+        };
+        self.check(WHAT, n.saturating_mul(min))?;
+        if fixed {
+            // one read of the checked `n·min` bytes, converted: no more than twice the bytes
+            let total = n * min;
+            if !self.keep {
+                self.skip(WHAT, total)?;
+                return Ok(None);
+            }
+            let b = self.bytes(WHAT, total)?;
+            return Ok(Some(typed_array(elem, &b)));
+        }
+        if elem == 8 {
+            let mut v = Vec::with_capacity(if self.keep {
+                bounded(n, self.left(), 8)
+            } else {
+                0
+            });
+            for _ in 0..n {
+                if self.keep {
+                    v.push(self.string(WHAT)?);
+                } else {
+                    let len = self.u64(WHAT)?;
+                    self.skip(WHAT, len)?;
+                }
+            }
+            return Ok(self.keep.then_some(GgufArray::String(v)));
+        }
+        let mut v = Vec::with_capacity(if self.keep {
+            bounded(n, self.left(), 12)
+        } else {
+            0
+        });
+        for _ in 0..n {
+            if let Some(a) = self.array_value(depth + 1)? {
+                v.push(a);
+            }
+        }
+        Ok(self.keep.then_some(GgufArray::Array(v)))
+    }
+}
+
+/// `N` bytes of a chunk of exactly `N` (from `chunks_exact(N)`).
+fn le<const N: usize>(c: &[u8]) -> [u8; N] {
+    let mut a = [0; N];
+    a.copy_from_slice(c);
+    a
+}
+
+/// The elements of a fixed-size element type `elem`, from their little-endian bytes.
+fn typed_array(elem: u32, b: &[u8]) -> GgufArray {
+    macro_rules! typed {
+        ($v:ident, $t:ty) => {
+            GgufArray::$v(
+                b.chunks_exact(size_of::<$t>())
+                    .map(|c| <$t>::from_le_bytes(le(c)))
+                    .collect(),
+            )
+        };
+    }
+    match elem {
+        0 => GgufArray::U8(b.to_vec()),
+        1 => typed!(I8, i8),
+        2 => typed!(U16, u16),
+        3 => typed!(I16, i16),
+        4 => typed!(U32, u32),
+        5 => typed!(I32, i32),
+        6 => typed!(F32, f32),
+        7 => GgufArray::Bool(b.iter().map(|&x| x != 0).collect()),
+        10 => typed!(U64, u64),
+        11 => typed!(I64, i64),
+        _ => typed!(F64, f64),
     }
 }

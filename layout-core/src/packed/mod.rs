@@ -59,7 +59,9 @@ pub use gguf::{
 };
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use gguf_file::{GgufFileError, GgufReader, GgufTensor, GgufTensorInfo, GgufValue, Metadata};
+pub use gguf_file::{
+    GgufArray, GgufFileError, GgufReader, GgufTensor, GgufTensorInfo, GgufValue, Metadata,
+};
 #[cfg(test)]
 use quant::dequantize_with;
 pub use quant::{GroupQuant, dequantize};
