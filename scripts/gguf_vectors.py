@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference vectors for the GGUF Q4_0 / Q8_0 blocks (dev-only; the vectors are committed).
 
-Needs `pip install gguf numpy`. Writes, little-endian, into tests/data/:
+Needs `pip install gguf numpy`. Writes, little-endian, into tests/data/ (and small.gguf, below):
   gguf_input_f32.bin     the f32 weights, N rows of K (GGUF's order: one output per row)
   gguf_q4_0.bin          gguf.quants.quantize(input, Q4_0): N·K/32 blocks of 18 bytes
   gguf_q8_0.bin          gguf.quants.quantize(input, Q8_0): N·K/32 blocks of 34 bytes
@@ -43,3 +43,36 @@ for name, qt in [("q4_0", GGMLQuantizationType.Q4_0), ("q8_0", GGMLQuantizationT
     d = dequantize(q, qt).astype("<f4")
     (OUT / f"gguf_{name}_deq_f32.bin").write_bytes(d.tobytes())
     print(name, q.shape, q.nbytes, "bytes")
+
+# A small .gguf file written by the `gguf` package's own writer (tests/data/small.gguf): the
+# reader in layout-core/src/packed/gguf_file.rs is checked against it (tests/quant_gguf.rs).
+# Alignment 64 (not the default 32), metadata of every scalar type, a string, arrays, and the
+# four tensor types the reader decodes, from the vectors above.
+from gguf import GGUFWriter, GGMLQuantizationType as T  # noqa: E402
+
+gw = GGUFWriter(str(OUT / "small.gguf"), "test")
+gw.add_custom_alignment(64)
+gw.add_uint8("t.u8", 200)
+gw.add_int8("t.i8", -100)
+gw.add_uint16("t.u16", 60000)
+gw.add_int16("t.i16", -30000)
+gw.add_uint32("t.u32", 4000000000)
+gw.add_int32("t.i32", -2000000000)
+gw.add_float32("t.f32", 0.15625)
+gw.add_bool("t.bool", True)
+gw.add_string("t.str", "layout ✓")
+gw.add_uint64("t.u64", 2**63 + 5)
+gw.add_int64("t.i64", -(2**62))
+gw.add_float64("t.f64", -2.5e-300)
+gw.add_array("t.arr_i32", [1, -2, 3])
+gw.add_array("t.arr_str", ["a", "", "ccc"])
+gw.add_tensor("w.f32", w)                                        # dims [64, 8]
+gw.add_tensor("w.f16", w[:4].astype(np.float16))                 # dims [64, 4]
+gw.add_tensor("w.q4_0", quantize(w, T.Q4_0), raw_dtype=T.Q4_0)
+gw.add_tensor("w.q8_0", quantize(w, T.Q8_0), raw_dtype=T.Q8_0)
+gw.add_tensor("v.f32", np.arange(5, dtype=np.float32))           # dims [5]
+gw.write_header_to_file()
+gw.write_kv_data_to_file()
+gw.write_tensors_to_file()
+gw.close()
+print("small.gguf", (OUT / "small.gguf").stat().st_size, "bytes")

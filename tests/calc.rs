@@ -2,6 +2,8 @@
 //! Expected outputs are CuTe's documented examples (docs and tutorial, as collected in
 //! cute-algebra.md) or worked out by hand in the comments — never produced by the code under test.
 
+#[path = "support/cases.rs"]
+mod cases;
 use layout::DynLayout;
 use proptest::prelude::*;
 
@@ -208,7 +210,7 @@ fn layout_text() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases::cases(24), ..ProptestConfig::default() })]
 
     /// `offsets(L)` equals the run-time layout's offsets, index by index, and a layout line
     /// prints the layout back.
@@ -310,7 +312,7 @@ fn call_line() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases::cases(32), ..ProptestConfig::default() })]
 
     /// Every function on random arguments: one line each (the table and its empty line for
     /// `print_layout`), no caught panic, and every composition that succeeds is `A ∘ B`.

@@ -1,6 +1,8 @@
 //! `conv2d` against a direct 7-loop reference on random shapes, parameters and layouts (exact:
 //! integer-valued data), edge cases, and every refused parameter.
 
+#[path = "support/cases.rs"]
+mod cases;
 use layout::conv::{
     Conv2d, ConvError, ConvOperand, ConvWeights, Im2col, conv2d, conv2d_prepared, conv2d_with,
 };
@@ -216,7 +218,7 @@ fn params() -> impl Strategy<Value = (Conv2d, [usize; 4], [usize; 4])> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(160))]
+    #![proptest_config(ProptestConfig::with_cases(cases::cases(160)))]
 
     /// Every parameter combination in every format, exact against the reference, or refused
     /// with the kernel-too-large error exactly when the dilated kernel exceeds the padded input.

@@ -2,6 +2,8 @@
 //! binary runs under `cargo test`, a debug build with overflow checks), reproducers and
 //! property tests over layouts from `support::huge_layout`.
 
+#[path = "support/cases.rs"]
+mod cases;
 mod support;
 
 use layout::tensor::{Tensor, TensorError};
@@ -113,7 +115,7 @@ fn zero_sized_reshape_with_a_huge_stride() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(cases::cases(300)))]
 
     /// `offset` is exact where the true value fits and saturates where it does not;
     /// `try_offset` is `Ok` exactly inside the domain.

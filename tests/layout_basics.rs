@@ -1,6 +1,8 @@
 //! The foundation: integer tuples, run-time and typed layouts, parsing and printing.
 //! Definitions are checked by brute force over whole domains, on random layouts.
 
+#[path = "support/cases.rs"]
+mod cases;
 use layout::{DynLayout, DynTuple, Int, IntTuple, Layout, LayoutError, LayoutTable};
 use proptest::prelude::*;
 
@@ -35,7 +37,7 @@ fn colex(mut i: i64, extents: &[i64]) -> Vec<i64> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(ProptestConfig::with_cases(cases::cases(2000)))]
 
     #[test]
     fn display_parse_round_trip(l in arb_layout()) {

@@ -2,6 +2,8 @@
 //! matrices for the sparse formats, plain value arrays and hand-written bit arithmetic for the
 //! packed formats.
 
+#[path = "support/cases.rs"]
+mod cases;
 use layout::packed::{PackOrder, PackedFormat, PackedVec, repack_map};
 use layout::sparse::{Coo, Csc, Csr, SparseError};
 use layout::tensor::Tensor;
@@ -37,7 +39,7 @@ fn formats() -> impl Strategy<Value = PackedFormat> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    #![proptest_config(ProptestConfig::with_cases(cases::cases(128)))]
 
     #[test]
     fn sparse_formats_agree_with_dense((r, c, d) in dense(), xs in proptest::collection::vec(-5i64..6, 7)) {
@@ -211,7 +213,7 @@ fn readme_packed_sparse_tour() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(cases::cases(300)))]
 
     /// `from_triplets` sums repeated coordinates (scipy's `sum_duplicates`), checked against a
     /// dense accumulation; `from_triplets_unique` refuses exactly the inputs with a repeat and

@@ -3,6 +3,10 @@
 //! the decode GEMV on every instruction set against an `f64` reference — exact on integer data
 //! that quantises exactly.
 
+#[path = "support/cases.rs"]
+mod cases;
+#[path = "quant_gguf/file.rs"]
+mod file;
 use layout::gemm::{GemmError, Options};
 use layout::isa::Isa;
 use layout::packed::{
@@ -347,7 +351,7 @@ fn fmt_strategy() -> impl Strategy<Value = Fmt> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(cases::cases(48)))]
 
     #[test]
     fn qgemv_matches_f64_reference(

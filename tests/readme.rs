@@ -248,3 +248,38 @@ fn f2_tour() -> Result<(), Box<dyn std::error::Error>> {
     }
     Ok(())
 }
+
+/// The README's tensor constructors and operators, GGUF reading and errors (issue 32).
+#[test]
+fn conveniences_gguf_and_errors_tour() -> Result<(), layout::Error> {
+    use layout::named::{f16, make_nz_layout};
+    use layout::packed::{GgufReader, GgufTensor};
+    use layout::tensor::{Tensor, TensorOwned};
+
+    let nz = make_nz_layout::<f16>(32, 32)?;
+    let w: TensorOwned<f32> = Tensor::zeros(nz)?;
+    let x = Tensor::from_fn(&[32, 32], |i| i as f32)?;
+    let y = (&w + &x)?;
+    assert_eq!(y.layout(), &nz);
+    let mut z = Tensor::full(nz, 2.0f32)?;
+    z *= &y;
+    assert_eq!(z[[5, 7]], 2.0 * x[[5, 7]]);
+
+    let mut file = GgufReader::open("tests/data/small.gguf")?;
+    assert!(file.get("general.architecture").is_some());
+    assert_eq!(file.tensors().len(), 5);
+    let GgufTensor::Q4_0(w) = file.tensor("w.q4_0")? else {
+        panic!("not Q4_0")
+    };
+    assert_eq!((w.k(), w.n()), (64, 8));
+
+    fn main_like() -> Result<(), layout::Error> {
+        let _t = Tensor::from_vec(vec![0f32; 10], &[3, 4])?;
+        Ok(())
+    }
+    assert_eq!(
+        format!("Error: {:?}", main_like().unwrap_err()),
+        r#"Error: Tensor(ElementCount("from_vec: the shape (3,4) needs 12 elements, the vector has 10"))"#
+    );
+    Ok(())
+}

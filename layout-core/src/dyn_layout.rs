@@ -15,7 +15,7 @@ use core::fmt;
 /// code, and the `layout!` macro checks its input with it.
 ///
 /// ```
-/// use layout_core::DynLayout;
+/// use layout::DynLayout;
 /// let l: DynLayout = "((2,3),(2,4)):((1,4),(2,12))".parse().unwrap();
 /// assert_eq!(l.size(), 48);
 /// assert_eq!(l.cosize(), 48);
@@ -237,7 +237,7 @@ impl DynLayout {
     /// the exclusive prefix products of the flattened shape, left to right.
     ///
     /// ```
-    /// use layout_core::{DynLayout, DynTuple};
+    /// use layout::{DynLayout, DynTuple};
     /// let s: DynTuple = "(2,(3,4))".parse().unwrap();
     /// assert_eq!(DynLayout::col_major(&s).unwrap().to_string(), "(2,(3,4)):(1,(2,6))");
     /// ```
@@ -260,7 +260,7 @@ impl DynLayout {
     /// over the flattened shape.
     ///
     /// ```
-    /// use layout_core::{DynLayout, DynTuple};
+    /// use layout::{DynLayout, DynTuple};
     /// let s: DynTuple = "(2,(2,2))".parse().unwrap();
     /// assert_eq!(DynLayout::row_major(&s).unwrap().to_string(), "(2,(2,2)):(4,(2,1))");
     /// ```
@@ -312,7 +312,7 @@ impl DynLayout {
     /// tokens are the leaves plus the two outer brackets exactly when no mode is nested.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// assert!("(4,8):(1,4)".parse::<DynLayout>().unwrap().is_flat());
     /// assert!("8:1".parse::<DynLayout>().unwrap().is_flat());
     /// assert!(!"((2,2),8):((1,2),4)".parse::<DynLayout>().unwrap().is_flat());
@@ -389,7 +389,7 @@ impl DynLayout {
     /// of wrapping or panicking. [`DynLayout::try_offset`] refuses indices outside `[0, size)`.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "2:2".parse().unwrap();
     /// assert_eq!(l.offset(5), 10); // natural extension
     /// assert_eq!(l.offset(i64::MAX), i64::MAX); // saturated
@@ -445,7 +445,7 @@ impl DynLayout {
     /// inside that sub-shape.
     ///
     /// ```
-    /// use layout_core::{DynLayout, DynTuple};
+    /// use layout::{DynLayout, DynTuple};
     /// let l: DynLayout = "(3,(2,3)):(3,(12,1))".parse().unwrap();
     /// for c in ["16", "(1,5)", "(1,(1,2))"] {
     ///     let c: DynTuple = c.parse().unwrap();
@@ -546,7 +546,7 @@ impl DynLayout {
     /// [`INDEX_SEARCH_CAP`](Self::INDEX_SEARCH_CAP) steps.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "(3,2):(2,3)".parse().unwrap(); // offsets 0,2,4,3,5,7
     /// assert_eq!(l.index_of_offset(4), Ok(Some(2)));
     /// assert_eq!(l.index_of_offset(7), Ok(Some(5)));

@@ -8,16 +8,58 @@
 
 use core::fmt;
 
+/// `Debug` for a public error enum: the variant and, quoted, the sentence its `Display` writes,
+/// the way `std::io::Error`'s `Debug` shows its message. `fn main() -> Result<(), E>` prints an
+/// error with `Debug`, so a person sees `Error: OutOfBuffer("the shape needs 12 elements, the
+/// vector has 10")` rather than the raw fields.
+///
+/// `debug_as_sentence!(TensorError { Layout, OutOfBuffer, … })` lists every variant (the match is
+/// exhaustive: a new variant that is not listed does not compile).
+macro_rules! debug_as_sentence {
+    ($ty:ident { $($variant:ident),+ $(,)? }) => {
+        impl ::core::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                let variant = match self {
+                    $($ty::$variant { .. } => stringify!($variant),)+
+                };
+                $crate::error::debug_sentence(f, variant, self)
+            }
+        }
+    };
+}
+pub(crate) use debug_as_sentence;
+
+/// The body of the `Debug` impls [`debug_as_sentence!`] writes: `Variant("sentence")`.
+pub(crate) fn debug_sentence(
+    f: &mut fmt::Formatter<'_>,
+    variant: &str,
+    sentence: &dyn fmt::Display,
+) -> fmt::Result {
+    /// The sentence between quotes (not escaped: it is read by a person).
+    struct Quoted<'a>(&'a dyn fmt::Display);
+    impl fmt::Debug for Quoted<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "\"{}\"", self.0)
+        }
+    }
+    f.debug_tuple(variant).field(&Quoted(sentence)).finish()
+}
+
 /// Why a layout operation was refused.
 ///
 /// Messages are lowercase, in CuTe's notation, and carry the numbers involved:
 ///
 /// ```
-/// use layout_core::LayoutError;
+/// use layout::LayoutError;
 /// let e = LayoutError::NonPositiveExtent { leaf: 1, extent: 0 };
 /// assert_eq!(e.to_string(), "shape leaf 1 has extent 0; extents must be positive");
+/// // `Debug` (what `main` prints for an `Err`) shows the variant and the sentence
+/// assert_eq!(
+///     format!("{e:?}"),
+///     r#"NonPositiveExtent("shape leaf 1 has extent 0; extents must be positive")"#
+/// );
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum LayoutError {
     /// More leaves than a run-time tuple can hold ([`crate::MAX_LEAVES`]).
@@ -130,7 +172,7 @@ pub enum LayoutError {
     /// without markers is followed by `(numbers a and b)`.
     ///
     /// ```
-    /// use layout_core::LayoutError;
+    /// use layout::LayoutError;
     /// let e = LayoutError::Precondition { what: "upcast: stride {a} does not divide the factor {b}", a: 3, b: 8 };
     /// assert_eq!(e.to_string(), "upcast: stride 3 does not divide the factor 8");
     /// ```
@@ -199,6 +241,30 @@ pub enum LayoutError {
         cap: i64,
     },
 }
+
+debug_as_sentence!(LayoutError {
+    TooManyLeaves,
+    TooComplex,
+    NotCongruent,
+    NonPositiveExtent,
+    Overflow,
+    ModeOutOfRange,
+    CoordinateMismatch,
+    CoordinateOutOfRange,
+    IndexOutOfRange,
+    NotInjective,
+    TooManyTileModes,
+    TilerTooLong,
+    NotInjectiveBySize,
+    SwizzleOffsetOverflow,
+    AllocationFailed,
+    Precondition,
+    Composition,
+    Parse,
+    InvalidSwizzle,
+    NotAffine,
+    TooLargeToScan
+});
 
 impl fmt::Display for LayoutError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -396,7 +462,7 @@ impl CompositionRule {
 /// boundary.
 ///
 /// ```
-/// use layout_core::LayoutError;
+/// use layout::LayoutError;
 /// let e = LayoutError::Precondition { what: "NZ layout: extents {a} and {b}", a: 0, b: -16 };
 /// assert_eq!(e.const_message().as_str(), "NZ layout: extents 0 and -16");
 /// ```
@@ -508,7 +574,7 @@ impl LayoutError {
     /// `context` is empty).
     ///
     /// ```
-    /// use layout_core::LayoutError;
+    /// use layout::LayoutError;
     /// let e = LayoutError::NonPositiveExtent { leaf: 1, extent: 0 };
     /// assert_eq!(
     ///     e.const_message_in("layout!").as_str(),

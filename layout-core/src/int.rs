@@ -11,7 +11,7 @@ use core::fmt;
 /// Printed as CuTe prints static integers, with a leading underscore:
 ///
 /// ```
-/// use layout_core::{Int, Integer};
+/// use layout::{Int, Integer};
 /// assert_eq!(core::mem::size_of::<Int<16>>(), 0);
 /// assert_eq!(Int::<16>.value(), 16);
 /// assert_eq!(<Int<16> as Integer>::STATIC, Some(16));
@@ -52,7 +52,7 @@ mod sealed {
 /// An integer that is either static ([`Int<N>`]) or dynamic (`i64`).
 ///
 /// ```
-/// use layout_core::{Int, Integer};
+/// use layout::{Int, Integer};
 /// fn describe<I: Integer>(i: I) -> String {
 ///     match I::STATIC {
 ///         Some(v) => format!("static {v}"),

@@ -11,7 +11,7 @@ use core::fmt;
 /// A hierarchical integer tuple whose structure is in its type.
 ///
 /// ```
-/// use layout_core::{Int, IntTuple};
+/// use layout::{Int, IntTuple};
 /// type S = (Int<3>, (Int<2>, Int<3>));
 /// assert_eq!(S::RANK, 2);
 /// assert_eq!(S::DEPTH, 2);

@@ -8,7 +8,7 @@
 //! name falls back to the best set the CPU has, never to an instruction it lacks.
 //!
 //! ```
-//! use layout_core::isa::Isa;
+//! use layout::isa::Isa;
 //! let best = Isa::best();
 //! assert!(best.is_available());
 //! assert!(Isa::selected() <= best);

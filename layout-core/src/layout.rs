@@ -84,7 +84,7 @@ impl<S: Congruent<D>, D: IntTuple, const N: i64> Coord<S, D> for Int<N> {
 /// ([`DynLayout::offset_of`], tensors over a `DynLayout`).
 ///
 /// ```
-/// use layout_core::{DynLayout, ToDynCoord};
+/// use layout::{DynLayout, ToDynCoord};
 /// let l: DynLayout = "(3,(2,3)):(3,(12,1))".parse().unwrap();
 /// assert_eq!(l.offset_of(&(1, (1, 2)).to_dyn_coord().unwrap()), Ok(17));
 /// assert_eq!(l.offset_of(&(1, 5).to_dyn_coord().unwrap()), Ok(17));
@@ -173,7 +173,7 @@ for_tuple_arities!(impl_tuple_layout);
 /// whose offset function compiles to constants. Usually written with the `layout!` macro; by hand:
 ///
 /// ```
-/// use layout_core::{Int, Layout};
+/// use layout::{Int, Layout};
 /// let l = Layout::new((Int::<2>, Int::<3>), (Int::<1>, Int::<2>));
 /// assert_eq!(core::mem::size_of_val(&l), 0);
 /// assert_eq!(l.offset((1, 2)), 5);   // per-mode coordinate
@@ -224,7 +224,7 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     /// the domain within `i64`.
     ///
     /// ```
-    /// use layout_core::{Int, Layout, LayoutError};
+    /// use layout::{Int, Layout, LayoutError};
     /// let bad = Layout::try_new((Int::<4>, 0i64), (Int::<1>, Int::<4>));
     /// assert_eq!(bad, Err(LayoutError::NonPositiveExtent { leaf: 1, extent: 0 }));
     /// ```
@@ -294,7 +294,7 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     /// Mode `I` as a layout, keeping static values static (CuTe's `get<I>` / `layout<I>`).
     ///
     /// ```
-    /// use layout_core::{Int, Layout};
+    /// use layout::{Int, Layout};
     /// let l = Layout::new((Int::<3>, (Int::<2>, Int::<3>)), (Int::<3>, (Int::<12>, Int::<1>)));
     /// assert_eq!(l.get::<1>().to_string(), "(_2,_3):(_12,_1)");
     /// ```
@@ -312,7 +312,7 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     /// values static (CuTe's `append`).
     ///
     /// ```
-    /// use layout_core::{Int, Layout};
+    /// use layout::{Int, Layout};
     /// let a = Layout::new(Int::<3>, Int::<1>);
     /// assert_eq!(a.append(Layout::new(Int::<4>, Int::<3>)).to_string(), "(_3,_4):(_1,_3)");
     /// ```
@@ -389,7 +389,7 @@ impl<S: Congruent<D>, D: IntTuple> fmt::Debug for Layout<S, D> {
 /// a free-function spelling of [`Layout::offset`].
 ///
 /// ```
-/// use layout_core::{offset, Int, Layout};
+/// use layout::{offset, Int, Layout};
 /// let l = Layout::new((Int::<4>, Int::<8>), (Int::<8>, Int::<1>));
 /// assert_eq!(offset(&l, (2, 5)), 21);
 /// ```

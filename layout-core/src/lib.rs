@@ -24,7 +24,7 @@
 //! directly.
 //!
 //! ```
-//! use layout_core::{DynLayout, Int, Layout};
+//! use layout::{DynLayout, Int, Layout};
 //! // ((2,3),(2,4)):((1,4),(2,12)) written by hand (the `layout!` macro writes this for you)
 //! type S = ((Int<2>, Int<3>), (Int<2>, Int<4>));
 //! type D = ((Int<1>, Int<4>), (Int<2>, Int<12>));
@@ -50,6 +50,8 @@ extern crate alloc;
 extern crate std;
 
 pub mod algebra;
+#[cfg(feature = "alloc")]
+mod any_error;
 mod const_try;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
@@ -86,6 +88,9 @@ pub mod walk;
 pub mod tensor;
 
 pub use algebra::{Algebra, MAX_TILE_MODES, SliceCoord, Tile, TileMode};
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub use any_error::{Error, ErrorKind};
 pub use dyn_layout::DynLayout;
 pub use error::{CompositionRule, ConstMessage, LayoutError};
 pub use int::{Int, Integer, ToDynInt};

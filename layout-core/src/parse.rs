@@ -158,7 +158,7 @@ impl FromStr for DynLayout {
     /// the compact column-major layout of that shape; a bare integer `N` is `N:1`.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(_2,_3):(_1,_2)".parse().unwrap();
     /// let b: DynLayout = "(2,3)".parse().unwrap();
     /// assert_eq!(a, b);

@@ -8,7 +8,7 @@
 //! picture of a [`Padded`] layout shades the padding.
 //!
 //! ```
-//! use layout_core::{DynLayout, svg::Picture};
+//! use layout::{DynLayout, svg::Picture};
 //! let l: DynLayout = "(2,3):(3,1)".parse().unwrap();
 //! let svg = Picture::new(&l).unwrap().to_svg();
 //! assert!(svg.starts_with("<svg"));
@@ -285,7 +285,7 @@ impl<'a, L: AnyLayout> Picture<'a, L> {
     /// layout's text as a caption line; padding in grey.
     ///
     /// ```
-    /// use layout_core::{DynLayout, svg::Picture};
+    /// use layout::{DynLayout, svg::Picture};
     /// let l: DynLayout = "(2,2):(1,2)".parse().unwrap();
     /// let tex = Picture::new(&l).unwrap().to_latex();
     /// assert!(tex.contains("\\begin{tikzpicture}"));

@@ -21,7 +21,7 @@
 //! [`SwizzleFn`]; [`SwizzledLayout`] composes either with any layout and an offset.
 //!
 //! ```
-//! use layout_core::{Int, Layout, Sw, SwizzledLayout};
+//! use layout::{Int, Layout, Sw, SwizzledLayout};
 //! // The classic fp16 128-byte shared-memory atom: Sw<3,3,3> o _0 o (_8,_64):(_64,_1).
 //! let atom = SwizzledLayout::new(
 //!     Sw::<3, 3, 3>,
@@ -44,7 +44,7 @@ use core::fmt;
 /// `M - min(0,S)` (see the [module documentation](self)).
 ///
 /// ```
-/// use layout_core::Swizzle;
+/// use layout::Swizzle;
 /// let sw = Swizzle::new(2, 1, 5).unwrap();
 /// assert_eq!(sw.yyy_mask(), 0b1100_0000); // source bits
 /// assert_eq!(sw.zzz_mask(), 0b0000_0110); // destination bits
@@ -146,7 +146,7 @@ impl Swizzle {
     /// `lo`'s source bits; when those are zero, `t == 0` and `apply(x) == x` on the interval.
     ///
     /// ```
-    /// use layout_core::Swizzle;
+    /// use layout::Swizzle;
     /// let sw = Swizzle::new(3, 3, 3).unwrap();
     /// assert_eq!(sw.image_bounds(0, 511), ((0, 511), false));
     /// assert_eq!(sw.image_bounds(0, 63), ((0, 63), true));     // source bits 6..=8 all zero
@@ -174,7 +174,7 @@ impl fmt::Display for Swizzle {
 /// time (an invalid `Sw<B,M,S>` fails to build when it is used).
 ///
 /// ```
-/// use layout_core::{Sw, SwizzleFn};
+/// use layout::{Sw, SwizzleFn};
 /// assert_eq!(core::mem::size_of::<Sw<3, 3, 3>>(), 0);
 /// assert_eq!(Sw::<3, 3, 3>.apply(0b001_000_000), 0b001_001_000);
 /// assert_eq!(Sw::<2, 0, -3>.apply(0b00_011), 0b11_011); // negative S shifts left
@@ -245,7 +245,7 @@ impl<const B: i64, const M: i64, const S: i64> SwizzleFn for Sw<B, M, S> {
 /// static layout it is a zero-sized type.
 ///
 /// ```
-/// use layout_core::{AnyLayout, DynLayout, Swizzle, SwizzledLayout};
+/// use layout::{AnyLayout, DynLayout, Swizzle, SwizzledLayout};
 /// let l: DynLayout = "(8,64):(64,1)".parse().unwrap();
 /// let s = SwizzledLayout::new(Swizzle::new(3, 3, 3).unwrap(), 0i64, l);
 /// assert_eq!(s.to_string(), "Sw<3,3,3> o 0 o (8,64):(64,1)");
@@ -301,7 +301,7 @@ impl<L: AnyLayout, W: SwizzleFn, O: Integer> SwizzledLayout<L, W, O> {
     /// `W(O + x)`, checked.
     ///
     /// ```
-    /// use layout_core::{DynLayout, LayoutError, Swizzle, SwizzledLayout};
+    /// use layout::{DynLayout, LayoutError, Swizzle, SwizzledLayout};
     /// let l: DynLayout = "2:1".parse().unwrap();
     /// let s = SwizzledLayout::new(Swizzle::new(1, 0, 1).unwrap(), i64::MAX, l);
     /// assert_eq!(s.try_swizzle_offset(0), Ok(i64::MAX - 1));
@@ -474,7 +474,7 @@ unsafe impl<L: AnyLayout, W: SwizzleFn + 'static, O: Integer> AnyLayout
     /// 4. else the block bound (sound, maybe loose).
     ///
     /// ```
-    /// use layout_core::{AnyLayout, DynLayout, Swizzle, SwizzledLayout};
+    /// use layout::{AnyLayout, DynLayout, Swizzle, SwizzledLayout};
     /// let sw = Swizzle::new(3, 3, 3).unwrap();
     /// let atom: DynLayout = "(8,64):(64,1)".parse().unwrap();
     /// assert_eq!(SwizzledLayout::new(sw, 0i64, atom).offset_bounds(), Ok((0, 511)));

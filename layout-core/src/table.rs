@@ -9,7 +9,7 @@ use core::fmt;
 /// character:
 ///
 /// ```
-/// use layout_core::{DynLayout, LayoutTable};
+/// use layout::{DynLayout, LayoutTable};
 /// let l: DynLayout = "(2,(2,2)):(4,(2,1))".parse().unwrap();
 /// let table = LayoutTable::new(&l).unwrap().to_string();
 /// let expected = [

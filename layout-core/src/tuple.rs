@@ -287,7 +287,7 @@ pub(crate) struct Span {
 /// [`DynTuple::leaf`], [`DynTuple::from_slice`], [`DynTuple::tuple`] or by parsing text:
 ///
 /// ```
-/// use layout_core::DynTuple;
+/// use layout::DynTuple;
 /// let t: DynTuple = "(3,(2,3))".parse().unwrap();
 /// assert_eq!(t.rank(), 2);
 /// assert_eq!(t.depth(), 2);

@@ -101,8 +101,23 @@ fn layout_text() -> impl Strategy<Value = String> {
     })
 }
 
+/// 3000 cases in the full sweep (`LAYOUT_FULL_SWEEP=1`), 750 by default, `PROPTEST_CASES` when
+/// set (as the integration tests' `tests/support/cases.rs`).
+fn cases() -> u32 {
+    if let Some(n) = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return n;
+    }
+    match std::env::var_os("LAYOUT_FULL_SWEEP") {
+        Some(v) if !v.is_empty() && v != "0" => 3000,
+        _ => 750,
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     /// One source of truth: the macro accepts exactly the texts the run-time parser accepts,
     /// and builds the same layout.

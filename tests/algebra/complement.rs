@@ -120,7 +120,7 @@ fn brute_force_exists(l: &DynLayout, m: i64) -> bool {
 }
 
 proptest! {
-    #![proptest_config(proptest::test_runner::Config { cases: 800, ..config() })]
+    #![proptest_config(proptest::test_runner::Config { cases: crate::cases::cases(800), ..config() })]
 
     /// Issue 8: a complement for every layout that has one, meeting CuTe's postconditions
     /// (by brute force), and refused exactly where a brute-force search finds none.

@@ -4,6 +4,8 @@
 //! stride 0, negative strides, non-injective layouts, compact permutations); every property is
 //! checked by brute force over the whole domain.
 
+#[path = "../support/cases.rs"]
+mod cases;
 mod cast;
 mod coalesce;
 mod common;
@@ -25,7 +27,8 @@ pub use support::{Gen, SMALL, Seeded, layout, nest};
 use layout::{DynLayout, DynTuple};
 use std::collections::BTreeSet;
 
-/// Number of random cases per property.
+/// Number of random cases per property in the full sweep (`LAYOUT_FULL_SWEEP=1`); a quarter by
+/// default (see `cases.rs`).
 pub const CASES: u32 = 3000;
 
 /// All offsets of `l` over its domain, in index order.
@@ -54,7 +57,7 @@ pub fn dt(s: &str) -> DynTuple {
 /// proptest config with `CASES` cases.
 pub fn config() -> proptest::test_runner::Config {
     proptest::test_runner::Config {
-        cases: CASES,
+        cases: cases::cases(CASES),
         failure_persistence: None,
         ..Default::default()
     }

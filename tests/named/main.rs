@@ -5,6 +5,8 @@
 mod ascend;
 mod banks;
 mod blocked;
+#[path = "../support/cases.rs"]
+mod cases;
 mod padded;
 mod pictures;
 mod spelled;

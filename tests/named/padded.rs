@@ -138,7 +138,7 @@ mod props {
     use proptest::prelude::*;
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: crate::cases::cases(48), ..ProptestConfig::default() })]
 
         /// ND → padded fractal layout puts every element where Ascend's recipe does and the
         /// fill value everywhere else; cropping gives the ND tensor back.

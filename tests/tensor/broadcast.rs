@@ -66,7 +66,7 @@ fn scalar_and_row_broadcasts() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(300)))]
 
     /// `broadcast_shapes` agrees with the element-wise rule, and `broadcast_to` with the
     /// reference broadcast.

@@ -113,7 +113,7 @@ fn writable_storage_needs_injective_layouts() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(300)))]
 
     /// `with_offset` succeeds exactly when every offset lies in the buffer.
     #[test]
@@ -272,7 +272,7 @@ fn not_injective_by_size_message() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(400)))]
 
     /// The structural decision agrees with a brute-force scan on small layouts with strides
     /// that meet in many ways.

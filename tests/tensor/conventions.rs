@@ -11,7 +11,7 @@ fn us(c: &[i64]) -> Vec<usize> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(200)))]
 
     #[test]
     fn usize_indices_agree_with_the_reference(seed in any::<u64>()) {

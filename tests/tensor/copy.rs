@@ -7,7 +7,7 @@ use layout::{DynLayout, Int, Layout};
 use proptest::prelude::*;
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(400)))]
 
     /// Copying between two random layouts of one shape (hierarchical axes, negative strides,
     /// gaps) preserves every logical element, through the fast and the slow walk alike.
@@ -35,7 +35,7 @@ fn copy_shape_mismatch_names_both_shapes() {
     let mut b = Tensor::from_vec(vec![0; 6], &[3, 2]).unwrap();
     assert_eq!(
         b.copy_from(&a).unwrap_err().to_string(),
-        "shapes (2,3) and (3,2) differ"
+        "copy_from: shapes (2,3) and (3,2) differ; they must be equal"
     );
 }
 
@@ -108,7 +108,7 @@ fn common_vectors() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(200)))]
 
     #[test]
     fn concat_and_stack_match_reference(seed in any::<u64>(), count in 1usize..4) {
@@ -163,7 +163,7 @@ fn concat_errors() {
     assert!(concat(&[a, b], 1).is_ok());
     assert_eq!(
         concat(&[a, b], 0).unwrap_err().to_string(),
-        "shapes (2,3) and (2,2) differ"
+        "concat: shapes (2,3) and (2,2) differ; they must be equal"
     );
     assert_eq!(
         concat(&[a, b], 2).unwrap_err().to_string(),
@@ -172,14 +172,14 @@ fn concat_errors() {
     assert!(concat::<i32>(&[], 0).is_err());
     assert_eq!(
         stack(&[a, b], 0).unwrap_err().to_string(),
-        "shapes (2,3) and (2,2) differ"
+        "stack: shapes (2,3) and (2,2) differ; they must be equal"
     );
     assert_eq!(stack(&[a, a], 2).unwrap().shape().to_string(), "(2,3,2)");
     assert_eq!(stack(&[a, a], -1).unwrap().shape().to_string(), "(2,3,2)");
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(60))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(60)))]
 
     /// Large transposing copies take the cache-blocked walk (extents with a divisor in
     /// [8, 32]); every element still lands at its coordinate.
@@ -240,7 +240,7 @@ fn copy_with_elements<T: Copy + PartialEq + std::fmt::Debug>(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(150))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(150)))]
 
     /// The copy kernels (constant-length runs, 8 × 8 micro-tiled transposes with ragged edges)
     /// for 1-, 2-, 4- and 8-byte elements, on shapes around the tile sizes, with hierarchical

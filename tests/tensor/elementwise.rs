@@ -5,7 +5,7 @@ use layout::tensor::Tensor;
 use proptest::prelude::*;
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(300)))]
 
     /// `zip_map` over two random layouts with broadcasting equals the reference computed on
     /// contiguous copies; the in-place forms agree.

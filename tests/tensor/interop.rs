@@ -8,7 +8,7 @@ use ndarray::{Array3, s as nds};
 use proptest::prelude::*;
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(200)))]
 
     #[test]
     fn to_ndarray_is_zero_copy(seed in any::<u64>()) {
@@ -86,7 +86,7 @@ fn from_ndarray_strided_views() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(200)))]
 
     /// Every strided sub-block of a dense array (ranges and steps of either sign on every axis)
     /// becomes a safe zero-copy tensor over the parent's buffer with the same elements.

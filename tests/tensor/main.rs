@@ -4,17 +4,21 @@
 //! materialised by evaluating its layout's modes (from `DynLayout`, not the tensor engine) at
 //! every row-major coordinate, and operations are re-done on plain `Vec`s.
 
+#[path = "../support/cases.rs"]
+mod cases;
 #[path = "../support/mod.rs"]
 mod support;
 
 mod reference;
 
+mod arith;
 mod broadcast;
 mod construct;
 mod conventions;
 mod copy;
 mod debug;
 mod elementwise;
+mod errors;
 #[cfg(feature = "ndarray")]
 mod interop;
 mod reshape;

@@ -41,7 +41,7 @@ fn factorisations(n: i64, r: usize) -> Vec<Vec<i64>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(300)))]
 
     /// `reshape` is a view exactly when some strided view exists, and then has the same
     /// elements in row-major order.

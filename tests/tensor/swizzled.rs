@@ -54,7 +54,7 @@ fn brute_offsets(sw: Swizzle, o: i64, l: &DynLayout) -> Vec<i64> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(400)))]
 
     /// `Swizzle::image_bounds` contains every image, and its identity flag is right.
     #[test]
@@ -474,7 +474,7 @@ fn any_non_affine_layout_works_through_the_provided_scans() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(200)))]
 
     /// Long runs through a swizzle (several of its periods `2^(M+|S|+B)`, at any phase of the
     /// offset `O`): the copy that tabulates one period and repeats it puts every element where

@@ -72,7 +72,7 @@ fn ref_slice(nd: &Nd<i32>, idx: &[Slice]) -> Option<Nd<i32>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(400)))]
 
     #[test]
     fn slicing_matches_numpy(seed in any::<u64>()) {
@@ -306,7 +306,7 @@ fn contiguity_follows_the_size_one_rules() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(200)))]
     #[test]
     fn is_contiguous_is_exact(seed in any::<u64>()) {
         let mut rng = Rng(seed);
@@ -323,7 +323,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases::cases(300)))]
 
     /// `split_at_mut` gives two simultaneously writable halves exactly when their buffer ranges
     /// are disjoint, and they are the two slices of the axis.

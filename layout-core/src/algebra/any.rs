@@ -141,8 +141,8 @@ macro_rules! algebra_entry {
 /// `&DynLayout` or a [`Tile`]); their `const fn` forms are `*_by_layout` and `*_by_mode`.
 ///
 /// ```
-/// use layout_core::algebra::Algebra;
-/// use layout_core::{Int, Layout, Tile};
+/// use layout::algebra::Algebra;
+/// use layout::{Int, Layout, Tile};
 /// let n = 32i64;
 /// let a = Layout::new((Int::<12>, n), (Int::<1>, Int::<12>)); // typed, mixed
 /// let t: Tile = "[4,8]".parse().unwrap();

@@ -34,7 +34,7 @@ impl DynLayout {
     /// and `|ρ(c)| < N`. For non-negative strides `ρ ≥ 0`, so `R(c') == floor(L(c)/N)`.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "(4,8):(1,4)".parse().unwrap();
     /// assert_eq!(l.upcast(2).unwrap().to_string(), "(2,8):(1,2)");
     /// let overlap: DynLayout = "(4,5):(2,2)".parse().unwrap();
@@ -119,7 +119,7 @@ impl DynLayout {
     /// has stride ±1: `R` is congruent with `L` and `R(c) == N·L(c)` for every coordinate.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "(4,8):(1,4)".parse().unwrap();
     /// assert_eq!(l.downcast(2).unwrap().to_string(), "(8,8):(1,8)");
     /// let rev: DynLayout = "(4,4):(-1,4)".parse().unwrap();
@@ -187,7 +187,7 @@ impl DynLayout {
     /// Those of the casts it performs.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "(4,8):(8,1)".parse().unwrap();
     /// assert_eq!(l.recast_layout(16, 32).unwrap().to_string(), "(4,4):(4,1)"); // u16 → u32
     /// ```

@@ -20,7 +20,7 @@ impl DynLayout {
     /// domain the functions may differ (`(4,1):(1,0)` → `4:1`).
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "(2,(1,6)):(1,(6,2))".parse().unwrap();
     /// assert_eq!(l.coalesce().to_string(), "12:1");
     /// let l: DynLayout = "(2,3):(3,1)".parse().unwrap();
@@ -42,7 +42,7 @@ impl DynLayout {
     /// each functionally equal to the matching mode of `L`.
     ///
     /// ```
-    /// use layout_core::{DynLayout, DynTuple};
+    /// use layout::{DynLayout, DynTuple};
     /// let l: DynLayout = "(2,(1,6)):(1,(6,2))".parse().unwrap();
     /// let p: DynTuple = "(1,1)".parse().unwrap();
     /// assert_eq!(l.coalesce_by_mode(&p).unwrap().to_string(), "(2,6):(1,2)");
@@ -80,7 +80,7 @@ impl DynLayout {
     /// contributes nothing).
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "(2,(1,3)):(0,(5,2))".parse().unwrap();
     /// assert_eq!(l.filter_zeros().to_string(), "(1,(1,3)):(0,(5,2))");
     /// ```
@@ -106,7 +106,7 @@ impl DynLayout {
     /// it is `1:0`).
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "(2,1,3):(0,5,2)".parse().unwrap();
     /// assert_eq!(l.filter().to_string(), "3:2");
     /// ```

@@ -80,7 +80,7 @@ impl DynLayout {
     /// `size(R) == size(L)`, depth ≤ 1, `R(i) == L(i)` for every `i ≥ 0`.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "(2,1,6,1):(1,7,8,0)".parse().unwrap();
     /// assert_eq!(l.coalesce_z().to_string(), "(2,6,1):(1,8,0)");
     /// assert_eq!(l.coalesce().to_string(), "(2,6):(1,8)");
@@ -101,7 +101,7 @@ impl DynLayout {
     /// lattice (`composition(A, R)` needs no divisibility check).
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(5,3,4):(1,5,15)".parse().unwrap();
     /// let b: DynLayout = "(10,6):(1,10)".parse().unwrap();
     /// assert_eq!(a.greatest_common_domain(&b).to_string(), "(5,2):(1,30)");
@@ -178,7 +178,7 @@ impl DynLayout {
     /// `size(R) == size(A)`; `R(i) == A(i) + B(i)` for `i < size(R)`; symmetric.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(4,3):(1,4)".parse().unwrap();
     /// let b: DynLayout = "(4,3):(3,1)".parse().unwrap();
     /// assert_eq!(a.layout_add(&b).unwrap().to_string(), "(4,3):(4,5)");
@@ -229,7 +229,7 @@ impl DynLayout {
     /// Same shape; the leaves of non-zero stride form a compact layout; idempotent.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "(4,8):(100,1)".parse().unwrap();
     /// assert_eq!(l.make_layout_like().unwrap().to_string(), "(4,8):(8,1)");
     /// let z: DynLayout = "(2,3,4,5):(0,42,4,0)".parse().unwrap();
@@ -266,7 +266,7 @@ impl DynLayout {
     /// numbered in ascending order of the congruent `order` (stable for ties).
     ///
     /// ```
-    /// use layout_core::{DynLayout, DynTuple};
+    /// use layout::{DynLayout, DynTuple};
     /// let s: DynTuple = "(2,3,4,2)".parse().unwrap();
     /// let o: DynTuple = "(0,2,3,0)".parse().unwrap();
     /// assert_eq!(DynLayout::make_ordered_layout(&s, &o).unwrap().to_string(), "(2,3,4,2):(1,4,12,2)");

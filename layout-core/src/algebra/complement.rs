@@ -178,7 +178,7 @@ impl DynLayout {
     /// `cosize(R) ≤ round_up(M, cosize(filter(L)))`.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "4:2".parse().unwrap();
     /// assert_eq!(l.complement(24).unwrap().to_string(), "(2,3):(1,8)");
     /// let l: DynLayout = "(2,2):(1,6)".parse().unwrap();
@@ -222,7 +222,7 @@ impl DynLayout {
     /// CuTe.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "4:2".parse().unwrap();
     /// let r = l.complement_shape(&"(4,6)".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "(2,3):(1,8)");
@@ -333,7 +333,7 @@ impl DynLayout {
     /// As [`DynLayout::complement`].
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "(2,2):(1,4)".parse().unwrap();
     /// assert_eq!(l.complement_cosize().unwrap().to_string(), "2:2");
     /// ```

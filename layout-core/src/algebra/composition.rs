@@ -44,7 +44,7 @@ impl DynLayout {
     /// `i < size(B)`. Leaves of extent 1 become `1:0`, stride-0 leaves `s:0`.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(6,2):(8,2)".parse().unwrap();
     /// let b: DynLayout = "(4,3):(3,1)".parse().unwrap();
     /// let r = a.composition(&b).unwrap();
@@ -103,7 +103,7 @@ impl DynLayout {
     /// `Aᵢ(tᵢ(j))`.
     ///
     /// ```
-    /// use layout_core::{DynLayout, Tile};
+    /// use layout::{DynLayout, Tile};
     /// let a: DynLayout = "(12,(4,8)):(59,(13,1))".parse().unwrap();
     /// let t: Tile = "[3:4,8:2]".parse().unwrap();
     /// assert_eq!(a.composition_by_mode(&t).unwrap().to_string(), "(3,(2,4)):(236,(26,1))");
@@ -146,7 +146,7 @@ impl DynLayout {
     /// As for the tiler it stands for.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(12,(4,8)):(59,(13,1))".parse().unwrap();
     /// let r = a.composition_shape(&"(3,8)".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "(3,(4,2)):(59,(13,1))");

@@ -25,7 +25,7 @@ impl DynLayout {
     /// `R` is `composition(A, B)`.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(4,2,3):(2,1,8)".parse().unwrap();
     /// let r = a.logical_divide_by_layout(&"4:2".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "((2,2),(2,3)):((4,1),(2,8))");
@@ -64,7 +64,7 @@ impl DynLayout {
     /// `rank(R) == rank(A)`; mode `i` of `R` is `logical_divide(Aᵢ, tᵢ)`.
     ///
     /// ```
-    /// use layout_core::{DynLayout, Tile};
+    /// use layout::{DynLayout, Tile};
     /// let a: DynLayout = "(9,(4,8)):(59,(13,1))".parse().unwrap();
     /// let t: Tile = "[3:3,(2,4):(1,8)]".parse().unwrap();
     /// assert_eq!(
@@ -90,7 +90,7 @@ impl DynLayout {
     /// Mode 0 of `R` is `composition(A, B)`.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(12,32):(1,12)".parse().unwrap();
     /// let r = a.zipped_divide_by_layout(&"(4,8):(1,4)".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "((4,8),12):((1,4),32)"); // a 1-D tile of 32 (cutlass#2545)
@@ -116,7 +116,7 @@ impl DynLayout {
     /// Mode 0 of `R` equals `composition_by_mode(A, tiler)` where no element is `_`.
     ///
     /// ```
-    /// use layout_core::{DynLayout, Tile};
+    /// use layout::{DynLayout, Tile};
     /// let a: DynLayout = "(12,32):(1,12)".parse().unwrap();
     /// let t = Tile::from_shape(&"(4,8)".parse().unwrap()).unwrap();
     /// assert_eq!(a.zipped_divide_by_mode(&t).unwrap().to_string(), "((4,8),(3,4)):((1,12),(4,96))");
@@ -137,7 +137,7 @@ impl DynLayout {
     /// Mode 0 is `composition(A, B)`; the other modes are the modes of the rest.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(4,2,3):(2,1,8)".parse().unwrap();
     /// let r = a.tiled_divide_by_layout(&"4:2".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "((2,2),2,3):((4,1),2,8)");
@@ -161,7 +161,7 @@ impl DynLayout {
     /// Mode 0 is mode 0 of the zipped divide; the rest modes follow.
     ///
     /// ```
-    /// use layout_core::{DynLayout, Tile};
+    /// use layout::{DynLayout, Tile};
     /// let a: DynLayout = "(12,32):(1,12)".parse().unwrap();
     /// let t = Tile::from_shape(&"(4,8)".parse().unwrap()).unwrap();
     /// assert_eq!(a.tiled_divide_by_mode(&t).unwrap().to_string(), "((4,8),3,4):((1,12),4,96)");
@@ -187,7 +187,7 @@ impl DynLayout {
     /// The modes of [`DynLayout::zipped_divide`]'s two modes, in order.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(4,2,3):(2,1,8)".parse().unwrap();
     /// let r = a.flat_divide_by_layout(&"4:2".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "(2,2,2,3):(4,1,2,8)");
@@ -208,7 +208,7 @@ impl DynLayout {
     /// The modes of [`DynLayout::zipped_divide_by_mode`]'s two modes, in order.
     ///
     /// ```
-    /// use layout_core::{DynLayout, Tile};
+    /// use layout::{DynLayout, Tile};
     /// let a: DynLayout = "(12,32):(1,12)".parse().unwrap();
     /// let t = Tile::from_shape(&"(4,8)".parse().unwrap()).unwrap();
     /// assert_eq!(a.flat_divide_by_mode(&t).unwrap().to_string(), "(4,8,3,4):(1,12,4,96)");

@@ -22,7 +22,7 @@ impl DynLayout {
     /// `L(R(i)) == i` for all `i < size(R)`; `R(i) < size(L)`.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "(4,8):(8,1)".parse().unwrap();
     /// let r = l.right_inverse();
     /// assert_eq!(r.to_string(), "(8,4):(4,1)");
@@ -77,7 +77,7 @@ impl DynLayout {
     /// `size(R) ≥ cosize(L)`.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "4:2".parse().unwrap();
     /// assert_eq!(l.left_inverse().unwrap().to_string(), "(2,4):(0,1)");
     /// let l: DynLayout = "(3,(2,3)):(3,(12,1))".parse().unwrap();

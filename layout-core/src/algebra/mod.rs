@@ -56,7 +56,7 @@
 //! `layout-calc` calculator, [`statics`] and [`Algebra`] all evaluate through it.
 //!
 //! ```
-//! use layout_core::DynLayout;
+//! use layout::DynLayout;
 //! let a: DynLayout = "(6,2):(8,2)".parse().unwrap();
 //! let b: DynLayout = "(4,3):(3,1)".parse().unwrap();
 //! let r = a.composition(&b).unwrap();

@@ -31,7 +31,7 @@
 //! type (`NZ<f16>(m, n)` → `nz_layout(16, m, n)`) through [`Spelling`].
 //!
 //! ```
-//! use layout_core::algebra::ops::{Arg, Op, Value};
+//! use layout::algebra::ops::{Arg, Op, Value};
 //! let a = "(12,32):(1,12)".parse().unwrap();
 //! let op = Op::lookup("zipped_divide", 2).unwrap();
 //! let r = op.apply(&[Arg::Layout(a), Arg::Tile("[4,8]".parse().unwrap())]).unwrap();
@@ -184,7 +184,7 @@ impl From<LayoutError> for OpError {
 /// ``write `[4,8]` for a by-mode tiler or `(4,8):(1,4)` for a 1-D layout``.
 ///
 /// ```
-/// use layout_core::algebra::ops::TilerHint;
+/// use layout::algebra::ops::TilerHint;
 /// let h = TilerHint { shape: "(4,8)", layout: "(4,8):(1,4)" };
 /// assert_eq!(
 ///     h.to_string(),

@@ -25,7 +25,7 @@ impl DynLayout {
     /// injective and mode 1's offsets are disjoint translates of `A`'s image.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(2,2):(4,1)".parse().unwrap();
     /// let r = a.logical_product_by_layout(&"6:1".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "((2,2),(2,3)):((4,1),(2,8))");
@@ -73,7 +73,7 @@ impl DynLayout {
     /// `rank(R) == rank(A)`, mode `i` is `logical_product(Aᵢ, tᵢ)`.
     ///
     /// ```
-    /// use layout_core::{DynLayout, Tile};
+    /// use layout::{DynLayout, Tile};
     /// let a: DynLayout = "(2,5):(5,1)".parse().unwrap();
     /// let t: Tile = "[3,4]".parse().unwrap();
     /// assert_eq!(a.logical_product_by_mode(&t).unwrap().to_string(), "((2,3),(5,4)):((5,1),(1,5))");
@@ -95,7 +95,7 @@ impl DynLayout {
     /// As [`DynLayout::logical_product`].
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(2,2):(4,1)".parse().unwrap();
     /// assert_eq!(a.zipped_product_by_layout(&"6:1".parse().unwrap()).unwrap(),
     ///            a.logical_product_by_layout(&"6:1".parse().unwrap()).unwrap());
@@ -120,7 +120,7 @@ impl DynLayout {
     /// Mode 0 is `(A₀,A₁,…)` over the tiled modes.
     ///
     /// ```
-    /// use layout_core::{DynLayout, Tile};
+    /// use layout::{DynLayout, Tile};
     /// let a: DynLayout = "(2,5):(5,1)".parse().unwrap();
     /// let t: Tile = "[3,4]".parse().unwrap();
     /// assert_eq!(a.zipped_product_by_mode(&t).unwrap().to_string(), "((2,5),(3,4)):((5,1),(1,5))");
@@ -141,7 +141,7 @@ impl DynLayout {
     /// Mode 0 is `A`.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(2,2):(4,1)".parse().unwrap();
     /// let r = a.tiled_product_by_layout(&"(2,3):(1,2)".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "((2,2),2,3):((4,1),2,8)");
@@ -165,7 +165,7 @@ impl DynLayout {
     /// Mode 0 is mode 0 of the zipped product.
     ///
     /// ```
-    /// use layout_core::{DynLayout, Tile};
+    /// use layout::{DynLayout, Tile};
     /// let a: DynLayout = "(2,5):(5,1)".parse().unwrap();
     /// let t: Tile = "[3,4]".parse().unwrap();
     /// assert_eq!(a.tiled_product_by_mode(&t).unwrap().to_string(), "((2,5),3,4):((5,1),1,5)");
@@ -191,7 +191,7 @@ impl DynLayout {
     /// The modes of the zipped product's two modes, in order.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(2,2):(4,1)".parse().unwrap();
     /// let r = a.flat_product_by_layout(&"(2,3):(1,2)".parse().unwrap()).unwrap();
     /// assert_eq!(r.to_string(), "(2,2,2,3):(4,1,2,8)");
@@ -215,7 +215,7 @@ impl DynLayout {
     /// The modes of the zipped product's two modes, in order.
     ///
     /// ```
-    /// use layout_core::{DynLayout, Tile};
+    /// use layout::{DynLayout, Tile};
     /// let a: DynLayout = "(2,5):(5,1)".parse().unwrap();
     /// let t: Tile = "[3,4]".parse().unwrap();
     /// assert_eq!(a.flat_product_by_mode(&t).unwrap().to_string(), "(2,5,3,4):(5,1,1,5)");
@@ -245,7 +245,7 @@ impl DynLayout {
     /// re-grouping of the leaves of `P`, so it has the same image.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(2,5):(5,1)".parse().unwrap();
     /// let b: DynLayout = "(3,4):(1,3)".parse().unwrap();
     /// assert_eq!(a.blocked_product(&b).unwrap().to_string(), "((2,3),(5,4)):((5,10),(1,30))");
@@ -267,7 +267,7 @@ impl DynLayout {
     /// As [`DynLayout::blocked_product`] with the two parts of every mode swapped.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(2,5):(5,1)".parse().unwrap();
     /// let b: DynLayout = "(3,4):(1,3)".parse().unwrap();
     /// assert_eq!(a.raked_product(&b).unwrap().to_string(), "((3,2),(4,5)):((10,5),(30,1))");

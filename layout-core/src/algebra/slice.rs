@@ -16,7 +16,7 @@ use core::str::FromStr;
 /// (`_3` is the integer 3, as in CuTe's printing of static integers).
 ///
 /// ```
-/// use layout_core::{DynLayout, SliceCoord};
+/// use layout::{DynLayout, SliceCoord};
 /// let l: DynLayout = "(4,3):(3,1)".parse().unwrap();
 /// let c: SliceCoord = "(_,1)".parse().unwrap();
 /// assert_eq!(l.slice(&c).unwrap().to_string(), "(4):(3)");
@@ -184,7 +184,7 @@ impl DynLayout {
     /// `R(k) + offset == L(c with the _ positions filled by the coordinate k of R)`.
     ///
     /// ```
-    /// use layout_core::{DynLayout, SliceCoord};
+    /// use layout::{DynLayout, SliceCoord};
     /// let l: DynLayout = "((2,3),4):((1,2),6)".parse().unwrap();
     /// let c: SliceCoord = "((_,1),_)".parse().unwrap();
     /// assert_eq!(l.slice(&c).unwrap().to_string(), "(2,4):(1,6)");
@@ -208,7 +208,7 @@ impl DynLayout {
     /// As [`DynLayout::slice`]; the offset is `L` at `c` with `_` read as 0.
     ///
     /// ```
-    /// use layout_core::{DynLayout, SliceCoord};
+    /// use layout::{DynLayout, SliceCoord};
     /// let l: DynLayout = "(4,3):(3,1)".parse().unwrap();
     /// let (s, off) = l.slice_and_offset(&"(2,_)".parse().unwrap()).unwrap();
     /// assert_eq!((s.to_string(), off), ("(3):(1)".to_string(), 6));
@@ -236,7 +236,7 @@ impl DynLayout {
     /// The kept modes, lifted as in [`DynLayout::slice`].
     ///
     /// ```
-    /// use layout_core::{DynLayout, SliceCoord};
+    /// use layout::{DynLayout, SliceCoord};
     /// let l: DynLayout = "(4,3):(3,1)".parse().unwrap();
     /// assert_eq!(l.dice(&"(_,1)".parse().unwrap()).unwrap().to_string(), "(3):(1)");
     /// ```
@@ -265,7 +265,7 @@ impl DynLayout {
     /// `R(k) + offset == zipped_divide(L, tiler)((k, (coord, …)))`.
     ///
     /// ```
-    /// use layout_core::{DynLayout, Tile};
+    /// use layout::{DynLayout, Tile};
     /// let l: DynLayout = "(8,6):(1,8)".parse().unwrap();
     /// let t: Tile = "[4,3]".parse().unwrap();
     /// let (tile, off) = l.local_tile(&t, &"(1,1)".parse().unwrap()).unwrap();
@@ -323,7 +323,7 @@ impl DynLayout {
     /// `R(k) + offset == zipped_divide(L, shape(thr))((c, k))`.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "(8,6):(1,8)".parse().unwrap();
     /// let thr: DynLayout = "(4,3):(3,1)".parse().unwrap(); // row-major threads
     /// let (part, off) = l.local_partition(&thr, 4).unwrap(); // thread 4 = coordinate (1,1)

@@ -16,7 +16,7 @@
 //! [`ELEMENT_TYPES`](crate::named::ascend::ELEMENT_TYPES).
 //!
 //! ```
-//! use layout_core::algebra::ops::{Op, Param, Spelling};
+//! use layout::algebra::ops::{Op, Param, Spelling};
 //! let s = Spelling::resolve("NZ", &[Param::Type("f16")], 2).unwrap().unwrap();
 //! assert_eq!((s.op, s.before, s.after()), (Op::NzLayout, Some(16), &[][..]));
 //! let b = Spelling::resolve("nChw8c", &[], 4).unwrap().unwrap();
@@ -271,7 +271,7 @@ impl SpellingError {
     /// `>` if any).
     ///
     /// ```
-    /// use layout_core::algebra::ops::{Param, Spelling};
+    /// use layout::algebra::ops::{Param, Spelling};
     /// let e = Spelling::resolve("NZ", &[Param::Type("f64")], 2).unwrap().unwrap_err();
     /// assert_eq!(
     ///     e.message("NZ", Some("f64")).to_string(),

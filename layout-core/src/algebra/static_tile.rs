@@ -30,7 +30,7 @@ where
     /// `i·M·stride₀ + j·N·stride₁` (CuTe's `local_tile`).
     ///
     /// ```
-    /// use layout_core::{Int, Layout};
+    /// use layout::{Int, Layout};
     /// let (m, k, ld) = (64i64, 32i64, 64i64);
     /// let a = Layout::new((m, k), (Int::<1>, ld)); // column-major, run-time extents and ld
     /// let (tile, off) = a.local_tile::<16, 8>((1, 2)).unwrap();

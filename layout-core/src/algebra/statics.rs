@@ -24,8 +24,8 @@
 //! Every `LAYOUT` here is computed by an entry of the table of operations ([`ops`](super::ops)).
 //!
 //! ```
-//! use layout_core::algebra::statics::{self, Composition};
-//! use layout_core::{DynLayout, Int, Layout, StaticLayout};
+//! use layout::algebra::statics::{self, Composition};
+//! use layout::{DynLayout, Int, Layout, StaticLayout};
 //! type A = Layout<(Int<6>, Int<2>), (Int<8>, Int<2>)>;
 //! type B = Layout<(Int<4>, Int<3>), (Int<3>, Int<1>)>;
 //! let r = statics::composition(A::default(), B::default());
@@ -43,8 +43,8 @@
 //! shape (`Complement<L, M>` / `ComplementShape<L, S>`), an integer argument is a const generic:
 //!
 //! ```
-//! use layout_core::algebra::statics::{self, MaxCommonVector, Underscore};
-//! use layout_core::{Int, Layout};
+//! use layout::algebra::statics::{self, MaxCommonVector, Underscore};
+//! use layout::{Int, Layout};
 //! let a = Layout::new((Int::<12>, Int::<32>), (Int::<1>, Int::<12>));
 //! let r = statics::logical_divide_by_mode(a, (Int::<4>, Underscore));
 //! assert_eq!(r.to_string(), "((_4,_3),_32):((_1,_4),_12)");
@@ -123,8 +123,8 @@ impl StaticTileMode for Underscore {
 /// A static by-mode tiler: a tuple `(T0, T1, …)` (arity 1 to 4) of [`StaticTileMode`]s.
 ///
 /// ```
-/// use layout_core::algebra::statics::{StaticTile, Underscore};
-/// use layout_core::Int;
+/// use layout::algebra::statics::{StaticTile, Underscore};
+/// use layout::Int;
 /// assert_eq!(<(Int<4>, Underscore)>::TILE.to_string(), "[4:1,_]");
 /// ```
 pub trait StaticTile: Copy + Default + 'static {

@@ -43,7 +43,7 @@ impl TileMode {
 /// `[M:1,N:1]`). Each element is a layout, an integer `N` (= `N:1`) or `_` (keep the mode).
 ///
 /// ```
-/// use layout_core::{DynLayout, Tile, TileMode};
+/// use layout::{DynLayout, Tile, TileMode};
 /// let t: Tile = "[3:3,(2,4):(1,8),_]".parse().unwrap();
 /// assert_eq!(t.rank(), 3);
 /// assert_eq!(t.mode(2), Some(TileMode::Keep));

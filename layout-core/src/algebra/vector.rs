@@ -20,7 +20,7 @@ impl DynLayout {
     /// `A(R(i)) == i` and `B(R(i)) == i` for all `i < size(R)`.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(4,8):(1,4)".parse().unwrap();
     /// let b: DynLayout = "(4,8):(1,8)".parse().unwrap();
     /// assert_eq!(a.max_common_layout(&b).to_string(), "4:1");
@@ -62,7 +62,7 @@ impl DynLayout {
     /// `A(i) == i == B(i)`'s common-vector length: see [`DynLayout::max_common_layout`].
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let a: DynLayout = "(4,8):(8,1)".parse().unwrap();
     /// let b: DynLayout = "(4,8):(1,4)".parse().unwrap();
     /// assert_eq!(a.max_common_vector(&b), 1);
@@ -83,7 +83,7 @@ impl DynLayout {
     /// the extents of the stride-0 leaves.
     ///
     /// ```
-    /// use layout_core::DynLayout;
+    /// use layout::DynLayout;
     /// let l: DynLayout = "(2,3,4):(0,1,0)".parse().unwrap();
     /// assert_eq!(l.nullspace().to_string(), "(2,4):(1,6)");
     /// ```

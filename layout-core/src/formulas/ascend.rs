@@ -29,7 +29,7 @@ pub const ELEMENT_TYPES: [(&str, i64); 10] = [
 /// C0 (elements in a 32-byte fractal row) of an element type named in [`ELEMENT_TYPES`].
 ///
 /// ```
-/// use layout_core::named::ascend::c0_of;
+/// use layout::named::ascend::c0_of;
 /// assert_eq!(c0_of("f16"), Some(16));
 /// assert_eq!(c0_of("U4"), Some(64));
 /// assert_eq!(c0_of("f64"), None); // Ascend has no 64-bit fractal element

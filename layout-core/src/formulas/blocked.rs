@@ -84,8 +84,8 @@ pub fn nchw16c(n: i64, c: i64, h: i64, w: i64) -> Result<DynLayout, LayoutError>
 /// with `o` fastest (see the module table). `OIhw16i16o` is `oihw_blocked(o, i, h, w, 16, 16)`.
 ///
 /// ```
-/// use layout_core::named::blocked::oihw_blocked;
-/// use layout_core::DynTuple;
+/// use layout::named::blocked::oihw_blocked;
+/// use layout::DynTuple;
 /// let l = oihw_blocked(32, 32, 1, 1, 16, 16).unwrap();
 /// let at = |c: [i64; 4]| l.offset_of(&DynTuple::from_slice(&c).unwrap()).unwrap();
 /// assert_eq!(at([1, 0, 0, 0]), 1);
@@ -140,7 +140,7 @@ pub fn oihw16i16o(o: i64, i: i64, h: i64, w: i64) -> Result<DynLayout, LayoutErr
 /// `((I,⌈rows/I⌉),cols) : ((1,ld),I)`, offset `(r/I)·ld + c·I + r%I`.
 ///
 /// ```
-/// use layout_core::named::blocked::row_major_interleaved;
+/// use layout::named::blocked::row_major_interleaved;
 /// let l = row_major_interleaved(2, 4, 3, 3 * 2).unwrap(); // I = 2, 4 x 3, ld = 6
 /// assert_eq!(l.to_string(), "((2,2),3):((1,6),2)");
 /// ```
@@ -223,7 +223,7 @@ pub const fn column_major_interleaved_packed(
 /// order — the blocked layout `offset = (bi·nb + bj)·BR·BC + r·BC + c` of the seed's §5.4.
 ///
 /// ```
-/// use layout_core::named::blocked::row_major_block_linear;
+/// use layout::named::blocked::row_major_block_linear;
 /// let l = row_major_block_linear(2, 4, 4, 8, 2 * 4 * 2).unwrap();
 /// assert_eq!(l.to_string(), "((2,2),(4,2)):((4,16),(1,8))");
 /// ```

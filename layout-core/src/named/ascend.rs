@@ -40,12 +40,12 @@
 //! least the smaller's whole run; padded leading dimensions and gaps between fractals pass.
 //!
 //! ```
-//! use layout_core::named::ascend::{make_nz_layout, make_zn_layout, nz_layout_strided};
+//! use layout::named::ascend::{make_nz_layout, make_zn_layout, nz_layout_strided};
 //! use half::f16;
 //! let nz = make_nz_layout::<f16>(20, 28).unwrap(); // padded to 32 x 32
 //! assert_eq!(nz.to_string(), "((16,2),(16,2)):((16,256),(1,512))");
-//! let at = |l: &layout_core::DynLayout, r: i64, c: i64| {
-//!     l.offset_of(&layout_core::DynTuple::from_slice(&[r, c]).unwrap()).unwrap()
+//! let at = |l: &layout::DynLayout, r: i64, c: i64| {
+//!     l.offset_of(&layout::DynTuple::from_slice(&[r, c]).unwrap()).unwrap()
 //! };
 //! assert_eq!(at(&nz, 1, 0), 16);
 //! assert_eq!(at(&nz, 0, 16), 512);
@@ -74,7 +74,7 @@ pub use crate::formulas::ascend::{
 /// `gemm::Element`, the GEMM scalar type (it was `named::Element`).
 ///
 /// ```
-/// use layout_core::named::{C0Element, U4};
+/// use layout::named::{C0Element, U4};
 /// assert_eq!(<f32 as C0Element>::C0, 8);
 /// assert_eq!(<half::f16 as C0Element>::C0, 16);
 /// assert_eq!(<half::bf16 as C0Element>::C0, 16);
@@ -166,7 +166,7 @@ pub fn make_l0c_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
 /// `batch` NZ matrices (`MakeFrameLayout<NZLayoutPtn, T>(batch, m, n)`): `(batch, rows, cols)`.
 ///
 /// ```
-/// use layout_core::named::make_nz_layout_batched;
+/// use layout::named::make_nz_layout_batched;
 /// // ATB's TransdataOperation example: ND {8,100,30} f16 -> NZ {8,2,112,16}
 /// let l = make_nz_layout_batched::<half::f16>(8, 100, 30).unwrap();
 /// assert_eq!(l.to_string(), "(8,(16,7),(16,2)):(3584,(16,256),(1,1792))");
@@ -212,8 +212,8 @@ named_zst! {
     /// zero-sized type whose value is [`nz_layout`]`(T::C0, M, N)`, computed at compile time.
     ///
     /// ```
-    /// use layout_core::named::Nz;
-    /// use layout_core::StaticLayout;
+    /// use layout::named::Nz;
+    /// use layout::StaticLayout;
     /// let l = Nz::<f32, 16, 16>::new();
     /// assert_eq!(l.to_string(), "((_16,_1),(_8,_2)):((_8,_128),(_1,_128))");
     /// assert_eq!(Nz::<f32, 16, 16>::LAYOUT.offset_of(&"(0,8)".parse().unwrap()), Ok(128));
@@ -225,7 +225,7 @@ named_zst! {
     /// the alignment rule fails compilation.
     ///
     /// ```compile_fail,E0080
-    /// use layout_core::named::NzStrided;
+    /// use layout::named::NzStrided;
     /// // StrideColumn1 = 520 is not a multiple of the fractal (16·16 = 256 elements)
     /// let l = NzStrided::<half::f16, 32, 32, 256, 520>::new();
     /// ```

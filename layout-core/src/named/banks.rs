@@ -22,8 +22,8 @@
 //! offsets.
 //!
 //! ```
-//! use layout_core::named::banks::{bank_conflicts, suggest_swizzle, BankModel};
-//! use layout_core::DynLayout;
+//! use layout::named::banks::{bank_conflicts, suggest_swizzle, BankModel};
+//! use layout::DynLayout;
 //! // an 8 x 64 f16 tile, rows of 128 bytes, read as 16-byte vectors
 //! let tile: DynLayout = "(8,64):(64,1)".parse().unwrap();
 //! let r = bank_conflicts(&tile, 2, 8, BankModel::NVIDIA_SMEM).unwrap();
@@ -104,7 +104,7 @@ pub const fn gmma_atom_parts(
 /// `Sw<B,M,3> o 0 o L`.
 ///
 /// ```
-/// use layout_core::named::banks::{make_gmma_atom, Major, SwizzleBytes};
+/// use layout::named::banks::{make_gmma_atom, Major, SwizzleBytes};
 /// let a = make_gmma_atom::<half::f16>(Major::K, SwizzleBytes::B128).unwrap();
 /// assert_eq!(a.to_string(), "Sw<3,3,3> o 0 o (8,64):(64,1)");
 /// let a = make_gmma_atom::<f32>(Major::Mn, SwizzleBytes::B64).unwrap();

@@ -18,8 +18,8 @@
 //! `TensorNCxHWx<I>` is `nChw{I}c` and `TensorCxRSKx<I>` the same with `(k,c,r,s)` axes.
 //!
 //! ```
-//! use layout_core::named::blocked::{nchw_blocked, NChwc};
-//! use layout_core::DynTuple;
+//! use layout::named::blocked::{nchw_blocked, NChwc};
+//! use layout::DynTuple;
 //! // nChw16c, N=2, C=17 (padded to 32), H=2, W=3
 //! let l = nchw_blocked(2, 17, 2, 3, 16).unwrap();
 //! assert_eq!(l.to_string(), "(2,(16,2),2,3):(192,(1,96),48,16)");
@@ -43,7 +43,7 @@ pub use crate::formulas::blocked::{
 /// Ascend's NC1HWC0 for element type `T`: `nChw{C0}c` with `C0 = 32 bytes / size`.
 ///
 /// ```
-/// use layout_core::named::blocked::make_nc1hwc0_layout;
+/// use layout::named::blocked::make_nc1hwc0_layout;
 /// let l = make_nc1hwc0_layout::<half::f16>(1, 20, 2, 2).unwrap();
 /// assert_eq!(l.to_string(), "(1,(16,2),2,2):(128,(1,64),32,16)");
 /// ```

@@ -30,9 +30,9 @@
 //! them.
 //!
 //! ```
-//! use layout_core::named::{make_nz_layout, Nz};
-//! use layout_core::{AnyLayout, StaticLayout};
-//! use layout_core::named::f16;
+//! use layout::named::{make_nz_layout, Nz};
+//! use layout::{AnyLayout, StaticLayout};
+//! use layout::named::f16;
 //! let nz = make_nz_layout::<f16>(32, 64).unwrap();
 //! assert_eq!(nz.to_string(), "((16,2),(16,4)):((16,256),(1,512))");
 //! fn tile<const M: i64, const N: i64>() -> Nz<f16, M, N> {

@@ -15,8 +15,8 @@
 //!   (whole fractals, the partial ones) and copy each with the affine copy engine.
 //!
 //! ```
-//! use layout_core::named::{make_nz_layout, Padded};
-//! use layout_core::tensor::Tensor;
+//! use layout::named::{make_nz_layout, Padded};
+//! use layout::tensor::Tensor;
 //! use half::f16;
 //! let nz = Padded::new(make_nz_layout::<f16>(20, 28).unwrap(), &[20, 28]).unwrap();
 //! assert_eq!(nz.is_padding(&[19, 27]), Ok(false));
@@ -238,7 +238,7 @@ impl<L: AnyLayout> Padded<L> {
         fill: T,
     ) -> Result<crate::tensor::Tensor<alloc::vec::Vec<T>, L>, TensorError> {
         // the shape first: nothing is allocated for a source of the wrong extents
-        self.check_logical(src)?;
+        self.check_logical(crate::tensor::ShapeOp::PadFrom, src)?;
         let (lo, hi) = self.layout.offset_bounds()?;
         if lo < 0 {
             return Err(LayoutError::Precondition {
@@ -276,6 +276,7 @@ impl<L: AnyLayout> Padded<L> {
     ) -> Result<crate::tensor::TensorOwned<T>, TensorError> {
         if src.shape().leaves() != self.padded() {
             return Err(TensorError::ShapeMismatch {
+                op: crate::tensor::ShapeOp::CropToNd,
                 a: crate::tensor::Extents::from_slice(src.shape().leaves()),
                 b: crate::tensor::Extents::from_slice(self.padded()),
             });
@@ -323,10 +324,12 @@ impl<L: AnyLayout> Padded<L> {
     #[cfg(feature = "alloc")]
     fn check_logical<S: Storage, L2: AnyLayout>(
         &self,
+        op: crate::tensor::ShapeOp,
         src: &Tensor<S, L2>,
     ) -> Result<(), TensorError> {
         if src.shape().leaves() != self.logical() {
             return Err(TensorError::ShapeMismatch {
+                op,
                 a: crate::tensor::Extents::from_slice(src.shape().leaves()),
                 b: crate::tensor::Extents::from_slice(self.logical()),
             });
@@ -344,7 +347,7 @@ impl<L: AnyLayout> Padded<L> {
         src: &Tensor<S, L2>,
     ) -> Result<(), TensorError> {
         let logical = self.logical();
-        self.check_logical(src)?;
+        self.check_logical(crate::tensor::ShapeOp::PadFrom, src)?;
         if L::AFFINE && L2::AFFINE && self.size() >= PIECES_FROM {
             let pieces = Pieces::new(&self.layout.to_dyn()?, logical)?;
             if pieces.min_base() >= 0 {

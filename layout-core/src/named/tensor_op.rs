@@ -22,8 +22,8 @@
 //! `(row, col) = (cont, strd)` and the `RowMajor…` forms `(row, col) = (strd, cont)`.
 //!
 //! ```
-//! use layout_core::named::tensor_op::tensor_op_multiplicand;
-//! use layout_core::AnyLayout;
+//! use layout::named::tensor_op::tensor_op_multiplicand;
+//! use layout::AnyLayout;
 //! // f16, Crosswise = 64 (kF = 1): 64 x 8, ld = 64 is the fp16 128-byte swizzle atom
 //! let l = tensor_op_multiplicand(16, 64, 64, 8, 64).unwrap();
 //! assert_eq!(l.to_string(), "Sw<3,3,3> o 0 o ((8,8,1),(1,8)):((1,8,64),(64,64))");

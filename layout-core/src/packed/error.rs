@@ -8,14 +8,14 @@ use core::fmt;
 /// Every message names the operation, the rule and the numbers:
 ///
 /// ```
-/// use layout_core::packed::PackedError;
+/// use layout::packed::PackedError;
 /// let e = PackedError::ValueOutOfRange { op: "set", index: 3, value: 16, bits: 4 };
 /// assert_eq!(
 ///     e.to_string(),
 ///     "packed set: value 16 at index 3 does not fit in 4 bits (largest is 15)"
 /// );
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum PackedError {
     /// An element width other than 1, 2 or 4 bits.
@@ -175,6 +175,27 @@ pub enum PackedError {
     /// `result_large_err` budget; the message says it came from building a layout.
     Layout(LayoutError),
 }
+
+crate::error::debug_as_sentence!(PackedError {
+    UnsupportedBits,
+    UnsupportedWord,
+    OrderNeeds,
+    BadBlock,
+    Empty,
+    IndexOutOfRange,
+    ValueOutOfRange,
+    BufferLength,
+    WidthMismatch,
+    GroupNotDividing,
+    NotRank2,
+    LayoutOutOfRange,
+    Overflow,
+    Allocation,
+    KNotBlocked,
+    NotFinite,
+    ScaleOverflow,
+    Layout
+});
 
 impl fmt::Display for PackedError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

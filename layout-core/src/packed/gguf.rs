@@ -22,7 +22,7 @@
 //!   from the unrounded `d`.
 //!
 //! ```
-//! use layout_core::packed::{Q4_0Matrix, quantize_q4_0};
+//! use layout::packed::{Q4_0Matrix, quantize_q4_0};
 //! // B is 32×2 (row-major): column 0 holds 0, 1, …, 31 · 0.5 − 8, column 1 is all zero
 //! let b: Vec<f32> = (0..64).map(|i| if i % 2 == 0 { (i / 2) as f32 * 0.5 - 8.0 } else { 0.0 }).collect();
 //! let q = quantize_q4_0(32, 2, &b).unwrap();
@@ -48,7 +48,7 @@ pub const QK: usize = 32;
 /// `(q − 8)·d`.
 ///
 /// ```
-/// use layout_core::packed::BlockQ4_0;
+/// use layout::packed::BlockQ4_0;
 /// use half::f16;
 /// let b = BlockQ4_0 { d: f16::from_f32(0.5), qs: [0xf0; 16] };
 /// assert_eq!(b.value(0), -4.0); // low nibble 0: (0 − 8)·0.5
@@ -67,7 +67,7 @@ pub struct BlockQ4_0 {
 /// A GGUF `Q8_0` block: `struct block_q8_0 { ggml_half d; int8_t qs[32]; }`, 34 bytes.
 ///
 /// ```
-/// use layout_core::packed::BlockQ8_0;
+/// use layout::packed::BlockQ8_0;
 /// use half::f16;
 /// let mut b = BlockQ8_0 { d: f16::from_f32(0.25), qs: [0; 32] };
 /// b.qs[3] = -127;
@@ -139,7 +139,7 @@ impl BlockQ4_0 {
     /// The 4-bit code of value `i` (< 32), 0..=15.
     ///
     /// ```
-    /// use layout_core::packed::BlockQ4_0;
+    /// use layout::packed::BlockQ4_0;
     /// let b = BlockQ4_0 { d: half::f16::ONE, qs: [0x3a; 16] };
     /// assert_eq!((b.code(5), b.code(21)), (0xa, 0x3));
     /// ```
@@ -289,7 +289,7 @@ impl GgufBlock for BlockQ8_0 {
 ///   from the unrounded `d`.
 ///
 /// ```
-/// use layout_core::packed::{Q8_0Matrix, QuantizedB};
+/// use layout::packed::{Q8_0Matrix, QuantizedB};
 /// // GGUF bytes of a 32×1 Q8_0 matrix: d = 1.0 (f16 0x3c00), codes 0..32
 /// let mut bytes = vec![0x00, 0x3c];
 /// bytes.extend(0u8..32);
@@ -344,7 +344,7 @@ impl<B: GgufBlock> GgufMatrix<B> {
     /// [`PackedError::Allocation`] for counts that do not fit.
     ///
     /// ```
-    /// use layout_core::packed::Q4_0Matrix;
+    /// use layout::packed::Q4_0Matrix;
     /// assert_eq!(
     ///     Q4_0Matrix::from_bytes(64, 3, &[0; 100]).unwrap_err().to_string(),
     ///     "packed q4_0 from bytes: bytes has length 100, expected 108"
@@ -374,7 +374,7 @@ impl<B: GgufBlock> GgufMatrix<B> {
     /// The GGUF bytes: the blocks in order, `k/32 · n · B::BYTES` bytes.
     ///
     /// ```
-    /// use layout_core::packed::quantize_q8_0;
+    /// use layout::packed::quantize_q8_0;
     /// assert_eq!(quantize_q8_0(64, 2, &[1.0; 128]).unwrap().to_bytes().len(), 4 * 34);
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -396,7 +396,7 @@ impl<B: GgufBlock> GgufMatrix<B> {
     /// for `Q4_0`, `> 127·65504` for `Q8_0`).
     ///
     /// ```
-    /// use layout_core::packed::Q4_0Matrix;
+    /// use layout::packed::Q4_0Matrix;
     /// assert_eq!(
     ///     Q4_0Matrix::quantize(48, 1, &[0.0; 48]).unwrap_err().to_string(),
     ///     "packed quantize q4_0: k = 48 is not a multiple of the block size 32 (the format \
@@ -463,7 +463,7 @@ impl<B: GgufBlock> GgufMatrix<B> {
     /// The `k / 32` blocks of column `j` (`None` past `n`).
     ///
     /// ```
-    /// use layout_core::packed::quantize_q8_0;
+    /// use layout::packed::quantize_q8_0;
     /// let q = quantize_q8_0(64, 3, &[0.5; 192]).unwrap();
     /// assert_eq!(q.column(2).unwrap().len(), 2);
     /// assert!(q.column(3).is_none());
@@ -486,7 +486,7 @@ impl<B: GgufBlock> GgufMatrix<B> {
 /// As [`GgufMatrix::quantize`].
 ///
 /// ```
-/// use layout_core::packed::quantize_q4_0;
+/// use layout::packed::quantize_q4_0;
 /// // integers in −8..=7 times a power of two with −8 in every block quantise exactly
 /// let b: Vec<f32> = (0..64).map(|i| ((i % 16) as f32 - 8.0) * 0.25).collect();
 /// let q = quantize_q4_0(64, 1, &b).unwrap();
@@ -505,7 +505,7 @@ pub fn quantize_q4_0(k: usize, n: usize, b: &[f32]) -> Result<Q4_0Matrix, Packed
 /// As [`GgufMatrix::quantize`].
 ///
 /// ```
-/// use layout_core::packed::quantize_q8_0;
+/// use layout::packed::quantize_q8_0;
 /// let b: Vec<f32> = (0..32).map(|i| i as f32 - 16.0).collect();
 /// let q = quantize_q8_0(32, 1, &b).unwrap();
 /// let err = (0..32).map(|p| (q.get(p, 0).unwrap() - b[p]).abs()).fold(0.0, f32::max);

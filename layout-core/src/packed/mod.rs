@@ -32,7 +32,7 @@
 //! [`crate::gemm::gemm_quant`] multiplies by them: up to eight rows read the stored bytes in place.
 //!
 //! ```
-//! use layout_core::packed::{PackedFormat, PackedVec};
+//! use layout::packed::{PackedFormat, PackedVec};
 //! let awq = PackedVec::from_values(PackedFormat::awq(), &[0, 1, 2, 3, 4, 5, 6, 7]).unwrap();
 //! assert_eq!(awq.to_words().unwrap(), vec![0x7531_6420]);
 //! assert_eq!(PackedFormat::awq().bit_layout(8).unwrap().to_string(), "(2,4,1):(16,4,32)");
@@ -44,6 +44,8 @@
 
 mod error;
 mod gguf;
+#[cfg(feature = "std")]
+mod gguf_file;
 mod nibbles;
 mod quant;
 mod quantize;
@@ -54,6 +56,11 @@ pub(crate) use gguf::simd;
 pub use gguf::{
     BlockQ4_0, BlockQ8_0, GgufBlock, GgufMatrix, Q4_0Matrix, Q8_0Matrix, QK, quantize_q4_0,
     quantize_q8_0,
+};
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use gguf_file::{
+    GgufArray, GgufFileError, GgufReader, GgufTensor, GgufTensorInfo, GgufValue, Metadata,
 };
 #[cfg(test)]
 use quant::dequantize_with;
@@ -68,7 +75,7 @@ use alloc::vec::Vec;
 /// The order of elements inside a word (or block) of a [`PackedFormat`].
 ///
 /// ```
-/// use layout_core::packed::{PackOrder, PackedFormat};
+/// use layout::packed::{PackOrder, PackedFormat};
 /// assert_eq!(PackedFormat::q4_0().order(), PackOrder::Halves { block: 32 });
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -88,7 +95,7 @@ pub enum PackOrder {
 /// The AWQ packing order: nibble slot `s` holds logical element `AWQ_ORDER[s]`.
 ///
 /// ```
-/// use layout_core::packed::{AWQ_ORDER, PackedFormat};
+/// use layout::packed::{AWQ_ORDER, PackedFormat};
 /// let f = PackedFormat::awq();
 /// for (slot, &logical) in AWQ_ORDER.iter().enumerate() {
 ///     assert_eq!(f.bit_offset(logical), 4 * slot);
@@ -99,7 +106,7 @@ pub const AWQ_ORDER: [usize; 8] = [0, 2, 4, 6, 1, 3, 5, 7];
 /// A packed sub-byte format: element width, word width and intra-word order.
 ///
 /// ```
-/// use layout_core::packed::{PackOrder, PackedFormat};
+/// use layout::packed::{PackOrder, PackedFormat};
 /// let f = PackedFormat::new(2, 8, PackOrder::Sequential).unwrap();
 /// assert_eq!(f.elements_per_word(), 4);
 /// assert!(PackedFormat::new(3, 32, PackOrder::Sequential).is_err());
@@ -121,7 +128,7 @@ impl PackedFormat {
     /// block that is not positive and even.
     ///
     /// ```
-    /// use layout_core::packed::{PackOrder, PackedFormat};
+    /// use layout::packed::{PackOrder, PackedFormat};
     /// let e = PackedFormat::new(2, 32, PackOrder::Awq).unwrap_err();
     /// assert_eq!(
     ///     e.to_string(),
@@ -180,7 +187,7 @@ impl PackedFormat {
     /// As [`PackedFormat::new`].
     ///
     /// ```
-    /// use layout_core::packed::PackedFormat;
+    /// use layout::packed::PackedFormat;
     /// let f = PackedFormat::sequential(1, 8).unwrap();
     /// assert_eq!(f.bit_layout(16).unwrap().to_string(), "(8,2):(1,8)");
     /// ```
@@ -191,7 +198,7 @@ impl PackedFormat {
     /// GPTQ `qweight`/`qzeros`: 4-bit, sequential, 32-bit words (logical `0..8` → `0x76543210`).
     ///
     /// ```
-    /// use layout_core::packed::PackedFormat;
+    /// use layout::packed::PackedFormat;
     /// assert_eq!(PackedFormat::gptq().bit_layout(16).unwrap().to_string(), "(8,2):(4,32)");
     /// ```
     pub const fn gptq() -> Self {
@@ -206,7 +213,7 @@ impl PackedFormat {
     /// (logical `0..8` → `0x75316420`).
     ///
     /// ```
-    /// use layout_core::packed::PackedFormat;
+    /// use layout::packed::PackedFormat;
     /// assert_eq!(PackedFormat::awq().bit_offset(1), 16);
     /// ```
     pub const fn awq() -> Self {
@@ -221,7 +228,7 @@ impl PackedFormat {
     /// nibble of byte `j`, element `j + 16` in its high nibble.
     ///
     /// ```
-    /// use layout_core::packed::PackedFormat;
+    /// use layout::packed::PackedFormat;
     /// assert_eq!(PackedFormat::q4_0().bit_offset(16), 4);
     /// assert_eq!(PackedFormat::q4_0().bit_layout(64).unwrap().to_string(), "(16,2,2):(8,4,128)");
     /// ```
@@ -237,7 +244,7 @@ impl PackedFormat {
     /// Decode the codes with [`e2m1_to_f32`].
     ///
     /// ```
-    /// use layout_core::packed::PackedFormat;
+    /// use layout::packed::PackedFormat;
     /// assert_eq!(PackedFormat::fp4x2().bit_offset(3), 12);
     /// ```
     pub const fn fp4x2() -> Self {
@@ -251,7 +258,7 @@ impl PackedFormat {
     /// Element width in bits.
     ///
     /// ```
-    /// assert_eq!(layout_core::packed::PackedFormat::gptq().bits(), 4);
+    /// assert_eq!(layout::packed::PackedFormat::gptq().bits(), 4);
     /// ```
     pub const fn bits(&self) -> u32 {
         self.bits
@@ -260,7 +267,7 @@ impl PackedFormat {
     /// Word width in bits (8 or 32); storage is a whole number of words.
     ///
     /// ```
-    /// assert_eq!(layout_core::packed::PackedFormat::q4_0().word_bits(), 8);
+    /// assert_eq!(layout::packed::PackedFormat::q4_0().word_bits(), 8);
     /// ```
     pub const fn word_bits(&self) -> u32 {
         self.word_bits
@@ -269,7 +276,7 @@ impl PackedFormat {
     /// The intra-word order.
     ///
     /// ```
-    /// use layout_core::packed::{PackOrder, PackedFormat};
+    /// use layout::packed::{PackOrder, PackedFormat};
     /// assert_eq!(PackedFormat::awq().order(), PackOrder::Awq);
     /// ```
     pub const fn order(&self) -> PackOrder {
@@ -279,7 +286,7 @@ impl PackedFormat {
     /// Elements per word: `word_bits / bits`.
     ///
     /// ```
-    /// assert_eq!(layout_core::packed::PackedFormat::awq().elements_per_word(), 8);
+    /// assert_eq!(layout::packed::PackedFormat::awq().elements_per_word(), 8);
     /// ```
     pub const fn elements_per_word(&self) -> usize {
         (self.word_bits / self.bits) as usize
@@ -289,7 +296,7 @@ impl PackedFormat {
     /// (a word, or a half-split block).
     ///
     /// ```
-    /// assert_eq!(layout_core::packed::PackedFormat::q4_0().period(), 32);
+    /// assert_eq!(layout::packed::PackedFormat::q4_0().period(), 32);
     /// ```
     pub const fn period(&self) -> usize {
         match self.order {
@@ -305,7 +312,7 @@ impl PackedFormat {
     /// [`PackedError::Empty`] for `len == 0`, [`PackedError::Overflow`].
     ///
     /// ```
-    /// assert_eq!(layout_core::packed::PackedFormat::gptq().padded_len(9), Ok(16));
+    /// assert_eq!(layout::packed::PackedFormat::gptq().padded_len(9), Ok(16));
     /// ```
     pub const fn padded_len(&self, len: usize) -> Result<usize, PackedError> {
         const OP: &str = "padded length";
@@ -329,7 +336,7 @@ impl PackedFormat {
     /// As [`PackedFormat::padded_len`].
     ///
     /// ```
-    /// use layout_core::packed::PackedFormat;
+    /// use layout::packed::PackedFormat;
     /// assert_eq!(PackedFormat::q4_0().storage_bytes(32), Ok(16));
     /// assert_eq!(PackedFormat::gptq().storage_bytes(9), Ok(8));
     /// assert_eq!(PackedFormat::sequential(1, 8).unwrap().storage_bytes(3), Ok(1));
@@ -345,7 +352,7 @@ impl PackedFormat {
     /// `i < padded_len(n)`). Defined for every `i` whose bit offset fits in `usize`.
     ///
     /// ```
-    /// use layout_core::packed::PackedFormat;
+    /// use layout::packed::PackedFormat;
     /// assert_eq!(PackedFormat::gptq().bit_offset(9), 36);
     /// assert_eq!(PackedFormat::awq().bit_offset(9), 32 + 16);
     /// assert_eq!(PackedFormat::q4_0().bit_offset(33), 128 + 8);
@@ -375,7 +382,7 @@ impl PackedFormat {
     /// As [`PackedFormat::padded_len`]; [`PackedError::Layout`] if the layout cannot be built.
     ///
     /// ```
-    /// use layout_core::packed::PackedFormat;
+    /// use layout::packed::PackedFormat;
     /// let l = PackedFormat::awq().bit_layout(16).unwrap();
     /// assert_eq!(l.to_string(), "(2,4,2):(16,4,32)");
     /// assert_eq!(l.offset(9), 48);
@@ -391,7 +398,7 @@ impl PackedFormat {
     /// As [`PackedFormat::bit_layout`].
     ///
     /// ```
-    /// use layout_core::packed::PackedFormat;
+    /// use layout::packed::PackedFormat;
     /// assert_eq!(PackedFormat::awq().slot_layout(8).unwrap().to_string(), "(2,4,1):(4,1,8)");
     /// ```
     pub const fn slot_layout(&self, len: usize) -> Result<DynLayout, PackedError> {
@@ -425,7 +432,7 @@ impl PackedFormat {
     /// The largest value an element can hold: `2^bits − 1`.
     ///
     /// ```
-    /// assert_eq!(layout_core::packed::PackedFormat::gptq().max_value(), 15);
+    /// assert_eq!(layout::packed::PackedFormat::gptq().max_value(), 15);
     /// ```
     pub const fn max_value(&self) -> u8 {
         ((1u32 << self.bits) - 1) as u8
@@ -439,7 +446,7 @@ impl PackedFormat {
 /// [`PackedError::ValueOutOfRange`] for a code above 15.
 ///
 /// ```
-/// use layout_core::packed::e2m1_to_f32;
+/// use layout::packed::e2m1_to_f32;
 /// assert_eq!(e2m1_to_f32(0b0111), Ok(6.0));
 /// assert_eq!(e2m1_to_f32(0b1001), Ok(-0.5));
 /// assert!(e2m1_to_f32(16).is_err());
@@ -464,7 +471,7 @@ pub const fn e2m1_to_f32(code: u8) -> Result<f32, PackedError> {
 /// built by this type).
 ///
 /// ```
-/// use layout_core::packed::{PackedFormat, PackedVec};
+/// use layout::packed::{PackedFormat, PackedVec};
 /// let mut v = PackedVec::zeroed(PackedFormat::q4_0(), 32).unwrap();
 /// v.set(17, 9).unwrap();
 /// assert_eq!(v.as_bytes()[1], 0x90); // high nibble of byte 1
@@ -486,7 +493,7 @@ impl PackedVec {
     /// the storage cannot be allocated (never an abort).
     ///
     /// ```
-    /// use layout_core::packed::{PackedFormat, PackedVec};
+    /// use layout::packed::{PackedFormat, PackedVec};
     /// assert_eq!(PackedVec::zeroed(PackedFormat::gptq(), 9).unwrap().as_bytes().len(), 8);
     /// ```
     pub fn zeroed(format: PackedFormat, len: usize) -> Result<Self, PackedError> {
@@ -509,7 +516,7 @@ impl PackedVec {
     /// [`PackedVec::zeroed`].
     ///
     /// ```
-    /// use layout_core::packed::{PackedFormat, PackedVec};
+    /// use layout::packed::{PackedFormat, PackedVec};
     /// let v = PackedVec::from_values(PackedFormat::gptq(), &[0, 1, 2, 3, 4, 5, 6, 7]).unwrap();
     /// assert_eq!(v.to_words().unwrap(), vec![0x7654_3210]);
     /// ```
@@ -527,7 +534,7 @@ impl PackedVec {
     /// [`PackedError::BufferLength`] unless `bytes.len() == format.storage_bytes(len)`.
     ///
     /// ```
-    /// use layout_core::packed::{PackedFormat, PackedVec};
+    /// use layout::packed::{PackedFormat, PackedVec};
     /// let v = PackedVec::from_bytes(PackedFormat::fp4x2(), 2, vec![0x21]).unwrap();
     /// assert_eq!(v.to_values(), vec![1, 2]);
     /// ```
@@ -555,7 +562,7 @@ impl PackedVec {
     /// [`PackedError::BufferLength`] unless `words.len()` is the number of words for `len`.
     ///
     /// ```
-    /// use layout_core::packed::{PackedFormat, PackedVec};
+    /// use layout::packed::{PackedFormat, PackedVec};
     /// let v = PackedVec::from_words(PackedFormat::awq(), 8, &[0x7531_6420]).unwrap();
     /// assert_eq!(v.to_values(), vec![0, 1, 2, 3, 4, 5, 6, 7]);
     /// ```
@@ -591,7 +598,7 @@ impl PackedVec {
     /// The format.
     ///
     /// ```
-    /// use layout_core::packed::{PackedFormat, PackedVec};
+    /// use layout::packed::{PackedFormat, PackedVec};
     /// assert_eq!(PackedVec::zeroed(PackedFormat::awq(), 8).unwrap().format(), PackedFormat::awq());
     /// ```
     pub fn format(&self) -> PackedFormat {
@@ -601,7 +608,7 @@ impl PackedVec {
     /// Number of elements.
     ///
     /// ```
-    /// use layout_core::packed::{PackedFormat, PackedVec};
+    /// use layout::packed::{PackedFormat, PackedVec};
     /// assert_eq!(PackedVec::zeroed(PackedFormat::awq(), 5).unwrap().len(), 5);
     /// ```
     pub fn len(&self) -> usize {
@@ -611,7 +618,7 @@ impl PackedVec {
     /// Always `false`: packed vectors hold at least one element.
     ///
     /// ```
-    /// use layout_core::packed::{PackedFormat, PackedVec};
+    /// use layout::packed::{PackedFormat, PackedVec};
     /// assert!(!PackedVec::zeroed(PackedFormat::awq(), 1).unwrap().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
@@ -621,7 +628,7 @@ impl PackedVec {
     /// The packed bytes (little-endian words).
     ///
     /// ```
-    /// use layout_core::packed::{PackedFormat, PackedVec};
+    /// use layout::packed::{PackedFormat, PackedVec};
     /// let v = PackedVec::from_values(PackedFormat::fp4x2(), &[3, 12]).unwrap();
     /// assert_eq!(v.as_bytes(), &[0xc3]);
     /// ```
@@ -635,7 +642,7 @@ impl PackedVec {
     /// [`PackedError::OrderNeeds`] unless the format has 32-bit words.
     ///
     /// ```
-    /// use layout_core::packed::{PackedFormat, PackedVec};
+    /// use layout::packed::{PackedFormat, PackedVec};
     /// assert!(PackedVec::zeroed(PackedFormat::q4_0(), 32).unwrap().to_words().is_err());
     /// ```
     pub fn to_words(&self) -> Result<Vec<u32>, PackedError> {
@@ -662,7 +669,7 @@ impl PackedVec {
     /// [`PackedError::IndexOutOfRange`] for `i >= len`.
     ///
     /// ```
-    /// use layout_core::packed::{PackedFormat, PackedVec};
+    /// use layout::packed::{PackedFormat, PackedVec};
     /// let v = PackedVec::from_words(PackedFormat::gptq(), 8, &[0x7654_3210]).unwrap();
     /// assert_eq!(v.get(5), Ok(5));
     /// assert_eq!(
@@ -689,7 +696,7 @@ impl PackedVec {
     /// `v >= 2^bits` (values are never truncated).
     ///
     /// ```
-    /// use layout_core::packed::{PackedFormat, PackedVec};
+    /// use layout::packed::{PackedFormat, PackedVec};
     /// let mut v = PackedVec::zeroed(PackedFormat::sequential(2, 8).unwrap(), 4).unwrap();
     /// v.set(3, 2).unwrap();
     /// assert_eq!(v.as_bytes(), &[0b1000_0000]);
@@ -723,7 +730,7 @@ impl PackedVec {
     /// Every element, in logical order.
     ///
     /// ```
-    /// use layout_core::packed::{PackedFormat, PackedVec};
+    /// use layout::packed::{PackedFormat, PackedVec};
     /// let v = PackedVec::from_words(PackedFormat::awq(), 8, &[0x7654_3210]).unwrap();
     /// assert_eq!(v.to_values(), vec![0, 4, 1, 5, 2, 6, 3, 7]);
     /// ```
@@ -748,7 +755,7 @@ impl PackedVec {
     /// [`PackedError::WidthMismatch`] when the element widths differ.
     ///
     /// ```
-    /// use layout_core::packed::{PackedFormat, PackedVec};
+    /// use layout::packed::{PackedFormat, PackedVec};
     /// let v: Vec<u8> = (0..32).map(|i| i % 16).collect();
     /// let q = PackedVec::from_values(PackedFormat::q4_0(), &v).unwrap();
     /// let awq = q.repack(PackedFormat::awq()).unwrap();
@@ -789,7 +796,7 @@ impl PackedVec {
     /// [`PackedError::WidthMismatch`] when the element widths differ.
     ///
     /// ```
-    /// use layout_core::packed::{PackedFormat, PackedVec};
+    /// use layout::packed::{PackedFormat, PackedVec};
     /// let v = PackedVec::from_words(PackedFormat::awq(), 8, &[0x7531_6420]).unwrap();
     /// assert_eq!(v.repack_by_offsets(PackedFormat::gptq()).unwrap().to_words().unwrap(), vec![0x7654_3210]);
     /// ```
@@ -834,7 +841,7 @@ impl PackedVec {
 /// [`PackedFormat::slot_layout`].
 ///
 /// ```
-/// use layout_core::packed::{PackedFormat, repack_map};
+/// use layout::packed::{PackedFormat, repack_map};
 /// let m = repack_map(PackedFormat::awq(), PackedFormat::gptq(), 8).unwrap().unwrap();
 /// // GPTQ slot k holds logical k, which AWQ keeps in slot [0,4,1,5,2,6,3,7][k]
 /// let slots: Vec<i64> = (0..8).map(|k| m.offset(k)).collect();

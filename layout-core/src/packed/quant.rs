@@ -18,7 +18,7 @@ use alloc::vec::Vec;
 /// [`dequantize`] walks both layouts together with one 1-D index.
 ///
 /// ```
-/// use layout_core::packed::GroupQuant;
+/// use layout::packed::GroupQuant;
 /// let q = GroupQuant::awq(8, 16, 4).unwrap();
 /// assert_eq!(q.data_layout().to_string(), "(8,16):(16,1)");
 /// assert_eq!(q.meta_layout().to_string(), "((4,2),16):((0,16),1)");
@@ -45,7 +45,7 @@ impl GroupQuant {
     /// and divides `K`; [`PackedError::Layout`] if the metadata layout cannot be built.
     ///
     /// ```
-    /// use layout_core::{DynLayout, packed::GroupQuant};
+    /// use layout::{DynLayout, packed::GroupQuant};
     /// let d: DynLayout = "(6,4):(4,1)".parse().unwrap();
     /// assert_eq!(
     ///     GroupQuant::new(d, 4, 0).unwrap_err().to_string(),
@@ -99,7 +99,7 @@ impl GroupQuant {
     /// As [`GroupQuant::new`]; [`PackedError::Layout`] for non-positive extents.
     ///
     /// ```
-    /// use layout_core::packed::GroupQuant;
+    /// use layout::packed::GroupQuant;
     /// assert_eq!(GroupQuant::awq(128, 8, 64).unwrap().groups(), 2);
     /// ```
     pub fn awq(k: i64, n: i64, group: i64) -> Result<Self, PackedError> {
@@ -116,7 +116,7 @@ impl GroupQuant {
     /// [`PackedError::GroupNotDividing`] unless 8 divides `K`; as [`GroupQuant::new`].
     ///
     /// ```
-    /// use layout_core::packed::GroupQuant;
+    /// use layout::packed::GroupQuant;
     /// assert!(GroupQuant::gptq(12, 8, 4).is_err()); // K must be a multiple of 8
     /// ```
     pub fn gptq(k: i64, n: i64, group: i64) -> Result<Self, PackedError> {
@@ -149,7 +149,7 @@ impl GroupQuant {
     /// The data layout: `(k, n)` → logical index in the weight [`PackedVec`].
     ///
     /// ```
-    /// use layout_core::packed::GroupQuant;
+    /// use layout::packed::GroupQuant;
     /// assert_eq!(GroupQuant::awq(2, 8, 2).unwrap().data_layout().offset(1), 8); // (1,0)
     /// ```
     pub fn data_layout(&self) -> &DynLayout {
@@ -160,7 +160,7 @@ impl GroupQuant {
     /// scale and zero point of its group.
     ///
     /// ```
-    /// use layout_core::packed::GroupQuant;
+    /// use layout::packed::GroupQuant;
     /// let m = GroupQuant::awq(4, 3, 2).unwrap().meta_layout();
     /// // 1-D index k + K·n (first mode fastest): (k=3, n=2) → group 1, column 2
     /// assert_eq!(m.offset(3 + 4 * 2), 1 * 3 + 2);
@@ -172,7 +172,7 @@ impl GroupQuant {
     /// `K`, the number of rows (input dimension).
     ///
     /// ```
-    /// assert_eq!(layout_core::packed::GroupQuant::awq(4, 8, 2).unwrap().rows(), 4);
+    /// assert_eq!(layout::packed::GroupQuant::awq(4, 8, 2).unwrap().rows(), 4);
     /// ```
     pub fn rows(&self) -> i64 {
         self.rows
@@ -181,7 +181,7 @@ impl GroupQuant {
     /// `N`, the number of columns (output dimension).
     ///
     /// ```
-    /// assert_eq!(layout_core::packed::GroupQuant::awq(4, 8, 2).unwrap().cols(), 8);
+    /// assert_eq!(layout::packed::GroupQuant::awq(4, 8, 2).unwrap().cols(), 8);
     /// ```
     pub fn cols(&self) -> i64 {
         self.cols
@@ -190,7 +190,7 @@ impl GroupQuant {
     /// The group size (rows per scale).
     ///
     /// ```
-    /// assert_eq!(layout_core::packed::GroupQuant::awq(4, 8, 2).unwrap().group(), 2);
+    /// assert_eq!(layout::packed::GroupQuant::awq(4, 8, 2).unwrap().group(), 2);
     /// ```
     pub fn group(&self) -> i64 {
         self.group
@@ -199,7 +199,7 @@ impl GroupQuant {
     /// Number of groups along `K`: `K / group`.
     ///
     /// ```
-    /// assert_eq!(layout_core::packed::GroupQuant::awq(4, 8, 2).unwrap().groups(), 2);
+    /// assert_eq!(layout::packed::GroupQuant::awq(4, 8, 2).unwrap().groups(), 2);
     /// ```
     pub fn groups(&self) -> i64 {
         self.rows / self.group
@@ -214,7 +214,7 @@ impl GroupQuant {
     /// The constant added to every stored zero point.
     ///
     /// ```
-    /// assert_eq!(layout_core::packed::GroupQuant::gptq(8, 8, 8).unwrap().zero_offset(), 1);
+    /// assert_eq!(layout::packed::GroupQuant::gptq(8, 8, 8).unwrap().zero_offset(), 1);
     /// ```
     pub fn zero_offset(&self) -> i32 {
         self.zero_offset
@@ -232,7 +232,7 @@ impl GroupQuant {
 /// [`PackedError::Overflow`] when the `K · N` outputs cannot be allocated.
 ///
 /// ```
-/// use layout_core::packed::{GroupQuant, PackedFormat, PackedVec, dequantize};
+/// use layout::packed::{GroupQuant, PackedFormat, PackedVec, dequantize};
 /// // AWQ, K = 2, N = 8, one group: q = [[0..8], [8..16]], zero 8, scale 0.5
 /// let q: Vec<u8> = (0..16).collect();
 /// let w = PackedVec::from_values(PackedFormat::awq(), &q).unwrap();

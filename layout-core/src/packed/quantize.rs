@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 /// it: its blocks are dequantised into the GEMM's packed micro-panels.
 ///
 /// ```
-/// use layout_core::packed::{QuantizedB, quantize_q8_0};
+/// use layout::packed::{QuantizedB, quantize_q8_0};
 /// let b: Vec<f32> = (0..64 * 3).map(|i| (i % 7) as f32 - 3.0).collect();
 /// let q = quantize_q8_0(64, 3, &b).unwrap();
 /// // two panels of width 2 (the second padded with a zero column), k steps 5..9
@@ -195,7 +195,7 @@ pub(crate) const AWQ_SHIFT: [u32; 8] = [0, 16, 4, 20, 8, 24, 12, 28];
 /// `f32`, times the scale (for every zero offset, `i32::MIN ..= i32::MAX`).
 ///
 /// ```
-/// use layout_core::packed::{Group4Format, QuantizedB, dequantize, quantize_group4};
+/// use layout::packed::{Group4Format, QuantizedB, dequantize, quantize_group4};
 /// let (k, n) = (64, 16);
 /// let b: Vec<f32> = (0..k * n).map(|i| ((i * 37 % 101) as f32 - 50.0) / 25.0).collect();
 /// let q = quantize_group4(k, n, &b, 32, Group4Format::Gptq).unwrap();
@@ -233,7 +233,7 @@ impl Group4Matrix {
     /// [`PackedError::BufferLength`] unless `scales` and `zeros` hold `groups · N` entries.
     ///
     /// ```
-    /// use layout_core::packed::{Group4Matrix, GroupQuant, PackedFormat, PackedVec};
+    /// use layout::packed::{Group4Matrix, GroupQuant, PackedFormat, PackedVec};
     /// let q = GroupQuant::awq(2, 8, 2).unwrap();
     /// let w = PackedVec::from_values(PackedFormat::awq(), &[3; 16]).unwrap();
     /// let z = PackedVec::from_values(PackedFormat::awq(), &[1; 8]).unwrap();
@@ -525,7 +525,7 @@ impl Group4Matrix {
 /// overflows `f32`.
 ///
 /// ```
-/// use layout_core::packed::{Group4Format, quantize_group4};
+/// use layout::packed::{Group4Format, quantize_group4};
 /// // integer weights in −4..=11 with both ends in every group quantise exactly (s = 1)
 /// let b: Vec<f32> = (0..16 * 8).map(|i| ((i / 8) % 16) as f32 - 4.0).collect();
 /// let q = quantize_group4(16, 8, &b, 16, Group4Format::Awq).unwrap();
@@ -626,7 +626,7 @@ pub fn quantize_group4(
 /// engine take.
 ///
 /// ```
-/// use layout_core::packed::{QuantRef, QuantizedB, quantize_q4_0};
+/// use layout::packed::{QuantRef, QuantizedB, quantize_q4_0};
 /// let q = quantize_q4_0(32, 2, &[1.0; 64]).unwrap();
 /// let r = QuantRef::from(&q);
 /// assert_eq!((r.rows(), r.cols()), (32, 2));

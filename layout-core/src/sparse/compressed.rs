@@ -220,7 +220,7 @@ macro_rules! compressed_common {
             /// each naming the position and the numbers.
             ///
             /// ```
-            #[doc = concat!("use layout_core::sparse::", stringify!($ty), ";")]
+            #[doc = concat!("use layout::sparse::", stringify!($ty), ";")]
             #[doc = concat!("let e = ", stringify!($ty),
                 "::try_new(2, 2, vec![0, 2, 2], vec![1, 1], vec![1, 1]).unwrap_err();")]
             #[doc = concat!("assert_eq!(e.to_string(), \"", $name, " from parts: ", $inner_doc,
@@ -242,7 +242,7 @@ macro_rules! compressed_common {
             /// `(rows, columns)`.
             ///
             /// ```
-            #[doc = concat!("use layout_core::sparse::", stringify!($ty), ";")]
+            #[doc = concat!("use layout::sparse::", stringify!($ty), ";")]
             #[doc = concat!("assert_eq!(", stringify!($ty),
                 "::from_dense(2, 3, &[0; 6]).unwrap().shape(), (2, 3));")]
             /// ```
@@ -254,7 +254,7 @@ macro_rules! compressed_common {
             /// Number of stored entries.
             ///
             /// ```
-            #[doc = concat!("use layout_core::sparse::", stringify!($ty), ";")]
+            #[doc = concat!("use layout::sparse::", stringify!($ty), ";")]
             #[doc = concat!("assert_eq!(", stringify!($ty),
                 "::from_dense(2, 2, &[0, 1, 1, 0]).unwrap().nnz(), 2);")]
             /// ```
@@ -266,7 +266,7 @@ macro_rules! compressed_common {
                 " `o` are `indptr[o]..indptr[o+1]`.")]
             ///
             /// ```
-            #[doc = concat!("use layout_core::sparse::", stringify!($ty), ";")]
+            #[doc = concat!("use layout::sparse::", stringify!($ty), ";")]
             #[doc = concat!("assert_eq!(", stringify!($ty),
                 "::from_dense(2, 2, &[1, 0, 0, 0]).unwrap().indptr(), &[0, 1, 1]);")]
             /// ```
@@ -277,7 +277,7 @@ macro_rules! compressed_common {
             #[doc = concat!("The ", $inner_doc, " index of every entry.")]
             ///
             /// ```
-            #[doc = concat!("use layout_core::sparse::", stringify!($ty), ";")]
+            #[doc = concat!("use layout::sparse::", stringify!($ty), ";")]
             #[doc = concat!("assert_eq!(", stringify!($ty),
                 "::from_dense(2, 2, &[1, 0, 0, 0]).unwrap().indices(), &[0]);")]
             /// ```
@@ -288,7 +288,7 @@ macro_rules! compressed_common {
             /// The stored values.
             ///
             /// ```
-            #[doc = concat!("use layout_core::sparse::", stringify!($ty), ";")]
+            #[doc = concat!("use layout::sparse::", stringify!($ty), ";")]
             #[doc = concat!("assert_eq!(", stringify!($ty),
                 "::from_dense(1, 2, &[0, 7]).unwrap().values(), &[7]);")]
             /// ```
@@ -299,7 +299,7 @@ macro_rules! compressed_common {
             /// The stored values, writable (the structure stays fixed, so the invariants hold).
             ///
             /// ```
-            #[doc = concat!("use layout_core::sparse::", stringify!($ty), ";")]
+            #[doc = concat!("use layout::sparse::", stringify!($ty), ";")]
             #[doc = concat!("let mut a = ", stringify!($ty),
                 "::from_dense(1, 2, &[0, 7]).unwrap();")]
             /// a.values_mut()[0] = 8;
@@ -313,7 +313,7 @@ macro_rules! compressed_common {
             /// its line; `None` when no entry is stored there (also outside the shape).
             ///
             /// ```
-            #[doc = concat!("use layout_core::sparse::", stringify!($ty), ";")]
+            #[doc = concat!("use layout::sparse::", stringify!($ty), ";")]
             #[doc = concat!("let a = ", stringify!($ty),
                 "::from_dense(2, 2, &[0, 5, 6, 0]).unwrap();")]
             /// assert!(a.position(0, 1).is_some());
@@ -328,7 +328,7 @@ macro_rules! compressed_common {
             /// The entry at `(r, c)`, if stored.
             ///
             /// ```
-            #[doc = concat!("use layout_core::sparse::", stringify!($ty), ";")]
+            #[doc = concat!("use layout::sparse::", stringify!($ty), ";")]
             #[doc = concat!("let a = ", stringify!($ty),
                 "::from_dense(2, 2, &[0, 5, 6, 0]).unwrap();")]
             /// assert_eq!(a.get(1, 0), Some(&6));
@@ -346,7 +346,7 @@ macro_rules! compressed_common {
             /// [`SparseError::LengthMismatch`] unless `dense.len() == nrows · ncols`.
             ///
             /// ```
-            #[doc = concat!("use layout_core::sparse::", stringify!($ty), ";")]
+            #[doc = concat!("use layout::sparse::", stringify!($ty), ";")]
             #[doc = concat!("let a = ", stringify!($ty),
                 "::from_dense(2, 2, &[0.0, 2.5, 0.0, 0.0]).unwrap();")]
             /// assert_eq!(a.nnz(), 1);
@@ -370,7 +370,7 @@ macro_rules! compressed_common {
             /// [`SparseError::NotRank2`].
             ///
             /// ```
-            #[doc = concat!("use layout_core::{sparse::", stringify!($ty), ", tensor::Tensor};")]
+            #[doc = concat!("use layout::{sparse::", stringify!($ty), ", tensor::Tensor};")]
             /// let t = Tensor::from_vec(vec![0, 3, 4, 0], &[2, 2]).unwrap();
             #[doc = concat!("assert_eq!(", stringify!($ty), "::from_tensor(&t).unwrap().get(0, 1), Some(&3));")]
             /// ```
@@ -388,7 +388,7 @@ macro_rules! compressed_common {
             /// elements do not fit in memory.
             ///
             /// ```
-            #[doc = concat!("use layout_core::sparse::", stringify!($ty), ";")]
+            #[doc = concat!("use layout::sparse::", stringify!($ty), ";")]
             #[doc = concat!("let a = ", stringify!($ty), "::from_dense(2, 2, &[0, 5, 6, 0]).unwrap();")]
             /// assert_eq!(a.to_dense().unwrap(), vec![0, 5, 6, 0]);
             /// ```
@@ -405,7 +405,7 @@ macro_rules! compressed_common {
             /// have positive extents).
             ///
             /// ```
-            #[doc = concat!("use layout_core::sparse::", stringify!($ty), ";")]
+            #[doc = concat!("use layout::sparse::", stringify!($ty), ";")]
             #[doc = concat!("let a = ", stringify!($ty), "::from_dense(2, 2, &[0, 5, 6, 0]).unwrap();")]
             /// assert_eq!(a.to_tensor().unwrap()[[1, 0]], 6);
             /// ```
@@ -421,7 +421,7 @@ macro_rules! compressed_common {
 /// strictly increasing column indices.
 ///
 /// ```
-/// use layout_core::sparse::Csr;
+/// use layout::sparse::Csr;
 /// let a = Csr::try_new(2, 3, vec![0, 1, 3], vec![2, 0, 1], vec![7, 8, 9]).unwrap();
 /// assert_eq!(a.to_dense().unwrap(), vec![0, 0, 7, 8, 9, 0]);
 /// ```
@@ -432,7 +432,7 @@ pub struct Csr<T>(Compressed<T>);
 /// strictly increasing row indices.
 ///
 /// ```
-/// use layout_core::sparse::Csc;
+/// use layout::sparse::Csc;
 /// let a = Csc::try_new(2, 3, vec![0, 1, 1, 3], vec![1, 0, 1], vec![7, 8, 9]).unwrap();
 /// assert_eq!(a.to_dense().unwrap(), vec![0, 0, 8, 7, 0, 9]);
 /// ```
@@ -479,7 +479,7 @@ impl<T: Scalar> Csr<T> {
     /// [`SparseError::LengthMismatch`] unless `x.len()` is the number of columns.
     ///
     /// ```
-    /// use layout_core::sparse::Csr;
+    /// use layout::sparse::Csr;
     /// let a = Csr::from_dense(2, 2, &[1, 2, 0, 3]).unwrap();
     /// assert_eq!(a.mul_vec(&[1, 10]).unwrap(), vec![21, 30]);
     /// assert_eq!(
@@ -510,7 +510,7 @@ impl<T: Scalar> Csc<T> {
     /// [`SparseError::LengthMismatch`] unless `x.len()` is the number of columns.
     ///
     /// ```
-    /// use layout_core::sparse::Csc;
+    /// use layout::sparse::Csc;
     /// let a = Csc::from_dense(2, 2, &[1, 2, 0, 3]).unwrap();
     /// assert_eq!(a.mul_vec(&[1, 10]).unwrap(), vec![21, 30]);
     /// ```
@@ -537,7 +537,7 @@ impl<T: Clone> Csr<T> {
     /// do not fit in memory.
     ///
     /// ```
-    /// use layout_core::sparse::Csr;
+    /// use layout::sparse::Csr;
     /// let a = Csr::from_dense(2, 2, &[1, 2, 0, 3]).unwrap().to_csc().unwrap();
     /// assert_eq!((a.indptr(), a.indices()), (&[0, 1, 3][..], &[0, 0, 1][..]));
     /// ```
@@ -548,7 +548,7 @@ impl<T: Clone> Csr<T> {
     /// The same matrix in COO.
     ///
     /// ```
-    /// use layout_core::sparse::Csr;
+    /// use layout::sparse::Csr;
     /// let a = Csr::from_dense(2, 2, &[1, 2, 0, 3]).unwrap().to_coo();
     /// assert_eq!((a.rows(), a.cols()), (&[0, 0, 1][..], &[0, 1, 1][..]));
     /// ```
@@ -572,7 +572,7 @@ impl<T: Clone> Csc<T> {
     /// do not fit in memory.
     ///
     /// ```
-    /// use layout_core::sparse::Csc;
+    /// use layout::sparse::Csc;
     /// let a = Csc::from_dense(2, 2, &[1, 2, 0, 3]).unwrap().to_csr().unwrap();
     /// assert_eq!((a.indptr(), a.indices()), (&[0, 2, 3][..], &[0, 1, 1][..]));
     /// ```
@@ -586,7 +586,7 @@ impl<T: Clone> Csc<T> {
     /// As [`Csc::to_csr`].
     ///
     /// ```
-    /// use layout_core::sparse::Csc;
+    /// use layout::sparse::Csc;
     /// let a = Csc::from_dense(2, 2, &[1, 2, 0, 3]).unwrap().to_coo().unwrap();
     /// assert_eq!(a.values(), &[1, 2, 3]);
     /// ```

@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 /// entries in strictly increasing row-major order (so sorted and unique).
 ///
 /// ```
-/// use layout_core::sparse::Coo;
+/// use layout::sparse::Coo;
 /// let a = Coo::try_new(2, 2, vec![0, 1], vec![1, 0], vec![5, 7]).unwrap();
 /// assert_eq!(a.get(1, 0), Some(&7));
 /// assert_eq!(a.to_dense().unwrap(), vec![0, 5, 7, 0]);
@@ -35,7 +35,7 @@ impl<T> Coo<T> {
     /// [`SparseError::CooOrder`] unless the entries strictly increase in row-major order.
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// let e = Coo::try_new(3, 3, vec![0, 0], vec![2, 1], vec![1, 1]).unwrap_err();
     /// assert_eq!(
     ///     e.to_string(),
@@ -100,7 +100,7 @@ impl<T> Coo<T> {
     /// [`SparseError::IndexOutOfRange`] naming the triplet's position in the input.
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// let a = Coo::from_triplets(2, 2, vec![(1, 1, 4), (0, 1, 3), (1, 1, 10)]).unwrap();
     /// assert_eq!((a.rows(), a.cols(), a.values()), (&[0, 1][..], &[1, 1][..], &[3, 14][..]));
     /// assert_eq!(
@@ -147,7 +147,7 @@ impl<T> Coo<T> {
     /// positions of the first two triplets with one coordinate.
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// let a = Coo::from_triplets_unique(2, 2, vec![(1, 1, 4), (0, 1, 3)]).unwrap();
     /// assert_eq!(a.rows(), &[0, 1]);
     /// assert_eq!(
@@ -191,7 +191,7 @@ impl<T> Coo<T> {
     /// `(rows, columns)`.
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// assert_eq!(Coo::<f32>::try_new(2, 5, vec![], vec![], vec![]).unwrap().shape(), (2, 5));
     /// ```
     pub fn shape(&self) -> (usize, usize) {
@@ -201,7 +201,7 @@ impl<T> Coo<T> {
     /// Number of stored entries.
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// assert_eq!(Coo::from_dense(2, 2, &[0, 1, 0, 2]).unwrap().nnz(), 2);
     /// ```
     pub fn nnz(&self) -> usize {
@@ -211,7 +211,7 @@ impl<T> Coo<T> {
     /// The row index of every entry.
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// assert_eq!(Coo::from_dense(2, 2, &[0, 1, 0, 2]).unwrap().rows(), &[0, 1]);
     /// ```
     pub fn rows(&self) -> &[usize] {
@@ -221,7 +221,7 @@ impl<T> Coo<T> {
     /// The column index of every entry.
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// assert_eq!(Coo::from_dense(2, 2, &[0, 1, 0, 2]).unwrap().cols(), &[1, 1]);
     /// ```
     pub fn cols(&self) -> &[usize] {
@@ -231,7 +231,7 @@ impl<T> Coo<T> {
     /// The stored values.
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// assert_eq!(Coo::from_dense(2, 2, &[0, 1, 0, 2]).unwrap().values(), &[1, 2]);
     /// ```
     pub fn values(&self) -> &[T] {
@@ -241,7 +241,7 @@ impl<T> Coo<T> {
     /// The stored values, writable (the structure stays fixed, so the invariants hold).
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// let mut a = Coo::from_dense(1, 2, &[0, 1]).unwrap();
     /// a.values_mut()[0] = 9;
     /// assert_eq!(a.to_dense().unwrap(), vec![0, 9]);
@@ -254,7 +254,7 @@ impl<T> Coo<T> {
     /// when no entry is stored there (also outside the shape).
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// let a = Coo::from_dense(2, 2, &[0, 1, 3, 2]).unwrap();
     /// assert_eq!(a.position(1, 1), Some(2));
     /// assert_eq!(a.position(0, 0), None);
@@ -269,7 +269,7 @@ impl<T> Coo<T> {
     /// The entry at `(r, c)`, if stored.
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// assert_eq!(Coo::from_dense(1, 2, &[0, 4]).unwrap().get(0, 1), Some(&4));
     /// ```
     pub fn get(&self, r: usize, c: usize) -> Option<&T> {
@@ -285,7 +285,7 @@ impl<T: Scalar> Coo<T> {
     /// [`SparseError::LengthMismatch`] unless `dense.len() == nrows · ncols`.
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// let a = Coo::from_dense(2, 2, &[0.0, 1.5, 0.0, 0.0]).unwrap();
     /// assert_eq!((a.rows(), a.cols()), (&[0][..], &[1][..]));
     /// ```
@@ -315,7 +315,7 @@ impl<T: Scalar> Coo<T> {
     /// [`SparseError::NotRank2`].
     ///
     /// ```
-    /// use layout_core::{sparse::Coo, tensor::Tensor};
+    /// use layout::{sparse::Coo, tensor::Tensor};
     /// let t = Tensor::from_vec(vec![0, 3, 0, 0, 0, 4], &[2, 3]).unwrap();
     /// assert_eq!(Coo::from_tensor(&t).unwrap().cols(), &[1, 2]);
     /// ```
@@ -333,7 +333,7 @@ impl<T: Scalar> Coo<T> {
     /// do not fit in memory.
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// let a = Coo::try_new(2, 2, vec![1], vec![0], vec![6]).unwrap();
     /// assert_eq!(a.to_dense().unwrap(), vec![0, 0, 6, 0]);
     /// ```
@@ -354,7 +354,7 @@ impl<T: Scalar> Coo<T> {
     /// [`SparseError::Tensor`] when an extent is 0 (layouts have positive extents).
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// let t = Coo::from_dense(2, 2, &[0, 1, 0, 2]).unwrap().to_tensor().unwrap();
     /// assert_eq!(t[[1, 1]], 2);
     /// ```
@@ -368,7 +368,7 @@ impl<T: Scalar> Coo<T> {
     /// [`SparseError::LengthMismatch`] unless `x.len()` is the number of columns.
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// let a = Coo::from_dense(2, 2, &[1, 2, 0, 3]).unwrap();
     /// assert_eq!(a.mul_vec(&[1, 10]).unwrap(), vec![21, 30]);
     /// ```
@@ -391,7 +391,7 @@ impl<T: Clone> Coo<T> {
     /// do not fit in memory.
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// let a = Coo::from_dense(2, 2, &[0, 1, 2, 3]).unwrap().to_csr().unwrap();
     /// assert_eq!(a.indptr(), &[0, 1, 3]);
     /// ```
@@ -419,7 +419,7 @@ impl<T: Clone> Coo<T> {
     /// As [`Coo::to_csr`] and [`Csr::to_csc`].
     ///
     /// ```
-    /// use layout_core::sparse::Coo;
+    /// use layout::sparse::Coo;
     /// let a = Coo::from_dense(2, 2, &[0, 1, 2, 3]).unwrap().to_csc().unwrap();
     /// assert_eq!(a.indptr(), &[0, 1, 3]);
     /// assert_eq!(a.indices(), &[1, 0, 1]);

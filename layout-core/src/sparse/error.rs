@@ -8,14 +8,14 @@ use core::fmt;
 /// Every message names the operation, the rule and the numbers:
 ///
 /// ```
-/// use layout_core::sparse::SparseError;
+/// use layout::sparse::SparseError;
 /// let e = SparseError::IndptrDecreasing { op: "csr from parts", at: 2, prev: 5, next: 3 };
 /// assert_eq!(
 ///     e.to_string(),
 ///     "csr from parts: offsets must not decrease, indptr[2] = 3 follows 5"
 /// );
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum SparseError {
     /// An array of the wrong length.
@@ -137,6 +137,21 @@ pub enum SparseError {
     /// Building the dense tensor was refused (an extent of 0); only `to_tensor` returns it.
     Tensor(TensorError),
 }
+
+crate::error::debug_as_sentence!(SparseError {
+    LengthMismatch,
+    IndptrStart,
+    IndptrDecreasing,
+    IndptrEnd,
+    DuplicateEntry,
+    IndexOutOfRange,
+    NotIncreasing,
+    CooOrder,
+    NotRank2,
+    Overflow,
+    Allocation,
+    Tensor
+});
 
 impl fmt::Display for SparseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

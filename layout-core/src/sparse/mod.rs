@@ -25,7 +25,7 @@
 //! [`Csr::try_new`] on its parts; this crate does not depend on `sprs`.
 //!
 //! ```
-//! use layout_core::sparse::{Coo, Csr};
+//! use layout::sparse::{Coo, Csr};
 //! let dense = [1, 0, 2,
 //!              0, 0, 3];
 //! let a = Csr::from_dense(2, 3, &dense).unwrap();
@@ -55,7 +55,7 @@ use core::ops::{Add, Mul};
 /// multiplication. Every primitive number implements it.
 ///
 /// ```
-/// fn dot<T: layout_core::sparse::Scalar>(a: T, b: T) -> T { a * b + T::default() }
+/// fn dot<T: layout::sparse::Scalar>(a: T, b: T) -> T { a * b + T::default() }
 /// assert_eq!(dot(2.0, 3.0), 6.0);
 /// ```
 pub trait Scalar: Copy + Default + PartialEq + Add<Output = Self> + Mul<Output = Self> {}

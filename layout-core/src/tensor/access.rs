@@ -250,7 +250,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// The element at a coordinate, or `None` outside the domain.
     ///
     /// ```
-    /// use layout_core::{DynTuple, tensor::Tensor};
+    /// use layout::{DynTuple, tensor::Tensor};
     /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
     /// assert_eq!(t.get([1, 0]), Some(&3));
     /// assert_eq!(t.get([2, 0]), None);

@@ -14,7 +14,7 @@ use crate::{AnyLayout, DynLayout, DynTuple, LayoutError, MAX_LEAVES};
 /// The shape two operands broadcast to (NumPy's `np.broadcast_shapes(a, b)`).
 ///
 /// ```
-/// use layout_core::tensor::broadcast_shapes;
+/// use layout::tensor::broadcast_shapes;
 /// assert_eq!(broadcast_shapes(&[8, 1, 6, 1], &[7, 1, 5]).unwrap().to_string(), "(8,7,6,5)");
 /// assert_eq!(broadcast_shapes(&[256, 256, 3], &[3]).unwrap().to_string(), "(256,256,3)");
 /// assert_eq!(
@@ -101,7 +101,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// `expand`): no copy, stretched axes get stride 0. Writing through it does not compile.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let b = Tensor::from_vec(vec![1.0, 2.0, 3.0], &[3]).unwrap();
     /// let bb = b.broadcast_to(&[2, 3]).unwrap();
     /// assert_eq!(bb.layout().to_string(), "(2,3):(0,1)");

@@ -12,13 +12,13 @@ use alloc::vec::Vec;
 /// extents other than `axis` must agree; the inputs may have any layouts.
 ///
 /// ```
-/// use layout_core::tensor::{concat, Tensor};
+/// use layout::tensor::{concat, Tensor};
 /// let a = Tensor::from_vec(vec![1, 2, 3, 4], &[2, 2]).unwrap();
 /// let b = Tensor::from_vec(vec![5, 6], &[1, 2]).unwrap();
 /// let c = concat(&[a.view().into_dyn().unwrap(), b.view().into_dyn().unwrap()], 0).unwrap();
 /// assert_eq!(format!("{c:?}"), "[[1, 2],\n [3, 4],\n [5, 6]]");
 /// assert_eq!(concat(&[a.view().into_dyn().unwrap(), b.view().into_dyn().unwrap()], 1).unwrap_err().to_string(),
-///     "shapes (2,2) and (1,2) differ");
+///     "concat: shapes (2,2) and (1,2) differ; they must be equal");
 /// ```
 ///
 /// # Errors
@@ -47,6 +47,7 @@ pub fn concat<T: Copy>(
         let agree = rp == r && (0..r).all(|j| j == k || e[j] == shape[j]);
         if !agree {
             return Err(TensorError::ShapeMismatch {
+                op: super::ShapeOp::Concat,
                 a: ax0.extents_short(),
                 b: ax.extents_short(),
             });
@@ -83,7 +84,7 @@ pub fn concat<T: Copy>(
 /// Join tensors of one shape along a new axis at position `axis` of the result (`np.stack`).
 ///
 /// ```
-/// use layout_core::tensor::{stack, Tensor};
+/// use layout::tensor::{stack, Tensor};
 /// let a = Tensor::from_vec(vec![1, 2], &[2]).unwrap();
 /// let b = Tensor::from_vec(vec![3, 4], &[2]).unwrap();
 /// let s = stack(&[a.view().into_dyn().unwrap(), b.view().into_dyn().unwrap()], 1).unwrap();
@@ -106,7 +107,7 @@ pub fn stack<T: Copy>(
     };
     let mut expanded = Vec::with_capacity(parts.len());
     for p in parts {
-        same_shape(first.layout(), p.layout())?;
+        same_shape(super::ShapeOp::Stack, first.layout(), p.layout())?;
         expanded.push(p.expand_dims(&[axis])?);
     }
     let rank = first.layout().rank() + 1;

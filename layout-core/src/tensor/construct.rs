@@ -10,8 +10,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// A tensor over `storage` whose element 0 is at offset 0.
     ///
     /// ```
-    /// use layout_core::DynLayout;
-    /// use layout_core::tensor::{Tensor, TensorError};
+    /// use layout::DynLayout;
+    /// use layout::tensor::{Tensor, TensorError};
     /// let buf = [0u8; 6];
     /// let l: DynLayout = "(2,3):(3,1)".parse().unwrap();
     /// assert!(Tensor::new(&buf[..], l).is_ok());
@@ -36,8 +36,8 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// injective ([`AnyLayout::find_collision`]). Works for any layout, swizzled ones included.
     ///
     /// ```
-    /// use layout_core::{DynLayout, LayoutError};
-    /// use layout_core::tensor::{Tensor, TensorError};
+    /// use layout::{DynLayout, LayoutError};
+    /// use layout::tensor::{Tensor, TensorError};
     /// let buf = [1, 2, 3];
     /// let rev: DynLayout = "(3):(-1)".parse().unwrap();
     /// let t = Tensor::with_offset(&buf[..], rev, 2).unwrap();
@@ -106,9 +106,13 @@ impl<St: Storage> Tensor<St, DynLayout> {
     ///
     /// # Errors
     /// A zero extent, too many axes, an extent above `i64::MAX`, or a buffer shorter than the
-    /// shape's size.
+    /// shape's size ([`TensorError::ElementCount`]).
     pub fn row_major(storage: St, shape: &[usize]) -> Result<Self, TensorError> {
         let l = DynLayout::row_major(&super::extents::dims_tuple(shape)?)?;
+        let len = storage.as_slice().len();
+        if (len as u64) < l.size() as u64 {
+            return Err(element_count("row_major", &l, len));
+        }
         Tensor::new(storage, l)
     }
 }
@@ -120,7 +124,7 @@ impl<T> Tensor<Vec<T>, DynLayout> {
     /// and ndarray's `Array::from_shape_vec`; extents are `usize`.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let (m, n) = (2usize, 12usize);
     /// let t = Tensor::from_vec((0..24).collect(), &[m, n]).unwrap();
     /// assert_eq!(t.layout().to_string(), "(2,12):(12,1)");
@@ -131,9 +135,21 @@ impl<T> Tensor<Vec<T>, DynLayout> {
     /// ```
     ///
     /// # Errors
-    /// See [`Tensor::row_major`].
+    /// [`TensorError::ElementCount`] when `v.len()` is not the product of the extents (as
+    /// ndarray's `from_shape_vec`), saying how many elements the shape needs; a zero extent,
+    /// too many axes or an extent above `i64::MAX`.
+    ///
+    /// ```
+    /// use layout::tensor::Tensor;
+    /// let e = Tensor::from_vec(vec![0f32; 10], &[3, 4]).unwrap_err();
+    /// assert_eq!(e.to_string(), "from_vec: the shape (3,4) needs 12 elements, the vector has 10");
+    /// ```
     pub fn from_vec(v: Vec<T>, shape: &[usize]) -> Result<Self, TensorError> {
-        Tensor::row_major(v, shape)
+        let l = DynLayout::row_major(&super::extents::dims_tuple(shape)?)?;
+        if v.len() as u64 != l.size() as u64 {
+            return Err(element_count("from_vec", &l, v.len()));
+        }
+        Tensor::new(v, l)
     }
 
     /// [`Tensor::from_vec`] with the `i64` extents layouts store (internal callers).
@@ -155,6 +171,16 @@ impl<T> Tensor<Vec<T>, DynLayout> {
         let mut v = super::elementwise::try_alloc("from_fn", l.size())?;
         v.extend((0..n).map(f));
         Tensor::new(v, l)
+    }
+}
+
+/// [`TensorError::ElementCount`]: `op` was given `len` elements for the compact layout `l`.
+fn element_count(op: &'static str, l: &DynLayout, len: usize) -> TensorError {
+    TensorError::ElementCount {
+        op,
+        shape: super::Extents::from_slice(l.shape().leaves()),
+        needed: l.size(),
+        len,
     }
 }
 

@@ -53,13 +53,18 @@ fn dense(l: &DynLayout) -> bool {
     l.offset_range() == (0, l.size() - 1)
 }
 
-/// Check that two layouts have the same axis extents.
-pub(crate) fn same_shape(a: &DynLayout, b: &DynLayout) -> Result<(), TensorError> {
+/// Check that two layouts have the same axis extents (`op`: the operation, for the message).
+pub(crate) fn same_shape(
+    op: super::ShapeOp,
+    a: &DynLayout,
+    b: &DynLayout,
+) -> Result<(), TensorError> {
     let (xa, xb) = (Axes::new(a), Axes::new(b));
     let (ea, ra) = xa.extents();
     let (eb, rb) = xb.extents();
     if ea[..ra] != eb[..rb] {
         return Err(TensorError::ShapeMismatch {
+            op,
             a: xa.extents_short(),
             b: xb.extents_short(),
         });
@@ -438,7 +443,7 @@ where
     /// coordinate of this tensor.
     ///
     /// ```
-    /// use layout_core::{DynLayout, tensor::Tensor};
+    /// use layout::{DynLayout, tensor::Tensor};
     /// // ND (row-major 32 x 32) -> NZ for fp16: ((16,2),(16,2)):((16,256),(1,512))
     /// let nd = Tensor::from_vec((0..1024u16).collect(), &[32, 32]).unwrap();
     /// let nz_l: DynLayout = "((16,2),(16,2)):((16,256),(1,512))".parse().unwrap();
@@ -458,8 +463,8 @@ where
     /// threads.
     ///
     /// ```
-    /// use layout_core::named::{Nz, f16};
-    /// use layout_core::{Int, Layout, tensor::Tensor};
+    /// use layout::named::{Nz, f16};
+    /// use layout::{Int, Layout, tensor::Tensor};
     /// // a static 32 x 32 row-major tile into a static NZ tile: no plan at run time
     /// let nd = Layout::new((Int::<32>, Int::<32>), (Int::<32>, Int::<1>));
     /// let src = Tensor::new((0..1024u16).collect::<Vec<_>>(), nd).unwrap();
@@ -495,7 +500,7 @@ where
     ) -> Result<(), TensorError> {
         // the inner layouts are the layouts themselves when affine
         let (sl, dl) = (src.inner(), self.inner());
-        same_shape(&sl, &dl)?;
+        same_shape(super::ShapeOp::CopyFrom, &sl, &dl)?;
         if !(L::AFFINE && L2::AFFINE) {
             self.copy_per_element(src, &sl, &dl);
             return Ok(());
@@ -533,7 +538,7 @@ where
     /// 8 MiB between affine layouts; smaller or non-affine copies run on the calling thread.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let a = Tensor::from_fn(&[512, 768], |i| i as f32).unwrap();
     /// let mut t = Tensor::from_vec(vec![0f32; 512 * 768], &[768, 512]).unwrap();
     /// t.par_copy_from(&a.view().t().unwrap()).unwrap();
@@ -551,7 +556,7 @@ where
         St::Elem: Send + Sync,
     {
         let (sl, dl) = (src.inner(), self.inner());
-        same_shape(&sl, &dl)?;
+        same_shape(super::ShapeOp::ParCopyFrom, &sl, &dl)?;
         if L::AFFINE
             && L2::AFFINE
             && let Some(p) = copy_plan(&sl, &dl)
@@ -683,7 +688,7 @@ where
     /// else a row-major copy (PyTorch's `contiguous()`).
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// use std::borrow::Cow;
     /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
     /// assert!(matches!(t.contiguous().into_storage(), Cow::Borrowed(_)));

@@ -133,7 +133,7 @@ where
     /// last 3 indices of each axis around `...`, as NumPy does.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec((0..8).collect::<Vec<i32>>(), &[2, 2, 2]).unwrap();
     /// assert_eq!(format!("{t:?}"), "[[[0, 1],\n  [2, 3]],\n\n [[4, 5],\n  [6, 7]]]");
     /// ```
@@ -151,7 +151,7 @@ where
     /// 1000 elements like `Debug`. A precision applies to every element (`{:.2}`).
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
     /// assert_eq!(t.to_string(), "[[0 1 2]\n [3 4 5]]");
     /// let f = Tensor::from_vec(vec![1.0f32, 0.25, -2.5], &[3]).unwrap();

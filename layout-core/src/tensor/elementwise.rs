@@ -19,7 +19,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// order.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec(vec![1, 2, 3, 4], &[2, 2]).unwrap();
     /// let sq = t.view().t().unwrap().map(|x| x * x);
     /// assert_eq!(format!("{sq:?}"), "[[ 1,  9],\n [ 4, 16]]");
@@ -42,7 +42,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// [`Tensor::map`], returning an error when the output cannot be allocated.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec(vec![1, 2, 3], &[3]).unwrap();
     /// assert!(t.try_map(|x| x * 2).unwrap().iter().copied().eq([2, 4, 6]));
     /// ```
@@ -69,7 +69,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// element-wise binary operations), whatever the two layouts.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let a = Tensor::from_vec(vec![0.0, 0.0, 0.0, 10.0, 10.0, 10.0], &[2, 3]).unwrap();
     /// let b = Tensor::from_vec(vec![1.0, 2.0, 3.0], &[3]).unwrap();
     /// let c = a.zip_map(&b, |x, y| x + y).unwrap();
@@ -146,7 +146,7 @@ impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
     /// of `self` (NumPy's `a += b`).
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let mut a = Tensor::from_vec(vec![1, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
     /// let col = Tensor::from_vec(vec![10, 20], &[2, 1]).unwrap();
     /// a.zip_map_inplace(&col, |x, y| *x += y).unwrap();

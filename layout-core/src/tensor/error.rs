@@ -8,8 +8,8 @@ use core::fmt;
 /// broadcasting) or, wrapped in [`TensorError::Layout`], a rule of the layout underneath.
 ///
 /// ```
-/// use layout_core::tensor::{Tensor, TensorError};
-/// use layout_core::DynLayout;
+/// use layout::tensor::{Tensor, TensorError};
+/// use layout::DynLayout;
 /// let l: DynLayout = "(4,4):(1,4)".parse().unwrap();
 /// let e = Tensor::new(vec![0f32; 10], l).unwrap_err();
 /// assert!(matches!(e, TensorError::OutOfBuffer { hi: 15, len: 10, .. }));
@@ -18,7 +18,7 @@ use core::fmt;
 ///     "layout reaches offsets 0..=15 from base offset 0, outside a buffer of 10 elements"
 /// );
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum TensorError {
     /// The layout (or the layout algebra behind a view) refused the operation.
@@ -83,10 +83,45 @@ pub enum TensorError {
     },
     /// Two shapes that must be equal (copy, element-wise in place, concat) are not.
     ShapeMismatch {
-        /// The first shape.
+        /// The operation the user called.
+        op: ShapeOp,
+        /// The first shape (for a copy, the source's).
         a: Extents,
-        /// The second shape.
+        /// The second shape (for a copy, the destination's).
         b: Extents,
+    },
+    /// A vector (or buffer) whose number of elements is not what the shape needs.
+    ElementCount {
+        /// The operation the user called (`from_vec`, `row_major`).
+        op: &'static str,
+        /// The shape asked for.
+        shape: Extents,
+        /// The number of elements it needs (its product).
+        needed: i64,
+        /// The number of elements given.
+        len: usize,
+    },
+    /// A tile coordinate outside the tile grid of [`Tiles`](super::Tiles).
+    TileOutOfGrid {
+        /// The axis of the grid.
+        axis: usize,
+        /// The tile index given along it.
+        index: i64,
+        /// The number of tiles along it.
+        grid: i64,
+    },
+    /// A tile extent that cannot cut a hierarchical axis (an NZ axis `(16,m/16):(1,256)`) into
+    /// tiles that are one layout each: such an axis is cut exactly, by a tile extent that
+    /// divides the axis and is a divisor or a multiple of its inner extent.
+    TileSplitsAxis {
+        /// The axis.
+        axis: usize,
+        /// Its extent.
+        extent: i64,
+        /// The extent of its innermost (fastest) part: 16 for an NZ axis.
+        inner: i64,
+        /// The tile extent given.
+        tile: i64,
     },
     /// The output of an operation (`zip_map`, `try_map`, `concat`, `from_fn`, …) cannot be
     /// allocated.
@@ -135,6 +170,81 @@ pub enum TensorError {
     },
 }
 
+crate::error::debug_as_sentence!(TensorError {
+    Layout,
+    OutOfBuffer,
+    AxisOutOfRange,
+    RepeatedAxis,
+    AxisIndexOutOfRange,
+    SqueezeNotOne,
+    EmptyAxis,
+    NotStrided,
+    Broadcast,
+    ShapeMismatch,
+    ElementCount,
+    TileOutOfGrid,
+    TileSplitsAxis,
+    OutputAllocation,
+    ReshapeSize,
+    ReshapeNeedsCopy
+});
+
+/// The operation of a [`TensorError::ShapeMismatch`]: what the user called, as its `Display`
+/// writes it (`copy_from`, `+=`, …). A one-byte enum, so that the error stays small.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ShapeOp {
+    /// `Tensor::copy_from`.
+    CopyFrom,
+    /// `Tensor::par_copy_from`.
+    ParCopyFrom,
+    /// `concat`.
+    Concat,
+    /// `stack`.
+    Stack,
+    /// `Padded::pad_from`.
+    PadFrom,
+    /// `Padded::crop_to_nd`.
+    CropToNd,
+    /// `+`.
+    Add,
+    /// `-`.
+    Sub,
+    /// `*`.
+    Mul,
+    /// `/`.
+    Div,
+    /// `+=`.
+    AddAssign,
+    /// `-=`.
+    SubAssign,
+    /// `*=`.
+    MulAssign,
+    /// `/=`.
+    DivAssign,
+}
+
+impl fmt::Display for ShapeOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ShapeOp::CopyFrom => "copy_from",
+            ShapeOp::ParCopyFrom => "par_copy_from",
+            ShapeOp::Concat => "concat",
+            ShapeOp::Stack => "stack",
+            ShapeOp::PadFrom => "pad_from",
+            ShapeOp::CropToNd => "crop_to_nd",
+            ShapeOp::Add => "+",
+            ShapeOp::Sub => "-",
+            ShapeOp::Mul => "*",
+            ShapeOp::Div => "/",
+            ShapeOp::AddAssign => "+=",
+            ShapeOp::SubAssign => "-=",
+            ShapeOp::MulAssign => "*=",
+            ShapeOp::DivAssign => "/=",
+        })
+    }
+}
+
 impl From<LayoutError> for TensorError {
     fn from(e: LayoutError) -> TensorError {
         TensorError::Layout(e)
@@ -180,9 +290,32 @@ impl fmt::Display for TensorError {
             TensorError::Broadcast { a, b, to: true } => {
                 write!(f, "cannot broadcast a tensor of shape {a} to shape {b}")
             }
-            TensorError::ShapeMismatch { a, b } => {
-                write!(f, "shapes {a} and {b} differ")
+            TensorError::ShapeMismatch { op, a, b } => {
+                write!(f, "{op}: shapes {a} and {b} differ; they must be equal")
             }
+            TensorError::ElementCount {
+                op,
+                shape,
+                needed,
+                len,
+            } => write!(
+                f,
+                "{op}: the shape {shape} needs {needed} elements, the {} has {len}",
+                if op == "from_vec" { "vector" } else { "buffer" }
+            ),
+            TensorError::TileOutOfGrid { axis, index, grid } => write!(
+                f,
+                "tiles: tile {index} along axis {axis} is outside the tile grid, which has {grid} tiles along that axis (0..{grid})"
+            ),
+            TensorError::TileSplitsAxis {
+                axis,
+                extent,
+                inner,
+                tile,
+            } => write!(
+                f,
+                "tiles: axis {axis} (extent {extent}) is hierarchical with inner extent {inner}, and tiles of {tile} would not be one layout each; use a tile extent that divides {extent} and divides or is a multiple of {inner}"
+            ),
             TensorError::OutputAllocation {
                 op,
                 elements,
@@ -246,6 +379,9 @@ impl TensorError {
             TensorError::NotStrided { .. } => "an axis is not one stride",
             TensorError::Broadcast { .. } => "shapes cannot be broadcast together",
             TensorError::ShapeMismatch { .. } => "shapes differ",
+            TensorError::ElementCount { .. } => "the element count is not the shape's",
+            TensorError::TileOutOfGrid { .. } => "a tile is outside the tile grid",
+            TensorError::TileSplitsAxis { .. } => "a tile extent does not cut a hierarchical axis",
             TensorError::OutputAllocation { .. } => "the output cannot be allocated",
             TensorError::TilerNotDividing { .. } => "the tiler does not divide the tensor",
             TensorError::ReshapeSize { .. } => "reshape changes the number of elements",

@@ -9,7 +9,7 @@ pub const EXTENTS_KEPT: usize = 6;
 /// shapes are truncated and print a trailing `…`), printed like NumPy: `(2,3)`, `(4,)`, `()`.
 ///
 /// ```
-/// use layout_core::tensor::Extents;
+/// use layout::tensor::Extents;
 /// assert_eq!(Extents::from_slice(&[2, 3]).to_string(), "(2,3)");
 /// assert_eq!(Extents::from_slice(&[4]).to_string(), "(4,)");
 /// assert_eq!(Extents::from_slice(&[]).to_string(), "()");

@@ -17,7 +17,7 @@
 //! `permute`, `reshape`, `broadcast_to`, …) return [`LayoutError::NotAffine`](crate::LayoutError::NotAffine) naming the swizzle.
 //!
 //! ```
-//! use layout_core::{Int, Layout, Sw, SwizzledLayout, tensor::Tensor};
+//! use layout::{Int, Layout, Sw, SwizzledLayout, tensor::Tensor};
 //! // the fp16 shared-memory atom Sw<3,3,3> o _0 o (_8,_64):(_64,_1) over 512 elements
 //! let atom = SwizzledLayout::new(Sw::<3, 3, 3>, Int::<0>,
 //!     Layout::new((Int::<8>, Int::<64>), (Int::<64>, Int::<1>)));
@@ -49,7 +49,7 @@
 //! [`Tensor::new`], and the tensor's axes are still its modes:
 //!
 //! ```
-//! use layout_core::{DynLayout, tensor::Tensor};
+//! use layout::{DynLayout, tensor::Tensor};
 //! let rm = Tensor::from_vec(vec![0, 1, 2, 3, 4, 5], &[2, 3]).unwrap();
 //! assert_eq!(rm.layout().to_string(), "(2,3):(3,1)");
 //! let cm = Tensor::new(vec![0, 3, 1, 4, 2, 5], "(2,3):(1,2)".parse::<DynLayout>().unwrap()).unwrap();
@@ -70,7 +70,7 @@
 //!   printing and the results of copies go row-major, the last axis fastest.
 //!
 //! ```
-//! use layout_core::{DynLayout, Int, Layout, tensor::Tensor};
+//! use layout::{DynLayout, Int, Layout, tensor::Tensor};
 //! let data: Vec<i32> = (0..6).collect();
 //! let typed = Tensor::new(data.clone(), Layout::new((Int::<2>, Int::<3>), (Int::<3>, Int::<1>))).unwrap();
 //! let dynamic = Tensor::new(data, "(2,3):(3,1)".parse::<DynLayout>().unwrap()).unwrap();
@@ -92,6 +92,8 @@
 use alloc::vec::Vec;
 
 mod access;
+#[cfg(feature = "alloc")]
+mod arith;
 mod axes;
 mod broadcast;
 #[cfg(feature = "alloc")]
@@ -122,7 +124,7 @@ pub use broadcast::broadcast_shapes;
 pub use concat::{concat, stack};
 #[cfg(feature = "alloc")]
 pub(crate) use elementwise::try_alloc;
-pub use error::TensorError;
+pub use error::{ShapeOp, TensorError};
 pub use extents::{EXTENTS_KEPT, Extents};
 pub use identity::{ArithTuple, IdentityTensor, MAX_COORD_RANK};
 pub use reduce::{AxisIter, Float, IndexedIter, NdIndex};
@@ -137,7 +139,7 @@ use crate::{AnyLayout, DynLayout};
 /// docs](self) for the guarantees.
 ///
 /// ```
-/// use layout_core::{Int, Layout, tensor::Tensor};
+/// use layout::{Int, Layout, tensor::Tensor};
 /// // a static 2 x 3 row-major layout: zero-sized, offsets are constants
 /// let l = Layout::new((Int::<2>, Int::<3>), (Int::<3>, Int::<1>));
 /// let mut t = Tensor::new(vec![0.0f32; 6], l).unwrap();
@@ -216,7 +218,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// a `DynTuple`). Dereferences to `&[usize]`, so it can shape another tensor:
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
     /// assert_eq!(t.dims(), [2, 3]);
     /// let u = Tensor::from_vec(vec![0u8; 6], &t.view().t().unwrap().dims()).unwrap();

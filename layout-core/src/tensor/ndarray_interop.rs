@@ -63,7 +63,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ndarray axes).
     ///
     /// ```
-    /// use layout_core::tensor::{s, Tensor};
+    /// use layout::tensor::{s, Tensor};
     /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
     /// let v = t.view().slice(&s![.., ..;-1]).unwrap();
     /// let a = v.as_ndarray().unwrap();
@@ -91,7 +91,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// matrix, `Ix3`, … (`as_ndarray` gives `IxDyn`).
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
     /// let u = t.view().unsqueeze(0).unwrap();
     /// let a: ndarray::ArrayView3<i32> = u.as_ndarray_dim().unwrap();
@@ -118,7 +118,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// A rank-2 tensor as a typed `ndarray` matrix view (`ArrayView2`), zero-copy.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
     /// let tt = t.view().t().unwrap();
     /// let a = tt.as_ndarray2().unwrap();
@@ -182,7 +182,7 @@ impl<'a, T> TensorRef<'a, T> {
     /// in memory (any axis order, negative strides included).
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let a = ndarray::Array2::from_shape_fn((2, 3), |(i, j)| 10 * i + j);
     /// let t = Tensor::from_ndarray(a.t()).unwrap();
     /// assert_eq!(t.layout().to_string(), "(3,2):(1,3)");
@@ -212,7 +212,7 @@ impl<'a, T> TensorRef<'a, T> {
     /// in it.
     ///
     /// ```
-    /// use layout_core::tensor::TensorRef;
+    /// use layout::tensor::TensorRef;
     /// use ndarray::{Array2, s};
     /// let a = Array2::from_shape_fn((32, 32), |(i, j)| 100 * i + j);
     /// let block = a.slice(s![8..24, 4..20]);
@@ -270,7 +270,7 @@ impl<'a, T> TensorRef<'a, T> {
     /// refuses.
     ///
     /// ```
-    /// use layout_core::tensor::TensorRef;
+    /// use layout::tensor::TensorRef;
     /// let a = ndarray::Array2::from_shape_fn((3, 4), |(i, j)| 10 * i + j);
     /// let v = a.slice(ndarray::s![.., ..;2]);
     /// // SAFETY: `v` views the owned array `a`, whose whole buffer is initialised and not

@@ -38,7 +38,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// The sum of all elements, added in logical (row-major) order; ndarray's `sum`.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec((1..=6).collect::<Vec<i64>>(), &[2, 3]).unwrap();
     /// assert_eq!(t.sum(), 21);
     /// assert_eq!(t.view().t().unwrap().sum(), 21);   // any layout, same elements
@@ -56,7 +56,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// The product of all elements, in logical order; ndarray's `product`.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec(vec![1.0, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
     /// assert_eq!(t.product(), 24.0);
     /// ```
@@ -71,7 +71,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ndarray-stats' `min` refuses an undefined order.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec(vec![3.0, -1.0, 2.0, 5.0], &[2, 2]).unwrap();
     /// assert_eq!((t.min(), t.max()), (Some(-1.0), Some(5.0)));
     /// let n = Tensor::from_vec(vec![1.0, f64::NAN], &[2]).unwrap();
@@ -112,7 +112,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ndarray's `mean`, for `f32` and `f64`.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 6.0], &[2, 2]).unwrap();
     /// assert_eq!(t.mean(), 3.0);
     /// ```
@@ -127,7 +127,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// per axis; ndarray's `indexed_iter`.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
     /// let v = t.view().t().unwrap();                  // (3,2):(1,3)
     /// for (i, &x) in v.indexed_iter() {
@@ -154,7 +154,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// ndarray's `axis_iter`. Rows of a matrix are `axis_iter(0)`, columns `axis_iter(1)`.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
     /// let rows: Vec<i32> = t.axis_iter(0).unwrap().map(|r| r.sum()).collect();
     /// assert_eq!(rows, [3, 12]);

@@ -117,7 +117,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// which old axes are not nested — use [`Tensor::reshape_copy`] then.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec((0..24).collect::<Vec<i32>>(), &[2, 3, 4]).unwrap();
     /// assert_eq!(t.view().reshape(&[-1, 4]).unwrap().layout().to_string(), "(6,4):(4,1)");
     /// let tt = t.view().transpose(1, 2).unwrap();                    // (2,4,3):(12,1,4)
@@ -166,7 +166,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// view; negative numbers count from the end.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec(vec![0; 24], &[2, 3, 4]).unwrap();
     /// assert_eq!(t.view().flatten(1, 2).unwrap().shape().to_string(), "(2,12)");
     /// assert_eq!(t.view().flatten(0, -1).unwrap().shape().to_string(), "(24)");

@@ -28,7 +28,7 @@ where
     /// counts.
     ///
     /// ```
-    /// use layout_core::{Int, Layout, tensor::Tensor};
+    /// use layout::{Int, Layout, tensor::Tensor};
     /// let (m, k) = (32i64, 16i64);
     /// let a = Tensor::new((0..m * k).collect::<Vec<i64>>(), Layout::new((m, k), (Int::<1>, m))).unwrap();
     /// let t = a.local_tile::<8, 4>((2, 1)).unwrap();
@@ -193,10 +193,10 @@ fn predicated_tile(
         }
         let tiles = super::tiling::ceil_div(extent, tile);
         if c < 0 || c >= tiles {
-            return Err(TensorError::AxisIndexOutOfRange {
+            return Err(TensorError::TileOutOfGrid {
                 axis: a,
                 index: c,
-                extent: tiles,
+                grid: tiles,
             });
         }
         // c·tile < extent: an index of the axis, its offset fits (the tensor is valid)
@@ -220,7 +220,7 @@ where
     /// `ceil(extent / N)` tiles.
     ///
     /// ```
-    /// use layout_core::{Int, Layout, tensor::Tensor};
+    /// use layout::{Int, Layout, tensor::Tensor};
     /// let (m, k, ld) = (100i64, 60i64, 104i64);
     /// let a = Tensor::new((0..ld * k).collect::<Vec<i64>>(), Layout::new((m, k), (Int::<1>, ld))).unwrap();
     /// let t = a.local_tile_predicated::<32, 32>((3, 1)).unwrap();

@@ -20,7 +20,7 @@
 //!   other extents than the source).
 //!
 //! ```
-//! use layout_core::tensor::{Tensor, copy_if};
+//! use layout::tensor::{Tensor, copy_if};
 //! let a = Tensor::from_fn(&[7, 5], |i| i as i32).unwrap(); // row-major 7 × 5
 //! let t = a.tiles(&[4, 4]).unwrap();
 //! assert_eq!(t.grid(), &[2, 2][..]);
@@ -91,7 +91,9 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// # Errors
     /// A non-affine layout; more tile extents than axes or a tile extent below 1
     /// ([`LayoutError::Precondition`] / [`LayoutError::NonPositiveExtent`]); a hierarchical axis
-    /// the tile does not divide ([`TensorError::NotStrided`]) or the algebra refuses.
+    /// the tile extent does not cut into tiles of one layout each
+    /// ([`TensorError::TileSplitsAxis`]: the extent must divide the axis and divide or be a
+    /// multiple of its inner extent, 16 for an NZ axis).
     pub fn tiles(&self, tile: &[i64]) -> Result<Tiles<&[St::Elem]>, TensorError> {
         let l = self.dyn_layout()?;
         Tiles::plan(self.as_slice(), self.base_offset(), l, tile)
@@ -156,12 +158,21 @@ impl<St: Storage> Tiles<St> {
                     DynLayout::leaf(tt.min(e), d).map_err(layout_err)?,
                     Axis::Leaf { d, leaf },
                 )
-            } else if e % tt == 0 {
-                let one = DynLayout::leaf(tt, 1).map_err(layout_err)?;
-                let div = m.logical_divide_by_layout(&one).map_err(layout_err)?;
-                (div.mode(0).map_err(layout_err)?, Axis::Divided)
             } else {
-                return Err(TensorError::NotStrided { axis: a });
+                // a hierarchical axis: cut exactly, through the algebra; a tile extent it
+                // refuses is the user's choice of extent, said in the axis's terms
+                let splits = TensorError::TileSplitsAxis {
+                    axis: a,
+                    extent: e,
+                    inner: c.shape().leaves()[0],
+                    tile: tt,
+                };
+                if e % tt != 0 {
+                    return Err(splits);
+                }
+                let one = DynLayout::leaf(tt, 1).map_err(layout_err)?;
+                let div = m.logical_divide_by_layout(&one).map_err(|_| splits)?;
+                (div.mode(0).map_err(|_| splits)?, Axis::Divided)
             };
             leaf += mode.leaf_count();
             t.extent[a] = e;
@@ -210,10 +221,10 @@ impl<St: Storage> Tiles<St> {
         for a in 0..self.rank {
             let c = coord[a];
             if c < 0 || c >= self.grid[a] {
-                return Err(TensorError::AxisIndexOutOfRange {
+                return Err(TensorError::TileOutOfGrid {
                     axis: a,
                     index: c,
-                    extent: self.grid[a],
+                    grid: self.grid[a],
                 });
             }
             // start < extent: no overflow (extent·stride fits, the parent is valid)
@@ -264,7 +275,7 @@ impl<St: Storage> Tiles<St> {
     ///
     /// # Errors
     /// A coordinate of the wrong length or outside the grid
-    /// ([`TensorError::AxisIndexOutOfRange`] naming the axis, index and grid extent).
+    /// ([`TensorError::TileOutOfGrid`] naming the axis, index and tile grid extent).
     pub fn tile(&self, coord: &[i64]) -> Result<TensorRef<'_, St::Elem>, TensorError> {
         let (pos, valid) = self.locate(coord)?;
         let l = self.shrunk(&valid)?;
@@ -329,7 +340,7 @@ impl<St: Storage> Tiles<St> {
     /// run-time tile (no 600-byte run-time layout per tile, element access a multiply-add).
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let a = Tensor::from_fn(&[100, 60], |i| i as f32).unwrap();
     /// let t = a.tiles(&[32, 32]).unwrap();
     /// let corner = t.tile2((3, 1)).unwrap();
@@ -603,7 +614,7 @@ fn for_each_coord(ext: &[i64], mut f: impl FnMut(&[i64])) {
 /// source cannot make the copy write outside the destination (cutlass#3488).
 ///
 /// ```
-/// use layout_core::tensor::{Tensor, copy_if};
+/// use layout::tensor::{Tensor, copy_if};
 /// let src = Tensor::from_fn(&[10, 6], |i| i as i32).unwrap();
 /// let mut dst = Tensor::from_vec(vec![-1; 9 * 5], &[9, 5]).unwrap(); // smaller than src
 /// let ts = src.tiles(&[4, 4]).unwrap();
@@ -650,7 +661,7 @@ impl<St: Storage> Tensor<St, DynLayout> {
     /// ([`Tensor::tiles`] + [`Tiles::tile`]; to take many tiles, plan once with `tiles`).
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let a = Tensor::from_fn(&[100, 60], |i| i as f32).unwrap();
     /// let t = a.local_tile(&[32, 32], &[3, 1]).unwrap();
     /// assert_eq!(t.shape().leaves(), &[4, 28]); // rows 96..100, columns 32..60
@@ -678,7 +689,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// must be exact; for ragged edges use [`Tensor::tiles`].
     ///
     /// ```
-    /// use layout_core::{Tile, tensor::Tensor};
+    /// use layout::{Tile, tensor::Tensor};
     /// let a = Tensor::from_fn(&[8, 6], |i| i as i32).unwrap();
     /// let z = a.zipped_divide(&"[4,3]".parse::<Tile>().unwrap()).unwrap();
     /// assert_eq!(z.layout().to_string(), "((4,3),(2,2)):((6,1),(24,3))");
@@ -711,7 +722,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// `idx` of the thread layout `thr` owns ([`DynLayout::local_partition`]).
     ///
     /// ```
-    /// use layout_core::{DynLayout, tensor::Tensor};
+    /// use layout::{DynLayout, tensor::Tensor};
     /// let a = Tensor::new((0..48).collect::<Vec<i32>>(), "(8,6):(1,8)".parse::<DynLayout>().unwrap()).unwrap();
     /// let thr: DynLayout = "(4,3):(3,1)".parse().unwrap();
     /// let p = a.local_partition(&thr, 4).unwrap();

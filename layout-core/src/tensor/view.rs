@@ -107,7 +107,7 @@ impl From<core::ops::RangeFull> for Slice {
 /// `s!` is then ndarray's.
 ///
 /// ```
-/// use layout_core::tensor::{s, Slice, Tensor};
+/// use layout::tensor::{s, Slice, Tensor};
 /// let t = Tensor::from_vec((0..12).collect::<Vec<i32>>(), &[3, 4]).unwrap();
 /// let row = t.view().slice(&s![1, ..]).unwrap();
 /// assert!(row.iter().copied().eq([4, 5, 6, 7]));
@@ -210,7 +210,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// take a range of it), [`Slice::NewAxis`] inserts one.
     ///
     /// ```
-    /// use layout_core::tensor::{s, Tensor};
+    /// use layout::tensor::{s, Tensor};
     /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
     /// let col = t.view().slice(&s![.., 1]).unwrap();       // t[:, 1]
     /// assert_eq!(col.layout().to_string(), "(2):(3)");
@@ -315,7 +315,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// numbers count from the end). Hierarchical modes move whole.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec(vec![0u8; 24], &[2, 3, 4]).unwrap();
     /// assert_eq!(t.view().permute(&[1, 2, 0]).unwrap().layout().to_string(), "(3,4,2):(4,1,12)");
     /// ```
@@ -396,7 +396,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// Remove the given axes, each of which must have extent 1.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec(vec![0; 6], &[1, 2, 1, 3]).unwrap();
     /// assert_eq!(t.view().squeeze_axes(&[0, 2]).unwrap().shape().to_string(), "(2,3)");
     /// assert_eq!(
@@ -438,7 +438,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// `ndim + axes.len()` axes, and each position must lie in `[-(that), that)`.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec(vec![0; 6], &[2, 3]).unwrap();
     /// assert_eq!(t.view().expand_dims(&[1, 3]).unwrap().shape().to_string(), "(2,1,3,1)");
     /// assert_eq!(
@@ -496,7 +496,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// a diagonal above the main one (along `a2`), `offset < 0` below.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec((0..12).collect::<Vec<i32>>(), &[3, 4]).unwrap();
     /// assert!(t.view().diagonal(0, 0, 1).unwrap().iter().copied().eq([0, 5, 10]));
     /// assert!(t.view().diagonal(1, 0, 1).unwrap().iter().copied().eq([1, 6, 11]));
@@ -555,7 +555,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// Windows overlap when `step < size`, so the view is read-only.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec((0..5).collect::<Vec<i32>>(), &[5]).unwrap();
     /// let w = t.unfold(0, 3, 1).unwrap();
     /// assert_eq!(w.layout().to_string(), "(3,3):(1,1)");
@@ -614,7 +614,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// Split `axis` into `sections` views of equal extent (`np.split(t, sections, axis)`).
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let t = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[6]).unwrap();
     /// let parts = t.split(0, 3).unwrap();
     /// assert!(parts[2].iter().copied().eq([4, 5]));
@@ -684,7 +684,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// NumPy's rule), so `(8,1):(1,8)` is contiguous.
     ///
     /// ```
-    /// use layout_core::{DynLayout, tensor::Tensor};
+    /// use layout::{DynLayout, tensor::Tensor};
     /// let buf = [0; 8];
     /// let l: DynLayout = "(8,1):(1,8)".parse().unwrap();
     /// assert!(Tensor::new(&buf[..], l).unwrap().is_contiguous());
@@ -734,7 +734,7 @@ impl<'a, T, L: AnyLayout> Tensor<&'a mut [T], L> {
     /// same time.
     ///
     /// ```
-    /// use layout_core::tensor::Tensor;
+    /// use layout::tensor::Tensor;
     /// let mut t = Tensor::from_vec(vec![0; 6], &[3, 2]).unwrap();
     /// let (mut top, mut bottom) = t.view_mut().split_at_mut(0, 1).unwrap();
     /// top.fill(1);

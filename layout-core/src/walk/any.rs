@@ -14,7 +14,7 @@ use crate::{DynLayout, DynTuple, IntTuple, Layout, LayoutError};
 /// period once, then repeats them.
 ///
 /// ```
-/// use layout_core::{AnyLayout, DynLayout, PostPeriod, Sw, SwizzledLayout};
+/// use layout::{AnyLayout, DynLayout, PostPeriod, Sw, SwizzledLayout};
 /// let l: DynLayout = "(8,64):(64,1)".parse().unwrap();
 /// let s = SwizzledLayout::new(Sw::<3, 3, 3>, 0i64, l);
 /// assert_eq!(s.post_period(), Some(PostPeriod { period: 512, vector: 8, phase: 0 }));
@@ -44,7 +44,7 @@ pub struct PostPeriod {
 /// `post_offset` the function.
 ///
 /// ```
-/// use layout_core::{AnyLayout, DynLayout, Swizzle, SwizzledLayout};
+/// use layout::{AnyLayout, DynLayout, Swizzle, SwizzledLayout};
 /// let l: DynLayout = "(8,8):(8,1)".parse().unwrap();
 /// assert_eq!(l.offset_bounds(), Ok((0, 63)));
 /// assert_eq!(l.is_injective(), Ok(true));
