@@ -36,6 +36,19 @@ fn every_layer_prints_its_sentence_with_debug() {
     // the wrapper of a layer error: the layer and the same sentence
     let t = TensorError::Layout("(2,2):(1".parse::<DynLayout>().unwrap_err());
     check_debug(&t, "Layout");
+
+    // the GEMM and convolution layers
+    let mut c = [0f32; 4];
+    let e = layout::gemm::sgemm(
+        2, 2, 2, 1.0, &[1.0; 3], 2, 1, &[1.0; 4], 2, 1, 0.0, &mut c, 2, 1,
+    )
+    .unwrap_err();
+    check_debug(&e, "TooShort");
+    let e = layout::conv::Conv2d::default()
+        .stride(0)
+        .output_dims([1, 1, 4, 4], [1, 1, 3, 3])
+        .unwrap_err();
+    check_debug(&e, "Zero");
 }
 
 #[test]

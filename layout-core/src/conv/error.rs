@@ -30,8 +30,8 @@ impl fmt::Display for ConvOperand {
 }
 
 /// Why a convolution was refused. Every variant carries the numbers; nothing is written to the
-/// output on error.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// output on error. `Debug` shows the variant and its sentence.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub enum ConvError {
     /// A tensor is not of rank 4 (or its layout has no run-time affine form: rank 0).
     NotRank4 {
@@ -210,3 +210,18 @@ impl From<GemmError> for ConvError {
         ConvError::Gemm(e)
     }
 }
+
+crate::error::debug_as_sentence!(ConvError {
+    NotRank4,
+    Zero,
+    ChannelsNotDivisible,
+    WeightShape,
+    KernelTooLarge,
+    GroupsMismatch,
+    OutputShape,
+    BiasLength,
+    Overflow,
+    Allocation,
+    Layout,
+    Gemm
+});

@@ -50,8 +50,10 @@ impl fmt::Display for OperandShape {
     }
 }
 
-/// Why a GEMM call was rejected. Every variant names the operation and carries the numbers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Why a GEMM call was rejected. Every variant names the operation and carries the numbers;
+/// `Debug` shows the variant and its sentence, so `fn main() -> Result<…>` prints something a
+/// person can act on.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub enum GemmError {
     /// The slice is shorter than the span the shape and strides address:
     /// `(rows−1)·|row stride| + (cols−1)·|column stride| + 1` elements are needed.
@@ -175,3 +177,14 @@ impl fmt::Display for GemmError {
 }
 
 impl std::error::Error for GemmError {}
+
+crate::error::debug_as_sentence!(GemmError {
+    TooShort,
+    StrideOverflow,
+    OutputOverlaps,
+    IsaUnavailable,
+    ShapeMismatch,
+    PackedIsaMismatch,
+    Allocation,
+    NotMatrix
+});

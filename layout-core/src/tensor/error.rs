@@ -184,6 +184,7 @@ crate::error::debug_as_sentence!(TensorError {
     ElementCount,
     TileOutOfGrid,
     TileSplitsAxis,
+    TilerNotDividing,
     OutputAllocation,
     ReshapeSize,
     ReshapeNeedsCopy

@@ -460,7 +460,6 @@ impl<St: Storage> Predicated<St> {
     /// the element exists.
     ///
     /// ```
-    /// # extern crate layout_core as layout;
     /// use layout::tensor::Tensor;
     /// let a = Tensor::from_fn(&[100], |i| i as u8).unwrap();
     /// let t = a.tiles(&[1 << 62]).unwrap(); // one tile of 2^62 elements, 100 of them valid
