@@ -861,7 +861,8 @@ fn check_tiles(
             prop_assert!(
                 matches!(
                     e,
-                    layout::tensor::TensorError::NotStrided { .. }
+                    layout::tensor::TensorError::TileSplitsAxis { .. }
+                        | layout::tensor::TensorError::NotStrided { .. }
                         | layout::tensor::TensorError::Layout(_)
                 ),
                 "{e:?}"
