@@ -81,6 +81,8 @@ mod half_inputs;
 mod int8;
 mod kernel;
 mod maps;
+#[cfg(target_arch = "aarch64")]
+mod neon;
 mod options;
 mod pack;
 mod packed_b;

@@ -90,18 +90,19 @@ pub(crate) enum Simd {
     #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
     Portable,
     /// 8 × 8 micro-tiles through 128-bit registers (baseline on x86-64).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     Sse2,
     /// As `Sse2`, with 32-bit tiles through 256-bit registers.
     // detected only with `std` (run-time feature detection)
-    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    #[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
     Avx,
     /// Whole-cache-line micro-tiles through 256-bit registers (AVX2): 64 × 16 bytes, 32 × 8
     /// halves, 16 × 8 words, 8 × 4 double words, each destination column one 64-byte line.
-    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    #[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
     Avx2,
     /// Whole-cache-line micro-tiles through 512-bit registers (AVX-512 F + BW): 64 × 16 bytes,
     /// 32 × 16 halves, 16 × 16 words, 8 × 8 double words.
-    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    #[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
     Avx512,
 }
 
@@ -116,8 +117,9 @@ impl Simd {
                 Isa::Avx512 => Simd::Avx512,
                 Isa::Avx2 => Simd::Avx2,
                 Isa::Portable if Isa::forced() == Some(Isa::Portable) => Simd::Portable,
-                Isa::Portable if crate::isa::has_avx() => Simd::Avx,
-                Isa::Portable => Simd::Sse2,
+                // (NEON is never available on x86-64)
+                Isa::Portable | Isa::Neon if crate::isa::has_avx() => Simd::Avx,
+                Isa::Portable | Isa::Neon => Simd::Sse2,
             }
         }
         #[cfg(all(target_arch = "x86_64", not(feature = "std")))]
@@ -197,6 +199,7 @@ pub(crate) unsafe fn transpose_with<T: Copy>(
     stream: bool,
 ) {
     let width = plain_width::<T>();
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
     let (d, s) = (dst.cast::<u8>(), src.cast::<u8>());
     // SAFETY: (all arms) the caller's contract, re-typed to a plain type of `T`'s exact width
     // (`plain_width`), and the CPU runs `simd` (caller).
@@ -466,6 +469,7 @@ unsafe fn chunks<const B: usize>(
     large: bool,
     stream: bool,
 ) {
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
     let nt = cfg!(target_arch = "x86_64")
         && stream
         && B.is_multiple_of(16)
