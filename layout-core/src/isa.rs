@@ -368,6 +368,14 @@ mod tests {
             assert!(!e.usable(Isa::Portable) && !e.usable(Isa::Avx2));
             assert!(!e.usable(Isa::Neon) || e.detected());
         }
+        // the aarch64 test script runs on an emulated CPU with every extension and says so
+        // (`LAYOUT_EXPECT_EXT`): the paths it forces on are really on
+        if let Ok(list) = std::env::var("LAYOUT_EXPECT_EXT") {
+            for name in list.split(',').filter(|w| !w.trim().is_empty()) {
+                let e = Ext::ALL.into_iter().find(|e| e.name() == name.trim());
+                assert!(e.is_some_and(Ext::detected), "{name} is not detected");
+            }
+        }
         assert_eq!(Isa::best(), *avail.last().unwrap());
         assert!(Isa::selected().is_available() && Isa::selected_for_gemm().is_available());
     }

@@ -83,6 +83,8 @@ mod kernel;
 mod maps;
 #[cfg(target_arch = "aarch64")]
 mod neon;
+#[cfg(target_arch = "aarch64")]
+mod neon_int8;
 mod options;
 mod pack;
 mod packed_b;
