@@ -9,13 +9,13 @@
 //! three B vectors per quad step, 24 dot products against two loads.
 //!
 //! The signedness pairs: `i8 × i8` runs `sdot`, `u8 × u8` `udot`; a mixed pair runs `usdot` /
-//! `sudot` where `i8mm` is usable, and otherwise `sdot` on the `u8` operand moved into `i8`
-//! (`x = a − 128`, its bit pattern `a ^ 0x80`) with the exact correction
-//! `Σ a·b = Σ x·b + 128·Σ b`, the sums of the other operand's panel taken in the same kernel.
+//! `sudot` where `i8mm` is usable, and otherwise moves the B panel into A's signedness while
+//! packing (`b ^ 0x80`: `b + 128` as `u8` for `udot`, `b − 128` as `i8` for `sdot`) and
+//! corrects exactly, `Σ a·b = Σ a·b' ∓ 128·Σ a`, with A's row sums taken in the same loop (two
+//! more dot products against a vector of ones per 24).
 //! The loops, blocking, threads, edge tiles and C of any layout are the engine's
 //! ([`super::block::run_panels`]); only packing and the kernel are here.
 
-use core::arch::aarch64::*;
 use core::arch::asm;
 use std::cell::RefCell;
 use std::vec::Vec;
@@ -109,9 +109,11 @@ impl<S: Int8> Panels<i8> for Quads<'_, S> {
 pub(crate) const TILE: (usize, usize) = (8, 12);
 
 /// The 24-dot-product k loop of one 8 × 12 tile in assembly (the dot-product intrinsics are
-/// not stable Rust): `acc` ← Σ over `k` quad steps, column-major `[12][8]`.
+/// not stable Rust): `acc` ← Σ over `k` quad steps, column-major `[12][8]`, then, with `sums`,
+/// A's row sums (`$op` of A against a vector of ones, two more dot products per step) as a
+/// 13th column.
 macro_rules! dot_loop {
-    ($op:literal, $a:expr, $b:expr, $k:expr, $acc:expr) => {
+    ($op:literal, $a:expr, $b:expr, $k:expr, $acc:expr, sums: [$($sum:literal),*]) => {
         asm!(
             "movi v8.4s, #0", "movi v9.4s, #0", "movi v10.4s, #0", "movi v11.4s, #0",
             "movi v12.4s, #0", "movi v13.4s, #0", "movi v14.4s, #0", "movi v15.4s, #0",
@@ -119,6 +121,7 @@ macro_rules! dot_loop {
             "movi v20.4s, #0", "movi v21.4s, #0", "movi v22.4s, #0", "movi v23.4s, #0",
             "movi v24.4s, #0", "movi v25.4s, #0", "movi v26.4s, #0", "movi v27.4s, #0",
             "movi v28.4s, #0", "movi v29.4s, #0", "movi v30.4s, #0", "movi v31.4s, #0",
+            "movi v5.4s, #0", "movi v6.4s, #0", "movi v7.16b, #1",
             "cbz {k}, 2f",
             "1:",
             "ldp q0, q1, [{a}], #32",
@@ -147,6 +150,7 @@ macro_rules! dot_loop {
             concat!($op, " v29.4s, v1.16b, v4.4b[2]"),
             concat!($op, " v30.4s, v0.16b, v4.4b[3]"),
             concat!($op, " v31.4s, v1.16b, v4.4b[3]"),
+            $($sum,)*
             "subs {k}, {k}, #1",
             "b.ne 1b",
             "2:",
@@ -156,11 +160,13 @@ macro_rules! dot_loop {
             "st1 {{v20.4s, v21.4s, v22.4s, v23.4s}}, [{acc}], #64",
             "st1 {{v24.4s, v25.4s, v26.4s, v27.4s}}, [{acc}], #64",
             "st1 {{v28.4s, v29.4s, v30.4s, v31.4s}}, [{acc}], #64",
+            "st1 {{v5.4s, v6.4s}}, [{acc}]",
             a = inout(reg) $a => _,
             b = inout(reg) $b => _,
             k = inout(reg) $k => _,
             acc = inout(reg) $acc => _,
             out("v0") _, out("v1") _, out("v2") _, out("v3") _, out("v4") _,
+            out("v5") _, out("v6") _, out("v7") _,
             out("v8") _, out("v9") _, out("v10") _, out("v11") _,
             out("v12") _, out("v13") _, out("v14") _, out("v15") _,
             out("v16") _, out("v17") _, out("v18") _, out("v19") _,
@@ -172,69 +178,45 @@ macro_rules! dot_loop {
     };
 }
 
-/// The sums over k of each row of an `R`-row byte panel of `k` quad steps (`R` = 8 or 12),
-/// wrapping: the correction of a flipped operand.
-///
-/// # Safety
-/// `p` is valid for `R·4·k` reads; NEON is available.
-#[inline(always)]
-unsafe fn row_sums<const V: usize>(p: *const i8, k: usize) -> [[i32; 4]; V] {
-    // SAFETY: (whole body) the caller guarantees NEON and `V·16·k` readable bytes.
-    unsafe {
-        let mut s = [vdupq_n_s32(0); V];
-        let mut p = p;
-        for _ in 0..k {
-            for sv in s.iter_mut() {
-                // four bytes of one row (a lane) summed into that lane
-                *sv = vpadalq_s16(*sv, vpaddlq_s8(vld1q_s8(p)));
-                p = p.add(16);
-            }
-        }
-        let mut out = [[0i32; 4]; V];
-        for (o, sv) in out.iter_mut().zip(s) {
-            vst1q_s32(o.as_mut_ptr(), sv);
-        }
-        out
-    }
-}
-
-/// One 8 × 12 tile: the dot loop of `D` (0 `sdot`, 1 `udot`, 2 `usdot`, 3 `sudot`), then `+ 128·Σ` of the other panel when one panel
-/// holds a flipped `u8` (`FLIP`: 0 none, 1 the A panel, 2 the B panel), then
-/// `C ← α·acc + β·C` (β = 0: C is not read).
+/// One 8 × 12 tile: the dot loop of `D` (0 `sdot`, 1 `udot`, 2 `usdot`, 3 `sudot`; 4 `udot`
+/// and 5 `sdot` with A's row sums), then for a B panel moved by 128 (`b ^ 0x80`: `b + 128` for
+/// `udot` on an `i8` B, `b − 128` for `sdot` on a `u8` B) the exact correction
+/// `Σ a·b = Σ a·b' ∓ 128·Σ a`, then `C ← α·acc + β·C` (β = 0: C is not read).
 ///
 /// # Safety
 /// As [`super::kernel::Ukr`] with MR = 8, NR = 12, `KSTEP = 4`; NEON and dotprod available,
 /// and i8mm for `D` = 2 or 3.
 #[inline(always)]
-unsafe fn tile<const D: u8, const FLIP: u8>(t: &Tile<i32, i8>) {
+unsafe fn tile<const D: u8>(t: &Tile<i32, i8>) {
     let (mr, nr) = TILE;
-    let mut acc = [[0i32; 8]; 12];
+    // 12 columns, then A's row sums
+    let mut acc = [[0i32; 8]; 13];
     let (a, b, k, out) = (t.a, t.b, t.k, acc.as_mut_ptr().cast::<i32>());
     // SAFETY: the caller guarantees the features, 32·k readable bytes at `a`, 48·k at `b`;
-    // `acc` holds the 96 words stored; the registers written are declared.
+    // `acc` holds the 104 words stored; the registers written are declared.
     unsafe {
         match D {
-            0 => dot_loop!("sdot", a, b, k, out),
-            1 => dot_loop!("udot", a, b, k, out),
-            2 => dot_loop!("usdot", a, b, k, out),
-            _ => dot_loop!("sudot", a, b, k, out),
+            0 => dot_loop!("sdot", a, b, k, out, sums: []),
+            1 => dot_loop!("udot", a, b, k, out, sums: []),
+            2 => dot_loop!("usdot", a, b, k, out, sums: []),
+            3 => dot_loop!("sudot", a, b, k, out, sums: []),
+            4 => dot_loop!(
+                "udot", a, b, k, out,
+                sums: ["udot v5.4s, v0.16b, v7.16b", "udot v6.4s, v1.16b, v7.16b"]
+            ),
+            _ => dot_loop!(
+                "sdot", a, b, k, out,
+                sums: ["sdot v5.4s, v0.16b, v7.16b", "sdot v6.4s, v1.16b, v7.16b"]
+            ),
         }
     }
-    if FLIP == 1 {
-        // A panel holds a − 128: add 128·Σ_p b[p][j] to column j
-        // SAFETY: `b` holds 12·4·k bytes (the caller); NEON is available.
-        let s = unsafe { row_sums::<3>(b, k) };
-        for (j, col) in acc.iter_mut().enumerate() {
-            let c = s[j / 4][j % 4].wrapping_mul(128);
-            col.iter_mut().for_each(|x| *x = x.wrapping_add(c));
-        }
-    } else if FLIP == 2 {
-        // B panel holds b − 128: add 128·Σ_p a[i][p] to row i
-        // SAFETY: `a` holds 8·4·k bytes (the caller); NEON is available.
-        let s = unsafe { row_sums::<2>(a, k) };
-        for col in acc.iter_mut() {
-            for (i, x) in col.iter_mut().enumerate() {
-                *x = x.wrapping_add(s[i / 4][i % 4].wrapping_mul(128));
+    if D >= 4 {
+        // B' = b + 128 (udot): subtract 128·Σ a; B' = b − 128 (sdot): add it
+        let sign: i32 = if D == 4 { -128 } else { 128 };
+        let sums = acc[12];
+        for col in acc[..12].iter_mut() {
+            for (x, &r) in col.iter_mut().zip(&sums) {
+                *x = x.wrapping_add(r.wrapping_mul(sign));
             }
         }
     }
@@ -255,7 +237,7 @@ unsafe fn tile<const D: u8, const FLIP: u8>(t: &Tile<i32, i8>) {
 }
 
 macro_rules! kernels {
-    ($($(#[$doc:meta])* $name:ident, $feat:literal, $d:expr, $flip:expr;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident, $feat:literal, $d:expr;)*) => {$(
         $(#[$doc])*
         ///
         /// # Safety
@@ -264,37 +246,37 @@ macro_rules! kernels {
         #[target_feature(enable = $feat)]
         pub(crate) unsafe fn $name(t: &Tile<i32, i8>) {
             // SAFETY: forwarded contract; the features are enabled on this function.
-            unsafe { tile::<{ $d }, { $flip }>(t) }
+            unsafe { tile::<{ $d }>(t) }
         }
     )*};
 }
 
 kernels! {
     /// `i8 × i8`: `sdot`.
-    sdot_ss, "neon,dotprod", 0, 0;
+    sdot_ss, "neon,dotprod", 0;
     /// `u8 × u8`: `udot`.
-    udot_uu, "neon,dotprod", 1, 0;
+    udot_uu, "neon,dotprod", 1;
     /// `u8 × i8` (A panel unsigned): `usdot`.
-    usdot_us, "neon,dotprod,i8mm", 2, 0;
+    usdot_us, "neon,dotprod,i8mm", 2;
     /// `i8 × u8` (B panel unsigned): `sudot`.
-    sudot_su, "neon,dotprod,i8mm", 3, 0;
-    /// `u8 × i8` without i8mm: `sdot` on A − 128, plus 128 · B's column sums.
-    sdot_flip_a, "neon,dotprod", 0, 1;
+    sudot_su, "neon,dotprod,i8mm", 3;
+    /// `u8 × i8` without i8mm: `udot` on B + 128, minus 128 · A's row sums.
+    udot_flip_b, "neon,dotprod", 4;
     /// `i8 × u8` without i8mm: `sdot` on B − 128, plus 128 · A's row sums.
-    sdot_flip_b, "neon,dotprod", 0, 2;
+    sdot_flip_b, "neon,dotprod", 5;
 }
 
 /// The kernel for panels of signedness (A panel unsigned, B panel unsigned) on `isa`, and
-/// which panel the packers flip (`(flip A, flip B)`).
-fn pick(a_unsigned: bool, b_unsigned: bool, isa: Isa) -> (super::kernel::Ukr<i32, i8>, bool, bool) {
+/// whether the packers flip the B panel's sign bit (never A's).
+fn pick(a_unsigned: bool, b_unsigned: bool, isa: Isa) -> (super::kernel::Ukr<i32, i8>, bool) {
     let i8mm = Ext::I8mm.usable(isa);
     match (a_unsigned, b_unsigned) {
-        (false, false) => (sdot_ss, false, false),
-        (true, true) => (udot_uu, false, false),
-        (true, false) if i8mm => (usdot_us, false, false),
-        (false, true) if i8mm => (sudot_su, false, false),
-        (true, false) => (sdot_flip_a, true, false),
-        (false, true) => (sdot_flip_b, false, true),
+        (false, false) => (sdot_ss, false),
+        (true, true) => (udot_uu, false),
+        (true, false) if i8mm => (usdot_us, false),
+        (false, true) if i8mm => (sudot_su, false),
+        (true, false) => (udot_flip_b, true),
+        (false, true) => (sdot_flip_b, true),
     }
 }
 
@@ -315,11 +297,13 @@ pub(crate) fn run_i8<TA: Int8, TB: Int8>(p: Product<'_, TA, TB, i32>) {
     };
     let swapped = transposes(m, n, crs, ccs);
     let (ua, ub) = (unsigned::<TA>(), unsigned::<TB>());
+    // the kernel's B panel is flipped: the product's B, or its A when swapped
     let (ukr, flip_a, flip_b) = if swapped {
-        let (u, flip_kernel_a, flip_kernel_b) = pick(ub, ua, p.isa);
-        (u, flip_kernel_b, flip_kernel_a)
+        let (u, flip) = pick(ub, ua, p.isa);
+        (u, flip, false)
     } else {
-        pick(ua, ub, p.isa)
+        let (u, flip) = pick(ua, ub, p.isa);
+        (u, false, flip)
     };
     const KC: usize = 1024;
     let (mr, nr) = TILE;
@@ -376,7 +360,7 @@ mod tests {
             (udot_uu, true, true, false, false, false),
             (usdot_us, true, false, false, false, true),
             (sudot_su, false, true, false, false, true),
-            (sdot_flip_a, true, false, true, false, false),
+            (udot_flip_b, true, false, false, true, false),
             (sdot_flip_b, false, true, false, true, false),
         ];
         let (mr, nr) = TILE;
