@@ -14,8 +14,8 @@ use layout::named::{make_nz_layout, make_zn_layout};
 use layout::packed::quantize_q8_0;
 use layout::{DynLayout, Int, Layout, Tensor};
 
-/// Every instruction set, available or not.
-const ALL: [Isa; 3] = [Isa::Portable, Isa::Avx2, Isa::Avx512];
+/// Every instruction set of every architecture, available or not (the others are refused).
+const ALL: [Isa; 4] = Isa::ALL;
 
 /// The shapes that reach each route: (m, k, n).
 const SHAPES: [(usize, usize, usize); 6] = [

@@ -1,11 +1,16 @@
 //! The instruction sets every SIMD path of the crate is written for — the copy engine's
 //! transposes, the packed nibble shuffles, the GEMM kernels — detected once per process.
 //!
-//! The environment variable `LAYOUT_ISA` (`portable` | `avx2` | `avx512`) caps every path at
-//! once, so tests, valgrind (which cannot run AVX-512) and miri (which runs only plain Rust) can
+//! The environment variable `LAYOUT_ISA` (`portable` | `avx2` | `avx512` on x86-64, `portable` |
+//! `neon` on aarch64) caps every path at once, so tests, valgrind (which cannot run AVX-512) and miri (which runs only plain Rust) can
 //! force each one on one machine: `LAYOUT_ISA=portable` moves every element through plain Rust
 //! code. `LAYOUT_GEMM_ISA` (the older name) caps the GEMM alone. An unknown or unavailable
 //! name falls back to the best set the CPU has, never to an instruction it lacks.
+//!
+//! On aarch64 the level is [`Isa::Neon`] (every aarch64 CPU has Advanced SIMD) and the optional
+//! extensions ([`Ext`]: `dotprod`, `i8mm`, `bf16`, `fp16`) are detected one by one;
+//! `LAYOUT_NEON_EXT` (a comma-separated list of the extensions the kernels may use, or `none`)
+//! switches them off, so tests can force every extension path on and off on one machine.
 //!
 //! ```
 //! use layout::isa::Isa;
@@ -21,6 +26,11 @@ pub enum Isa {
     /// Plain Rust, no SIMD intrinsics; available everywhere. (Copies still use SSE2 on
     /// x86-64 unless `LAYOUT_ISA=portable` asks for plain code.)
     Portable,
+    /// aarch64 Advanced SIMD (NEON, 128-bit vectors, 32 registers): every aarch64 CPU. The
+    /// optional extensions are [`Ext`]s. (Ordered below the x86 levels so that a test
+    /// `isa >= Isa::Avx2` never holds for it; levels of different architectures are never
+    /// both available.)
+    Neon,
     /// x86-64 with AVX2 and FMA (256-bit vectors; x86-64-v3).
     Avx2,
     /// x86-64 with AVX-512 F and BW (and FMA): 512-bit vectors (x86-64-v4).
@@ -28,8 +38,8 @@ pub enum Isa {
 }
 
 impl Isa {
-    /// Every level, portable first.
-    pub const ALL: [Isa; 3] = [Isa::Portable, Isa::Avx2, Isa::Avx512];
+    /// Every level of every architecture, portable first.
+    pub const ALL: [Isa; 4] = [Isa::Portable, Isa::Neon, Isa::Avx2, Isa::Avx512];
 
     /// Whether this CPU runs `self` (detected once; one load and a bit test after that).
     #[inline]
@@ -73,7 +83,9 @@ impl Isa {
                     && std::arch::is_x86_feature_detected!("fma")
             }
             #[cfg(not(all(target_arch = "x86_64", feature = "std")))]
-            _ => false,
+            Isa::Avx2 | Isa::Avx512 => false,
+            // Advanced SIMD is part of the aarch64 base architecture (the target enables it)
+            Isa::Neon => cfg!(all(target_arch = "aarch64", target_feature = "neon")),
         }
     }
 
@@ -82,10 +94,11 @@ impl Isa {
         Isa::ALL.into_iter().filter(|i| i.is_available())
     }
 
-    /// The name the environment variables accept: `portable`, `avx2` or `avx512`.
+    /// The name the environment variables accept: `portable`, `neon`, `avx2` or `avx512`.
     pub fn name(self) -> &'static str {
         match self {
             Isa::Portable => "portable",
+            Isa::Neon => "neon",
             Isa::Avx2 => "avx2",
             Isa::Avx512 => "avx512",
         }
@@ -145,6 +158,85 @@ impl Isa {
     }
 }
 
+/// An optional aarch64 extension the NEON kernels use where the CPU has it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ext {
+    /// `FEAT_DotProd`: `sdot` / `udot`, four 8-bit products summed into each `i32` lane
+    /// (ARMv8.2, Neoverse N1, Kunpeng 920, Apple M1).
+    Dotprod,
+    /// `FEAT_I8MM`: `smmla` / `ummla` / `usdot` (ARMv8.6, Neoverse V1/N2).
+    I8mm,
+    /// `FEAT_BF16`: `bfdot` / `bfmmla` (ARMv8.6).
+    Bf16,
+    /// `FEAT_FP16`: half-precision arithmetic (ARMv8.2).
+    Fp16,
+}
+
+impl Ext {
+    /// Every extension.
+    pub const ALL: [Ext; 4] = [Ext::Dotprod, Ext::I8mm, Ext::Bf16, Ext::Fp16];
+
+    /// The name `LAYOUT_NEON_EXT` accepts (the name `is_aarch64_feature_detected!` uses).
+    pub fn name(self) -> &'static str {
+        match self {
+            Ext::Dotprod => "dotprod",
+            Ext::I8mm => "i8mm",
+            Ext::Bf16 => "bf16",
+            Ext::Fp16 => "fp16",
+        }
+    }
+
+    /// Whether the CPU has `self` (asked each time; `false` off aarch64).
+    pub fn detected(self) -> bool {
+        #[cfg(all(target_arch = "aarch64", feature = "std"))]
+        {
+            match self {
+                Ext::Dotprod => std::arch::is_aarch64_feature_detected!("dotprod"),
+                Ext::I8mm => std::arch::is_aarch64_feature_detected!("i8mm"),
+                Ext::Bf16 => std::arch::is_aarch64_feature_detected!("bf16"),
+                Ext::Fp16 => std::arch::is_aarch64_feature_detected!("fp16"),
+            }
+        }
+        #[cfg(not(all(target_arch = "aarch64", feature = "std")))]
+        {
+            false
+        }
+    }
+
+    /// Whether the kernels of level `isa` may use `self`: `isa` is [`Isa::Neon`] and
+    /// available, the CPU has `self`, and `LAYOUT_NEON_EXT` (when set) lists it (detected and
+    /// read once).
+    ///
+    /// ```
+    /// use layout::isa::{Ext, Isa};
+    /// // never on a level that is not NEON, whatever the CPU
+    /// assert!(!Ext::Dotprod.usable(Isa::Portable));
+    /// ```
+    #[inline]
+    pub fn usable(self, isa: Isa) -> bool {
+        #[cfg(all(target_arch = "aarch64", feature = "std"))]
+        {
+            static USABLE: std::sync::OnceLock<[bool; 4]> = std::sync::OnceLock::new();
+            let u = USABLE.get_or_init(|| {
+                let allowed = std::env::var("LAYOUT_NEON_EXT").ok();
+                Ext::ALL.map(|e| {
+                    e.detected()
+                        && allowed.as_deref().is_none_or(|list| {
+                            list.split(',')
+                                .any(|w| w.trim().eq_ignore_ascii_case(e.name()))
+                        })
+                })
+            });
+            isa == Isa::Neon && isa.is_available() && u[self as usize]
+        }
+        #[cfg(not(all(target_arch = "aarch64", feature = "std")))]
+        {
+            let _ = isa;
+            false
+        }
+    }
+}
+
 /// The available level named by environment variable `var`.
 #[cfg(feature = "std")]
 fn from_env(var: &str) -> Option<Isa> {
@@ -156,7 +248,7 @@ fn from_env(var: &str) -> Option<Isa> {
 
 /// Whether the AVX-512 BF16 dot products (`vdpbf16ps`) may run: the CPU has them and the
 /// selected level is AVX-512.
-#[cfg_attr(not(feature = "std"), allow(dead_code))]
+#[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
 pub(crate) fn has_avx512_bf16(level: Isa) -> bool {
     #[cfg(all(target_arch = "x86_64", feature = "std"))]
     {
@@ -172,7 +264,7 @@ pub(crate) fn has_avx512_bf16(level: Isa) -> bool {
 }
 
 /// Whether the CPU has AVX (the 256-bit moves of the copy engine below the AVX2 level).
-#[cfg_attr(not(feature = "std"), allow(dead_code))]
+#[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
 pub(crate) fn has_avx() -> bool {
     #[cfg(all(target_arch = "x86_64", feature = "std"))]
     {
@@ -185,7 +277,7 @@ pub(crate) fn has_avx() -> bool {
 }
 
 /// Whether the CPU converts `f16` in hardware (F16C; every AVX2 CPU has it).
-#[cfg_attr(not(feature = "std"), allow(dead_code))]
+#[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
 pub(crate) fn has_f16c() -> bool {
     #[cfg(all(target_arch = "x86_64", feature = "std"))]
     {
@@ -258,9 +350,32 @@ mod tests {
             assert_eq!(Isa::from_name(&i.name().to_ascii_uppercase()), Some(i));
         }
         assert_eq!(Isa::from_name("sse9"), None);
-        // available levels are a prefix of ALL: a CPU that runs one runs the weaker ones
+        // the available levels are portable and a prefix of the target's own levels: a CPU that
+        // runs one runs the weaker ones
         let avail: std::vec::Vec<Isa> = Isa::available().collect();
-        assert_eq!(&Isa::ALL[..avail.len()], &avail[..]);
+        let own: &[Isa] = if cfg!(target_arch = "aarch64") {
+            &[Isa::Portable, Isa::Neon]
+        } else {
+            &[Isa::Portable, Isa::Avx2, Isa::Avx512]
+        };
+        assert_eq!(&own[..avail.len()], &avail[..]);
+        assert_eq!(
+            Isa::Neon.is_available(),
+            cfg!(target_arch = "aarch64"),
+            "NEON is in every aarch64 CPU and no other"
+        );
+        for e in Ext::ALL {
+            assert!(!e.usable(Isa::Portable) && !e.usable(Isa::Avx2));
+            assert!(!e.usable(Isa::Neon) || e.detected());
+        }
+        // the aarch64 test script runs on an emulated CPU with every extension and says so
+        // (`LAYOUT_EXPECT_EXT`): the paths it forces on are really on
+        if let Ok(list) = std::env::var("LAYOUT_EXPECT_EXT") {
+            for name in list.split(',').filter(|w| !w.trim().is_empty()) {
+                let e = Ext::ALL.into_iter().find(|e| e.name() == name.trim());
+                assert!(e.is_some_and(Ext::detected), "{name} is not detected");
+            }
+        }
         assert_eq!(Isa::best(), *avail.last().unwrap());
         assert!(Isa::selected().is_available() && Isa::selected_for_gemm().is_available());
     }

@@ -9,7 +9,8 @@ use super::kernel::{Direct, Element, KernelInfo, PORTABLE_MR, PORTABLE_NR, porta
 
 /// The instruction sets the GEMM has kernels for: the crate's one [`Isa`]
 /// (detected once; `LAYOUT_ISA` caps every SIMD path, `LAYOUT_GEMM_ISA` the GEMM alone):
-/// portable 4 × 4 tiles, AVX2 + FMA f32 16 × 6 / f64 8 × 6, AVX-512 f32 32 × 12 / f64 32 × 6.
+/// portable 4 × 4 tiles, AVX2 + FMA f32 16 × 6 / f64 8 × 6, AVX-512 f32 32 × 12 / f64 32 × 6,
+/// aarch64 NEON f32 8 × 12 / f64 8 × 6.
 pub use crate::isa::Isa;
 
 /// Block sizes: KC = 256 (the B micro-panel, KC·NR elements, stays in L1: 12 KiB for f32 32×12,
@@ -51,7 +52,7 @@ macro_rules! unpacked {
                         // SAFETY: AVX2 and FMA are available (the front's check); `d` is checked.
                         return unsafe { direct::run::<direct::$y>(d, threads, any_size) };
                     }
-                    Isa::Portable => {}
+                    Isa::Portable | Isa::Neon => {}
                 }
             }
             let _ = (isa, d, threads, any_size);
@@ -91,8 +92,15 @@ impl Element for f32 {
                 let (mr, nr) = super::x86::AVX512_F32;
                 Some(info(mr, nr, super::x86::avx512_f32, 4))
             }
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => {
+                let (mr, nr) = super::neon::NEON_F32;
+                Some(info(mr, nr, super::neon::neon_f32, 4))
+            }
             #[cfg(not(target_arch = "x86_64"))]
-            _ => None,
+            Isa::Avx2 | Isa::Avx512 => None,
+            #[cfg(not(target_arch = "aarch64"))]
+            Isa::Neon => None,
         }
     }
 }
@@ -112,6 +120,11 @@ impl Element for f64 {
             let (mr, nr) = super::x86::FRACTAL_F64;
             return Some(info(mr, nr, super::x86::fractal_f64, 8));
         }
+        #[cfg(target_arch = "aarch64")]
+        if isa == Isa::Neon && run == super::neon::FRACTAL_F64.0 {
+            let (mr, nr) = super::neon::FRACTAL_F64;
+            return Some(info(mr, nr, super::neon::fractal_f64, 8));
+        }
         let _ = (isa, run);
         None
     }
@@ -128,8 +141,15 @@ impl Element for f64 {
                 let (mr, nr) = super::x86::AVX512_F64;
                 Some(info(mr, nr, super::x86::avx512_f64, 8))
             }
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => {
+                let (mr, nr) = super::neon::NEON_F64;
+                Some(info(mr, nr, super::neon::neon_f64, 8))
+            }
             #[cfg(not(target_arch = "x86_64"))]
-            _ => None,
+            Isa::Avx2 | Isa::Avx512 => None,
+            #[cfg(not(target_arch = "aarch64"))]
+            Isa::Neon => None,
         }
     }
 }

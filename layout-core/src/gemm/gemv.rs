@@ -152,6 +152,12 @@ pub(crate) fn packed<T: Element>(
             }
         }
     }
+    #[cfg(target_arch = "aarch64")]
+    if isa == Isa::Neon {
+        let f32_ = core::any::TypeId::of::<T>() == core::any::TypeId::of::<f32>();
+        // SAFETY: NEON is in every aarch64 CPU; `g` is a checked product.
+        return unsafe { neon::packed::<T>(g, f32_) };
+    }
     let _ = isa;
     // SAFETY: the scalar "instruction set" always runs; `g` is a checked product.
     unsafe { packed_body::<T, Portable>(g) }
@@ -282,6 +288,12 @@ fn run<T: Element>(isa: Isa, g: &Gemv<'_, T>, lo: usize, hi: usize) {
             }
         }
     }
+    #[cfg(target_arch = "aarch64")]
+    if isa == Isa::Neon {
+        let f32_ = core::any::TypeId::of::<T>() == core::any::TypeId::of::<f32>();
+        // SAFETY: NEON is in every aarch64 CPU; `g` is a checked product.
+        return unsafe { neon::run::<T>(g, lo, hi, f32_) };
+    }
     let _ = isa;
     // SAFETY: the scalar "instruction set" always runs; `g` is a checked product.
     unsafe { body::<T, Portable>(g, lo, hi) }
@@ -362,6 +374,42 @@ mod x86 {
                 body::<f32, Avx512F32>(cast(g), lo, hi)
             } else {
                 body::<f64, Avx512F64>(cast(g), lo, hi)
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+mod neon {
+    use super::super::neon::{NeonF32, NeonF64};
+    use super::{Element, Gemv, Packed, body, packed_body};
+
+    /// # Safety
+    /// NEON is available; `g` is checked; `f32_` says whether `T` is `f32` (else f64).
+    #[target_feature(enable = "neon")]
+    pub(super) unsafe fn packed<T: Element>(g: Packed<'_, T>, f32_: bool) {
+        // SAFETY: forwarded; the type is the one `f32_` names (a move between identical
+        // layouts).
+        unsafe {
+            let g = core::mem::ManuallyDrop::new(g);
+            if f32_ {
+                packed_body::<f32, NeonF32>(core::mem::transmute_copy(&g))
+            } else {
+                packed_body::<f64, NeonF64>(core::mem::transmute_copy(&g))
+            }
+        }
+    }
+
+    /// # Safety
+    /// NEON is available; `g` is checked; `f32_` says whether `T` is `f32` (else f64).
+    #[target_feature(enable = "neon")]
+    pub(super) unsafe fn run<T: Element>(g: &Gemv<'_, T>, lo: usize, hi: usize, f32_: bool) {
+        // SAFETY: forwarded; the type is the one `f32_` names.
+        unsafe {
+            if f32_ {
+                body::<f32, NeonF32>(&*(g as *const Gemv<'_, T>).cast(), lo, hi)
+            } else {
+                body::<f64, NeonF64>(&*(g as *const Gemv<'_, T>).cast(), lo, hi)
             }
         }
     }

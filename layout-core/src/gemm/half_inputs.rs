@@ -58,6 +58,10 @@ unsafe fn as_bf16<H: Half>(v: View<'_, H>) -> View<'_, half::bf16> {
 
 /// k values per packed step for the 16-bit type `H` on `isa`: 2 where bf16 runs `vdpbf16ps`,
 /// else 1 (widened to f32).
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    allow(clippy::extra_unused_type_parameters)
+)]
 pub(crate) fn kstep<H: Half>(isa: super::Isa) -> usize {
     #[cfg(target_arch = "x86_64")]
     if isa == super::Isa::Avx512

@@ -101,6 +101,8 @@ pub trait Element:
 /// at `origin + i·rs + j·cs` of its slice is in bounds, C has no two elements at one location,
 /// the shapes agree (the front's checks).
 #[doc(hidden)]
+// (read by the x86-64 unpacked kernels)
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub struct Direct<'a, T> {
     pub(crate) m: usize,
     pub(crate) k: usize,

@@ -23,7 +23,7 @@
 //! 2015), the one matrixmultiply, gemm and faer share:
 //!
 //! - [`dispatch`]: the instruction set is the crate's one [`Isa`], detected once
-//!   ([`Isa::selected_for_gemm`]; `LAYOUT_ISA=portable|avx2|avx512` caps every SIMD path,
+//!   ([`Isa::selected_for_gemm`]; `LAYOUT_ISA=portable|avx2|avx512|neon` caps every SIMD path,
 //!   `LAYOUT_GEMM_ISA` the GEMM alone), and picks a kernel with its tile
 //!   shape and cache blocking;
 //! - `block`: the five loops jc (NC columns of B, in L3) → pc (KC steps of k; pack B) → ic (MC
@@ -31,7 +31,7 @@
 //! - `pack`: A and B blocks copied into zero-padded micro-panels, `((MR, m/MR), k) : ((1, MR·k), MR)`;
 //! - `kernel`: one generic `#[inline(always)]` microkernel body holding the MR×NR tile of C in
 //!   registers, instantiated per instruction set (`x86`: AVX-512F f32 32×12 / f64 32×6, AVX2+FMA
-//!   f32 16×6 / f64 8×6; portable 4×4).
+//!   f32 16×6 / f64 8×6; `neon` on aarch64: f32 8×12 / f64 8×6; portable 4×4).
 //!
 //! [`gemm`] is the same engine on this crate's rank-2 [`Tensor`](crate::Tensor)s.
 //!
@@ -81,6 +81,10 @@ mod half_inputs;
 mod int8;
 mod kernel;
 mod maps;
+#[cfg(target_arch = "aarch64")]
+mod neon;
+#[cfg(target_arch = "aarch64")]
+mod neon_int8;
 mod options;
 mod pack;
 mod packed_b;

@@ -64,7 +64,9 @@ pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
     /// `k` steps of the reduction, as the kernels of `isa` read this pair: element (row i, step p)
     /// of the panel at its offset. One k value per step for `f32`, `f64` and widened 16-bit
     /// floats: `(r, k) : (1, r)`; k in pairs for the integer pairs and for bf16 on AVX-512 BF16
-    /// (`vpmaddwd`, `vdpbf16ps`): `(r, (2, ⌈k/2⌉)) : (2, (1, 2r))` over k padded to even.
+    /// (`vpmaddwd`, `vdpbf16ps`): `(r, (2, ⌈k/2⌉)) : (2, (1, 2r))` over k padded to even; k in
+    /// quads for the integer pairs on aarch64 with the dot products (`sdot`/`udot`):
+    /// `(r, (4, ⌈k/4⌉)) : (4, (1, 4r))`.
     ///
     /// ```
     /// use layout::gemm::{Isa, Pair};
@@ -245,11 +247,17 @@ macro_rules! int_pair {
         impl Pair<$b> for $a {
             type Out = i32;
             fn panel_layout(
-                _: Isa,
+                isa: Isa,
                 r: usize,
                 k: usize,
             ) -> Result<crate::DynLayout, crate::LayoutError> {
-                super::pack::panel_layout(2, r, k)
+                // byte quads for the aarch64 dot products, else i16 pairs
+                let kstep = if crate::isa::Ext::Dotprod.usable(isa) {
+                    4
+                } else {
+                    2
+                };
+                super::pack::panel_layout(kstep, r, k)
             }
             fn has_kernel(_: Isa) -> bool {
                 true

@@ -9,6 +9,8 @@
 //! are read once per eight rows.
 
 use crate::isa::Isa;
+// (some are read only by the x86-64 paths)
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
 use crate::packed::{Access, Group4Matrix, Q4_0Matrix, Q8_0Matrix, QK, QuantRef, QuantizedB};
 use alloc::vec::Vec;
 

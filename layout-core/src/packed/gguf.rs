@@ -173,6 +173,11 @@ impl GgufBlock for BlockQ4_0 {
             unsafe { simd::q4_0_block(self, out) };
             return;
         }
+        #[cfg(target_arch = "aarch64")]
+        if isa == Isa::Neon {
+            neon::q4_0_block(self, out);
+            return;
+        }
         let _ = isa;
         GgufBlock::dequantize(self, out);
     }
@@ -229,6 +234,11 @@ impl GgufBlock for BlockQ8_0 {
         if isa >= Isa::Avx2 && isa.is_available() && simd::has_f16c() {
             // SAFETY: AVX2, FMA and F16C are available (the level is, and F16C was checked)
             unsafe { simd::q8_0_block(self, out) };
+            return;
+        }
+        #[cfg(target_arch = "aarch64")]
+        if isa == Isa::Neon {
+            neon::q8_0_block(self, out);
             return;
         }
         let _ = isa;
@@ -542,6 +552,18 @@ impl<B: GgufBlock> GgufMatrix<B> {
                 return;
             }
         }
+        #[cfg(target_arch = "aarch64")]
+        if isa == Isa::Neon {
+            let any: &dyn core::any::Any = self;
+            if let Some(q) = any.downcast_ref::<Q4_0Matrix>() {
+                pack_with(q, dst, j0, p0, len, kc, nr, neon::q4_0_block);
+                return;
+            }
+            if let Some(q) = any.downcast_ref::<Q8_0Matrix>() {
+                pack_with(q, dst, j0, p0, len, kc, nr, neon::q8_0_block);
+                return;
+            }
+        }
         let _ = isa;
         pack_with(self, dst, j0, p0, len, kc, nr, |b, out| b.dequantize(out));
     }
@@ -584,6 +606,64 @@ fn pack_with<B: GgufBlock>(
             }
             p += take;
         }
+    }
+}
+
+/// The NEON block decoders (aarch64): the codes widened to `i32`, converted exactly and
+/// multiplied by the scale once — the same bits as [`GgufBlock::dequantize`].
+#[cfg(target_arch = "aarch64")]
+mod neon {
+    use super::{BlockQ4_0, BlockQ8_0, QK};
+    use core::arch::aarch64::*;
+
+    /// Four vectors of eight `i8` codes (`c[0..8]`, …) as 32 floats times `d`, into `out`.
+    #[inline(always)]
+    fn store(codes: [int8x8_t; 4], d: f32, out: &mut [f32; QK]) {
+        // SAFETY: NEON is in every aarch64 CPU; `out` holds 32 floats, stored 4 at a time at
+        // offsets below 32.
+        unsafe {
+            let d = vdupq_n_f32(d);
+            for (i, c) in codes.into_iter().enumerate() {
+                let w = vmovl_s8(c);
+                let lo = vcvtq_f32_s32(vmovl_s16(vget_low_s16(w)));
+                let hi = vcvtq_f32_s32(vmovl_s16(vget_high_s16(w)));
+                vst1q_f32(out.as_mut_ptr().add(8 * i), vmulq_f32(lo, d));
+                vst1q_f32(out.as_mut_ptr().add(8 * i + 4), vmulq_f32(hi, d));
+            }
+        }
+    }
+
+    /// Dequantise a `Q4_0` block: `(code − 8)·d`, the low nibbles first.
+    pub(super) fn q4_0_block(b: &BlockQ4_0, out: &mut [f32; QK]) {
+        // SAFETY: NEON is in every aarch64 CPU; `qs` is 16 readable bytes.
+        let codes = unsafe {
+            let x = vld1q_u8(b.qs.as_ptr());
+            let eight = vdupq_n_s8(8);
+            let lo = vsubq_s8(vreinterpretq_s8_u8(vandq_u8(x, vdupq_n_u8(0x0F))), eight);
+            let hi = vsubq_s8(vreinterpretq_s8_u8(vshrq_n_u8::<4>(x)), eight);
+            [
+                vget_low_s8(lo),
+                vget_high_s8(lo),
+                vget_low_s8(hi),
+                vget_high_s8(hi),
+            ]
+        };
+        store(codes, b.d.to_f32(), out);
+    }
+
+    /// Dequantise a `Q8_0` block: `code·d`.
+    pub(super) fn q8_0_block(b: &BlockQ8_0, out: &mut [f32; QK]) {
+        // SAFETY: NEON is in every aarch64 CPU; `qs` is 32 readable `i8`.
+        let codes = unsafe {
+            let (x, y) = (vld1q_s8(b.qs.as_ptr()), vld1q_s8(b.qs.as_ptr().add(16)));
+            [
+                vget_low_s8(x),
+                vget_high_s8(x),
+                vget_low_s8(y),
+                vget_high_s8(y),
+            ]
+        };
+        store(codes, b.d.to_f32(), out);
     }
 }
 

@@ -66,6 +66,7 @@ pub use gguf_file::{
 use quant::dequantize_with;
 pub use quant::{GroupQuant, dequantize};
 #[cfg(feature = "std")]
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
 pub(crate) use quantize::{AWQ_SHIFT, Access};
 pub use quantize::{Group4Format, Group4Matrix, QuantRef, QuantizedB, quantize_group4};
 

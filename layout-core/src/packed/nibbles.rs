@@ -18,6 +18,9 @@ pub(super) enum Isa {
     /// 64 bytes per step (`vpshufb` on 512 bits, AVX-512 BW).
     #[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
     Avx512,
+    /// 16 bytes per step (`tbl` on 128 bits, aarch64 NEON).
+    #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
+    Neon,
 }
 
 impl Isa {
@@ -29,6 +32,8 @@ impl Isa {
             crate::isa::Isa::Avx512 => Isa::Avx512,
             #[cfg(all(target_arch = "x86_64", feature = "std"))]
             crate::isa::Isa::Avx2 => Isa::Avx2,
+            #[cfg(target_arch = "aarch64")]
+            crate::isa::Isa::Neon => Isa::Neon,
             _ => Isa::Scalar,
         }
     }
@@ -37,12 +42,13 @@ impl Isa {
     #[cfg(test)]
     pub(super) fn available() -> impl Iterator<Item = Isa> {
         let best = Isa::detect();
-        [Isa::Scalar, Isa::Avx2, Isa::Avx512]
+        [Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon]
             .into_iter()
             .filter(move |i| match best {
-                Isa::Avx512 => true,
-                Isa::Avx2 => *i != Isa::Avx512,
+                Isa::Avx512 => *i != Isa::Neon,
+                Isa::Avx2 => matches!(i, Isa::Scalar | Isa::Avx2),
                 Isa::Scalar => *i == Isa::Scalar,
+                Isa::Neon => matches!(i, Isa::Scalar | Isa::Neon),
             })
     }
 }
@@ -50,7 +56,10 @@ impl Isa {
 /// The four shuffle index vectors of one 16-byte lane (four words): for the low / high output
 /// nibble of each byte, the source byte when the source nibble is a low (`from_lo`) or a high
 /// (`from_hi`) one, `0x80` (zero) otherwise.
-#[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
+#[cfg_attr(
+    not(any(all(target_arch = "x86_64", feature = "std"), target_arch = "aarch64")),
+    allow(dead_code)
+)]
 fn indices(perm: &[u32; 8]) -> [[u8; 16]; 4] {
     let mut t = [[0x80u8; 16]; 4];
     for w in 0..4 {
@@ -83,9 +92,21 @@ pub(super) fn permute(isa: Isa, src: &[u8], dst: &mut [u8], perm: &[u32; 8]) -> 
             Isa::Avx2 => unsafe { x86::avx2(src.as_ptr(), dst.as_mut_ptr(), n / 32, &t) * 32 },
             // SAFETY: as above.
             Isa::Avx512 => unsafe { x86::avx512(src.as_ptr(), dst.as_mut_ptr(), n / 64, &t) * 64 },
+            // (never detected on x86-64)
+            Isa::Neon => 0,
         }
     }
-    #[cfg(not(all(target_arch = "x86_64", feature = "std")))]
+    #[cfg(target_arch = "aarch64")]
+    {
+        if isa != Isa::Neon {
+            return 0;
+        }
+        let n = src.len().min(dst.len());
+        let t = indices(perm);
+        // SAFETY: NEON is in every aarch64 CPU; `n` bounds both slices.
+        unsafe { neon::tbl(src.as_ptr(), dst.as_mut_ptr(), n / 16, &t) * 16 }
+    }
+    #[cfg(not(any(all(target_arch = "x86_64", feature = "std"), target_arch = "aarch64")))]
     {
         let _ = (src, dst);
         0
@@ -152,6 +173,40 @@ mod x86 {
     );
 }
 
+#[cfg(target_arch = "aarch64")]
+mod neon {
+    use core::arch::aarch64::*;
+
+    /// `steps` blocks of 16 bytes: the four shuffles are `tbl` (an index of 16 or more, as
+    /// `0x80`, gives zero).
+    ///
+    /// # Safety
+    /// NEON is available; `src` readable and `dst` writable for `16·steps` bytes.
+    pub(super) unsafe fn tbl(
+        src: *const u8,
+        dst: *mut u8,
+        steps: usize,
+        t: &[[u8; 16]; 4],
+    ) -> usize {
+        // SAFETY: (whole body) NEON (the caller); every load and store is inside the caller's
+        // `16·steps` bytes; the index tables are 16-byte arrays.
+        unsafe {
+            let idx = |k: usize| vld1q_u8(t[k].as_ptr());
+            let (ll, lh, hl, hh) = (idx(0), idx(1), idx(2), idx(3));
+            let m = vdupq_n_u8(0x0F);
+            for s in 0..steps {
+                let x = vld1q_u8(src.add(16 * s));
+                let lo = vandq_u8(x, m);
+                let hi = vshrq_n_u8::<4>(x);
+                let low = vorrq_u8(vqtbl1q_u8(lo, ll), vqtbl1q_u8(hi, lh));
+                let high = vorrq_u8(vqtbl1q_u8(lo, hl), vqtbl1q_u8(hi, hh));
+                vst1q_u8(dst.add(16 * s), vorrq_u8(low, vshlq_n_u8::<4>(high)));
+            }
+        }
+        steps
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -207,7 +262,11 @@ mod tests {
                 );
                 assert!(dst[done..].iter().all(|&b| b == 0xA5));
                 if isa != Isa::Scalar {
-                    let width = if isa == Isa::Avx2 { 32 } else { 64 };
+                    let width = match isa {
+                        Isa::Avx2 => 32,
+                        Isa::Neon => 16,
+                        _ => 64,
+                    };
                     assert_eq!(done, src.len() / width * width);
                 }
             }

@@ -328,6 +328,7 @@ impl Group4Matrix {
     }
 
     #[cfg(feature = "std")]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) fn access(&self) -> Access {
         self.access
     }
@@ -377,6 +378,7 @@ impl Group4Matrix {
     /// and `code − zero` exact in `f32`, when [`Group4Matrix::zero_exact`].
     #[cfg(feature = "std")]
     #[inline]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) fn zero(&self, g: usize, j: usize) -> f32 {
         self.zero_i64(g, j) as f32
     }

@@ -90,19 +90,25 @@ pub(crate) enum Simd {
     #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
     Portable,
     /// 8 × 8 micro-tiles through 128-bit registers (baseline on x86-64).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     Sse2,
     /// As `Sse2`, with 32-bit tiles through 256-bit registers.
     // detected only with `std` (run-time feature detection)
-    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    #[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
     Avx,
     /// Whole-cache-line micro-tiles through 256-bit registers (AVX2): 64 × 16 bytes, 32 × 8
     /// halves, 16 × 8 words, 8 × 4 double words, each destination column one 64-byte line.
-    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    #[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
     Avx2,
     /// Whole-cache-line micro-tiles through 512-bit registers (AVX-512 F + BW): 64 × 16 bytes,
     /// 32 × 16 halves, 16 × 16 words, 8 × 8 double words.
-    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    #[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
     Avx512,
+    /// aarch64 Advanced SIMD: 8 × 8 micro-tiles of bytes and halves (`trn1`/`trn2` at 8 or 16,
+    /// 32 and 64 bits), 4 × 4 words (`trn1`/`trn2` at 32 and 64 bits), 2 × 2 double words
+    /// (`zip1`/`zip2`).
+    #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
+    Neon,
 }
 
 impl Simd {
@@ -116,15 +122,25 @@ impl Simd {
                 Isa::Avx512 => Simd::Avx512,
                 Isa::Avx2 => Simd::Avx2,
                 Isa::Portable if Isa::forced() == Some(Isa::Portable) => Simd::Portable,
-                Isa::Portable if crate::isa::has_avx() => Simd::Avx,
-                Isa::Portable => Simd::Sse2,
+                // (NEON is never available on x86-64)
+                Isa::Portable | Isa::Neon if crate::isa::has_avx() => Simd::Avx,
+                Isa::Portable | Isa::Neon => Simd::Sse2,
             }
         }
         #[cfg(all(target_arch = "x86_64", not(feature = "std")))]
         {
             Simd::Sse2
         }
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(target_arch = "aarch64")]
+        {
+            // the crate's one detection, capped by `LAYOUT_ISA` (`portable` forces element moves)
+            if crate::isa::Isa::selected() == crate::isa::Isa::Neon {
+                Simd::Neon
+            } else {
+                Simd::Portable
+            }
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
         {
             Simd::Portable
         }
@@ -140,9 +156,20 @@ impl Simd {
             Simd::Avx,
             Simd::Avx2,
             Simd::Avx512,
+            Simd::Neon,
         ]
         .into_iter()
-        .filter(move |s| *s <= best && (cfg!(target_arch = "x86_64") || *s == Simd::Portable))
+        .filter(move |s| {
+            let arch = if cfg!(target_arch = "x86_64") {
+                *s != Simd::Neon
+            } else if cfg!(target_arch = "aarch64") {
+                matches!(s, Simd::Portable | Simd::Neon)
+            } else {
+                *s == Simd::Portable
+            };
+            // (the x86 sets are ordered among themselves; NEON is the only set on aarch64)
+            arch && (*s <= best || best == Simd::Neon)
+        })
     }
 }
 
@@ -197,6 +224,10 @@ pub(crate) unsafe fn transpose_with<T: Copy>(
     stream: bool,
 ) {
     let width = plain_width::<T>();
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(unused_variables)
+    )]
     let (d, s) = (dst.cast::<u8>(), src.cast::<u8>());
     // SAFETY: (all arms) the caller's contract, re-typed to a plain type of `T`'s exact width
     // (`plain_width`), and the CPU runs `simd` (caller).
@@ -233,6 +264,8 @@ pub(crate) unsafe fn transpose_with<T: Copy>(
             }
             #[cfg(target_arch = "x86_64")]
             (_, w) => sse::transpose(w, d, ldd, s, lds, rows, cols, stream),
+            #[cfg(target_arch = "aarch64")]
+            (Simd::Neon, w) => neon::transpose(w, d, ldd, s, lds, rows, cols, stream),
             #[cfg(not(target_arch = "x86_64"))]
             _ => blocked::<T, MICRO, MICRO>(
                 dst, ldd, src, lds, rows, cols, None, stream, micro, edge,
@@ -466,6 +499,7 @@ unsafe fn chunks<const B: usize>(
     large: bool,
     stream: bool,
 ) {
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
     let nt = cfg!(target_arch = "x86_64")
         && stream
         && B.is_multiple_of(16)
@@ -1575,6 +1609,176 @@ mod avx2 {
                 store(p, lo[c], stream);
                 store(p.add(32), hi[c], stream);
             }
+        }
+    }
+}
+
+/// aarch64 micro-tiles through NEON registers: each source row one vector, transposed by
+/// `trn1`/`trn2` at doubling lane widths (`zip1`/`zip2` for double words), each destination
+/// column one store. (No non-temporal stores: `stream` only picks the tile shape.)
+#[cfg(target_arch = "aarch64")]
+mod neon {
+    use super::{Width, blocked, edge};
+    use core::arch::aarch64::*;
+
+    /// The tiled transpose of plain `w`-wide elements with NEON micro-tiles.
+    ///
+    /// # Safety
+    /// As [`super::transpose`] for plain data of width `w` (not `Scalar`); NEON is available.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn transpose(
+        w: Width,
+        d: *mut u8,
+        ldd: isize,
+        s: *const u8,
+        lds: isize,
+        rows: usize,
+        cols: usize,
+        stream: bool,
+    ) {
+        let (d16, s16) = (d.cast::<u16>(), s.cast::<u16>());
+        let (d32, s32) = (d.cast::<u32>(), s.cast::<u32>());
+        let (d64, s64) = (d.cast::<u64>(), s.cast::<u64>());
+        // SAFETY: the caller's contract, re-typed to the element width.
+        unsafe {
+            match w {
+                Width::W1 => {
+                    blocked::<u8, 8, 8>(d, ldd, s, lds, rows, cols, None, stream, micro8, edge)
+                }
+                Width::W2 => blocked::<u16, 8, 8>(
+                    d16, ldd, s16, lds, rows, cols, None, stream, micro16, edge,
+                ),
+                Width::W4 => blocked::<u32, 4, 4>(
+                    d32, ldd, s32, lds, rows, cols, None, stream, micro32, edge,
+                ),
+                Width::W8 => blocked::<u64, 2, 2>(
+                    d64, ldd, s64, lds, rows, cols, None, stream, micro64, edge,
+                ),
+                // `transpose_with` sends non-plain types to the element path
+                Width::Scalar => unreachable!("plain widths only"),
+            }
+        }
+    }
+
+    /// One 8 × 8 byte tile: eight 8-byte rows, `trn` at 8, 16 and 32 bits.
+    ///
+    /// # Safety
+    /// The 8 × 8 block is in bounds on both sides; NEON is available.
+    unsafe fn micro8(d: *mut u8, ldd: isize, s: *const u8, lds: isize, _stream: bool) {
+        // SAFETY: (whole body) the caller's contract; rows `s + r·lds` hold 8 bytes, columns
+        // `d + c·ldd` take 8.
+        unsafe {
+            let r: [uint8x8_t; 8] = core::array::from_fn(|i| vld1_u8(s.offset(i as isize * lds)));
+            let a: [uint16x4_t; 8] = core::array::from_fn(|i| {
+                let (x, y) = (r[i & !1], r[i | 1]);
+                vreinterpret_u16_u8(if i & 1 == 0 {
+                    vtrn1_u8(x, y)
+                } else {
+                    vtrn2_u8(x, y)
+                })
+            });
+            // a[2q + h]: rows 2q, 2q + 1, columns ≡ h (mod 2)
+            let b: [uint32x2_t; 8] = core::array::from_fn(|i| {
+                // b[4g + 2e + h]: rows 4g..4g+4, columns ≡ h + 2e (mod 4)
+                let (g, e, h) = (i / 4, (i / 2) % 2, i % 2);
+                let (x, y) = (a[4 * g + h], a[4 * g + 2 + h]);
+                vreinterpret_u32_u16(if e == 0 {
+                    vtrn1_u16(x, y)
+                } else {
+                    vtrn2_u16(x, y)
+                })
+            });
+            for c in 0..8 {
+                // column c: rows 0..4 from b[c % 4], rows 4..8 from b[4 + c % 4], half c / 4
+                let (x, y) = (b[c % 4], b[4 + c % 4]);
+                let col = if c < 4 {
+                    vtrn1_u32(x, y)
+                } else {
+                    vtrn2_u32(x, y)
+                };
+                vst1_u8(d.offset(c as isize * ldd), vreinterpret_u8_u32(col));
+            }
+        }
+    }
+
+    /// One 8 × 8 tile of halves: eight 16-byte rows, `trn` at 16, 32 and 64 bits.
+    ///
+    /// # Safety
+    /// The 8 × 8 block is in bounds on both sides; NEON is available.
+    unsafe fn micro16(d: *mut u16, ldd: isize, s: *const u16, lds: isize, _stream: bool) {
+        // SAFETY: (whole body) the caller's contract; rows hold 8 halves, columns take 8.
+        unsafe {
+            let r: [uint16x8_t; 8] =
+                core::array::from_fn(|i| vld1q_u16(s.offset(i as isize * lds)));
+            let a: [uint32x4_t; 8] = core::array::from_fn(|i| {
+                let (x, y) = (r[i & !1], r[i | 1]);
+                vreinterpretq_u32_u16(if i & 1 == 0 {
+                    vtrn1q_u16(x, y)
+                } else {
+                    vtrn2q_u16(x, y)
+                })
+            });
+            let b: [uint64x2_t; 8] = core::array::from_fn(|i| {
+                let (g, e, h) = (i / 4, (i / 2) % 2, i % 2);
+                let (x, y) = (a[4 * g + h], a[4 * g + 2 + h]);
+                vreinterpretq_u64_u32(if e == 0 {
+                    vtrn1q_u32(x, y)
+                } else {
+                    vtrn2q_u32(x, y)
+                })
+            });
+            for c in 0..8 {
+                let (x, y) = (b[c % 4], b[4 + c % 4]);
+                let col = if c < 4 {
+                    vtrn1q_u64(x, y)
+                } else {
+                    vtrn2q_u64(x, y)
+                };
+                vst1q_u16(d.offset(c as isize * ldd), vreinterpretq_u16_u64(col));
+            }
+        }
+    }
+
+    /// One 4 × 4 tile of words: four 16-byte rows, `trn` at 32 and 64 bits.
+    ///
+    /// # Safety
+    /// The 4 × 4 block is in bounds on both sides; NEON is available.
+    unsafe fn micro32(d: *mut u32, ldd: isize, s: *const u32, lds: isize, _stream: bool) {
+        // SAFETY: (whole body) the caller's contract; rows hold 4 words, columns take 4.
+        unsafe {
+            let r: [uint32x4_t; 4] =
+                core::array::from_fn(|i| vld1q_u32(s.offset(i as isize * lds)));
+            // a[2q + h]: rows 2q, 2q + 1, columns ≡ h (mod 2)
+            let a: [uint64x2_t; 4] = core::array::from_fn(|i| {
+                let (x, y) = (r[i & !1], r[i | 1]);
+                vreinterpretq_u64_u32(if i & 1 == 0 {
+                    vtrn1q_u32(x, y)
+                } else {
+                    vtrn2q_u32(x, y)
+                })
+            });
+            for c in 0..4 {
+                let (x, y) = (a[c % 2], a[2 + c % 2]);
+                let col = if c < 2 {
+                    vtrn1q_u64(x, y)
+                } else {
+                    vtrn2q_u64(x, y)
+                };
+                vst1q_u32(d.offset(c as isize * ldd), vreinterpretq_u32_u64(col));
+            }
+        }
+    }
+
+    /// One 2 × 2 tile of double words: `zip1`/`zip2`.
+    ///
+    /// # Safety
+    /// The 2 × 2 block is in bounds on both sides; NEON is available.
+    unsafe fn micro64(d: *mut u64, ldd: isize, s: *const u64, lds: isize, _stream: bool) {
+        // SAFETY: the caller's contract; rows hold 2 double words, columns take 2.
+        unsafe {
+            let (x, y) = (vld1q_u64(s), vld1q_u64(s.offset(lds)));
+            vst1q_u64(d, vzip1q_u64(x, y));
+            vst1q_u64(d.offset(ldd), vzip2q_u64(x, y));
         }
     }
 }
