@@ -862,6 +862,7 @@ fn check_tiles(
                 matches!(
                     e,
                     layout::tensor::TensorError::NotStrided { .. }
+                        | layout::tensor::TensorError::TileSplitsAxis { .. }
                         | layout::tensor::TensorError::Layout(_)
                 ),
                 "{e:?}"
