@@ -357,3 +357,58 @@ fn typed_flat_tiles_are_the_dyn_tiles() {
 fn dims(shape: &[i64]) -> Vec<usize> {
     shape.iter().map(|&e| e as usize).collect()
 }
+
+/// The interior tiles of `Tiles::tile` / `tile_mut` (built in place, without the general
+/// path) are exactly what the general path gives (`local_tile` goes through it for every tile):
+/// the same layout, base and errors, on strided and hierarchical tensors with a base offset,
+/// for every coordinate of the grid and around it.
+#[test]
+fn interior_tiles_are_the_general_tiles() {
+    let cases: [(&str, usize, &[i64]); 5] = [
+        ("(100,60):(60,1)", 0, &[32, 32]),
+        ("(64,48):(1,70)", 5, &[16, 8]),
+        ("(7,5,3):(1,7,35)", 2, &[2, 5, 1]),
+        ("((16,4),(16,4)):((16,256),(1,1024))", 3, &[32, 16]),
+        ("(100):(3)", 1, &[1 << 62]),
+    ];
+    for (layout, base, tile) in cases {
+        let l: DynLayout = layout.parse().unwrap();
+        let n = base + l.cosize() as usize;
+        let mut buf: Vec<i64> = (0..n as i64).collect();
+        let a = Tensor::with_offset(&buf[..], l, base).unwrap();
+        let t = a.tiles(tile).unwrap();
+        let grid = t.grid().to_vec();
+        let mut coords: Vec<Vec<i64>> = Vec::new();
+        let around: Vec<Vec<i64>> = grid.iter().map(|&g| vec![-1, 0, g / 2, g - 1, g]).collect();
+        let total: usize = around.iter().map(Vec::len).product();
+        for mut k in 0..total {
+            let mut c = Vec::new();
+            for ax in &around {
+                c.push(ax[k % ax.len()]);
+                k /= ax.len();
+            }
+            coords.push(c);
+        }
+        coords.push(vec![0; grid.len() + 1]);
+        let mut got = Vec::new();
+        for c in &coords {
+            let fast = t.tile(c);
+            let general = a.local_tile(tile, c);
+            match (&fast, &general) {
+                (Ok(f), Ok(g)) => {
+                    assert_eq!(f.layout(), g.layout(), "{layout} tile {c:?}");
+                    assert_eq!(f.base_offset(), g.base_offset(), "{layout} tile {c:?}");
+                }
+                (Err(f), Err(g)) => assert_eq!(f, g, "{layout} tile {c:?}"),
+                _ => panic!("{layout} tile {c:?}: {fast:?} against {general:?}"),
+            }
+            got.push(fast.map(|f| (*f.layout(), f.base_offset())));
+        }
+        let mut b = Tensor::with_offset(&mut buf[..], l, base).unwrap();
+        let mut tm = b.tiles_mut(tile).unwrap();
+        for (c, want) in coords.iter().zip(got) {
+            let m = tm.tile_mut(c).map(|m| (*m.layout(), m.base_offset()));
+            assert_eq!(m, want, "{layout} writable tile {c:?}");
+        }
+    }
+}

@@ -206,6 +206,44 @@ impl<St: Storage> Tiles<St> {
         &self.full
     }
 
+    /// The buffer position of interior tile `coord` — a tile inside the tensor, whose every
+    /// axis is one stride — or `None` for anything else (a tile at a ragged edge, a
+    /// hierarchical axis, a coordinate outside the grid or of the wrong length), which
+    /// [`Tiles::locate`] then handles. The hot path of [`Tiles::tile`]: no layout and no array
+    /// of extents is copied, only the offset is summed.
+    #[inline(always)]
+    fn locate_interior(&self, coord: &[i64]) -> Option<usize> {
+        if coord.len() != self.rank {
+            return None;
+        }
+        let mut off = 0i64;
+        let axes = coord
+            .iter()
+            .zip(&self.grid)
+            .zip(&self.tile)
+            .zip(&self.extent)
+            .zip(&self.axis);
+        for ((((&c, &g), &t), &e), axis) in axes {
+            let Axis::Leaf { d, .. } = *axis else {
+                return None;
+            };
+            if c < 0 || c >= g {
+                return None;
+            }
+            // start < extent: no overflow (extent·stride fits, the parent is valid)
+            let start = c * t;
+            if e - start < t {
+                return None;
+            }
+            off += start * d;
+        }
+        // the first element of the tile is an element of the tensor: inside the buffer
+        i64::try_from(self.base)
+            .ok()
+            .and_then(|b| b.checked_add(off))
+            .and_then(|p| usize::try_from(p).ok())
+    }
+
     /// Check the tile coordinate; the buffer position of the tile's first element and the
     /// extents that exist along each axis.
     fn locate(&self, coord: &[i64]) -> Result<(usize, [i64; MAX_LEAVES]), TensorError> {
@@ -276,15 +314,34 @@ impl<St: Storage> Tiles<St> {
     /// # Errors
     /// A coordinate of the wrong length or outside the grid
     /// ([`TensorError::TileOutOfGrid`] naming the axis, index and tile grid extent).
+    #[inline]
     pub fn tile(&self, coord: &[i64]) -> Result<TensorRef<'_, St::Elem>, TensorError> {
+        let general;
+        let (l, pos) = match self.locate_interior(coord) {
+            Some(pos) => (&self.full, pos),
+            None => {
+                general = self.general_tile(coord)?;
+                (&general.0, general.1)
+            }
+        };
+        // SAFETY: tile element `i` (per axis `i_a < valid_a`, the extents that exist; the tile
+        // extents for an interior tile, whose layout is the full one) is the parent's element
+        // with axis indices `c_a·T_a + i_a < extent_a`; each axis is one stride (`Leaf`) or
+        // exactly divided by the algebra (`Divided`), so its offset is `pos - base` plus the
+        // tile layout's offset of `i`: an element of the valid parent tensor, inside the buffer.
+        // The tile layout is a DynLayout, affine.
+        Ok(unsafe { Tensor::new_unchecked(self.storage.as_slice(), *l, pos) })
+    }
+
+    /// The layout and buffer position of every tile [`Tiles::locate_interior`] leaves: a tile
+    /// at a ragged edge (the shrunk layout), a tile of a tiling with a hierarchical axis, or an
+    /// error. Out of line, so that the interior path of [`Tiles::tile`] stays small and copies
+    /// the full layout once, into its result.
+    #[cold]
+    #[inline(never)]
+    fn general_tile(&self, coord: &[i64]) -> Result<(DynLayout, usize), TensorError> {
         let (pos, valid) = self.locate(coord)?;
-        let l = self.shrunk(&valid)?;
-        // SAFETY: tile element `i` (per axis `i_a < valid_a`) is the parent's element with axis
-        // indices `c_a·T_a + i_a < extent_a`; each axis is one stride (`Leaf`) or exactly divided
-        // by the algebra (`Divided`), so its offset is `pos - base` plus the tile layout's offset
-        // of `i`: an element of the valid parent tensor, inside the buffer. The tile layout is a
-        // DynLayout, affine.
-        Ok(unsafe { Tensor::new_unchecked(self.storage.as_slice(), l, pos) })
+        Ok((self.shrunk(&valid)?, pos))
     }
 
     /// Tile `coord` as a **full** tile with a predicate: the full tile shape, reads and writes
@@ -368,16 +425,23 @@ impl<St: StorageMut> Tiles<St> {
     ///
     /// # Errors
     /// As [`Tiles::tile`].
+    #[inline]
     pub fn tile_mut(
         &mut self,
         coord: &[i64],
     ) -> Result<super::TensorMut<'_, St::Elem>, TensorError> {
-        let (pos, valid) = self.locate(coord)?;
-        let l = self.shrunk(&valid)?;
+        let general;
+        let (l, pos) = match self.locate_interior(coord) {
+            Some(pos) => (&self.full, pos),
+            None => {
+                general = self.general_tile(coord)?;
+                (&general.0, general.1)
+            }
+        };
         // SAFETY: as in `tile`: every element is an element of the parent, inside the buffer;
         // the parent is writable, so its layout is injective, and distinct tile coordinates are
         // distinct parent coordinates: the tile layout is injective too.
-        Ok(unsafe { Tensor::new_unchecked(self.storage.as_mut_slice(), l, pos) })
+        Ok(unsafe { Tensor::new_unchecked(self.storage.as_mut_slice(), *l, pos) })
     }
 
     /// The writable form of [`Tiles::tile2`].
@@ -675,8 +739,7 @@ impl<St: Storage> Tensor<St, DynLayout> {
         coord: &[i64],
     ) -> Result<TensorRef<'_, St::Elem>, TensorError> {
         let t = Tiles::plan(self.as_slice(), self.base_offset(), *self.layout(), tile)?;
-        let (pos, valid) = t.locate(coord)?;
-        let l = t.shrunk(&valid)?;
+        let (l, pos) = t.general_tile(coord)?;
         // SAFETY: as in `Tiles::tile`.
         Ok(unsafe { Tensor::new_unchecked(self.as_slice(), l, pos) })
     }
