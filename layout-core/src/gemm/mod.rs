@@ -86,6 +86,7 @@ mod pack;
 mod packed_b;
 mod pair;
 mod qgemv;
+mod quads;
 mod quant_b;
 mod tensor;
 mod threads;

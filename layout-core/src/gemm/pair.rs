@@ -247,7 +247,7 @@ half_pair!(bf16);
 half_pair!(f16);
 
 macro_rules! int_pair {
-    ($a:ty, $b:ty) => {
+    ($a:ty, $b:ty, $run:path) => {
         impl sealed::Sealed<$b> for $a {}
         /// 8-bit integers into `i32`, exact.
         impl Pair<$b> for $a {
@@ -263,15 +263,15 @@ macro_rules! int_pair {
                 true
             }
             fn blocked(p: Product<'_, $a, $b, i32>) {
-                int8::run_i8(p)
+                $run(p)
             }
         }
     };
 }
-int_pair!(u8, i8);
-int_pair!(i8, i8);
-int_pair!(u8, u8);
-int_pair!(i8, u8);
+int_pair!(u8, i8, int8::run_signed_b);
+int_pair!(i8, i8, int8::run_signed_b);
+int_pair!(u8, u8, int8::run_i8);
+int_pair!(i8, u8, int8::run_i8);
 
 /// Runs a checked strided product on the unpacked kernels of its instruction set if it is
 /// small and its strides suit them (returns `false`, touching nothing, otherwise). With
