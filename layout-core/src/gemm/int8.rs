@@ -32,11 +32,15 @@ mod sealed {
 /// assert_eq!((200u8.widen(), (-5i8).widen()), (200, -5)); // exact, as the kernels read them
 /// ```
 pub trait Int8: sealed::Sealed + Copy + Send + Sync + 'static {
+    /// Whether the type is signed (`i8`).
+    #[doc(hidden)]
+    const SIGNED: bool;
     /// The value, widened exactly.
     fn widen(self) -> i16;
 }
 
 impl Int8 for u8 {
+    const SIGNED: bool = false;
     #[inline(always)]
     fn widen(self) -> i16 {
         i16::from(self)
@@ -44,6 +48,7 @@ impl Int8 for u8 {
 }
 
 impl Int8 for i8 {
+    const SIGNED: bool = true;
     #[inline(always)]
     fn widen(self) -> i16 {
         i16::from(self)
@@ -349,9 +354,7 @@ pub(crate) fn run_i8<TA: Int8, TB: Int8>(p: Product<'_, TA, TB, i32>) {
 
 /// The integer engine for an `i8` B: the quad kernels (`vpdpbusd`, or `vpmaddubsw` where the
 /// ranges fit) when they apply, else the exact `i16` pair engine ([`run_i8`]). Exact either way.
-pub(crate) fn run_signed_b<TA: Int8 + super::quads::Byte + super::quads::Signed>(
-    p: Product<'_, TA, i8, i32>,
-) {
+pub(crate) fn run_signed_b<TA: Int8 + super::quads::Byte>(p: Product<'_, TA, i8, i32>) {
     if let Err(p) = super::quads::try_run(p) {
         run_i8(p);
     }

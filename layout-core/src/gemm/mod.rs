@@ -78,6 +78,7 @@ mod fixed;
 mod front;
 mod gemv;
 mod half_inputs;
+mod igemv;
 mod int8;
 mod kernel;
 mod maps;

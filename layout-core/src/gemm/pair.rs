@@ -12,6 +12,7 @@ use super::block::{self, run_panels};
 use super::fixed;
 use super::gemv;
 use super::half_inputs;
+use super::igemv;
 use super::int8;
 use super::kernel::Direct;
 use super::kernel::{Element, Scalar};
@@ -261,6 +262,9 @@ macro_rules! int_pair {
             }
             fn has_kernel(_: Isa) -> bool {
                 true
+            }
+            fn gemv(p: &mut Product<'_, $a, $b, i32>) -> bool {
+                igemv::try_run(p)
             }
             fn blocked(p: Product<'_, $a, $b, i32>) {
                 $run(p)

@@ -27,6 +27,7 @@ use std::cell::RefCell;
 use std::vec::Vec;
 
 use super::block::{Out, run_panels, transposes};
+use super::int8::Int8;
 use super::kernel::{Kern, KernelInfo, Tile};
 use super::pack::{Panels, Rows};
 use super::view::Product;
@@ -529,7 +530,7 @@ fn pick(vnni: Option<Vnni>, isa: Isa, fits: impl FnOnce() -> bool) -> Option<Dot
 /// The quad route on a checked product with `i8` B: `u8` A as it is, `i8` A shifted by +128
 /// and corrected. `Err(p)` (nothing touched) when neither VNNI nor the `vpmaddubsw` bound
 /// applies; the caller runs the exact `i16` pair engine.
-pub(crate) fn try_run<A: Byte + Signed>(
+pub(crate) fn try_run<A: Byte + Int8>(
     p: Product<'_, A, i8, i32>,
 ) -> Result<(), Product<'_, A, i8, i32>> {
     let flip = if A::SIGNED { 0x80 } else { 0 };
@@ -571,18 +572,6 @@ pub(crate) fn try_run<A: Byte + Signed>(
         unshift(&mut c, mkn, alpha, &sums);
     }
     Ok(())
-}
-
-/// Whether an 8-bit element is signed (packed shifted by +128 on the unsigned side).
-pub(crate) trait Signed {
-    /// `i8`: true.
-    const SIGNED: bool;
-}
-impl Signed for u8 {
-    const SIGNED: bool = false;
-}
-impl Signed for i8 {
-    const SIGNED: bool = true;
 }
 
 #[cfg(test)]
