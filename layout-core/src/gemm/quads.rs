@@ -463,32 +463,62 @@ pub(crate) fn fits_i16<A: Byte>(
     all(a, m, k, |x| u32::from(x.bits() ^ flip) <= amax)
 }
 
-/// `Σₚ b[p][j]` for each column j of B (`bt` is Bᵀ, n × k), wrapping.
+/// `Σₚ b[p][j]` for each column j of B (`bt` is Bᵀ, n × k), wrapping: along the rows of B
+/// where its columns are the contiguous dimension, so every order streams.
 fn column_sums(bt: &Rows<'_, i8>, n: usize, k: usize) -> Vec<i32> {
-    (0..n)
-        .map(|j| {
+    let mut sums = std::vec![0i32; n];
+    if bt.map.is_none() && bt.sv == 1 {
+        for p in 0..k {
+            let at = (bt.origin + p as isize * bt.sk) as usize;
+            for (s, &b) in sums.iter_mut().zip(&bt.src[at..at + n]) {
+                *s = s.wrapping_add(i32::from(b));
+            }
+        }
+    } else {
+        for (j, s) in sums.iter_mut().enumerate() {
             let r = bt.row(j);
-            (0..k).fold(0i32, |s, p| {
-                s.wrapping_add(i32::from(bt.src[(r + bt.col(p)) as usize]))
-            })
-        })
-        .collect()
+            *s = if bt.map.is_none() && bt.sk == 1 {
+                let at = r as usize;
+                bt.src[at..at + k]
+                    .iter()
+                    .fold(0i32, |s, &b| s.wrapping_add(i32::from(b)))
+            } else {
+                (0..k).fold(0i32, |s, p| {
+                    s.wrapping_add(i32::from(bt.src[(r + bt.col(p)) as usize]))
+                })
+            };
+        }
+    }
+    sums
 }
 
 /// `C[i][j] −= α·128·colsum[j]` for every element of C (wrapping): undoes A's +128 shift.
 fn unshift(c: &mut Out<'_, i32>, [m, _, n]: [usize; 3], alpha: i32, sums: &[i32]) {
-    for (j, &s) in sums.iter().enumerate().take(n) {
-        let d = alpha.wrapping_mul(128).wrapping_mul(s);
-        if d == 0 {
-            continue;
-        }
+    let d: Vec<i32> = sums
+        .iter()
+        .take(n)
+        .map(|&s| alpha.wrapping_mul(128).wrapping_mul(s))
+        .collect();
+    let at = |i: usize, j: usize| -> usize {
+        (match c.cmap {
+            Some(cm) => c.sc.origin + cm.rows.off[i] + cm.cols.off[j],
+            None => c.sc.origin + i as isize * c.sc.rs + j as isize * c.sc.cs,
+        }) as usize
+    };
+    if c.cmap.is_none() && c.sc.cs == 1 {
+        // rows of C contiguous
         for i in 0..m {
-            let at = match c.cmap {
-                Some(cm) => c.sc.origin + cm.rows.off[i] + cm.cols.off[j],
-                None => c.sc.origin + i as isize * c.sc.rs + j as isize * c.sc.cs,
-            };
-            let x = &mut c.c[at as usize];
-            *x = x.wrapping_sub(d);
+            let r = at(i, 0);
+            for (x, &d) in c.c[r..r + n].iter_mut().zip(&d) {
+                *x = x.wrapping_sub(d);
+            }
+        }
+    } else {
+        for (j, &d) in d.iter().enumerate() {
+            for i in 0..m {
+                let x = &mut c.c[at(i, j)];
+                *x = x.wrapping_sub(d);
+            }
         }
     }
 }
