@@ -317,7 +317,7 @@ mod avx2 {
 }
 
 /// The integer kernel for `isa` (the AVX2 kernel on AVX-512 machines too).
-fn kernel(isa: Isa) -> KernelInfo<i32, i16> {
+pub(crate) fn kernel(isa: Isa) -> KernelInfo<i32, i16> {
     // KC counts k values (pairs: KC/2 panel steps): a B micro-panel of NR·KC i16 stays in L1
     // (6 KiB for NR = 6), the A block MC·KC·2 bytes ≈ 384 KiB in L2
     const KC: usize = 512;

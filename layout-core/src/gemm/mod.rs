@@ -107,7 +107,7 @@ pub use fixed::{
 pub use int8::Int8;
 pub use kernel::{Element, Scalar};
 pub use options::{MatMut, MatRef, Options, PARALLEL_MIN_WORK, Packing};
-pub use packed_b::{PackedB, gemm_packed};
+pub use packed_b::{Packable, PackedB, gemm_packed};
 pub use pair::Pair;
 pub use quant_b::gemm_quant;
 pub use widen::Half;

@@ -17,6 +17,7 @@ use super::int8;
 use super::kernel::Direct;
 use super::kernel::{Element, Scalar};
 use super::options::Packing;
+use super::packed_b::{self, Packable, PackedRun};
 use super::view::Product;
 use crate::isa::Isa;
 use crate::walk::AnyLayout;
@@ -103,6 +104,13 @@ pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
     #[doc(hidden)]
     fn blocked(p: Product<'_, Self, B, Self::Out>);
 
+    /// The product with a pre-packed B ([`PackedB`](super::PackedB)): checked, the rule
+    /// applied, B packed for `p.isa`.
+    #[doc(hidden)]
+    fn packed(p: PackedRun<'_, Self, B, Self::Out>)
+    where
+        B: Packable;
+
     /// Static layouts (every extent and stride a constant of the types): `true` when the
     /// pair's constant-shape kernels ran. `a`, `b`, `c` start at the tensors' base offsets and
     /// the checks and BLAS's rule have run.
@@ -150,6 +158,13 @@ impl<T: Element> Pair<T> for T {
     #[inline]
     fn small(p: &mut Product<'_, T, T, T>) -> bool {
         unpacked(p)
+    }
+
+    fn packed(p: PackedRun<'_, T, T, T>)
+    where
+        T: Packable,
+    {
+        packed_b::run_float(p)
     }
 
     fn blocked(p: Product<'_, T, T, T>) {
@@ -241,6 +256,9 @@ macro_rules! half_pair {
             fn blocked(p: Product<'_, $t, $t, f32>) {
                 half_inputs::run_widened(p)
             }
+            fn packed(p: PackedRun<'_, $t, $t, f32>) {
+                packed_b::run_half(p)
+            }
         }
     };
 }
@@ -248,7 +266,7 @@ half_pair!(bf16);
 half_pair!(f16);
 
 macro_rules! int_pair {
-    ($a:ty, $b:ty, $run:path) => {
+    ($a:ty, $b:ty, $run:path, $packed:path) => {
         impl sealed::Sealed<$b> for $a {}
         /// 8-bit integers into `i32`, exact.
         impl Pair<$b> for $a {
@@ -269,13 +287,16 @@ macro_rules! int_pair {
             fn blocked(p: Product<'_, $a, $b, i32>) {
                 $run(p)
             }
+            fn packed(p: PackedRun<'_, $a, $b, i32>) {
+                $packed(p)
+            }
         }
     };
 }
-int_pair!(u8, i8, int8::run_signed_b);
-int_pair!(i8, i8, int8::run_signed_b);
-int_pair!(u8, u8, int8::run_i8);
-int_pair!(i8, u8, int8::run_i8);
+int_pair!(u8, i8, int8::run_signed_b, packed_b::run_quads);
+int_pair!(i8, i8, int8::run_signed_b, packed_b::run_quads);
+int_pair!(u8, u8, int8::run_i8, packed_b::run_pairs);
+int_pair!(i8, u8, int8::run_i8, packed_b::run_pairs);
 
 /// Runs a checked strided product on the unpacked kernels of its instruction set if it is
 /// small and its strides suit them (returns `false`, touching nothing, otherwise). With

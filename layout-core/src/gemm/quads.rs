@@ -274,6 +274,46 @@ mod x86 {
         }
     }
 
+    /// Exact on every input: each byte of a quad split into `i16` halves (even and odd k),
+    /// `vpmaddwd` on each half, u8 in the vectors.
+    pub(crate) struct WidenV;
+    /// As [`WidenV`], u8 broadcast.
+    pub(crate) struct WidenB;
+
+    /// `acc + Σ₄ u·s` per lane with `u` the unsigned quads and `s` the signed ones, through
+    /// `i16` halves: even bytes (`x << 8 >> 8`) and odd bytes (`x >> 8`), zero- or sign-filled.
+    ///
+    /// # Safety
+    /// AVX2 available.
+    #[inline(always)]
+    unsafe fn widen_dot(acc: __m256i, u: __m256i, s: __m256i) -> __m256i {
+        // SAFETY: AVX2 (the caller's contract).
+        unsafe {
+            let ue = _mm256_srli_epi16(_mm256_slli_epi16(u, 8), 8);
+            let uo = _mm256_srli_epi16(u, 8);
+            let se = _mm256_srai_epi16(_mm256_slli_epi16(s, 8), 8);
+            let so = _mm256_srai_epi16(s, 8);
+            _mm256_add_epi32(
+                acc,
+                _mm256_add_epi32(_mm256_madd_epi16(ue, se), _mm256_madd_epi16(uo, so)),
+            )
+        }
+    }
+    impl Dot for WidenV {
+        #[inline(always)]
+        unsafe fn dot(acc: __m256i, v: __m256i, b: __m256i, _: __m256i) -> __m256i {
+            // SAFETY: AVX2 (the caller's contract).
+            unsafe { widen_dot(acc, v, b) }
+        }
+    }
+    impl Dot for WidenB {
+        #[inline(always)]
+        unsafe fn dot(acc: __m256i, v: __m256i, b: __m256i, _: __m256i) -> __m256i {
+            // SAFETY: AVX2 (the caller's contract).
+            unsafe { widen_dot(acc, b, v) }
+        }
+    }
+
     /// The 16 × 6 quad kernel body: 12 ymm accumulators, per k quad two row vectors and six
     /// broadcast column quads.
     ///
@@ -357,6 +397,18 @@ mod x86 {
         "`vpmaddubsw` 16 × 6, u8 panel broadcast."
     );
     wrapper!(
+        widen_v,
+        WidenV,
+        "avx2",
+        "Exact widening 16 × 6, u8 panel in the vectors."
+    );
+    wrapper!(
+        widen_b,
+        WidenB,
+        "avx2",
+        "Exact widening 16 × 6, u8 panel broadcast."
+    );
+    wrapper!(
         avxvnni_v,
         AvxVnniV,
         "avx2,avxvnni",
@@ -389,14 +441,31 @@ pub(crate) enum Dot {
     Maddubs,
     /// `vpdpbusd`, AVX-VNNI or AVX512-VNNI: exact.
     Vnni(Vnni),
+    /// AVX2, the bytes of each quad split into `i16` halves and `vpmaddwd` twice: exact on
+    /// every input (a pre-packed B whose activations' range does not fit `vpmaddubsw`).
+    Widen,
+    /// Plain Rust 4 × 4 (the portable level).
+    Portable,
 }
 
 /// The quad kernel for `dot`, with the u8 operand in the vectors (`unsigned_vectors`) or in
 /// the broadcasts. `None` off x86-64.
 fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
-    // KC counts k values (quads: KC/4 panel steps): a B micro-panel of NR·KC bytes stays in
-    // L1 (6 KiB), the A block MC·KC bytes = 256 KiB in L2
-    const KC: usize = 1024;
+    if dot == Dot::Portable {
+        let ukr: super::kernel::Ukr<i32, u8> = if unsigned_vectors {
+            portable_ukr::<true>
+        } else {
+            portable_ukr::<false>
+        };
+        return Some(KernelInfo {
+            mr: 4,
+            nr: 4,
+            kc: KC,
+            mc: 64,
+            nc: 4096,
+            ukr,
+        });
+    }
     #[cfg(target_arch = "x86_64")]
     {
         use super::kernel::Ukr;
@@ -407,6 +476,9 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
             (Dot::Vnni(Vnni::Avx), false) => x86::avxvnni_b,
             (Dot::Vnni(Vnni::Avx512), true) => x86::avx512vnni_v,
             (Dot::Vnni(Vnni::Avx512), false) => x86::avx512vnni_b,
+            (Dot::Widen, true) => x86::widen_v,
+            (Dot::Widen, false) => x86::widen_b,
+            (Dot::Portable, _) => return None,
         };
         let (mr, nr) = x86::TILE;
         Some(KernelInfo {
@@ -420,9 +492,48 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (dot, unsigned_vectors, KC);
+        let _ = unsigned_vectors;
         None
     }
+}
+
+/// KC of the quad kernels, in k values (quads: KC/4 panel steps): a B micro-panel of NR·KC
+/// bytes stays in L1 (6 KiB), the A block MC·KC bytes = 256 KiB in L2.
+const KC: usize = 1024;
+
+/// The portable quad kernel: `acc[j][i] += Σ₄ a·b` with the u8 panel in the vectors
+/// (`UV`, A's role) or broadcast.
+///
+/// # Safety
+/// As [`super::kernel::Ukr`] with MR = NR = 4, `KSTEP = 4`.
+unsafe fn portable_ukr<const UV: bool>(t: &Tile<i32, u8>) {
+    let mut acc = [[0i32; 4]; 4];
+    // SAFETY: the caller guarantees `a` and `b` hold 4·4·k bytes each.
+    let (a, b) = unsafe {
+        (
+            core::slice::from_raw_parts(t.a, 16 * t.k),
+            core::slice::from_raw_parts(t.b, 16 * t.k),
+        )
+    };
+    let val = |x: u8, unsigned: bool| {
+        if unsigned {
+            i32::from(x)
+        } else {
+            i32::from(x as i8)
+        }
+    };
+    for (ap, bp) in a.chunks_exact(16).zip(b.chunks_exact(16)) {
+        for (j, accj) in acc.iter_mut().enumerate() {
+            for (i, x) in accj.iter_mut().enumerate() {
+                let s: i32 = (0..4)
+                    .map(|e| val(ap[4 * i + e], UV) * val(bp[4 * j + e], !UV))
+                    .sum();
+                *x = x.wrapping_add(s);
+            }
+        }
+    }
+    // SAFETY: the caller guarantees every C element of the tile.
+    unsafe { store_tile::<4, 4>(t, &acc) }
 }
 
 /// Calls `f` on every element of the `rows × k` operand `s` while it returns `true`; `false`
@@ -602,6 +713,83 @@ pub(crate) fn try_run<A: Byte + Int8>(
         unshift(&mut c, mkn, alpha, &sums);
     }
     Ok(())
+}
+
+/// The panel width (the kernels' MR) and KC of an `i8` B pre-packed for `isa` with `k` rows.
+pub(crate) fn packed_plan(isa: Isa, k: usize) -> Option<(usize, usize)> {
+    let dot = if cfg!(target_arch = "x86_64") && isa >= Isa::Avx2 {
+        Dot::Widen
+    } else {
+        Dot::Portable
+    };
+    kernel(dot, false).map(|ki| (ki.mr, ki.kc.min(k).max(1)))
+}
+
+/// The largest `|x|` of a `rows × k` operand.
+pub(crate) fn max_abs(s: &Rows<'_, i8>, rows: usize, k: usize) -> u32 {
+    let mut m = 0u32;
+    all(s, rows, k, |x| {
+        m = m.max(u32::from(x.unsigned_abs()));
+        true
+    });
+    m
+}
+
+/// `Σₚ b[p][j]` of each column of an `i8` B (read as Bᵀ, n × k): the `i8 × i8` correction,
+/// kept by a pre-packed B.
+pub(crate) fn packed_sums(bt: &Rows<'_, i8>, n: usize, k: usize) -> Vec<i32> {
+    column_sums(bt, n, k)
+}
+
+/// A product with an `i8` B pre-packed in quads ([`super::PackedB`]), whose panels the engine
+/// puts in the vectors (the u8 activations broadcast): VNNI where the CPU has it, else
+/// `vpmaddubsw` when A's range fits B's measured `bmax`, else the exact widening kernel; the
+/// portable kernel below AVX2. `i8` A shifted and corrected with the stored column sums.
+pub(crate) fn run_packed<A: Byte + Int8>(
+    p: super::packed_b::PackedRun<'_, A, i8, i32>,
+    bmax: u32,
+    sums: &[i32],
+) {
+    let flip = if A::SIGNED { 0x80 } else { 0 };
+    let asrc = Bytes {
+        rows: p.a.rows(),
+        flip,
+    };
+    let [m, k, _] = p.mkn;
+    let fits = || {
+        let amax = if bmax == 0 {
+            u32::MAX
+        } else {
+            32767 / (2 * bmax)
+        };
+        all(&asrc.rows, m, k, |x| u32::from(x.bits() ^ flip) <= amax)
+    };
+    let dot = if cfg!(target_arch = "x86_64") && p.isa >= Isa::Avx2 {
+        choose(p.isa, fits).unwrap_or(Dot::Widen)
+    } else {
+        Dot::Portable
+    };
+    let Some(ki) = kernel(dot, false) else {
+        unreachable!("every level has a quad kernel")
+    };
+    let super::packed_b::PackedRun {
+        mkn,
+        alpha,
+        beta,
+        mut c,
+        threads,
+        b,
+        ..
+    } = p;
+    let out = Out {
+        c: &mut *c.c,
+        sc: c.sc,
+        cmap: c.cmap,
+    };
+    run_panels::<Quads>(&ki, mkn, alpha, &asrc, b, beta, out, threads);
+    if A::SIGNED {
+        unshift(&mut c, mkn, alpha, sums);
+    }
 }
 
 #[cfg(test)]
@@ -901,5 +1089,93 @@ mod tests {
         )
         .unwrap();
         c
+    }
+
+    /// A pre-packed `i8` B on every quad kernel of its route (forced: `vpmaddubsw` within its
+    /// bound, the exact widening kernel, each VNNI this CPU has; the portable kernel), u8 and
+    /// i8 A, one and two threads, C both ways: exact.
+    #[test]
+    fn packed_b_on_every_quad_kernel() {
+        use crate::gemm::{PackedB, gemm_packed};
+        let mut g = Lcg(3);
+        let mut routes: Vec<(Isa, Option<Option<Dot>>)> = vec![(Isa::Portable, None)];
+        if Isa::Avx2.is_available() {
+            routes.push((Isa::Avx2, Some(Some(Dot::Maddubs))));
+            routes.push((Isa::Avx2, Some(None))); // → the widening kernel
+        }
+        for x in [Vnni::Avx, Vnni::Avx512] {
+            if crate::isa::has_vnni(x) {
+                routes.push((Isa::Avx2, Some(Some(Dot::Vnni(x)))));
+            }
+        }
+        for (isa, forced) in routes {
+            let narrow = forced == Some(Some(Dot::Maddubs));
+            for &(m, k, n) in &[(1, 5, 3), (7, 1031, 20), (33, 64, 17)] {
+                let b: Vec<i8> = (0..k * n)
+                    .map(|_| if narrow { g.range(-64, 64) } else { g.range(-128, 127) } as i8)
+                    .collect();
+                let pb = PackedB::new(
+                    isa,
+                    MatRef {
+                        data: &b,
+                        rows: k,
+                        cols: n,
+                        row_stride: 1,
+                        col_stride: k as isize,
+                    },
+                )
+                .unwrap();
+                let au: Vec<u8> = (0..m * k).map(|_| g.range(0, 255) as u8).collect();
+                let ai: Vec<i8> = (0..m * k).map(|_| g.range(-128, 127) as i8).collect();
+                for (threads, c_rm) in [(1, true), (2, false)] {
+                    let c0: Vec<i32> = (0..m * n).map(|_| g.range(-99, 99)).collect();
+                    let (rs, cs) = if c_rm { (n, 1) } else { (1, m) };
+                    macro_rules! check {
+                        ($a:expr) => {{
+                            let a = $a;
+                            let mut c = c0.clone();
+                            force(forced);
+                            let r = gemm_packed(
+                                Options {
+                                    isa,
+                                    threads,
+                                    packing: Packing::Always,
+                                },
+                                3,
+                                MatRef {
+                                    data: a,
+                                    rows: m,
+                                    cols: k,
+                                    row_stride: k as isize,
+                                    col_stride: 1,
+                                },
+                                &pb,
+                                -2,
+                                MatMut {
+                                    data: &mut c,
+                                    rows: m,
+                                    cols: n,
+                                    row_stride: rs as isize,
+                                    col_stride: cs as isize,
+                                },
+                            );
+                            force(None);
+                            r.unwrap();
+                            let want = reference(
+                                (m, k, n),
+                                |i, p| i64::from(a[i * k + p]),
+                                &b,
+                                (3, -2),
+                                &c0,
+                                c_rm,
+                            );
+                            assert_eq!(c, want, "{isa:?} {forced:?} {m}x{k}x{n} t{threads}");
+                        }};
+                    }
+                    check!(&au[..]);
+                    check!(&ai[..]);
+                }
+            }
+        }
     }
 }
