@@ -90,7 +90,7 @@ pub(crate) fn try_run<TA: Int8, TB: Int8>(p: &mut Product<'_, TA, TB, i32>) -> b
 /// Runs `g` over its `n` columns when one of its forms applies.
 fn go<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, n: usize, threads: usize) -> bool {
     let rows = g.sm.cs == 1;
-    if !rows && !(g.sm.rs == 1 && g.incx == 1) {
+    if !(rows || g.sm.rs == 1 && g.incx == 1) {
         return false;
     }
     #[cfg(test)]

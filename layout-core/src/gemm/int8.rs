@@ -355,8 +355,9 @@ pub(crate) fn run_i8<TA: Int8, TB: Int8>(p: Product<'_, TA, TB, i32>) {
 /// The integer engine for an `i8` B: the quad kernels (`vpdpbusd`, or `vpmaddubsw` where the
 /// ranges fit) when they apply, else the exact `i16` pair engine ([`run_i8`]). Exact either way.
 pub(crate) fn run_signed_b<TA: Int8 + super::quads::Byte>(p: Product<'_, TA, i8, i32>) {
-    if let Err(p) = super::quads::try_run(p) {
-        run_i8(p);
+    match super::quads::choice(&p) {
+        Some(dot) => super::quads::run(p, dot),
+        None => run_i8(p),
     }
 }
 

@@ -36,7 +36,8 @@ mod sealed {
 /// | `f64` | `f64` | `f64` | FMA tiles (32×6, 8×6, 4×4); unpacked tiles for small products |
 /// | `bf16` | `bf16` | `f32` | `vdpbf16ps` on k pairs (AVX-512 BF16); else widened in packing, f32 tiles |
 /// | `f16` | `f16` | `f32` | widened in packing (F16C), f32 tiles |
-/// | `u8`/`i8` | `u8`/`i8` | `i32` | `i16` k-pairs, `vpmaddwd` 16×6 (AVX2), portable 4×4 |
+/// | `u8`/`i8` | `i8` | `i32` | byte k-quads: `vpdpbusd` 16×6 (VNNI), `vpmaddubsw` 16×6 (AVX2, when `2·max a·max\|b\| ≤ 32767`), else as below; `i8` A shifted by +128 and corrected |
+/// | `u8`/`i8` | `u8` | `i32` | `i16` k-pairs, `vpmaddwd` 16×6 (AVX2), portable 4×4 |
 ///
 /// Every pair runs the same front (checks, BLAS's rule, threads, route), loops, blocking, edge
 /// tiles and operand layouts; only packing (what a panel element is) and the microkernels

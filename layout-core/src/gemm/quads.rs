@@ -668,21 +668,23 @@ fn pick(vnni: Option<Vnni>, isa: Isa, fits: impl FnOnce() -> bool) -> Option<Dot
     fits().then_some(Dot::Maddubs)
 }
 
-/// The quad route on a checked product with `i8` B: `u8` A as it is, `i8` A shifted by +128
-/// and corrected. `Err(p)` (nothing touched) when neither VNNI nor the `vpmaddubsw` bound
-/// applies; the caller runs the exact `i16` pair engine.
-pub(crate) fn try_run<A: Byte + Int8>(
-    p: Product<'_, A, i8, i32>,
-) -> Result<(), Product<'_, A, i8, i32>> {
+/// The quad kernel a checked product with `i8` B takes (`u8` A as it is, `i8` A shifted by
+/// +128): `None` when neither VNNI nor the `vpmaddubsw` bound applies (the caller runs the
+/// exact `i16` pair engine) or off x86-64.
+pub(crate) fn choice<A: Byte + Int8>(p: &Product<'_, A, i8, i32>) -> Option<Dot> {
+    let flip = if A::SIGNED { 0x80 } else { 0 };
+    let (a, bt) = (p.a.rows(), p.b.transposed().rows());
+    choose(p.isa, || fits_i16(&a, flip, &bt, p.mkn)).filter(|&d| kernel(d, true).is_some())
+}
+
+/// Runs a checked product with `i8` B on the quad kernel `dot` ([`choice`]).
+pub(crate) fn run<A: Byte + Int8>(p: Product<'_, A, i8, i32>, dot: Dot) {
     let flip = if A::SIGNED { 0x80 } else { 0 };
     let asrc = Bytes {
         rows: p.a.rows(),
         flip,
     };
     let bt = p.b.transposed().rows();
-    let Some(dot) = choose(p.isa, || fits_i16(&asrc.rows, flip, &bt, p.mkn)) else {
-        return Err(p);
-    };
     let [m, _, n] = p.mkn;
     // the engine computes Cᵀ = Bᵀ·Aᵀ (B's panels in the vectors) for C whose rows are its
     // contiguous dimension, exactly as `run_panels` decides
@@ -691,7 +693,7 @@ pub(crate) fn try_run<A: Byte + Int8>(
         None => (p.c.sc.rs, p.c.sc.cs),
     };
     let Some(ki) = kernel(dot, !transposes(m, n, crs, ccs)) else {
-        return Err(p);
+        unreachable!("`choice` checked the kernel")
     };
     let bsrc = Bytes { rows: bt, flip: 0 };
     let sums = A::SIGNED.then(|| column_sums(&bt, n, p.mkn[1]));
@@ -712,7 +714,6 @@ pub(crate) fn try_run<A: Byte + Int8>(
     if let Some(sums) = sums {
         unshift(&mut c, mkn, alpha, &sums);
     }
-    Ok(())
 }
 
 /// The panel width (the kernels' MR) and KC of an `i8` B pre-packed for `isa` with `k` rows.
