@@ -151,10 +151,16 @@ impl<S: Byte> Panels<u8> for Bytes<'_, S> {
                 // the packed dimension contiguous: four source rows (k = 4q … 4q + 3) zipped
                 for q in 0..quads {
                     let out = &mut panel[q * 4 * r..q * 4 * r + 4 * rows];
-                    for e in 0..4.min(kc - 4 * q) {
-                        let at =
-                            (s.origin + vbase as isize + (p0 + 4 * q + e) as isize * s.sk) as usize;
-                        let x = &s.src[at..at + rows];
+                    let at = |e: usize| {
+                        (s.origin + vbase as isize + (p0 + 4 * q + e) as isize * s.sk) as usize
+                    };
+                    if 4 * q + 4 <= kc {
+                        let x = [0, 1, 2, 3].map(|e| &s.src[at(e)..at(e) + rows]);
+                        zip4(out, x, f);
+                        continue;
+                    }
+                    for e in 0..kc - 4 * q {
+                        let x = &s.src[at(e)..at(e) + rows];
                         for (o, &a) in out.chunks_exact_mut(4).zip(x) {
                             o[e] = a.bits() ^ f;
                         }
@@ -173,6 +179,40 @@ impl<S: Byte> Panels<u8> for Bytes<'_, S> {
                     }
                 }
             }
+        }
+    }
+}
+
+/// `out[4i + e] = x[e][i] ⊕ f` for every i (the four rows of one k quad interleaved; `out`
+/// holds four bytes per row): SSE2 byte and word unpacks 16 rows at a time on x86-64.
+#[inline]
+fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8) {
+    let rows = x[0].len();
+    debug_assert!(out.len() == 4 * rows && x.iter().all(|r| r.len() == rows));
+    let mut i = 0;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        while i + 16 <= rows && x.iter().all(|r| r.len() >= i + 16) && out.len() >= 4 * i + 64 {
+            // SAFETY: SSE2 is part of x86-64; each row holds 16 bytes from i and `out` 64
+            // from 4i (checked in the loop condition); `S` is a byte (`u8` or `i8`).
+            unsafe {
+                let flip = _mm_set1_epi8(f as i8);
+                let v = x.map(|r| _mm_xor_si128(_mm_loadu_si128(r.as_ptr().add(i).cast()), flip));
+                let (a, b) = (_mm_unpacklo_epi8(v[0], v[1]), _mm_unpackhi_epi8(v[0], v[1]));
+                let (c, d) = (_mm_unpacklo_epi8(v[2], v[3]), _mm_unpackhi_epi8(v[2], v[3]));
+                let o = out.as_mut_ptr().add(4 * i).cast::<__m128i>();
+                _mm_storeu_si128(o, _mm_unpacklo_epi16(a, c));
+                _mm_storeu_si128(o.add(1), _mm_unpackhi_epi16(a, c));
+                _mm_storeu_si128(o.add(2), _mm_unpacklo_epi16(b, d));
+                _mm_storeu_si128(o.add(3), _mm_unpackhi_epi16(b, d));
+            }
+            i += 16;
+        }
+    }
+    for (t, o) in out.chunks_exact_mut(4).enumerate().skip(i) {
+        for (e, r) in x.iter().enumerate() {
+            o[e] = r[t].bits() ^ f;
         }
     }
 }
