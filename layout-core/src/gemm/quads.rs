@@ -576,42 +576,64 @@ unsafe fn portable_ukr<const UV: bool>(t: &Tile<i32, u8>) {
     unsafe { store_tile::<4, 4>(t, &acc) }
 }
 
-/// Calls `f` on every element of the `rows × k` operand `s` while it returns `true`; `false`
-/// when it stopped early.
-fn all<S: Copy>(s: &Rows<'_, S>, rows: usize, k: usize, mut f: impl FnMut(S) -> bool) -> bool {
+/// The largest `key(x)` over the `rows × k` operand `s`, slice by slice in its memory order
+/// where one of its axes is contiguous (a vectorised byte max), stopping once it passes
+/// `limit`.
+fn max_of<S: Copy>(
+    s: &Rows<'_, S>,
+    rows: usize,
+    k: usize,
+    key: impl Fn(S) -> u8 + Copy,
+    limit: u32,
+) -> u32 {
+    let slice_max = |x: &[S]| x.iter().fold(0u8, |m, &v| m.max(key(v)));
+    let mut m = 0u8;
+    if s.map.is_none() && s.sv == 1 && s.sk != 1 {
+        // the rows' dimension contiguous: along it, one k step after another
+        for p in 0..k {
+            let at = (s.origin + p as isize * s.sk) as usize;
+            m = m.max(slice_max(&s.src[at..at + rows]));
+            if u32::from(m) > limit {
+                break;
+            }
+        }
+        return u32::from(m);
+    }
     for v in 0..rows {
         let r = s.row(v);
         if s.map.is_none() && s.sk == 1 {
             let at = r as usize;
-            if !s.src[at..at + k].iter().all(|&x| f(x)) {
-                return false;
-            }
-        } else if !(0..k).all(|p| f(s.src[(r + s.col(p)) as usize])) {
-            return false;
+            m = m.max(slice_max(&s.src[at..at + k]));
+        } else {
+            m = (0..k).fold(m, |m, p| m.max(key(s.src[(r + s.col(p)) as usize])));
+        }
+        if u32::from(m) > limit {
+            break;
         }
     }
-    true
+    u32::from(m)
 }
 
 /// Whether `vpmaddubsw` is exact on A (`m × k`, its bits XORed with `flip`) times B: the
 /// largest `|b|` and the largest packed `a` satisfy `2·max a·max|b| ≤ 32767`, so no pair sum
-/// leaves `i16`. One pass over B, then over A, stopping at the first `a` past the bound.
+/// leaves `i16`. One pass over B, then over A, stopping at the first slice past the bound.
 pub(crate) fn fits_i16<A: Byte>(
     a: &Rows<'_, A>,
     flip: u8,
     bt: &Rows<'_, i8>,
     [m, k, n]: [usize; 3],
 ) -> bool {
-    let mut bmax = 0u32;
-    all(bt, n, k, |x| {
-        bmax = bmax.max(u32::from(x.unsigned_abs()));
-        true
-    });
+    let bmax = max_abs(bt, n, k);
+    a_fits(a, flip, bmax, m, k)
+}
+
+/// Whether A's packed values (bits XORed with `flip`) stay within `32767 / (2·bmax)`.
+fn a_fits<A: Byte>(a: &Rows<'_, A>, flip: u8, bmax: u32, m: usize, k: usize) -> bool {
     if bmax == 0 {
         return true;
     }
     let amax = 32767 / (2 * bmax);
-    all(a, m, k, |x| u32::from(x.bits() ^ flip) <= amax)
+    max_of(a, m, k, |x| x.bits() ^ flip, amax) <= amax
 }
 
 /// `Σₚ b[p][j]` for each column j of B (`bt` is Bᵀ, n × k), wrapping: along the rows of B
@@ -768,12 +790,7 @@ pub(crate) fn packed_plan(isa: Isa, k: usize) -> Option<(usize, usize)> {
 
 /// The largest `|x|` of a `rows × k` operand.
 pub(crate) fn max_abs(s: &Rows<'_, i8>, rows: usize, k: usize) -> u32 {
-    let mut m = 0u32;
-    all(s, rows, k, |x| {
-        m = m.max(u32::from(x.unsigned_abs()));
-        true
-    });
-    m
+    max_of(s, rows, k, |x: i8| x.unsigned_abs(), u32::MAX)
 }
 
 /// `Σₚ b[p][j]` of each column of an `i8` B (read as Bᵀ, n × k): the `i8 × i8` correction,
@@ -797,14 +814,7 @@ pub(crate) fn run_packed<A: Byte + Int8>(
         flip,
     };
     let [m, k, _] = p.mkn;
-    let fits = || {
-        let amax = if bmax == 0 {
-            u32::MAX
-        } else {
-            32767 / (2 * bmax)
-        };
-        all(&asrc.rows, m, k, |x| u32::from(x.bits() ^ flip) <= amax)
-    };
+    let fits = || a_fits(&asrc.rows, flip, bmax, m, k);
     let dot = if cfg!(target_arch = "x86_64") && p.isa >= Isa::Avx2 {
         choose(p.isa, fits).unwrap_or(Dot::Widen)
     } else {
