@@ -276,7 +276,7 @@ impl GgufBlock for BlockQ8_0 {
 ///
 /// Built by [`quantize_q4_0`] / [`quantize_q8_0`] (or [`GgufMatrix::quantize`]) from `f32`
 /// weights, or adopted from GGUF bytes with [`GgufMatrix::from_bytes`]; multiplied by
-/// [`crate::gemm::qgemv`] reading the blocks in place, and packed for the GEMM by
+/// [`crate::gemm::gemm_quant`]'s decode route reading the blocks in place, and packed for the GEMM by
 /// [`QuantizedB::pack_panels`](super::QuantizedB::pack_panels).
 ///
 /// The quantisers follow ggml's reference rule:

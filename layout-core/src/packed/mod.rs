@@ -29,7 +29,7 @@
 //! built by the quantiser [`quantize_group4`]) and the GGUF blocks [`Q4_0Matrix`] /
 //! [`Q8_0Matrix`] ([`quantize_q4_0`], [`quantize_q8_0`], byte-compatible with GGUF) all
 //! implement [`QuantizedB`]: they dequantise straight into the GEMM's packed micro-panels, and
-//! [`crate::gemm::qgemv`] multiplies a few rows by them reading the stored bytes in place.
+//! [`crate::gemm::gemm_quant`]'s decode route multiplies a few rows by them reading the stored bytes in place.
 //!
 //! ```
 //! use layout_core::packed::{PackedFormat, PackedVec};

@@ -622,7 +622,7 @@ pub fn quantize_group4(
     Group4Matrix::new(quant, weights, scales, zeros)
 }
 
-/// A borrowed quantised `B` of any supported format: what [`crate::gemm::qgemv`] and the GEMM
+/// A borrowed quantised `B` of any supported format: what [`crate::gemm::gemm_quant`]'s decode route and the GEMM
 /// engine take.
 ///
 /// ```
