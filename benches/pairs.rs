@@ -62,6 +62,10 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
     let a7 = wide(m * k, 5, 128);
     let a8 = wide(m * k, 7, 256);
     let (mut c7, mut c8) = (vec![0i32; m * n], vec![0i32; m * n]);
+    let pbb = gemm::PackedB::new(opts.isa, mat(&bb, k, n)).unwrap();
+    let pbi = gemm::PackedB::new(opts.isa, mat(&b8, k, n)).unwrap();
+    let (ab2, a72) = (ab.clone(), a7.clone());
+    let (mut cbp, mut cip) = (vec![0f32; m * n], vec![0i32; m * n]);
     let (mut c32, mut ch, mut cb) = (vec![0f32; m * n], vec![0f32; m * n], vec![0f32; m * n]);
     let (mut ci, mut cj) = (vec![0i32; m * n], vec![0i32; m * n]);
     let (a2, b2) = (a.clone(), b.clone());
@@ -166,6 +170,34 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
                     mat(&b8, k, n),
                     0,
                     out(&mut c7, m, n),
+                )
+                .unwrap()
+            }),
+        ),
+        (
+            "bf16, B packed",
+            Box::new(move || {
+                gemm::gemm_packed(
+                    opts,
+                    1.0,
+                    mat(black_box(&ab2), m, k),
+                    &pbb,
+                    0.0,
+                    out(&mut cbp, m, n),
+                )
+                .unwrap()
+            }),
+        ),
+        (
+            "u8(7b)×i8 packed",
+            Box::new(move || {
+                gemm::gemm_packed(
+                    opts,
+                    1,
+                    mat(black_box(&a72), m, k),
+                    &pbi,
+                    0,
+                    out(&mut cip, m, n),
                 )
                 .unwrap()
             }),

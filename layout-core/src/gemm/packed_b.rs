@@ -494,6 +494,30 @@ pub(crate) fn run_half<H: super::widen::Half + Packable<Stored = f32>>(
     let Some(ki) = <f32 as Element>::kernel(p.isa).filter(|ki| ki.mr == p.b.nr) else {
         unreachable!("gemm_packed checked the kernel")
     };
+    let b = p.b;
+    // one row of A (the decode shape): the row widened once, the f32 panels streamed once
+    if p.mkn[0] == 1 && p.packing != Packing::Always {
+        let k = p.mkn[1];
+        let (o, cs) = (p.a.at.origin, p.a.at.cs);
+        let x: Vec<f32> = (0..k)
+            .map(|q| p.a.data[(o + q as isize * cs) as usize].to_f32())
+            .collect();
+        let len = b.n.div_ceil(b.nr) * b.nr * b.k.div_ceil(b.kc) * b.kc;
+        let panels = PanelsRef {
+            data: &b.store[b.start..b.start + len],
+            nr: b.nr,
+            kc: b.kc,
+            k: b.k,
+            n: b.n,
+        };
+        let sx = Strided {
+            origin: 0,
+            rs: 1,
+            cs: 1,
+        };
+        gemv::packed(p.isa, p.alpha, (&x, sx), panels, p.beta, (p.c.c, p.c.sc));
+        return;
+    }
     let mut a = p.a.rows();
     a.simd = super::widen::simd(p.isa);
     run_panels::<f32>(&ki, p.mkn, p.alpha, &a, p.b, p.beta, p.c, p.threads);
