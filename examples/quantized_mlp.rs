@@ -124,8 +124,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     let f32w = Weights::F32 { gate, up, down };
     println!(
         "MLP block {d} → {h} → {d}: f32 weights {} MiB, Q4_0 {} MiB",
-        3 * d * h * 4 >> 20,
-        3 * d * h / 32 * 18 >> 20
+        (3 * d * h * 4) >> 20,
+        (3 * d * h / 32 * 18) >> 20
     );
     for t in [1usize, 128] {
         let x = weights(t * d, 4 + t as u64, 1.0);
