@@ -86,6 +86,7 @@ mod options;
 mod pack;
 mod packed_b;
 mod pair;
+mod q4i8;
 mod qgemv;
 mod quads;
 mod quant_b;
@@ -109,7 +110,7 @@ pub use kernel::{Element, Scalar};
 pub use options::{MatMut, MatRef, Options, PARALLEL_MIN_WORK, Packing};
 pub use packed_b::{Packable, PackedB, gemm_packed};
 pub use pair::Pair;
-pub use quant_b::gemm_quant;
+pub use quant_b::{QuantB, gemm_quant};
 pub use widen::Half;
 
 // The engine's hooks for other modules of the crate (convolution's implicit im2col): an operand
