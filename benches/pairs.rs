@@ -74,6 +74,7 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
     let af3 = af.clone();
     let q4 = layout::packed::quantize_q4_0(k, n, &bf).unwrap();
     let mut cq = vec![0f32; m * n];
+    let (q4b, af4, mut cq8) = (q4.clone(), af.clone(), vec![0f32; m * n]);
     let mut cp = vec![0f32; m * n];
     vec![
         (
@@ -114,6 +115,20 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
                     &q4,
                     0.0,
                     out(&mut cq, m, n),
+                )
+                .unwrap()
+            }),
+        ),
+        (
+            "Q4_0, int8 acts",
+            Box::new(move || {
+                gemm::gemm_quant(
+                    opts,
+                    1.0,
+                    mat(black_box(&af4), m, k),
+                    gemm::QuantB::int8_activations(&q4b),
+                    0.0,
+                    out(&mut cq8, m, n),
                 )
                 .unwrap()
             }),

@@ -83,9 +83,12 @@ fn unpack_b(b: &GgufMatrix<BlockQ4_0>) -> Codes {
         let (jp, c) = (j / NB, j % NB);
         for (bi, blk) in col.iter().enumerate() {
             let base = (jp * kb + bi) * QK * NB;
-            for e in 0..QK {
-                // quad e/4, column c, byte e%4
-                codes[base + (e / 4) * 4 * NB + c * 4 + e % 4] = blk.code(e);
+            // codes 0..16 in the low nibbles, 16..32 in the high ones: quad e/4, column c,
+            // byte e%4
+            for (h, &x) in blk.qs.iter().enumerate() {
+                let (lo, hi) = (h, h + QK / 2);
+                codes[base + (lo / 4) * 4 * NB + c * 4 + lo % 4] = x & 0x0F;
+                codes[base + (hi / 4) * 4 * NB + c * 4 + hi % 4] = x >> 4;
             }
             d[(jp * kb + bi) * NB + c] = blk.d.to_f32();
         }
@@ -149,19 +152,23 @@ pub(crate) fn run(
     };
     let panels = n.div_ceil(NB);
     let parts = threads.clamp(1, panels);
+    // blocks of A's codes that stay in L2 (about 256 KiB) while the panels of B stream
+    let mc = (256 * 1024 / k.max(1) / MB).max(1) * MB;
     super::threads::split(parts, &|t| {
         let (lo, hi) = (panels * t / parts, panels * (t + 1) / parts);
-        for jp in lo..hi {
-            let cols = NB.min(n - jp * NB);
-            for i0 in (0..m).step_by(MB) {
-                let rows = MB.min(m - i0);
-                let mut acc = [[0f32; NB]; MB];
-                tile(isa, &acts, &codes, k, i0, rows, jp, &mut acc);
-                for (r, accr) in acc.iter().enumerate().take(rows) {
-                    for (cj, &x) in accr.iter().enumerate().take(cols) {
-                        // SAFETY: (i0 + r, jp·8 + cj) is an element of C (r < rows ≤ m − i0,
-                        // cj < cols ≤ n − 8·jp) in this thread's panels.
-                        unsafe { out.put(i0 + r, jp * NB + cj, x) };
+        for ic in (0..m).step_by(mc) {
+            for jp in lo..hi {
+                let cols = NB.min(n - jp * NB);
+                for i0 in (ic..m.min(ic + mc)).step_by(MB) {
+                    let rows = MB.min(m - i0);
+                    let mut acc = [[0f32; NB]; MB];
+                    tile(isa, &acts, &codes, k, i0, rows, jp, &mut acc);
+                    for (r, accr) in acc.iter().enumerate().take(rows) {
+                        for (cj, &x) in accr.iter().enumerate().take(cols) {
+                            // SAFETY: (i0 + r, jp·8 + cj) is an element of C (r < rows ≤ m − i0,
+                            // cj < cols ≤ n − 8·jp) in this thread's panels.
+                            unsafe { out.put(i0 + r, jp * NB + cj, x) };
+                        }
                     }
                 }
             }
