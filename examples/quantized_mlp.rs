@@ -11,7 +11,7 @@
 use std::error::Error;
 use std::time::Instant;
 
-use layout::gemm::{MatMut, MatRef, Options, gemm_quant, gemm_with};
+use layout::gemm::{MatMut, MatRef, Options, QuantB, gemm_quant, gemm_with};
 use layout::packed::{Q4_0Matrix, quantize_q4_0};
 
 fn rm<T>(data: &[T], rows: usize, cols: usize) -> MatRef<'_, T> {
@@ -69,6 +69,7 @@ enum Weights {
 }
 
 /// `y ← block(x)` for `t` tokens.
+#[allow(clippy::too_many_arguments)]
 fn mlp(
     w: &Weights,
     (d, h): (usize, usize),
@@ -77,16 +78,25 @@ fn mlp(
     g: &mut [f32],
     u: &mut [f32],
     y: &mut [f32],
+    int8: bool,
 ) -> Result<(), Box<dyn Error>> {
     let o = Options::default();
+    // 8-bit activations (`QuantB::int8_activations`) or f32 ones for the Q4_0 weights
+    let q = |m| {
+        if int8 {
+            QuantB::int8_activations(m)
+        } else {
+            QuantB::from(m)
+        }
+    };
     match w {
         Weights::F32 { gate, up, .. } => {
             gemm_with(o, 1.0, rm(x, t, d), rm(gate, d, h), 0.0, rm_mut(g, t, h))?;
             gemm_with(o, 1.0, rm(x, t, d), rm(up, d, h), 0.0, rm_mut(u, t, h))?;
         }
         Weights::Q4 { gate, up, .. } => {
-            gemm_quant(o, 1.0, rm(x, t, d), gate, 0.0, rm_mut(g, t, h))?;
-            gemm_quant(o, 1.0, rm(x, t, d), up, 0.0, rm_mut(u, t, h))?;
+            gemm_quant(o, 1.0, rm(x, t, d), q(gate), 0.0, rm_mut(g, t, h))?;
+            gemm_quant(o, 1.0, rm(x, t, d), q(up), 0.0, rm_mut(u, t, h))?;
         }
     }
     for (a, &b) in g.iter_mut().zip(u.iter()) {
@@ -96,7 +106,7 @@ fn mlp(
         Weights::F32 { down, .. } => {
             gemm_with(o, 1.0, rm(g, t, h), rm(down, h, d), 0.0, rm_mut(y, t, d))?
         }
-        Weights::Q4 { down, .. } => gemm_quant(o, 1.0, rm(g, t, h), down, 0.0, rm_mut(y, t, d))?,
+        Weights::Q4 { down, .. } => gemm_quant(o, 1.0, rm(g, t, h), q(down), 0.0, rm_mut(y, t, d))?,
     }
     Ok(())
 }
@@ -131,38 +141,46 @@ fn main() -> Result<(), Box<dyn Error>> {
         let x = weights(t * d, 4 + t as u64, 1.0);
         let (mut g, mut u) = (vec![0f32; t * h], vec![0f32; t * h]);
         let (mut yf, mut yq) = (vec![0f32; t * d], vec![0f32; t * d]);
-        let mut time = |w: &Weights, y: &mut [f32]| -> Result<f64, Box<dyn Error>> {
-            mlp(w, (d, h), t, &x, &mut g, &mut u, y)?;
+        let mut time = |w: &Weights, y: &mut [f32], int8: bool| -> Result<f64, Box<dyn Error>> {
+            mlp(w, (d, h), t, &x, &mut g, &mut u, y, int8)?;
             let reps = if t == 1 { 50 } else { 5 };
             let mut best = f64::MAX;
             for _ in 0..3 {
                 let t0 = Instant::now();
                 for _ in 0..reps {
-                    mlp(w, (d, h), t, &x, &mut g, &mut u, y)?;
+                    mlp(w, (d, h), t, &x, &mut g, &mut u, y, int8)?;
                 }
                 best = best.min(t0.elapsed().as_secs_f64() / reps as f64);
             }
             Ok(best)
         };
-        let tf = time(&f32w, &mut yf)?;
-        let tq = time(&q4, &mut yq)?;
-        let num: f64 = yf
-            .iter()
-            .zip(&yq)
-            .map(|(a, b)| f64::from(a - b).powi(2))
-            .sum();
-        let den: f64 = yf.iter().map(|a| f64::from(*a).powi(2)).sum();
+        let mut y8 = vec![0f32; t * d];
+        let tf = time(&f32w, &mut yf, false)?;
+        let tq = time(&q4, &mut yq, false)?;
+        let t8 = time(&q4, &mut y8, true)?;
+        let err = |y: &[f32]| {
+            let num: f64 = yf
+                .iter()
+                .zip(y)
+                .map(|(a, b)| f64::from(a - b).powi(2))
+                .sum();
+            let den: f64 = yf.iter().map(|a| f64::from(*a).powi(2)).sum();
+            (num / den.max(f64::MIN_POSITIVE)).sqrt()
+        };
         let what = if t == 1 {
             "decode (1 token)"
         } else {
             "prefill (128 tokens)"
         };
         println!(
-            "{what:<22} f32 {:>9.1} tokens/s   Q4_0 {:>9.1} tokens/s  (×{:.2})   relative error of Q4_0 {:.2e}",
+            "{what:<22} f32 {:>8.1} tok/s | Q4_0, f32 activations {:>8.1} tok/s (×{:.2}), rel. error {:.2e} | Q4_0, int8 activations {:>8.1} tok/s (×{:.2}), rel. error {:.2e}",
             t as f64 / tf,
             t as f64 / tq,
             tf / tq,
-            (num / den.max(f64::MIN_POSITIVE)).sqrt()
+            err(&yq),
+            t as f64 / t8,
+            tf / t8,
+            err(&y8)
         );
     }
     Ok(())
