@@ -51,7 +51,7 @@ mod sealed {
 /// `u8`, `i8` (sealed). Each packs into the panels its pair's kernels read.
 ///
 /// ```
-/// use layout_core::gemm::{Isa, MatMut, MatRef, PackedB, gemm_packed};
+/// use layout::gemm::{Isa, MatMut, MatRef, PackedB, gemm_packed};
 /// // i8 weights packed once, u8 activations
 /// let b = [1i8, -2, 3, 4, -5, 6]; // 3×2 row-major
 /// let pb = PackedB::new(Isa::selected(), MatRef { data: &b, rows: 3, cols: 2, row_stride: 2, col_stride: 1 }).unwrap();
@@ -59,7 +59,7 @@ mod sealed {
 /// let mut c = [0i32; 2];
 /// gemm_packed(Isa::selected(), 1, MatRef { data: &a, rows: 1, cols: 3, row_stride: 3, col_stride: 1 },
 ///     &pb, 0, MatMut { data: &mut c, rows: 1, cols: 2, row_stride: 2, col_stride: 1 }).unwrap();
-/// assert_eq!(c, [1 + 8 - 15, -2 + 8 + 18]);
+/// assert_eq!(c, [1 + 6 - 15, -2 + 8 + 18]);
 /// ```
 pub trait Packable: sealed::Sealed + Copy + Send + Sync + 'static {
     /// The packed panels' element.

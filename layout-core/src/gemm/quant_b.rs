@@ -24,17 +24,19 @@ use crate::packed::{Group4Matrix, Q4_0Matrix, Q8_0Matrix, QuantRef, QuantizedB};
 /// [`QuantRef`] or reference to a quantized matrix converts into the default.
 ///
 /// ```
-/// use layout_core::gemm::{MatMut, MatRef, Options, QuantB, gemm_quant};
-/// use layout_core::packed::quantize_q4_0;
+/// use layout::gemm::{MatMut, MatRef, Options, QuantB, gemm_quant};
+/// use layout::packed::quantize_q4_0;
 /// let (m, k, n) = (16, 64, 8);
 /// let w: Vec<f32> = (0..k * n).map(|i| ((i * 7 % 13) as f32 - 6.0) * 0.1).collect();
 /// let q = quantize_q4_0(k, n, &w).unwrap();
 /// let a: Vec<f32> = (0..m * k).map(|i| (i % 5) as f32 - 2.0).collect();
 /// let (mut c8, mut c32) = (vec![0f32; m * n], vec![0f32; m * n]);
 /// let am = MatRef { data: &a[..], rows: m, cols: k, row_stride: k as isize, col_stride: 1 };
-/// let cm = |c: &mut [f32]| { let data: &mut [f32] = c; MatMut { data, rows: m, cols: n, row_stride: n as isize, col_stride: 1 } };
-/// gemm_quant(Options::default(), 1.0, am, QuantB::int8_activations(&q), 0.0, cm(&mut c8)).unwrap();
-/// gemm_quant(Options::default(), 1.0, am, &q, 0.0, cm(&mut c32)).unwrap();
+/// fn cm(data: &mut [f32], m: usize, n: usize) -> MatMut<'_, f32> {
+///     MatMut { data, rows: m, cols: n, row_stride: n as isize, col_stride: 1 }
+/// }
+/// gemm_quant(Options::default(), 1.0, am, QuantB::int8_activations(&q), 0.0, cm(&mut c8, m, n)).unwrap();
+/// gemm_quant(Options::default(), 1.0, am, &q, 0.0, cm(&mut c32, m, n)).unwrap();
 /// // A's values are integers in [−2, 2]: 8-bit activations approximate them to 1/127 of 2
 /// for (x, y) in c8.iter().zip(&c32) {
 ///     assert!((x - y).abs() <= 0.02 * (1.0 + y.abs()), "{x} {y}");
