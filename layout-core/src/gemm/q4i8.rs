@@ -8,8 +8,8 @@
 //! `C[i][j] = Σ_blocks d_a·d_b · (Σ₃₂ q_b·q_a − 8·Σ₃₂ q_a)`
 //!
 //! and the inner sum is an exact integer: `vpmaddubsw` takes `q_b` as the unsigned operand
-//! (a pair sum is at most 2·15·127 = 3810, far inside `i16`), `vpmaddwd` by ones adds the
-//! pairs into `i32`. The block's integer, less `8·Σ q_a` (kept per row and block), converts
+//! (a pair sum is at most 2·15·127 = 3810, so the eight quads of a block add in `i16` without
+//! leaving it: 30480), then one `vpmaddwd` by ones per block adds the pairs into `i32`. The block's integer, less `8·Σ q_a` (kept per row and block), converts
 //! to `f32` exactly and is scaled once per block. AVX2 tiles of 6 rows × 8 columns; plain
 //! Rust below AVX2. Threads split the columns.
 //!
@@ -261,6 +261,8 @@ mod x86 {
             let ones = _mm256_set1_epi16(1);
             let mut f = [_mm256_setzero_ps(); MB];
             for bi in 0..kb {
+                // the eight quads' pair sums added in i16 (each |pair sum| ≤ 2·15·127 = 3810, so
+                // eight of them stay within 30480 < 2¹⁵), then one `vpmaddwd` by ones per row
                 let mut s = [_mm256_setzero_si256(); MB];
                 let cb = pc.as_ptr().add(bi * QK * NB);
                 for q in 0..QK / 4 {
@@ -272,8 +274,11 @@ mod x86 {
                             .cast::<i32>()
                             .read_unaligned();
                         let t = _mm256_maddubs_epi16(bv, _mm256_set1_epi32(a4));
-                        *sr = _mm256_add_epi32(*sr, _mm256_madd_epi16(t, ones));
+                        *sr = _mm256_add_epi16(*sr, t);
                     }
+                }
+                for sr in s.iter_mut() {
+                    *sr = _mm256_madd_epi16(*sr, ones);
                 }
                 let db = _mm256_loadu_ps(pd.as_ptr().add(bi * NB));
                 for (r, (fr, sr)) in f.iter_mut().zip(&s).enumerate() {
@@ -467,6 +472,31 @@ mod tests {
             let rel = (num / den).sqrt();
             std::eprintln!("{isa:?}: 8-bit activations vs the f32 route: relative error {rel:.2e}");
             assert!(rel > 0.0 && rel < 1e-2, "{isa:?}: relative error {rel}");
+        }
+    }
+
+    /// The extreme block: codes 15 (value 7) against activations of ±127 everywhere, so every
+    /// pair sum is ±3810 and a block's eight quads sum to ±30480 in `i16`: still exact.
+    #[test]
+    fn the_i16_block_sums_hold_at_the_extremes() {
+        let (m, k, n) = (12usize, 64usize, 9usize);
+        // column j: 7 everywhere but one −8 per block (so d_b = 1, code 0 there)
+        let w: Vec<f32> = (0..k * n)
+            .map(|t| if (t / n) % 32 == 31 { -8.0 } else { 7.0 })
+            .collect();
+        let q = quantize_q4_0(k, n, &w).unwrap();
+        for sign in [1.0f32, -1.0] {
+            let a = std::vec![127.0 * sign; m * k];
+            let c0 = std::vec![0f32; m * n];
+            for isa in Isa::available() {
+                let c = run(isa, 1, (m, k, n), &a, false, &q, &c0, false, (1.0, 0.0));
+                let want = 127.0 * sign * (7.0 * 62.0 - 8.0 * 2.0);
+                assert!(
+                    c.iter().all(|&x| x == want),
+                    "{isa:?} {sign}: {:?} != {want}",
+                    &c[..3]
+                );
+            }
         }
     }
 }
