@@ -29,8 +29,8 @@ const NB: usize = 8;
 /// Rows per tile.
 const MB: usize = 6;
 
-/// A quantized per row and block: codes (row-major, `m × k`), scales and `8·Σ q_a` per
-/// (row, block).
+/// A quantized per row and block: codes (row-major, `m × k` padded with zero rows to a
+/// multiple of the tile's rows), scales and `8·Σ q_a` per (row, block).
 struct Acts {
     q: Vec<i8>,
     d: Vec<f32>,
@@ -40,9 +40,11 @@ struct Acts {
 
 fn quantize_a(a: &View<'_, f32>, m: usize, k: usize) -> Acts {
     let kb = k / QK;
-    let mut q = std::vec![0i8; m * k];
-    let mut d = std::vec![0f32; m * kb];
-    let mut s8 = std::vec![0i32; m * kb];
+    // rows padded with zeros to a multiple of the tile, so every tile is a full one
+    let mp = m.next_multiple_of(MB);
+    let mut q = std::vec![0i8; mp * k];
+    let mut d = std::vec![0f32; mp * kb];
+    let mut s8 = std::vec![0i32; mp * kb];
     let at = |i: usize, p: usize| {
         a.data[(a.at.origin + i as isize * a.at.rs + p as isize * a.at.cs) as usize]
     };
@@ -194,7 +196,9 @@ fn tile(
     let pd = &codes.d[jp * kb * NB..(jp + 1) * kb * NB];
     let qa = &acts.q[i0 * k..(i0 + rows) * k];
     #[cfg(target_arch = "x86_64")]
-    if isa >= Isa::Avx2 && rows == MB {
+    if isa >= Isa::Avx2 {
+        // (A's rows are padded to a multiple of MB: the tile reads zeros past m)
+        let qa = &acts.q[i0 * k..(i0 + MB) * k];
         // SAFETY: AVX2 available (the front checked `isa`); the slices hold the panel's
         // `kb` blocks of 256 code bytes and 8 scales, and `MB` rows of `k` codes.
         unsafe {
