@@ -50,6 +50,22 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
     let ah: Vec<f16> = af.iter().map(|&x| f16::from_f32(x)).collect();
     let bh: Vec<f16> = bf.iter().map(|&x| f16::from_f32(x)).collect();
     let au: Vec<u8> = a.iter().map(|&x| (x + 8) as u8).collect();
+    // full-range weights with 7-bit activations (`vpmaddubsw` exact) and with full-range
+    // activations (past its bound: the exact i16 pair engine unless the CPU has VNNI)
+    let wide = |len: usize, seed: usize, modulus: usize| -> Vec<u8> {
+        (0..len)
+            .map(|i| ((i * 2_654_435_761 + seed) % modulus) as u8)
+            .collect()
+    };
+    let b8: Vec<i8> = wide(k * n, 3, 256).iter().map(|&x| x as i8).collect();
+    let b8b = b8.clone();
+    let a7 = wide(m * k, 5, 128);
+    let a8 = wide(m * k, 7, 256);
+    let (mut c7, mut c8) = (vec![0i32; m * n], vec![0i32; m * n]);
+    let pbb = gemm::PackedB::new(opts.isa, mat(&bb, k, n)).unwrap();
+    let pbi = gemm::PackedB::new(opts.isa, mat(&b8, k, n)).unwrap();
+    let (ab2, a72) = (ab.clone(), a7.clone());
+    let (mut cbp, mut cip) = (vec![0f32; m * n], vec![0i32; m * n]);
     let (mut c32, mut ch, mut cb) = (vec![0f32; m * n], vec![0f32; m * n], vec![0f32; m * n]);
     let (mut ci, mut cj) = (vec![0i32; m * n], vec![0i32; m * n]);
     let (a2, b2) = (a.clone(), b.clone());
@@ -58,6 +74,7 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
     let af3 = af.clone();
     let q4 = layout::packed::quantize_q4_0(k, n, &bf).unwrap();
     let mut cq = vec![0f32; m * n];
+    let (q4b, af4, mut cq8) = (q4.clone(), af.clone(), vec![0f32; m * n]);
     let mut cp = vec![0f32; m * n];
     vec![
         (
@@ -103,6 +120,20 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
             }),
         ),
         (
+            "Q4_0, int8 acts",
+            Box::new(move || {
+                gemm::gemm_quant(
+                    opts,
+                    1.0,
+                    mat(black_box(&af4), m, k),
+                    gemm::QuantB::int8_activations(&q4b),
+                    0.0,
+                    out(&mut cq8, m, n),
+                )
+                .unwrap()
+            }),
+        ),
+        (
             "bf16×bf16→f32",
             Box::new(move || {
                 gemm::gemm_with(
@@ -140,6 +171,62 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
                     mat(&b, k, n),
                     0,
                     out(&mut ci, m, n),
+                )
+                .unwrap()
+            }),
+        ),
+        (
+            "u8(7b)×i8 full",
+            Box::new(move || {
+                gemm::gemm_with(
+                    opts,
+                    1,
+                    mat(black_box(&a7), m, k),
+                    mat(&b8, k, n),
+                    0,
+                    out(&mut c7, m, n),
+                )
+                .unwrap()
+            }),
+        ),
+        (
+            "bf16, B packed",
+            Box::new(move || {
+                gemm::gemm_packed(
+                    opts,
+                    1.0,
+                    mat(black_box(&ab2), m, k),
+                    &pbb,
+                    0.0,
+                    out(&mut cbp, m, n),
+                )
+                .unwrap()
+            }),
+        ),
+        (
+            "u8(7b)×i8 packed",
+            Box::new(move || {
+                gemm::gemm_packed(
+                    opts,
+                    1,
+                    mat(black_box(&a72), m, k),
+                    &pbi,
+                    0,
+                    out(&mut cip, m, n),
+                )
+                .unwrap()
+            }),
+        ),
+        (
+            "u8×i8 full",
+            Box::new(move || {
+                gemm::gemm_with(
+                    opts,
+                    1,
+                    mat(black_box(&a8), m, k),
+                    mat(&b8b, k, n),
+                    0,
+                    out(&mut c8, m, n),
                 )
                 .unwrap()
             }),

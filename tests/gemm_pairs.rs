@@ -580,3 +580,113 @@ fn quantized_b_decode_and_prefill() {
         }
     }
 }
+
+/// One pair through `PackedB` + `gemm_packed`: every instruction set, one and two threads,
+/// decode and prefill shapes crossing the panel widths, k odd and past KC (1024 for the byte
+/// quads), B row- and column-major, C row- and column-major, α and β; against the definition
+/// in i64 (the data are integers: every pair exact).
+fn packed_pair<A, B>(rng: &mut Seeded, ra: (i64, i64), rb: (i64, i64))
+where
+    A: Pair<B> + Val,
+    B: gemm::Packable + Val,
+    A::Out: Val,
+{
+    for isa in Isa::available() {
+        for &(m, k, n) in &[
+            (1usize, 37usize, 70usize),
+            (5, 1030, 17),
+            (16, 8, 33),
+            (40, 3, 6),
+        ] {
+            for (threads, b_rm, c_rm, alpha, beta) in [
+                (1, true, true, 1, 0),
+                (2, false, false, 2, -1),
+                (2, true, false, -3, 2),
+            ] {
+                let a: Vec<A> = values(rng, m * k, ra.0, ra.1);
+                let b: Vec<B> = values(rng, k * n, rb.0, rb.1);
+                let c0: Vec<A::Out> = values(rng, m * n, -50, 50);
+                let (brs, bcs) = if b_rm { (n, 1) } else { (1, k) };
+                let (crs, ccs) = if c_rm { (n, 1) } else { (1, m) };
+                let pb = gemm::PackedB::new(
+                    isa,
+                    MatRef {
+                        data: &b,
+                        rows: k,
+                        cols: n,
+                        row_stride: brs as isize,
+                        col_stride: bcs as isize,
+                    },
+                )
+                .unwrap();
+                let mut c = c0.clone();
+                gemm::gemm_packed(
+                    Options {
+                        isa,
+                        threads,
+                        packing: Packing::Auto,
+                    },
+                    A::Out::of(alpha),
+                    MatRef {
+                        data: &a,
+                        rows: m,
+                        cols: k,
+                        row_stride: k as isize,
+                        col_stride: 1,
+                    },
+                    &pb,
+                    A::Out::of(beta),
+                    MatMut {
+                        data: &mut c,
+                        rows: m,
+                        cols: n,
+                        row_stride: crs as isize,
+                        col_stride: ccs as isize,
+                    },
+                )
+                .unwrap();
+                for i in 0..m {
+                    for j in 0..n {
+                        let s: i64 = (0..k)
+                            .map(|p| a[i * k + p].int() * b[p * brs + j * bcs].int())
+                            .sum();
+                        let at = i * crs + j * ccs;
+                        let want = alpha * s + beta * c0[at].int();
+                        // integers wrap modulo 2³² as the instructions do
+                        let want = if core::any::type_name::<A::Out>() == "i32" {
+                            i64::from(want as i32)
+                        } else {
+                            want
+                        };
+                        assert_eq!(
+                            c[at].int(),
+                            want,
+                            "{} × {} {isa:?} {m}x{k}x{n} t{threads} ({i},{j})",
+                            core::any::type_name::<A>(),
+                            core::any::type_name::<B>()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every element pair through `PackedB`: floats on small integers (exact), the integer pairs
+/// over their whole ranges and, for i8 weights, in the range `vpmaddubsw` takes exactly.
+#[test]
+fn every_pair_through_packed_b() {
+    let mut rng = Seeded(29);
+    let small = (-8, 9);
+    packed_pair::<f32, f32>(&mut rng, small, small);
+    packed_pair::<f64, f64>(&mut rng, small, small);
+    packed_pair::<bf16, bf16>(&mut rng, small, small);
+    packed_pair::<f16, f16>(&mut rng, small, small);
+    let (u, s) = ((0, 256), (-128, 128));
+    packed_pair::<u8, i8>(&mut rng, u, s);
+    packed_pair::<u8, i8>(&mut rng, (0, 128), s);
+    packed_pair::<u8, i8>(&mut rng, u, (-64, 65));
+    packed_pair::<i8, i8>(&mut rng, s, s);
+    packed_pair::<u8, u8>(&mut rng, u, u);
+    packed_pair::<i8, u8>(&mut rng, s, u);
+}

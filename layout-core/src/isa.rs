@@ -263,6 +263,71 @@ pub(crate) fn has_avx512_bf16(level: Isa) -> bool {
     }
 }
 
+/// A VNNI extension (`vpdpbusd`: four `u8 × i8` products added into each `i32` lane).
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Vnni {
+    /// AVX-VNNI: the VEX-encoded 256-bit form.
+    Avx,
+    /// AVX512-VNNI with AVX512VL (256-bit vectors, EVEX-encoded).
+    Avx512,
+}
+
+/// The VNNI extension the integer GEMM may use at `level`: AVX512-VNNI (with VL) at the
+/// AVX-512 level, else AVX-VNNI at the AVX2 level or above, when the CPU has it; `None` below
+/// AVX2, on other CPUs, or when `LAYOUT_GEMM_VNNI=off` (so an AVX2 run on a VNNI machine can
+/// stand in for an AVX2-only CPU such as AMD Zen 3). Detected once.
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
+pub(crate) fn vnni(level: Isa) -> Option<Vnni> {
+    #[cfg(all(target_arch = "x86_64", feature = "std"))]
+    {
+        // (AVX512-VNNI with VL, AVX-VNNI), each allowed by the environment
+        static HAS: std::sync::OnceLock<(bool, bool)> = std::sync::OnceLock::new();
+        let (v512, vavx) = *HAS.get_or_init(|| {
+            let off = std::env::var("LAYOUT_GEMM_VNNI").is_ok_and(|v| v == "off" || v == "0");
+            (
+                !off && std::arch::is_x86_feature_detected!("avx512vnni")
+                    && std::arch::is_x86_feature_detected!("avx512vl"),
+                !off && std::arch::is_x86_feature_detected!("avxvnni"),
+            )
+        });
+        if level < Isa::Avx2 || !level.is_available() {
+            None
+        } else if level == Isa::Avx512 && v512 {
+            Some(Vnni::Avx512)
+        } else if vavx {
+            Some(Vnni::Avx)
+        } else {
+            None
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", feature = "std")))]
+    {
+        let _ = level;
+        None
+    }
+}
+
+/// Whether this CPU runs the VNNI extension `v` (whatever the environment says).
+#[cfg_attr(any(not(feature = "std"), not(test)), allow(dead_code))]
+pub(crate) fn has_vnni(v: Vnni) -> bool {
+    #[cfg(all(target_arch = "x86_64", feature = "std"))]
+    {
+        match v {
+            Vnni::Avx => std::arch::is_x86_feature_detected!("avxvnni"),
+            Vnni::Avx512 => {
+                std::arch::is_x86_feature_detected!("avx512vnni")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
+            }
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", feature = "std")))]
+    {
+        let _ = v;
+        false
+    }
+}
+
 /// Whether the CPU has AVX (the 256-bit moves of the copy engine below the AVX2 level).
 #[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
 pub(crate) fn has_avx() -> bool {

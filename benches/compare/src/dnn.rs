@@ -87,21 +87,47 @@ pub mod ours {
         .unwrap();
     }
 
-    /// bf16 with B packed once.
-    ///
-    /// TODO(lead): layout has no packed-B entry for bf16 yet (issue 22: "pack once, multiply many
-    /// times"); return `Some` of it here when it lands. Until then the decode/prefill bf16 rows
-    /// show `gemm_with` packing per call.
+    /// bf16 with B packed once: `PackedB<bf16>` (widened to the f32 panels once) +
+    /// `gemm_packed`.
     #[allow(clippy::type_complexity)]
     pub fn bf16_packed(
-        _k: usize,
-        _n: usize,
-        _b: &[bf16],
+        k: usize,
+        n: usize,
+        b: &[bf16],
     ) -> Option<Box<dyn Fn(usize, &[bf16], &mut [f32])>> {
-        None
+        let pb = PackedB::new(Isa::selected_for_gemm(), rm(b, k, n)).unwrap();
+        Some(Box::new(move |m, a, c| {
+            layout::gemm::gemm_packed(
+                Isa::selected_for_gemm(),
+                1.0,
+                rm(a, m, k),
+                &pb,
+                0.0,
+                rm_mut(c, m, n),
+            )
+            .unwrap()
+        }))
     }
 
-    /// u8×i8→i32, row-major: `layout::gemm::gemm_with` on the u8×i8 pair (B packed per call: i16 k pairs).
+    /// u8×i8→i32 with the i8 weights packed once: `PackedB<i8>` (byte quads) + `gemm_packed`.
+    #[allow(clippy::type_complexity)]
+    pub fn u8i8_packed(k: usize, n: usize, b: &[i8]) -> Box<dyn Fn(usize, &[u8], &mut [i32])> {
+        let pb = PackedB::new(Isa::selected_for_gemm(), rm(b, k, n)).unwrap();
+        Box::new(move |m, a, c| {
+            layout::gemm::gemm_packed(
+                Isa::selected_for_gemm(),
+                1,
+                rm(a, m, k),
+                &pb,
+                0,
+                rm_mut(c, m, n),
+            )
+            .unwrap()
+        })
+    }
+
+    /// u8×i8→i32, row-major: `layout::gemm::gemm_with` on the u8×i8 pair (B packed per call:
+    /// byte quads for `vpdpbusd`/`vpmaddubsw`, or i16 k pairs past `vpmaddubsw`'s range).
     #[allow(clippy::type_complexity)]
     pub fn u8i8_gemm(
         k: usize,
@@ -569,12 +595,33 @@ fn matmul_rows(d: &Dnnl, (m, k, n): (usize, usize, usize), packed: bool, rounds:
                 Box::new(move || f(m, black_box(aur), black_box(&mut c))),
             ));
         }
+        if packed {
+            let f = ours::u8i8_packed(k, n, &bi);
+            let mut c = vec![0i32; m * n];
+            f(m, &au, &mut c);
+            assert!(c == want_i, "layout u8×i8 PackedB {shape} disagrees");
+            let aur = &au;
+            cases.push((
+                "u8i8 PackedB".into(),
+                Box::new(move || f(m, black_box(aur), black_box(&mut c))),
+            ));
+        }
         let g: Vec<f64> = bench(&mut cases, rounds)
             .iter()
             .map(|t| flop / t / 1e9)
             .collect();
         let g_d = op.is_ok().then(|| g[0]);
-        let g_o = have_ours.then(|| g[g.len() - 1]);
+        let g_o = have_ours.then(|| g[usize::from(op.is_ok())]);
+        if packed {
+            let g_p = g[g.len() - 1];
+            println!(
+                "| u8×s8→s32 (GOP/s) | {shape}, i8 B packed once | {} | {} | {} (PackedB + gemm_packed) | {} |",
+                op.as_ref().map_or_else(|e| format!("none: {e}"), impl_of),
+                fmt(g_d),
+                fmt(Some(g_p)),
+                ratio(Some(g_p), g_d)
+            );
+        }
         println!(
             "| u8×s8→s32 (GOP/s) | {shape} | {} | {} | {} | {} |",
             op.as_ref().map_or_else(|e| format!("none: {e}"), impl_of),

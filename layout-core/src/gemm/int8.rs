@@ -32,11 +32,15 @@ mod sealed {
 /// assert_eq!((200u8.widen(), (-5i8).widen()), (200, -5)); // exact, as the kernels read them
 /// ```
 pub trait Int8: sealed::Sealed + Copy + Send + Sync + 'static {
+    /// Whether the type is signed (`i8`).
+    #[doc(hidden)]
+    const SIGNED: bool;
     /// The value, widened exactly.
     fn widen(self) -> i16;
 }
 
 impl Int8 for u8 {
+    const SIGNED: bool = false;
     #[inline(always)]
     fn widen(self) -> i16 {
         i16::from(self)
@@ -44,6 +48,7 @@ impl Int8 for u8 {
 }
 
 impl Int8 for i8 {
+    const SIGNED: bool = true;
     #[inline(always)]
     fn widen(self) -> i16 {
         i16::from(self)
@@ -312,7 +317,7 @@ mod avx2 {
 }
 
 /// The integer kernel for `isa` (the AVX2 kernel on AVX-512 machines too).
-fn kernel(isa: Isa) -> KernelInfo<i32, i16> {
+pub(crate) fn kernel(isa: Isa) -> KernelInfo<i32, i16> {
     // KC counts k values (pairs: KC/2 panel steps): a B micro-panel of NR·KC i16 stays in L1
     // (6 KiB for NR = 6), the A block MC·KC·2 bytes ≈ 384 KiB in L2
     const KC: usize = 512;
@@ -350,6 +355,15 @@ pub(crate) fn run_i8<TA: Int8, TB: Int8>(p: Product<'_, TA, TB, i32>) {
         p.c,
         p.threads,
     );
+}
+
+/// The integer engine for an `i8` B: the quad kernels (`vpdpbusd`, or `vpmaddubsw` where the
+/// ranges fit) when they apply, else the exact `i16` pair engine ([`run_i8`]). Exact either way.
+pub(crate) fn run_signed_b<TA: Int8 + super::quads::Byte>(p: Product<'_, TA, i8, i32>) {
+    match super::quads::choice(&p) {
+        Some(dot) => super::quads::run(p, dot),
+        None => run_i8(p),
+    }
 }
 
 #[cfg(test)]

@@ -78,6 +78,7 @@ mod fixed;
 mod front;
 mod gemv;
 mod half_inputs;
+mod igemv;
 mod int8;
 mod kernel;
 mod maps;
@@ -89,7 +90,9 @@ mod options;
 mod pack;
 mod packed_b;
 mod pair;
+mod q4i8;
 mod qgemv;
+mod quads;
 mod quant_b;
 mod tensor;
 mod threads;
@@ -109,9 +112,9 @@ pub use fixed::{
 pub use int8::Int8;
 pub use kernel::{Element, Scalar};
 pub use options::{MatMut, MatRef, Options, PARALLEL_MIN_WORK, Packing};
-pub use packed_b::{PackedB, gemm_packed};
+pub use packed_b::{Packable, PackedB, gemm_packed};
 pub use pair::Pair;
-pub use quant_b::gemm_quant;
+pub use quant_b::{QuantB, gemm_quant};
 pub use widen::Half;
 
 // The engine's hooks for other modules of the crate (convolution's implicit im2col): an operand

@@ -1,5 +1,8 @@
 //! Pack once, multiply many times: B packed into the blocked kernel's micro-panels ahead of
-//! time, for weights reused across calls.
+//! time, for weights reused across calls — for every element pair: `f32` and `f64` as they
+//! are, `bf16`/`f16` widened to the `f32` panels, `i8` weights as bytes in k quads (the
+//! `vpmaddubsw`/`vpdpbusd` panels, with their largest magnitude measured once), `u8` weights
+//! as `i16` k pairs (the `vpmaddwd` panels).
 //!
 //! The product runs as `Cᵀ = Bᵀ·Aᵀ`, with B in the role the kernel vectorises (its MR): so a
 //! row-major C — the activations × weights of inference — is stored from the kernel's registers
@@ -18,34 +21,162 @@
 
 use std::vec::Vec;
 
-use super::block::run_panels;
-use super::check::check_operand;
+use half::{bf16, f16};
+
+use super::block::{Out, run_panels};
+use super::check::{Strided, check_operand};
 use super::error::{GemmError, Operand, OperandShape};
 use super::front::{Rhs, prepare};
 use super::gemv::{self, PanelsRef};
 use super::kernel::Element;
 use super::options::{MatMut, MatRef, Options, Packing};
-use super::pack::pack;
+use super::pack::Panels;
+use super::pair::Pair;
 use super::view::View;
 use crate::DynLayout;
 use crate::isa::Isa;
 use crate::tensor::Tensor;
 
-/// B (k × n) packed for the kernels of one instruction set.
-#[derive(Clone, Debug)]
-pub struct PackedB<T> {
-    isa: Isa,
-    /// Columns of B per panel: the kernel's MR.
-    nr: usize,
-    kc: usize,
-    k: usize,
-    n: usize,
-    /// First element of the packed data inside `store` (64-byte aligned).
-    start: usize,
-    store: Vec<T>,
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+    impl Sealed for half::bf16 {}
+    impl Sealed for half::f16 {}
+    impl Sealed for u8 {}
+    impl Sealed for i8 {}
 }
 
-impl<T: Element> PackedB<T> {
+/// An element B can be packed ahead of time as ([`PackedB`]): `f32`, `f64`, `bf16`, `f16`,
+/// `u8`, `i8` (sealed). Each packs into the panels its pair's kernels read.
+///
+/// ```
+/// use layout::gemm::{Isa, MatMut, MatRef, PackedB, gemm_packed};
+/// // i8 weights packed once, u8 activations
+/// let b = [1i8, -2, 3, 4, -5, 6]; // 3×2 row-major
+/// let pb = PackedB::new(Isa::selected(), MatRef { data: &b, rows: 3, cols: 2, row_stride: 2, col_stride: 1 }).unwrap();
+/// let a = [1u8, 2, 3]; // 1×3
+/// let mut c = [0i32; 2];
+/// gemm_packed(Isa::selected(), 1, MatRef { data: &a, rows: 1, cols: 3, row_stride: 3, col_stride: 1 },
+///     &pb, 0, MatMut { data: &mut c, rows: 1, cols: 2, row_stride: 2, col_stride: 1 }).unwrap();
+/// assert_eq!(c, [1 + 6 - 15, -2 + 8 + 18]);
+/// ```
+pub trait Packable: sealed::Sealed + Copy + Send + Sync + 'static {
+    /// The packed panels' element.
+    #[doc(hidden)]
+    type Stored: Copy + Default + core::fmt::Debug + Send + Sync + 'static;
+    /// Packs `b` for `isa`.
+    #[doc(hidden)]
+    fn pack_b(isa: Isa, b: MatRef<'_, Self>) -> Result<PackedB<Self>, GemmError>;
+    /// The panels as `Self` when they are stored as `Self` (`f32`, `f64`).
+    #[doc(hidden)]
+    fn own(s: &[Self::Stored]) -> Option<&[Self]> {
+        let _ = s;
+        None
+    }
+}
+
+/// B (k × n) packed for the kernels of one instruction set.
+#[derive(Clone, Debug)]
+pub struct PackedB<T: Packable> {
+    isa: Isa,
+    /// Columns of B per panel: the kernel's vector width (MR).
+    nr: usize,
+    kc: usize,
+    /// k values per packed step (1; 2 for `i16` pairs; 4 for byte quads).
+    kstep: usize,
+    k: usize,
+    n: usize,
+    /// The largest `|b|` (integer B; the `vpmaddubsw` bound), 0 for floats.
+    bmax: u32,
+    /// `Σₚ b[p][j]` per column (`i8` B: the `i8 × i8` shift's correction), empty otherwise.
+    sums: Vec<i32>,
+    /// First element of the packed data inside `store` (64-byte aligned).
+    start: usize,
+    store: Vec<T::Stored>,
+}
+
+/// The block sizes one packing follows.
+struct Plan {
+    nr: usize,
+    kc: usize,
+    kstep: usize,
+}
+
+/// Checks `b` as an operand of `op` and returns where its elements are.
+fn checked<T>(op: &'static str, b: &MatRef<'_, T>) -> Result<Strided, GemmError> {
+    let shape = OperandShape {
+        operand: Operand::B,
+        rows: b.rows,
+        cols: b.cols,
+        row_stride: b.row_stride,
+        col_stride: b.col_stride,
+    };
+    check_operand(op, shape, b.data.len())
+}
+
+/// Bᵀ as the packers read it.
+fn rows_of<'a, T>(b: &MatRef<'a, T>, sb: Strided) -> super::pack::Rows<'a, T> {
+    View {
+        data: b.data,
+        at: sb,
+        map: None,
+    }
+    .transposed()
+    .rows()
+}
+
+/// Packs B (`[k, n]`, read through `src` as Bᵀ) into blocks of `kc` rows, each a row of
+/// `nr`-column panels of `⌈kc/kstep⌉` steps, zero-padded; returns the store and where the
+/// aligned data starts.
+fn build<S: Copy + Default>(
+    op: &'static str,
+    [k, n]: [usize; 2],
+    plan: &Plan,
+    src: &dyn Panels<S>,
+) -> Result<(Vec<S>, usize), GemmError> {
+    let Plan { nr, kc, kstep } = *plan;
+    let kcp = kc.next_multiple_of(kstep);
+    let pad = 64 / core::mem::size_of::<S>().max(1);
+    let len = n
+        .div_ceil(nr)
+        .checked_mul(nr)
+        .and_then(|x| x.checked_mul(k.div_ceil(kc).checked_mul(kcp)?))
+        .filter(|len| len.checked_add(pad).is_some())
+        .ok_or(GemmError::Allocation {
+            op,
+            elements: usize::MAX,
+        })?;
+    let mut store = Vec::new();
+    store
+        .try_reserve_exact(len + pad)
+        .map_err(|_| GemmError::Allocation { op, elements: len })?;
+    store.resize(len + pad, S::default());
+    let start = store.as_ptr().align_offset(64).min(pad);
+    if k > 0 && n > 0 {
+        // blocks of KC rows, each a row of NR-column panels of KC steps (the last block's
+        // panels keep that stride and are zero beyond row k)
+        let block = n.div_ceil(nr) * nr * kcp;
+        for (bi, pc) in (0..k).step_by(kc).enumerate() {
+            let kcb = kc.min(k - pc);
+            let kcbp = kcb.next_multiple_of(kstep);
+            for (pi, j) in (0..n).step_by(nr).enumerate() {
+                let at = start + bi * block + pi * nr * kcp;
+                src.pack(
+                    &mut store[at..at + nr * kcbp],
+                    j,
+                    pc,
+                    nr.min(n - j),
+                    kcb,
+                    nr,
+                );
+            }
+        }
+    }
+    Ok((store, start))
+}
+
+impl<T: Packable> PackedB<T> {
     /// Packs `b` for the kernels of `isa` ([`Isa::selected`] for the default).
     ///
     /// ```
@@ -64,74 +195,7 @@ impl<T: Element> PackedB<T> {
     /// [`GemmError::IsaUnavailable`]; the errors of an operand check (slice too short for the
     /// strides, overflow); [`GemmError::Allocation`] when the buffer cannot be allocated.
     pub fn new(isa: Isa, b: MatRef<'_, T>) -> Result<Self, GemmError> {
-        let op = T::OP;
-        let ki = match T::kernel(isa) {
-            Some(ki) if isa.is_available() => ki,
-            _ => return Err(GemmError::IsaUnavailable { op, isa }),
-        };
-        // a B of fewer than KC rows is one block of exactly k rows (no padding)
-        let (k, n, nr) = (b.rows, b.cols, ki.mr);
-        let kc = ki.kc.min(k).max(1);
-        let shape = OperandShape {
-            operand: Operand::B,
-            rows: k,
-            cols: n,
-            row_stride: b.row_stride,
-            col_stride: b.col_stride,
-        };
-        let sb = check_operand(op, shape, b.data.len())?;
-        let pad = 64 / core::mem::size_of::<T>();
-        let len = n
-            .div_ceil(nr)
-            .checked_mul(nr)
-            .and_then(|x| x.checked_mul(k.div_ceil(kc).checked_mul(kc)?))
-            .filter(|len| len.checked_add(pad).is_some())
-            .ok_or(GemmError::Allocation {
-                op,
-                elements: usize::MAX,
-            })?;
-        let mut store = Vec::new();
-        store
-            .try_reserve_exact(len + pad)
-            .map_err(|_| GemmError::Allocation { op, elements: len })?;
-        store.resize(len + pad, T::ZERO);
-        let start = store.as_ptr().align_offset(64).min(pad);
-        if k > 0 && n > 0 {
-            let src = View {
-                data: b.data,
-                at: sb,
-                map: None,
-            }
-            .transposed()
-            .rows();
-            // blocks of KC rows, each a row of MR-column panels of KC groups (the last block's
-            // panels keep that stride and are zero beyond row k)
-            let block = n.div_ceil(nr) * nr * kc;
-            for (bi, pc) in (0..k).step_by(kc).enumerate() {
-                let kcb = kc.min(k - pc);
-                for (pi, j) in (0..n).step_by(nr).enumerate() {
-                    let at = start + bi * block + pi * nr * kc;
-                    pack(
-                        &mut store[at..at + nr * kcb],
-                        src,
-                        j,
-                        pc,
-                        nr.min(n - j),
-                        kcb,
-                        nr,
-                    );
-                }
-            }
-        }
-        Ok(PackedB {
-            isa,
-            nr,
-            kc,
-            k,
-            n,
-            start,
-            store,
-        })
+        T::pack_b(isa, b)
     }
 
     /// Rows of B (k).
@@ -149,6 +213,41 @@ impl<T: Element> PackedB<T> {
         self.isa
     }
 
+    /// The stored `kc × nr` piece (k values `p0 .. p0 + kc`, padded to the k step) of the
+    /// panel holding column `v` (a multiple of `nr`).
+    fn piece(&self, v: usize, p0: usize, kc: usize) -> &[T::Stored] {
+        let kcp = self.kc.next_multiple_of(self.kstep);
+        let block = self.n.div_ceil(self.nr) * self.nr * kcp;
+        let at = self.start
+            + (p0 / self.kc) * block
+            + (v / self.nr) * self.nr * kcp
+            + (p0 % self.kc) * self.nr;
+        &self.store[at..at + kc.next_multiple_of(self.kstep) * self.nr]
+    }
+
+    /// A packed B of the given plan around its store.
+    fn of(
+        isa: Isa,
+        plan: &Plan,
+        [k, n]: [usize; 2],
+        (store, start): (Vec<T::Stored>, usize),
+    ) -> Self {
+        PackedB {
+            isa,
+            nr: plan.nr,
+            kc: plan.kc,
+            kstep: plan.kstep,
+            k,
+            n,
+            bmax: 0,
+            sums: Vec::new(),
+            start,
+            store,
+        }
+    }
+}
+
+impl<T: Element + Packable<Stored = T>> PackedB<T> {
     /// The packed elements, in the order of [`PackedB::layout`].
     pub fn as_slice(&self) -> &[T] {
         let len = self.n.div_ceil(self.nr) * self.nr * self.k.div_ceil(self.kc) * self.kc;
@@ -184,46 +283,282 @@ impl<T: Element> PackedB<T> {
     pub fn tensor(&self) -> Result<Tensor<&[T], DynLayout>, crate::tensor::TensorError> {
         Tensor::new(self.as_slice(), self.layout()?)
     }
+}
 
-    /// The packed buffer as the matrix × vector kernels read it.
-    pub(crate) fn panels(&self) -> PanelsRef<'_, T> {
-        PanelsRef {
-            data: self.as_slice(),
-            nr: self.nr,
-            kc: self.kc,
-            k: self.k,
-            n: self.n,
+/// The float pairs' packing: B's own element, the kernel's MR panels.
+fn pack_float<T: Element + Packable<Stored = T>>(
+    isa: Isa,
+    b: MatRef<'_, T>,
+) -> Result<PackedB<T>, GemmError> {
+    let op = T::OP;
+    let ki = match T::kernel(isa) {
+        Some(ki) if isa.is_available() => ki,
+        _ => return Err(GemmError::IsaUnavailable { op, isa }),
+    };
+    // a B of fewer than KC rows is one block of exactly k rows (no padding)
+    let plan = Plan {
+        nr: ki.mr,
+        kc: ki.kc.min(b.rows).max(1),
+        kstep: 1,
+    };
+    let sb = checked(op, &b)?;
+    let built = build(op, [b.rows, b.cols], &plan, &rows_of(&b, sb))?;
+    Ok(PackedB::of(isa, &plan, [b.rows, b.cols], built))
+}
+
+macro_rules! float_packable {
+    ($t:ty) => {
+        impl Packable for $t {
+            type Stored = $t;
+            fn pack_b(isa: Isa, b: MatRef<'_, $t>) -> Result<PackedB<$t>, GemmError> {
+                pack_float(isa, b)
+            }
+            fn own(s: &[$t]) -> Option<&[$t]> {
+                Some(s)
+            }
         }
+    };
+}
+float_packable!(f32);
+float_packable!(f64);
+
+macro_rules! half_packable {
+    ($t:ty) => {
+        /// Widened to the `f32` kernel's panels once.
+        impl Packable for $t {
+            type Stored = f32;
+            fn pack_b(isa: Isa, b: MatRef<'_, $t>) -> Result<PackedB<$t>, GemmError> {
+                let op = "PackedB::new";
+                let ki = match <f32 as Element>::kernel(isa) {
+                    Some(ki) if isa.is_available() => ki,
+                    _ => return Err(GemmError::IsaUnavailable { op, isa }),
+                };
+                let plan = Plan {
+                    nr: ki.mr,
+                    kc: ki.kc.min(b.rows).max(1),
+                    kstep: 1,
+                };
+                let sb = checked(op, &b)?;
+                let mut src = rows_of(&b, sb);
+                src.simd = super::widen::simd(isa);
+                let built = build(op, [b.rows, b.cols], &plan, &src)?;
+                Ok(PackedB::of(isa, &plan, [b.rows, b.cols], built))
+            }
+        }
+    };
+}
+half_packable!(bf16);
+half_packable!(f16);
+
+/// `i8` weights: bytes in k quads for the quad kernels (`vpdpbusd`, `vpmaddubsw` where the
+/// activations' range allows, the exact widening kernel otherwise), `|b|` measured once; the
+/// `i16` pair panels on instruction sets without them.
+impl Packable for i8 {
+    type Stored = u8;
+    fn pack_b(isa: Isa, b: MatRef<'_, i8>) -> Result<PackedB<i8>, GemmError> {
+        let op = "PackedB::new";
+        if !isa.is_available() {
+            return Err(GemmError::IsaUnavailable { op, isa });
+        }
+        let sb = checked(op, &b)?;
+        let src = rows_of(&b, sb);
+        let Some(plan) = super::quads::packed_plan(isa, b.rows) else {
+            return Err(GemmError::IsaUnavailable { op, isa });
+        };
+        let plan = Plan {
+            nr: plan.0,
+            kc: plan.1,
+            kstep: 4,
+        };
+        let bytes = super::quads::Bytes { rows: src, flip: 0 };
+        let built = build(op, [b.rows, b.cols], &plan, &bytes)?;
+        let mut pb = PackedB::of(isa, &plan, [b.rows, b.cols], built);
+        pb.bmax = super::quads::max_abs(&src, b.cols, b.rows);
+        pb.sums = super::quads::packed_sums(&src, b.cols, b.rows);
+        Ok(pb)
     }
 }
 
-impl<T: Element> super::pack::Panels<T> for PackedB<T> {
-    fn pack(&self, _: &mut [T], _: usize, _: usize, _: usize, _: usize, _: usize) {
+/// `u8` weights: `i16` k pairs for the `vpmaddwd` kernels.
+impl Packable for u8 {
+    type Stored = i16;
+    fn pack_b(isa: Isa, b: MatRef<'_, u8>) -> Result<PackedB<u8>, GemmError> {
+        let op = "PackedB::new";
+        if !isa.is_available() {
+            return Err(GemmError::IsaUnavailable { op, isa });
+        }
+        let sb = checked(op, &b)?;
+        let ki = super::int8::kernel(isa);
+        let plan = Plan {
+            nr: ki.mr,
+            kc: ki.kc.min(b.rows).max(1),
+            kstep: 2,
+        };
+        let built = build(op, [b.rows, b.cols], &plan, &rows_of(&b, sb))?;
+        Ok(PackedB::of(isa, &plan, [b.rows, b.cols], built))
+    }
+}
+
+impl<T: Packable> Panels<T::Stored> for PackedB<T> {
+    fn pack(&self, _: &mut [T::Stored], _: usize, _: usize, _: usize, _: usize, _: usize) {
         // the engine asks `prepacked` first and never packs a prepacked source
         debug_assert!(false, "a PackedB is never packed again");
     }
-    fn prepacked(&self, v: usize, p0: usize, kc: usize) -> Option<&[T]> {
-        Some(self.panels().panel(v, p0, kc))
+    fn prepacked(&self, v: usize, p0: usize, kc: usize) -> Option<&[T::Stored]> {
+        Some(self.piece(v, p0, kc))
     }
     fn is_prepacked(&self) -> bool {
         true
     }
 }
 
-/// `C ← α·A·B + β·C` with B packed ahead of time ([`PackedB`]): the blocked loop nest without
-/// B's packing. `opts` must name the instruction set B was packed for; threads split C's rows.
+/// A checked product with a pre-packed B, handed to the element pair ([`Pair`]'s `packed`).
+#[doc(hidden)]
+pub struct PackedRun<'a, A, B: Packable, C> {
+    pub(crate) mkn: [usize; 3],
+    pub(crate) isa: Isa,
+    pub(crate) threads: usize,
+    pub(crate) packing: Packing,
+    pub(crate) alpha: C,
+    pub(crate) beta: C,
+    pub(crate) a: View<'a, A>,
+    pub(crate) b: &'a PackedB<B>,
+    pub(crate) c: Out<'a, C>,
+}
+
+/// The float pairs with a pre-packed B: one row of A streams the panels once
+/// (`gemv::packed`), others run the loop nest without B's packing.
+pub(crate) fn run_float<T: Element + Packable>(p: PackedRun<'_, T, T, T>) {
+    let Some(data) = T::own(&p.b.store) else {
+        unreachable!("f32 and f64 panels are stored as themselves")
+    };
+    let Some(ki) = T::kernel(p.isa).filter(|ki| ki.mr == p.b.nr) else {
+        unreachable!("gemm_packed checked the kernel")
+    };
+    let b = p.b;
+    let len = b.n.div_ceil(b.nr) * b.nr * b.k.div_ceil(b.kc) * b.kc;
+    let panels = PanelsRef {
+        data: &data[b.start..b.start + len],
+        nr: b.nr,
+        kc: b.kc,
+        k: b.k,
+        n: b.n,
+    };
+    // one row of A (the decode shape): the panels streamed once with vector multiply-adds
+    if p.mkn[0] == 1 && p.packing != Packing::Always {
+        gemv::packed(
+            p.isa,
+            p.alpha,
+            (p.a.data, p.a.at),
+            panels,
+            p.beta,
+            (p.c.c, p.c.sc),
+        );
+        return;
+    }
+    let src = FloatPanels { panels };
+    run_panels::<T>(
+        &ki,
+        p.mkn,
+        p.alpha,
+        &p.a.rows(),
+        &src,
+        p.beta,
+        p.c,
+        p.threads,
+    );
+}
+
+/// A float B's panels as the engine reads them.
+struct FloatPanels<'a, T> {
+    panels: PanelsRef<'a, T>,
+}
+
+impl<T: Element> Panels<T> for FloatPanels<'_, T> {
+    fn pack(&self, _: &mut [T], _: usize, _: usize, _: usize, _: usize, _: usize) {
+        debug_assert!(false, "a PackedB is never packed again");
+    }
+    fn prepacked(&self, v: usize, p0: usize, kc: usize) -> Option<&[T]> {
+        Some(self.panels.panel(v, p0, kc))
+    }
+    fn is_prepacked(&self) -> bool {
+        true
+    }
+}
+
+/// The 16-bit float pairs with a pre-packed (widened) B: A widened while packing, the `f32`
+/// kernels.
+pub(crate) fn run_half<H: super::widen::Half + Packable<Stored = f32>>(
+    p: PackedRun<'_, H, H, f32>,
+) {
+    let Some(ki) = <f32 as Element>::kernel(p.isa).filter(|ki| ki.mr == p.b.nr) else {
+        unreachable!("gemm_packed checked the kernel")
+    };
+    let b = p.b;
+    // one row of A (the decode shape): the row widened once, the f32 panels streamed once
+    if p.mkn[0] == 1 && p.packing != Packing::Always {
+        let k = p.mkn[1];
+        let (o, cs) = (p.a.at.origin, p.a.at.cs);
+        let x: Vec<f32> = (0..k)
+            .map(|q| p.a.data[(o + q as isize * cs) as usize].to_f32())
+            .collect();
+        let len = b.n.div_ceil(b.nr) * b.nr * b.k.div_ceil(b.kc) * b.kc;
+        let panels = PanelsRef {
+            data: &b.store[b.start..b.start + len],
+            nr: b.nr,
+            kc: b.kc,
+            k: b.k,
+            n: b.n,
+        };
+        let sx = Strided {
+            origin: 0,
+            rs: 1,
+            cs: 1,
+        };
+        gemv::packed(p.isa, p.alpha, (&x, sx), panels, p.beta, (p.c.c, p.c.sc));
+        return;
+    }
+    let mut a = p.a.rows();
+    a.simd = super::widen::simd(p.isa);
+    run_panels::<f32>(&ki, p.mkn, p.alpha, &a, p.b, p.beta, p.c, p.threads);
+}
+
+/// `i8` B pre-packed in quads: the quad kernels, with B's measured range and column sums.
+pub(crate) fn run_quads<A: super::int8::Int8 + super::quads::Byte>(p: PackedRun<'_, A, i8, i32>) {
+    let b = p.b;
+    super::quads::run_packed(p, b.bmax, &b.sums);
+}
+
+/// `u8` B pre-packed as `i16` pairs: A paired while packing, the `vpmaddwd` kernels.
+pub(crate) fn run_pairs<A: super::int8::Int8>(p: PackedRun<'_, A, u8, i32>) {
+    let ki = super::int8::kernel(p.isa);
+    run_panels::<super::int8::I8Pairs>(
+        &ki,
+        p.mkn,
+        p.alpha,
+        &p.a.rows(),
+        p.b,
+        p.beta,
+        p.c,
+        p.threads,
+    );
+}
+
+/// `C ← α·A·B + β·C` with B packed ahead of time ([`PackedB`]), for every element pair: the
+/// blocked loop nest without B's packing. `opts` must name the instruction set B was packed
+/// for; threads split C's rows.
 ///
 /// # Errors
 /// [`GemmError::PackedIsaMismatch`] when `opts` names another instruction set than the one B
 /// was packed for; [`GemmError::ShapeMismatch`]; the operand errors of
 /// [`gemm_with`](super::gemm_with) for A and C.
-pub fn gemm_packed<T: Element>(
+pub fn gemm_packed<A: Pair<B>, B: Packable>(
     opts: impl Into<Options>,
-    alpha: T,
-    a: MatRef<'_, T>,
-    b: &PackedB<T>,
-    beta: T,
-    c: MatMut<'_, T>,
+    alpha: A::Out,
+    a: MatRef<'_, A>,
+    b: &PackedB<B>,
+    beta: A::Out,
+    c: MatMut<'_, A::Out>,
 ) -> Result<(), GemmError> {
     let op = "gemm_packed";
     let opts = opts.into();
@@ -234,35 +569,29 @@ pub fn gemm_packed<T: Element>(
             asked: opts.isa,
         });
     }
-    let ki = T::kernel(opts.isa).filter(|ki| ki.mr == b.nr);
     let Some(p) = prepare(
         op,
         &opts,
-        ki.is_some(),
+        A::has_kernel(opts.isa),
         alpha,
         a,
-        Rhs::<T>::Owned([b.k, b.n]),
+        Rhs::<B>::Owned([b.k, b.n]),
         beta,
         c,
     )?
     else {
         return Ok(());
     };
-    let Some(ki) = ki else {
-        unreachable!("prepare checked the kernel")
-    };
-    // one row of A (the decode shape): the panels streamed once with vector multiply-adds
-    if p.mkn[0] == 1 && opts.packing != Packing::Always {
-        gemv::packed(
-            opts.isa,
-            alpha,
-            (p.a.data, p.a.at),
-            b.panels(),
-            beta,
-            (p.c.c, p.c.sc),
-        );
-        return Ok(());
-    }
-    run_panels::<T>(&ki, p.mkn, alpha, &p.a.rows(), b, beta, p.c, p.threads);
+    A::packed(PackedRun {
+        mkn: p.mkn,
+        isa: opts.isa,
+        threads: p.threads,
+        packing: opts.packing,
+        alpha,
+        beta,
+        a: p.a,
+        b,
+        c: p.c,
+    });
     Ok(())
 }

@@ -12,10 +12,12 @@ use super::block::{self, run_panels};
 use super::fixed;
 use super::gemv;
 use super::half_inputs;
+use super::igemv;
 use super::int8;
 use super::kernel::Direct;
 use super::kernel::{Element, Scalar};
 use super::options::Packing;
+use super::packed_b::{self, Packable, PackedRun};
 use super::view::Product;
 use crate::isa::Isa;
 use crate::walk::AnyLayout;
@@ -34,7 +36,8 @@ mod sealed {
 /// | `f64` | `f64` | `f64` | FMA tiles (32×6, 8×6, 4×4); unpacked tiles for small products |
 /// | `bf16` | `bf16` | `f32` | `vdpbf16ps` on k pairs (AVX-512 BF16); else widened in packing, f32 tiles |
 /// | `f16` | `f16` | `f32` | widened in packing (F16C), f32 tiles |
-/// | `u8`/`i8` | `u8`/`i8` | `i32` | `i16` k-pairs, `vpmaddwd` 16×6 (AVX2), portable 4×4 |
+/// | `u8`/`i8` | `i8` | `i32` | byte k-quads: `vpdpbusd` 16×6 (VNNI), `vpmaddubsw` 16×6 (AVX2, when `2·max a·max\|b\| ≤ 32767`), else as below; `i8` A shifted by +128 and corrected |
+/// | `u8`/`i8` | `u8` | `i32` | `i16` k-pairs, `vpmaddwd` 16×6 (AVX2), portable 4×4 |
 ///
 /// Every pair runs the same front (checks, BLAS's rule, threads, route), loops, blocking, edge
 /// tiles and operand layouts; only packing (what a panel element is) and the microkernels
@@ -104,6 +107,13 @@ pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
     #[doc(hidden)]
     fn blocked(p: Product<'_, Self, B, Self::Out>);
 
+    /// The product with a pre-packed B ([`PackedB`](super::PackedB)): checked, the rule
+    /// applied, B packed for `p.isa`.
+    #[doc(hidden)]
+    fn packed(p: PackedRun<'_, Self, B, Self::Out>)
+    where
+        B: Packable;
+
     /// Static layouts (every extent and stride a constant of the types): `true` when the
     /// pair's constant-shape kernels ran. `a`, `b`, `c` start at the tensors' base offsets and
     /// the checks and BLAS's rule have run.
@@ -151,6 +161,13 @@ impl<T: Element> Pair<T> for T {
     #[inline]
     fn small(p: &mut Product<'_, T, T, T>) -> bool {
         unpacked(p)
+    }
+
+    fn packed(p: PackedRun<'_, T, T, T>)
+    where
+        T: Packable,
+    {
+        packed_b::run_float(p)
     }
 
     fn blocked(p: Product<'_, T, T, T>) {
@@ -234,6 +251,9 @@ macro_rules! half_pair {
             fn blocked(p: Product<'_, $t, $t, f32>) {
                 half_inputs::run_widened(p)
             }
+            fn packed(p: PackedRun<'_, $t, $t, f32>) {
+                packed_b::run_half(p)
+            }
         }
     };
 }
@@ -241,7 +261,7 @@ half_pair!(bf16);
 half_pair!(f16);
 
 macro_rules! int_pair {
-    ($a:ty, $b:ty) => {
+    ($a:ty, $b:ty, $run:path, $packed:path) => {
         impl sealed::Sealed<$b> for $a {}
         /// 8-bit integers into `i32`, exact.
         impl Pair<$b> for $a {
@@ -262,16 +282,22 @@ macro_rules! int_pair {
             fn has_kernel(_: Isa) -> bool {
                 true
             }
+            fn gemv(p: &mut Product<'_, $a, $b, i32>) -> bool {
+                igemv::try_run(p)
+            }
             fn blocked(p: Product<'_, $a, $b, i32>) {
-                int8::run_i8(p)
+                $run(p)
+            }
+            fn packed(p: PackedRun<'_, $a, $b, i32>) {
+                $packed(p)
             }
         }
     };
 }
-int_pair!(u8, i8);
-int_pair!(i8, i8);
-int_pair!(u8, u8);
-int_pair!(i8, u8);
+int_pair!(u8, i8, int8::run_signed_b, packed_b::run_quads);
+int_pair!(i8, i8, int8::run_signed_b, packed_b::run_quads);
+int_pair!(u8, u8, int8::run_i8, packed_b::run_pairs);
+int_pair!(i8, u8, int8::run_i8, packed_b::run_pairs);
 
 /// Runs a checked strided product on the unpacked kernels of its instruction set if it is
 /// small and its strides suit them (returns `false`, touching nothing, otherwise). With

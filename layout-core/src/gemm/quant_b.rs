@@ -16,7 +16,75 @@ use super::kernel::Element;
 use super::options::{MatMut, MatRef, Options, Packing};
 use super::pack::Panels;
 use crate::isa::Isa;
-use crate::packed::{QuantRef, QuantizedB};
+use crate::packed::{Group4Matrix, Q4_0Matrix, Q8_0Matrix, QuantRef, QuantizedB};
+
+/// The quantized B of [`gemm_quant`] and how its activations multiply it: in `f32` (the
+/// default: B dequantized inside packing, the f32 kernels) or, for prefill on `Q4_0` weights,
+/// quantized to 8 bits per row and 32-block ([`QuantB::int8_activations`]). Any
+/// [`QuantRef`] or reference to a quantized matrix converts into the default.
+///
+/// ```
+/// use layout::gemm::{MatMut, MatRef, Options, QuantB, gemm_quant};
+/// use layout::packed::quantize_q4_0;
+/// let (m, k, n) = (16, 64, 8);
+/// let w: Vec<f32> = (0..k * n).map(|i| ((i * 7 % 13) as f32 - 6.0) * 0.1).collect();
+/// let q = quantize_q4_0(k, n, &w).unwrap();
+/// let a: Vec<f32> = (0..m * k).map(|i| (i % 5) as f32 - 2.0).collect();
+/// let (mut c8, mut c32) = (vec![0f32; m * n], vec![0f32; m * n]);
+/// let am = MatRef { data: &a[..], rows: m, cols: k, row_stride: k as isize, col_stride: 1 };
+/// fn cm(data: &mut [f32], m: usize, n: usize) -> MatMut<'_, f32> {
+///     MatMut { data, rows: m, cols: n, row_stride: n as isize, col_stride: 1 }
+/// }
+/// gemm_quant(Options::default(), 1.0, am, QuantB::int8_activations(&q), 0.0, cm(&mut c8, m, n)).unwrap();
+/// gemm_quant(Options::default(), 1.0, am, &q, 0.0, cm(&mut c32, m, n)).unwrap();
+/// // A's values are integers in [−2, 2]: 8-bit activations approximate them to 1/127 of 2
+/// for (x, y) in c8.iter().zip(&c32) {
+///     assert!((x - y).abs() <= 0.02 * (1.0 + y.abs()), "{x} {y}");
+/// }
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct QuantB<'a> {
+    q: QuantRef<'a>,
+    int8: bool,
+}
+
+impl<'a> QuantB<'a> {
+    /// `q` with 8-bit activations for prefill: each row of A quantized per 32-block to
+    /// `round(a / d)`, `d = max|a| / 127` (llama.cpp's `Q8_0` activations), multiplied with
+    /// integer instructions (`vpmaddubsw` on the 4-bit codes; exact) and scaled per block.
+    /// Taken for `Q4_0` weights wherever the decode route (up to eight dense rows of A, read
+    /// in place in `f32`) does not apply; other formats take the `f32` route.
+    pub fn int8_activations(q: impl Into<QuantRef<'a>>) -> Self {
+        QuantB {
+            q: q.into(),
+            int8: true,
+        }
+    }
+}
+
+impl<'a> From<QuantRef<'a>> for QuantB<'a> {
+    fn from(q: QuantRef<'a>) -> Self {
+        QuantB { q, int8: false }
+    }
+}
+
+impl<'a> From<&'a Q4_0Matrix> for QuantB<'a> {
+    fn from(q: &'a Q4_0Matrix) -> Self {
+        QuantRef::from(q).into()
+    }
+}
+
+impl<'a> From<&'a Q8_0Matrix> for QuantB<'a> {
+    fn from(q: &'a Q8_0Matrix) -> Self {
+        QuantRef::from(q).into()
+    }
+}
+
+impl<'a> From<&'a Group4Matrix> for QuantB<'a> {
+    fn from(q: &'a Group4Matrix) -> Self {
+        QuantRef::from(q).into()
+    }
+}
 
 /// Rows of A up to which the product reads the quantized bytes directly (`qgemv.rs`
 /// passes over the weights once per eight rows).
@@ -37,7 +105,8 @@ impl Panels<f32> for Quant<'_> {
 /// `C ← α·A·B + β·C` with f32 A (m × k, any strides), quantized weights B (k × n: GGUF
 /// `Q4_0`/`Q8_0`, GPTQ/AWQ groups) and f32 C (m × n, any strides, no two elements at one
 /// location). B is never dequantized as a whole: up to eight row-major rows of A read its bytes
-/// directly; larger products dequantize it block by block inside the GEMM's packing.
+/// directly; larger products dequantize it block by block inside the GEMM's packing, or, with
+/// [`QuantB::int8_activations`] on `Q4_0`, quantize A to 8 bits and multiply in integers.
 ///
 /// ```
 /// use layout::gemm::{MatMut, MatRef, Options, gemm_quant};
@@ -70,13 +139,13 @@ pub fn gemm_quant<'q>(
     opts: impl Into<Options>,
     alpha: f32,
     a: MatRef<'_, f32>,
-    b: impl Into<QuantRef<'q>>,
+    b: impl Into<QuantB<'q>>,
     beta: f32,
     c: MatMut<'_, f32>,
 ) -> Result<(), GemmError> {
     let op = "gemm_quant";
     let opts = opts.into();
-    let q = b.into();
+    let QuantB { q, int8 } = b.into();
     let ki = <f32 as Element>::kernel(opts.isa);
     let Some(p) = prepare(
         op,
@@ -113,6 +182,20 @@ pub fn gemm_quant<'q>(
             q,
             beta,
             &mut p.c.c[..m * n],
+        );
+        return Ok(());
+    }
+    // prefill on Q4_0 with 8-bit activations (asked for): integer dot products per block
+    if int8 && let QuantRef::Q4_0(q4) = q {
+        super::q4i8::run(
+            opts.isa,
+            p.threads,
+            p.mkn,
+            alpha,
+            p.a,
+            q4,
+            beta,
+            (p.c.c, p.c.sc),
         );
         return Ok(());
     }

@@ -1,0 +1,498 @@
+//! Integer matrix × vector (m = 1 or n = 1, every pair of `u8`/`i8` → `i32`, exact): the decode
+//! shape of int8 inference. The matrix streams once in its own order, never packed:
+//!
+//! - rows contiguous (`y[j] += x[p]·M[p][j]` along j): two rows at a time widened to `i16`,
+//!   interleaved into k pairs (`vpunpck{l,h}wd`) and multiplied by the broadcast pair
+//!   `(x[p], x[p+1])` with `vpmaddwd`, four rows per pass into a block of `i32` accumulators
+//!   held in L1;
+//! - columns contiguous (`y[j] = Σₚ x[p]·M[p][j]` along p): four dot products at a time, x
+//!   widened once per 16 values, `vpmaddwd` per column.
+//!
+//! `vpmaddwd` on widened values never saturates, so every pair is exact (wrapping modulo 2³²
+//! as the blocked engine). Threads split y.
+
+use super::check::Strided;
+use super::int8::Int8;
+use super::view::Product;
+use crate::isa::Isa;
+
+/// A checked integer matrix–vector product `y ← α·x·M + β·y` (x of k, M k × n, y of n): x
+/// element p at `x[ox + p·incx]`, M element (p, j) at `m[sm.origin + p·sm.rs + j·sm.cs]`, y
+/// element j at `y[oy + j·incy]` (no two at one location), every index in bounds.
+struct IGemv<'a, X, Y> {
+    k: usize,
+    alpha: i32,
+    x: &'a [X],
+    ox: isize,
+    incx: isize,
+    m: &'a [Y],
+    sm: Strided,
+    beta: i32,
+    y: *mut i32,
+    oy: isize,
+    incy: isize,
+}
+
+// SAFETY: the threads of one call write disjoint ranges of y (an operand with no two elements
+// at one location) through `y`, and only read x and M; the splitter's scope ends before the
+// call returns.
+unsafe impl<X: Sync, Y: Sync> Sync for IGemv<'_, X, Y> {}
+
+/// Columns of y accumulated per pass of the row form (4 KiB of `i32` in L1).
+const YBLOCK: usize = 1024;
+
+/// The product as a matrix–vector product when m or n is 1 and the matrix streams in one of its
+/// contiguous orders (`false`, nothing touched, otherwise).
+pub(crate) fn try_run<TA: Int8, TB: Int8>(p: &mut Product<'_, TA, TB, i32>) -> bool {
+    let [m, k, n] = p.mkn;
+    let (sa, sb, sc) = (p.a.at, p.b.at, p.c.sc);
+    let y = p.c.c.as_mut_ptr();
+    if m == 1 {
+        let g = IGemv {
+            k,
+            alpha: p.alpha,
+            x: p.a.data,
+            ox: sa.origin,
+            incx: sa.cs,
+            m: p.b.data,
+            sm: sb,
+            beta: p.beta,
+            y,
+            oy: sc.origin,
+            incy: sc.cs,
+        };
+        go(p.isa, &g, n, p.threads)
+    } else if n == 1 {
+        // C = A·x is Cᵀ = xᵀ·Aᵀ
+        let g = IGemv {
+            k,
+            alpha: p.alpha,
+            x: p.b.data,
+            ox: sb.origin,
+            incx: sb.rs,
+            m: p.a.data,
+            sm: Strided {
+                origin: sa.origin,
+                rs: sa.cs,
+                cs: sa.rs,
+            },
+            beta: p.beta,
+            y,
+            oy: sc.origin,
+            incy: sc.rs,
+        };
+        go(p.isa, &g, m, p.threads)
+    } else {
+        false
+    }
+}
+
+/// Runs `g` over its `n` columns when one of its forms applies.
+fn go<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, n: usize, threads: usize) -> bool {
+    let rows = g.sm.cs == 1;
+    if !(rows || g.sm.rs == 1 && g.incx == 1) {
+        return false;
+    }
+    #[cfg(test)]
+    RAN.with(|r| r.set(r.get() + 1));
+    let parts = threads.clamp(1, n.div_ceil(256).max(1));
+    super::threads::split(parts, &|t| {
+        let (lo, hi) = (n * t / parts, n * (t + 1) / parts);
+        if rows {
+            by_rows(isa, g, lo, hi);
+        } else {
+            by_columns(isa, g, lo, hi);
+        }
+    });
+    true
+}
+
+/// `y[j] ← α·s + β·y[j]` (β = 0: y not read).
+///
+/// # Safety
+/// `j` is a column of `g`'s y, owned by the calling thread.
+#[inline(always)]
+unsafe fn store<X, Y>(g: &IGemv<'_, X, Y>, j: usize, s: i32) {
+    let x = s.wrapping_mul(g.alpha);
+    // SAFETY: the caller's contract (y element j is in bounds: the front's checks).
+    unsafe {
+        let p = g.y.offset(g.oy + j as isize * g.incy);
+        *p = if g.beta == 0 {
+            x
+        } else {
+            (*p).wrapping_mul(g.beta).wrapping_add(x)
+        };
+    }
+}
+
+/// x element p, widened.
+#[inline(always)]
+fn xv<X: Int8, Y>(g: &IGemv<'_, X, Y>, p: usize) -> i32 {
+    i32::from(g.x[(g.ox + p as isize * g.incx) as usize].widen())
+}
+
+/// The row form over columns `lo .. hi` (M's rows unit stride).
+fn by_rows<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, lo: usize, hi: usize) {
+    let mut acc = [0i32; YBLOCK];
+    for j0 in (lo..hi).step_by(YBLOCK) {
+        let len = YBLOCK.min(hi - j0);
+        let acc = &mut acc[..len];
+        acc.fill(0);
+        // the vector part (16 columns at a time, in the kernel's lane order) and the rest
+        let vec = simd_rows(isa, g, j0, acc);
+        for p in 0..g.k {
+            let x = xv(g, p);
+            let row = (g.sm.origin + p as isize * g.sm.rs + j0 as isize) as usize;
+            for (a, &b) in acc[vec..].iter_mut().zip(&g.m[row + vec..row + len]) {
+                *a = a.wrapping_add(x * i32::from(b.widen()));
+            }
+        }
+        for (t, &s) in acc.iter().enumerate() {
+            // the vector part's lanes: slot s of a 16-column group holds column PERM[s]
+            let j = if t < vec {
+                t - t % 16 + PERM[t % 16]
+            } else {
+                t
+            };
+            // SAFETY: j0 + j < hi: a column of this thread's range.
+            unsafe { store(g, j0 + j, s) };
+        }
+    }
+}
+
+/// Column of each accumulator slot of a 16-column group in the AVX2 row form (`vpunpck{l,h}wd`
+/// work within 128-bit lanes).
+const PERM: [usize; 16] = [0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15];
+
+/// The vector part of the row form: accumulates `Σₚ x[p]·M[p][j0 + j]` into `acc` for the
+/// first `16·⌊len/16⌋` columns (slot order [`PERM`] within each group of 16) and returns that
+/// count; 0 where `isa` has no vector kernel.
+fn simd_rows<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, j0: usize, acc: &mut [i32]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if isa >= Isa::Avx2 {
+        let vec = acc.len() / 16 * 16;
+        if vec > 0 {
+            // the span read: rows 0 .. k of columns j0 .. j0 + vec, checked here once
+            // (rows descending or overlapping take the scalar loop)
+            let first = g.sm.origin + j0 as isize;
+            let last = g.sm.origin + (g.k - 1) as isize * g.sm.rs + (j0 + vec) as isize;
+            if g.sm.rs <= 0 || first < 0 || last as usize > g.m.len() {
+                return 0;
+            }
+            // SAFETY: AVX2 is available (the front checked `isa`); every row p < k holds the
+            // columns j0 .. j0 + vec (checked just above: rows ascend from `first` ≥ 0, the
+            // last ends in bounds); `acc` holds `vec` slots.
+            unsafe { x86::rows(g, j0, &mut acc[..vec]) };
+        }
+        return vec;
+    }
+    let _ = (isa, g, j0, acc);
+    0
+}
+
+/// The column form over columns `lo .. hi` (M's columns and x unit stride).
+fn by_columns<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, lo: usize, hi: usize) {
+    let k = g.k;
+    let xs = &g.x[g.ox as usize..g.ox as usize + k];
+    let col = |j: usize| {
+        let at = (g.sm.origin + j as isize * g.sm.cs) as usize;
+        &g.m[at..at + k]
+    };
+    let mut j = lo;
+    #[cfg(target_arch = "x86_64")]
+    if isa >= Isa::Avx2 {
+        while j + 4 <= hi {
+            let cols = [col(j), col(j + 1), col(j + 2), col(j + 3)];
+            // SAFETY: AVX2 available (the front checked `isa`); x and the four columns hold k
+            // values each (sliced above).
+            let s = unsafe { x86::dots4(xs, cols) };
+            for (c, s) in s.into_iter().enumerate() {
+                // SAFETY: j + c < hi: a column of this thread's range.
+                unsafe { store(g, j + c, s) };
+            }
+            j += 4;
+        }
+    }
+    let _ = isa;
+    for j in j..hi {
+        let s = xs.iter().zip(col(j)).fold(0i32, |s, (&a, &b)| {
+            s.wrapping_add(i32::from(a.widen()) * i32::from(b.widen()))
+        });
+        // SAFETY: j < hi: a column of this thread's range.
+        unsafe { store(g, j, s) };
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use core::arch::x86_64::*;
+
+    use super::{IGemv, Int8};
+
+    /// 16 values from `p` widened to `i16` lanes.
+    ///
+    /// # Safety
+    /// AVX2 available; `p` valid for 16 reads.
+    #[inline(always)]
+    unsafe fn load16<T: Int8>(p: *const T) -> __m256i {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let v = _mm_loadu_si128(p.cast());
+            if T::SIGNED {
+                _mm256_cvtepi8_epi16(v)
+            } else {
+                _mm256_cvtepu8_epi16(v)
+            }
+        }
+    }
+
+    /// `(lo, hi)` as one `i32`: the broadcast k pair of `vpmaddwd`.
+    #[inline(always)]
+    fn pair(lo: i32, hi: i32) -> i32 {
+        (lo & 0xffff) | (hi << 16)
+    }
+
+    /// The AVX2 row form: `acc[slot] += Σₚ x[p]·M[p][j0 + col(slot)]` over every row, four
+    /// rows (two k pairs) per pass.
+    ///
+    /// # Safety
+    /// AVX2 available; every row p < k of M holds columns `j0 .. j0 + acc.len()`
+    /// (`acc.len()` a multiple of 16).
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn rows<X: Int8, Y: Int8>(g: &IGemv<'_, X, Y>, j0: usize, acc: &mut [i32]) {
+        let k = g.k;
+        let row = |p: usize| {
+            // SAFETY: (pointer arithmetic only) inside M's slice by the caller's contract.
+            unsafe {
+                g.m.as_ptr()
+                    .offset(g.sm.origin + p as isize * g.sm.rs + j0 as isize)
+            }
+        };
+        let x = |p: usize| if p < k { super::xv(g, p) } else { 0 };
+        let groups = acc.len() / 16;
+        let accp = acc.as_mut_ptr();
+        let mut p = 0;
+        while p < k {
+            // rows p .. p + 4 (missing rows read as row p with a zero x: exact)
+            let r = [0, 1, 2, 3].map(|t| row(if p + t < k { p + t } else { p }));
+            let (x01, x23) = (pair(x(p), x(p + 1)), pair(x(p + 2), x(p + 3)));
+            // SAFETY: the caller's contract: AVX2, rows in bounds for the groups' columns,
+            // `acc` holds 16 slots per group.
+            unsafe {
+                let (x01, x23) = (_mm256_set1_epi32(x01), _mm256_set1_epi32(x23));
+                for q in 0..groups {
+                    let w = [0, 1, 2, 3].map(|t| load16::<Y>(r[t].add(16 * q)));
+                    let a = accp.add(16 * q).cast::<__m256i>();
+                    let lo = _mm256_add_epi32(
+                        _mm256_madd_epi16(_mm256_unpacklo_epi16(w[0], w[1]), x01),
+                        _mm256_madd_epi16(_mm256_unpacklo_epi16(w[2], w[3]), x23),
+                    );
+                    let hi = _mm256_add_epi32(
+                        _mm256_madd_epi16(_mm256_unpackhi_epi16(w[0], w[1]), x01),
+                        _mm256_madd_epi16(_mm256_unpackhi_epi16(w[2], w[3]), x23),
+                    );
+                    _mm256_storeu_si256(a, _mm256_add_epi32(_mm256_loadu_si256(a), lo));
+                    _mm256_storeu_si256(
+                        a.add(1),
+                        _mm256_add_epi32(_mm256_loadu_si256(a.add(1)), hi),
+                    );
+                }
+            }
+            p += 4;
+        }
+    }
+
+    /// Four dot products `Σₚ x[p]·cols[c][p]`, wrapping.
+    ///
+    /// # Safety
+    /// AVX2 available; every column as long as `x`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dots4<X: Int8, Y: Int8>(x: &[X], cols: [&[Y]; 4]) -> [i32; 4] {
+        let k = x.len();
+        let kv = k / 16 * 16;
+        // SAFETY: the caller's contract: AVX2; x and the columns hold k ≥ kv values.
+        unsafe {
+            let mut acc = [_mm256_setzero_si256(); 4];
+            let mut p = 0;
+            while p < kv {
+                let xw = load16(x.as_ptr().add(p));
+                for (a, c) in acc.iter_mut().zip(&cols) {
+                    *a = _mm256_add_epi32(*a, _mm256_madd_epi16(xw, load16(c.as_ptr().add(p))));
+                }
+                p += 16;
+            }
+            let mut out = [0i32; 4];
+            for (o, (a, c)) in out.iter_mut().zip(acc.iter().zip(&cols)) {
+                let mut lanes = [0i32; 8];
+                _mm256_storeu_si256(lanes.as_mut_ptr().cast(), *a);
+                let tail = x[kv..].iter().zip(&c[kv..]).fold(0i32, |s, (&a, &b)| {
+                    s.wrapping_add(i32::from(a.widen()) * i32::from(b.widen()))
+                });
+                *o = lanes.iter().fold(tail, |s, &l| s.wrapping_add(l));
+            }
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+std::thread_local! {
+    /// Products this thread ran on the matrix × vector route (tests).
+    pub(crate) static RAN: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gemm::{MatMut, MatRef, Options, Packing, Pair};
+    use std::vec::Vec;
+
+    struct Lcg(u32);
+    impl Lcg {
+        fn next(&mut self) -> u32 {
+            self.0 = self.0.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            self.0 >> 8
+        }
+    }
+
+    trait Gen: Int8 {
+        fn draw(g: &mut Lcg) -> Self;
+    }
+    impl Gen for u8 {
+        fn draw(g: &mut Lcg) -> u8 {
+            // extremes often
+            match g.next() % 4 {
+                0 => 255,
+                1 => 0,
+                _ => g.next() as u8,
+            }
+        }
+    }
+    impl Gen for i8 {
+        fn draw(g: &mut Lcg) -> i8 {
+            match g.next() % 4 {
+                0 => -128,
+                1 => 127,
+                _ => g.next() as i8,
+            }
+        }
+    }
+
+    /// One pair on every orientation: m = 1 and n = 1; the matrix row- or column-major; unit
+    /// and strided vectors; y strided; β = 0 (y full of garbage, never read) and β ≠ 0; one and
+    /// two threads; every instruction set; lengths crossing 16, 4 and the y block. Exact
+    /// against the definition, and the streaming route ran.
+    fn pair<A: Gen + Pair<B, Out = i32>, B: Gen>() {
+        let mut g = Lcg(5);
+        for isa in Isa::available() {
+            for &(m, k, n) in &[
+                (1usize, 37usize, 1100usize),
+                (1, 9, 3),
+                (45, 70, 1),
+                (1, 1, 1),
+                (1, 64, 33),
+                (2100, 5, 1),
+                (19, 300, 1),
+            ] {
+                for (ars, acs, brs, bcs, crs, ccs) in [
+                    (k as isize, 1, n as isize, 1, n as isize, 1),
+                    (1, m as isize, 1, k as isize, 1, m as isize),
+                    (k as isize, 1, 1, k as isize, 1, m as isize),
+                    (2 * k as isize, 2, 2 * n as isize, 2, 2 * n as isize, 2),
+                    (1, m as isize, n as isize, 1, 1, m as isize),
+                ] {
+                    for (threads, alpha, beta) in [(1, 1, 0), (2, -3, 2), (2, 7, 0)] {
+                        let span = |r: usize, c: usize, rs: isize, cs: isize| {
+                            (r - 1) * rs.unsigned_abs() + (c - 1) * cs.unsigned_abs() + 1
+                        };
+                        let a: Vec<A> =
+                            (0..span(m, k, ars, acs)).map(|_| A::draw(&mut g)).collect();
+                        let b: Vec<B> =
+                            (0..span(k, n, brs, bcs)).map(|_| B::draw(&mut g)).collect();
+                        let c0: Vec<i32> =
+                            (0..span(m, n, crs, ccs)).map(|_| g.next() as i32).collect();
+                        let mut c = c0.clone();
+                        let before = RAN.with(|r| r.get());
+                        crate::gemm::gemm_with(
+                            Options {
+                                isa,
+                                threads,
+                                packing: Packing::Never,
+                            },
+                            alpha,
+                            MatRef {
+                                data: &a,
+                                rows: m,
+                                cols: k,
+                                row_stride: ars,
+                                col_stride: acs,
+                            },
+                            MatRef {
+                                data: &b,
+                                rows: k,
+                                cols: n,
+                                row_stride: brs,
+                                col_stride: bcs,
+                            },
+                            beta,
+                            MatMut {
+                                data: &mut c,
+                                rows: m,
+                                cols: n,
+                                row_stride: crs,
+                                col_stride: ccs,
+                            },
+                        )
+                        .unwrap();
+                        let ran = RAN.with(|r| r.get()) > before;
+                        // the streaming route takes every case with a unit stride along one
+                        // of the matrix's axes (and, along k, a unit-stride vector)
+                        let (ms, xs) = if m == 1 {
+                            ((brs, bcs), acs)
+                        } else {
+                            ((acs, ars), brs)
+                        };
+                        let streams = ms.1 == 1 || (ms.0 == 1 && xs == 1);
+                        if m == 1 || n == 1 {
+                            assert_eq!(ran, streams, "{isa:?} {m}x{k}x{n} route");
+                        }
+                        for i in 0..m {
+                            for j in 0..n {
+                                let s: i64 = (0..k)
+                                    .map(|p| {
+                                        i64::from(a[i * ars as usize + p * acs as usize].widen())
+                                            * i64::from(
+                                                b[p * brs as usize + j * bcs as usize].widen(),
+                                            )
+                                    })
+                                    .sum();
+                                let at = i * crs as usize + j * ccs as usize;
+                                let want = (i64::from(alpha) * s
+                                    + i64::from(beta) * i64::from(c0[at]))
+                                    as i32;
+                                assert_eq!(c[at], want, "{isa:?} {m}x{k}x{n} ({i},{j}) t{threads}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn u8_i8_on_every_orientation() {
+        pair::<u8, i8>();
+    }
+    #[test]
+    fn i8_i8_on_every_orientation() {
+        pair::<i8, i8>();
+    }
+    #[test]
+    fn u8_u8_on_every_orientation() {
+        pair::<u8, u8>();
+    }
+    #[test]
+    fn i8_u8_on_every_orientation() {
+        pair::<i8, u8>();
+    }
+}

@@ -1,0 +1,1232 @@
+//! `u8 × i8 → i32` (and `i8 × i8` shifted into it) on k quads: `vpmaddubsw` on AVX2 where the
+//! operands' ranges keep every pair sum inside `i16`, `vpdpbusd` where the CPU has VNNI.
+//!
+//! Both operands pack as bytes, four k values per step — the panel layout
+//! `((4, R), ⌈k/4⌉) : ((1, 4), 4R)` — so one 32-bit lane holds one row's k quad:
+//!
+//! - **AVX2** (`vpmaddubsw` + `vpmaddwd` by ones + `vpaddd`): 32 multiply-adds in three
+//!   instructions, against 16 in two for the `i16` pair kernel of [`super::int8`], and half the
+//!   packed bytes. `vpmaddubsw` saturates a pair sum `a₀b₀ + a₁b₁` outside `i16`, so this
+//!   kernel runs only when `2·max|a|·max|b| ≤ 32767` (7-bit activations with any `i8` weights,
+//!   any `u8` with weights in [−64, 64]); the ranges are measured before the product
+//!   ([`fits_i16`]: one pass over A and B, early exit), and otherwise the exact `i16` pair
+//!   engine runs. Both are exact, so the result is bit-identical whichever runs.
+//! - **VNNI** (`vpdpbusd`: four u8 × i8 products added into an `i32` lane, nothing saturates):
+//!   exact on every input, 16 × 6 on 256-bit AVX-VNNI or AVX512-VNNI (with VL), chosen by
+//!   [`crate::isa::vnni`].
+//!
+//! `i8 × i8`: A shifted by +128 into `u8` while packing (`a ⊕ 0x80`), and `128·Σₚ b[p][j]`
+//! subtracted from every column afterwards, as oneDNN's s8s8 does — exact modulo 2³².
+//!
+//! The loops, blocking, threads, edge tiles and C of any layout are the engine's
+//! ([`super::block::run_panels`]); the engine may swap the operands (`Cᵀ = Bᵀ·Aᵀ`), so each
+//! kernel comes in two orientations: the unsigned operand in the vectors (A) or in the
+//! broadcasts.
+
+use std::cell::RefCell;
+use std::vec::Vec;
+
+use super::block::{Out, run_panels, transposes};
+use super::int8::Int8;
+use super::kernel::{Kern, KernelInfo, Tile};
+use super::pack::{Panels, Rows};
+use super::view::Product;
+use crate::isa::{Isa, Vnni};
+use crate::walk::kernels::transpose;
+
+/// The byte a packed operand element becomes: `u8` as it is, `i8` as its bits.
+pub(crate) trait Byte: Copy + Sync {
+    /// The element's bits.
+    fn bits(self) -> u8;
+}
+
+impl Byte for u8 {
+    #[inline(always)]
+    fn bits(self) -> u8 {
+        self
+    }
+}
+
+impl Byte for i8 {
+    #[inline(always)]
+    fn bits(self) -> u8 {
+        self as u8
+    }
+}
+
+/// The quad kernels' engine types: C, α, β in `i32`, panels of bytes in k quads.
+pub(crate) struct Quads;
+
+impl Kern for Quads {
+    type C = i32;
+    type P = u8;
+    const ZERO: i32 = 0;
+    const ONE: i32 = 1;
+    const KSTEP: usize = 4;
+    #[inline(always)]
+    fn mul_add(c: i32, beta: i32, x: i32) -> i32 {
+        c.wrapping_mul(beta).wrapping_add(x)
+    }
+    #[inline(always)]
+    fn add(c: i32, x: i32) -> i32 {
+        c.wrapping_add(x)
+    }
+    fn with_buffers<R>(f: impl FnOnce(&mut Vec<u8>, &mut Vec<u8>) -> R) -> R {
+        std::thread_local! {
+            static BUFS: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+        }
+        super::dispatch::with_cached(&BUFS, f)
+    }
+}
+
+/// An operand packed as bytes in k quads, each element's bits XORed with `flip` (`0x80`: an
+/// `i8` shifted by +128 into `u8`; `0`: as stored).
+pub(crate) struct Bytes<'a, S> {
+    pub rows: Rows<'a, S>,
+    pub flip: u8,
+}
+
+/// Largest `r·⌈kc/4⌉` quad units staged on the stack (32 rows by 512 k values).
+const STAGE: usize = 32 * 128;
+
+impl<S: Byte> Panels<u8> for Bytes<'_, S> {
+    fn pack(&self, dst: &mut [u8], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
+        let s = &self.rows;
+        let f = self.flip;
+        let kcp = kc.next_multiple_of(4);
+        let quads = kcp / 4;
+        let panels = len.div_ceil(r);
+        let mut stage = [0u32; STAGE];
+        for (t, panel) in dst[..panels * r * kcp]
+            .chunks_exact_mut(r * kcp)
+            .enumerate()
+        {
+            let rows = r.min(len - t * r);
+            if rows < r || kcp != kc {
+                panel.fill(0);
+            }
+            let vbase = v0 + t * r;
+            // (the panel is read as 32-bit units: the engine's 64-byte aligned buffers always
+            // are; any other destination takes the element path)
+            let aligned = panel.as_ptr().cast::<u32>().is_aligned();
+            if aligned && s.map.is_none() && s.sk == 1 && rows * quads <= STAGE {
+                // rows contiguous along k: each row's k quads into the stage as 32-bit units,
+                // then the units transposed into the panel by the copy engine
+                for i in 0..rows {
+                    let at = (s.row(vbase + i) + p0 as isize) as usize;
+                    let src = &s.src[at..at + kc];
+                    let out = &mut stage[i * quads..(i + 1) * quads];
+                    let whole = kc / 4;
+                    for (o, q) in out[..whole].iter_mut().zip(src.chunks_exact(4)) {
+                        *o = u32::from_le_bytes([
+                            q[0].bits() ^ f,
+                            q[1].bits() ^ f,
+                            q[2].bits() ^ f,
+                            q[3].bits() ^ f,
+                        ]);
+                    }
+                    if whole < quads {
+                        let mut q = [0u8; 4];
+                        for (d, x) in q.iter_mut().zip(&src[4 * whole..]) {
+                            *d = x.bits() ^ f;
+                        }
+                        out[whole] = u32::from_le_bytes(q);
+                    }
+                }
+                // SAFETY: the stage holds `rows` rows of `quads` units (`rows·quads ≤ STAGE`);
+                // the panel holds `r·kcp` bytes = `r·quads` units (`(quads − 1)·r + rows` are
+                // written), 4-byte aligned (checked above); distinct arrays.
+                unsafe {
+                    transpose(
+                        panel.as_mut_ptr().cast::<u32>(),
+                        r as isize,
+                        stage.as_ptr(),
+                        quads as isize,
+                        rows,
+                        quads,
+                        false,
+                    )
+                };
+            } else if s.map.is_none() && s.sv == 1 {
+                // the packed dimension contiguous: four source rows (k = 4q … 4q + 3) zipped
+                for q in 0..quads {
+                    let out = &mut panel[q * 4 * r..q * 4 * r + 4 * rows];
+                    let at = |e: usize| {
+                        (s.origin + vbase as isize + (p0 + 4 * q + e) as isize * s.sk) as usize
+                    };
+                    if 4 * q + 4 <= kc {
+                        let x = [0, 1, 2, 3].map(|e| &s.src[at(e)..at(e) + rows]);
+                        zip4(out, x, f);
+                        continue;
+                    }
+                    for e in 0..kc - 4 * q {
+                        let x = &s.src[at(e)..at(e) + rows];
+                        for (o, &a) in out.chunks_exact_mut(4).zip(x) {
+                            o[e] = a.bits() ^ f;
+                        }
+                    }
+                }
+            } else {
+                let mut offs = [0isize; 64];
+                for (i, o) in offs[..rows].iter_mut().enumerate() {
+                    *o = s.row(vbase + i);
+                }
+                for p in 0..kc {
+                    let co = s.col(p0 + p);
+                    let base = (p / 4) * 4 * r + (p & 3);
+                    for (i, &ro) in offs[..rows].iter().enumerate() {
+                        panel[base + 4 * i] = s.src[(ro + co) as usize].bits() ^ f;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `out[4i + e] = x[e][i] ⊕ f` for every i (the four rows of one k quad interleaved; `out`
+/// holds four bytes per row): SSE2 byte and word unpacks 16 rows at a time on x86-64.
+#[inline]
+fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8) {
+    let rows = x[0].len();
+    debug_assert!(out.len() == 4 * rows && x.iter().all(|r| r.len() == rows));
+    let mut i = 0;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        while i + 16 <= rows && x.iter().all(|r| r.len() >= i + 16) && out.len() >= 4 * i + 64 {
+            // SAFETY: SSE2 is part of x86-64; each row holds 16 bytes from i and `out` 64
+            // from 4i (checked in the loop condition); `S` is a byte (`u8` or `i8`).
+            unsafe {
+                let flip = _mm_set1_epi8(f as i8);
+                let v = x.map(|r| _mm_xor_si128(_mm_loadu_si128(r.as_ptr().add(i).cast()), flip));
+                let (a, b) = (_mm_unpacklo_epi8(v[0], v[1]), _mm_unpackhi_epi8(v[0], v[1]));
+                let (c, d) = (_mm_unpacklo_epi8(v[2], v[3]), _mm_unpackhi_epi8(v[2], v[3]));
+                let o = out.as_mut_ptr().add(4 * i).cast::<__m128i>();
+                _mm_storeu_si128(o, _mm_unpacklo_epi16(a, c));
+                _mm_storeu_si128(o.add(1), _mm_unpackhi_epi16(a, c));
+                _mm_storeu_si128(o.add(2), _mm_unpacklo_epi16(b, d));
+                _mm_storeu_si128(o.add(3), _mm_unpackhi_epi16(b, d));
+            }
+            i += 16;
+        }
+    }
+    for (t, o) in out.chunks_exact_mut(4).enumerate().skip(i) {
+        for (e, r) in x.iter().enumerate() {
+            o[e] = r[t].bits() ^ f;
+        }
+    }
+}
+
+/// `C ← α·acc + β·C` for one tile (β = 0: C not read).
+///
+/// # Safety
+/// Every `t.c + i·rsc + j·csc` (`i < MR`, `j < NR`) is valid for a read and a write.
+#[inline(always)]
+unsafe fn store_tile<const MR: usize, const NR: usize>(t: &Tile<i32, u8>, acc: &[[i32; MR]; NR]) {
+    for (j, col) in acc.iter().enumerate() {
+        for (i, &x) in col.iter().enumerate() {
+            let x = x.wrapping_mul(t.alpha);
+            // SAFETY: the caller's contract.
+            unsafe {
+                let p = t.c.offset(i as isize * t.rsc + j as isize * t.csc);
+                *p = if t.beta == 0 {
+                    x
+                } else {
+                    Quads::mul_add(*p, t.beta, x)
+                };
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use core::arch::x86_64::*;
+
+    use super::{Tile, store_tile};
+
+    /// Rows (two vectors of eight `i32`) by columns of the 256-bit tiles.
+    pub(crate) const TILE: (usize, usize) = (16, 6);
+
+    /// One k quad of eight rows against one column: `acc + Σ₄ u·s` per `i32` lane, with `v`
+    /// the packed rows and `b` the broadcast column quad.
+    pub(crate) trait Dot {
+        /// The accumulation.
+        ///
+        /// # Safety
+        /// The instruction set of the implementation is available.
+        unsafe fn dot(acc: __m256i, v: __m256i, b: __m256i, ones: __m256i) -> __m256i;
+    }
+
+    /// `vpmaddubsw` (u8 in the vectors) + `vpmaddwd` by ones + `vpaddd`.
+    pub(crate) struct MaddubsV;
+    /// `vpmaddubsw` with the u8 operand broadcast.
+    pub(crate) struct MaddubsB;
+    /// AVX-VNNI `vpdpbusd` (VEX), u8 in the vectors.
+    pub(crate) struct AvxVnniV;
+    /// AVX-VNNI `vpdpbusd` (VEX), u8 broadcast.
+    pub(crate) struct AvxVnniB;
+    /// AVX512-VNNI `vpdpbusd` on ymm (EVEX, AVX512VL), u8 in the vectors.
+    pub(crate) struct Avx512VnniV;
+    /// AVX512-VNNI `vpdpbusd` on ymm, u8 broadcast.
+    pub(crate) struct Avx512VnniB;
+
+    impl Dot for MaddubsV {
+        #[inline(always)]
+        unsafe fn dot(acc: __m256i, v: __m256i, b: __m256i, ones: __m256i) -> __m256i {
+            // SAFETY: AVX2 (the caller's contract).
+            unsafe { _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(v, b), ones)) }
+        }
+    }
+    impl Dot for MaddubsB {
+        #[inline(always)]
+        unsafe fn dot(acc: __m256i, v: __m256i, b: __m256i, ones: __m256i) -> __m256i {
+            // SAFETY: AVX2 (the caller's contract).
+            unsafe { _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(b, v), ones)) }
+        }
+    }
+    impl Dot for AvxVnniV {
+        #[inline(always)]
+        unsafe fn dot(acc: __m256i, v: __m256i, b: __m256i, _: __m256i) -> __m256i {
+            // SAFETY: AVX-VNNI (the caller's contract).
+            unsafe { _mm256_dpbusd_avx_epi32(acc, v, b) }
+        }
+    }
+    impl Dot for AvxVnniB {
+        #[inline(always)]
+        unsafe fn dot(acc: __m256i, v: __m256i, b: __m256i, _: __m256i) -> __m256i {
+            // SAFETY: AVX-VNNI (the caller's contract).
+            unsafe { _mm256_dpbusd_avx_epi32(acc, b, v) }
+        }
+    }
+    impl Dot for Avx512VnniV {
+        #[inline(always)]
+        unsafe fn dot(acc: __m256i, v: __m256i, b: __m256i, _: __m256i) -> __m256i {
+            // SAFETY: AVX512-VNNI with VL (the caller's contract).
+            unsafe { _mm256_dpbusd_epi32(acc, v, b) }
+        }
+    }
+    impl Dot for Avx512VnniB {
+        #[inline(always)]
+        unsafe fn dot(acc: __m256i, v: __m256i, b: __m256i, _: __m256i) -> __m256i {
+            // SAFETY: AVX512-VNNI with VL (the caller's contract).
+            unsafe { _mm256_dpbusd_epi32(acc, b, v) }
+        }
+    }
+
+    /// Exact on every input: each byte of a quad split into `i16` halves (even and odd k),
+    /// `vpmaddwd` on each half, u8 in the vectors.
+    pub(crate) struct WidenV;
+    /// As [`WidenV`], u8 broadcast.
+    pub(crate) struct WidenB;
+
+    /// `acc + Σ₄ u·s` per lane with `u` the unsigned quads and `s` the signed ones, through
+    /// `i16` halves: even bytes (`x << 8 >> 8`) and odd bytes (`x >> 8`), zero- or sign-filled.
+    ///
+    /// # Safety
+    /// AVX2 available.
+    #[inline(always)]
+    unsafe fn widen_dot(acc: __m256i, u: __m256i, s: __m256i) -> __m256i {
+        // SAFETY: AVX2 (the caller's contract).
+        unsafe {
+            let ue = _mm256_srli_epi16(_mm256_slli_epi16(u, 8), 8);
+            let uo = _mm256_srli_epi16(u, 8);
+            let se = _mm256_srai_epi16(_mm256_slli_epi16(s, 8), 8);
+            let so = _mm256_srai_epi16(s, 8);
+            _mm256_add_epi32(
+                acc,
+                _mm256_add_epi32(_mm256_madd_epi16(ue, se), _mm256_madd_epi16(uo, so)),
+            )
+        }
+    }
+    impl Dot for WidenV {
+        #[inline(always)]
+        unsafe fn dot(acc: __m256i, v: __m256i, b: __m256i, _: __m256i) -> __m256i {
+            // SAFETY: AVX2 (the caller's contract).
+            unsafe { widen_dot(acc, v, b) }
+        }
+    }
+    impl Dot for WidenB {
+        #[inline(always)]
+        unsafe fn dot(acc: __m256i, v: __m256i, b: __m256i, _: __m256i) -> __m256i {
+            // SAFETY: AVX2 (the caller's contract).
+            unsafe { widen_dot(acc, b, v) }
+        }
+    }
+
+    /// The 16 × 6 quad kernel body: 12 ymm accumulators, per k quad two row vectors and six
+    /// broadcast column quads.
+    ///
+    /// # Safety
+    /// As [`super::super::kernel::Ukr`] with MR = 16, NR = 6, `KSTEP = 4`; AVX2 and the
+    /// instruction set of `D` available.
+    #[inline(always)]
+    unsafe fn body<D: Dot>(t: &Tile<i32, u8>) {
+        const NR: usize = TILE.1;
+        // SAFETY: (whole body) the caller guarantees the instruction sets, 64·k readable bytes
+        // at `a` and 24·k at `b` (read as 6·k `i32` words, unaligned), and the tile of C.
+        unsafe {
+            let ones = _mm256_set1_epi16(1);
+            let mut acc = [[_mm256_setzero_si256(); 2]; NR];
+            let mut a = t.a;
+            let mut b = t.b.cast::<i32>();
+            for _ in 0..t.k {
+                let a0 = _mm256_loadu_si256(a.cast());
+                let a1 = _mm256_loadu_si256(a.add(32).cast());
+                for (j, accj) in acc.iter_mut().enumerate() {
+                    let bj = _mm256_set1_epi32(b.add(j).read_unaligned());
+                    accj[0] = D::dot(accj[0], a0, bj, ones);
+                    accj[1] = D::dot(accj[1], a1, bj, ones);
+                }
+                a = a.add(64);
+                b = b.add(NR);
+            }
+            let alpha = _mm256_set1_epi32(t.alpha);
+            if t.rsc == 1 {
+                let beta = _mm256_set1_epi32(t.beta);
+                for (j, accj) in acc.iter().enumerate() {
+                    let cj = t.c.offset(j as isize * t.csc);
+                    for (v, &x) in accj.iter().enumerate() {
+                        let p = cj.add(8 * v).cast::<__m256i>();
+                        let x = _mm256_mullo_epi32(x, alpha);
+                        let r = if t.beta == 0 {
+                            x
+                        } else if t.beta == 1 {
+                            _mm256_add_epi32(_mm256_loadu_si256(p), x)
+                        } else {
+                            _mm256_add_epi32(_mm256_mullo_epi32(_mm256_loadu_si256(p), beta), x)
+                        };
+                        _mm256_storeu_si256(p, r);
+                    }
+                }
+            } else {
+                let mut tmp = [[0i32; 16]; NR];
+                for (j, accj) in acc.iter().enumerate() {
+                    _mm256_storeu_si256(tmp[j].as_mut_ptr().cast(), accj[0]);
+                    _mm256_storeu_si256(tmp[j].as_mut_ptr().add(8).cast(), accj[1]);
+                }
+                store_tile::<16, NR>(t, &tmp);
+            }
+        }
+    }
+
+    macro_rules! wrapper {
+        ($name:ident, $dot:ty, $features:literal, $doc:literal) => {
+            #[doc = $doc]
+            ///
+            /// # Safety
+            /// As [`super::super::kernel::Ukr`] with MR = 16, NR = 6, `KSTEP = 4`; the
+            /// instruction sets named in its `target_feature` available.
+            #[target_feature(enable = $features)]
+            pub(crate) unsafe fn $name(t: &Tile<i32, u8>) {
+                // SAFETY: forwarded contract.
+                unsafe { body::<$dot>(t) }
+            }
+        };
+    }
+    wrapper!(
+        maddubs_v,
+        MaddubsV,
+        "avx2",
+        "`vpmaddubsw` 16 × 6, u8 panel in the vectors."
+    );
+    wrapper!(
+        maddubs_b,
+        MaddubsB,
+        "avx2",
+        "`vpmaddubsw` 16 × 6, u8 panel broadcast."
+    );
+    wrapper!(
+        widen_v,
+        WidenV,
+        "avx2",
+        "Exact widening 16 × 6, u8 panel in the vectors."
+    );
+    wrapper!(
+        widen_b,
+        WidenB,
+        "avx2",
+        "Exact widening 16 × 6, u8 panel broadcast."
+    );
+    wrapper!(
+        avxvnni_v,
+        AvxVnniV,
+        "avx2,avxvnni",
+        "AVX-VNNI `vpdpbusd` 16 × 6, u8 panel in the vectors."
+    );
+    wrapper!(
+        avxvnni_b,
+        AvxVnniB,
+        "avx2,avxvnni",
+        "AVX-VNNI `vpdpbusd` 16 × 6, u8 panel broadcast."
+    );
+    wrapper!(
+        avx512vnni_v,
+        Avx512VnniV,
+        "avx2,avx512f,avx512vl,avx512vnni",
+        "AVX512-VNNI `vpdpbusd` (ymm) 16 × 6, u8 panel in the vectors."
+    );
+    wrapper!(
+        avx512vnni_b,
+        Avx512VnniB,
+        "avx2,avx512f,avx512vl,avx512vnni",
+        "AVX512-VNNI `vpdpbusd` (ymm) 16 × 6, u8 panel broadcast."
+    );
+}
+
+/// Which instruction a quad kernel multiplies with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dot {
+    /// `vpmaddubsw` (AVX2): exact only under [`fits_i16`].
+    Maddubs,
+    /// `vpdpbusd`, AVX-VNNI or AVX512-VNNI: exact.
+    Vnni(Vnni),
+    /// AVX2, the bytes of each quad split into `i16` halves and `vpmaddwd` twice: exact on
+    /// every input (a pre-packed B whose activations' range does not fit `vpmaddubsw`).
+    Widen,
+    /// Plain Rust 4 × 4 (the portable level).
+    Portable,
+}
+
+/// The quad kernel for `dot`, with the u8 operand in the vectors (`unsigned_vectors`) or in
+/// the broadcasts. `None` off x86-64.
+fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
+    if dot == Dot::Portable {
+        let ukr: super::kernel::Ukr<i32, u8> = if unsigned_vectors {
+            portable_ukr::<true>
+        } else {
+            portable_ukr::<false>
+        };
+        return Some(KernelInfo {
+            mr: 4,
+            nr: 4,
+            kc: KC,
+            mc: 64,
+            nc: 4096,
+            ukr,
+        });
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::kernel::Ukr;
+        let ukr: Ukr<i32, u8> = match (dot, unsigned_vectors) {
+            (Dot::Maddubs, true) => x86::maddubs_v,
+            (Dot::Maddubs, false) => x86::maddubs_b,
+            (Dot::Vnni(Vnni::Avx), true) => x86::avxvnni_v,
+            (Dot::Vnni(Vnni::Avx), false) => x86::avxvnni_b,
+            (Dot::Vnni(Vnni::Avx512), true) => x86::avx512vnni_v,
+            (Dot::Vnni(Vnni::Avx512), false) => x86::avx512vnni_b,
+            (Dot::Widen, true) => x86::widen_v,
+            (Dot::Widen, false) => x86::widen_b,
+            (Dot::Portable, _) => return None,
+        };
+        let (mr, nr) = x86::TILE;
+        Some(KernelInfo {
+            mr,
+            nr,
+            kc: KC,
+            mc: (256 * 1024 / KC / mr).max(1) * mr,
+            nc: (4096 / nr).max(1) * nr,
+            ukr,
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = unsigned_vectors;
+        None
+    }
+}
+
+/// KC of the quad kernels, in k values (quads: KC/4 panel steps): a B micro-panel of NR·KC
+/// bytes stays in L1 (6 KiB), the A block MC·KC bytes = 256 KiB in L2.
+const KC: usize = 1024;
+
+/// The portable quad kernel: `acc[j][i] += Σ₄ a·b` with the u8 panel in the vectors
+/// (`UV`, A's role) or broadcast.
+///
+/// # Safety
+/// As [`super::kernel::Ukr`] with MR = NR = 4, `KSTEP = 4`.
+unsafe fn portable_ukr<const UV: bool>(t: &Tile<i32, u8>) {
+    let mut acc = [[0i32; 4]; 4];
+    // SAFETY: the caller guarantees `a` and `b` hold 4·4·k bytes each.
+    let (a, b) = unsafe {
+        (
+            core::slice::from_raw_parts(t.a, 16 * t.k),
+            core::slice::from_raw_parts(t.b, 16 * t.k),
+        )
+    };
+    let val = |x: u8, unsigned: bool| {
+        if unsigned {
+            i32::from(x)
+        } else {
+            i32::from(x as i8)
+        }
+    };
+    for (ap, bp) in a.chunks_exact(16).zip(b.chunks_exact(16)) {
+        for (j, accj) in acc.iter_mut().enumerate() {
+            for (i, x) in accj.iter_mut().enumerate() {
+                let s: i32 = (0..4)
+                    .map(|e| val(ap[4 * i + e], UV) * val(bp[4 * j + e], !UV))
+                    .sum();
+                *x = x.wrapping_add(s);
+            }
+        }
+    }
+    // SAFETY: the caller guarantees every C element of the tile.
+    unsafe { store_tile::<4, 4>(t, &acc) }
+}
+
+/// The largest `key(x)` over the `rows × k` operand `s`, slice by slice in its memory order
+/// where one of its axes is contiguous (a vectorised byte max), stopping once it passes
+/// `limit`.
+fn max_of<S: Copy>(
+    s: &Rows<'_, S>,
+    rows: usize,
+    k: usize,
+    key: impl Fn(S) -> u8 + Copy,
+    limit: u32,
+) -> u32 {
+    let slice_max = |x: &[S]| x.iter().fold(0u8, |m, &v| m.max(key(v)));
+    let mut m = 0u8;
+    if s.map.is_none() && s.sv == 1 && s.sk != 1 {
+        // the rows' dimension contiguous: along it, one k step after another
+        for p in 0..k {
+            let at = (s.origin + p as isize * s.sk) as usize;
+            m = m.max(slice_max(&s.src[at..at + rows]));
+            if u32::from(m) > limit {
+                break;
+            }
+        }
+        return u32::from(m);
+    }
+    for v in 0..rows {
+        let r = s.row(v);
+        if s.map.is_none() && s.sk == 1 {
+            let at = r as usize;
+            m = m.max(slice_max(&s.src[at..at + k]));
+        } else {
+            m = (0..k).fold(m, |m, p| m.max(key(s.src[(r + s.col(p)) as usize])));
+        }
+        if u32::from(m) > limit {
+            break;
+        }
+    }
+    u32::from(m)
+}
+
+/// Whether `vpmaddubsw` is exact on A (`m × k`, its bits XORed with `flip`) times B: the
+/// largest `|b|` and the largest packed `a` satisfy `2·max a·max|b| ≤ 32767`, so no pair sum
+/// leaves `i16`. One pass over B, then over A, stopping at the first slice past the bound.
+pub(crate) fn fits_i16<A: Byte>(
+    a: &Rows<'_, A>,
+    flip: u8,
+    bt: &Rows<'_, i8>,
+    [m, k, n]: [usize; 3],
+) -> bool {
+    let bmax = max_abs(bt, n, k);
+    a_fits(a, flip, bmax, m, k)
+}
+
+/// Whether A's packed values (bits XORed with `flip`) stay within `32767 / (2·bmax)`.
+fn a_fits<A: Byte>(a: &Rows<'_, A>, flip: u8, bmax: u32, m: usize, k: usize) -> bool {
+    if bmax == 0 {
+        return true;
+    }
+    let amax = 32767 / (2 * bmax);
+    max_of(a, m, k, |x| x.bits() ^ flip, amax) <= amax
+}
+
+/// `Σₚ b[p][j]` for each column j of B (`bt` is Bᵀ, n × k), wrapping: along the rows of B
+/// where its columns are the contiguous dimension, so every order streams.
+fn column_sums(bt: &Rows<'_, i8>, n: usize, k: usize) -> Vec<i32> {
+    let mut sums = std::vec![0i32; n];
+    if bt.map.is_none() && bt.sv == 1 {
+        for p in 0..k {
+            let at = (bt.origin + p as isize * bt.sk) as usize;
+            for (s, &b) in sums.iter_mut().zip(&bt.src[at..at + n]) {
+                *s = s.wrapping_add(i32::from(b));
+            }
+        }
+    } else {
+        for (j, s) in sums.iter_mut().enumerate() {
+            let r = bt.row(j);
+            *s = if bt.map.is_none() && bt.sk == 1 {
+                let at = r as usize;
+                bt.src[at..at + k]
+                    .iter()
+                    .fold(0i32, |s, &b| s.wrapping_add(i32::from(b)))
+            } else {
+                (0..k).fold(0i32, |s, p| {
+                    s.wrapping_add(i32::from(bt.src[(r + bt.col(p)) as usize]))
+                })
+            };
+        }
+    }
+    sums
+}
+
+/// `C[i][j] −= α·128·colsum[j]` for every element of C (wrapping): undoes A's +128 shift.
+fn unshift(c: &mut Out<'_, i32>, [m, _, n]: [usize; 3], alpha: i32, sums: &[i32]) {
+    let d: Vec<i32> = sums
+        .iter()
+        .take(n)
+        .map(|&s| alpha.wrapping_mul(128).wrapping_mul(s))
+        .collect();
+    let at = |i: usize, j: usize| -> usize {
+        (match c.cmap {
+            Some(cm) => c.sc.origin + cm.rows.off[i] + cm.cols.off[j],
+            None => c.sc.origin + i as isize * c.sc.rs + j as isize * c.sc.cs,
+        }) as usize
+    };
+    if c.cmap.is_none() && c.sc.cs == 1 {
+        // rows of C contiguous
+        for i in 0..m {
+            let r = at(i, 0);
+            for (x, &d) in c.c[r..r + n].iter_mut().zip(&d) {
+                *x = x.wrapping_sub(d);
+            }
+        }
+    } else {
+        for (j, &d) in d.iter().enumerate() {
+            for i in 0..m {
+                let x = &mut c.c[at(i, j)];
+                *x = x.wrapping_sub(d);
+            }
+        }
+    }
+}
+
+/// Forces the quad route's choice on this thread (tests): `Some(None)` takes the `i16` pair
+/// engine, `Some(Some(dot))` the quad kernel of `dot` (the caller checked the CPU has it and,
+/// for `vpmaddubsw`, that the ranges fit).
+#[cfg(test)]
+pub(crate) fn force(choice: Option<Option<Dot>>) {
+    FORCED.with(|f| f.set(choice));
+}
+
+#[cfg(test)]
+std::thread_local! {
+    static FORCED: core::cell::Cell<Option<Option<Dot>>> = const { core::cell::Cell::new(None) };
+}
+
+/// The quad kernel a product of `isa` takes, `None` for the `i16` pair engine: VNNI where the
+/// CPU has it (exact on every input), else `vpmaddubsw` on AVX2 where the ranges fit.
+fn choose(isa: Isa, fits: impl FnOnce() -> bool) -> Option<Dot> {
+    #[cfg(test)]
+    if let Some(forced) = FORCED.with(|f| f.get()) {
+        return forced;
+    }
+    pick(crate::isa::vnni(isa), isa, fits)
+}
+
+/// [`choose`] given the VNNI extension the level may use.
+fn pick(vnni: Option<Vnni>, isa: Isa, fits: impl FnOnce() -> bool) -> Option<Dot> {
+    if !cfg!(target_arch = "x86_64") || isa < Isa::Avx2 {
+        return None;
+    }
+    if let Some(v) = vnni {
+        return Some(Dot::Vnni(v));
+    }
+    fits().then_some(Dot::Maddubs)
+}
+
+/// The quad kernel a checked product with `i8` B takes (`u8` A as it is, `i8` A shifted by
+/// +128): `None` when neither VNNI nor the `vpmaddubsw` bound applies (the caller runs the
+/// exact `i16` pair engine) or off x86-64.
+pub(crate) fn choice<A: Byte + Int8>(p: &Product<'_, A, i8, i32>) -> Option<Dot> {
+    let flip = if A::SIGNED { 0x80 } else { 0 };
+    let (a, bt) = (p.a.rows(), p.b.transposed().rows());
+    choose(p.isa, || fits_i16(&a, flip, &bt, p.mkn)).filter(|&d| kernel(d, true).is_some())
+}
+
+/// Runs a checked product with `i8` B on the quad kernel `dot` ([`choice`]).
+pub(crate) fn run<A: Byte + Int8>(p: Product<'_, A, i8, i32>, dot: Dot) {
+    let flip = if A::SIGNED { 0x80 } else { 0 };
+    let asrc = Bytes {
+        rows: p.a.rows(),
+        flip,
+    };
+    let bt = p.b.transposed().rows();
+    let [m, _, n] = p.mkn;
+    // the engine computes Cᵀ = Bᵀ·Aᵀ (B's panels in the vectors) for C whose rows are its
+    // contiguous dimension, exactly as `run_panels` decides
+    let (crs, ccs) = match p.c.cmap {
+        Some(cm) => (cm.rows.step(0), cm.cols.step(0)),
+        None => (p.c.sc.rs, p.c.sc.cs),
+    };
+    let Some(ki) = kernel(dot, !transposes(m, n, crs, ccs)) else {
+        unreachable!("`choice` checked the kernel")
+    };
+    let bsrc = Bytes { rows: bt, flip: 0 };
+    let sums = A::SIGNED.then(|| column_sums(&bt, n, p.mkn[1]));
+    let Product {
+        mkn,
+        alpha,
+        beta,
+        mut c,
+        threads,
+        ..
+    } = p;
+    let out = Out {
+        c: &mut *c.c,
+        sc: c.sc,
+        cmap: c.cmap,
+    };
+    run_panels::<Quads>(&ki, mkn, alpha, &asrc, &bsrc, beta, out, threads);
+    if let Some(sums) = sums {
+        unshift(&mut c, mkn, alpha, &sums);
+    }
+}
+
+/// The panel width (the kernels' MR) and KC of an `i8` B pre-packed for `isa` with `k` rows.
+pub(crate) fn packed_plan(isa: Isa, k: usize) -> Option<(usize, usize)> {
+    let dot = if cfg!(target_arch = "x86_64") && isa >= Isa::Avx2 {
+        Dot::Widen
+    } else {
+        Dot::Portable
+    };
+    kernel(dot, false).map(|ki| (ki.mr, ki.kc.min(k).max(1)))
+}
+
+/// The largest `|x|` of a `rows × k` operand.
+pub(crate) fn max_abs(s: &Rows<'_, i8>, rows: usize, k: usize) -> u32 {
+    max_of(s, rows, k, |x: i8| x.unsigned_abs(), u32::MAX)
+}
+
+/// `Σₚ b[p][j]` of each column of an `i8` B (read as Bᵀ, n × k): the `i8 × i8` correction,
+/// kept by a pre-packed B.
+pub(crate) fn packed_sums(bt: &Rows<'_, i8>, n: usize, k: usize) -> Vec<i32> {
+    column_sums(bt, n, k)
+}
+
+/// A product with an `i8` B pre-packed in quads ([`super::PackedB`]), whose panels the engine
+/// puts in the vectors (the u8 activations broadcast): VNNI where the CPU has it, else
+/// `vpmaddubsw` when A's range fits B's measured `bmax`, else the exact widening kernel; the
+/// portable kernel below AVX2. `i8` A shifted and corrected with the stored column sums.
+pub(crate) fn run_packed<A: Byte + Int8>(
+    p: super::packed_b::PackedRun<'_, A, i8, i32>,
+    bmax: u32,
+    sums: &[i32],
+) {
+    let flip = if A::SIGNED { 0x80 } else { 0 };
+    let asrc = Bytes {
+        rows: p.a.rows(),
+        flip,
+    };
+    let [m, k, _] = p.mkn;
+    let fits = || a_fits(&asrc.rows, flip, bmax, m, k);
+    let dot = if cfg!(target_arch = "x86_64") && p.isa >= Isa::Avx2 {
+        choose(p.isa, fits).unwrap_or(Dot::Widen)
+    } else {
+        Dot::Portable
+    };
+    let Some(ki) = kernel(dot, false) else {
+        unreachable!("every level has a quad kernel")
+    };
+    let super::packed_b::PackedRun {
+        mkn,
+        alpha,
+        beta,
+        mut c,
+        threads,
+        b,
+        ..
+    } = p;
+    let out = Out {
+        c: &mut *c.c,
+        sc: c.sc,
+        cmap: c.cmap,
+    };
+    run_panels::<Quads>(&ki, mkn, alpha, &asrc, b, beta, out, threads);
+    if A::SIGNED {
+        unshift(&mut c, mkn, alpha, sums);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gemm::{MatMut, MatRef, Options, Packing};
+    use std::vec;
+
+    /// A small deterministic generator.
+    struct Lcg(u32);
+    impl Lcg {
+        fn next(&mut self) -> u32 {
+            self.0 = self.0.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            self.0 >> 8
+        }
+        /// Uniform in `lo ..= hi`.
+        fn range(&mut self, lo: i32, hi: i32) -> i32 {
+            lo + (self.next() % (hi - lo + 1) as u32) as i32
+        }
+    }
+
+    /// Every quad kernel this CPU runs, plus the `i16` pair engine (`None`).
+    fn choices() -> Vec<Option<Dot>> {
+        let mut v = vec![None];
+        if Isa::Avx2.is_available() {
+            v.push(Some(Dot::Maddubs));
+        }
+        for x in [Vnni::Avx, Vnni::Avx512] {
+            if crate::isa::has_vnni(x) {
+                v.push(Some(Dot::Vnni(x)));
+            }
+        }
+        v
+    }
+
+    /// `C ← α·A·B + β·C` through `gemm_with` with the route forced to `dot`; A row-major or
+    /// column-major, B column-major, C row- or column-major. Returns C.
+    #[allow(clippy::too_many_arguments)]
+    fn run<A: crate::gemm::Pair<i8, Out = i32>>(
+        dot: Option<Dot>,
+        isa: Isa,
+        threads: usize,
+        (m, k, n): (usize, usize, usize),
+        a: &[A],
+        a_row_major: bool,
+        b: &[i8],
+        (alpha, beta): (i32, i32),
+        c0: &[i32],
+        c_row_major: bool,
+    ) -> Vec<i32> {
+        let mut c = c0.to_vec();
+        let (ars, acs) = if a_row_major { (k, 1) } else { (1, m) };
+        let (rs, cs) = if c_row_major { (n, 1) } else { (1, m) };
+        force(Some(dot));
+        let r = crate::gemm::gemm_with(
+            Options {
+                isa,
+                threads,
+                packing: Packing::Always,
+            },
+            alpha,
+            MatRef {
+                data: a,
+                rows: m,
+                cols: k,
+                row_stride: ars as isize,
+                col_stride: acs as isize,
+            },
+            MatRef {
+                data: b,
+                rows: k,
+                cols: n,
+                row_stride: 1,
+                col_stride: k as isize,
+            },
+            beta,
+            MatMut {
+                data: &mut c,
+                rows: m,
+                cols: n,
+                row_stride: rs as isize,
+                col_stride: cs as isize,
+            },
+        );
+        force(None);
+        r.unwrap();
+        c
+    }
+
+    /// The definition in `i64`, reduced modulo 2³².
+    #[allow(clippy::too_many_arguments)]
+    fn reference(
+        (m, k, n): (usize, usize, usize),
+        a: impl Fn(usize, usize) -> i64,
+        b: &[i8],
+        (alpha, beta): (i32, i32),
+        c0: &[i32],
+        c_row_major: bool,
+    ) -> Vec<i32> {
+        let mut c = c0.to_vec();
+        for i in 0..m {
+            for j in 0..n {
+                let s: i64 = (0..k).map(|p| a(i, p) * i64::from(b[j * k + p])).sum();
+                let at = if c_row_major { i * n + j } else { i + j * m };
+                c[at] = (i64::from(alpha) * s + i64::from(beta) * i64::from(c0[at])) as i32;
+            }
+        }
+        c
+    }
+
+    /// Every quad kernel and the pair engine, one and two threads, both orientations of the
+    /// engine (C row- and column-major), A row- and column-major, shapes crossing MR, NR, the
+    /// k quad and KC, u8 × i8 and i8 × i8 (the +128 shift and its correction): exact.
+    #[test]
+    fn every_quad_kernel_matches_the_definition() {
+        let mut g = Lcg(11);
+        let shapes = [
+            (1, 1, 1),
+            (17, 3, 7),
+            (16, 4, 6),
+            (33, 1030, 13),
+            (5, 2053, 2),
+            (40, 9, 40),
+            (70, 66, 65),
+        ];
+        for dot in choices() {
+            let isas: &[Isa] = match dot {
+                None => &[Isa::Portable, Isa::Avx2],
+                Some(_) => &[Isa::Avx2],
+            };
+            for &isa in isas {
+                if !isa.is_available() {
+                    continue;
+                }
+                for &(m, k, n) in &shapes {
+                    // ranges that `vpmaddubsw` takes exactly: u8 with |b| ≤ 64, i8 (shifted
+                    // to ≤ 255) with |b| ≤ 64; full range for the exact kernels
+                    let bhi = if dot == Some(Dot::Maddubs) { 64 } else { 127 };
+                    let blo = if dot == Some(Dot::Maddubs) { -64 } else { -128 };
+                    let b: Vec<i8> = (0..k * n).map(|_| g.range(blo, bhi) as i8).collect();
+                    let au: Vec<u8> = (0..m * k).map(|_| g.range(0, 255) as u8).collect();
+                    let ai: Vec<i8> = (0..m * k).map(|_| g.range(-128, 127) as i8).collect();
+                    for (threads, a_rm, c_rm, ab) in [
+                        (1, true, true, (1, 0)),
+                        (2, true, false, (3, -2)),
+                        (2, false, true, (-1, 1)),
+                        (1, false, false, (7, 5)),
+                    ] {
+                        let c0: Vec<i32> = (0..m * n).map(|_| g.range(-999, 999)).collect();
+                        let at = |i: usize, p: usize| if a_rm { i * k + p } else { i + p * m };
+                        let got = run(dot, isa, threads, (m, k, n), &au, a_rm, &b, ab, &c0, c_rm);
+                        let want =
+                            reference((m, k, n), |i, p| i64::from(au[at(i, p)]), &b, ab, &c0, c_rm);
+                        assert_eq!(got, want, "u8×i8 {dot:?} {isa:?} {m}x{k}x{n} t{threads}");
+                        let got = run(dot, isa, threads, (m, k, n), &ai, a_rm, &b, ab, &c0, c_rm);
+                        let want =
+                            reference((m, k, n), |i, p| i64::from(ai[at(i, p)]), &b, ab, &c0, c_rm);
+                        assert_eq!(got, want, "i8×i8 {dot:?} {isa:?} {m}x{k}x{n} t{threads}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The range bound: exactly `2·max a·max|b| ≤ 32767`, just inside and just outside, for
+    /// both signs of B and A shifted or not.
+    #[test]
+    fn the_range_bound_is_exact() {
+        fn rows<T>(v: &[T]) -> Rows<'_, T> {
+            Rows {
+                src: v,
+                origin: 0,
+                sv: 1,
+                sk: 1,
+                map: None,
+                simd: false,
+            }
+        }
+        let brows = rows::<i8>;
+        let fits = |a: u8, b: i8| fits_i16(&rows(&[0, a, 1]), 0, &brows(&[b, 0, 1]), [1, 3, 1]);
+        // |b| = 64: every u8 fits (2·255·64 = 32640)
+        assert!(fits(255, 64) && fits(255, -64));
+        // |b| = 65: 2·252·65 = 32760 fits, 2·253·65 = 32890 does not
+        assert!(fits(252, 65) && fits(252, -65));
+        assert!(!fits(253, 65) && !fits(253, -65));
+        // |b| = 128: a ≤ 127 (2·127·128 = 32512), not 128
+        assert!(fits(127, -128) && !fits(128, -128));
+        assert!(fits(255, 0));
+        // an i8 A is judged after its shift: −1 becomes 127
+        let ai = [-1i8];
+        let s = Rows {
+            src: &ai[..],
+            origin: 0,
+            sv: 1,
+            sk: 1,
+            map: None,
+            simd: false,
+        };
+        assert!(fits_i16(&s, 0x80, &brows(&[-128]), [1, 1, 1]));
+        let ai = [0i8];
+        let s = Rows { src: &ai[..], ..s };
+        assert!(!fits_i16(&s, 0x80, &brows(&[-128]), [1, 1, 1]));
+    }
+
+    /// Across the boundary the public route gives the exact result, and the bound is needed:
+    /// forced onto `vpmaddubsw`, a product just outside it saturates (so this test can fail if
+    /// the check were skipped).
+    #[test]
+    fn the_result_is_exact_across_the_boundary() {
+        if !Isa::Avx2.is_available() {
+            return;
+        }
+        let (m, k, n) = (20, 64, 9);
+        for (amax, bval, inside) in [(252u8, -65i8, true), (253, -65, false), (255, -128, false)] {
+            let a = vec![amax; m * k];
+            let b = vec![bval; k * n];
+            let c0 = vec![0; m * n];
+            let want = reference((m, k, n), |_, _| i64::from(amax), &b, (1, 0), &c0, false);
+            let ar = Rows {
+                src: &a[..],
+                origin: 0,
+                sv: k as isize,
+                sk: 1,
+                map: None,
+                simd: false,
+            };
+            let bt = Rows {
+                src: &b[..],
+                origin: 0,
+                sv: k as isize,
+                sk: 1,
+                map: None,
+                simd: false,
+            };
+            assert_eq!(fits_i16(&ar, 0, &bt, [m, k, n]), inside);
+            let forced = run(
+                Some(Dot::Maddubs),
+                Isa::Avx2,
+                1,
+                (m, k, n),
+                &a,
+                true,
+                &b,
+                (1, 0),
+                &c0,
+                false,
+            );
+            assert_eq!(forced == want, inside, "a {amax} b {bval}");
+            // the route as chosen: VNNI where present (exact), else vpmaddubsw inside the
+            // bound and the pair engine outside; exact every time
+            for isa in [Isa::Avx2, Isa::Avx512] {
+                if isa.is_available() {
+                    let got = run_default(isa, (m, k, n), &a, &b);
+                    assert_eq!(got, want, "{isa:?} a {amax} b {bval}");
+                }
+            }
+            // what the route picks without VNNI
+            assert_eq!(
+                pick(None, Isa::Avx2, || inside),
+                inside.then_some(Dot::Maddubs)
+            );
+        }
+    }
+
+    /// The chosen route (no forcing), C column-major.
+    fn run_default(isa: Isa, (m, k, n): (usize, usize, usize), a: &[u8], b: &[i8]) -> Vec<i32> {
+        let mut c = vec![0; m * n];
+        crate::gemm::gemm_with(
+            Options {
+                isa,
+                threads: 1,
+                packing: Packing::Always,
+            },
+            1,
+            MatRef {
+                data: a,
+                rows: m,
+                cols: k,
+                row_stride: k as isize,
+                col_stride: 1,
+            },
+            MatRef {
+                data: b,
+                rows: k,
+                cols: n,
+                row_stride: 1,
+                col_stride: k as isize,
+            },
+            0,
+            MatMut {
+                data: &mut c,
+                rows: m,
+                cols: n,
+                row_stride: 1,
+                col_stride: m as isize,
+            },
+        )
+        .unwrap();
+        c
+    }
+
+    /// A pre-packed `i8` B on every quad kernel of its route (forced: `vpmaddubsw` within its
+    /// bound, the exact widening kernel, each VNNI this CPU has; the portable kernel), u8 and
+    /// i8 A, one and two threads, C both ways: exact.
+    #[test]
+    fn packed_b_on_every_quad_kernel() {
+        use crate::gemm::{PackedB, gemm_packed};
+        let mut g = Lcg(3);
+        let mut routes: Vec<(Isa, Option<Option<Dot>>)> = vec![(Isa::Portable, None)];
+        if Isa::Avx2.is_available() {
+            routes.push((Isa::Avx2, Some(Some(Dot::Maddubs))));
+            routes.push((Isa::Avx2, Some(None))); // → the widening kernel
+        }
+        for x in [Vnni::Avx, Vnni::Avx512] {
+            if crate::isa::has_vnni(x) {
+                routes.push((Isa::Avx2, Some(Some(Dot::Vnni(x)))));
+            }
+        }
+        for (isa, forced) in routes {
+            let narrow = forced == Some(Some(Dot::Maddubs));
+            for &(m, k, n) in &[(1, 5, 3), (7, 1031, 20), (33, 64, 17)] {
+                let b: Vec<i8> = (0..k * n)
+                    .map(|_| if narrow { g.range(-64, 64) } else { g.range(-128, 127) } as i8)
+                    .collect();
+                let pb = PackedB::new(
+                    isa,
+                    MatRef {
+                        data: &b,
+                        rows: k,
+                        cols: n,
+                        row_stride: 1,
+                        col_stride: k as isize,
+                    },
+                )
+                .unwrap();
+                let au: Vec<u8> = (0..m * k).map(|_| g.range(0, 255) as u8).collect();
+                let ai: Vec<i8> = (0..m * k).map(|_| g.range(-128, 127) as i8).collect();
+                for (threads, c_rm) in [(1, true), (2, false)] {
+                    let c0: Vec<i32> = (0..m * n).map(|_| g.range(-99, 99)).collect();
+                    let (rs, cs) = if c_rm { (n, 1) } else { (1, m) };
+                    macro_rules! check {
+                        ($a:expr) => {{
+                            let a = $a;
+                            let mut c = c0.clone();
+                            force(forced);
+                            let r = gemm_packed(
+                                Options {
+                                    isa,
+                                    threads,
+                                    packing: Packing::Always,
+                                },
+                                3,
+                                MatRef {
+                                    data: a,
+                                    rows: m,
+                                    cols: k,
+                                    row_stride: k as isize,
+                                    col_stride: 1,
+                                },
+                                &pb,
+                                -2,
+                                MatMut {
+                                    data: &mut c,
+                                    rows: m,
+                                    cols: n,
+                                    row_stride: rs as isize,
+                                    col_stride: cs as isize,
+                                },
+                            );
+                            force(None);
+                            r.unwrap();
+                            let want = reference(
+                                (m, k, n),
+                                |i, p| i64::from(a[i * k + p]),
+                                &b,
+                                (3, -2),
+                                &c0,
+                                c_rm,
+                            );
+                            assert_eq!(c, want, "{isa:?} {forced:?} {m}x{k}x{n} t{threads}");
+                        }};
+                    }
+                    check!(&au[..]);
+                    check!(&ai[..]);
+                }
+            }
+        }
+    }
+}
