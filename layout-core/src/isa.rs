@@ -264,7 +264,10 @@ pub(crate) fn has_avx512_bf16(level: Isa) -> bool {
 }
 
 /// A VNNI extension (`vpdpbusd`: four `u8 × i8` products added into each `i32` lane).
-#[cfg_attr(not(feature = "std"), allow(dead_code))]
+#[cfg_attr(
+    any(not(feature = "std"), not(target_arch = "x86_64")),
+    allow(dead_code)
+)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Vnni {
     /// AVX-VNNI: the VEX-encoded 256-bit form.

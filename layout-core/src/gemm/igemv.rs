@@ -198,6 +198,7 @@ fn by_columns<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, lo: usize, hi: us
         let at = (g.sm.origin + j as isize * g.sm.cs) as usize;
         &g.m[at..at + k]
     };
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
     let mut j = lo;
     #[cfg(target_arch = "x86_64")]
     if isa >= Isa::Avx2 {

@@ -189,6 +189,7 @@ impl<S: Byte> Panels<u8> for Bytes<'_, S> {
 fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8) {
     let rows = x[0].len();
     debug_assert!(out.len() == 4 * rows && x.iter().all(|r| r.len() == rows));
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
     let mut i = 0;
     #[cfg(target_arch = "x86_64")]
     {
