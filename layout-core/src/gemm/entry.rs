@@ -201,12 +201,14 @@ pub fn gemm_static<T, SA, LA, SB, LB, SC, LC>(
     // Otherwise the strided front, instantiated per element type only (not per layout types:
     // a static call site compiles its small kernel and this call): every extent and stride is
     // a constant of the types.
+    // a validated tensor: its lowest offset is inside the buffer, so this is in 0..len
+    fn lowest<L: StaticMatrix>(base: usize) -> usize {
+        (base as i64 + Table::<L>::MIN_OFFSET) as usize
+    }
     fn mat<T, L: StaticMatrix>(data: &[T], base: usize) -> MatRef<'_, T> {
         let s = Table::<L>::STRIDED;
-        // a validated tensor: its lowest offset is inside the buffer, so this is in 0..len
-        let lowest = (base as i64 + Table::<L>::MIN_OFFSET) as usize;
         MatRef {
-            data: data.get(lowest..).unwrap_or(&[]),
+            data: data.get(lowest::<L>(base)..).unwrap_or(&[]),
             rows: Table::<L>::ROWS,
             cols: Table::<L>::COLS,
             row_stride: s.rs,
@@ -218,16 +220,15 @@ pub fn gemm_static<T, SA, LA, SB, LB, SC, LC>(
         mat::<T, LA>(a.as_slice(), ab),
         mat::<T, LB>(b.as_slice(), bb),
     );
-    let cm = mat::<T, LC>(&[], 0);
-    let lowest = (cb as i64 + Table::<LC>::MIN_OFFSET) as usize;
     let cd = c.as_mut_slice();
     let len = cd.len();
+    let sc = Table::<LC>::STRIDED;
     let cm = MatMut {
-        data: cd.get_mut(lowest..).unwrap_or(&mut []),
-        rows: cm.rows,
-        cols: cm.cols,
-        row_stride: cm.row_stride,
-        col_stride: cm.col_stride,
+        data: cd.get_mut(lowest::<LC>(cb)..).unwrap_or(&mut []),
+        rows: Table::<LC>::ROWS,
+        cols: Table::<LC>::COLS,
+        row_stride: sc.rs,
+        col_stride: sc.cs,
     };
     if let Err(e) = front::strided("gemm_static", Options::default(), alpha, am, bm, beta, cm) {
         unreachable!(
