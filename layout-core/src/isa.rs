@@ -357,10 +357,84 @@ pub(crate) fn has_f16c() -> bool {
     }
 }
 
-/// The largest cache in the CPU's deterministic cache parameters (CPUID leaf 4 on Intel,
-/// 0x8000_001D on AMD with topology extensions; AMD's leaf 0x8000_0006 otherwise).
+/// The data caches one core sees, in bytes: what the GEMM's blocking (and the copy engine's
+/// streaming bound) are derived from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Caches {
+    /// Level-1 data cache.
+    pub l1d: usize,
+    /// Level-2 cache.
+    pub l2: usize,
+    /// The largest cache (the last level; 0 when unknown).
+    pub llc: usize,
+}
+
+impl Caches {
+    /// What is assumed where the CPU does not say: 32 KiB L1d and 512 KiB L2 (Zen 3's, the
+    /// smallest of the machines the kernels are measured on), last level unknown.
+    pub(crate) const FALLBACK: Caches = Caches {
+        l1d: 32 << 10,
+        l2: 512 << 10,
+        llc: 0,
+    };
+
+    /// `LAYOUT_CACHES=L1D,L2,LLC` (sizes with an optional `K`/`M` suffix, e.g. `32K,512K,32M`):
+    /// the blocking of another CPU on this one (tests, and cache simulators such as
+    /// cachegrind configured like that CPU). `None` when unset or malformed.
+    fn from_env() -> Option<Caches> {
+        #[cfg(feature = "std")]
+        {
+            let v = std::env::var("LAYOUT_CACHES").ok()?;
+            Caches::parse(&v)
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            None
+        }
+    }
+
+    /// Parses `L1D,L2,LLC` (see [`Caches::from_env`]); every size must be non-zero.
+    pub(crate) fn parse(v: &str) -> Option<Caches> {
+        let mut it = v.split(',').map(|w| {
+            let w = w.trim();
+            let (num, unit) = match w.as_bytes().last()? {
+                b'k' | b'K' => (&w[..w.len() - 1], 1usize << 10),
+                b'm' | b'M' => (&w[..w.len() - 1], 1 << 20),
+                _ => (w, 1),
+            };
+            num.trim()
+                .parse::<usize>()
+                .ok()?
+                .checked_mul(unit)
+                .filter(|&b| b > 0)
+        });
+        let c = Caches {
+            l1d: it.next()??,
+            l2: it.next()??,
+            llc: it.next()??,
+        };
+        it.next().is_none().then_some(c)
+    }
+
+    /// This CPU's caches ([`Caches::FALLBACK`] for what it does not report), or
+    /// `LAYOUT_CACHES`; read once.
+    pub(crate) fn get() -> Caches {
+        #[cfg(feature = "std")]
+        {
+            static CACHES: std::sync::OnceLock<Caches> = std::sync::OnceLock::new();
+            *CACHES.get_or_init(|| Caches::from_env().unwrap_or_else(detect_caches))
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            detect_caches()
+        }
+    }
+}
+
+/// The CPU's deterministic cache parameters (CPUID leaf 4 on Intel, 0x8000_001D on AMD with
+/// topology extensions; AMD's leaves 0x8000_0005/6 otherwise), level by level.
 #[cfg(target_arch = "x86_64")]
-pub(crate) fn last_level_cache() -> usize {
+fn detect_caches() -> Caches {
     use core::arch::x86_64::__cpuid_count;
     #[allow(unused_unsafe)]
     // SAFETY: CPUID exists on every x86-64 CPU; the leaves read are below the maxima it reports
@@ -376,40 +450,85 @@ pub(crate) fn last_level_cache() -> usize {
     } else {
         None
     };
-    let mut best = 0usize;
+    let (mut l1d, mut l2, mut llc) = (0usize, 0usize, 0usize);
     if let Some(leaf) = leaf {
         for sub in 0..16 {
             let r = id(leaf, sub);
-            // type 0: no more caches; 2: instruction cache
-            match r.eax & 0x1F {
+            // type 0: no more caches; 1: data; 2: instruction; 3: unified
+            let kind = r.eax & 0x1F;
+            match kind {
                 0 => break,
                 2 => continue,
                 _ => {}
             }
+            let level = (r.eax >> 5) & 0x7;
             let ways = (r.ebx >> 22) as usize + 1;
             let parts = ((r.ebx >> 12) & 0x3FF) as usize + 1;
             let line = (r.ebx & 0xFFF) as usize + 1;
             let sets = r.ecx as usize + 1;
-            best = best.max(ways * parts * line * sets);
+            let bytes = ways * parts * line * sets;
+            match level {
+                1 => l1d = bytes,
+                2 => l2 = bytes,
+                _ => {}
+            }
+            llc = llc.max(bytes);
         }
     }
-    if best == 0 && max_ext >= 0x8000_0006 {
-        // L3 in 512 KiB units, else L2 in KiB
-        let r = id(0x8000_0006, 0);
-        best = ((r.edx >> 18) as usize * (512 << 10)).max((r.ecx >> 16) as usize * 1024);
+    if llc == 0 && max_ext >= 0x8000_0006 {
+        // L1d in KiB (0x8000_0005 ECX[31:24]); L2 in KiB, L3 in 512 KiB units (0x8000_0006)
+        let r5 = id(0x8000_0005, 0);
+        let r6 = id(0x8000_0006, 0);
+        l1d = (r5.ecx >> 24) as usize * 1024;
+        l2 = (r6.ecx >> 16) as usize * 1024;
+        llc = ((r6.edx >> 18) as usize * (512 << 10)).max(l2);
     }
-    best
+    let or = |v: usize, d: usize| if v == 0 { d } else { v };
+    Caches {
+        l1d: or(l1d, Caches::FALLBACK.l1d),
+        l2: or(l2, Caches::FALLBACK.l2),
+        llc,
+    }
 }
 
-/// Unknown on other targets.
+/// Unknown on other targets: [`Caches::FALLBACK`].
 #[cfg(not(target_arch = "x86_64"))]
+fn detect_caches() -> Caches {
+    Caches::FALLBACK
+}
+
+/// The largest cache this CPU reports (0 when unknown).
 pub(crate) fn last_level_cache() -> usize {
-    0
+    Caches::get().llc
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cache_sizes_parse() {
+        let zen3 = Caches {
+            l1d: 32 << 10,
+            l2: 512 << 10,
+            llc: 32 << 20,
+        };
+        assert_eq!(Caches::parse("32K,512K,32M"), Some(zen3));
+        assert_eq!(Caches::parse(" 32768 , 512k, 32m "), Some(zen3));
+        for bad in [
+            "",
+            "32K",
+            "32K,512K",
+            "32K,512K,32M,1",
+            "0,512K,32M",
+            "32X,1,1",
+            "K,1,1",
+        ] {
+            assert_eq!(Caches::parse(bad), None, "{bad:?}");
+        }
+        // overflow is refused, not wrapped
+        assert_eq!(Caches::parse(&std::format!("{}M,1,1", usize::MAX)), None);
+    }
 
     #[test]
     fn names_round_trip_and_levels_are_ordered() {
@@ -445,6 +564,9 @@ mod tests {
             }
         }
         assert_eq!(Isa::best(), *avail.last().unwrap());
+        let c = Caches::get();
+        assert!(c.l1d >= 4 << 10 && c.l2 >= c.l1d, "{c:?}");
+        assert!(c.llc == 0 || c.llc >= c.l2, "{c:?}");
         assert!(Isa::selected().is_available() && Isa::selected_for_gemm().is_available());
     }
 }

@@ -151,9 +151,17 @@ mod xsmm {
     }
 }
 
-/// Peak FMA throughput of one core in GFLOP/s: 12 independent 512-bit accumulator chains.
+/// Peak FMA throughput of one core in GFLOP/s: 12 independent 512-bit accumulator chains, or
+/// 256-bit ones when layout is capped at AVX2 (`LAYOUT_GEMM_ISA=avx2` / `LAYOUT_ISA=avx2`: the
+/// peak of the instruction set it runs).
 fn fma_peak(f64_lanes: bool) -> f64 {
     use std::arch::x86_64::*;
+    let avx2 = ["LAYOUT_GEMM_ISA", "LAYOUT_ISA"]
+        .iter()
+        .any(|v| std::env::var(v).is_ok_and(|s| s.eq_ignore_ascii_case("avx2")));
+    if avx2 || !std::arch::is_x86_feature_detected!("avx512f") {
+        return fma_peak_avx2(f64_lanes);
+    }
     #[target_feature(enable = "avx512f,fma")]
     unsafe fn run(iters: u64) -> f32 {
         let mut acc = [_mm512_set1_ps(0.0); 12];
@@ -173,11 +181,44 @@ fn fma_peak(f64_lanes: bool) -> f64 {
     if !std::arch::is_x86_feature_detected!("avx512f") {
         return f64::NAN;
     }
-    let iters = 1_000_000;
+    let iters = 300_000;
     let t = Instant::now();
     // SAFETY: AVX-512F was just detected.
     black_box(unsafe { run(iters) });
     let lanes = if f64_lanes { 8.0 } else { 16.0 };
+    (iters as f64 * 12.0 * lanes * 2.0) / t.elapsed().as_secs_f64() / 1e9
+}
+
+/// [`fma_peak`] with 256-bit vectors: 12 independent AVX2 FMA chains.
+fn fma_peak_avx2(f64_lanes: bool) -> f64 {
+    use std::arch::x86_64::*;
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn run(iters: u64) -> f32 {
+        let mut acc = [_mm256_set1_ps(0.0); 12];
+        let x = _mm256_set1_ps(black_box(1.000_000_1));
+        let y = _mm256_set1_ps(black_box(0.999_999_9));
+        for _ in 0..iters {
+            for a in acc.iter_mut() {
+                *a = _mm256_fmadd_ps(*a, x, y);
+            }
+        }
+        let mut s = _mm256_set1_ps(0.0);
+        for a in acc {
+            s = _mm256_add_ps(s, a);
+        }
+        let mut out = [0f32; 8];
+        // SAFETY: `out` holds 8 f32.
+        unsafe { _mm256_storeu_ps(out.as_mut_ptr(), s) };
+        out.iter().sum()
+    }
+    if !std::arch::is_x86_feature_detected!("fma") {
+        return f64::NAN;
+    }
+    let iters = 300_000;
+    let t = Instant::now();
+    // SAFETY: AVX2 and FMA were just detected.
+    black_box(unsafe { run(iters) });
+    let lanes = if f64_lanes { 4.0 } else { 8.0 };
     (iters as f64 * 12.0 * lanes * 2.0) / t.elapsed().as_secs_f64() / 1e9
 }
 
@@ -1126,15 +1167,58 @@ fn main() {
         }
         return;
     }
+    if args.first().map(String::as_str) == Some("engine") {
+        // `engine [ROUNDS]`: layout's blocked engine alone (`Packing::Always`), f32 and f64 at
+        // 256³, 512³, 1024³, % of the FMA peak (medians); for A/B runs of two builds
+        let rounds: usize = args.get(1).map_or(7, |r| r.parse().unwrap());
+        fn one<T: Elem>(n: usize, rounds: usize) -> f64 {
+            let a: Vec<T> = data(n * n, 1);
+            let b: Vec<T> = data(n * n, 2);
+            let mut c = vec![<T as Elem>::zero(); n * n];
+            let reps = (2e9 / (2.0 * (n * n * n) as f64)).ceil() as usize;
+            // each round as a fraction of the FMA peak measured just before it (the machine's
+            // load moves both alike)
+            let f64_lanes = std::mem::size_of::<T>() == 8;
+            let mut v: Vec<f64> = (0..rounds)
+                .map(|_| {
+                    let peak = fma_peak(f64_lanes);
+                    let t = Instant::now();
+                    for _ in 0..reps {
+                        T::packed(n, n, n, black_box(&a), black_box(&b), black_box(&mut c));
+                    }
+                    let r = 2.0 * (n * n * n * reps) as f64 / t.elapsed().as_secs_f64() / 1e9;
+                    100.0 * r / peak
+                })
+                .collect();
+            v.sort_by(f64::total_cmp);
+            v[rounds / 2]
+        }
+        for n in [256, 512, 1024] {
+            println!(
+                "{n}³ f32 {:.0} % f64 {:.0} %",
+                one::<f32>(n, rounds),
+                one::<f64>(n, rounds)
+            );
+        }
+        return;
+    }
     if args.first().map(String::as_str) == Some("tiny") {
         // `tiny N REPS`: layout alone on N³ f32, for callgrind's instruction counts per call
+        // (`tiny N REPS f64`: the same in f64)
         let n: usize = args[1].parse().unwrap();
         let reps: usize = args[2].parse().unwrap();
-        let a: Vec<f32> = data(n * n, 1);
-        let b: Vec<f32> = data(n * n, 2);
-        let mut c = vec![0f32; n * n];
-        for _ in 0..reps {
-            f32::layout(1, n, n, n, black_box(&a), black_box(&b), black_box(&mut c));
+        fn run<T: Elem>(n: usize, reps: usize) {
+            let a: Vec<T> = data(n * n, 1);
+            let b: Vec<T> = data(n * n, 2);
+            let mut c = vec![<T as Elem>::zero(); n * n];
+            for _ in 0..reps {
+                T::layout(1, n, n, n, black_box(&a), black_box(&b), black_box(&mut c));
+            }
+        }
+        if args.get(3).map(String::as_str) == Some("f64") {
+            run::<f64>(n, reps);
+        } else {
+            run::<f32>(n, reps);
         }
         return;
     }
@@ -1199,6 +1283,7 @@ fn main() {
     let _ = c_char::default();
     let shapes: Vec<(usize, usize, usize)> = match set.as_str() {
         "small" => [4, 8, 16, 32, 64].iter().map(|&n| (n, n, n)).collect(),
+        "mid" => [256, 512, 1024].iter().map(|&n| (n, n, n)).collect(),
         "skinny" => vec![
             (64, 4096, 64),
             (4096, 64, 4096),

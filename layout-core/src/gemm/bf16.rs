@@ -52,17 +52,10 @@ impl Kern for Bf16Pairs {
     }
 }
 
-/// The kernel and its blocking: KC = 512 k values (256 pairs), MC·KC·2 bytes ≈ 384 KiB.
+/// The kernel and its blocking ([`KernelInfo::sized`]): KC at most 512 k values (256 pairs),
+/// the A block at most 384 KiB.
 pub(crate) fn kernel() -> KernelInfo<f32, i16> {
-    const KC: usize = 512;
-    KernelInfo {
-        mr: MR,
-        nr: NR,
-        kc: KC,
-        mc: (384 * 1024 / (KC * 2) / MR).max(1) * MR,
-        nc: (4096 / NR) * NR,
-        ukr,
-    }
+    KernelInfo::sized(MR, NR, 512, 384 << 10, ukr)
 }
 
 /// One 32 × 12 tile over `t.k` pairs of k: `C ← α·acc + β·C` (β = 0: C not read).

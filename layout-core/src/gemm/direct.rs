@@ -701,6 +701,11 @@ macro_rules! kernels {
     };
 }
 
+/// [`Kernels::MAX_A_BYTES`], at most half of this CPU's L2 ([`Caches`](crate::isa::Caches)).
+fn max_a_bytes<K: Kernels>() -> usize {
+    K::MAX_A_BYTES.min(crate::isa::Caches::get().l2 / 2)
+}
+
 /// The unpacked kernels of one element type on one instruction set.
 pub(crate) trait Kernels: Lanes {
     /// Columns of the outer-product tile.
@@ -780,7 +785,7 @@ unsafe fn run_typed<K: Kernels>(p: Direct<'_, K::E>, threads: usize, any_size: b
     // a few rows or columns of a row-major A times a column-major B: dot products along k
     if (m <= 4 || n <= 4) && unit(sa.cs, k) && unit(sb.rs, k) {
         let bytes = m.max(n).saturating_mul(k).saturating_mul(size);
-        if bytes > K::MAX_A_BYTES && !any_size {
+        if bytes > max_a_bytes::<K>() && !any_size {
             return false;
         }
         // SAFETY: the instruction set (caller); A columns and B rows unit stride; operands
@@ -804,7 +809,7 @@ unsafe fn run_typed<K: Kernels>(p: Direct<'_, K::E>, threads: usize, any_size: b
     // A block of KC columns is re-read for every block of NR columns of C: it must stay in L2
     // (or there is one block of columns)
     let block_bytes = s.m.saturating_mul(s.k.min(DIRECT_KC)).saturating_mul(size);
-    if block_bytes > K::MAX_A_BYTES && s.n > K::NR && !any_size {
+    if block_bytes > max_a_bytes::<K>() && s.n > K::NR && !any_size {
         return false;
     }
     let parts = threads.min(s.n / K::NR).max(1);

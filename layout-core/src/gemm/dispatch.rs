@@ -13,24 +13,10 @@ use super::kernel::{Direct, Element, KernelInfo, PORTABLE_MR, PORTABLE_NR, porta
 /// aarch64 NEON f32 8 × 12 / f64 8 × 6.
 pub use crate::isa::Isa;
 
-/// Block sizes: KC = 256 (the B micro-panel, KC·NR elements, stays in L1: 12 KiB for f32 32×12,
-/// 12 KiB for f64 32×6 — BLIS skx ships KC 256–384), MC a multiple of MR with MC·KC ≈ 384 KiB
-/// (the packed A block in L2, 1 MiB on Zen 4), NC = 4080-ish so a KC×NC B block (≈ 4–8 MiB)
-/// lives in L3. These are starting points, measured in BENCHMARKS.md.
-const KC: usize = 256;
-
-fn info<T>(mr: usize, nr: usize, ukr: super::kernel::Ukr<T>, elem_bytes: usize) -> KernelInfo<T> {
-    let mc_target = (384 * 1024) / (KC * elem_bytes);
-    let mc = (mc_target / mr).max(1) * mr;
-    let nc = (4096 / nr).max(1) * nr;
-    KernelInfo {
-        mr,
-        nr,
-        kc: KC,
-        mc,
-        nc,
-        ukr,
-    }
+/// The f32/f64 kernels' blocking ([`KernelInfo::sized`]): KC at most 256, the A block at most
+/// 384 KiB.
+fn info<T>(mr: usize, nr: usize, ukr: super::kernel::Ukr<T>) -> KernelInfo<T> {
+    KernelInfo::sized(mr, nr, 256, 384 << 10, ukr)
 }
 
 /// `Element::unpacked` for one element type: its AVX-512 and
@@ -74,28 +60,28 @@ impl Element for f32 {
         #[cfg(target_arch = "x86_64")]
         if isa >= Isa::Avx2 && run == super::x86::FRACTAL_F32.0 {
             let (mr, nr) = super::x86::FRACTAL_F32;
-            return Some(info(mr, nr, super::x86::fractal_f32, 4));
+            return Some(info(mr, nr, super::x86::fractal_f32));
         }
         let _ = (isa, run);
         None
     }
     fn kernel(isa: Isa) -> Option<KernelInfo<f32>> {
         match isa {
-            Isa::Portable => Some(info(PORTABLE_MR, PORTABLE_NR, portable_ukr::<f32>, 4)),
+            Isa::Portable => Some(info(PORTABLE_MR, PORTABLE_NR, portable_ukr::<f32>)),
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => {
                 let (mr, nr) = super::x86::AVX2_F32;
-                Some(info(mr, nr, super::x86::avx2_f32, 4))
+                Some(info(mr, nr, super::x86::avx2_f32))
             }
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => {
                 let (mr, nr) = super::x86::AVX512_F32;
-                Some(info(mr, nr, super::x86::avx512_f32, 4))
+                Some(info(mr, nr, super::x86::avx512_f32))
             }
             #[cfg(target_arch = "aarch64")]
             Isa::Neon => {
                 let (mr, nr) = super::neon::NEON_F32;
-                Some(info(mr, nr, super::neon::neon_f32, 4))
+                Some(info(mr, nr, super::neon::neon_f32))
             }
             #[cfg(not(target_arch = "x86_64"))]
             Isa::Avx2 | Isa::Avx512 => None,
@@ -118,33 +104,33 @@ impl Element for f64 {
         #[cfg(target_arch = "x86_64")]
         if isa >= Isa::Avx2 && run == super::x86::FRACTAL_F64.0 {
             let (mr, nr) = super::x86::FRACTAL_F64;
-            return Some(info(mr, nr, super::x86::fractal_f64, 8));
+            return Some(info(mr, nr, super::x86::fractal_f64));
         }
         #[cfg(target_arch = "aarch64")]
         if isa == Isa::Neon && run == super::neon::FRACTAL_F64.0 {
             let (mr, nr) = super::neon::FRACTAL_F64;
-            return Some(info(mr, nr, super::neon::fractal_f64, 8));
+            return Some(info(mr, nr, super::neon::fractal_f64));
         }
         let _ = (isa, run);
         None
     }
     fn kernel(isa: Isa) -> Option<KernelInfo<f64>> {
         match isa {
-            Isa::Portable => Some(info(PORTABLE_MR, PORTABLE_NR, portable_ukr::<f64>, 8)),
+            Isa::Portable => Some(info(PORTABLE_MR, PORTABLE_NR, portable_ukr::<f64>)),
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => {
                 let (mr, nr) = super::x86::AVX2_F64;
-                Some(info(mr, nr, super::x86::avx2_f64, 8))
+                Some(info(mr, nr, super::x86::avx2_f64))
             }
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => {
                 let (mr, nr) = super::x86::AVX512_F64;
-                Some(info(mr, nr, super::x86::avx512_f64, 8))
+                Some(info(mr, nr, super::x86::avx512_f64))
             }
             #[cfg(target_arch = "aarch64")]
             Isa::Neon => {
                 let (mr, nr) = super::neon::NEON_F64;
-                Some(info(mr, nr, super::neon::neon_f64, 8))
+                Some(info(mr, nr, super::neon::neon_f64))
             }
             #[cfg(not(target_arch = "x86_64"))]
             Isa::Avx2 | Isa::Avx512 => None,

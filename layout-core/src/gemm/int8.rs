@@ -318,17 +318,9 @@ mod avx2 {
 
 /// The integer kernel for `isa` (the AVX2 kernel on AVX-512 machines too).
 pub(crate) fn kernel(isa: Isa) -> KernelInfo<i32, i16> {
-    // KC counts k values (pairs: KC/2 panel steps): a B micro-panel of NR·KC i16 stays in L1
-    // (6 KiB for NR = 6), the A block MC·KC·2 bytes ≈ 384 KiB in L2
-    const KC: usize = 512;
-    let info = |mr: usize, nr: usize, ukr| KernelInfo {
-        mr,
-        nr,
-        kc: KC,
-        mc: (384 * 1024 / (KC * 2) / mr).max(1) * mr,
-        nc: (4096 / nr).max(1) * nr,
-        ukr,
-    };
+    // KC counts k values (pairs: KC/2 panel steps), at most 512: a B micro-panel of NR·KC i16
+    // stays in L1 (6 KiB for NR = 6), the A block (at most 384 KiB) in L2
+    let info = |mr: usize, nr: usize, ukr| KernelInfo::sized(mr, nr, 512, 384 << 10, ukr);
     match isa {
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 | Isa::Avx512 => info(avx2::TILE.0, avx2::TILE.1, avx2::ukr),

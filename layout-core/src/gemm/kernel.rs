@@ -159,6 +159,40 @@ pub struct KernelInfo<T, P = T> {
     pub(crate) ukr: Ukr<T, P>,
 }
 
+impl<T, P> KernelInfo<T, P> {
+    /// The kernel `ukr` of an `mr × nr` tile with its cache blocking derived from this CPU's
+    /// caches ([`Caches`](crate::isa::Caches); `LAYOUT_CACHES` sets another CPU's):
+    /// - **KC** (k values per packed panel, at most `kc_max`, a multiple of 16): the B
+    ///   micro-panel (NR × KC packed elements), reused from L1 by every A micro-panel of a
+    ///   block, takes at most half of L1d, leaving the other half to the A micro-panel streaming
+    ///   through (BLIS's haswell, zen3 and skx configurations: KC = 256 for f32/f64).
+    /// - **MC** (a multiple of MR): the packed A block (MC × KC), re-read from L2 for every B
+    ///   micro-panel, takes at most three quarters of L2 and at most `a_max` bytes (384 KiB for
+    ///   f32/f64, measured on Zen 3/4/5; a 256 KiB L2 gives 192 KiB). Half of Zen 3's L2
+    ///   (MC = 256 f32 / 128 f64) was simulated (cachegrind with Zen 3's L1d and L2) at 5–10 %
+    ///   more L2 misses at 512³ and 1024³ than 384 KiB: B's block is re-read once per A block.
+    /// - **NC** (a multiple of NR, about 4096 at most): the KC × NC B block takes at most a
+    ///   quarter of the last-level cache.
+    pub(crate) fn sized(mr: usize, nr: usize, kc_max: usize, a_max: usize, ukr: Ukr<T, P>) -> Self {
+        let p = core::mem::size_of::<P>().max(1);
+        let caches = crate::isa::Caches::get();
+        let kc = (caches.l1d / 2 / (nr * p)).min(kc_max).max(64) / 16 * 16;
+        let mc = ((caches.l2 / 4 * 3).min(a_max) / (kc * p) / mr).max(1) * mr;
+        let nc_max = match caches.llc {
+            0 => 4096,
+            llc => (llc / 4 / (kc * p)).clamp(nr, 4096),
+        };
+        KernelInfo {
+            mr,
+            nr,
+            kc,
+            mc,
+            nc: (nc_max / nr).max(1) * nr,
+            ukr,
+        }
+    }
+}
+
 /// The engine's view of one element pair's kernels (the BLIS loops, packing buffers, edge
 /// tiles and threads are written once over it): `C` is C's element (also α, β and the
 /// accumulator), `P` the element of the packed panels the microkernel streams.
@@ -250,6 +284,12 @@ pub(crate) trait Simd<T: Element> {
     /// # Safety
     /// The instruction set of `Self` is available.
     unsafe fn add(a: Self::V, b: Self::V) -> Self::V;
+    /// Asks for the cache line holding `p` to be brought into L1 (a hint: `p` need not point
+    /// into any object, it is never dereferenced). The default does nothing.
+    #[inline(always)]
+    fn prefetch(p: *const T) {
+        let _ = p;
+    }
 }
 
 /// The microkernel body: MV vectors of `S::LANES` rows (MR = MV·LANES) by NR columns.
@@ -262,12 +302,30 @@ pub(crate) unsafe fn tile_body<T: Element, S: Simd<T>, const MV: usize, const NR
 ) {
     let lanes = S::LANES;
     let mr = MV * lanes;
+    // bytes of A read per k step, and how far ahead (in k steps) A is prefetched
+    let a_step_bytes = mr * core::mem::size_of::<T>();
+    const A_AHEAD: usize = 8;
     // SAFETY: (whole body) the caller guarantees the ISA and the extents of a, b and c.
     unsafe {
+        // C's tile columns are brought into L1 while the k loop runs (they are read, or written
+        // whole, only after it): the first and last element of each column cover its lines
+        if t.rsc == 1 {
+            for j in 0..NR {
+                let cj = t.c.wrapping_offset(j as isize * t.csc);
+                S::prefetch(cj);
+                S::prefetch(cj.wrapping_add(mr - 1));
+            }
+        }
         let mut acc = [[S::zero(); MV]; NR];
         let mut a = t.a;
         let mut b = t.b;
         for _ in 0..t.k {
+            // the A micro-panel streams from L2: one line ahead per 64 bytes read
+            let mut off = 0;
+            while off < a_step_bytes {
+                S::prefetch(a.wrapping_byte_add(A_AHEAD * a_step_bytes + off));
+                off += 64;
+            }
             let mut av = [S::zero(); MV];
             for v in 0..MV {
                 av[v] = S::load(a.add(v * lanes));

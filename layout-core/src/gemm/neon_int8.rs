@@ -307,15 +307,8 @@ pub(crate) fn run_i8<TA: Int8, TB: Int8>(p: Product<'_, TA, TB, i32>) {
     };
     const KC: usize = 1024;
     let (mr, nr) = TILE;
-    let ki = KernelInfo {
-        mr,
-        nr,
-        kc: KC,
-        // the A block MC·KC bytes ≈ 384 KiB in L2; a B micro-panel NR·KC = 12 KiB in L1
-        mc: (384 * 1024 / KC / mr).max(1) * mr,
-        nc: (4096 / nr).max(1) * nr,
-        ukr,
-    };
+    // the A block MC·KC bytes at most 384 KiB in L2; a B micro-panel NR·KC = 12 KiB in L1
+    let ki = KernelInfo::sized(mr, nr, KC, 384 << 10, ukr);
     let asrc = Quads {
         rows: p.a.rows(),
         flip: flip_a,

@@ -259,7 +259,19 @@ fn rect<T: Element>(out: &mut [T], ld: usize, b: Rows<'_, T>, rows: usize, cols:
     } else if b.sk == 1 && rows * cols < 256 && out.len() >= (cols - 1) * ld + rows {
         // a small block with contiguous source rows (an NZ fractal's C0 columns): read each
         // source row once, write it down the panel (the transpose kernel's set-up costs more
-        // than the block)
+        // than the block); whole 8 × 8 f32 / 4 × 4 f64 squares through registers on AVX2
+        #[cfg(target_arch = "x86_64")]
+        if fractal_simd::<T>(cols) && b.sv >= cols as isize {
+            // the block's source rows `t·sv .. t·sv + cols` (`t < rows`), bounds-checked
+            let at = b.origin as usize;
+            let src = &b.src[at..at + (rows - 1) * b.sv as usize + cols];
+            // SAFETY: AVX2 is available and `T` is f32 by 8 or f64 by 4 (`fractal_simd`); every
+            // source row lies in `src` (just sliced; rows do not overlap as sv ≥ cols), every
+            // destination `q·ld + t` in `out` (`out.len() ≥ (cols − 1)·ld + rows`, checked
+            // above); `out` is a `&mut` slice, distinct from the source.
+            unsafe { down_simd::<T>(out.as_mut_ptr(), ld, src.as_ptr(), b.sv as usize, rows) };
+            return;
+        }
         match cols {
             4 => down::<T, 4>(out, ld, b, rows),
             8 => down::<T, 8>(out, ld, b, rows),
@@ -297,6 +309,88 @@ fn rect<T: Element>(out: &mut [T], ld: usize, b: Rows<'_, T>, rows: usize, cols:
             let at = b.origin + q as isize * b.sk;
             for (t, o) in out[q * ld..q * ld + rows].iter_mut().enumerate() {
                 *o = b.src[(at + t as isize * b.sv) as usize];
+            }
+        }
+    }
+}
+
+/// Whether [`down_simd`] moves a block of `cols` contiguous source columns of `T`: AVX2 selected,
+/// and f32 by 8 (Ascend's C0 for 4-byte elements) or f64 by 4.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn fractal_simd<T: Element>(cols: usize) -> bool {
+    let w = core::mem::size_of::<T>();
+    ((w == 4 && cols == 8) || (w == 8 && cols == 4))
+        && crate::isa::Isa::selected() >= crate::isa::Isa::Avx2
+}
+
+/// `out[q·ld + t] = src[t·sv + q]` for `t < rows` and `q < 8` (4-byte `T`) or `q < 4` (8-byte
+/// `T`): an NZ fractal's rows moved down a panel, eight (four) rows at a time as an in-register
+/// square transpose, the rows left over one by one. Bits are moved, never computed on.
+///
+/// # Safety
+/// AVX2 is available; `T` is f32 or f64 ([`fractal_simd`]); `src` is readable for every
+/// `t·sv + q` and `out` writable for every `q·ld + t`; the two do not overlap.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn down_simd<T: Element>(out: *mut T, ld: usize, src: *const T, sv: usize, rows: usize) {
+    use core::arch::x86_64::*;
+    // SAFETY: (whole body) the caller's contract: every load reads a source row of the block,
+    // every store writes a destination column segment of it.
+    unsafe {
+        let mut t = 0;
+        if core::mem::size_of::<T>() == 4 {
+            let (o, s) = (out.cast::<f32>(), src.cast::<f32>());
+            while t + 8 <= rows {
+                let r = |i: usize| _mm256_loadu_ps(s.add((t + i) * sv));
+                let (r0, r1, r2, r3) = (r(0), r(1), r(2), r(3));
+                let (r4, r5, r6, r7) = (r(4), r(5), r(6), r(7));
+                let (t0, t1) = (_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
+                let (t2, t3) = (_mm256_unpacklo_ps(r2, r3), _mm256_unpackhi_ps(r2, r3));
+                let (t4, t5) = (_mm256_unpacklo_ps(r4, r5), _mm256_unpackhi_ps(r4, r5));
+                let (t6, t7) = (_mm256_unpacklo_ps(r6, r7), _mm256_unpackhi_ps(r6, r7));
+                let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+                let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+                let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+                let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+                let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+                let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+                let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+                let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+                let w = |q: usize, v: __m256| _mm256_storeu_ps(o.add(q * ld + t), v);
+                w(0, _mm256_permute2f128_ps::<0x20>(u0, u4));
+                w(1, _mm256_permute2f128_ps::<0x20>(u1, u5));
+                w(2, _mm256_permute2f128_ps::<0x20>(u2, u6));
+                w(3, _mm256_permute2f128_ps::<0x20>(u3, u7));
+                w(4, _mm256_permute2f128_ps::<0x31>(u0, u4));
+                w(5, _mm256_permute2f128_ps::<0x31>(u1, u5));
+                w(6, _mm256_permute2f128_ps::<0x31>(u2, u6));
+                w(7, _mm256_permute2f128_ps::<0x31>(u3, u7));
+                t += 8;
+            }
+            for t in t..rows {
+                for q in 0..8 {
+                    *o.add(q * ld + t) = *s.add(t * sv + q);
+                }
+            }
+        } else {
+            let (o, s) = (out.cast::<f64>(), src.cast::<f64>());
+            while t + 4 <= rows {
+                let r = |i: usize| _mm256_loadu_pd(s.add((t + i) * sv));
+                let (r0, r1, r2, r3) = (r(0), r(1), r(2), r(3));
+                let (t0, t1) = (_mm256_unpacklo_pd(r0, r1), _mm256_unpackhi_pd(r0, r1));
+                let (t2, t3) = (_mm256_unpacklo_pd(r2, r3), _mm256_unpackhi_pd(r2, r3));
+                let w = |q: usize, v: __m256d| _mm256_storeu_pd(o.add(q * ld + t), v);
+                w(0, _mm256_permute2f128_pd::<0x20>(t0, t2));
+                w(1, _mm256_permute2f128_pd::<0x20>(t1, t3));
+                w(2, _mm256_permute2f128_pd::<0x31>(t0, t2));
+                w(3, _mm256_permute2f128_pd::<0x31>(t1, t3));
+                t += 4;
+            }
+            for t in t..rows {
+                for q in 0..4 {
+                    *o.add(q * ld + t) = *s.add(t * sv + q);
+                }
             }
         }
     }

@@ -522,14 +522,7 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
             (Dot::Portable, _) => return None,
         };
         let (mr, nr) = x86::TILE;
-        Some(KernelInfo {
-            mr,
-            nr,
-            kc: KC,
-            mc: (256 * 1024 / KC / mr).max(1) * mr,
-            nc: (4096 / nr).max(1) * nr,
-            ukr,
-        })
+        Some(KernelInfo::sized(mr, nr, KC, 256 << 10, ukr))
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

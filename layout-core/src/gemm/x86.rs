@@ -57,6 +57,12 @@ macro_rules! simd_impl {
                 // SAFETY: the caller guarantees the instruction set.
                 unsafe { $add(a, b) }
             }
+            #[inline(always)]
+            fn prefetch(p: *const $t) {
+                // SAFETY: a prefetch is a hint on an address, never a memory access: it cannot
+                // fault or read, whatever `p` is (SSE, part of the x86-64 baseline).
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) }
+            }
         }
     };
 }

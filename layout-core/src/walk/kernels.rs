@@ -564,17 +564,7 @@ pub(crate) fn stream_bytes() -> usize {
 
 /// Bytes of the largest cache this CPU reports (0 when unknown), queried once.
 pub(crate) fn last_level_cache() -> usize {
-    use core::sync::atomic::{AtomicUsize, Ordering};
-    /// `usize::MAX` until the first query.
-    static LLC: AtomicUsize = AtomicUsize::new(usize::MAX);
-    match LLC.load(Ordering::Relaxed) {
-        usize::MAX => {
-            let v = crate::isa::last_level_cache();
-            LLC.store(v, Ordering::Relaxed);
-            v
-        }
-        v => v,
-    }
+    crate::isa::last_level_cache()
 }
 
 /// One 8 × 8 micro-tile, written column by column with constant trip counts (LLVM keeps the
