@@ -12,6 +12,10 @@
 //! `LAYOUT_NEON_EXT` (a comma-separated list of the extensions the kernels may use, or `none`)
 //! switches them off, so tests can force every extension path on and off on one machine.
 //!
+//! The data cache sizes (L1d, L2, last level) are read here too, from CPUID; the GEMM derives
+//! its cache blocking from them. `LAYOUT_CACHES=32K,512K,32M` takes another CPU's sizes
+//! (here Zen 3's), for tests and for cache simulators configured like that CPU.
+//!
 //! ```
 //! use layout::isa::Isa;
 //! let best = Isa::best();
