@@ -97,6 +97,11 @@ fn mixed_layouts_in_the_calculator() {
         // index 9 = (1, 1): 1 XOR 9 = 8; index 10 = (2, 1): 2 XOR 9 = 11
         ("eval((8,8):(F1,F9), 9)", "8"),
         ("eval((8,8):(F1,F9), 10)", "11"),
+        // PyCuTe's `Layout((4, 8), (F2(1), F2(8)))(2, 1) == F2(2 ^ 8)`
+        ("eval((4,8):(F1,F8), (2,1))", "10"),
+        ("eval((4,8):(F1,F8), 2, 1)", "10"),
+        // by mode: (3, 5) in (4,(2,4)) is index 3 + 4·5 = 23 = (3, 1, 2): 3 XOR 4 XOR 16
+        ("eval((4,(2,4)):(F1,(F4,F8)), (3,5))", "23"),
         ("offsets(4:F3)", "[0,3,6,5]"),
         // 4 ⊗ F1 = F4 and 4 is a power of two: one leaf; 3 is not, so no merge
         ("coalesce((4,4):(F1,F4))", "16:F1"),

@@ -308,6 +308,53 @@ impl MixedLayout {
         self.body_offset(i, j)
     }
 
+    /// The index of a coordinate, as PyCuTe reads one: a flat coordinate (one value per leaf)
+    /// or one 1-D coordinate per top-level mode, colexicographic either way.
+    ///
+    /// # Errors
+    /// [`F2Error::CoordArity`] for another count; [`F2Error::CoordOutOfRange`] for a value
+    /// outside its leaf or mode.
+    ///
+    /// ```
+    /// use layout::f2::MixedLayout;
+    /// let m: MixedLayout = "(4,(2,4)):(F1,(F4,F8))".parse().unwrap();
+    /// assert_eq!(m.index_of(&[3, 1, 2]).unwrap(), 3 + 4 + 16); // flat
+    /// assert_eq!(m.index_of(&[3, 5]).unwrap(), 3 + 4 * 5); // by mode
+    /// assert!(m.index_of(&[4, 0]).is_err());
+    /// ```
+    pub fn index_of(&self, coord: &[i64]) -> Result<i64, F2Error> {
+        let shape = self.body.shape();
+        let leaves = self.body.shape_leaves();
+        let mut extents = [0i64; MAX_LEAVES];
+        let n = if coord.len() == leaves.len() {
+            extents[..leaves.len()].copy_from_slice(leaves);
+            leaves.len()
+        } else if coord.len() == shape.rank() {
+            for (m, e) in extents.iter_mut().enumerate().take(shape.rank()) {
+                *e = shape.mode(m)?.size()?;
+            }
+            shape.rank()
+        } else {
+            return Err(F2Error::CoordArity {
+                expected: leaves.len(),
+                got: coord.len(),
+            });
+        };
+        let (mut index, mut scale) = (0i64, 1i64);
+        for (&c, &e) in coord.iter().zip(&extents[..n]) {
+            if c < 0 || c >= e {
+                return Err(F2Error::CoordOutOfRange {
+                    name: super::DimName::new("coordinate")?,
+                    value: c as u64,
+                    size: e as u64,
+                });
+            }
+            index += c * scale;
+            scale *= e;
+        }
+        Ok(index)
+    }
+
     fn body_offset(&self, index: i64, mut j: i64) -> Result<i64, F2Error> {
         let shape = self.body.shape_leaves();
         let stride = self.body.stride_leaves();

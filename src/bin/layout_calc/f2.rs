@@ -116,9 +116,18 @@ fn try_general(t: &str) -> Option<Result<String, String>> {
             }
             "offsets" => run("mixed_offsets", &[args[0]]),
             "eval" => {
-                want(2)?;
-                let [i] = ints(args[1])?[..] else {
-                    return Err("`eval` of a layout with F2 strides takes a 1-D index".into());
+                // eval(M, i), eval(M, (c0, c1, …)) or eval(M, c0, c1, …): an index, a flat
+                // coordinate or one coordinate per mode, as PyCuTe's `L(…)`
+                if args.len() < 2 {
+                    want(2)?;
+                }
+                let mut c = Vec::new();
+                for a in &args[1..] {
+                    c.extend(ints(a)?);
+                }
+                let i = match c[..] {
+                    [i] => i,
+                    _ => m.index_of(&c).map_err(e)?,
                 };
                 Ok(m.offset(i).map_err(e)?.to_string())
             }
