@@ -91,7 +91,12 @@ fn blocked_and_raked_products_keep_the_static_block() {
 fn composition_with_a_static_tiler_keeps_the_static_part() {
     // brute force against the run-time by-mode composition, over whole domains, for tilers
     // inside, equal to and past the parent's extents
-    for (m, n, ld) in [(64i64, 32i64, 72i64), (16, 8, 17), (8, 4, 9), (100, 60, 104)] {
+    for (m, n, ld) in [
+        (64i64, 32i64, 72i64),
+        (16, 8, 17),
+        (8, 4, 9),
+        (100, 60, 104),
+    ] {
         let a = Layout::new((m, n), (Int::<1>, ld));
         let t = a.composition_static::<16, 8>().unwrap();
         let want = DynLayout::new(

@@ -162,11 +162,17 @@ fn check_right_inverse(a: &MixedLayout, r: &MixedLayout) {
 fn pycute_right_inverse_f2() {
     // the documented results
     assert_eq!(
-        m("(8,8):(F1,F9)").right_inverse_layout().unwrap().to_string(),
+        m("(8,8):(F1,F9)")
+            .right_inverse_layout()
+            .unwrap()
+            .to_string(),
         "(8,8):(F1,F9)"
     );
     assert_eq!(
-        m("(8,8):(F9,F1)").right_inverse_layout().unwrap().to_string(),
+        m("(8,8):(F9,F1)")
+            .right_inverse_layout()
+            .unwrap()
+            .to_string(),
         "(8,8):(F8,F9)"
     );
     // `test_right_inverse_f2`: the post-condition over each case
@@ -196,7 +202,11 @@ fn pycute_right_inverse_f2() {
         "(4,4):(F1,F5)",
         "(4,(4,3)):(F1,(F5,F16))",
     ] {
-        assert_eq!(m(a).right_inverse_layout().unwrap().size(), m(a).size(), "{a}");
+        assert_eq!(
+            m(a).right_inverse_layout().unwrap().size(),
+            m(a).size(),
+            "{a}"
+        );
     }
     // `test_right_inverse_f2_residue_must_not_leak`: 4 ⊗ F13 reaches bit 4, outside the field
     // F8 opens, so the chain stops at mode 0
@@ -230,10 +240,7 @@ fn pycute_left_inverse_f2() {
     // `test_left_inverse_f2_non_unit_gap_raises`
     for a in ["8:F2", "(8,8):(F1,F9)", "(4,4):(F1,F5)"] {
         assert!(
-            matches!(
-                m(a).left_inverse_layout(),
-                Err(F2Error::Boundary { .. })
-            ),
+            matches!(m(a).left_inverse_layout(), Err(F2Error::Boundary { .. })),
             "{a}"
         );
     }

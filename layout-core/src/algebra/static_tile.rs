@@ -332,8 +332,7 @@ where
 
 /// CuTe's `composition(A, make_tile(M, N))` of a typed rank-2 layout by a static shape tiler,
 /// typed: `(Int<M>, Int<N>) : (D0, D1)` — what [`Layout::composition_static`] returns.
-pub type StaticComposition<const M: i64, const N: i64, D0, D1> =
-    Layout<(Int<M>, Int<N>), (D0, D1)>;
+pub type StaticComposition<const M: i64, const N: i64, D0, D1> = Layout<(Int<M>, Int<N>), (D0, D1)>;
 
 impl<S0, S1, D0, D1> Layout<(S0, S1), (D0, D1)>
 where

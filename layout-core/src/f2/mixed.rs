@@ -480,10 +480,7 @@ impl MixedLayout {
         let shape = self.body.shape_leaves();
         for (k, (&s, &d)) in shape.iter().zip(self.body.stride_leaves()).enumerate() {
             if self.f2_leaves & (1u64 << k) == 0 && s > 1 && d != 0 {
-                return Err(F2Error::MixedStrides {
-                    leaf: k,
-                    stride: d,
-                });
+                return Err(F2Error::MixedStrides { leaf: k, stride: d });
             }
         }
         Ok(())

@@ -37,9 +37,11 @@ fn eval_at_f2(leaves: &[(i64, u128)], x: u128) -> Result<u128, F2Error> {
     };
     let (mut idx, mut acc, mut pps) = (x, 0u128, 1i64);
     for &(s, d) in init {
-        let z = pps.checked_mul(s).ok_or(F2Error::Layout(crate::LayoutError::Overflow {
-            what: "prefix product",
-        }))?;
+        let z = pps
+            .checked_mul(s)
+            .ok_or(F2Error::Layout(crate::LayoutError::Overflow {
+                what: "prefix product",
+            }))?;
         if clmul(pps as u128, s as u128) != z as u128 {
             return Err(F2Error::CarryingShape {
                 extent: s,
@@ -59,7 +61,9 @@ fn eval_at_f2(leaves: &[(i64, u128)], x: u128) -> Result<u128, F2Error> {
 fn merge(sa: i64, a: Leaf<'_>, sb: i64, b: Leaf<'_>) -> Option<(i64, Leaf<'static>)> {
     let s = sa.checked_mul(sb)?;
     match (a, b) {
-        (Leaf::Int(da), Leaf::Int(db)) if sa.checked_mul(da) == Some(db) => Some((s, Leaf::Int(da))),
+        (Leaf::Int(da), Leaf::Int(db)) if sa.checked_mul(da) == Some(db) => {
+            Some((s, Leaf::Int(da)))
+        }
         (Leaf::F2(va), Leaf::F2(vb))
             if clmul(sa as u128, va as u128) == vb as u128 && (is_pow2(sa) || va == 0) =>
         {
@@ -178,12 +182,12 @@ impl MixedLayout {
     /// assert_eq!("8:F0".parse::<MixedLayout>().unwrap().cosize().unwrap(), 1);
     /// ```
     pub fn cosize(&self) -> Result<i64, F2Error> {
-        if let Some(p) = &self.pre {
-            if p.invert().is_err() {
-                return Err(F2Error::Undefined {
-                    what: "cosize of a layout after a non-bijective F2 map: not defined",
-                });
-            }
+        if let Some(p) = &self.pre
+            && p.invert().is_err()
+        {
+            return Err(F2Error::Undefined {
+                what: "cosize of a layout after a non-bijective F2 map: not defined",
+            });
         }
         if self.f2_leaves == 0 {
             return Ok(self.body.cosize());
