@@ -361,3 +361,27 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn hostile_f2_text_is_an_error() {
+    for s in [
+        "8:F",
+        "8:F-1",
+        "8:F2(",
+        "8:F2(3",
+        "8:F2(3]",
+        "8:F[1,2",
+        "8:F18446744073709551616",
+        "8:F18446744073709551615",
+        "(4611686018427387904,2):(F1,F1)",
+        "(8,8):(F1,F9",
+        "8:FF1",
+        "8:F1x",
+    ] {
+        assert!(s.parse::<MixedLayout>().is_err(), "{s}");
+    }
+    // the largest extent whose bases still fit 62 bits
+    let big = m("4611686018427387904:F1");
+    assert_eq!(big.offset((1 << 62) - 1).unwrap(), (1 << 62) - 1);
+    assert_eq!(big.cosize().unwrap(), 1 << 62);
+}
