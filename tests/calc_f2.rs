@@ -106,6 +106,12 @@ fn mixed_layouts_in_the_calculator() {
         // 4 ⊗ F1 = F4 and 4 is a power of two: one leaf; 3 is not, so no merge
         ("coalesce((4,4):(F1,F4))", "16:F1"),
         ("coalesce((3,4):(F1,F3))", "(3,4):(F1,F3)"),
+        // the images 8, 16, 32 of 8:8 land on F9's bases 9, 18, 36
+        ("composition((8,8):(F1,F9), 8:8)", "8:F9"),
+        (
+            "composition((8,8):(F1,F9), 4:3)",
+            "error: not F2-linear: the images 3 and 6 of two index bits share bits, so 3 + 6 != 3 xor 6",
+        ),
         // PyCuTe's documented right inverse
         ("right_inverse((8,8):(F9,F1))", "(8,8):(F8,F9)"),
         ("left_inverse((4,8):(F1,F4))", "32:1"),

@@ -49,7 +49,8 @@
 //!   (M ∘ F), `mixed_after(F; M)` (F ∘ M), `mixed_right_inverse(M)`, `mixed_left_inverse(M)`,
 //!   `mixed_complement(M; cotarget)`, `mixed_swizzled(L; B,M,S)` (L ∘ Sw). A layout with F2
 //!   strides also works on its own line (printed back) and in `size`, `cosize`, `offsets`,
-//!   `eval(M, i)`, `coalesce`, `right_inverse`, `left_inverse` (PyCuTe's, as layouts) and
+//!   `eval(M, i)`, `coalesce`, `composition(M, B)`, `right_inverse`, `left_inverse` (PyCuTe's,
+//!   as layouts) and
 //!   `complement(M, N)` with their usual commas.
 //! - results print in CuTe's text for run-time values: no `_`, no spaces.
 //!

@@ -349,3 +349,52 @@ fn hostile_nesting_is_an_error_not_a_stack_overflow() {
         "(((8))):(((F1)))"
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    /// `compose_layout` against the definition `R(i) = A(B(i))`, and refused exactly when `B`
+    /// carries or leaves `A`'s index (A F2-linear, no `pre`).
+    #[test]
+    fn composition_with_an_integer_layout(seed in any::<u64>()) {
+        let mut g = Seeded(seed);
+        for _ in 0..16 {
+            let a = loop {
+                let a = random_mixed(&mut g, true);
+                if a.pre().is_none() && a.has_f2_strides() {
+                    break a;
+                }
+            };
+            let n = 1 + g.below(3) as usize;
+            let shape: Vec<i64> = (0..n).map(|_| 1 + g.below(5) as i64).collect();
+            let stride: Vec<i64> = (0..n).map(|_| g.below(9) as i64).collect();
+            let b = DynLayout::new(
+                &layout::DynTuple::from_slice(&shape).unwrap(),
+                &layout::DynTuple::from_slice(&stride).unwrap(),
+            )
+            .unwrap();
+            // the bit images d << t of b's coordinate bits: disjoint and inside a's index?
+            let mut imgs = Vec::new();
+            for (&s, &d) in shape.iter().zip(&stride) {
+                let bits = if s <= 1 { 0 } else { 64 - (s as u64 - 1).leading_zeros() };
+                for t in 0..bits {
+                    imgs.push((d as u64) << t);
+                }
+            }
+            let carry_free = imgs.iter().enumerate().all(|(i, &x)| {
+                imgs[..i].iter().all(|&y| x & y == 0)
+            });
+            let inside = imgs.iter().all(|&x| (x as i64) < a.size());
+            match a.compose_layout(&b) {
+                Ok(r) => {
+                    prop_assert!(carry_free && inside, "{} o {} = {}", a, b, r);
+                    prop_assert_eq!(r.size(), b.size());
+                    for i in 0..b.size() {
+                        prop_assert_eq!(r.offset(i).unwrap(), a.offset(b.offset(i)).unwrap());
+                    }
+                }
+                Err(e) => prop_assert!(!(carry_free && inside), "{} o {}: {}", a, b, e),
+            }
+        }
+    }
+}

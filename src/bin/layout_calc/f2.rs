@@ -45,6 +45,7 @@ const GENERAL: &[&str] = &[
     "offsets",
     "eval",
     "coalesce",
+    "composition",
     "right_inverse",
     "left_inverse",
     "complement",
@@ -130,6 +131,13 @@ fn try_general(t: &str) -> Option<Result<String, String>> {
                     _ => m.index_of(&c).map_err(e)?,
                 };
                 Ok(m.offset(i).map_err(e)?.to_string())
+            }
+            "composition" => {
+                want(2)?;
+                let b: layout::DynLayout = args[1]
+                    .parse()
+                    .map_err(|x: layout::LayoutError| x.to_string())?;
+                Ok(m.compose_layout(&b).map_err(e)?.to_string())
             }
             "right_inverse" => {
                 want(1)?;

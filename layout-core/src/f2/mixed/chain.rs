@@ -336,3 +336,96 @@ impl MixedLayout {
         Ok(MixedLayout::from(ints.left_inverse()?))
     }
 }
+
+impl MixedLayout {
+    /// Composition `self ∘ b` with an integer layout `b` on the index: `R(i) = self(b(i))`,
+    /// shaped like `b`. For F2 strides it is defined where both sides are maps over GF(2) — `self`
+    /// F2-linear ([`to_f2`](Self::to_f2)) and `b` carry-free (the images `d << t` of its
+    /// coordinate bits pairwise disjoint, strides non-negative, offsets inside `self`'s
+    /// power-of-two size) — and then each leaf of `b` gets the F2 stride whose bases are
+    /// `self`'s offsets of those images: PyCuTe's composition, which multiplies `self`'s F2
+    /// strides by `b`'s integer factors carry-lessly (`(8,8):(F1,F9) ∘ 8:8 = 8:F9`). An integer
+    /// layout gets CuTe's composition; a layout after an F2 map composes `b` into that map.
+    ///
+    /// # Errors
+    /// [`F2Error::NotLinear`] naming two images of `b` that carry; [`F2Error::NegativeStride`];
+    /// [`F2Error::Boundary`] when `b` leaves `self`'s index; `to_f2`'s errors; CuTe's errors.
+    ///
+    /// # Postconditions
+    /// `R.offset(i) == self.offset(b.offset(i))` for every `i < size(b)`.
+    ///
+    /// ```
+    /// use layout::DynLayout;
+    /// use layout::f2::MixedLayout;
+    /// let a: MixedLayout = "(8,8):(F1,F9)".parse().unwrap();
+    /// let b: DynLayout = "(4,2):(2,8)".parse().unwrap();
+    /// let r = a.compose_layout(&b).unwrap();
+    /// assert_eq!(r.to_string(), "(4,2):(F2,F9)");
+    /// for i in 0..8 {
+    ///     assert_eq!(r.offset(i).unwrap(), a.offset(b.offset(i)).unwrap());
+    /// }
+    /// // 3 · 3 carries, 3 ⊗ 3 does not: refused, not approximated
+    /// assert!(a.compose_layout(&"4:3".parse().unwrap()).is_err());
+    /// ```
+    pub fn compose_layout(&self, b: &DynLayout) -> Result<MixedLayout, F2Error> {
+        if self.pre.is_some() {
+            let f = crate::f2::F2Layout::from_layout(b)?.rename_outputs(&[("offset", "index")])?;
+            return self.compose_f2(&f);
+        }
+        if self.f2_leaves == 0 {
+            return Ok(MixedLayout::from(self.body.composition(b)?));
+        }
+        self.to_f2()?;
+        let size = self.size();
+        let (bs, bd) = (b.shape_leaves(), b.stride_leaves());
+        let mut imgs = [0u128; MAX_F2_BITS];
+        let mut bases = [0u64; MAX_F2_BITS];
+        let mut nb = 0;
+        let mut f2_leaves = 0u64;
+        for (k, (&s, &d)) in bs.iter().zip(bd).enumerate() {
+            if d < 0 {
+                return Err(F2Error::NegativeStride { leaf: k, stride: d });
+            }
+            let bits = f2_bits(s);
+            if nb + bits > MAX_F2_BITS {
+                return Err(F2Error::TooManyBits {
+                    side: crate::f2::Side::Input,
+                    bits: nb + bits,
+                });
+            }
+            f2_leaves |= 1u64 << k;
+            for t in 0..bits {
+                let img = (d as u128) << t;
+                if img >= size as u128 {
+                    return Err(F2Error::Boundary {
+                        what: "the right-hand side's offsets must stay inside the F2 layout's index",
+                        size: i64::try_from(img).unwrap_or(i64::MAX),
+                        needed: size,
+                    });
+                }
+                if let Some(&other) = imgs[..nb].iter().find(|&&o| o & img != 0) {
+                    return Err(F2Error::NotLinear {
+                        a: other as i64,
+                        b: img as i64,
+                    });
+                }
+                imgs[nb] = img;
+                bases[nb] = self.offset(img as i64)? as u64;
+                nb += 1;
+            }
+        }
+        let zeros = {
+            let mut z = b.stride();
+            for v in z.leaves_mut() {
+                *v = 0;
+            }
+            z
+        };
+        Ok(MixedLayout {
+            body: DynLayout::new(&b.shape(), &zeros)?,
+            f2_leaves,
+            f2_bases: bases,
+            pre: None,
+        })
+    }
+}
