@@ -50,8 +50,7 @@
 //!   `mixed_complement(M; cotarget)`, `mixed_swizzled(L; B,M,S)` (L ∘ Sw). A layout with F2
 //!   strides also works on its own line (printed back) and in `size`, `cosize`, `offsets`,
 //!   `eval(M, i)`, `coalesce`, `composition(M, B)`, `right_inverse`, `left_inverse` (PyCuTe's,
-//!   as layouts) and
-//!   `complement(M, N)` with their usual commas.
+//!   as layouts) and `complement(M, N)` with their usual commas.
 //! - results print in CuTe's text for run-time values: no `_`, no spaces.
 //!
 //! `eval`, `idx2crd` and `crd2idx` check that the coordinate or index lies in the domain;
