@@ -83,6 +83,9 @@ fn f2_arithmetic_and_evaluation() {
     let r = m("(8,8):(F1,8)");
     assert_eq!(r.offset(7).unwrap(), 7);
     assert!(matches!(r.offset(8), Err(F2Error::MixedSum { .. })));
+    // extent-1 leaves keep their value in print: PyCuTe prints `(1, 1):(F5, F7)`
+    assert_eq!(m("(1,1):(F5,F7)").to_string(), "(1,1):(F5,F7)");
+    assert_eq!(m("(2,1):(F3,F7)").to_string(), "(2,1):(F3,F7)");
     // the constructor form reads too
     assert_eq!(m("(8,8):(F2(1),F2(9))"), inv);
     assert_eq!(inv.to_string(), "(8,8):(F1,F9)");

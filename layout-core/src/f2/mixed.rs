@@ -203,7 +203,8 @@ impl MixedLayout {
         MixedLayout::from(*layout).compose_f2(&f)
     }
 
-    /// The shape:stride part (integer strides; F2 leaves show stride 0).
+    /// The shape:stride part (integer strides; F2 leaves show stride 0, but an F2 leaf of
+    /// extent 1 its value).
     ///
     /// ```
     /// use layout::f2::MixedLayout;
@@ -493,7 +494,8 @@ impl MixedLayout {
             let st = match self.stride(k) {
                 Some(MixedStride::F2(b)) => match value_of(b) {
                     Some(v) => Leaf::F2(v),
-                    None if b.is_empty() => Leaf::F2(0),
+                    // an extent-1 leaf keeps its F2 value in the body's stride
+                    None if b.is_empty() => Leaf::F2(self.body.stride_leaves()[k] as u64),
                     None => Leaf::Bases(b),
                 },
                 Some(MixedStride::Int(d)) => Leaf::Int(d),
@@ -817,7 +819,8 @@ impl fmt::Display for MixedLayout {
             Some(MixedStride::F2(b)) => match value_of(b) {
                 // PyCuTe's printed form: the F2 value
                 Some(v) => write!(f, "F{v}"),
-                None if b.is_empty() => f.write_str("F0"),
+                // an extent-1 leaf keeps its F2 value in the body's stride
+                None if b.is_empty() => write!(f, "F{}", self.body.stride_leaves()[k]),
                 None => {
                     f.write_str("F[")?;
                     for (t, v) in b.iter().enumerate() {
@@ -1029,7 +1032,15 @@ impl FromStr for MixedLayout {
             match p.stride[k] {
                 RawStride::Int(d) => ints.leaves_mut()[k] = d,
                 RawStride::F2Value(v) => {
-                    ints.leaves_mut()[k] = 0;
+                    // an extent-1 leaf has no bases: its value (printed back) rides in the
+                    // body's stride, where extent 1 makes it contribute nothing
+                    if e == 1 && v > mask(MAX_F2_BITS) {
+                        return Err(F2Error::TooManyBits {
+                            side: Side::Output,
+                            bits: 64 - v.leading_zeros() as usize,
+                        });
+                    }
+                    ints.leaves_mut()[k] = if e == 1 { v as i64 } else { 0 };
                     f2_leaves |= 1u64 << k;
                     nb = push_value_bases(&mut bases, nb, e, v)?;
                 }

@@ -96,6 +96,9 @@ impl MixedLayout {
                 Leaf::Int(d) => stride[k] = d,
                 Leaf::F2(v) => {
                     f2_leaves |= 1u64 << k;
+                    if e == 1 {
+                        stride[k] = i64::try_from(v).unwrap_or(0);
+                    }
                     nb = push_value_bases(&mut bases, nb, e, v)?;
                 }
                 Leaf::Bases(b) => {
