@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! cargo run --release --example tiling
-//! cargo run --release --example tiling -- count static|divide|plan|plan2|algebra REPS
+//! cargo run --release --example tiling -- count static|divide|compose|plan|plan2|algebra REPS
 //! ```
 //!
 //! With `count`, only the tile kernel of BENCHMARKS.md runs (`c += 2·a` over every 16 × 8 tile
@@ -19,7 +19,9 @@
 //! planned once (`Tensor::tiles`; `plan`: `DynLayout` tiles, `plan2`: typed flat `Tile2` tiles;
 //! `algebra`: each tile built by `DynLayout::local_tile` and checked as a new tensor, the way
 //! before; `divide`: the tile and rest modes of `zipped_divide_static::<16, 8>` of the typed
-//! layout, read through plain slices), for `valgrind --tool=callgrind`.
+//! layout, read through plain slices; `compose`: each tile the typed
+//! `composition_static::<16, 8>` of the parent shifted to the tile), for
+//! `valgrind --tool=callgrind`.
 
 use layout::tensor::Tensor;
 use layout::{DynLayout, DynTuple, Int, Layout};
@@ -148,6 +150,27 @@ fn count_divide(a: &[f32], c: &mut [f32], m: i64, n: i64, ld: i64) {
     }
 }
 
+/// The same kernel through `composition_static::<16, 8>`: the composition of the typed mixed
+/// layout with the static shape tiler is typed `(Int<16>, Int<8>) : (Int<1>, i64)`, so its
+/// offsets fold to constants plus a multiple of `ld`; each tile's base is `16·ti + 8·tj·ld`.
+#[inline(never)]
+fn count_compose(a: &[f32], c: &mut [f32], m: i64, n: i64, ld: i64) {
+    let tile = Layout::new((m, n), (Int::<1>, ld))
+        .composition_static::<16, 8>()
+        .unwrap();
+    for tj in 0..n / 8 {
+        for ti in 0..m / 16 {
+            let base = 16 * ti + 8 * tj * ld;
+            for j in 0..8i64 {
+                for i in 0..16i64 {
+                    let o = (base + tile.offset((i, j))) as usize;
+                    c[o] += 2.0 * a[o];
+                }
+            }
+        }
+    }
+}
+
 /// The same kernel on typed flat tiles (`Tiles::tile2`) of a `DynLayout` tensor planned once.
 #[inline(never)]
 fn count_plan2(a: &[f32], c: &mut [f32], m: i64, n: i64, ld: i64) {
@@ -239,6 +262,7 @@ fn main() {
                 "static" => count_static(&a, &mut c, m, n, ld),
                 "plan2" => count_plan2(&a, &mut c, m, n, ld),
                 "divide" => count_divide(&a, &mut c, m, n, ld),
+                "compose" => count_compose(&a, &mut c, m, n, ld),
                 "algebra" => count_algebra(&a, &mut c, m, n, ld),
                 _ => count_plan(&a, &mut c, m, n, ld),
             }

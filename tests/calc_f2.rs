@@ -66,9 +66,13 @@ fn f2_layouts_in_the_calculator() {
 #[test]
 fn mixed_layouts_in_the_calculator() {
     check(&[
-        // c0 = i mod 4 XORs F2[1,3]: 0,1,3,2; c1 = i / 4 adds 4
-        ("mixed_offsets((4,2):(F2[1,3],4))", "[0,1,3,2,4,5,7,6]"),
-        ("mixed(8:F2)", "8:F2[1,2,4]"),
+        // c0 = i mod 4 XORs the bases 1, 3: 0,1,3,2; c1 = i / 4 XORs c1 ⊗ 4 = 4·c1
+        ("mixed_offsets((4,2):(F[1,3],F4))", "[0,1,3,2,4,5,7,6]"),
+        // PyCuTe's text: `F2` is the F2 value 2, c ⊗ 2 = 2c
+        ("mixed(8:F2)", "8:F2"),
+        ("mixed_offsets(8:F2)", "[0,2,4,6,8,10,12,14]"),
+        // the bases 1, 2, 4 are those of the value 1
+        ("mixed(8:F2[1,2,4])", "8:F1"),
         // Sw<1,0,2>: bit 2 also sets bit 0: bases 1, 2, 5, 8
         (
             "mixed_swizzled((4,4):(1,5); 1,0,2)",
@@ -80,28 +84,56 @@ fn mixed_layouts_in_the_calculator() {
             "error: not F2-linear: the images 9 and 1 of two index bits share bits, so 9 + 1 != 9 xor 1",
         ),
         (
-            "mixed_to_f2((8,8):(F2[8,16,32],1))",
+            "mixed_to_f2((8,8):(F8,F1))",
             "{index:[8,16,32,1,2,4]} -> {offset:64}",
         ),
         ("mixed_complement(4:2; 16)", "(2,2):(1,8)"),
-        // PyCuTe-2026 style: a layout with F2 strides through the general functions
-        ("(8,8):(F2,8)", "(8,8):(F2[1,2,4],8)"),
-        ("size((8,8):(F2,8))", "64"),
-        // index 9 = (1, 1): row 1 XORs 8, column 1 adds 1; index 10 = (2, 1): 16 XOR 1
-        ("eval((8,8):(F2[8,16,32],1), 9)", "9"),
-        ("eval((8,8):(F2[8,16,32],1), 10)", "17"),
-        ("eval((8,8):(F2[8,16,32],1), 1)", "8"),
-        ("offsets(4:F2[1,3])", "[0,1,3,2]"),
-        // the images 1, 3 span bits 0..2 of 8 offsets: the rest is bit 2
-        ("complement(4:F2[1,3], 8)", "2:F2[4]"),
-        ("left_inverse(4:F2[1,3])", "{offset:[1,3]} -> {index:4}"),
+        // PyCuTe-2026's F2 strides through the general functions
+        ("(8,8):(F1,F9)", "(8,8):(F1,F9)"),
+        ("(8, 8):(F2(1), F2(9))", "(8,8):(F1,F9)"),
+        ("size((8,8):(F1,F9))", "64"),
+        // 4:F3 reaches 3 ⊗ 3 = 5 and 2 ⊗ 3 = 6: three bits
+        ("cosize(4:F3)", "8"),
+        // index 9 = (1, 1): 1 XOR 9 = 8; index 10 = (2, 1): 2 XOR 9 = 11
+        ("eval((8,8):(F1,F9), 9)", "8"),
+        ("eval((8,8):(F1,F9), 10)", "11"),
+        // PyCuTe's `Layout((4, 8), (F2(1), F2(8)))(2, 1) == F2(2 ^ 8)`
+        ("eval((4,8):(F1,F8), (2,1))", "10"),
+        ("eval((4,8):(F1,F8), 2, 1)", "10"),
+        // by mode: (3, 5) in (4,(2,4)) is index 3 + 4·5 = 23 = (3, 1, 2): 3 XOR 4 XOR 16
+        ("eval((4,(2,4)):(F1,(F4,F8)), (3,5))", "23"),
+        ("offsets(4:F3)", "[0,3,6,5]"),
+        // 4 ⊗ F1 = F4 and 4 is a power of two: one leaf; 3 is not, so no merge
+        ("coalesce((4,4):(F1,F4))", "16:F1"),
+        ("coalesce((3,4):(F1,F3))", "(3,4):(F1,F3)"),
+        // the images 8, 16, 32 of 8:8 land on F9's bases 9, 18, 36
+        ("composition((8,8):(F1,F9), 8:8)", "8:F9"),
         (
-            "eval((8,8):(F2,8), 64)",
+            "composition((8,8):(F1,F9), 4:3)",
+            "error: not F2-linear: the images 3 and 6 of two index bits share bits, so 3 + 6 != 3 xor 6",
+        ),
+        // PyCuTe's documented right inverse
+        ("right_inverse((8,8):(F9,F1))", "(8,8):(F8,F9)"),
+        ("left_inverse((4,8):(F1,F4))", "32:1"),
+        (
+            "left_inverse((8,8):(F1,F9))",
+            "error: left_inverse of F2 strides needs each stride to be the product of the smaller ones' extents (no carry-less gap): size 9 does not match size 8",
+        ),
+        // the images 1, 3 span bits 0..2 of 8 offsets: the rest is bit 2
+        ("complement(4:F[1,3], 8)", "2:F4"),
+        // 0 → 0, 1 → 1, 2 → 3, 3 → 2: its own inverse
+        ("left_inverse(4:F[1,3])", "4:F[1,3]"),
+        (
+            "eval((8,8):(F1,8), 8)",
+            "error: index 8: the integer strides contribute 8 beside F2 strides, and F2 + integer is not defined",
+        ),
+        (
+            "eval((8,8):(F1,F9), 64)",
             "error: coordinate 64 is outside input dimension `index` of size 64",
         ),
         (
-            "mixed_offsets(6:F2)",
-            "error: shape leaf 0 has extent 6, which is not a power of two",
+            "mixed_offsets(8:F[1,2])",
+            "error: an F2 stride `F[b0,…]` needs one basis per bit of its extent",
         ),
     ]);
 }

@@ -233,6 +233,8 @@ fn f2_tour() -> Result<(), Box<dyn std::error::Error>> {
     assert!(m.to_f2().is_err());
     let first_row = m.right_inverse()?;
     assert_eq!(m.offset(first_row.apply_flat(13)? as i64)?, 13);
+    let t: MixedLayout = "(8,8):(F9,F1)".parse()?;
+    assert_eq!(t.right_inverse_layout()?.to_string(), "(8,8):(F8,F9)");
 
     // the ASCII picture in the README: row r's vector v lands in vector slot v ^ r
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))?;

@@ -86,3 +86,45 @@ fn blocked_and_raked_products_keep_the_static_block() {
     let t: DynLayout = "((2,2),3):((1,2),4)".parse().unwrap();
     assert!(block.blocked_product_static(&t).is_err());
 }
+
+#[test]
+fn composition_with_a_static_tiler_keeps_the_static_part() {
+    // brute force against the run-time by-mode composition, over whole domains, for tilers
+    // inside, equal to and past the parent's extents
+    for (m, n, ld) in [
+        (64i64, 32i64, 72i64),
+        (16, 8, 17),
+        (8, 4, 9),
+        (100, 60, 104),
+    ] {
+        let a = Layout::new((m, n), (Int::<1>, ld));
+        let t = a.composition_static::<16, 8>().unwrap();
+        let want = DynLayout::new(
+            &layout::DynTuple::from_slice(&[m, n]).unwrap(),
+            &layout::DynTuple::from_slice(&[1, ld]).unwrap(),
+        )
+        .unwrap()
+        .composition_by_mode(&"[16,8]".parse().unwrap())
+        .unwrap();
+        for j in 0..8 {
+            for i in 0..16 {
+                assert_eq!(t.offset((i, j)), want.offset(i + 16 * j), "{m}x{n} ld {ld}");
+            }
+        }
+        // the type holds the static part: only ld is stored
+        let _: Layout<(Int<16>, Int<8>), (Int<1>, i64)> = t;
+        assert_eq!(std::mem::size_of_val(&t), 8);
+    }
+    // fully dynamic strides: both stored; fully static: nothing stored
+    let d = Layout::new((64i64, 32i64), (1i64, 72i64));
+    let td = d.composition_static::<4, 2>().unwrap();
+    let _: Layout<(Int<4>, Int<2>), (i64, i64)> = td;
+    assert_eq!(std::mem::size_of_val(&td), 16);
+    assert_eq!(td.offset((3, 1)), 3 + 72);
+    let s = Layout::new((64i64, 32i64), (Int::<32>, Int::<1>));
+    let ts = s.composition_static::<16, 8>().unwrap();
+    assert_eq!(std::mem::size_of_val(&ts), 0);
+    assert_eq!(ts.to_string(), "(_16,_8):(_32,_1)");
+    // refusals
+    assert!(d.composition_static::<0, 2>().is_err());
+}

@@ -39,8 +39,8 @@
 //!   ways on 32 banks × 4 bytes, vectors of 16 bytes unless given), `suggest_swizzle(L, bytes[,
 //!   vector])` (the smallest `Sw<B,M,S>` that removes them), `svg(L)` and `latex(L)` (a picture
 //!   of a rank-≤2 layout, then one empty line, like `print_layout`).
-//! - F2-linear layouts `{in:[bases],…} -> {out:size,…}` and mixed layouts with F2 strides
-//!   `(8,8):(F2[8,16,32],1)` (see `layout::f2`); an F2 text has commas, so these functions take
+//! - F2-linear layouts `{in:[bases],…} -> {out:size,…}` and layouts with PyCuTe's F2 strides
+//!   `(8,8):(F1,F9)` (see `layout::f2`); an F2 text has commas, so these functions take
 //!   their arguments separated by `;`: `f2_apply(L; c0,c1)`, `f2_compose(A; B)` (A ∘ B),
 //!   `f2_invert(L)`, `f2_left_inverse(L)`, `f2_right_inverse(L)`, `f2_complement(L)`,
 //!   `f2_rank(L)`, `f2_injective(L)`, `f2_surjective(L)`, `f2_vector_width(L; dim)`,
@@ -48,8 +48,9 @@
 //!   `f2_svg(L)`; `mixed(M)`, `mixed_offsets(M)`, `mixed_to_f2(M)`, `mixed_compose(M; F)`
 //!   (M ∘ F), `mixed_after(F; M)` (F ∘ M), `mixed_right_inverse(M)`, `mixed_left_inverse(M)`,
 //!   `mixed_complement(M; cotarget)`, `mixed_swizzled(L; B,M,S)` (L ∘ Sw). A layout with F2
-//!   strides also works on its own line (printed back) and in `size`, `offsets`, `eval(M, i)`,
-//!   `right_inverse`, `left_inverse` and `complement(M, N)` with their usual commas.
+//!   strides also works on its own line (printed back) and in `size`, `cosize`, `offsets`,
+//!   `eval(M, i)`, `coalesce`, `composition(M, B)`, `right_inverse`, `left_inverse` (PyCuTe's,
+//!   as layouts) and `complement(M, N)` with their usual commas.
 //! - results print in CuTe's text for run-time values: no `_`, no spaces.
 //!
 //! `eval`, `idx2crd` and `crd2idx` check that the coordinate or index lies in the domain;

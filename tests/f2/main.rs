@@ -7,6 +7,7 @@
 
 mod f2_ops;
 mod mixed;
+mod pycute;
 mod swizzle;
 
 #[path = "../support/mod.rs"]

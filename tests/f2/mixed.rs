@@ -6,21 +6,31 @@ use layout::Swizzle;
 use layout::f2::{F2Error, F2Layout, MixedLayout, MixedStride};
 use proptest::prelude::*;
 
-/// The definition, from the parts: integer sum XOR F2 contributions.
-fn reference(m: &MixedLayout, i: i64) -> i64 {
+/// The carry-less product (PyCuTe's `F2 * int`), bit by bit.
+fn clmul(c: i64, v: u64) -> u64 {
+    (0..63)
+        .filter(|t| (c >> t) & 1 == 1)
+        .fold(0, |acc, t| acc ^ (v << t))
+}
+
+/// The definition, from the parts: with an F2 stride somewhere, the XOR of the F2 leaves'
+/// contributions, and no offset (`None`) where an integer stride contributes beside them
+/// (PyCuTe refuses `F2 + integer`); the integer sum otherwise.
+fn reference(m: &MixedLayout, i: i64) -> Option<i64> {
     let j = match m.pre() {
         Some(p) => p.apply_flat(i as u64).unwrap() as i64,
         None => i,
     };
     let body = m.body();
     let mut rest = j;
-    let (mut sum, mut x) = (0i64, 0u64);
+    let (mut sum, mut x, mut any_f2) = (0i64, 0u64, false);
     for (k, &s) in body.shape_leaves().iter().enumerate() {
         let c = rest % s;
         rest /= s;
         match m.stride(k).unwrap() {
             MixedStride::Int(d) => sum += c * d,
             MixedStride::F2(b) => {
+                any_f2 = true;
                 for (t, &v) in b.iter().enumerate() {
                     if (c >> t) & 1 == 1 {
                         x ^= v;
@@ -29,25 +39,35 @@ fn reference(m: &MixedLayout, i: i64) -> i64 {
             }
         }
     }
-    sum ^ x as i64
+    match (any_f2, sum) {
+        (false, _) => Some(sum),
+        (true, 0) => Some(x as i64),
+        (true, _) => None,
+    }
 }
 
 #[test]
 fn f2_strides_parse_print_and_evaluate() {
-    let m: MixedLayout = "(8,(4,8)):(F2,(F2[8,16],32))".parse().unwrap();
-    assert_eq!(m.to_string(), "(8,(4,8)):(F2[1,2,4],(F2[8,16],32))");
+    let m: MixedLayout = "(8,(4,8)):(F1,(F8,F[32,96,128]))".parse().unwrap();
+    assert_eq!(m.to_string(), "(8,(4,8)):(F1,(F8,F[32,96,128]))");
     assert_eq!(m.size(), 256);
     for i in 0..256 {
-        assert_eq!(m.offset(i).unwrap(), reference(&m, i));
+        assert_eq!(Some(m.offset(i).unwrap()), reference(&m, i));
     }
-    // `8:F2` is the identity on 8 offsets; `(8,8):(F2[72,144,288],1)` is Sw<3,3,3> on an 8×64
-    // row-major tile of 8-element vectors... with 8 columns here
-    let id: MixedLayout = "8:F2".parse().unwrap();
+    // value strides: c ⊗ v, for any extent (6:F3 reaches 3 ⊗ 3 = 5 and 5 ⊗ 3 = 15)
+    let v: MixedLayout = "6:F3".parse().unwrap();
+    assert_eq!(
+        (0..6).map(|i| v.offset(i).unwrap()).collect::<Vec<_>>(),
+        (0..6).map(|c| clmul(c, 3) as i64).collect::<Vec<_>>()
+    );
+    // `8:F1` is the identity on 8 offsets; `(64,8):(F1,F72)` is Sw<3,3,3> (72 = 8 + 64: the
+    // row is XORed into the 8-element chunk and placed above the 64 columns)
+    let id: MixedLayout = "8:F1".parse().unwrap();
     assert_eq!(
         (0..8).map(|i| id.offset(i).unwrap()).collect::<Vec<_>>(),
         (0..8).collect::<Vec<_>>()
     );
-    let sw: MixedLayout = "(64,8):(1,F2[72,144,288])".parse().unwrap();
+    let sw: MixedLayout = "(64,8):(F1,F72)".parse().unwrap();
     let s = Swizzle::new(3, 3, 3).unwrap();
     for i in 0..512 {
         assert_eq!(sw.offset(i).unwrap(), s.apply(i));
@@ -55,20 +75,21 @@ fn f2_strides_parse_print_and_evaluate() {
     // errors
     let e = |s: &str| s.parse::<MixedLayout>().unwrap_err().to_string();
     assert_eq!(
-        e("6:F2"),
-        "shape leaf 0 has extent 6, which is not a power of two"
-    );
-    assert_eq!(
-        e("8:F2[1,2]"),
-        "an F2 stride needs one basis per bit of its extent"
+        e("8:F[1,2]"),
+        "an F2 stride `F[b0,…]` needs one basis per bit of its extent"
     );
     assert!(e("(8,2):F2").contains("not congruent"));
+    assert!(e("8:F").contains("a non-negative integer"));
     assert_eq!(
-        e("(8,3):(F2,8) o {i:[1,2,4]} -> {index:8}"),
+        e("4:F4611686018427387904"),
+        "63 output bits; at most 62 are allowed"
+    );
+    assert_eq!(
+        e("(8,3):(F1,0) o {i:[1,2,4]} -> {index:8}"),
         "composing an F2 map into a layout's index needs a power-of-two size: size 24 is not a power of two"
     );
     assert_eq!(
-        e("8:F2 o {i:[1,2]} -> {index:4}"),
+        e("8:F1 o {i:[1,2]} -> {index:4}"),
         "the F2 map's input must have as many elements as the layout: size 4 does not match size 8"
     );
     assert!(matches!(
@@ -79,6 +100,20 @@ fn f2_strides_parse_print_and_evaluate() {
             ..
         })
     ));
+    // F2 beside a non-zero integer contribution: refused where the integer part is not 0
+    let mix: MixedLayout = "(8,8):(F1,8)".parse().unwrap();
+    assert_eq!(mix.offset(7).unwrap(), 7);
+    assert_eq!(
+        mix.offset(9),
+        Err(F2Error::MixedSum {
+            index: 9,
+            integer: 8
+        })
+    );
+    assert_eq!(
+        mix.to_f2(),
+        Err(F2Error::MixedStrides { leaf: 1, stride: 8 })
+    );
 }
 
 #[test]
@@ -89,7 +124,7 @@ fn padded_layout_with_a_swizzle_on_its_power_of_two_part() {
     let m = MixedLayout::swizzled(&body, s).unwrap();
     for i in 0..512 {
         assert_eq!(m.offset(i).unwrap(), body.offset(s.apply(i)));
-        assert_eq!(m.offset(i).unwrap(), reference(&m, i));
+        assert_eq!(Some(m.offset(i).unwrap()), reference(&m, i));
     }
     // it is injective (a bijection then an injective layout): the image has 512 offsets
     let mut img: Vec<i64> = (0..512).map(|i| m.offset(i).unwrap()).collect();
@@ -120,9 +155,11 @@ fn padded_layout_with_a_swizzle_on_its_power_of_two_part() {
     ));
 }
 
-/// A random layout of power-of-two extents with random strides, some F2; random `pre`.
+/// A random layout of power-of-two extents, either with F2 strides (values `F{v}` or free
+/// bases `F[…]`, some integer strides 0) or with integer strides only; random `pre`.
 fn random_mixed(g: &mut Seeded, linear: bool) -> MixedLayout {
     let leaves = 1 + g.below(3) as usize;
+    let f2 = g.below(2) == 0;
     let mut shape = Vec::new();
     let mut stride = Vec::new();
     let mut used = 0u64;
@@ -134,9 +171,16 @@ fn random_mixed(g: &mut Seeded, linear: bool) -> MixedLayout {
         }
         total += bits;
         shape.push(format!("{}", 1u64 << bits));
-        if g.below(2) == 0 {
-            let b: Vec<String> = (0..bits).map(|_| format!("{}", g.below(1 << 10))).collect();
-            stride.push(format!("F2[{}]", b.join(",")));
+        if f2 {
+            match g.below(3) {
+                0 => {
+                    let b: Vec<String> =
+                        (0..bits).map(|_| format!("{}", g.below(1 << 10))).collect();
+                    stride.push(format!("F[{}]", b.join(",")));
+                }
+                1 => stride.push(format!("F{}", g.below(1 << 7))),
+                _ => stride.push("0".into()),
+            }
         } else if linear {
             // a fresh run of bits: carry-free
             let mut at = 0;
@@ -157,7 +201,7 @@ fn random_mixed(g: &mut Seeded, linear: bool) -> MixedLayout {
     }
     if shape.is_empty() {
         shape.push("2".into());
-        stride.push("F2".into());
+        stride.push("F1".into());
     }
     let text = format!("({}):({})", shape.join(","), stride.join(","));
     let mut m: MixedLayout = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -183,7 +227,7 @@ proptest! {
             let lin = g.below(2) == 0;
             let m = random_mixed(&mut g, lin);
             for i in 0..m.size() {
-                prop_assert_eq!(m.offset(i).unwrap(), reference(&m, i));
+                prop_assert_eq!(Some(m.offset(i).unwrap()), reference(&m, i));
             }
             prop_assert_eq!(m.to_string().parse::<MixedLayout>().unwrap(), m);
             // to_f2 succeeds exactly when the map is F2-linear on the index bits
@@ -294,7 +338,7 @@ fn hostile_nesting_is_an_error_not_a_stack_overflow() {
     );
     assert!(deep.parse::<MixedLayout>().is_err());
     let ok = format!(
-        "{}8{}:{}F2{}",
+        "{}8{}:{}F1{}",
         "(".repeat(3),
         ")".repeat(3),
         "(".repeat(3),
@@ -302,6 +346,55 @@ fn hostile_nesting_is_an_error_not_a_stack_overflow() {
     );
     assert_eq!(
         ok.parse::<MixedLayout>().unwrap().to_string(),
-        "(((8))):(((F2[1,2,4])))"
+        "(((8))):(((F1)))"
     );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    /// `compose_layout` against the definition `R(i) = A(B(i))`, and refused exactly when `B`
+    /// carries or leaves `A`'s index (A F2-linear, no `pre`).
+    #[test]
+    fn composition_with_an_integer_layout(seed in any::<u64>()) {
+        let mut g = Seeded(seed);
+        for _ in 0..16 {
+            let a = loop {
+                let a = random_mixed(&mut g, true);
+                if a.pre().is_none() && a.has_f2_strides() {
+                    break a;
+                }
+            };
+            let n = 1 + g.below(3) as usize;
+            let shape: Vec<i64> = (0..n).map(|_| 1 + g.below(5) as i64).collect();
+            let stride: Vec<i64> = (0..n).map(|_| g.below(9) as i64).collect();
+            let b = DynLayout::new(
+                &layout::DynTuple::from_slice(&shape).unwrap(),
+                &layout::DynTuple::from_slice(&stride).unwrap(),
+            )
+            .unwrap();
+            // the bit images d << t of b's coordinate bits: disjoint and inside a's index?
+            let mut imgs = Vec::new();
+            for (&s, &d) in shape.iter().zip(&stride) {
+                let bits = if s <= 1 { 0 } else { 64 - (s as u64 - 1).leading_zeros() };
+                for t in 0..bits {
+                    imgs.push((d as u64) << t);
+                }
+            }
+            let carry_free = imgs.iter().enumerate().all(|(i, &x)| {
+                imgs[..i].iter().all(|&y| x & y == 0)
+            });
+            let inside = imgs.iter().all(|&x| (x as i64) < a.size());
+            match a.compose_layout(&b) {
+                Ok(r) => {
+                    prop_assert!(carry_free && inside, "{} o {} = {}", a, b, r);
+                    prop_assert_eq!(r.size(), b.size());
+                    for i in 0..b.size() {
+                        prop_assert_eq!(r.offset(i).unwrap(), a.offset(b.offset(i)).unwrap());
+                    }
+                }
+                Err(e) => prop_assert!(!(carry_free && inside), "{} o {}: {}", a, b, e),
+            }
+        }
+    }
 }

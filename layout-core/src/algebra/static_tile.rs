@@ -6,7 +6,7 @@
 //! The run-time counterpart is [`DynLayout::local_tile`](crate::DynLayout::local_tile) with the
 //! by-mode tiler `[M,N]`; both give the same offsets (tested).
 
-use crate::{DynLayout, Int, IntTuple, Integer, Layout, LayoutError};
+use crate::{DynLayout, DynTuple, Int, IntTuple, Integer, Layout, LayoutError, Tile};
 
 /// The layout of an `M × N` static tile of a rank-2 layout with strides `(D0, D1)`: what
 /// [`Layout::local_tile`] returns.
@@ -327,5 +327,70 @@ where
             ((s[0], s0), (s[2], s1)),
             ((d[0], d0), (d[2], d1)),
         ))
+    }
+}
+
+/// CuTe's `composition(A, make_tile(M, N))` of a typed rank-2 layout by a static shape tiler,
+/// typed: `(Int<M>, Int<N>) : (D0, D1)` — what [`Layout::composition_static`] returns.
+pub type StaticComposition<const M: i64, const N: i64, D0, D1> = Layout<(Int<M>, Int<N>), (D0, D1)>;
+
+impl<S0, S1, D0, D1> Layout<(S0, S1), (D0, D1)>
+where
+    S0: Integer + IntTuple,
+    S1: Integer + IntTuple,
+    D0: Integer + IntTuple,
+    D1: Integer + IntTuple,
+{
+    /// `composition(self, [M, N])` — the by-mode composition with a static shape tiler, CuTe's
+    /// `composition(A, make_tile(_M, _N))` — with the static parts kept static. The result's
+    /// static part is known from the types: its extents are the tiler's (`Int<M>`, `Int<N>`) and
+    /// each mode `s:d ∘ M:1 = M:d` keeps the parent's stride and its type, so a tile of a
+    /// run-time tensor with a static unit stride is `(Int<M>, Int<N>) : (Int<1>, i64)` and
+    /// stores only `ld`. The run-time algebra decides (one source of truth): the result must be
+    /// that layout.
+    ///
+    /// # Postconditions
+    /// The same function as the run-time `composition_by_mode` with the tiler `[M,N]`.
+    ///
+    /// # Errors
+    /// `M` or `N` not positive; the run-time composition's refusals; a result of another form.
+    ///
+    /// ```
+    /// use layout::{Int, Layout};
+    /// let (m, n, ld) = (64i64, 32i64, 72i64); // run-time extents and leading dimension
+    /// let a = Layout::new((m, n), (Int::<1>, ld));
+    /// let t = a.composition_static::<16, 8>().unwrap();
+    /// let _: Layout<(Int<16>, Int<8>), (Int<1>, i64)> = t;
+    /// assert_eq!(t.to_string(), "(_16,_8):(_1,72)");
+    /// assert_eq!(core::mem::size_of_val(&t), 8); // only ld is stored
+    /// assert_eq!(t.offset((3, 5)), 3 + 5 * 72);
+    /// ```
+    pub fn composition_static<const M: i64, const N: i64>(
+        &self,
+    ) -> Result<StaticComposition<M, N, D0, D1>, LayoutError> {
+        for (leaf, t) in [M, N].into_iter().enumerate() {
+            if t <= 0 {
+                return Err(LayoutError::NonPositiveExtent { leaf, extent: t });
+            }
+        }
+        let (d0, d1) = self.stride();
+        let tiler = Tile::from_shape(&DynTuple::from_slice(&[M, N])?)?;
+        let r = self.to_dyn()?.composition_by_mode(&tiler)?;
+        // the run-time result must be (M, N) : (d0, d1) (a stride under extent 1 is free)
+        let want = [(M, d0.value()), (N, d1.value())];
+        let ok = r.leaf_count() == 2
+            && r.shape_leaves()
+                .iter()
+                .zip(r.stride_leaves())
+                .zip(want)
+                .all(|((&s, &d), (ws, wd))| s == ws && (d == wd || s == 1));
+        if !ok {
+            return Err(LayoutError::Precondition {
+                what: "composition_static: the composition with the shape tiler has {a} leaves, not one extent and the parent's stride per mode (first extent {b})",
+                a: r.leaf_count() as i64,
+                b: r.shape_leaves().first().copied().unwrap_or(0),
+            });
+        }
+        Ok(Layout::new((Int::<M>, Int::<N>), (d0, d1)))
     }
 }

@@ -198,6 +198,31 @@ pub enum F2Error {
         /// Which operation, and why.
         what: &'static str,
     },
+    /// A layout with F2 strides has a leaf whose integer stride is not zero. An F2 stride adds
+    /// by XOR and an integer stride by carrying `+`; PyCuTe (2026) refuses to add the two, so
+    /// the layout is not one map and the operation is refused.
+    MixedStrides {
+        /// The leaf (in the flattened shape) with the integer stride.
+        leaf: usize,
+        /// Its stride.
+        stride: i64,
+    },
+    /// At this index an integer stride contributes beside F2 strides: `F2 + integer` is not
+    /// defined (PyCuTe raises), so there is no offset.
+    MixedSum {
+        /// The index.
+        index: i64,
+        /// What the integer strides contribute there.
+        integer: i64,
+    },
+    /// An F2 value cannot be split into the coordinates of a shape whose extent multiplies the
+    /// prefix product with a carry (carry-less and integer prefix products differ).
+    CarryingShape {
+        /// The extent.
+        extent: i64,
+        /// The prefix product it multiplies.
+        prefix: i64,
+    },
     /// An error of the shape:stride part.
     Layout(LayoutError),
 }
@@ -308,6 +333,18 @@ impl fmt::Display for F2Error {
                 }
             }
             F2Error::Undefined { what } => write!(f, "{what}"),
+            F2Error::MixedStrides { leaf, stride } => write!(
+                f,
+                "stride leaf {leaf} is the integer {stride} beside F2 strides: F2 + integer is not defined (F2 adds by XOR)"
+            ),
+            F2Error::MixedSum { index, integer } => write!(
+                f,
+                "index {index}: the integer strides contribute {integer} beside F2 strides, and F2 + integer is not defined"
+            ),
+            F2Error::CarryingShape { extent, prefix } => write!(
+                f,
+                "extent {extent} times prefix product {prefix} carries, so an F2 value has no coordinates in this shape"
+            ),
             F2Error::Layout(e) => write!(f, "{e}"),
         }
     }

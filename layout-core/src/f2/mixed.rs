@@ -6,20 +6,22 @@ use crate::{DynLayout, DynTuple, MAX_LEAVES, Swizzle};
 use core::fmt;
 use core::str::FromStr;
 
+mod chain;
+
 /// The stride of one leaf of a [`MixedLayout`].
 ///
 /// ```
 /// use layout::f2::{MixedLayout, MixedStride};
-/// let m: MixedLayout = "(4,8):(F2[1,3],4)".parse().unwrap();
-/// assert_eq!(m.stride(0), Some(MixedStride::F2(&[1, 3])));
-/// assert_eq!(m.stride(1), Some(MixedStride::Int(4)));
+/// let m: MixedLayout = "(4,8):(F3,0)".parse().unwrap();
+/// assert_eq!(m.stride(0), Some(MixedStride::F2(&[3, 6])));
+/// assert_eq!(m.stride(1), Some(MixedStride::Int(0)));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MixedStride<'a> {
     /// An ordinary stride: the leaf adds `coordinate · stride`.
     Int(i64),
     /// An F2 stride: one basis per bit of the coordinate; the leaf XORs the bases of the bits
-    /// that are set.
+    /// that are set. PyCuTe's `F2(v)` has the bases `v << t` (the carry-less product `c · v`).
     F2(&'a [u64]),
 }
 
@@ -31,12 +33,21 @@ pub enum MixedStride<'a> {
 /// colexicographic coordinate of `j` in the shape, and
 ///
 /// ```text
-/// offset(i) = (Σ_{integer leaves} c_k · d_k)  XOR  (⊕_{F2 leaves} ⊕_{bits t of c_k} basis_k[t])
+/// offset(i) = ⊕_{F2 leaves} c_k ⊗ v_k              (some leaf has an F2 stride)
+/// offset(i) = Σ_{leaves} c_k · d_k                   (integer strides only)
 /// ```
 ///
-/// An F2 stride needs a power-of-two extent. In text an F2 stride is `F2[b0,b1,…]` (one basis
-/// per bit), or `F2` alone for the bases `1, 2, 4, …` — so `8:F2` is the identity on 8 offsets,
-/// combined by XOR. When the integer part and the F2 part occupy disjoint bits XOR is `+`.
+/// where `c ⊗ v` is the carry-less product (the XOR of `v << t` over the bits `t` of `c`). This
+/// is PyCuTe (2026)'s F2 stride (NVIDIA cutlass `python/pycute`, `F2` in `swizzle.py`): `+` is
+/// XOR, `*` is carry-less, and a layout's leaves add their contributions with that `+`. Adding a
+/// non-zero integer to an F2 value is not defined there (it raises), so beside F2 strides an
+/// integer stride may only contribute 0: an index where it does not has no offset
+/// ([`F2Error::MixedSum`]), and operations that need the whole map refuse such a layout
+/// ([`F2Error::MixedStrides`]). Extents need not be powers of two (`(4,(4,3)):(F1,(F5,F16))`).
+///
+/// In text an F2 stride is PyCuTe's printed form `F9` (its constructor `F2(9)` is read too),
+/// so `(8,8):(F1,F9)` is the swizzle `Sw<3,0,3>`. As an extension, `F[b0,b1,…]` gives one basis
+/// per bit of the coordinate freely (any F2-linear leaf; `F2[…]` is read as well).
 ///
 /// With a `pre` map the text is `body o {index:[…]} -> {index:N}` (CuTe's composed layouts read
 /// right to left too). A padded layout swizzled on its power-of-two part is
@@ -60,13 +71,61 @@ pub struct MixedLayout {
     body: DynLayout,
     /// Bit `k` set: leaf `k` has an F2 stride.
     f2_leaves: u64,
-    /// The F2 bases of the F2 leaves, in leaf order, log2(extent) each.
+    /// The F2 bases of the F2 leaves, in leaf order, one per bit of the leaf's coordinate.
     f2_bases: [u64; MAX_F2_BITS],
     pre: Option<F2Layout>,
 }
 
 fn is_pow2(v: i64) -> bool {
     v > 0 && (v as u64).is_power_of_two()
+}
+
+/// The number of bits of a coordinate below `extent` (`0` for extent 1): how many bases an F2
+/// stride on a leaf of this extent has.
+fn f2_bits(extent: i64) -> usize {
+    if extent <= 1 {
+        0
+    } else {
+        64 - ((extent - 1) as u64).leading_zeros() as usize
+    }
+}
+
+/// The carry-less product of `a` and `b` (polynomials over GF(2)), PyCuTe's `F2 * int`.
+fn clmul(a: u128, b: u128) -> u128 {
+    let mut r = 0u128;
+    let mut t = 0;
+    while t < 128 && (b >> t) != 0 {
+        if (b >> t) & 1 == 1 {
+            r ^= a << t;
+        }
+        t += 1;
+    }
+    r
+}
+
+/// The bit length of `v` (`0` for `0`).
+fn bit_len(v: u128) -> usize {
+    128 - v.leading_zeros() as usize
+}
+
+/// An F2 stride given by its value `v` (PyCuTe's `F2(v)`): the bases `v << t`.
+fn value_of(bases: &[u64]) -> Option<u64> {
+    let v = *bases.first()?;
+    for (t, &b) in bases.iter().enumerate() {
+        if (v as u128) << t != b as u128 {
+            return None;
+        }
+    }
+    Some(v)
+}
+
+/// One flattened leaf's stride, by value: an integer, or an F2 stride given by its value or by
+/// its list of bases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Leaf<'a> {
+    Int(i64),
+    F2(u64),
+    Bases(&'a [u64]),
 }
 
 impl From<DynLayout> for MixedLayout {
@@ -101,7 +160,9 @@ impl MixedLayout {
     /// ```
     /// use layout::f2::{F2Layout, MixedLayout};
     /// let f: F2Layout = "{x:[1,3]} -> {y:4}".parse().unwrap();
-    /// assert_eq!(MixedLayout::from_f2(&f).unwrap().to_string(), "4:F2[1,3]");
+    /// assert_eq!(MixedLayout::from_f2(&f).unwrap().to_string(), "4:F[1,3]");
+    /// let g: F2Layout = "{x:[3,6]} -> {y:8}".parse().unwrap();
+    /// assert_eq!(MixedLayout::from_f2(&g).unwrap().to_string(), "4:F3");
     /// ```
     pub fn from_f2(f: &F2Layout) -> Result<MixedLayout, F2Error> {
         let n = f.in_bits();
@@ -142,12 +203,13 @@ impl MixedLayout {
         MixedLayout::from(*layout).compose_f2(&f)
     }
 
-    /// The shape:stride part (integer strides; F2 leaves show stride 0).
+    /// The shape:stride part (integer strides; F2 leaves show stride 0, but an F2 leaf of
+    /// extent 1 its value).
     ///
     /// ```
     /// use layout::f2::MixedLayout;
-    /// let m: MixedLayout = "(4,8):(F2,4)".parse().unwrap();
-    /// assert_eq!(m.body().to_string(), "(4,8):(0,4)");
+    /// let m: MixedLayout = "(4,8):(F1,0)".parse().unwrap();
+    /// assert_eq!(m.body().to_string(), "(4,8):(0,0)");
     /// ```
     pub fn body(&self) -> DynLayout {
         self.body
@@ -168,7 +230,7 @@ impl MixedLayout {
     ///
     /// ```
     /// use layout::f2::{MixedLayout, MixedStride};
-    /// let m: MixedLayout = "(2,4):(3,F2)".parse().unwrap();
+    /// let m: MixedLayout = "(2,4):(0,F1)".parse().unwrap();
     /// assert_eq!(m.stride(1), Some(MixedStride::F2(&[1, 2])));
     /// assert_eq!(m.stride(2), None);
     /// ```
@@ -188,17 +250,17 @@ impl MixedLayout {
         let mut s = 0;
         for (t, &e) in shape.iter().enumerate().take(k) {
             if self.f2_leaves & (1u64 << t) != 0 {
-                s += e.trailing_zeros() as usize;
+                s += f2_bits(e);
             }
         }
-        (s, shape[k].trailing_zeros() as usize)
+        (s, f2_bits(shape[k]))
     }
 
     /// Whether any leaf has an F2 stride.
     ///
     /// ```
     /// use layout::f2::MixedLayout;
-    /// assert!("8:F2".parse::<MixedLayout>().unwrap().has_f2_strides());
+    /// assert!("8:F1".parse::<MixedLayout>().unwrap().has_f2_strides());
     /// ```
     pub fn has_f2_strides(&self) -> bool {
         self.f2_leaves != 0
@@ -208,7 +270,7 @@ impl MixedLayout {
     ///
     /// ```
     /// use layout::f2::MixedLayout;
-    /// assert_eq!("(4,8):(F2,4)".parse::<MixedLayout>().unwrap().size(), 32);
+    /// assert_eq!("(4,8):(F1,F4)".parse::<MixedLayout>().unwrap().size(), 32);
     /// ```
     pub fn size(&self) -> i64 {
         self.body.size()
@@ -217,14 +279,19 @@ impl MixedLayout {
     /// The offset of index `i` (see the [definition](MixedLayout#definition)).
     ///
     /// # Errors
-    /// [`F2Error::CoordOutOfRange`] for `i` outside `0..size`; an overflow of `i64`.
+    /// [`F2Error::CoordOutOfRange`] for `i` outside `0..size`; [`F2Error::MixedSum`] where an
+    /// integer stride contributes beside F2 strides; an overflow of `i64`.
     ///
     /// ```
     /// use layout::f2::MixedLayout;
-    /// let m: MixedLayout = "(8,8):(F2[8,16,32],1)".parse().unwrap();
-    /// // row r XORs 8·r into the column: the Sw<3,3,3> pattern on an 8×8 tile of 8-vectors
-    /// assert_eq!(m.offset(1 + 8 * 2).unwrap(), 2 ^ 8);
+    /// let m: MixedLayout = "(8,8):(F1,F9)".parse().unwrap();
+    /// // (c0, c1) = (1, 2): 1 XOR 2·F9 = 1 XOR 18 (the swizzle Sw<3,0,3>)
+    /// assert_eq!(m.offset(1 + 8 * 2).unwrap(), 1 ^ 18);
     /// assert!(m.offset(64).is_err());
+    /// // PyCuTe's F2 + integer: fine while the integer stride contributes 0, refused after
+    /// let r: MixedLayout = "(8,8):(F1,8)".parse().unwrap();
+    /// assert_eq!(r.offset(7).unwrap(), 7);
+    /// assert!(r.offset(8).is_err());
     /// ```
     pub fn offset(&self, i: i64) -> Result<i64, F2Error> {
         let size = self.size();
@@ -239,10 +306,57 @@ impl MixedLayout {
             Some(p) => p.apply_flat_bits(i as u64) as i64,
             None => i,
         };
-        self.body_offset(j)
+        self.body_offset(i, j)
     }
 
-    fn body_offset(&self, mut j: i64) -> Result<i64, F2Error> {
+    /// The index of a coordinate, as PyCuTe reads one: a flat coordinate (one value per leaf)
+    /// or one 1-D coordinate per top-level mode, colexicographic either way.
+    ///
+    /// # Errors
+    /// [`F2Error::CoordArity`] for another count; [`F2Error::CoordOutOfRange`] for a value
+    /// outside its leaf or mode.
+    ///
+    /// ```
+    /// use layout::f2::MixedLayout;
+    /// let m: MixedLayout = "(4,(2,4)):(F1,(F4,F8))".parse().unwrap();
+    /// assert_eq!(m.index_of(&[3, 1, 2]).unwrap(), 3 + 4 + 16); // flat
+    /// assert_eq!(m.index_of(&[3, 5]).unwrap(), 3 + 4 * 5); // by mode
+    /// assert!(m.index_of(&[4, 0]).is_err());
+    /// ```
+    pub fn index_of(&self, coord: &[i64]) -> Result<i64, F2Error> {
+        let shape = self.body.shape();
+        let leaves = self.body.shape_leaves();
+        let mut extents = [0i64; MAX_LEAVES];
+        let n = if coord.len() == leaves.len() {
+            extents[..leaves.len()].copy_from_slice(leaves);
+            leaves.len()
+        } else if coord.len() == shape.rank() {
+            for (m, e) in extents.iter_mut().enumerate().take(shape.rank()) {
+                *e = shape.mode(m)?.size()?;
+            }
+            shape.rank()
+        } else {
+            return Err(F2Error::CoordArity {
+                expected: leaves.len(),
+                got: coord.len(),
+            });
+        };
+        let (mut index, mut scale) = (0i64, 1i64);
+        for (&c, &e) in coord.iter().zip(&extents[..n]) {
+            if c < 0 || c >= e {
+                return Err(F2Error::CoordOutOfRange {
+                    name: super::DimName::new("coordinate")?,
+                    value: c as u64,
+                    size: e as u64,
+                });
+            }
+            index += c * scale;
+            scale *= e;
+        }
+        Ok(index)
+    }
+
+    fn body_offset(&self, index: i64, mut j: i64) -> Result<i64, F2Error> {
         let shape = self.body.shape_leaves();
         let stride = self.body.stride_leaves();
         let mut sum: i64 = 0;
@@ -252,7 +366,7 @@ impl MixedLayout {
             let c = j % s;
             j /= s;
             if self.f2_leaves & (1u64 << k) != 0 {
-                let n = s.trailing_zeros() as usize;
+                let n = f2_bits(s);
                 for t in 0..n {
                     if (c >> t) & 1 == 1 {
                         x ^= self.f2_bases[fb + t];
@@ -268,24 +382,33 @@ impl MixedLayout {
                     }))?;
             }
         }
+        if self.f2_leaves != 0 && sum != 0 {
+            return Err(F2Error::MixedSum {
+                index,
+                integer: sum,
+            });
+        }
         Ok(sum ^ x as i64)
     }
 
     /// The layout as an F2 layout (`index` → `offset`), when it is F2-linear: power-of-two
-    /// extents, and the images of the index bits under the integer strides pairwise without
-    /// common bits (no carries), non-negative. A `pre` map is composed in.
+    /// extents, and either F2 strides (integer strides 0 beside them) or integer strides only
+    /// whose images of the index bits pairwise share no bits (no carries) and are non-negative.
+    /// A `pre` map is composed in.
     ///
     /// # Errors
-    /// [`F2Error::ModeNotPowerOfTwo`], [`F2Error::NegativeStride`], [`F2Error::NotLinear`].
+    /// [`F2Error::ModeNotPowerOfTwo`], [`F2Error::NegativeStride`], [`F2Error::NotLinear`],
+    /// [`F2Error::MixedStrides`].
     ///
     /// ```
     /// use layout::f2::MixedLayout;
-    /// let m: MixedLayout = "(8,8):(F2[8,16,32],1)".parse().unwrap();
+    /// let m: MixedLayout = "(8,8):(F8,F1)".parse().unwrap();
     /// let f = m.to_f2().unwrap();
     /// assert_eq!(f.to_string(), "{index:[8,16,32,1,2,4]} -> {offset:64}");
     /// assert!("(3,2):(1,3)".parse::<MixedLayout>().unwrap().to_f2().is_err());
     /// ```
     pub fn to_f2(&self) -> Result<F2Layout, F2Error> {
+        self.one_codomain()?;
         let shape = self.body.shape_leaves();
         let stride = self.body.stride_leaves();
         let mut images = [0u64; MAX_F2_BITS];
@@ -347,6 +470,39 @@ impl MixedLayout {
             Some(p) => f.compose(p),
             None => Ok(f),
         }
+    }
+
+    /// `Err(MixedStrides)` when F2 strides sit beside a non-zero integer stride (on a leaf of
+    /// extent above 1): then the offsets are not one map (PyCuTe refuses `F2 + integer`).
+    fn one_codomain(&self) -> Result<(), F2Error> {
+        if self.f2_leaves == 0 {
+            return Ok(());
+        }
+        let shape = self.body.shape_leaves();
+        for (k, (&s, &d)) in shape.iter().zip(self.body.stride_leaves()).enumerate() {
+            if self.f2_leaves & (1u64 << k) == 0 && s > 1 && d != 0 {
+                return Err(F2Error::MixedStrides { leaf: k, stride: d });
+            }
+        }
+        Ok(())
+    }
+
+    /// The flattened leaves as (extent, stride).
+    fn leaves(&self) -> impl Iterator<Item = (i64, Leaf<'_>)> + '_ {
+        let shape = self.body.shape_leaves();
+        (0..shape.len()).map(move |k| {
+            let st = match self.stride(k) {
+                Some(MixedStride::F2(b)) => match value_of(b) {
+                    Some(v) => Leaf::F2(v),
+                    // an extent-1 leaf keeps its F2 value in the body's stride
+                    None if b.is_empty() => Leaf::F2(self.body.stride_leaves()[k] as u64),
+                    None => Leaf::Bases(b),
+                },
+                Some(MixedStride::Int(d)) => Leaf::Int(d),
+                None => Leaf::Int(0),
+            };
+            (shape[k], st)
+        })
     }
 
     /// Whether flat index bit `t` belongs to an integer-stride leaf.
@@ -511,7 +667,7 @@ impl MixedLayout {
     ///
     /// ```
     /// use layout::f2::MixedLayout;
-    /// let m: MixedLayout = "(8,8):(F2[8,16,32],1)".parse().unwrap();
+    /// let m: MixedLayout = "(8,8):(F8,F1)".parse().unwrap();
     /// let l = m.left_inverse().unwrap();
     /// for i in 0..64 {
     ///     assert_eq!(l.apply_flat(m.offset(i).unwrap() as u64).unwrap(), i as u64);
@@ -558,23 +714,26 @@ impl MixedLayout {
     }
 
     /// The complement: a layout whose offsets, together with those of `self`, tile the
-    /// codomain. For an F2-linear injective layout it is the F2 complement (returned with an
-    /// F2 stride, `rest:F2[…]`); for a plain layout after a bijective (or no) `pre` map the image
-    /// is the body's, and it is CuTe's `complement(body, cotarget)`.
+    /// codomain. For an F2-linear injective layout it is the F2 complement (returned with one
+    /// F2 stride); for a plain layout after a bijective (or no) `pre` map the image is the
+    /// body's, and it is CuTe's `complement(body, cotarget)`. PyCuTe (2026) gives no complement
+    /// for F2 strides (its complement divides strides, and `F2` has no such division): this one
+    /// is the GF(2) complement, an extension.
     ///
     /// # Errors
-    /// [`F2Error::Undefined`] for F2 strides that are not linear or not injective, and CuTe's
-    /// errors for the plain case.
+    /// [`F2Error::Undefined`] for F2 strides that are not linear or not injective,
+    /// [`F2Error::MixedStrides`], and CuTe's errors for the plain case.
     ///
     /// ```
     /// use layout::f2::MixedLayout;
-    /// let m: MixedLayout = "(2,4):(F2[5],2)".parse().unwrap(); // images 5, 2, 4 span bits 0..3
+    /// let m: MixedLayout = "(2,4):(F5,F2)".parse().unwrap(); // images 5, 2, 4 span bits 0..3
     /// let c = m.complement(32).unwrap();
-    /// assert_eq!(c.to_string(), "4:F2[8,16]");
+    /// assert_eq!(c.to_string(), "4:F8"); // the bases 8, 16
     /// let plain: MixedLayout = "4:2".parse().unwrap();
     /// assert_eq!(plain.complement(16).unwrap().to_string(), "(2,2):(1,8)");
     /// ```
     pub fn complement(&self, cotarget: i64) -> Result<MixedLayout, F2Error> {
+        self.one_codomain()?;
         if !self.has_f2_strides() {
             let (_, body) = self.split_bijective_pre().or_else(|e| match self.pre {
                 None => Ok((F2Layout::identity("index", 0)?, self.body)),
@@ -647,7 +806,8 @@ fn write_tuple(
 }
 
 impl fmt::Display for MixedLayout {
-    /// `(4,8):(F2[1,3],4)`, then ` o {…} -> {…}` for a `pre` map.
+    /// `(4,8):(F1,F4)` (an F2 stride as PyCuTe prints it, `F[b0,…]` for free bases), then
+    /// ` o {…} -> {…}` for a `pre` map.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let shape = self.body.shape();
         let sl = self.body.shape_leaves();
@@ -656,16 +816,22 @@ impl fmt::Display for MixedLayout {
         write_tuple(f, &shape, &mut 0, &mut |f, k| match self.stride(k) {
             None => Err(fmt::Error),
             Some(MixedStride::Int(d)) => write!(f, "{d}"),
-            Some(MixedStride::F2(b)) => {
-                f.write_str("F2[")?;
-                for (t, v) in b.iter().enumerate() {
-                    if t > 0 {
-                        f.write_str(",")?;
+            Some(MixedStride::F2(b)) => match value_of(b) {
+                // PyCuTe's printed form: the F2 value
+                Some(v) => write!(f, "F{v}"),
+                // an extent-1 leaf keeps its F2 value in the body's stride
+                None if b.is_empty() => write!(f, "F{}", self.body.stride_leaves()[k]),
+                None => {
+                    f.write_str("F[")?;
+                    for (t, v) in b.iter().enumerate() {
+                        if t > 0 {
+                            f.write_str(",")?;
+                        }
+                        write!(f, "{v}")?;
                     }
-                    write!(f, "{v}")?;
+                    f.write_str("]")
                 }
-                f.write_str("]")
-            }
+            },
         })?;
         if let Some(p) = &self.pre {
             write!(f, " o {p}")?;
@@ -684,7 +850,7 @@ impl fmt::Debug for MixedLayout {
 #[derive(Clone, Copy)]
 enum RawStride {
     Int(i64),
-    F2Default,
+    F2Value(u64),
     F2 { start: usize, n: usize },
 }
 
@@ -694,6 +860,34 @@ struct Parsed {
     n: usize,
     bases: [u64; MAX_F2_BITS],
     nb: usize,
+}
+
+/// Appends the bases `v << t` of the F2 value `v` on a leaf of extent `e` at `bases[nb..]`,
+/// returning the new count.
+fn push_value_bases(
+    bases: &mut [u64; MAX_F2_BITS],
+    nb: usize,
+    e: i64,
+    v: u64,
+) -> Result<usize, F2Error> {
+    let bits = f2_bits(e);
+    if nb + bits > MAX_F2_BITS {
+        return Err(F2Error::TooManyBits {
+            side: Side::Input,
+            bits: nb + bits,
+        });
+    }
+    for t in 0..bits {
+        let b = (v as u128) << t;
+        if b > mask(MAX_F2_BITS) as u128 {
+            return Err(F2Error::TooManyBits {
+                side: Side::Output,
+                bits: bit_len(b),
+            });
+        }
+        bases[nb + t] = b as u64;
+    }
+    Ok(nb + bits)
 }
 
 fn int(c: &mut Cursor<'_>) -> Result<i64, F2Error> {
@@ -758,29 +952,33 @@ fn stride_tuple(
     if *at == MAX_LEAVES {
         return Err(c.err("at most 32 leaves"));
     }
-    let s = if c.eat_str("F2") {
-        if c.eat(b'[') {
-            let start = p.nb;
-            if !c.eat(b']') {
-                loop {
-                    if p.nb == MAX_F2_BITS {
-                        return Err(c.err("at most 62 F2 bases"));
-                    }
-                    p.bases[p.nb] = c.uint()?;
-                    p.nb += 1;
-                    if c.eat(b']') {
-                        break;
-                    }
-                    c.expect(b',', "`,` or `]` in an F2 stride")?;
+    let s = if c.eat_str("F2(") {
+        // PyCuTe's constructor form `F2(v)`
+        let v = c.uint()?;
+        c.expect(b')', "`)` after an F2 value")?;
+        RawStride::F2Value(v)
+    } else if c.eat_str("F2[") || c.eat_str("F[") {
+        let start = p.nb;
+        if !c.eat(b']') {
+            loop {
+                if p.nb == MAX_F2_BITS {
+                    return Err(c.err("at most 62 F2 bases"));
                 }
+                p.bases[p.nb] = c.uint()?;
+                p.nb += 1;
+                if c.eat(b']') {
+                    break;
+                }
+                c.expect(b',', "`,` or `]` in an F2 stride")?;
             }
-            RawStride::F2 {
-                start,
-                n: p.nb - start,
-            }
-        } else {
-            RawStride::F2Default
         }
+        RawStride::F2 {
+            start,
+            n: p.nb - start,
+        }
+    } else if c.eat(b'F') {
+        // PyCuTe's printed form `F9`: the F2 value 9
+        RawStride::F2Value(c.uint()?)
     } else {
         RawStride::Int(int(c)?)
     };
@@ -792,7 +990,8 @@ fn stride_tuple(
 impl FromStr for MixedLayout {
     type Err = F2Error;
 
-    /// Reads `shape:stride` where a stride leaf is an integer, `F2` or `F2[b0,…]`, optionally
+    /// Reads `shape:stride` where a stride leaf is an integer, an F2 value `F9` (PyCuTe's
+    /// printed form; `F2(9)` is read too) or bases `F[b0,…]` (also `F2[b0,…]`), optionally
     /// followed by ` o ` and an F2 layout (the `pre` map).
     ///
     /// ```
@@ -800,7 +999,10 @@ impl FromStr for MixedLayout {
     /// let m: MixedLayout = "(4,2):(1,4) o {index:[2,1,4]} -> {index:8}".parse().unwrap();
     /// assert_eq!(m.offset(1).unwrap(), 2);
     /// assert_eq!(m.to_string(), "(4,2):(1,4) o {index:[2,1,4]} -> {index:8}");
-    /// assert!("3:F2".parse::<MixedLayout>().is_err()); // F2 strides need power-of-two extents
+    /// // PyCuTe's text: `F2` is the F2 value 2 (the bases 2, 4)
+    /// assert_eq!("3:F2".parse::<MixedLayout>().unwrap().to_string(), "3:F2");
+    /// assert_eq!("(2,4):(F2(1),F2(2))".parse::<MixedLayout>().unwrap().to_string(), "(2,4):(F1,F2)");
+    /// assert!("4:F[1]".parse::<MixedLayout>().is_err()); // one basis per bit: two here
     /// ```
     fn from_str(s: &str) -> Result<MixedLayout, F2Error> {
         let mut c = Cursor::new(s);
@@ -829,11 +1031,21 @@ impl FromStr for MixedLayout {
             let e = p.shape[k];
             match p.stride[k] {
                 RawStride::Int(d) => ints.leaves_mut()[k] = d,
-                RawStride::F2Default | RawStride::F2 { .. } => {
-                    if !is_pow2(e) {
-                        return Err(F2Error::ModeNotPowerOfTwo { leaf: k, extent: e });
+                RawStride::F2Value(v) => {
+                    // an extent-1 leaf has no bases: its value (printed back) rides in the
+                    // body's stride, where extent 1 makes it contribute nothing
+                    if e == 1 && v > mask(MAX_F2_BITS) {
+                        return Err(F2Error::TooManyBits {
+                            side: Side::Output,
+                            bits: 64 - v.leading_zeros() as usize,
+                        });
                     }
-                    let bits = e.trailing_zeros() as usize;
+                    ints.leaves_mut()[k] = if e == 1 { v as i64 } else { 0 };
+                    f2_leaves |= 1u64 << k;
+                    nb = push_value_bases(&mut bases, nb, e, v)?;
+                }
+                RawStride::F2 { start, n } => {
+                    let bits = f2_bits(e);
                     ints.leaves_mut()[k] = 0;
                     f2_leaves |= 1u64 << k;
                     if nb + bits > MAX_F2_BITS {
@@ -842,29 +1054,20 @@ impl FromStr for MixedLayout {
                             bits: nb + bits,
                         });
                     }
-                    match p.stride[k] {
-                        RawStride::F2 { start, n } => {
-                            if n != bits {
-                                return Err(F2Error::Undefined {
-                                    what: "an F2 stride needs one basis per bit of its extent",
-                                });
-                            }
-                            for t in 0..n {
-                                let b = p.bases[start + t];
-                                if b > mask(MAX_F2_BITS) {
-                                    return Err(F2Error::TooManyBits {
-                                        side: Side::Output,
-                                        bits: 64 - b.leading_zeros() as usize,
-                                    });
-                                }
-                                bases[nb + t] = b;
-                            }
+                    if n != bits {
+                        return Err(F2Error::Undefined {
+                            what: "an F2 stride `F[b0,…]` needs one basis per bit of its extent",
+                        });
+                    }
+                    for t in 0..n {
+                        let b = p.bases[start + t];
+                        if b > mask(MAX_F2_BITS) {
+                            return Err(F2Error::TooManyBits {
+                                side: Side::Output,
+                                bits: 64 - b.leading_zeros() as usize,
+                            });
                         }
-                        _ => {
-                            for t in 0..bits {
-                                bases[nb + t] = 1u64 << t;
-                            }
-                        }
+                        bases[nb + t] = b;
                     }
                     nb += bits;
                 }

@@ -43,7 +43,8 @@
 //! assert_eq!(l.apply(&[1, 5]).unwrap().as_slice(), &[1, 3]);
 //! ```
 //!
-//! [`MixedLayout`] carries CuTe layouts whose strides may be F2 strides (`8:F2[…]`), and a
+//! [`MixedLayout`] carries CuTe layouts whose strides may be PyCuTe's F2 strides (`(8,8):(F1,F9)`,
+//! `+` is XOR and `*` carry-less), with PyCuTe's algebra on them, and a
 //! shape:stride layout composed after an F2 map — a padded layout swizzled on its power-of-two
 //! part, which neither CuTe nor Linear Layouts can express alone.
 

@@ -1,5 +1,5 @@
 //! The F2 functions of the calculator: F2-linear layouts (`{in:[bases]} -> {out:size}`) and
-//! mixed layouts (`(8,8):(F2[8,16,32],1)`). An F2 text has commas of its own, so these functions
+//! layouts with F2 strides (PyCuTe's `(8,8):(F1,F9)`). An F2 text has commas of its own, so these functions
 //! separate their arguments with `;`: `f2_compose(A; B)`.
 
 use layout::DynLayout;
@@ -37,16 +37,31 @@ pub const NAMES: &[&str] = &[
     "mixed_swizzled",
 ];
 
-/// The general functions that also take a layout with F2 strides (`(8,8):(F2,8)`), with their
+/// The general functions that also take a layout with F2 strides (`(8,8):(F1,F9)`), with their
 /// usual comma-separated arguments.
 const GENERAL: &[&str] = &[
     "size",
+    "cosize",
     "offsets",
     "eval",
+    "coalesce",
+    "composition",
     "right_inverse",
     "left_inverse",
     "complement",
 ];
+
+/// Whether the text has an F2 stride: `F` followed by a digit, `[` or `2(`, right after `:`,
+/// `(` or `,` (PyCuTe's `F9`, `F2(9)`, and the bases `F[…]`).
+fn has_f2_stride(t: &str) -> bool {
+    let b = t.as_bytes();
+    (1..b.len()).any(|i| {
+        let prev = b[..i].iter().rev().find(|c| !c.is_ascii_whitespace());
+        b[i] == b'F'
+            && matches!(prev, Some(b':' | b'(' | b','))
+            && matches!(b.get(i + 1), Some(c) if c.is_ascii_digit() || *c == b'[')
+    })
+}
 
 /// Splits `a, (b, c), [d]` at its top-level commas.
 fn split_top(s: &str) -> Vec<&str> {
@@ -70,7 +85,7 @@ fn split_top(s: &str) -> Vec<&str> {
 /// A line that names a layout with F2 strides: a bare one (printed back), or one of the
 /// [`GENERAL`] functions applied to it.
 fn try_general(t: &str) -> Option<Result<String, String>> {
-    if !t.contains("F2") {
+    if !has_f2_stride(t) {
         return None;
     }
     if let Ok(m) = t.parse::<MixedLayout>() {
@@ -92,21 +107,45 @@ fn try_general(t: &str) -> Option<Result<String, String>> {
                 want(1)?;
                 Ok(m.size().to_string())
             }
+            "cosize" => {
+                want(1)?;
+                Ok(m.cosize().map_err(e)?.to_string())
+            }
+            "coalesce" => {
+                want(1)?;
+                Ok(m.coalesce().map_err(e)?.to_string())
+            }
             "offsets" => run("mixed_offsets", &[args[0]]),
             "eval" => {
-                want(2)?;
-                let [i] = ints(args[1])?[..] else {
-                    return Err("`eval` of a layout with F2 strides takes a 1-D index".into());
+                // eval(M, i), eval(M, (c0, c1, …)) or eval(M, c0, c1, …): an index, a flat
+                // coordinate or one coordinate per mode, as PyCuTe's `L(…)`
+                if args.len() < 2 {
+                    want(2)?;
+                }
+                let mut c = Vec::new();
+                for a in &args[1..] {
+                    c.extend(ints(a)?);
+                }
+                let i = match c[..] {
+                    [i] => i,
+                    _ => m.index_of(&c).map_err(e)?,
                 };
                 Ok(m.offset(i).map_err(e)?.to_string())
             }
+            "composition" => {
+                want(2)?;
+                let b: layout::DynLayout = args[1]
+                    .parse()
+                    .map_err(|x: layout::LayoutError| x.to_string())?;
+                Ok(m.compose_layout(&b).map_err(e)?.to_string())
+            }
             "right_inverse" => {
                 want(1)?;
-                Ok(m.right_inverse().map_err(e)?.to_string())
+                Ok(m.right_inverse_layout().map_err(e)?.to_string())
             }
             "left_inverse" => {
                 want(1)?;
-                Ok(m.left_inverse().map_err(e)?.to_string())
+                Ok(m.left_inverse_layout().map_err(e)?.to_string())
             }
             _ => {
                 want(2)?;
