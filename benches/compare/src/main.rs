@@ -1202,6 +1202,36 @@ fn main() {
         }
         return;
     }
+    if args.first().map(String::as_str) == Some("nz") {
+        // `nz N REPS [rm]`: f32 N³ through `gemm::gemm` on tensors, A NZ × B ZN → C NZ (or all
+        // row-major with `rm`), for callgrind's instruction counts per call
+        use layout::named::ascend::{make_nz_layout, make_zn_layout};
+        use layout::{DynLayout, Tensor};
+        let n: usize = args[1].parse().unwrap();
+        let reps: usize = args[2].parse().unwrap();
+        let i = n as i64;
+        let rm = |r: usize, c: usize| -> DynLayout { format!("({r},{c}):({c},1)").parse().unwrap() };
+        let a = data::<f32>(n * n, 1);
+        let b = data::<f32>(n * n, 2);
+        if args.get(3).map(String::as_str) == Some("rm") {
+            let ta = Tensor::new(&a[..], rm(n, n)).unwrap();
+            let tb = Tensor::new(&b[..], rm(n, n)).unwrap();
+            let mut c = vec![0f32; n * n];
+            let mut tc = Tensor::new(&mut c[..], rm(n, n)).unwrap();
+            for _ in 0..reps {
+                layout::gemm::gemm(1.0f32, black_box(&ta), black_box(&tb), 0.0, &mut tc).unwrap();
+            }
+        } else {
+            let ta = Tensor::new(&a[..], make_nz_layout::<f32>(i, i).unwrap()).unwrap();
+            let tb = Tensor::new(&b[..], make_zn_layout::<f32>(i, i).unwrap()).unwrap();
+            let mut c = vec![0f32; n * n];
+            let mut tc = Tensor::new(&mut c[..], make_nz_layout::<f32>(i, i).unwrap()).unwrap();
+            for _ in 0..reps {
+                layout::gemm::gemm(1.0f32, black_box(&ta), black_box(&tb), 0.0, &mut tc).unwrap();
+            }
+        }
+        return;
+    }
     if args.first().map(String::as_str) == Some("tiny") {
         // `tiny N REPS`: layout alone on N³ f32, for callgrind's instruction counts per call
         // (`tiny N REPS f64`: the same in f64)

@@ -214,18 +214,24 @@ fn blocks<K: Kern>(
                                 sc.origin + i0 as isize * sc.rs + j0 as isize * sc.cs,
                                 sc.rs,
                                 sc.cs,
+                                0,
                             )),
-                            Some(cm) => (cm.rows.run[i0] as usize >= mr
-                                && cm.cols.run[j0] as usize >= nr)
-                                .then(|| {
-                                    (
-                                        sc.origin + cm.rows.off[i0] + cm.cols.off[j0],
-                                        cm.rows.step(i0),
-                                        cm.cols.step(j0),
-                                    )
-                                }),
+                            Some(cm) if cm.cols.run[j0] as usize >= nr => {
+                                let corner = sc.origin + cm.rows.off[i0] + cm.cols.off[j0];
+                                if cm.rows.run[i0] as usize >= mr {
+                                    Some((corner, cm.rows.step(i0), cm.cols.step(j0), 0))
+                                } else if mrb == mr {
+                                    vector_runs(cm.rows, i0, mr, ki.lanes)
+                                        .map(|vsc| (corner, 1, cm.cols.step(j0), vsc))
+                                } else {
+                                    None
+                                }
+                            }
+                            Some(_) => None,
                         };
-                        if let (Some((corner, rsc, csc)), true) = (direct, mrb == mr && nrb == nr) {
+                        if let (Some((corner, rsc, csc, vsc)), true) =
+                            (direct, mrb == mr && nrb == nr)
+                        {
                             let tile = Tile {
                                 k: ksteps,
                                 alpha,
@@ -239,11 +245,15 @@ fn blocks<K: Kern>(
                                 c: unsafe { cptr.offset(corner) },
                                 rsc,
                                 csc,
+                                vsc,
                             };
                             // SAFETY: `ap`/`bp` are subslices of MR·kcp / NR·kcp packed elements;
                             // the full MR×NR tile lies inside C (i0 + MR ≤ m, j0 + NR ≤ n) at
-                            // `corner + i·rsc + j·csc` (C's runs cover the tile); the kernel's
-                            // ISA was checked available when `ki` was chosen.
+                            // `corner + i·rsc + j·csc` (C's runs cover the tile), or, with
+                            // `vsc ≠ 0` (only for a kernel with `lanes`), at `corner + (i /
+                            // lanes)·vsc + i % lanes + j·csc` (`vector_runs` checked each
+                            // vector's run); the kernel's ISA was checked available when `ki`
+                            // was chosen.
                             unsafe { (ki.ukr)(&tile) };
                         } else {
                             let tile = Tile {
@@ -255,6 +265,7 @@ fn blocks<K: Kern>(
                                 c: scratch.0.as_mut_ptr(),
                                 rsc: 1,
                                 csc: mr as isize,
+                                vsc: 0,
                             };
                             // SAFETY: as above for a and b; C is the MAX_TILE ≥ MR·NR scratch
                             // tile (column-major, leading dimension MR), not read as β = 0.
@@ -283,6 +294,25 @@ fn blocks<K: Kern>(
             }
         }
     }
+}
+
+/// Whether rows `i0 .. i0 + mr` of a mapped C are `mr / lanes` unit-stride runs of `lanes` rows
+/// (vectors) whose starts are equally spaced: the distance between them ([`Tile::vsc`]), for a
+/// kernel that stores its row vectors at any distance (`lanes > 0`).
+fn vector_runs(rows: &AxisMap, i0: usize, mr: usize, lanes: usize) -> Option<isize> {
+    if lanes == 0 || !mr.is_multiple_of(lanes) || i0 + mr > rows.off.len() {
+        return None;
+    }
+    let start = |v: usize| rows.off[i0 + v * lanes];
+    let vsc = if mr > lanes { start(1) - start(0) } else { 0 };
+    (0..mr / lanes)
+        .all(|v| {
+            let i = i0 + v * lanes;
+            rows.run[i] as usize >= lanes
+                && (lanes == 1 || rows.step(i) == 1)
+                && start(v) - start(0) == v as isize * vsc
+        })
+        .then_some(vsc)
 }
 
 /// `C[col + (i0 + i)·rs] ← x[i] + β·C[…]` for the rows of one tile column.

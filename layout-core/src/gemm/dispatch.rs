@@ -71,12 +71,12 @@ impl Element for f32 {
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => {
                 let (mr, nr) = super::x86::AVX2_F32;
-                Some(info(mr, nr, super::x86::avx2_f32))
+                Some(info(mr, nr, super::x86::avx2_f32).with_lanes(8))
             }
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => {
                 let (mr, nr) = super::x86::AVX512_F32;
-                Some(info(mr, nr, super::x86::avx512_f32))
+                Some(info(mr, nr, super::x86::avx512_f32).with_lanes(16))
             }
             #[cfg(target_arch = "aarch64")]
             Isa::Neon => {
@@ -120,12 +120,12 @@ impl Element for f64 {
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => {
                 let (mr, nr) = super::x86::AVX2_F64;
-                Some(info(mr, nr, super::x86::avx2_f64))
+                Some(info(mr, nr, super::x86::avx2_f64).with_lanes(4))
             }
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => {
                 let (mr, nr) = super::x86::AVX512_F64;
-                Some(info(mr, nr, super::x86::avx512_f64))
+                Some(info(mr, nr, super::x86::avx512_f64).with_lanes(8))
             }
             #[cfg(target_arch = "aarch64")]
             Isa::Neon => {

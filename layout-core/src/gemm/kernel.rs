@@ -137,6 +137,11 @@ pub struct Tile<T, P = T> {
     pub(crate) c: *mut T,
     pub(crate) rsc: isize,
     pub(crate) csc: isize,
+    /// With `rsc == 1`, the distance between the tile's row vectors (rows `i` and `i + LANES`
+    /// of a column): 0 when they are contiguous. Non-zero only for kernels whose
+    /// [`KernelInfo::lanes`] is non-zero: a C whose contiguous runs are one vector long (an NZ
+    /// fractal's C0 elements) is stored from the registers vector by vector.
+    pub(crate) vsc: isize,
 }
 
 /// A microkernel entry point.
@@ -157,6 +162,9 @@ pub struct KernelInfo<T, P = T> {
     pub(crate) mc: usize,
     pub(crate) nc: usize,
     pub(crate) ukr: Ukr<T, P>,
+    /// Rows per vector register when the kernel stores C's row vectors at any distance
+    /// ([`Tile::vsc`]); 0 when it needs them contiguous.
+    pub(crate) lanes: usize,
 }
 
 impl<T, P> KernelInfo<T, P> {
@@ -183,7 +191,14 @@ impl<T, P> KernelInfo<T, P> {
             mc,
             nc,
             ukr,
+            lanes: 0,
         }
+    }
+
+    /// The same kernel, which stores C's row vectors of `lanes` rows at any distance
+    /// ([`Tile::vsc`]).
+    pub(crate) fn with_lanes(self, lanes: usize) -> Self {
+        KernelInfo { lanes, ..self }
     }
 }
 
@@ -203,48 +218,6 @@ pub(crate) fn blocking(
         llc => (llc / 4 / (kc * p)).clamp(nr, 4096),
     };
     [kc, mc, (nc_max / nr).max(1) * nr]
-}
-
-#[cfg(test)]
-mod blocking_tests {
-    use super::blocking;
-    use crate::isa::Caches;
-
-    /// The blocking of the machines the kernels are measured on, checked against the
-    /// constraints it is derived from over a sweep of cache sizes.
-    #[test]
-    fn blocking_follows_the_caches() {
-        let zen3 = Caches::parse("32K,512K,32M").unwrap();
-        // f32 AVX2 16 × 6 and f64 8 × 6 on Zen 3: BLIS's KC; A blocks of 384 KiB
-        assert_eq!(blocking(zen3, [16, 6, 4], 256, 384 << 10), [256, 384, 4092]);
-        assert_eq!(blocking(zen3, [8, 6, 8], 256, 384 << 10), [256, 192, 4092]);
-        // a 256 KiB L2 (Haswell / Skylake client) takes three quarters of it for A
-        let hsw = Caches::parse("32K,256K,8M").unwrap();
-        assert_eq!(blocking(hsw, [16, 6, 4], 256, 384 << 10), [256, 192, 2046]);
-        for l1 in [4usize, 16, 32, 48, 64] {
-            for l2 in [64usize, 256, 512, 1024, 2048] {
-                for llc in [0usize, 1, 8, 32, 480] {
-                    let c = Caches {
-                        l1d: l1 << 10,
-                        l2: l2 << 10,
-                        llc: llc << 20,
-                    };
-                    for (mr, nr, p, kc_max) in [(16, 6, 4, 256), (8, 6, 8, 256), (32, 12, 2, 512)] {
-                        let [kc, mc, nc] = blocking(c, [mr, nr, p], kc_max, 384 << 10);
-                        assert!(
-                            (64..=kc_max).contains(&kc) && kc % 16 == 0,
-                            "{c:?}: KC {kc}"
-                        );
-                        // the B micro-panel in half of L1 whenever KC is above its floor
-                        assert!(kc == 64 || nr * kc * p <= c.l1d / 2, "{c:?}: KC {kc}");
-                        assert!(mc % mr == 0 && mc >= mr, "{c:?}: MC {mc}");
-                        assert!(mc == mr || mc * kc * p <= c.l2 / 4 * 3, "{c:?}: MC {mc}");
-                        assert!(nc % nr == 0 && nc >= nr && nc <= 4096, "{c:?}: NC {nc}");
-                    }
-                }
-            }
-        }
-    }
 }
 
 /// The engine's view of one element pair's kernels (the BLIS loops, packing buffers, edge
@@ -361,13 +334,18 @@ pub(crate) unsafe fn tile_body<T: Element, S: Simd<T>, const MV: usize, const NR
     const A_AHEAD: usize = 8;
     // SAFETY: (whole body) the caller guarantees the ISA and the extents of a, b and c.
     unsafe {
+        // where row vector v of a column starts, relative to the column (rsc == 1)
+        let vstep = if t.vsc == 0 { lanes as isize } else { t.vsc };
         // C's tile columns are brought into L1 while the k loop runs (they are read, or written
-        // whole, only after it): the first and last element of each column cover its lines
+        // whole, only after it): the first and last element of each vector cover its lines
         if t.rsc == 1 {
             for j in 0..NR {
                 let cj = t.c.wrapping_offset(j as isize * t.csc);
-                S::prefetch(cj);
-                S::prefetch(cj.wrapping_add(mr - 1));
+                for v in 0..MV {
+                    let cv = cj.wrapping_offset(v as isize * vstep);
+                    S::prefetch(cv);
+                    S::prefetch(cv.wrapping_add(lanes - 1));
+                }
             }
         }
         let mut acc = [[S::zero(); MV]; NR];
@@ -400,7 +378,7 @@ pub(crate) unsafe fn tile_body<T: Element, S: Simd<T>, const MV: usize, const NR
             for j in 0..NR {
                 let cj = t.c.offset(j as isize * t.csc);
                 for v in 0..MV {
-                    let p = cj.add(v * lanes);
+                    let p = cj.offset(v as isize * vstep);
                     let x = S::mul(acc[j][v], alpha);
                     let r = if t.beta == T::ZERO {
                         x
@@ -492,4 +470,46 @@ pub(crate) const PORTABLE_NR: usize = 4;
 pub(crate) unsafe fn portable_ukr<T: Element>(t: &Tile<T>) {
     // SAFETY: forwarded contract; the scalar "instruction set" is always available.
     unsafe { tile_body::<T, Portable, PORTABLE_MR, PORTABLE_NR>(t) }
+}
+
+#[cfg(test)]
+mod blocking_tests {
+    use super::blocking;
+    use crate::isa::Caches;
+
+    /// The blocking of the machines the kernels are measured on, checked against the
+    /// constraints it is derived from over a sweep of cache sizes.
+    #[test]
+    fn blocking_follows_the_caches() {
+        let zen3 = Caches::parse("32K,512K,32M").unwrap();
+        // f32 AVX2 16 × 6 and f64 8 × 6 on Zen 3: BLIS's KC; A blocks of 384 KiB
+        assert_eq!(blocking(zen3, [16, 6, 4], 256, 384 << 10), [256, 384, 4092]);
+        assert_eq!(blocking(zen3, [8, 6, 8], 256, 384 << 10), [256, 192, 4092]);
+        // a 256 KiB L2 (Haswell / Skylake client) takes three quarters of it for A
+        let hsw = Caches::parse("32K,256K,8M").unwrap();
+        assert_eq!(blocking(hsw, [16, 6, 4], 256, 384 << 10), [256, 192, 2046]);
+        for l1 in [4usize, 16, 32, 48, 64] {
+            for l2 in [64usize, 256, 512, 1024, 2048] {
+                for llc in [0usize, 1, 8, 32, 480] {
+                    let c = Caches {
+                        l1d: l1 << 10,
+                        l2: l2 << 10,
+                        llc: llc << 20,
+                    };
+                    for (mr, nr, p, kc_max) in [(16, 6, 4, 256), (8, 6, 8, 256), (32, 12, 2, 512)] {
+                        let [kc, mc, nc] = blocking(c, [mr, nr, p], kc_max, 384 << 10);
+                        assert!(
+                            (64..=kc_max).contains(&kc) && kc % 16 == 0,
+                            "{c:?}: KC {kc}"
+                        );
+                        // the B micro-panel in half of L1 whenever KC is above its floor
+                        assert!(kc == 64 || nr * kc * p <= c.l1d / 2, "{c:?}: KC {kc}");
+                        assert!(mc % mr == 0 && mc >= mr, "{c:?}: MC {mc}");
+                        assert!(mc == mr || mc * kc * p <= c.l2 / 4 * 3, "{c:?}: MC {mc}");
+                        assert!(nc % nr == 0 && nc >= nr && nc <= 4096, "{c:?}: NC {nc}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -175,6 +175,7 @@ mod tests {
                         c: c.as_mut_ptr(),
                         rsc: rsc as isize,
                         csc: csc as isize,
+                        vsc: 0,
                     };
                     // SAFETY: NEON is in every aarch64 CPU; `a` holds MR·k, `b` NR·k elements,
                     // `c` the whole tile at these strides.

@@ -402,6 +402,7 @@ mod tests {
                             c: c.as_mut_ptr(),
                             rsc: rsc as isize,
                             csc: csc as isize,
+                            vsc: 0,
                         };
                         // SAFETY: the features were detected (i8mm where needed); `pa` holds
                         // 32·quads bytes, `pb` 48·quads, `c` the whole tile at these strides.

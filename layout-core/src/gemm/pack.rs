@@ -326,7 +326,8 @@ fn fractal_simd<T: Element>(cols: usize) -> bool {
 
 /// `out[q·ld + t] = src[t·sv + q]` for `t < rows` and `q < 8` (4-byte `T`) or `q < 4` (8-byte
 /// `T`): an NZ fractal's rows moved down a panel, eight (four) rows at a time as an in-register
-/// square transpose, the rows left over one by one. Bits are moved, never computed on.
+/// square transpose, the rows left over as one more square with zero rows and masked stores.
+/// Bits are moved, never computed on.
 ///
 /// # Safety
 /// AVX2 is available; `T` is f32 or f64 ([`fractal_simd`]); `src` is readable for every
@@ -341,8 +342,18 @@ unsafe fn down_simd<T: Element>(out: *mut T, ld: usize, src: *const T, sv: usize
         let mut t = 0;
         if core::mem::size_of::<T>() == 4 {
             let (o, s) = (out.cast::<f32>(), src.cast::<f32>());
-            while t + 8 <= rows {
-                let r = |i: usize| _mm256_loadu_ps(s.add((t + i) * sv));
+            while t < rows {
+                // the last block of `n < 8` rows (a 6-row B panel) reads only its rows, the
+                // others zero, and stores `n` elements per column (masked stores: the lanes
+                // past `n` are neither written nor touched)
+                let n = (rows - t).min(8);
+                let r = |i: usize| {
+                    if i < n {
+                        _mm256_loadu_ps(s.add((t + i) * sv))
+                    } else {
+                        _mm256_setzero_ps()
+                    }
+                };
                 let (r0, r1, r2, r3) = (r(0), r(1), r(2), r(3));
                 let (r4, r5, r6, r7) = (r(4), r(5), r(6), r(7));
                 let (t0, t1) = (_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
@@ -357,40 +368,67 @@ unsafe fn down_simd<T: Element>(out: *mut T, ld: usize, src: *const T, sv: usize
                 let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
                 let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
                 let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
-                let w = |q: usize, v: __m256| _mm256_storeu_ps(o.add(q * ld + t), v);
-                w(0, _mm256_permute2f128_ps::<0x20>(u0, u4));
-                w(1, _mm256_permute2f128_ps::<0x20>(u1, u5));
-                w(2, _mm256_permute2f128_ps::<0x20>(u2, u6));
-                w(3, _mm256_permute2f128_ps::<0x20>(u3, u7));
-                w(4, _mm256_permute2f128_ps::<0x31>(u0, u4));
-                w(5, _mm256_permute2f128_ps::<0x31>(u1, u5));
-                w(6, _mm256_permute2f128_ps::<0x31>(u2, u6));
-                w(7, _mm256_permute2f128_ps::<0x31>(u3, u7));
-                t += 8;
-            }
-            for t in t..rows {
-                for q in 0..8 {
-                    *o.add(q * ld + t) = *s.add(t * sv + q);
+                let cols = [
+                    _mm256_permute2f128_ps::<0x20>(u0, u4),
+                    _mm256_permute2f128_ps::<0x20>(u1, u5),
+                    _mm256_permute2f128_ps::<0x20>(u2, u6),
+                    _mm256_permute2f128_ps::<0x20>(u3, u7),
+                    _mm256_permute2f128_ps::<0x31>(u0, u4),
+                    _mm256_permute2f128_ps::<0x31>(u1, u5),
+                    _mm256_permute2f128_ps::<0x31>(u2, u6),
+                    _mm256_permute2f128_ps::<0x31>(u3, u7),
+                ];
+                if n == 8 {
+                    for (q, v) in cols.into_iter().enumerate() {
+                        _mm256_storeu_ps(o.add(q * ld + t), v);
+                    }
+                } else {
+                    // lane i of the mask is set for i < n
+                    let mask = _mm256_cmpgt_epi32(
+                        _mm256_set1_epi32(n as i32),
+                        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                    );
+                    for (q, v) in cols.into_iter().enumerate() {
+                        _mm256_maskstore_ps(o.add(q * ld + t), mask, v);
+                    }
                 }
+                t += n;
             }
         } else {
             let (o, s) = (out.cast::<f64>(), src.cast::<f64>());
-            while t + 4 <= rows {
-                let r = |i: usize| _mm256_loadu_pd(s.add((t + i) * sv));
+            while t < rows {
+                // as for f32, the last block of `n < 4` rows through masked stores
+                let n = (rows - t).min(4);
+                let r = |i: usize| {
+                    if i < n {
+                        _mm256_loadu_pd(s.add((t + i) * sv))
+                    } else {
+                        _mm256_setzero_pd()
+                    }
+                };
                 let (r0, r1, r2, r3) = (r(0), r(1), r(2), r(3));
                 let (t0, t1) = (_mm256_unpacklo_pd(r0, r1), _mm256_unpackhi_pd(r0, r1));
                 let (t2, t3) = (_mm256_unpacklo_pd(r2, r3), _mm256_unpackhi_pd(r2, r3));
-                let w = |q: usize, v: __m256d| _mm256_storeu_pd(o.add(q * ld + t), v);
-                w(0, _mm256_permute2f128_pd::<0x20>(t0, t2));
-                w(1, _mm256_permute2f128_pd::<0x20>(t1, t3));
-                w(2, _mm256_permute2f128_pd::<0x31>(t0, t2));
-                w(3, _mm256_permute2f128_pd::<0x31>(t1, t3));
-                t += 4;
-            }
-            for t in t..rows {
-                for q in 0..4 {
-                    *o.add(q * ld + t) = *s.add(t * sv + q);
+                let cols = [
+                    _mm256_permute2f128_pd::<0x20>(t0, t2),
+                    _mm256_permute2f128_pd::<0x20>(t1, t3),
+                    _mm256_permute2f128_pd::<0x31>(t0, t2),
+                    _mm256_permute2f128_pd::<0x31>(t1, t3),
+                ];
+                if n == 4 {
+                    for (q, v) in cols.into_iter().enumerate() {
+                        _mm256_storeu_pd(o.add(q * ld + t), v);
+                    }
+                } else {
+                    let mask = _mm256_cmpgt_epi64(
+                        _mm256_set1_epi64x(n as i64),
+                        _mm256_setr_epi64x(0, 1, 2, 3),
+                    );
+                    for (q, v) in cols.into_iter().enumerate() {
+                        _mm256_maskstore_pd(o.add(q * ld + t), mask, v);
+                    }
                 }
+                t += n;
             }
         }
     }

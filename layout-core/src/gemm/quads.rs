@@ -505,6 +505,7 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
             mc: 64,
             nc: 4096,
             ukr,
+            lanes: 0,
         });
     }
     #[cfg(target_arch = "x86_64")]
