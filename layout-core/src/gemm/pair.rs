@@ -69,7 +69,8 @@ pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
     /// floats: `(r, k) : (1, r)`; k in pairs for the integer pairs and for bf16 on AVX-512 BF16
     /// (`vpmaddwd`, `vdpbf16ps`): `(r, (2, ⌈k/2⌉)) : (2, (1, 2r))` over k padded to even; k in
     /// quads for the integer pairs on aarch64 with the dot products (`sdot`/`udot`):
-    /// `(r, (4, ⌈k/4⌉)) : (4, (1, 4r))`.
+    /// `(r, (4, ⌈k/4⌉)) : (4, (1, 4r))`; in octets with the matrix multiply-adds
+    /// (`smmla`/`ummla`/`usmmla`, i8mm): `(r, (8, ⌈k/8⌉)) : (8, (1, 8r))`.
     ///
     /// ```
     /// use layout::gemm::{Isa, Pair};
@@ -271,8 +272,11 @@ macro_rules! int_pair {
                 r: usize,
                 k: usize,
             ) -> Result<crate::DynLayout, crate::LayoutError> {
-                // byte quads for the aarch64 dot products, else i16 pairs
-                let kstep = if crate::isa::Ext::Dotprod.usable(isa) {
+                // byte octets for the aarch64 matrix multiply-adds, quads for its dot
+                // products, else i16 pairs
+                let kstep = if crate::isa::Ext::I8mm.usable(isa) {
+                    8
+                } else if crate::isa::Ext::Dotprod.usable(isa) {
                     4
                 } else {
                     2
