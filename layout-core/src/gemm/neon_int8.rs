@@ -27,15 +27,23 @@ use super::pack::{Panels, Rows};
 use super::view::Product;
 use crate::isa::Ext;
 
-/// The dot-product kernels: C, α, β in `i32`, panels of bytes (`u8` stored as its bits).
-pub(crate) struct I8Quads;
+/// The byte-group kernels: C, α, β in `i32`, panels of bytes (`u8` stored as its bits) in
+/// groups of `G` k values.
+pub(crate) struct I8Groups<const G: usize>;
 
-impl Kern for I8Quads {
+/// The dot-product kernels: k in quads.
+pub(crate) type I8Quads = I8Groups<4>;
+/// The matrix multiply-add kernels (`FEAT_I8MM`): k in octets.
+pub(crate) type I8Octets = I8Groups<8>;
+/// The widening-multiply kernels (ARMv8.0, no extension): k in sixteens.
+pub(crate) type I8Sixteens = I8Groups<16>;
+
+impl<const G: usize> Kern for I8Groups<G> {
     type C = i32;
     type P = i8;
     const ZERO: i32 = 0;
     const ONE: i32 = 1;
-    const KSTEP: usize = 4;
+    const KSTEP: usize = G;
     #[inline(always)]
     fn mul_add(c: i32, beta: i32, x: i32) -> i32 {
         c.wrapping_mul(beta).wrapping_add(x)
@@ -45,6 +53,7 @@ impl Kern for I8Quads {
         c.wrapping_add(x)
     }
     fn with_buffers<R>(f: impl FnOnce(&mut Vec<i8>, &mut Vec<i8>) -> R) -> R {
+        // (one pair of byte buffers for every group size)
         std::thread_local! {
             static BUFS: RefCell<(Vec<i8>, Vec<i8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
         }
@@ -107,28 +116,6 @@ impl<S: Int8> Panels<i8> for Quads<'_, S> {
                 }
             }
         }
-    }
-}
-
-/// The matrix multiply-add kernels (`FEAT_I8MM`): as [`I8Quads`], k in octets.
-pub(crate) struct I8Octets;
-
-impl Kern for I8Octets {
-    type C = i32;
-    type P = i8;
-    const ZERO: i32 = 0;
-    const ONE: i32 = 1;
-    const KSTEP: usize = 8;
-    #[inline(always)]
-    fn mul_add(c: i32, beta: i32, x: i32) -> i32 {
-        I8Quads::mul_add(c, beta, x)
-    }
-    #[inline(always)]
-    fn add(c: i32, x: i32) -> i32 {
-        I8Quads::add(c, x)
-    }
-    fn with_buffers<R>(f: impl FnOnce(&mut Vec<i8>, &mut Vec<i8>) -> R) -> R {
-        I8Quads::with_buffers(f)
     }
 }
 
@@ -449,6 +436,200 @@ fn pick_mmla(a_unsigned: bool, b_unsigned: bool) -> super::kernel::Ukr<i32, i8> 
     }
 }
 
+/// The tile of the widening kernels: 4 rows by 4 columns.
+pub(crate) const MULL_TILE: (usize, usize) = (4, 4);
+
+/// Most k steps (of 16) one widening-kernel call may take: its row sums accumulate in 16-bit
+/// lanes, each step adding two bytes (at most 510 in magnitude): 64 steps stay below 2¹⁵.
+const MULL_STEPS: usize = 64;
+
+/// The k loop of one 4 × 4 tile with the widening multiplies (ARMv8.0: no dot products), per
+/// 16 k values: A's four rows (v0–v3) and B's four columns (v4–v7) as 16 bytes each; per
+/// (row, column) `$mul`/`$mul 2` multiply the low and high eight byte pairs into 16-bit
+/// products (exact: `|a·b| ≤ 2¹⁴`, `u8·u8 < 2¹⁶`) and `$adalp` adds them in pairs into the
+/// accumulator v(16 + 4·column + row), four 32-bit partial sums. With `sums`, A's row sums
+/// too: `$adalp` of each A vector into 16-bit lanes (v12–v15; [`MULL_STEPS`] bounds them).
+/// `acc` ← the 16 accumulators (64 words), then the four row-sum vectors (32 halves).
+macro_rules! mull_loop {
+    ($mul:literal, $adalp:literal, $a:expr, $b:expr, $k:expr, $acc:expr, sums: [$($sum:literal),*]) => {
+        asm!(
+            "movi v16.4s, #0", "movi v17.4s, #0", "movi v18.4s, #0", "movi v19.4s, #0",
+            "movi v20.4s, #0", "movi v21.4s, #0", "movi v22.4s, #0", "movi v23.4s, #0",
+            "movi v24.4s, #0", "movi v25.4s, #0", "movi v26.4s, #0", "movi v27.4s, #0",
+            "movi v28.4s, #0", "movi v29.4s, #0", "movi v30.4s, #0", "movi v31.4s, #0",
+            "movi v12.4s, #0", "movi v13.4s, #0", "movi v14.4s, #0", "movi v15.4s, #0",
+            "cbz {k}, 2f",
+            "1:",
+            "ldp q0, q1, [{a}], #32",
+            "ldp q2, q3, [{a}], #32",
+            "ldp q4, q5, [{b}], #32",
+            "ldp q6, q7, [{b}], #32",
+            concat!($mul, " v8.8h, v0.8b, v4.8b"), concat!($mul, "2 v9.8h, v0.16b, v4.16b"),
+            concat!($adalp, " v16.4s, v8.8h"), concat!($adalp, " v16.4s, v9.8h"),
+            concat!($mul, " v10.8h, v1.8b, v4.8b"), concat!($mul, "2 v11.8h, v1.16b, v4.16b"),
+            concat!($adalp, " v17.4s, v10.8h"), concat!($adalp, " v17.4s, v11.8h"),
+            concat!($mul, " v8.8h, v2.8b, v4.8b"), concat!($mul, "2 v9.8h, v2.16b, v4.16b"),
+            concat!($adalp, " v18.4s, v8.8h"), concat!($adalp, " v18.4s, v9.8h"),
+            concat!($mul, " v10.8h, v3.8b, v4.8b"), concat!($mul, "2 v11.8h, v3.16b, v4.16b"),
+            concat!($adalp, " v19.4s, v10.8h"), concat!($adalp, " v19.4s, v11.8h"),
+            concat!($mul, " v8.8h, v0.8b, v5.8b"), concat!($mul, "2 v9.8h, v0.16b, v5.16b"),
+            concat!($adalp, " v20.4s, v8.8h"), concat!($adalp, " v20.4s, v9.8h"),
+            concat!($mul, " v10.8h, v1.8b, v5.8b"), concat!($mul, "2 v11.8h, v1.16b, v5.16b"),
+            concat!($adalp, " v21.4s, v10.8h"), concat!($adalp, " v21.4s, v11.8h"),
+            concat!($mul, " v8.8h, v2.8b, v5.8b"), concat!($mul, "2 v9.8h, v2.16b, v5.16b"),
+            concat!($adalp, " v22.4s, v8.8h"), concat!($adalp, " v22.4s, v9.8h"),
+            concat!($mul, " v10.8h, v3.8b, v5.8b"), concat!($mul, "2 v11.8h, v3.16b, v5.16b"),
+            concat!($adalp, " v23.4s, v10.8h"), concat!($adalp, " v23.4s, v11.8h"),
+            concat!($mul, " v8.8h, v0.8b, v6.8b"), concat!($mul, "2 v9.8h, v0.16b, v6.16b"),
+            concat!($adalp, " v24.4s, v8.8h"), concat!($adalp, " v24.4s, v9.8h"),
+            concat!($mul, " v10.8h, v1.8b, v6.8b"), concat!($mul, "2 v11.8h, v1.16b, v6.16b"),
+            concat!($adalp, " v25.4s, v10.8h"), concat!($adalp, " v25.4s, v11.8h"),
+            concat!($mul, " v8.8h, v2.8b, v6.8b"), concat!($mul, "2 v9.8h, v2.16b, v6.16b"),
+            concat!($adalp, " v26.4s, v8.8h"), concat!($adalp, " v26.4s, v9.8h"),
+            concat!($mul, " v10.8h, v3.8b, v6.8b"), concat!($mul, "2 v11.8h, v3.16b, v6.16b"),
+            concat!($adalp, " v27.4s, v10.8h"), concat!($adalp, " v27.4s, v11.8h"),
+            concat!($mul, " v8.8h, v0.8b, v7.8b"), concat!($mul, "2 v9.8h, v0.16b, v7.16b"),
+            concat!($adalp, " v28.4s, v8.8h"), concat!($adalp, " v28.4s, v9.8h"),
+            concat!($mul, " v10.8h, v1.8b, v7.8b"), concat!($mul, "2 v11.8h, v1.16b, v7.16b"),
+            concat!($adalp, " v29.4s, v10.8h"), concat!($adalp, " v29.4s, v11.8h"),
+            concat!($mul, " v8.8h, v2.8b, v7.8b"), concat!($mul, "2 v9.8h, v2.16b, v7.16b"),
+            concat!($adalp, " v30.4s, v8.8h"), concat!($adalp, " v30.4s, v9.8h"),
+            concat!($mul, " v10.8h, v3.8b, v7.8b"), concat!($mul, "2 v11.8h, v3.16b, v7.16b"),
+            concat!($adalp, " v31.4s, v10.8h"), concat!($adalp, " v31.4s, v11.8h"),
+            $($sum,)*
+            "subs {k}, {k}, #1",
+            "b.ne 1b",
+            "2:",
+            "st1 {{v16.4s, v17.4s, v18.4s, v19.4s}}, [{acc}], #64",
+            "st1 {{v20.4s, v21.4s, v22.4s, v23.4s}}, [{acc}], #64",
+            "st1 {{v24.4s, v25.4s, v26.4s, v27.4s}}, [{acc}], #64",
+            "st1 {{v28.4s, v29.4s, v30.4s, v31.4s}}, [{acc}], #64",
+            "st1 {{v12.8h, v13.8h, v14.8h, v15.8h}}, [{acc}]",
+            a = inout(reg) $a => _,
+            b = inout(reg) $b => _,
+            k = inout(reg) $k => _,
+            acc = inout(reg) $acc => _,
+            out("v0") _, out("v1") _, out("v2") _, out("v3") _,
+            out("v4") _, out("v5") _, out("v6") _, out("v7") _,
+            out("v8") _, out("v9") _, out("v10") _, out("v11") _,
+            out("v12") _, out("v13") _, out("v14") _, out("v15") _,
+            out("v16") _, out("v17") _, out("v18") _, out("v19") _,
+            out("v20") _, out("v21") _, out("v22") _, out("v23") _,
+            out("v24") _, out("v25") _, out("v26") _, out("v27") _,
+            out("v28") _, out("v29") _, out("v30") _, out("v31") _,
+            options(nostack),
+        )
+    };
+}
+
+/// One 4 × 4 tile with the widening multiplies of `D` (0 `smull`/`sadalp`, 1
+/// `umull`/`uadalp`; 2 `umull` and 3 `smull` with A's row sums, for a B panel moved by 128:
+/// `b + 128` as `u8` under a `u8` A, `b − 128` as `i8` under an `i8` A), the exact correction
+/// `Σ a·b = Σ a·b' ∓ 128·Σ a`, then `C ← α·acc + β·C` (β = 0: C is not read).
+///
+/// # Safety
+/// As [`super::kernel::Ukr`] with MR = NR = 4, `KSTEP = 16` and `k ≤ 64`; NEON available.
+#[inline(always)]
+unsafe fn tile_mull<const D: u8>(t: &Tile<i32, i8>) {
+    let (mr, nr) = MULL_TILE;
+    debug_assert!(t.k <= MULL_STEPS, "the 16-bit row sums would wrap");
+    // 16 accumulators of four partial sums (column-major), then the row sums' 16-bit lanes
+    let mut acc = [[0i32; 4]; 16 + 4];
+    let (a, b, k, out) = (t.a, t.b, t.k, acc.as_mut_ptr().cast::<i32>());
+    // SAFETY: NEON is in every aarch64 CPU; the caller guarantees 64·k readable bytes at `a`
+    // and at `b`; `acc` holds the 80 words stored; the registers written are declared.
+    unsafe {
+        match D {
+            0 => mull_loop!("smull", "sadalp", a, b, k, out, sums: []),
+            1 => mull_loop!("umull", "uadalp", a, b, k, out, sums: []),
+            2 => mull_loop!(
+                "umull", "uadalp", a, b, k, out,
+                sums: ["uadalp v12.8h, v0.16b", "uadalp v13.8h, v1.16b",
+                       "uadalp v14.8h, v2.16b", "uadalp v15.8h, v3.16b"]
+            ),
+            _ => mull_loop!(
+                "smull", "sadalp", a, b, k, out,
+                sums: ["sadalp v12.8h, v0.16b", "sadalp v13.8h, v1.16b",
+                       "sadalp v14.8h, v2.16b", "sadalp v15.8h, v3.16b"]
+            ),
+        }
+    }
+    // the row sums: eight 16-bit lanes per row, unsigned for a `u8` A
+    let mut sums = [0i32; 4];
+    if D >= 2 {
+        for (i, s) in sums.iter_mut().enumerate() {
+            *s = acc[16 + i]
+                .iter()
+                .map(|&w| {
+                    let (lo, hi) = (w as u32 as u16, (w as u32 >> 16) as u16);
+                    if D == 2 {
+                        i32::from(lo) + i32::from(hi)
+                    } else {
+                        i32::from(lo as i16) + i32::from(hi as i16)
+                    }
+                })
+                .sum();
+        }
+    }
+    // B' = b + 128 (u8): subtract 128·Σ a; B' = b − 128 (i8): add it
+    let sign: i32 = if D == 2 { -128 } else { 128 };
+    for j in 0..nr {
+        for i in 0..mr {
+            let x = acc[4 * j + i]
+                .iter()
+                .fold(0i32, |s, &w| s.wrapping_add(w))
+                .wrapping_add(sums[i].wrapping_mul(sign))
+                .wrapping_mul(t.alpha);
+            // SAFETY: the caller guarantees every C element of the tile.
+            unsafe {
+                let p = t.c.offset(i as isize * t.rsc + j as isize * t.csc);
+                *p = if t.beta == 0 {
+                    x
+                } else {
+                    I8Quads::mul_add(*p, t.beta, x)
+                };
+            }
+        }
+    }
+}
+
+macro_rules! mull_kernels {
+    ($($(#[$doc:meta])* $name:ident, $d:expr;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// As [`super::kernel::Ukr`] with MR = NR = 4, `KSTEP = 16` and `k ≤ 64`; NEON
+        /// available (every aarch64 CPU).
+        #[target_feature(enable = "neon")]
+        pub(crate) unsafe fn $name(t: &Tile<i32, i8>) {
+            // SAFETY: forwarded contract; the features are enabled on this function.
+            unsafe { tile_mull::<{ $d }>(t) }
+        }
+    )*};
+}
+
+mull_kernels! {
+    /// `i8 × i8`: `smull` + `sadalp`.
+    smull_ss, 0;
+    /// `u8 × u8`: `umull` + `uadalp`.
+    umull_uu, 1;
+    /// `u8 × i8`: `umull` on B + 128, minus 128 · A's row sums.
+    umull_flip_b, 2;
+    /// `i8 × u8`: `smull` on B − 128, plus 128 · A's row sums.
+    smull_flip_b, 3;
+}
+
+/// The widening kernel for panels of signedness (A panel unsigned, B panel unsigned), and
+/// whether the packers flip the B panel's sign bit (never A's).
+fn pick_mull(a_unsigned: bool, b_unsigned: bool) -> (super::kernel::Ukr<i32, i8>, bool) {
+    match (a_unsigned, b_unsigned) {
+        (false, false) => (smull_ss, false),
+        (true, true) => (umull_uu, false),
+        (true, false) => (umull_flip_b, true),
+        (false, true) => (smull_flip_b, true),
+    }
+}
+
 /// `rows` packed in groups of `group` k values, flipped or not.
 fn quads<S>(rows: Rows<'_, S>, flip: bool, group: usize) -> Quads<'_, S> {
     Quads { rows, flip, group }
@@ -459,8 +640,8 @@ fn unsigned<T: 'static>() -> bool {
     core::any::TypeId::of::<T>() == core::any::TypeId::of::<u8>()
 }
 
-/// The integer engine with the matrix multiply-adds (where `i8mm` is usable) or the dot
-/// products on a checked product whose instruction set has `i8mm` or `dotprod` usable.
+/// The integer engine on NEON for a checked product: the matrix multiply-adds where `i8mm` is
+/// usable, else the dot products where `dotprod` is, else the widening multiplies (ARMv8.0).
 pub(crate) fn run_i8<TA: Int8, TB: Int8>(p: Product<'_, TA, TB, i32>) {
     // the engine runs Cᵀ = Bᵀ·Aᵀ for a C whose rows are not unit stride (`run_panels`'s rule,
     // asked here the same way): then B's packer fills the kernel's A panels
@@ -473,30 +654,46 @@ pub(crate) fn run_i8<TA: Int8, TB: Int8>(p: Product<'_, TA, TB, i32>) {
     let (ua, ub) = (unsigned::<TA>(), unsigned::<TB>());
     // the kernel's (A, B) panels' signedness: the product's, or B's and A's when swapped
     let (ka, kb) = if swapped { (ub, ua) } else { (ua, ub) };
-    const KC: usize = 1024;
-    let (mr, nr) = TILE;
-    let ki = |ukr| KernelInfo {
+    let ki = |(mr, nr): (usize, usize), kc: usize, ukr| KernelInfo {
         mr,
         nr,
-        kc: KC,
-        // the A block MC·KC bytes ≈ 384 KiB in L2; a B micro-panel NR·KC = 12 KiB in L1
-        mc: (384 * 1024 / KC / mr).max(1) * mr,
+        kc,
+        // the A block MC·KC bytes ≈ 384 KiB in L2; a B micro-panel NR·KC ≤ 12 KiB in L1
+        mc: (384 * 1024 / kc / mr).max(1) * mr,
         nc: (4096 / nr).max(1) * nr,
         ukr,
     };
     let (a, bt) = (p.a.rows(), p.b.transposed().rows());
-    if Ext::I8mm.usable(p.isa) {
-        // k octets, every pair of signednesses exact: nothing flipped
-        let ki = ki(pick_mmla(ka, kb));
-        let (asrc, bsrc) = (quads(a, false, 8), quads(bt, false, 8));
-        run_panels::<I8Octets>(&ki, p.mkn, p.alpha, &asrc, &bsrc, p.beta, p.c, p.threads);
-        return;
-    }
+    let (ext, ukr, flip, group) = if Ext::I8mm.usable(p.isa) {
+        // every pair of signednesses exact: nothing flipped
+        (true, pick_mmla(ka, kb), false, 8)
+    } else if Ext::Dotprod.usable(p.isa) {
+        let (ukr, flip) = pick(ka, kb);
+        (true, ukr, flip, 4)
+    } else {
+        let (ukr, flip) = pick_mull(ka, kb);
+        (false, ukr, flip, 16)
+    };
     // the kernel's B panel is flipped: the product's B, or its A when swapped
-    let (ukr, flip) = pick(ka, kb);
     let (flip_a, flip_b) = if swapped { (flip, false) } else { (false, flip) };
-    let (asrc, bsrc) = (quads(a, flip_a, 4), quads(bt, flip_b, 4));
-    run_panels::<I8Quads>(&ki(ukr), p.mkn, p.alpha, &asrc, &bsrc, p.beta, p.c, p.threads);
+    let (asrc, bsrc) = (quads(a, flip_a, group), quads(bt, flip_b, group));
+    let (alpha, beta, c, threads) = (p.alpha, p.beta, p.c, p.threads);
+    match group {
+        8 => {
+            let ki = ki(TILE, 1024, ukr);
+            run_panels::<I8Octets>(&ki, p.mkn, alpha, &asrc, &bsrc, beta, c, threads);
+        }
+        4 => {
+            let ki = ki(TILE, 1024, ukr);
+            run_panels::<I8Quads>(&ki, p.mkn, alpha, &asrc, &bsrc, beta, c, threads);
+        }
+        _ => {
+            debug_assert!(!ext);
+            // at most MULL_STEPS steps of 16 per call (the 16-bit row sums)
+            let ki = ki(MULL_TILE, 16 * MULL_STEPS, ukr);
+            run_panels::<I8Sixteens>(&ki, p.mkn, alpha, &asrc, &bsrc, beta, c, threads);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -506,17 +703,19 @@ mod tests {
     use crate::isa::Isa;
     use std::vec;
 
-    /// (kernel, A unsigned, B unsigned, B panel flipped, k per group: 4 dotprod, 8 i8mm)
+    /// (kernel, A unsigned, B unsigned, B panel flipped, k per group: 4 dotprod, 8 i8mm, 16
+    /// none)
     type Case = (super::super::kernel::Ukr<i32, i8>, bool, bool, bool, usize);
 
     /// Each dot-product and matrix multiply-add kernel the CPU runs, called directly on packed
     /// groups of k (u8 panels hold their bits, flipped panels `b ^ 0x80`), against the
     /// definition: β = 0 (C not read: filled with a marker the result never equals), β = 1,
     /// another β; C column- and row-major; k = 0 and k past one loop; the extreme values of
-    /// both signednesses in every row and column.
+    /// both signednesses in every row and column, and a row of the largest magnitude all
+    /// along k (the widening kernels' 16-bit row sums at their bound).
     #[test]
     fn every_dot_kernel_matches_the_definition() {
-        let kernels: [Case; 8] = [
+        let kernels: [Case; 12] = [
             (sdot_ss, false, false, false, 4),
             (udot_uu, true, true, false, 4),
             (udot_flip_b, true, false, true, 4),
@@ -525,20 +724,29 @@ mod tests {
             (ummla_uu, true, true, false, 8),
             (usmmla_us, true, false, false, 8),
             (usmmla_su, false, true, false, 8),
+            (smull_ss, false, false, false, 16),
+            (umull_uu, true, true, false, 16),
+            (umull_flip_b, true, false, true, 16),
+            (smull_flip_b, false, true, true, 16),
         ];
-        let (mr, nr) = TILE;
         let mut seed = 11u32;
         let mut next = || {
             seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             (seed >> 8) as u8
         };
         for (ukr, ua, ub, fb, g) in kernels {
-            let ext = if g == 8 { Ext::I8mm } else { Ext::Dotprod };
-            if !ext.detected() {
+            let ext = match g {
+                8 => Some(Ext::I8mm),
+                4 => Some(Ext::Dotprod),
+                _ => None,
+            };
+            if ext.is_some_and(|e| !e.detected()) {
                 continue;
             }
+            let (mr, nr) = if g == 16 { MULL_TILE } else { TILE };
             let fa = false;
-            for groups in [0usize, 1, 3, 70] {
+            let most = if g == 16 { MULL_STEPS } else { 70 };
+            for groups in [0usize, 1, 3, most] {
                 let k = g * groups;
                 // the values as the definition reads them, extremes first
                 let val = |u: bool, x: u8| if u { i64::from(x) } else { i64::from(x as i8) };
@@ -552,6 +760,10 @@ mod tests {
                     }
                     for (t, x) in rb[..nr * g].iter_mut().enumerate() {
                         *x = ext[(t / g + 3 * (t % g)) % 4];
+                    }
+                    // the last row: the largest magnitude of A's type all along k
+                    for p in 0..k {
+                        ra[(p / g) * g * mr + g * (mr - 1) + p % g] = if ua { 0xFF } else { 0x80 };
                     }
                 }
                 let pa: Vec<i8> = ra
@@ -707,7 +919,7 @@ mod tests {
     /// contiguous along k and otherwise, flipped and not.
     #[test]
     fn group_panels_are_the_published_layout() {
-        for g in [4usize, 8] {
+        for g in [4usize, 8, 16] {
             for (r, len, kc) in [(8usize, 8usize, 16usize), (12, 5, 13), (8, 3, 1), (12, 12, 70)] {
                 let x = |i: usize, p: usize| ((i * 31 + p * 7) % 251) as u8;
                 let rm: Vec<u8> = (0..len * kc).map(|t| x(t / kc, t % kc)).collect();
@@ -755,7 +967,7 @@ mod tests {
         } else if Ext::Dotprod.usable(Isa::Neon) {
             4
         } else {
-            2
+            16
         };
         assert_eq!(l, super::super::pack::panel_layout(g, 8, 16).unwrap());
     }
