@@ -1,20 +1,24 @@
-//! aarch64 8-bit integer kernels with the dot-product instructions (`FEAT_DotProd`, and
-//! `FEAT_I8MM` for mixed signedness): the integer pairs' NEON entry in the kernel table.
+//! aarch64 8-bit integer kernels: the integer pairs' NEON entry in the kernel table, one
+//! kernel family per extension level, best first.
 //!
-//! Both operands pack as bytes in quads of k — the panel layout
-//! `(r, (4, ⌈k/4⌉)) : (4, (1, 4r))` over k padded to a multiple of four with zeros — so one
-//! `sdot`/`udot` by element multiplies four k steps of four rows against one broadcast column
-//! quad and adds the four products into each `i32` lane: 16 multiply-adds per instruction, four
-//! times an f32 `fmla`'s. The tile is 8 × 12: 24 accumulators (v8–v31), two A vectors and
-//! three B vectors per quad step, 24 dot products against two loads.
+//! - **i8mm** (`FEAT_I8MM`, ARMv8.6): both operands pack as bytes in octets of k — the panel
+//!   layout `(r, (8, ⌈k/8⌉)) : (8, (1, 8r))` — so each 16-byte vector holds two rows' eight k
+//!   values, the 2 × 8 matrix `smmla`/`ummla`/`usmmla` multiplies against B's 8 × 2 into a 2 × 2
+//!   block of `i32`: 32 multiply-adds per instruction. 8 × 12 tile, 24 block accumulators.
+//!   Every signedness pair is exact directly (`i8 × u8` swaps the operands of `usmmla`).
+//! - **dotprod** (`FEAT_DotProd`, ARMv8.2): bytes in quads of k,
+//!   `(r, (4, ⌈k/4⌉)) : (4, (1, 4r))`; one `sdot`/`udot` by element multiplies four k steps of
+//!   four rows against one broadcast column quad: 16 multiply-adds per instruction. 8 × 12 tile:
+//!   24 accumulators (v8–v31), two A vectors and three B vectors per quad step.
+//! - **none** (ARMv8.0): bytes in sixteens of k; per (row, column) `smull`/`umull` (8 exact
+//!   16-bit products) and `sadalp`/`uadalp` (pairs into four `i32` lanes, summed once per
+//!   tile). 4 × 4 tile.
 //!
-//! The signedness pairs: `i8 × i8` runs `sdot`, `u8 × u8` `udot`; a mixed pair runs `usdot` /
-//! `sudot` where `i8mm` is usable, and otherwise moves the B panel into A's signedness while
-//! packing (`b ^ 0x80`: `b + 128` as `u8` for `udot`, `b − 128` as `i8` for `sdot`) and
-//! corrects exactly, `Σ a·b = Σ a·b' ∓ 128·Σ a`, with A's row sums taken in the same loop (two
-//! more dot products against a vector of ones per 24).
+//! Without i8mm a mixed pair moves the B panel into A's signedness while packing (`b ^ 0x80`:
+//! `b + 128` as `u8`, `b − 128` as `i8`) and corrects exactly, `Σ a·b = Σ a·b' ∓ 128·Σ a`, with
+//! A's row sums taken in the same loop.
 //! The loops, blocking, threads, edge tiles and C of any layout are the engine's
-//! ([`super::block::run_panels`]); only packing and the kernel are here.
+//! ([`super::block::run_panels`]); only packing and the kernels are here.
 
 use core::arch::asm;
 use std::cell::RefCell;
