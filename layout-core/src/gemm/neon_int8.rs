@@ -84,39 +84,57 @@ struct Quads<'a, S> {
 
 impl<S: Int8> Panels<i8> for Quads<'_, S> {
     fn pack(&self, dst: &mut [i8], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
-        let g = self.group;
-        let kcp = kc.next_multiple_of(g);
-        let panels = len.div_ceil(r);
-        let (x, flip) = (&self.rows, self.flip);
-        for (t, panel) in dst[..panels * r * kcp]
-            .chunks_exact_mut(r * kcp)
-            .enumerate()
-        {
-            let rows = r.min(len - t * r);
-            if rows < r || kcp != kc {
-                panel.fill(0);
-            }
-            let vbase = v0 + t * r;
-            if x.map.is_none() && x.sk == 1 {
-                // rows contiguous along k: `g` bytes of a row per group
-                for i in 0..rows {
-                    let at = (x.row(vbase + i) + p0 as isize) as usize;
-                    let src = &x.src[at..at + kc];
-                    for (q, quad) in src.chunks(g).enumerate() {
-                        let o = q * g * r + g * i;
-                        for (d, &s) in panel[o..o + quad.len()].iter_mut().zip(quad) {
-                            *d = byte(s, flip);
-                        }
+        let flip = self.flip;
+        pack_groups(&self.rows, self.group, |s| byte(s, flip), dst, v0, p0, len, kc, r);
+    }
+}
+
+/// Packs rows `v0 .. v0 + len` and k steps `p0 .. p0 + kc` of `x` as `⌈len/r⌉` micro-panels of
+/// `r` rows in groups of `g` k values, each element through `conv`: element (row i, step p) of
+/// panel t at `t·r·kc' + (p/g)·g·r + g·i + p % g` (`kc'` = `kc` rounded up to `g`; rows past
+/// `len` and k past `kc` zero) — the panel layout `(r, (g, ⌈k/g⌉)) : (g, (1, g·r))`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pack_groups<S: Copy, P: Copy + Default>(
+    x: &Rows<'_, S>,
+    g: usize,
+    conv: impl Fn(S) -> P,
+    dst: &mut [P],
+    v0: usize,
+    p0: usize,
+    len: usize,
+    kc: usize,
+    r: usize,
+) {
+    let kcp = kc.next_multiple_of(g);
+    let panels = len.div_ceil(r);
+    for (t, panel) in dst[..panels * r * kcp]
+        .chunks_exact_mut(r * kcp)
+        .enumerate()
+    {
+        let rows = r.min(len - t * r);
+        if rows < r || kcp != kc {
+            panel.fill(P::default());
+        }
+        let vbase = v0 + t * r;
+        if x.map.is_none() && x.sk == 1 {
+            // rows contiguous along k: `g` values of a row per group
+            for i in 0..rows {
+                let at = (x.row(vbase + i) + p0 as isize) as usize;
+                let src = &x.src[at..at + kc];
+                for (q, quad) in src.chunks(g).enumerate() {
+                    let o = q * g * r + g * i;
+                    for (d, &s) in panel[o..o + quad.len()].iter_mut().zip(quad) {
+                        *d = conv(s);
                     }
                 }
-            } else {
-                for p in 0..kc {
-                    let co = x.col(p0 + p);
-                    let base = (p / g) * g * r + (p % g);
-                    for i in 0..rows {
-                        let ro = x.row(vbase + i);
-                        panel[base + g * i] = byte(x.src[(ro + co) as usize], flip);
-                    }
+            }
+        } else {
+            for p in 0..kc {
+                let co = x.col(p0 + p);
+                let base = (p / g) * g * r + (p % g);
+                for i in 0..rows {
+                    let ro = x.row(vbase + i);
+                    panel[base + g * i] = conv(x.src[(ro + co) as usize]);
                 }
             }
         }
@@ -293,20 +311,23 @@ fn pick(a_unsigned: bool, b_unsigned: bool) -> (super::kernel::Ukr<i32, i8>, boo
 /// an `i8` A and a `u8` B: the unsigned operand must come first), `v$d` += B's two columns
 /// times A's two rows, the transposed 2 × 2 block.
 macro_rules! mm {
-    ($op:literal, false, $d:literal, $a:literal, $b:literal) => {
-        concat!($op, " v", $d, ".4s, v", $a, ".16b, v", $b, ".16b")
+    ($op:literal, $arr:literal, false, $d:literal, $a:literal, $b:literal) => {
+        concat!($op, " v", $d, ".4s, v", $a, $arr, ", v", $b, $arr)
     };
-    ($op:literal, true, $d:literal, $a:literal, $b:literal) => {
-        concat!($op, " v", $d, ".4s, v", $b, ".16b, v", $a, ".16b")
+    ($op:literal, $arr:literal, true, $d:literal, $a:literal, $b:literal) => {
+        concat!($op, " v", $d, ".4s, v", $b, $arr, ", v", $a, $arr)
     };
 }
+pub(crate) use mm;
 
-/// The 24-instruction k loop of one 8 × 12 tile with the matrix multiply-adds, per k octet: A
-/// four vectors (row pairs 0–3, v0–v3), B six (column pairs 0–5, two at a time in v4–v7),
+/// The 24-instruction k loop of one 8 × 12 tile with the matrix multiply-adds (`$arr` the
+/// sources' arrangement: `.16b` for the 8-bit ones, `.8h` for `bfmmla`), per k group (8 bytes,
+/// 4 bf16) of 16-byte vectors: A four (row pairs 0–3, v0–v3), B six (column pairs 0–5, two at
+/// a time in v4–v7),
 /// accumulator v(8 + 4·column pair + row pair) a 2 × 2 block of C (row-major: `[r0·c0, r0·c1,
 /// r1·c0, r1·c1]`; transposed when swapped). `acc` ← the 24 blocks, 96 words.
 macro_rules! mmla_loop {
-    ($op:literal, $sw:tt, $a:expr, $b:expr, $k:expr, $acc:expr) => {
+    ($op:literal, $arr:literal, $sw:tt, $a:expr, $b:expr, $k:expr, $acc:expr) => {
         asm!(
             "movi v8.4s, #0", "movi v9.4s, #0", "movi v10.4s, #0", "movi v11.4s, #0",
             "movi v12.4s, #0", "movi v13.4s, #0", "movi v14.4s, #0", "movi v15.4s, #0",
@@ -319,20 +340,32 @@ macro_rules! mmla_loop {
             "ldp q0, q1, [{a}], #32",
             "ldp q2, q3, [{a}], #32",
             "ldp q4, q5, [{b}], #32",
-            mm!($op, $sw, 8, 0, 4), mm!($op, $sw, 9, 1, 4),
-            mm!($op, $sw, 10, 2, 4), mm!($op, $sw, 11, 3, 4),
-            mm!($op, $sw, 12, 0, 5), mm!($op, $sw, 13, 1, 5),
-            mm!($op, $sw, 14, 2, 5), mm!($op, $sw, 15, 3, 5),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 8, 0, 4),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 9, 1, 4),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 10, 2, 4),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 11, 3, 4),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 12, 0, 5),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 13, 1, 5),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 14, 2, 5),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 15, 3, 5),
             "ldp q6, q7, [{b}], #32",
-            mm!($op, $sw, 16, 0, 6), mm!($op, $sw, 17, 1, 6),
-            mm!($op, $sw, 18, 2, 6), mm!($op, $sw, 19, 3, 6),
-            mm!($op, $sw, 20, 0, 7), mm!($op, $sw, 21, 1, 7),
-            mm!($op, $sw, 22, 2, 7), mm!($op, $sw, 23, 3, 7),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 16, 0, 6),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 17, 1, 6),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 18, 2, 6),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 19, 3, 6),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 20, 0, 7),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 21, 1, 7),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 22, 2, 7),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 23, 3, 7),
             "ldp q4, q5, [{b}], #32",
-            mm!($op, $sw, 24, 0, 4), mm!($op, $sw, 25, 1, 4),
-            mm!($op, $sw, 26, 2, 4), mm!($op, $sw, 27, 3, 4),
-            mm!($op, $sw, 28, 0, 5), mm!($op, $sw, 29, 1, 5),
-            mm!($op, $sw, 30, 2, 5), mm!($op, $sw, 31, 3, 5),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 24, 0, 4),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 25, 1, 4),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 26, 2, 4),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 27, 3, 4),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 28, 0, 5),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 29, 1, 5),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 30, 2, 5),
+            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 31, 3, 5),
             "subs {k}, {k}, #1",
             "b.ne 1b",
             "2:",
@@ -359,6 +392,8 @@ macro_rules! mmla_loop {
     };
 }
 
+pub(crate) use mmla_loop;
+
 /// One 8 × 12 tile with the matrix multiply-adds of `D` (0 `smmla`, 1 `ummla`, 2 `usmmla` for
 /// a `u8` A and an `i8` B, 3 `usmmla` with the operands swapped for an `i8` A and a `u8` B),
 /// then `C ← α·acc + β·C` (β = 0: C is not read).
@@ -375,10 +410,10 @@ unsafe fn tile_mmla<const D: u8>(t: &Tile<i32, i8>) {
     // `acc` holds the 96 words stored; the registers written are declared.
     unsafe {
         match D {
-            0 => mmla_loop!("smmla", false, a, b, k, out),
-            1 => mmla_loop!("ummla", false, a, b, k, out),
-            2 => mmla_loop!("usmmla", false, a, b, k, out),
-            _ => mmla_loop!("usmmla", true, a, b, k, out),
+            0 => mmla_loop!("smmla", ".16b", false, a, b, k, out),
+            1 => mmla_loop!("ummla", ".16b", false, a, b, k, out),
+            2 => mmla_loop!("usmmla", ".16b", false, a, b, k, out),
+            _ => mmla_loop!("usmmla", ".16b", true, a, b, k, out),
         }
     }
     for j in 0..nr {
