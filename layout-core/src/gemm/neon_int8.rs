@@ -85,7 +85,17 @@ struct Quads<'a, S> {
 impl<S: Int8> Panels<i8> for Quads<'_, S> {
     fn pack(&self, dst: &mut [i8], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
         let flip = self.flip;
-        pack_groups(&self.rows, self.group, |s| byte(s, flip), dst, v0, p0, len, kc, r);
+        pack_groups(
+            &self.rows,
+            self.group,
+            |s| byte(s, flip),
+            dst,
+            v0,
+            p0,
+            len,
+            kc,
+            r,
+        );
     }
 }
 
@@ -714,7 +724,11 @@ pub(crate) fn run_i8<TA: Int8, TB: Int8>(p: Product<'_, TA, TB, i32>) {
         (false, ukr, flip, 16)
     };
     // the kernel's B panel is flipped: the product's B, or its A when swapped
-    let (flip_a, flip_b) = if swapped { (flip, false) } else { (false, flip) };
+    let (flip_a, flip_b) = if swapped {
+        (flip, false)
+    } else {
+        (false, flip)
+    };
     let (asrc, bsrc) = (quads(a, flip_a, group), quads(bt, flip_b, group));
     let (alpha, beta, c, threads) = (p.alpha, p.beta, p.c, p.threads);
     match group {
@@ -959,7 +973,12 @@ mod tests {
     #[test]
     fn group_panels_are_the_published_layout() {
         for g in [4usize, 8, 16] {
-            for (r, len, kc) in [(8usize, 8usize, 16usize), (12, 5, 13), (8, 3, 1), (12, 12, 70)] {
+            for (r, len, kc) in [
+                (8usize, 8usize, 16usize),
+                (12, 5, 13),
+                (8, 3, 1),
+                (12, 12, 70),
+            ] {
                 let x = |i: usize, p: usize| ((i * 31 + p * 7) % 251) as u8;
                 let rm: Vec<u8> = (0..len * kc).map(|t| x(t / kc, t % kc)).collect();
                 let cm: Vec<u8> = (0..len * kc).map(|t| x(t % len, t / len)).collect();
@@ -990,7 +1009,10 @@ mod tests {
                                 } else {
                                     0
                                 };
-                                assert_eq!(dst[at], want, "g {g} r {r} len {len} kc {kc} ({i},{p})");
+                                assert_eq!(
+                                    dst[at], want,
+                                    "g {g} r {r} len {len} kc {kc} ({i},{p})"
+                                );
                                 hit[at] = true;
                             }
                         }
