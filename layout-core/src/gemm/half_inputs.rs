@@ -31,6 +31,11 @@ pub(crate) fn run_widened<H: Half>(p: Product<'_, H, H, f32>) {
         );
         return;
     }
+    // bf16 on aarch64 with FEAT_BF16: k quads for `bfmmla` (`neon_bf16.rs`)
+    #[cfg(target_arch = "aarch64")]
+    if kstep::<H>(p.isa) == 4 {
+        return super::neon_bf16::run(p);
+    }
     let Some(ki) = <f32 as super::Element>::kernel(p.isa) else {
         unreachable!("the front checked that f32 has kernels for {:?}", p.isa)
     };
@@ -57,12 +62,18 @@ unsafe fn as_bf16<H: Half>(v: View<'_, H>) -> View<'_, half::bf16> {
 }
 
 /// k values per packed step for the 16-bit type `H` on `isa`: 2 where bf16 runs `vdpbf16ps`,
-/// else 1 (widened to f32).
+/// 4 where it runs `bfmmla` (aarch64 with bf16), else 1 (widened to f32).
 #[cfg_attr(
-    not(target_arch = "x86_64"),
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
     allow(clippy::extra_unused_type_parameters)
 )]
 pub(crate) fn kstep<H: Half>(isa: super::Isa) -> usize {
+    #[cfg(target_arch = "aarch64")]
+    if crate::isa::Ext::Bf16.usable(isa)
+        && core::any::TypeId::of::<H>() == core::any::TypeId::of::<half::bf16>()
+    {
+        return 4;
+    }
     #[cfg(target_arch = "x86_64")]
     if isa == super::Isa::Avx512
         && super::bf16::available()

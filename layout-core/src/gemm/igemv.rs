@@ -8,6 +8,9 @@
 //! - columns contiguous (`y[j] = Σₚ x[p]·M[p][j]` along p): four dot products at a time, x
 //!   widened once per 16 values, `vpmaddwd` per column.
 //!
+//! On aarch64 the same two forms run NEON `smlal` on values widened to `i16` (by the
+//! broadcast `x[p]` along a row, lane by lane along a column).
+//!
 //! `vpmaddwd` on widened values never saturates, so every pair is exact (wrapping modulo 2³²
 //! as the blocked engine). Threads split y.
 
@@ -148,8 +151,9 @@ fn by_rows<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, lo: usize, hi: usize
             }
         }
         for (t, &s) in acc.iter().enumerate() {
-            // the vector part's lanes: slot s of a 16-column group holds column PERM[s]
-            let j = if t < vec {
+            // the AVX2 vector part's lanes: slot s of a 16-column group holds column PERM[s]
+            // (NEON's are in column order)
+            let j = if cfg!(target_arch = "x86_64") && t < vec {
                 t - t % 16 + PERM[t % 16]
             } else {
                 t
@@ -162,11 +166,12 @@ fn by_rows<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, lo: usize, hi: usize
 
 /// Column of each accumulator slot of a 16-column group in the AVX2 row form (`vpunpck{l,h}wd`
 /// work within 128-bit lanes).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const PERM: [usize; 16] = [0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15];
 
 /// The vector part of the row form: accumulates `Σₚ x[p]·M[p][j0 + j]` into `acc` for the
-/// first `16·⌊len/16⌋` columns (slot order [`PERM`] within each group of 16) and returns that
-/// count; 0 where `isa` has no vector kernel.
+/// first `16·⌊len/16⌋` columns (slot order [`PERM`] within each group of 16 on x86-64, column
+/// order on aarch64) and returns that count; 0 where `isa` has no vector kernel.
 fn simd_rows<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, j0: usize, acc: &mut [i32]) -> usize {
     #[cfg(target_arch = "x86_64")]
     if isa >= Isa::Avx2 {
@@ -186,6 +191,22 @@ fn simd_rows<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, j0: usize, acc: &m
         }
         return vec;
     }
+    #[cfg(target_arch = "aarch64")]
+    if isa == Isa::Neon {
+        let vec = acc.len() / 16 * 16;
+        if vec > 0 {
+            // the span read, checked once as above
+            let first = g.sm.origin + j0 as isize;
+            let last = g.sm.origin + (g.k - 1) as isize * g.sm.rs + (j0 + vec) as isize;
+            if g.sm.rs <= 0 || first < 0 || last as usize > g.m.len() {
+                return 0;
+            }
+            // SAFETY: NEON is in every aarch64 CPU; every row p < k holds the columns
+            // j0 .. j0 + vec (checked just above); `acc` holds `vec` slots.
+            unsafe { neon::rows(g, j0, &mut acc[..vec]) };
+        }
+        return vec;
+    }
     let _ = (isa, g, j0, acc);
     0
 }
@@ -198,7 +219,10 @@ fn by_columns<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, lo: usize, hi: us
         let at = (g.sm.origin + j as isize * g.sm.cs) as usize;
         &g.m[at..at + k]
     };
-    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(unused_mut)
+    )]
     let mut j = lo;
     #[cfg(target_arch = "x86_64")]
     if isa >= Isa::Avx2 {
@@ -207,6 +231,20 @@ fn by_columns<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, lo: usize, hi: us
             // SAFETY: AVX2 available (the front checked `isa`); x and the four columns hold k
             // values each (sliced above).
             let s = unsafe { x86::dots4(xs, cols) };
+            for (c, s) in s.into_iter().enumerate() {
+                // SAFETY: j + c < hi: a column of this thread's range.
+                unsafe { store(g, j + c, s) };
+            }
+            j += 4;
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    if isa == Isa::Neon {
+        while j + 4 <= hi {
+            let cols = [col(j), col(j + 1), col(j + 2), col(j + 3)];
+            // SAFETY: NEON is in every aarch64 CPU; x and the four columns hold k values each
+            // (sliced above).
+            let s = unsafe { neon::dots4(xs, cols) };
             for (c, s) in s.into_iter().enumerate() {
                 // SAFETY: j + c < hi: a column of this thread's range.
                 unsafe { store(g, j + c, s) };
@@ -326,6 +364,119 @@ mod x86 {
             for (o, (a, c)) in out.iter_mut().zip(acc.iter().zip(&cols)) {
                 let mut lanes = [0i32; 8];
                 _mm256_storeu_si256(lanes.as_mut_ptr().cast(), *a);
+                let tail = x[kv..].iter().zip(&c[kv..]).fold(0i32, |s, (&a, &b)| {
+                    s.wrapping_add(i32::from(a.widen()) * i32::from(b.widen()))
+                });
+                *o = lanes.iter().fold(tail, |s, &l| s.wrapping_add(l));
+            }
+            out
+        }
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+mod neon {
+    use core::arch::aarch64::*;
+
+    use super::{IGemv, Int8};
+
+    /// 16 values from `p` widened to two vectors of eight `i16` (exact: `u8` and `i8` both fit).
+    ///
+    /// # Safety
+    /// NEON available; `p` valid for 16 reads.
+    #[inline(always)]
+    unsafe fn load16<T: Int8>(p: *const T) -> (int16x8_t, int16x8_t) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let v = vld1q_u8(p.cast());
+            if T::SIGNED {
+                let s = vreinterpretq_s8_u8(v);
+                (vmovl_s8(vget_low_s8(s)), vmovl_high_s8(s))
+            } else {
+                (
+                    vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(v))),
+                    vreinterpretq_s16_u16(vmovl_high_u8(v)),
+                )
+            }
+        }
+    }
+
+    /// The NEON row form: `acc[j] += Σₚ x[p]·M[p][j0 + j]` (columns in their own order) over
+    /// every row, four rows per pass, `smlal` by the widened `x[p]` (exact products, wrapping
+    /// sums as the other forms).
+    ///
+    /// # Safety
+    /// NEON available; every row p < k of M holds columns `j0 .. j0 + acc.len()`
+    /// (`acc.len()` a multiple of 16).
+    #[target_feature(enable = "neon")]
+    pub(super) unsafe fn rows<X: Int8, Y: Int8>(g: &IGemv<'_, X, Y>, j0: usize, acc: &mut [i32]) {
+        let k = g.k;
+        let row = |p: usize| {
+            // SAFETY: (pointer arithmetic only) inside M's slice by the caller's contract.
+            unsafe {
+                g.m.as_ptr()
+                    .offset(g.sm.origin + p as isize * g.sm.rs + j0 as isize)
+            }
+        };
+        // x fits `i16` (−128 ..= 255)
+        let x = |p: usize| if p < k { super::xv(g, p) as i16 } else { 0 };
+        let groups = acc.len() / 16;
+        let accp = acc.as_mut_ptr();
+        let mut p = 0;
+        while p < k {
+            // rows p .. p + 4 (missing rows read as row p with a zero x: exact)
+            let r = [0, 1, 2, 3].map(|t| row(if p + t < k { p + t } else { p }));
+            let xs = [0, 1, 2, 3].map(|t| x(p + t));
+            // SAFETY: the caller's contract: NEON, rows in bounds for the groups' columns,
+            // `acc` holds 16 slots per group.
+            unsafe {
+                for q in 0..groups {
+                    let a = accp.add(16 * q);
+                    let mut v = [0, 1, 2, 3].map(|t| vld1q_s32(a.add(4 * t)));
+                    for (rt, &xt) in r.iter().zip(&xs) {
+                        let (lo, hi) = load16::<Y>(rt.add(16 * q));
+                        v[0] = vmlal_n_s16(v[0], vget_low_s16(lo), xt);
+                        v[1] = vmlal_high_n_s16(v[1], lo, xt);
+                        v[2] = vmlal_n_s16(v[2], vget_low_s16(hi), xt);
+                        v[3] = vmlal_high_n_s16(v[3], hi, xt);
+                    }
+                    for (t, &vt) in v.iter().enumerate() {
+                        vst1q_s32(a.add(4 * t), vt);
+                    }
+                }
+            }
+            p += 4;
+        }
+    }
+
+    /// Four dot products `Σₚ x[p]·cols[c][p]`, wrapping: 16 values per step widened to `i16`,
+    /// `smlal`/`smlal2`.
+    ///
+    /// # Safety
+    /// NEON available; every column as long as `x`.
+    #[target_feature(enable = "neon")]
+    pub(super) unsafe fn dots4<X: Int8, Y: Int8>(x: &[X], cols: [&[Y]; 4]) -> [i32; 4] {
+        let k = x.len();
+        let kv = k / 16 * 16;
+        // SAFETY: the caller's contract: NEON; x and the columns hold k ≥ kv values.
+        unsafe {
+            let mut acc = [vdupq_n_s32(0); 4];
+            let mut p = 0;
+            while p < kv {
+                let (xl, xh) = load16(x.as_ptr().add(p));
+                for (a, c) in acc.iter_mut().zip(&cols) {
+                    let (cl, ch) = load16(c.as_ptr().add(p));
+                    *a = vmlal_s16(*a, vget_low_s16(xl), vget_low_s16(cl));
+                    *a = vmlal_high_s16(*a, xl, cl);
+                    *a = vmlal_s16(*a, vget_low_s16(xh), vget_low_s16(ch));
+                    *a = vmlal_high_s16(*a, xh, ch);
+                }
+                p += 16;
+            }
+            let mut out = [0i32; 4];
+            for (o, (a, c)) in out.iter_mut().zip(acc.iter().zip(&cols)) {
+                let mut lanes = [0i32; 4];
+                vst1q_s32(lanes.as_mut_ptr(), *a);
                 let tail = x[kv..].iter().zip(&c[kv..]).fold(0i32, |s, (&a, &b)| {
                     s.wrapping_add(i32::from(a.widen()) * i32::from(b.widen()))
                 });

@@ -331,9 +331,10 @@ pub(crate) fn kernel(isa: Isa) -> KernelInfo<i32, i16> {
 /// The integer engine on a checked product (operands strided or mapped): both operands packed
 /// into `i16` k pairs, the integer kernel of the product's instruction set.
 pub(crate) fn run_i8<TA: Int8, TB: Int8>(p: Product<'_, TA, TB, i32>) {
-    // aarch64 with the dot products: byte quads and `sdot`/`udot` (`neon_int8.rs`)
+    // aarch64: bytes in groups of k for `smmla`/`ummla`/`usmmla` (i8mm), `sdot`/`udot`
+    // (dotprod) or `smull`/`sadalp` (ARMv8.0) (`neon_int8.rs`)
     #[cfg(target_arch = "aarch64")]
-    if crate::isa::Ext::Dotprod.usable(p.isa) {
+    if p.isa == Isa::Neon {
         return super::neon_int8::run_i8(p);
     }
     let (asrc, bsrc) = (p.a.rows(), p.b.transposed().rows());

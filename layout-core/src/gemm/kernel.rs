@@ -197,6 +197,7 @@ impl<T, P> KernelInfo<T, P> {
 
     /// The same kernel, which stores C's row vectors of `lanes` rows at any distance
     /// ([`Tile::vsc`]).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) fn with_lanes(self, lanes: usize) -> Self {
         KernelInfo { lanes, ..self }
     }
@@ -211,7 +212,7 @@ pub(crate) fn blocking(
     a_max: usize,
 ) -> [usize; 3] {
     let p = p.max(1);
-    let kc = (c.l1d / 2 / (nr * p)).min(kc_max).max(64) / 16 * 16;
+    let kc = ((c.l1d / 2 / (nr * p)).max(64).min(kc_max) / 16 * 16).max(16);
     let mc = ((c.l2 / 4 * 3).min(a_max) / (kc * p) / mr).max(1) * mr;
     let nc_max = match c.llc {
         0 => 4096,

@@ -85,6 +85,8 @@ mod maps;
 #[cfg(target_arch = "aarch64")]
 mod neon;
 #[cfg(target_arch = "aarch64")]
+mod neon_bf16;
+#[cfg(target_arch = "aarch64")]
 mod neon_int8;
 mod options;
 mod pack;

@@ -69,7 +69,9 @@ pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
     /// floats: `(r, k) : (1, r)`; k in pairs for the integer pairs and for bf16 on AVX-512 BF16
     /// (`vpmaddwd`, `vdpbf16ps`): `(r, (2, ⌈k/2⌉)) : (2, (1, 2r))` over k padded to even; k in
     /// quads for the integer pairs on aarch64 with the dot products (`sdot`/`udot`):
-    /// `(r, (4, ⌈k/4⌉)) : (4, (1, 4r))`.
+    /// `(r, (4, ⌈k/4⌉)) : (4, (1, 4r))`; in octets with the matrix multiply-adds
+    /// (`smmla`/`ummla`/`usmmla`, i8mm): `(r, (8, ⌈k/8⌉)) : (8, (1, 8r))`; in sixteens on
+    /// aarch64 without either (`smull`/`sadalp`): `(r, (16, ⌈k/16⌉)) : (16, (1, 16r))`.
     ///
     /// ```
     /// use layout::gemm::{Isa, Pair};
@@ -276,9 +278,14 @@ macro_rules! int_pair {
                 r: usize,
                 k: usize,
             ) -> Result<crate::DynLayout, crate::LayoutError> {
-                // byte quads for the aarch64 dot products, else i16 pairs
-                let kstep = if crate::isa::Ext::Dotprod.usable(isa) {
+                // on aarch64 bytes in octets for the matrix multiply-adds, quads for the dot
+                // products, sixteens for the widening multiplies; elsewhere i16 pairs
+                let kstep = if crate::isa::Ext::I8mm.usable(isa) {
+                    8
+                } else if crate::isa::Ext::Dotprod.usable(isa) {
                     4
+                } else if cfg!(target_arch = "aarch64") && isa == Isa::Neon {
+                    16
                 } else {
                     2
                 };
