@@ -45,7 +45,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     );
 
     // the group layout maps (k, n) to the weight's index and to its scale/zero point
-    let quant = GroupQuant::awq(k as i64, n as i64, group as i64)?;
+    let quant = GroupQuant::awq(k, n, group)?;
     println!(
         "data layout {}, scale layout {}",
         quant.data_layout(),
