@@ -86,6 +86,7 @@ mod maps;
 mod neon;
 #[cfg(target_arch = "aarch64")]
 mod neon_int8;
+mod operand;
 mod options;
 mod pack;
 mod packed_b;
@@ -111,6 +112,7 @@ pub use fixed::{
 };
 pub use int8::Int8;
 pub use kernel::{Element, Scalar};
+pub use operand::RightOperand;
 pub use options::{MatMut, MatRef, Options, PARALLEL_MIN_WORK, Packing};
 pub use packed_b::{Packable, PackedB, gemm_packed};
 pub use pair::Pair;
