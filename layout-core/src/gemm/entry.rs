@@ -5,7 +5,7 @@ use super::error::Operand;
 use super::fixed::{self, ColExtent, InnerExtent, RowExtent, StaticMatrix, Table};
 use super::front;
 use super::kernel::{Element, Scalar};
-use super::operand::RightOperand;
+use super::operand::{HalfOutput, RightOperand, into_half};
 use super::options::{MatMut, MatRef, Options};
 use super::pair::Pair;
 use crate::tensor::{Storage, StorageMut, Tensor, TensorOwned};
@@ -47,7 +47,8 @@ pub fn gemm_with<A: Pair<B>, B>(
 /// [`Options::default`] (the selected instruction set, one thread). B is a tensor of any
 /// layout or quantized weights (`Q4_0`, `Q8_0`, GPTQ/AWQ; see [`RightOperand`]): with
 /// quantized weights the product picks decode (up to eight rows of A, the stored bytes read in
-/// place) or prefill (dequantized block by block inside the packing) itself.
+/// place) or prefill (dequantized block by block inside the packing) itself. For a C in `f16`
+/// or `bf16`, [`gemm_into_half`].
 ///
 /// ```
 /// use layout::{DynLayout, Tensor, gemm};
@@ -135,6 +136,46 @@ where
     LC: AnyLayout,
 {
     b.product("gemm", opts.into(), alpha, a, beta, c)
+}
+
+/// `C ← α·A·B + β·C` for the float pairs (`f32`, `bf16`, `f16` inputs, or f32 activations times
+/// quantized weights) with C in `f16` or `bf16`: accumulated in `f32` through the same front as
+/// [`gemm`](fn@gemm), and each element of C rounded to 16 bits once, at the end (with β ≠ 0 the
+/// old C is widened exactly, so `α·A·B + β·C` is one `f32` value before its rounding). The
+/// product runs into an `f32` buffer of C's shape, which is the only extra memory.
+///
+/// ```
+/// use layout::Tensor;
+/// use layout::gemm::{Options, gemm_into_half};
+/// use layout::named::{bf16, f16};
+/// let a = Tensor::from_fn(&[3, 8], |i| bf16::from_f32((i % 5) as f32 - 2.0)).unwrap();
+/// let b = Tensor::from_fn(&[8, 2], |i| bf16::from_f32(0.25 * (i % 3) as f32)).unwrap();
+/// let mut c = Tensor::from_vec(vec![f16::NAN; 6], &[3, 2]).unwrap(); // β = 0: never read
+/// gemm_into_half(Options::default(), 1.0, &a, &b, 0.0, &mut c).unwrap();
+/// let want = a.matmul(&b).unwrap(); // the f32 result
+/// assert!(c.iter().zip(want.iter()).all(|(x, y)| *x == f16::from_f32(*y)));
+/// ```
+///
+/// # Errors
+/// As [`gemm_tensors_with`]; [`GemmError::Allocation`] when the `f32` buffer cannot be
+/// allocated. Nothing is written to C on error.
+pub fn gemm_into_half<TA, SA, LA, B, H, SC, LC>(
+    opts: impl Into<Options>,
+    alpha: f32,
+    a: &Tensor<SA, LA>,
+    b: &B,
+    beta: f32,
+    c: &mut Tensor<SC, LC>,
+) -> Result<(), GemmError>
+where
+    SA: Storage<Elem = TA>,
+    LA: AnyLayout,
+    B: RightOperand<TA, Out = f32> + ?Sized,
+    H: HalfOutput,
+    SC: StorageMut<Elem = H>,
+    LC: AnyLayout,
+{
+    into_half("gemm_into_half", opts.into(), alpha, a, b, beta, c)
 }
 
 /// `C ← α·A·B + β·C` on tensors whose layouts have static extents, checked at compile time: a

@@ -285,3 +285,75 @@ macro_rules! quantized_matrix {
     )*};
 }
 quantized_matrix!(Q4_0Matrix, Q8_0Matrix, Group4Matrix);
+
+mod half_sealed {
+    pub trait Sealed {}
+}
+
+/// A 16-bit float element C can be stored in by [`gemm_into_half`](super::gemm_into_half):
+/// [`half::f16`] or [`half::bf16`]. Sealed.
+pub trait HalfOutput: half_sealed::Sealed + Copy {
+    /// The value rounded to nearest, ties to even, from `f32`.
+    #[doc(hidden)]
+    fn round_from(x: f32) -> Self;
+    /// The value as `f32` (exact).
+    #[doc(hidden)]
+    fn widen(self) -> f32;
+}
+
+macro_rules! half_output {
+    ($($h:ty),*) => {$(
+        impl half_sealed::Sealed for $h {}
+
+        impl HalfOutput for $h {
+            #[inline]
+            fn round_from(x: f32) -> Self {
+                <$h>::from_f32(x)
+            }
+            #[inline]
+            fn widen(self) -> f32 {
+                self.to_f32()
+            }
+        }
+    )*};
+}
+half_output!(half::f16, half::bf16);
+
+/// `C ← α·A·B + β·C` with a 16-bit C: the product runs in `f32` through the tensor entries'
+/// front into a row-major buffer of C's shape (holding β·C widened exactly when β ≠ 0; never
+/// reading C when β = 0), then each element is rounded into C once. Every check (shapes,
+/// instruction set) runs on that buffer before C is read or written.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn into_half<TA, B, SA, LA, H, SC, LC>(
+    op: &'static str,
+    opts: Options,
+    alpha: f32,
+    a: &Tensor<SA, LA>,
+    b: &B,
+    beta: f32,
+    c: &mut Tensor<SC, LC>,
+) -> Result<(), GemmError>
+where
+    B: RightOperand<TA, Out = f32> + ?Sized,
+    SA: Storage<Elem = TA>,
+    LA: AnyLayout,
+    H: HalfOutput,
+    SC: StorageMut<Elem = H>,
+    LC: AnyLayout,
+{
+    let [m, n] = dims(op, Operand::C, c.layout())?;
+    let elements = m.saturating_mul(n);
+    let mut t = Tensor::from_vec(buffer(op, elements)?, &[m, n])
+        .map_err(|_| GemmError::Allocation { op, elements })?;
+    if beta != 0.0 {
+        // row-major logical order on both sides
+        for (x, y) in t.iter_mut().zip(c.iter()) {
+            *x = y.widen();
+        }
+    }
+    b.product(op, opts, alpha, a, beta, &mut t)?;
+    for (y, x) in c.iter_mut().zip(t.iter()) {
+        *y = H::round_from(*x);
+    }
+    Ok(())
+}

@@ -305,9 +305,9 @@ pub(super) fn dequantize_with(
         });
     }
     // rows, cols and groups are positive `i64`s whose product (the layout's size) fits
-    let k = quant.rows as usize;
-    let n = quant.cols as usize;
-    let metas = quant.groups() as usize * n;
+    let k = quant.rows;
+    let n = quant.cols;
+    let metas = quant.groups() * n;
     if scales.len() != metas {
         return Err(PackedError::BufferLength {
             op: OP,

@@ -84,7 +84,7 @@ pub(super) const fn ceil_div(e: i64, t: i64) -> i64 {
 
 /// `⌈e / t⌉` for `t ≥ 1` on `usize`, without forming `e + t − 1`.
 const fn ceil_div_usize(e: usize, t: usize) -> usize {
-    e / t + (e % t != 0) as usize
+    e / t + !e.is_multiple_of(t) as usize
 }
 
 /// A start or an index below an extent of a valid layout, as the layout's `i64` (always fits:
@@ -186,7 +186,7 @@ impl<St: Storage> Tiles<St> {
                     inner: c.shape().leaves()[0] as usize,
                     tile: tt,
                 };
-                if eu % tt != 0 {
+                if !eu.is_multiple_of(tt) {
                     return Err(splits);
                 }
                 // tt divides the extent: tt ≤ e, so tt_in == tt
