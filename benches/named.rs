@@ -39,7 +39,7 @@ fn nd_to_padded_nz(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("pad_from", &id), &m, |b, _| {
             b.iter(|| p.pad_from(black_box(&nd), 0).unwrap())
         });
-        let (mu, nu, mp) = (m as usize, n as usize, ((m + 15) / 16 * 16) as usize);
+        let (mu, nu, mp) = (m, n, m.div_ceil(16) * 16);
         let s = nd.as_slice();
         g.bench_with_input(BenchmarkId::new("naive", &id), &m, |b, _| {
             b.iter(|| {

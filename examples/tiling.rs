@@ -64,10 +64,10 @@ fn gemm_predicated(
             }
             // the epilogue writes under C's own predicate
             let mut pc = tc.predicated_mut(&[ti, tj]).unwrap();
-            for i in 0..TM {
-                for j in 0..TN {
+            for (i, row) in acc.iter().enumerate() {
+                for (j, &v) in row.iter().enumerate() {
                     if let Some(x) = pc.get_mut(&[i, j]) {
-                        *x = acc[i][j];
+                        *x = v;
                     }
                 }
             }

@@ -58,15 +58,12 @@ fn layouts(m: usize, n: usize) -> Vec<(&'static str, DynLayout)> {
     ]
 }
 
+/// The call under test: `(α, β, C)`.
+type Run<'r, H> = &'r dyn Fn(f32, f32, &mut Tensor<&mut [H], DynLayout>) -> Result<(), GemmError>;
+
 /// `C ← α·A·B + β·C` with C of element `H` in every layout, against the exact value rounded
 /// once. `a`, `b` are the operands as f64 values (row-major), `run` the call under test.
-fn check<H: Half>(
-    what: &str,
-    [m, k, n]: [usize; 3],
-    a: &[f64],
-    b: &[f64],
-    run: &dyn Fn(f32, f32, &mut Tensor<&mut [H], DynLayout>) -> Result<(), GemmError>,
-) {
+fn check<H: Half>(what: &str, [m, k, n]: [usize; 3], a: &[f64], b: &[f64], run: Run<'_, H>) {
     for (name, lc) in layouts(m, n) {
         for (alpha, beta) in [(1.0f32, 0.0f32), (0.5, 2.0), (3.0, 1.0), (0.0, 0.5)] {
             let c0: Vec<f64> = (0..m * n).map(|i| ((i * 5) % 23) as f64 - 11.0).collect();

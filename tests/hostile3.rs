@@ -574,7 +574,7 @@ fn pad_from_checks_the_shape_first_and_fails_to_allocate_with_an_error() {
     let e = padded.pad_from(&wrong, 0).unwrap_err();
     assert!(matches!(e, TensorError::ShapeMismatch { .. }), "{e}");
     let one = Tensor::from_vec(vec![1u16], &[1, 1]).unwrap();
-    let src = one.broadcast_to(&[big as usize; 2]).unwrap();
+    let src = one.broadcast_to(&[big; 2]).unwrap();
     let e = padded.pad_from(&src, 0).unwrap_err();
     match e {
         TensorError::OutputAllocation {

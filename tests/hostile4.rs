@@ -880,7 +880,7 @@ fn check_tiles(
     let grid: Vec<usize> = dims
         .iter()
         .zip(tile)
-        .map(|(&e, &t)| ((e as u128 + t as u128 - 1) / t as u128) as usize)
+        .map(|(&e, &t)| e.div_ceil(t))
         .collect();
     prop_assert_eq!(tiles.grid(), &grid[..]);
     for g in tiles.coords() {

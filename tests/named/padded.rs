@@ -121,7 +121,7 @@ fn copies_through_padded_views_match_per_element_copies() {
         ("(24,40):(40,1)".parse::<DynLayout>().unwrap(), 21, 33),
     ] {
         let p = Padded::new(l, &[m, n]).unwrap();
-        let nd = Tensor::from_fn(&[m as usize, n as usize], |i| i as i32).unwrap();
+        let nd = Tensor::from_fn(&[m, n], |i| i as i32).unwrap();
         let t = p.pad_from(&nd, -7).unwrap();
         for r in 0..m {
             for c in 0..n {

@@ -28,7 +28,7 @@ fn check_all_tiles<St: layout::tensor::Storage<Elem = i64>, L: layout::AnyLayout
     let grid: Vec<usize> = shape
         .iter()
         .zip(tile)
-        .map(|(&e, &t)| (e + t - 1) / t)
+        .map(|(&e, &t)| e.div_ceil(t))
         .collect();
     assert_eq!(tiles.grid(), &grid[..]);
     let mut seen = vec![0u32; shape.iter().product::<usize>()];
@@ -162,7 +162,7 @@ fn writable_tiles_write_each_element_once() {
             let grid: Vec<usize> = shape
                 .iter()
                 .zip(&tile)
-                .map(|(&e, &t)| (e + t - 1) / t)
+                .map(|(&e, &t)| e.div_ceil(t))
                 .collect();
             let id = g
                 .iter()
