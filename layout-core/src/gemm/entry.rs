@@ -69,8 +69,9 @@ pub fn gemm_with<A: Pair<B>, B>(
 /// use layout::gemm::gemm;
 /// use layout::packed::quantize_q8_0;
 /// let (k, n) = (64, 4);
-/// let w: Vec<f32> = (0..k * n).map(|i| if i % 32 == 0 { 127.0 } else { (i % 9) as f32 - 4.0 }).collect();
-/// let q = quantize_q8_0(k, n, &w).unwrap(); // stores these weights exactly
+/// // integers, each 32-block of a column holding 127 (scale 1): Q8_0 stores them exactly
+/// let w: Vec<f32> = (0..k * n).map(|i| if i / n % 32 == i % n { 127.0 } else { (i % 9) as f32 - 4.0 }).collect();
+/// let q = quantize_q8_0(k, n, &w).unwrap();
 /// let x = Tensor::from_fn(&[1, k], |i| (i % 3) as f32).unwrap();
 /// let mut y = Tensor::from_vec(vec![0f32; n], &[1, n]).unwrap();
 /// gemm(1.0, &x, &q, 0.0, &mut y).unwrap();
