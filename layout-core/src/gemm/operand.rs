@@ -292,6 +292,19 @@ mod half_sealed {
 
 /// A 16-bit float element C can be stored in by [`gemm_into_half`](super::gemm_into_half):
 /// [`half::f16`] or [`half::bf16`]. Sealed.
+///
+/// ```
+/// use layout::tensor::{Tensor, TensorOwned};
+/// use layout::gemm::{HalfOutput, Options, gemm_into_half};
+/// use layout::named::bf16;
+/// fn project<H: HalfOutput>(x: &TensorOwned<f32>, w: &TensorOwned<f32>, y: &mut TensorOwned<H>) {
+///     gemm_into_half(Options::default(), 1.0, x, w, 0.0, y).unwrap();
+/// }
+/// let x = Tensor::from_vec(vec![1.0f32; 4], &[2, 2]).unwrap();
+/// let mut y = Tensor::from_vec(vec![bf16::ZERO; 4], &[2, 2]).unwrap();
+/// project(&x, &x, &mut y);
+/// assert!(y.iter().all(|v| v.to_f32() == 2.0));
+/// ```
 pub trait HalfOutput: half_sealed::Sealed + Copy {
     /// The value rounded to nearest, ties to even, from `f32`.
     #[doc(hidden)]
