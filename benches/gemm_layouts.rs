@@ -53,9 +53,9 @@ fn families(s: usize) -> Vec<(&'static str, Run)> {
         (
             "A NZ, B ZN, C NZ",
             product(
-                make_nz_layout::<f32>(i, i).unwrap(),
-                make_zn_layout::<f32>(i, i).unwrap(),
-                make_nz_layout::<f32>(i, i).unwrap(),
+                make_nz_layout::<f32>(s, s).unwrap(),
+                make_zn_layout::<f32>(s, s).unwrap(),
+                make_nz_layout::<f32>(s, s).unwrap(),
                 m,
                 k,
                 n,
@@ -65,9 +65,9 @@ fn families(s: usize) -> Vec<(&'static str, Run)> {
         (
             "A ZZ, B ZN, C NZ",
             product(
-                make_zz_layout::<f32>(i, i).unwrap(),
-                make_zn_layout::<f32>(i, i).unwrap(),
-                make_nz_layout::<f32>(i, i).unwrap(),
+                make_zz_layout::<f32>(s, s).unwrap(),
+                make_zn_layout::<f32>(s, s).unwrap(),
+                make_nz_layout::<f32>(s, s).unwrap(),
                 m,
                 k,
                 n,

@@ -20,11 +20,11 @@ fn nz_offset(r: usize, c: usize, m_pad: usize) -> usize {
 
 fn nd_to_padded_nz(c: &mut Criterion) {
     let mut g = c.benchmark_group("nd_to_padded_nz_fp16");
-    for &(m, n) in &[(100i64, 30i64), (1000, 1000), (2000, 1500)] {
+    for &(m, n) in &[(100usize, 30usize), (1000, 1000), (2000, 1500)] {
         g.throughput(Throughput::Bytes((m * n * 2) as u64));
         let l = make_nz_layout::<f16>(m, n).unwrap();
         let p = Padded::new(l, &[m, n]).unwrap();
-        let nd = Tensor::from_fn(&[m as usize, n as usize], |i| i as u16).unwrap();
+        let nd = Tensor::from_fn(&[m, n], |i| i as u16).unwrap();
         let len = l.cosize() as usize;
         let id = format!("{m}x{n}");
         let mut buf = vec![0u16; len];
@@ -39,7 +39,7 @@ fn nd_to_padded_nz(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("pad_from", &id), &m, |b, _| {
             b.iter(|| p.pad_from(black_box(&nd), 0).unwrap())
         });
-        let (mu, nu, mp) = (m as usize, n as usize, ((m + 15) / 16 * 16) as usize);
+        let (mu, nu, mp) = (m, n, m.div_ceil(16) * 16);
         let s = nd.as_slice();
         g.bench_with_input(BenchmarkId::new("naive", &id), &m, |b, _| {
             b.iter(|| {

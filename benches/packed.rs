@@ -64,7 +64,7 @@ fn dequant(c: &mut Criterion) {
     let zv: Vec<u8> = (0..k / gs * n).map(|i| (i % 16) as u8).collect();
     let z = PackedVec::from_values(PackedFormat::awq(), &zv).unwrap();
     let s: Vec<f32> = (0..k / gs * n).map(|i| (i % 9) as f32 * 0.125).collect();
-    let quant = GroupQuant::awq(k as i64, n as i64, gs as i64).unwrap();
+    let quant = GroupQuant::awq(k, n, gs).unwrap();
     g.bench_function(BenchmarkId::new("dequantize", k), |b| {
         b.iter(|| dequantize(black_box(&w), &s, &z, &quant).unwrap())
     });

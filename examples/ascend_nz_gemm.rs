@@ -10,8 +10,8 @@
 //! and crops it when data comes out; the GEMM works on the padded operands, whose padding is
 //! zero, so the logical block of C is exactly A·B.
 
-use layout::DynLayout;
 use layout::gemm::gemm;
+use layout::layout;
 use layout::named::{Padded, make_nz_layout};
 use layout::tensor::Tensor;
 use std::error::Error;
@@ -22,10 +22,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let b_nd = Tensor::from_fn(&[k, n], |i| ((i * 5) % 13) as f32 - 6.0)?;
 
     // ND -> NZ: A as fractals of 16 x 8, rows padded to 48 (zero-filled)
-    let a_pad = Padded::new(
-        make_nz_layout::<f32>(m as i64, k as i64)?,
-        &[m as i64, k as i64],
-    )?;
+    let a_pad = Padded::new(make_nz_layout::<f32>(m, k)?, &[m, k])?;
     let a_nz = a_pad.pad_from(&a_nd, 0.0)?;
     println!(
         "A  {m}x{k} ND -> NZ {}  (padded to {:?})",
@@ -34,14 +31,14 @@ fn main() -> Result<(), Box<dyn Error>> {
     );
 
     // B stays ND (row-major) with its columns padded to C's padded width
-    let c_layout = make_nz_layout::<f32>(m as i64, n as i64)?;
-    let c_pad = Padded::new(c_layout, &[m as i64, n as i64])?;
+    let c_layout = make_nz_layout::<f32>(m, n)?;
+    let c_pad = Padded::new(c_layout, &[m, n])?;
     let np = c_pad.padded()[1];
-    let b_rm: DynLayout = format!("({k},{np}):({np},1)").parse()?;
-    let b_pad = Padded::new(b_rm, &[k as i64, n as i64])?.pad_from(&b_nd, 0.0)?;
+    let b_rm = layout!((k, np) : RowMajor);
+    let b_pad = Padded::new(b_rm, &[k, n])?.pad_from(&b_nd, 0.0)?;
 
     // GEMM on the NZ operands: C (NZ) = A (NZ) · B (ND); the kernel goes through the layouts
-    let mut c_nz = Tensor::new(vec![0f32; c_layout.cosize() as usize], c_layout)?;
+    let mut c_nz = Tensor::zeros(c_layout)?;
     gemm(1.0, &a_nz, &b_pad, 0.0, &mut c_nz)?;
     println!("C  = A·B in NZ {}", c_nz.layout());
 

@@ -1,13 +1,17 @@
 //! Quantising weights to 4 bits (AWQ's packing, one scale and zero point per group of rows and
 //! column), then multiplying activations by them: dequantise with the group layout, GEMM; then
-//! the same weights in GGUF's Q4_0, multiplied in place for decode and prefill (`gemm_quant`).
+//! the same weights in GGUF's Q4_0 and in AWQ's packed groups, multiplied without dequantising
+//! for decode and prefill by the same `gemm` on tensors (it picks the route itself).
 //!
 //! ```sh
 //! cargo run --release --example quantized_weights
 //! ```
 
-use layout::gemm::{MatMut, MatRef, Options, gemm, gemm_quant};
-use layout::packed::{GroupQuant, PackedFormat, PackedVec, QuantizedB, dequantize, quantize_q4_0};
+use layout::gemm::gemm;
+use layout::packed::{
+    Group4Format, GroupQuant, PackedFormat, PackedVec, QuantRef, QuantizedB, dequantize,
+    quantize_group4, quantize_q4_0,
+};
 use layout::tensor::Tensor;
 use std::error::Error;
 
@@ -45,7 +49,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     );
 
     // the group layout maps (k, n) to the weight's index and to its scale/zero point
-    let quant = GroupQuant::awq(k as i64, n as i64, group as i64)?;
+    let quant = GroupQuant::awq(k, n, group)?;
     println!(
         "data layout {}, scale layout {}",
         quant.data_layout(),
@@ -93,52 +97,34 @@ fn main() -> Result<(), Box<dyn Error>> {
     );
     println!("mean |Y| = {:.4}", y.map(|v| v.abs()).mean());
 
-    // The same weights as GGUF Q4_0 (llama.cpp's format), multiplied without dequantising:
-    // gemm_quant reads the stored bytes in place for up to eight rows (decode) and dequantises
-    // block by block inside the GEMM's packing for more (prefill).
+    // The same weights as GGUF Q4_0 (llama.cpp's format) and as AWQ's packed groups, multiplied
+    // without dequantising: `gemm` on an activation tensor and the quantized matrix reads the
+    // stored bytes in place for up to eight rows (decode) and dequantises block by block
+    // inside the GEMM's packing for more (prefill).
     let w_rows: Vec<f32> = (0..k * n).map(|i| w[[i / n, i % n]]).collect();
     let q4 = quantize_q4_0(k, n, &w_rows)?;
-    let w_q4 = q4.dequantize()?; // only to check the products below
-    for (rows, what) in [(1usize, "decode"), (48, "prefill")] {
-        let x: Vec<f32> = (0..rows * k)
-            .map(|i| ((i % 7) as f32 - 3.0) * 0.5)
-            .collect();
-        let mut y = vec![0f32; rows * n];
-        gemm_quant(
-            Options::default(),
-            1.0,
-            MatRef {
-                data: &x,
-                rows,
-                cols: k,
-                row_stride: k as isize,
-                col_stride: 1,
-            },
-            &q4,
-            0.0,
-            MatMut {
-                data: &mut y,
-                rows,
-                cols: n,
-                row_stride: n as isize,
-                col_stride: 1,
-            },
-        )?;
-        let mut worst = 0f32;
-        for i in 0..rows {
-            for j in 0..n {
-                let want: f32 = (0..k).map(|p| x[i * k + p] * w_q4[p * n + j]).sum();
-                worst = worst.max((y[i * n + j] - want).abs() / want.abs().max(1.0));
+    let awq = quantize_group4(k, n, &w_rows, group, Group4Format::Awq)?;
+    for (name, weights) in [("Q4_0", QuantRef::from(&q4)), ("AWQ", QuantRef::from(&awq))] {
+        let w_deq = weights.dequantize()?; // only to check the products below
+        for (rows, what) in [(1usize, "decode"), (48, "prefill")] {
+            let x = Tensor::from_fn(&[rows, k], |i| ((i % 7) as f32 - 3.0) * 0.5)?;
+            let mut y = Tensor::from_vec(vec![0f32; rows * n], &[rows, n])?;
+            gemm(1.0, &x, &weights, 0.0, &mut y)?;
+            let mut worst = 0f32;
+            for i in 0..rows {
+                for j in 0..n {
+                    let want: f32 = (0..k).map(|p| x[[i, p]] * w_deq[p * n + j]).sum();
+                    worst = worst.max((y[[i, j]] - want).abs() / want.abs().max(1.0));
+                }
             }
+            assert!(
+                worst <= 1e-5,
+                "{name} {what}: off the dequantised product by {worst}"
+            );
+            println!(
+                "{name} {what} ({rows}x{k} · {k}x{n}): matches the dequantised product (relative {worst:.1e})"
+            );
         }
-        assert!(
-            worst <= 1e-5,
-            "{what}: off the dequantised product by {worst}"
-        );
-        println!(
-            "Q4_0 {what} ({rows}x{k} · {k}x{n}, {} bytes of weights): matches the dequantised product (relative {worst:.1e})",
-            q4.to_bytes().len()
-        );
     }
     Ok(())
 }

@@ -24,12 +24,12 @@
 //! `valgrind --tool=callgrind`.
 
 use layout::tensor::Tensor;
-use layout::{DynLayout, DynTuple, Int, Layout};
+use layout::{DynLayout, layout};
 use std::hint::black_box;
 
-const TM: i64 = 32;
-const TN: i64 = 32;
-const TK: i64 = 16;
+const TM: usize = 32;
+const TN: usize = 32;
+const TK: usize = 16;
 
 /// `C = A · B` with predicated full tiles: the inner loops have constant trip counts.
 fn gemm_predicated(
@@ -44,17 +44,17 @@ fn gemm_predicated(
     let gk = ta.grid()[1];
     for tj in 0..gn {
         for ti in 0..gm {
-            let mut acc = [[0f32; TN as usize]; TM as usize];
+            let mut acc = [[0f32; TN]; TM];
             for tk in 0..gk {
                 // "shared memory" tiles, zero-filled where the predicate is false
                 let (pa, pb) = (
                     ta.predicated(&[ti, tk]).unwrap(),
                     tb.predicated(&[tk, tj]).unwrap(),
                 );
-                let mut sa = [[0f32; TK as usize]; TM as usize];
-                let mut sb = [[0f32; TN as usize]; TK as usize];
-                pa.for_each_valid(|c, &v| sa[c[0] as usize][c[1] as usize] = v);
-                pb.for_each_valid(|c, &v| sb[c[0] as usize][c[1] as usize] = v);
+                let mut sa = [[0f32; TK]; TM];
+                let mut sb = [[0f32; TN]; TK];
+                pa.for_each_valid(|c, &v| sa[c[0]][c[1]] = v);
+                pb.for_each_valid(|c, &v| sb[c[0]][c[1]] = v);
                 for (i, row) in acc.iter_mut().enumerate() {
                     for (k, brow) in sb.iter().enumerate() {
                         let x = sa[i][k];
@@ -66,10 +66,10 @@ fn gemm_predicated(
             }
             // the epilogue writes under C's own predicate
             let mut pc = tc.predicated_mut(&[ti, tj]).unwrap();
-            for i in 0..TM {
-                for j in 0..TN {
+            for (i, row) in acc.iter().enumerate() {
+                for (j, &v) in row.iter().enumerate() {
                     if let Some(x) = pc.get_mut(&[i, j]) {
-                        *x = acc[i as usize][j as usize];
+                        *x = v;
                     }
                 }
             }
@@ -91,11 +91,13 @@ fn gemm_residue(
     for tj in 0..gn {
         for ti in 0..gm {
             let mut ct = tc.tile_mut(&[ti, tj]).unwrap();
-            let (m, n) = (ct.shape().leaves()[0], ct.shape().leaves()[1]);
+            let [m, n] = ct.dims()[..] else {
+                unreachable!()
+            };
             ct.fill(0.0);
             for tk in 0..gk {
                 let (at, bt) = (ta.tile(&[ti, tk]).unwrap(), tb.tile(&[tk, tj]).unwrap());
-                let k = at.shape().leaves()[1];
+                let k = at.dims()[1];
                 for i in 0..m {
                     for kk in 0..k {
                         let x = at[[i, kk]];
@@ -111,9 +113,9 @@ fn gemm_residue(
 
 /// The tile kernel of BENCHMARKS.md on static tiles.
 #[inline(never)]
-fn count_static(a: &[f32], c: &mut [f32], m: i64, n: i64, ld: i64) {
-    let ta = Tensor::new(a, Layout::new((m, n), (Int::<1>, ld))).unwrap();
-    let mut tc = Tensor::new(c, Layout::new((m, n), (Int::<1>, ld))).unwrap();
+fn count_static(a: &[f32], c: &mut [f32], m: usize, n: usize, ld: isize) {
+    let ta = Tensor::new(a, layout!((m, n) : (1, ld))).unwrap();
+    let mut tc = Tensor::new(c, layout!((m, n) : (1, ld))).unwrap();
     for tj in 0..n / 8 {
         for ti in 0..m / 16 {
             let at = ta.local_tile::<16, 8>((ti, tj)).unwrap();
@@ -131,14 +133,16 @@ fn count_static(a: &[f32], c: &mut [f32], m: i64, n: i64, ld: i64) {
 /// mode is typed `(Int<16>, Int<8>) : (Int<1>, i64)`, so its offsets fold to constants plus a
 /// multiple of `ld`; the rest mode (run time) gives each tile's base. Plain slice indexing.
 #[inline(never)]
-fn count_divide(a: &[f32], c: &mut [f32], m: i64, n: i64, ld: i64) {
-    let z = Layout::new((m, n), (Int::<1>, ld))
+fn count_divide(a: &[f32], c: &mut [f32], m: usize, n: usize, ld: isize) {
+    let z = layout!((m, n) : (1, ld))
         .zipped_divide_static::<16, 8>()
         .unwrap();
-    let tile = Layout::new(z.shape().0, z.stride().0);
-    let rest = Layout::new(z.shape().1, z.stride().1);
-    for tj in 0..n / 8 {
-        for ti in 0..m / 16 {
+    let tile = layout::Layout::new(z.shape().0, z.stride().0);
+    let rest = layout::Layout::new(z.shape().1, z.stride().1);
+    // the rest mode's extents: the grid, in the layouts' i64 (the algebra's integers)
+    let (gm, gn) = rest.shape();
+    for tj in 0..gn {
+        for ti in 0..gm {
             let base = rest.offset((ti, tj));
             for j in 0..8i64 {
                 for i in 0..16i64 {
@@ -173,12 +177,8 @@ fn count_compose(a: &[f32], c: &mut [f32], m: i64, n: i64, ld: i64) {
 
 /// The same kernel on typed flat tiles (`Tiles::tile2`) of a `DynLayout` tensor planned once.
 #[inline(never)]
-fn count_plan2(a: &[f32], c: &mut [f32], m: i64, n: i64, ld: i64) {
-    let l = DynLayout::new(
-        &DynTuple::from_slice(&[m, n]).unwrap(),
-        &DynTuple::from_slice(&[1, ld]).unwrap(),
-    )
-    .unwrap();
+fn count_plan2(a: &[f32], c: &mut [f32], m: usize, n: usize, ld: isize) {
+    let l = DynLayout::strided(&[m, n], &[1, ld]).unwrap();
     let ta = Tensor::new(a, l).unwrap();
     let mut tc = Tensor::new(c, l).unwrap();
     let pa = ta.tiles(&[16, 8]).unwrap();
@@ -199,22 +199,19 @@ fn count_plan2(a: &[f32], c: &mut [f32], m: i64, n: i64, ld: i64) {
 /// The same kernel, each tile built by the algebra (`DynLayout::local_tile`) and checked as a
 /// new tensor: the way before `Tensor::tiles`.
 #[inline(never)]
-fn count_algebra(a: &[f32], c: &mut [f32], m: i64, n: i64, ld: i64) {
-    let l = DynLayout::new(
-        &DynTuple::from_slice(&[m, n]).unwrap(),
-        &DynTuple::from_slice(&[1, ld]).unwrap(),
-    )
-    .unwrap();
+fn count_algebra(a: &[f32], c: &mut [f32], m: usize, n: usize, ld: isize) {
+    let l = DynLayout::strided(&[m, n], &[1, ld]).unwrap();
     let tiler: layout::Tile = "[16,8]".parse().unwrap();
     let ta = Tensor::new(a, l).unwrap();
     let mut tc = Tensor::new(c, l).unwrap();
     for tj in 0..n / 8 {
         for ti in 0..m / 16 {
-            let (tile, off) = l
-                .local_tile(&tiler, &DynTuple::from_slice(&[ti, tj]).unwrap())
-                .unwrap();
-            let at = Tensor::with_offset(ta.as_slice(), tile, off as usize).unwrap();
-            let mut ct = Tensor::with_offset(tc.as_mut_slice(), tile, off as usize).unwrap();
+            let coord = layout::DynTuple::from_slice(&[ti as i64, tj as i64]).unwrap();
+            let (tile, off) = l.local_tile(&tiler, &coord).unwrap();
+            // the algebra's offset (an i64, signed in CuTe) as a buffer position
+            let off = usize::try_from(off).unwrap();
+            let at = Tensor::with_offset(ta.as_slice(), tile, off).unwrap();
+            let mut ct = Tensor::with_offset(tc.as_mut_slice(), tile, off).unwrap();
             for j in 0..8i64 {
                 for i in 0..16i64 {
                     ct[[i, j]] += 2.0 * at[[i, j]];
@@ -226,12 +223,8 @@ fn count_algebra(a: &[f32], c: &mut [f32], m: i64, n: i64, ld: i64) {
 
 /// The same kernel on tiles of a `DynLayout` tensor planned once.
 #[inline(never)]
-fn count_plan(a: &[f32], c: &mut [f32], m: i64, n: i64, ld: i64) {
-    let l = DynLayout::new(
-        &DynTuple::from_slice(&[m, n]).unwrap(),
-        &DynTuple::from_slice(&[1, ld]).unwrap(),
-    )
-    .unwrap();
+fn count_plan(a: &[f32], c: &mut [f32], m: usize, n: usize, ld: isize) {
+    let l = DynLayout::strided(&[m, n], &[1, ld]).unwrap();
     let ta = Tensor::new(a, l).unwrap();
     let mut tc = Tensor::new(c, l).unwrap();
     let pa = ta.tiles(&[16, 8]).unwrap();
@@ -254,9 +247,14 @@ fn main() {
     if args.first().map(String::as_str) == Some("count") {
         let which = args.get(1).map_or("plan", String::as_str);
         let reps: usize = args.get(2).map_or(10, |r| r.parse().unwrap());
-        let (m, n, ld) = (black_box(512i64), black_box(512i64), black_box(520i64));
+        let (m, n, ld) = (
+            black_box(512usize),
+            black_box(512usize),
+            black_box(520usize),
+        );
         let a: Vec<f32> = (0..ld * n).map(|i| (i % 7) as f32).collect();
-        let mut c = vec![0f32; (ld * n) as usize];
+        let mut c = vec![0f32; ld * n];
+        let ld = ld.cast_signed(); // a stride
         for _ in 0..reps {
             match which {
                 "static" => count_static(&a, &mut c, m, n, ld),
@@ -271,21 +269,18 @@ fn main() {
         return;
     }
 
-    let (m, n, k) = (100i64, 60i64, 70i64);
-    let a = Tensor::from_fn(&[m as usize, k as usize], |i| ((i * 7) % 11) as f32 - 5.0).unwrap();
-    let b = Tensor::from_fn(&[k as usize, n as usize], |i| ((i * 5) % 13) as f32 - 6.0).unwrap();
-    let mut want =
-        Tensor::from_vec(vec![0f32; (m * n) as usize], &[m as usize, n as usize]).unwrap();
+    let (m, n, k) = (100usize, 60usize, 70usize);
+    let a = Tensor::from_fn(&[m, k], |i| ((i * 7) % 11) as f32 - 5.0).unwrap();
+    let b = Tensor::from_fn(&[k, n], |i| ((i * 5) % 13) as f32 - 6.0).unwrap();
+    let mut want = Tensor::from_vec(vec![0f32; m * n], &[m, n]).unwrap();
     for i in 0..m {
         for j in 0..n {
             want[[i, j]] = (0..k).map(|kk| a[[i, kk]] * b[[kk, j]]).sum();
         }
     }
-    let mut c1 =
-        Tensor::from_vec(vec![f32::NAN; (m * n) as usize], &[m as usize, n as usize]).unwrap();
+    let mut c1 = Tensor::from_vec(vec![f32::NAN; m * n], &[m, n]).unwrap();
     gemm_predicated(&a, &b, &mut c1);
-    let mut c2 =
-        Tensor::from_vec(vec![f32::NAN; (m * n) as usize], &[m as usize, n as usize]).unwrap();
+    let mut c2 = Tensor::from_vec(vec![f32::NAN; m * n], &[m, n]).unwrap();
     gemm_residue(&a, &b, &mut c2);
     assert!(c1.iter().eq(want.iter()), "predicated tiles");
     assert!(c2.iter().eq(want.iter()), "residue tiles");

@@ -678,11 +678,11 @@ fn packed_b_matches_the_reference_and_round_trips() {
             }
             // the packed buffer is a layout: cropped to k × n it is B
             let t = pb.tensor().unwrap();
-            let padded = Padded::new(*t.layout(), &[k as i64, n as i64]).unwrap();
+            let padded = Padded::new(*t.layout(), &[k, n]).unwrap();
             let logical = Tensor::new(pb.as_slice(), padded).unwrap();
             for p in 0..k {
                 for j in 0..n {
-                    assert_eq!(logical[[p as i64, j as i64]], b[p * n + j]);
+                    assert_eq!(logical[[p, j]], b[p * n + j]);
                 }
             }
         }

@@ -241,7 +241,7 @@ fn ascend_formats_with_half_inputs() {
     use layout::named::{bf16, f16};
     macro_rules! case {
         ($h:ty) => {{
-            let (m, k, n) = (32i64, 32i64, 32i64);
+            let (m, k, n) = (32usize, 32usize, 32usize);
             let la = make_zz_layout::<$h>(m, k).unwrap();
             let lb = make_zn_layout::<$h>(k, n).unwrap();
             let lc = make_nz_layout::<f32>(m, n).unwrap();

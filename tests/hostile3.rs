@@ -568,13 +568,13 @@ fn gemm_half_empty_and_overflowing_sizes() {
 fn pad_from_checks_the_shape_first_and_fails_to_allocate_with_an_error() {
     use layout::named::{Padded, make_nz_layout};
     use layout::tensor::TensorError;
-    let big = (1i64 << 31) - 1;
+    let big = (1usize << 31) - 1;
     let padded = Padded::new(make_nz_layout::<f16>(1 << 31, 1 << 31).unwrap(), &[big; 2]).unwrap();
     let wrong = Tensor::from_vec(vec![1u16; 4], &[2, 2]).unwrap();
     let e = padded.pad_from(&wrong, 0).unwrap_err();
     assert!(matches!(e, TensorError::ShapeMismatch { .. }), "{e}");
     let one = Tensor::from_vec(vec![1u16], &[1, 1]).unwrap();
-    let src = one.broadcast_to(&[big as usize; 2]).unwrap();
+    let src = one.broadcast_to(&[big; 2]).unwrap();
     let e = padded.pad_from(&src, 0).unwrap_err();
     match e {
         TensorError::OutputAllocation {

@@ -243,7 +243,14 @@ fn d15_kernel_extent_zero_is_named() {
 #[test]
 fn d06_tiles_with_huge_extent_give_one_tile() {
     let a = Tensor::from_fn(&[100], |i| i as i32).unwrap();
-    for t in [i64::MAX, i64::MAX - 1, 1 << 62, 101, 100] {
+    for t in [
+        usize::MAX,
+        i64::MAX as usize,
+        i64::MAX as usize - 1,
+        1 << 62,
+        101,
+        100,
+    ] {
         let tiles = a.tiles(&[t]).unwrap();
         assert_eq!(tiles.grid(), &[1], "tile {t}");
         let tile = tiles.tile(&[0]).unwrap();
@@ -258,7 +265,7 @@ fn d06_tiles_with_huge_extent_give_one_tile() {
     }
     // a strided 2-D tensor: a tile extent of i64::MAX along the stride-7 axis
     let b = Tensor::from_fn(&[10, 7], |i| i as i32).unwrap();
-    let tiles = b.tiles(&[i64::MAX, 4]).unwrap();
+    let tiles = b.tiles(&[usize::MAX, 4]).unwrap();
     assert_eq!(tiles.grid(), &[1, 2]);
     let t = tiles.tile(&[0, 1]).unwrap();
     assert_eq!(t.shape().leaves(), &[10, 3]);
@@ -269,7 +276,7 @@ fn d06_tiles_with_huge_extent_give_one_tile() {
 #[test]
 fn d07_mask_of_a_huge_tile_is_an_error_not_a_panic() {
     let a = Tensor::from_fn(&[100], |i| i as u8).unwrap();
-    for t in [1i64 << 62, i64::MAX] {
+    for t in [1usize << 62, i64::MAX as usize, usize::MAX] {
         let tiles = a.tiles(&[t]).unwrap();
         assert!(tiles.predicated(&[0]).unwrap().mask().is_err(), "tile {t}");
     }
@@ -830,17 +837,17 @@ proptest! {
     }
 }
 
-/// Tile extents near 1, the tensor's extent and `i64::MAX`.
-fn extreme_tile(e: i64, pick: usize) -> i64 {
+/// Tile extents near 1, the tensor's extent, `i64::MAX` and `usize::MAX`.
+fn extreme_tile(e: usize, pick: usize) -> usize {
     [
         1,
         2,
         (e - 1).max(1),
         e,
         e + 1,
-        3,
-        i64::MAX,
-        i64::MAX - 1,
+        usize::MAX,
+        i64::MAX as usize,
+        i64::MAX as usize - 1,
         1 << 62,
         1 << 40,
     ][pick % 10]
@@ -849,8 +856,8 @@ fn extreme_tile(e: i64, pick: usize) -> i64 {
 /// Every tile of every tiling, smaller or predicated, against the parent tensor.
 fn check_tiles(
     a: &Tensor<Vec<i32>, DynLayout>,
-    dims: &[i64],
-    tile: &[i64],
+    dims: &[usize],
+    tile: &[usize],
 ) -> Result<(), TestCaseError> {
     let tiles = match a.tiles(tile) {
         Ok(t) => t,
@@ -870,15 +877,15 @@ fn check_tiles(
             return Ok(());
         }
     };
-    let grid: Vec<i64> = dims
+    let grid: Vec<usize> = dims
         .iter()
         .zip(tile)
-        .map(|(&e, &t)| ((e as i128 + t as i128 - 1) / t as i128) as i64)
+        .map(|(&e, &t)| e.div_ceil(t))
         .collect();
     prop_assert_eq!(tiles.grid(), &grid[..]);
     for g in tiles.coords() {
-        let g = g.leaves().to_vec();
-        let valid: Vec<i64> = (0..dims.len())
+        let g = g.to_vec();
+        let valid: Vec<usize> = (0..dims.len())
             .map(|d| tile[d].min(dims[d] - g[d] * tile[d]))
             .collect();
         let small = tiles.tile(&g).unwrap();
@@ -887,15 +894,15 @@ fn check_tiles(
         prop_assert_eq!(p.valid_extents(), &valid[..]);
         prop_assert_eq!(p.extents(), tile);
         let vv = p.valid_view().unwrap();
-        let n: i64 = valid.iter().product();
+        let n: usize = valid.iter().product();
         for k in 0..n {
-            let mut c = vec![0i64; dims.len()];
+            let mut c = vec![0usize; dims.len()];
             let mut rest = k;
             for d in 0..dims.len() {
                 c[d] = rest % valid[d];
                 rest /= valid[d];
             }
-            let pc: Vec<i64> = (0..dims.len()).map(|d| g[d] * tile[d] + c[d]).collect();
+            let pc: Vec<usize> = (0..dims.len()).map(|d| g[d] * tile[d] + c[d]).collect();
             let want = a.get(&pc[..]);
             prop_assert!(want.is_some());
             prop_assert_eq!(small.get(&c[..]), want);
@@ -904,17 +911,17 @@ fn check_tiles(
         }
         // one past the valid extent along each axis is masked
         for d in 0..dims.len() {
-            let mut c = vec![0i64; dims.len()];
+            let mut c = vec![0usize; dims.len()];
             c[d] = valid[d];
             prop_assert_eq!(p.get(&c), None);
         }
-        let cells = tile.iter().try_fold(1i64, |s, &t| s.checked_mul(t));
+        let cells = tile.iter().try_fold(1usize, |s, &t| s.checked_mul(t));
         match cells {
             Some(n) if n <= 4096 => {
                 let m = p.mask().unwrap();
                 prop_assert_eq!(
-                    m.iter().filter(|&&b| b).count() as i64,
-                    valid.iter().product::<i64>()
+                    m.iter().filter(|&&b| b).count(),
+                    valid.iter().product::<usize>()
                 );
             }
             Some(n) if n < 1 << 62 => {} // allocatable in principle: not tried
@@ -938,8 +945,8 @@ proptest! {
     ) {
         if let Some((x, y)) = hier {
             let a = Tensor::new((0..(x * y) as i32).collect(), l(&format!("(({x},{y})):(({y},1))"))).unwrap();
-            let tile = [extreme_tile(x * y, picks[0])];
-            check_tiles(&a, &[x * y], &tile)?;
+            let tile = [extreme_tile((x * y) as usize, picks[0])];
+            check_tiles(&a, &[(x * y) as usize], &tile)?;
         } else {
             let us: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
             let a = Tensor::from_fn(&us, |i| i as i32).unwrap();
@@ -950,15 +957,15 @@ proptest! {
             } else {
                 a
             };
-            let tile: Vec<i64> = dims.iter().zip(&picks).map(|(&e, &p)| extreme_tile(e, p)).collect();
-            check_tiles(&a, &dims, &tile)?;
+            let tile: Vec<usize> = us.iter().zip(&picks).map(|(&e, &p)| extreme_tile(e, p)).collect();
+            check_tiles(&a, &us, &tile)?;
         }
     }
 
     /// `local_tile_predicated` with static extents near `i64::MAX`: one tile along that axis,
     /// every valid element the parent's.
     #[test]
-    fn local_tile_predicated_extreme_static_extents(m in 1i64..9, n in 1i64..9, c0 in 0i64..3, c1 in 0i64..3) {
+    fn local_tile_predicated_extreme_static_extents(m in 1i64..9, n in 1i64..9, c0 in 0usize..3, c1 in 0usize..3) {
         use layout::Layout;
         let a = Tensor::new((0..m * n).collect::<Vec<i64>>(), Layout::new((m, n), (n, 1i64))).unwrap();
         macro_rules! one {
@@ -970,11 +977,13 @@ proptest! {
                     Ok(t) => {
                         prop_assert!((c0 as i128) < rows && (c1 as i128) < cols);
                         let (v0, v1) = t.valid_extents();
-                        prop_assert_eq!(v0, tm.min(m - c0 * tm));
-                        prop_assert_eq!(v1, tn.min(n - c1 * tn));
+                        let (c0, c1) = (c0 as i64, c1 as i64);
+                        prop_assert_eq!(v0 as i64, tm.min(m - c0 * tm));
+                        prop_assert_eq!(v1 as i64, tn.min(n - c1 * tn));
                         for i in 0..v0 {
                             for j in 0..v1 {
-                                prop_assert_eq!(t.get((i, j)), Some(&((c0 * tm + i) * n + c1 * tn + j)));
+                                let (ii, jj) = (i as i64, j as i64);
+                                prop_assert_eq!(t.get((i, j)), Some(&((c0 * tm + ii) * n + c1 * tn + jj)));
                             }
                         }
                         prop_assert_eq!(t.get((v0, 0)), None);

@@ -56,7 +56,7 @@ fn through_a_thread_layout() {
 fn check_tiling(m: i64, n: i64, a: i64, b: i64) {
     let id = IdentityTensor::new(&[m, n]).unwrap();
     let data = Tensor::from_fn(&[m as usize, n as usize], |i| i as u32).unwrap();
-    let tiles = data.tiles(&[a, b]).unwrap();
+    let tiles = data.tiles(&[a as usize, b as usize]).unwrap();
     let z = id.zipped_divide(&[a, b]).unwrap();
     let (gm, gn) = ((m + a - 1) / a, (n + b - 1) / b);
     assert_eq!(z.extent(1).unwrap(), gm * gn);
@@ -64,7 +64,7 @@ fn check_tiling(m: i64, n: i64, a: i64, b: i64) {
     for ti in 0..gm {
         for tj in 0..gn {
             let t = id.local_tile(&[a, b], &[ti, tj]).unwrap();
-            let p = tiles.predicated(&[ti, tj]).unwrap();
+            let p = tiles.predicated(&[ti as usize, tj as usize]).unwrap();
             for i in 0..a {
                 for j in 0..b {
                     let c = t.get(&[i, j]).unwrap();
@@ -75,14 +75,14 @@ fn check_tiling(m: i64, n: i64, a: i64, b: i64) {
                     let inside = c.elem_less(&[m, n]);
                     assert_eq!(
                         inside,
-                        p.is_valid(&[i, j]),
+                        p.is_valid(&[i as usize, j as usize]),
                         "{m}x{n} / {a}x{b} tile ({ti},{tj}) at ({i},{j})"
                     );
                     if inside {
                         seen[(c.as_slice()[0] * n + c.as_slice()[1]) as usize] += 1;
                         // and the predicated element is the data at that coordinate
                         assert_eq!(
-                            p.get(&[i, j]).copied(),
+                            p.get(&[i as usize, j as usize]).copied(),
                             Some((c.as_slice()[0] * n + c.as_slice()[1]) as u32)
                         );
                     }

@@ -285,3 +285,161 @@ fn conveniences_gguf_and_errors_tour() -> Result<(), layout::Error> {
     );
     Ok(())
 }
+
+/// The README's "first hour" (issue 32): the five tasks a new user did in fresh crates, as the
+/// README writes them — `use layout::…` only, no cast between the library's integer types, no
+/// layout built from a `format!` string — each checked against a naive computation.
+mod first_hour {
+    use layout::Tensor;
+
+    /// Ascend: f16 ND → NZ (A) and ZN (B), multiplied into f32 NZ, cropped back to ND.
+    #[test]
+    fn ascend_f16_nd_to_nz_times_zn_into_f32() -> Result<(), layout::Error> {
+        use layout::gemm::gemm;
+        use layout::named::{Padded, f16, make_nz_layout, make_zn_layout};
+
+        let (m, k, n) = (40, 24, 20);
+        let a = Tensor::from_fn(&[m, k], |i| f16::from_f32((i % 7) as f32 - 3.0))?;
+        let b = Tensor::from_fn(&[k, n], |i| f16::from_f32((i % 5) as f32 - 2.0))?;
+        let a_nz = Padded::new(make_nz_layout::<f16>(m, k)?, &[m, k])?.pad_from(&a, f16::ZERO)?;
+        let b_pad = Padded::new(make_zn_layout::<f16>(k, n)?, &[k, n])?;
+        let b_zn = b_pad.pad_from(&b, f16::ZERO)?; // 32 × 32 ZN, padding zero
+        let c_pad = Padded::new(make_nz_layout::<f32>(m, b_pad.padded()[1])?, &[m, n])?;
+        let mut c = Tensor::zeros(*c_pad.layout())?; // f32 NZ, 48 × 32
+        gemm(1.0, &a_nz, &b_zn, 0.0, &mut c)?; // f16 × f16 → f32, operands read in place
+        let c_nd = c_pad.crop_to_nd(&c)?; // 40 × 20 row-major
+
+        assert_eq!(c_nd.dims(), [m, n]);
+        for i in 0..m {
+            for j in 0..n {
+                let want: f32 = (0..k)
+                    .map(|p| a[[i, p]].to_f32() * b[[p, j]].to_f32())
+                    .sum();
+                assert_eq!(c_nd[[i, j]], want, "({i},{j})");
+            }
+        }
+        Ok(())
+    }
+
+    /// A 3 × 3 convolution, padding 1, NHWC input and output (typed layouts), bias and ReLU.
+    #[test]
+    fn nhwc_convolution_with_bias_and_relu() -> Result<(), layout::Error> {
+        use layout::conv::{Conv2d, conv2d};
+        use layout::layout;
+
+        let (n, c, h, w, o) = (2, 3, 6, 5, 4);
+        let nhwc = layout!((n, c, h, w) : ({h * w * c}, 1, {w * c}, c));
+        let x = Tensor::new(
+            (0..n * c * h * w)
+                .map(|v| (v % 7) as f32 - 3.0)
+                .collect::<Vec<_>>(),
+            nhwc,
+        )?;
+        let oihw = layout!((o, c, 3, 3) : RowMajor);
+        let wt = Tensor::new(
+            (0..o * c * 9)
+                .map(|v| (v % 5) as f32 - 2.0)
+                .collect::<Vec<_>>(),
+            oihw,
+        )?;
+        let bias = [0.5f32, -1.0, 2.0, 0.0];
+        let mut y = Tensor::zeros(layout!((n, o, h, w) : ({h * w * o}, 1, {w * o}, o)))?;
+        conv2d(
+            &Conv2d::default().padding(1).relu(true),
+            &x,
+            &wt,
+            Some(&[0.5, -1.0, 2.0, 0.0]),
+            &mut y,
+        )?;
+
+        for (b, k, p, q) in
+            (0..n * o * h * w).map(|i| (i / (o * h * w), i / (h * w) % o, i / w % h, i % w))
+        {
+            let mut s = bias[k];
+            for ch in 0..c {
+                for r in 0..3 {
+                    for t in 0..3 {
+                        // input row p + r − 1, column q + t − 1 (padding reads zero)
+                        if let (Some(hi), Some(wi)) =
+                            ((p + r).checked_sub(1), (q + t).checked_sub(1))
+                            && hi < h
+                            && wi < w
+                        {
+                            s += x[[b, ch, hi, wi]] * wt[[k, ch, r, t]];
+                        }
+                    }
+                }
+            }
+            assert_eq!(y[[b, k, p, q]], s.max(0.0), "({b},{k},{p},{q})");
+        }
+        Ok(())
+    }
+
+    /// GGUF Q4_0 weights: one token (decode) and a prompt (prefill), neither dequantizing B.
+    #[test]
+    fn q4_0_decode_and_prefill() -> Result<(), layout::Error> {
+        use layout::gemm::gemm;
+        use layout::packed::{QuantizedB, quantize_q4_0};
+
+        let (k, n) = (64, 16);
+        let w: Vec<f32> = (0..k * n)
+            .map(|i| ((i * 7 % 13) as f32 - 6.0) * 0.1)
+            .collect();
+        let q = quantize_q4_0(k, n, &w)?; // k × n, blocks of 32 along k
+        let token = Tensor::from_fn(&[1, k], |i| (i % 5) as f32 - 2.0)?;
+        let mut y = Tensor::from_vec(vec![0f32; n], &[1, n])?;
+        gemm(1.0, &token, &q, 0.0, &mut y)?; // decode: the 4-bit bytes read in place
+        let prompt = Tensor::from_fn(&[32, k], |i| (i % 3) as f32 - 1.0)?;
+        let y32 = prompt.matmul(&q)?; // prefill: 32 × 16, B dequantized block by block
+
+        let b = Tensor::from_vec(q.dequantize()?, &[k, n])?; // only for the check
+        for (x, got) in [(&token, &y), (&prompt, &y32)] {
+            let want = x.matmul(&b)?;
+            for (u, v) in got.iter().zip(want.iter()) {
+                assert!((u - v).abs() <= 1e-5 * (1.0 + v.abs()), "{u} {v}");
+            }
+        }
+        Ok(())
+    }
+
+    /// A 100 × 70 matrix in ragged 32 × 32 tiles, transposed tile by tile.
+    #[test]
+    fn ragged_tiles_and_a_tiled_transpose() -> Result<(), layout::Error> {
+        let (m, n) = (100, 70);
+        let a = Tensor::from_fn(&[m, n], |i| i as f32)?;
+        let mut at = Tensor::from_vec(vec![0f32; n * m], &[n, m])?;
+        let src = a.tiles(&[32, 32])?; // grid 4 × 3; the last row of tiles has 4 rows
+        let mut dst = at.tiles_mut(&[32, 32])?; // grid 3 × 4
+        assert_eq!((src.grid(), dst.grid()), (&[4, 3][..], &[3, 4][..]));
+        for c in src.coords() {
+            let (i, j) = (c[0], c[1]);
+            dst.tile_mut(&[j, i])?.copy_from(&src.tile(&[i, j])?.t()?)?;
+        }
+        assert_eq!(src.tile(&[3, 2])?.dims(), [4, 6]); // the corner: 100 = 3·32 + 4, 70 = 2·32 + 6
+
+        for i in 0..m {
+            for j in 0..n {
+                assert_eq!(at[[j, i]], a[[i, j]]);
+            }
+        }
+        Ok(())
+    }
+
+    /// u8 activations × i8 weights, accumulated exactly in i32.
+    #[test]
+    fn u8_times_i8_into_i32() -> Result<(), layout::Error> {
+        let act = Tensor::from_fn(&[4, 64], |i| (i * 37 % 256) as u8)?;
+        let wts = Tensor::from_fn(&[64, 8], |i| (i % 15) as i8 - 7)?;
+        let acc = act.matmul(&wts)?; // Tensor of i32, 4 × 8
+
+        for i in 0..4 {
+            for j in 0..8 {
+                let want: i32 = (0..64)
+                    .map(|p| i32::from(act[[i, p]]) * i32::from(wts[[p, j]]))
+                    .sum();
+                assert_eq!(acc[[i, j]], want);
+            }
+        }
+        Ok(())
+    }
+}

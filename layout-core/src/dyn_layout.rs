@@ -228,6 +228,50 @@ impl DynLayout {
         DynLayout::from_flat_parts(profile, shape, stride)
     }
 
+    /// The flat layout of a strided array in the tensor vocabulary: `usize` extents and
+    /// `isize` strides (in elements), as ndarray and NumPy give them; `(s0,s1,…):(d0,d1,…)`.
+    ///
+    /// ```
+    /// use layout::DynLayout;
+    /// let (m, n, ld) = (100usize, 60usize, 104isize);
+    /// let l = DynLayout::strided(&[m, n], &[1, ld]).unwrap(); // column-major, padded
+    /// assert_eq!(l.to_string(), "(100,60):(1,104)");
+    /// assert!(DynLayout::strided(&[usize::MAX], &[1]).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// Shape and strides of different lengths ([`LayoutError::NotCongruent`]); an extent past
+    /// `i64::MAX` ([`LayoutError::Overflow`]); as [`DynLayout::new`] (a zero extent, more than
+    /// [`MAX_LEAVES`](crate::MAX_LEAVES) axes, offsets that overflow).
+    pub const fn strided(shape: &[usize], stride: &[isize]) -> Result<DynLayout, LayoutError> {
+        if shape.len() != stride.len() {
+            return Err(LayoutError::NotCongruent {
+                shape_leaves: shape.len(),
+                stride_leaves: stride.len(),
+            });
+        }
+        if shape.len() > crate::MAX_LEAVES {
+            return Err(LayoutError::TooManyLeaves {
+                needed: shape.len(),
+            });
+        }
+        let mut s = [0i64; crate::MAX_LEAVES];
+        let mut d = [0i64; crate::MAX_LEAVES];
+        let mut i = 0;
+        while i < shape.len() {
+            if shape[i] > i64::MAX as usize {
+                return Err(LayoutError::Overflow { what: "extent" });
+            }
+            s[i] = shape[i] as i64;
+            // isize is at most 64 bits on every target the crate builds for
+            d[i] = stride[i] as i64;
+            i += 1;
+        }
+        let (s, _) = s.split_at(shape.len());
+        let (d, _) = d.split_at(shape.len());
+        DynLayout::from_flat(s, d)
+    }
+
     /// The rank-0-style integer layout `s:d`.
     pub const fn leaf(shape: i64, stride: i64) -> Result<DynLayout, LayoutError> {
         DynLayout::new(&DynTuple::leaf(shape), &DynTuple::leaf(stride))

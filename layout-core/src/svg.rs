@@ -159,7 +159,7 @@ impl<'a, L: AnyLayout> Picture<'a, L> {
     /// As [`Picture::new`].
     pub fn padded(p: &'a Padded<L>) -> Result<Self, LayoutError> {
         let mut pic = Picture::new(p.layout())?;
-        let lg = p.logical();
+        let lg = p.logical_i64();
         pic.logical = (lg[0], if lg.len() > 1 { lg[1] } else { 1 });
         Ok(pic)
     }

@@ -77,7 +77,7 @@ fn tensor_tiles_read_and_write_the_parent() {
             let mut t = a.local_tile_mut::<4, 4>((i, j)).unwrap();
             for r in 0..4i64 {
                 for c in 0..4i64 {
-                    t[(r, c)] = 100 * i + 10 * j + r * 4 + c;
+                    t[(r, c)] = (100 * i + 10 * j) as i64 + r * 4 + c;
                 }
             }
         }

@@ -171,7 +171,11 @@ fn static_blocked_equal_run_time() {
 fn nchw_to_padded_nchw8c_and_back() {
     // C = 17 with 8c: C_p = 24, the channel tail zero-filled as oneDNN requires
     let (n, c, h, w) = (2, 17, 2, 3);
-    let p = Padded::new(nchw8c(n, c, h, w).unwrap(), &[n, c, h, w]).unwrap();
+    let p = Padded::new(
+        nchw8c(n, c, h, w).unwrap(),
+        &[n as usize, c as usize, h as usize, w as usize],
+    )
+    .unwrap();
     let nchw = Tensor::from_fn(&[n as usize, c as usize, h as usize, w as usize], |i| {
         i as i32 + 1
     })

@@ -11,7 +11,7 @@ fn check_contract(p: &Padded<DynLayout>) {
     let inner = p.inner_layout().unwrap();
     assert_eq!(inner.shape().leaves(), p.domain().leaves());
     let n = p.size();
-    assert_eq!(n, p.logical().iter().product::<i64>());
+    assert_eq!(n as usize, p.logical().iter().product::<usize>());
     let (lo, hi) = p.offset_bounds().unwrap();
     let mut seen = std::collections::HashSet::new();
     for i in 0..n {
@@ -42,14 +42,16 @@ fn check_contract(p: &Padded<DynLayout>) {
 /// The offset of a logical coordinate equals the padded layout's at the same coordinate.
 fn check_coords(p: &Padded<DynLayout>) {
     let r = p.logical().len();
-    let mut c = vec![0i64; r];
+    let mut c = vec![0usize; r];
     let view_len = p.offset_bounds().unwrap().1 + 1;
     let buf: Vec<i64> = (0..view_len).collect();
     let view = Tensor::new(&buf[..], *p).unwrap();
     loop {
         let want = p
             .layout()
-            .offset_of(&DynTuple::from_slice(&c).unwrap())
+            .offset_of(
+                &DynTuple::from_slice(&c.iter().map(|&x| x as i64).collect::<Vec<_>>()).unwrap(),
+            )
             .unwrap();
         assert_eq!(view.get(&c[..]), Some(&want), "{p} at {c:?}");
         assert_eq!(p.padded_offset(&c), Ok(want));
@@ -71,7 +73,7 @@ fn check_coords(p: &Padded<DynLayout>) {
 
 #[test]
 fn padded_layouts_keep_the_any_layout_contract() {
-    let cases: Vec<(DynLayout, Vec<i64>)> = vec![
+    let cases: Vec<(DynLayout, Vec<usize>)> = vec![
         (make_nz_layout::<f16>(20, 28).unwrap(), vec![20, 28]),
         (make_nz_layout::<f32>(33, 9).unwrap(), vec![33, 9]),
         (make_zn_layout::<f16>(20, 28).unwrap(), vec![20, 28]),
@@ -119,7 +121,7 @@ fn copies_through_padded_views_match_per_element_copies() {
         ("(24,40):(40,1)".parse::<DynLayout>().unwrap(), 21, 33),
     ] {
         let p = Padded::new(l, &[m, n]).unwrap();
-        let nd = Tensor::from_fn(&[m as usize, n as usize], |i| i as i32).unwrap();
+        let nd = Tensor::from_fn(&[m, n], |i| i as i32).unwrap();
         let t = p.pad_from(&nd, -7).unwrap();
         for r in 0..m {
             for c in 0..n {
@@ -154,7 +156,7 @@ mod props {
                 1 => (ascend::zz_layout(c0, m, n).unwrap(), 16, c0, [M1, N1, M0, N0]),
                 _ => (ascend::zn_layout(c0, m, n).unwrap(), c0, 16, [M1, N1, N0, M0]),
             };
-            let p = Padded::new(l, &[m, n]).unwrap();
+            let p = Padded::new(l, &[m as usize, n as usize]).unwrap();
             let nd = Tensor::from_fn(&[m as usize, n as usize], |i| i as i32).unwrap();
             let fill = -1;
             let t = p.pad_from(&nd, fill).unwrap();
@@ -163,7 +165,7 @@ mod props {
             for (pos, &(r, c)) in buf.iter().enumerate() {
                 let want = if r < m && c < n { (r * n + c) as i32 } else { fill };
                 prop_assert_eq!(t.as_slice()[pos], want);
-                prop_assert_eq!(p.is_padding(&[r, c]).unwrap(), want == fill);
+                prop_assert_eq!(p.is_padding(&[r as usize, c as usize]).unwrap(), want == fill);
             }
             let back = p.crop_to_nd(&t).unwrap();
             prop_assert!(back.iter().eq(nd.iter()));
@@ -214,7 +216,7 @@ fn pad_and_crop_with_hierarchical_and_swizzled_operands() {
 #[test]
 fn large_pad_and_crop_piece_by_piece() {
     use layout::named::ascend::{nd_ext_layout, zn_layout, zz_layout};
-    let cases: Vec<(DynLayout, Vec<i64>)> = vec![
+    let cases: Vec<(DynLayout, Vec<usize>)> = vec![
         (make_nz_layout::<f16>(300, 70).unwrap(), vec![300, 70]),
         (zn_layout(8, 130, 140).unwrap(), vec![130, 140]),
         (zz_layout(32, 200, 100).unwrap(), vec![200, 100]),
@@ -230,17 +232,13 @@ fn large_pad_and_crop_piece_by_piece() {
     ];
     for (l, logical) in cases {
         let p = Padded::new(l, &logical).unwrap();
-        let n: i64 = logical.iter().product();
+        let n: usize = logical.iter().product();
         assert!(n >= 1 << 14, "{p} is too small for the piece path");
-        let nd = Tensor::from_fn(
-            &logical.iter().map(|&e| e as usize).collect::<Vec<_>>(),
-            |i| i as i64,
-        )
-        .unwrap();
+        let nd = Tensor::from_fn(&logical, |i| i as i64).unwrap();
         let fill = -1;
         let t = p.pad_from(&nd, fill).unwrap();
         let buf = t.as_slice();
-        let mut c = vec![0i64; logical.len()];
+        let mut c = vec![0usize; logical.len()];
         let mut hits = 0;
         for i in 0..n {
             // row-major coordinate of logical element i
@@ -250,7 +248,7 @@ fn large_pad_and_crop_piece_by_piece() {
                 rest /= logical[k];
             }
             let o = p.padded_offset(&c).unwrap();
-            assert_eq!(buf[o as usize], i, "{p} at {c:?}");
+            assert_eq!(buf[o as usize], i as i64, "{p} at {c:?}");
             hits += 1;
         }
         assert_eq!(

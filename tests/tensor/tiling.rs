@@ -6,7 +6,7 @@ use layout::tensor::{Tensor, copy_if};
 use layout::{DynLayout, DynTuple, Int, Layout};
 
 /// Row-major index → coordinate of `shape`.
-fn unravel(mut k: i64, shape: &[i64]) -> Vec<i64> {
+fn unravel(mut k: usize, shape: &[usize]) -> Vec<usize> {
     let mut c = vec![0; shape.len()];
     for a in (0..shape.len()).rev() {
         c[a] = k % shape[a];
@@ -18,38 +18,38 @@ fn unravel(mut k: i64, shape: &[i64]) -> Vec<i64> {
 /// Check every tile of `t` (both forms) against `t` itself, by brute force.
 fn check_all_tiles<St: layout::tensor::Storage<Elem = i64>, L: layout::AnyLayout>(
     t: &Tensor<St, L>,
-    shape: &[i64],
-    tile: &[i64],
+    shape: &[usize],
+    tile: &[usize],
 ) {
     let d =
         Tensor::with_offset(t.as_slice(), t.layout().to_dyn().unwrap(), t.base_offset()).unwrap();
-    let parent = |c: &[i64]| -> i64 { *d.get(c).unwrap() };
+    let parent = |c: &[usize]| -> i64 { *d.get(c).unwrap() };
     let tiles = t.tiles(tile).unwrap();
-    let grid: Vec<i64> = shape
+    let grid: Vec<usize> = shape
         .iter()
         .zip(tile)
-        .map(|(&e, &t)| (e + t - 1) / t)
+        .map(|(&e, &t)| e.div_ceil(t))
         .collect();
     assert_eq!(tiles.grid(), &grid[..]);
-    let mut seen = vec![0u32; shape.iter().product::<i64>() as usize];
-    let total: i64 = grid.iter().product();
-    assert_eq!(tiles.coords().count() as i64, total);
+    let mut seen = vec![0u32; shape.iter().product::<usize>()];
+    let total: usize = grid.iter().product();
+    assert_eq!(tiles.coords().count(), total);
     for g in tiles.coords() {
-        let g = g.leaves().to_vec();
+        let g = g.to_vec();
         let small = tiles.tile(&g).unwrap();
         let pred = tiles.predicated(&g).unwrap();
-        let want: Vec<i64> = (0..shape.len())
+        let want: Vec<usize> = (0..shape.len())
             .map(|a| tile[a].min(shape[a] - g[a] * tile[a]))
             .collect();
-        assert_eq!(small.shape().leaves(), &want[..], "tile {g:?}");
+        assert_eq!(&small.dims()[..], &want[..], "tile {g:?}");
         assert_eq!(pred.valid_extents(), &want[..]);
         assert_eq!(pred.extents(), tile);
         let mask = pred.mask().unwrap();
         // every coordinate of the full tile
-        let full: i64 = tile.iter().product();
+        let full: usize = tile.iter().product();
         for k in 0..full {
             let c = unravel(k, tile);
-            let pc: Vec<i64> = (0..c.len()).map(|a| g[a] * tile[a] + c[a]).collect();
+            let pc: Vec<usize> = (0..c.len()).map(|a| g[a] * tile[a] + c[a]).collect();
             let inside = pc.iter().zip(shape).all(|(&i, &e)| i < e);
             assert_eq!(pred.is_valid(&c), inside);
             assert_eq!(*mask.get(&c[..]).unwrap(), inside);
@@ -57,7 +57,7 @@ fn check_all_tiles<St: layout::tensor::Storage<Elem = i64>, L: layout::AnyLayout
                 let v = parent(&pc);
                 assert_eq!(pred.get(&c), Some(&v), "tile {g:?} at {c:?}");
                 assert_eq!(small.get(&c[..]), Some(&v));
-                let idx = pc.iter().zip(shape).fold(0i64, |acc, (&i, &e)| acc * e + i) as usize;
+                let idx = pc.iter().zip(shape).fold(0, |acc, (&i, &e)| acc * e + i);
                 seen[idx] += 1;
             } else {
                 assert_eq!(pred.get(&c), None);
@@ -71,42 +71,42 @@ fn check_all_tiles<St: layout::tensor::Storage<Elem = i64>, L: layout::AnyLayout
     let mut out = grid.clone();
     out[0] = grid[0];
     assert!(tiles.tile(&out).is_err());
-    assert!(tiles.predicated(&[-1; 1]).is_err() || shape.len() != 1);
+    out[0] = usize::MAX;
+    assert!(tiles.tile(&out).is_err());
+    assert!(tiles.predicated(&out).is_err());
 }
 
 #[test]
 fn ragged_tiles_of_row_major_column_major_and_typed_tensors() {
     for (shape, tile) in [
-        (vec![100i64, 60], vec![32i64, 32]),
+        (vec![100usize, 60], vec![32usize, 32]),
         (vec![7, 5], vec![4, 4]),
         (vec![5, 7, 3], vec![2, 3, 2]),
         (vec![9], vec![4]),
         (vec![3, 4], vec![8, 8]), // one tile, larger than the tensor
         (vec![8, 6], vec![4, 3]), // exact
     ] {
-        let n: i64 = shape.iter().product();
-        let dims: Vec<usize> = shape.iter().map(|&e| e as usize).collect();
-        let rm = Tensor::from_fn(&dims, |i| i as i64).unwrap();
+        let rm = Tensor::from_fn(&shape, |i| i as i64).unwrap();
         check_all_tiles(&rm, &shape, &tile);
         // column-major with a padded leading dimension
-        let ld = shape[0] + 3;
+        let shape_i: Vec<i64> = shape.iter().map(|&e| e as i64).collect();
+        let ld = shape_i[0] + 3;
         let mut stride = vec![1i64];
         for a in 1..shape.len() {
             stride.push(if a == 1 {
                 ld
             } else {
-                stride[a - 1] * shape[a - 1]
+                stride[a - 1] * shape_i[a - 1]
             });
         }
         let cm = DynLayout::new(
-            &DynTuple::from_slice(&shape).unwrap(),
+            &DynTuple::from_slice(&shape_i).unwrap(),
             &DynTuple::from_slice(&stride).unwrap(),
         )
         .unwrap();
         let buf: Vec<i64> = (0..cm.cosize() + 5).collect();
         let t = Tensor::new(&buf[..], cm).unwrap();
         check_all_tiles(&t, &shape, &tile);
-        let _ = n;
     }
     // a typed mixed layout `(m, k) : (1, ld)`
     let (m, k, ld) = (
@@ -134,46 +134,42 @@ fn ragged_tiles_of_row_major_column_major_and_typed_tensors() {
 #[test]
 fn writable_tiles_write_each_element_once() {
     for (shape, tile) in [
-        (vec![100i64, 60], vec![32i64, 32]),
+        (vec![100usize, 60], vec![32usize, 32]),
         (vec![7, 5], vec![4, 4]),
         (vec![5, 7, 3], vec![2, 3, 2]),
     ] {
-        let mut t = Tensor::from_vec(
-            vec![0i64; shape.iter().product::<i64>() as usize],
-            &dims(&shape),
-        )
-        .unwrap();
+        let mut t = Tensor::from_vec(vec![0i64; shape.iter().product::<usize>()], &shape).unwrap();
         let mut tiles = t.tiles_mut(&tile).unwrap();
-        let coords: Vec<DynTuple> = tiles.coords().collect();
+        let coords: Vec<_> = tiles.coords().collect();
         for (id, g) in coords.iter().enumerate() {
             if id % 2 == 0 {
-                let mut v = tiles.tile_mut(g.leaves()).unwrap();
+                let mut v = tiles.tile_mut(g).unwrap();
                 v.iter_mut().for_each(|x| *x += 1 + id as i64);
             } else {
-                let mut p = tiles.predicated_mut(g.leaves()).unwrap();
+                let mut p = tiles.predicated_mut(g).unwrap();
                 p.apply(|x| *x += 1 + id as i64);
                 // writes to masked coordinates do nothing
-                let masked: Vec<i64> = p.extents().iter().map(|&e| e - 1).collect();
+                let masked: Vec<usize> = p.extents().iter().map(|&e| e - 1).collect();
                 if !p.is_full() {
                     assert!(p.get_mut(&masked).is_none());
                 }
             }
         }
         // every element got exactly its tile's id
-        for k in 0..shape.iter().product::<i64>() {
+        for k in 0..shape.iter().product::<usize>() {
             let c = unravel(k, &shape);
-            let g: Vec<i64> = c.iter().zip(&tile).map(|(&i, &t)| i / t).collect();
-            let grid: Vec<i64> = shape
+            let g: Vec<usize> = c.iter().zip(&tile).map(|(&i, &t)| i / t).collect();
+            let grid: Vec<usize> = shape
                 .iter()
                 .zip(&tile)
-                .map(|(&e, &t)| (e + t - 1) / t)
+                .map(|(&e, &t)| e.div_ceil(t))
                 .collect();
             let id = g
                 .iter()
                 .zip(&grid)
                 .rev()
-                .fold(0i64, |acc, (&x, &n)| acc * n + x);
-            assert_eq!(t[&c[..]], 1 + id, "{c:?}");
+                .fold(0, |acc, (&x, &n)| acc * n + x);
+            assert_eq!(t[&c[..]], 1 + id as i64, "{c:?}");
         }
     }
 }
@@ -185,21 +181,20 @@ fn writable_tiles_write_each_element_once() {
 #[test]
 fn predicated_copies_with_mismatched_extents_stay_inside() {
     for ((sm, sn), (dm, dn)) in [
-        ((10i64, 6i64), (9i64, 5i64)),
+        ((10usize, 6usize), (9usize, 5usize)),
         ((9, 5), (10, 6)),
         ((7, 5), (5, 7)),
     ] {
-        let src = Tensor::from_fn(&[sm as usize, sn as usize], |i| 1000 + i as i64).unwrap();
+        let src = Tensor::from_fn(&[sm, sn], |i| 1000 + i as i64).unwrap();
         let guard = 17usize;
-        let mut buf = vec![-7i64; guard + (dm * dn) as usize + guard];
+        let mut buf = vec![-7i64; guard + dm * dn + guard];
         let dl = DynLayout::new(
-            &DynTuple::from_slice(&[dm, dn]).unwrap(),
-            &DynTuple::from_slice(&[dn, 1]).unwrap(),
+            &DynTuple::from_slice(&[dm as i64, dn as i64]).unwrap(),
+            &DynTuple::from_slice(&[dn as i64, 1]).unwrap(),
         )
         .unwrap();
         {
-            let mut dst =
-                Tensor::with_offset(&mut buf[..guard + (dm * dn) as usize], dl, guard).unwrap();
+            let mut dst = Tensor::with_offset(&mut buf[..guard + dm * dn], dl, guard).unwrap();
             let ts = src.tiles(&[4, 4]).unwrap();
             let mut td = dst.tiles_mut(&[4, 4]).unwrap();
             let gs = ts.grid().to_vec();
@@ -217,19 +212,19 @@ fn predicated_copies_with_mismatched_extents_stay_inside() {
                     assert_eq!(n1, n2);
                     let want = (0..2)
                         .map(|a| s.valid_extents()[a].min(d.valid_extents()[a]))
-                        .product::<i64>();
-                    assert_eq!(n1 as i64, want);
+                        .product::<usize>();
+                    assert_eq!(n1, want);
                 }
             }
         }
         // guards intact, and every destination element is the source's element or untouched
         assert!(buf[..guard].iter().all(|&x| x == -7));
-        assert!(buf[guard + (dm * dn) as usize..].iter().all(|&x| x == -7));
+        assert!(buf[guard + dm * dn..].iter().all(|&x| x == -7));
         for i in 0..dm {
             for j in 0..dn {
-                let v = buf[guard + (i * dn + j) as usize];
+                let v = buf[guard + i * dn + j];
                 if i < sm && j < sn {
-                    assert_eq!(v, 1000 + i * sn + j);
+                    assert_eq!(v, 1000 + (i * sn + j) as i64);
                 } else {
                     assert_eq!(v, -7);
                 }
@@ -263,7 +258,7 @@ fn tensor_divides_and_partitions_are_the_algebra() {
     // local_tile on a run-time tensor
     let big = Tensor::from_fn(&[100, 60], |i| i as i64).unwrap();
     let t = big.local_tile(&[32, 32], &[3, 1]).unwrap();
-    assert_eq!(t.shape().leaves(), &[4, 28]);
+    assert_eq!(t.dims(), [4, 28]);
     assert_eq!(t[[3, 27]], big[[99, 59]]);
 }
 
@@ -308,7 +303,7 @@ fn static_tiles_of_a_mixed_tensor_keep_their_types_and_offsets() {
                 let _: &T32 = full.layout();
                 assert_eq!(
                     full[(31, 31)],
-                    buf[((ti * 32 + 31) + (tj * 32 + 31) * ld) as usize]
+                    buf[(ti * 32 + 31) + (tj * 32 + 31) * ld as usize]
                 );
             }
         }
@@ -342,8 +337,8 @@ fn typed_flat_tiles_are_the_dyn_tiles() {
             let d = t.tile(&[ti, tj]).unwrap();
             let (m, n) = f.layout().shape();
             assert_eq!(d.shape().leaves(), &[m, n]);
-            for i in 0..m {
-                for j in 0..n {
+            for i in 0..m as usize {
+                for j in 0..n as usize {
                     assert_eq!(f[(i, j)], d[[i, j]]);
                 }
             }
@@ -353,18 +348,13 @@ fn typed_flat_tiles_are_the_dyn_tiles() {
     assert!(r3.tiles(&[2, 2, 2]).unwrap().tile2((0, 0)).is_err());
 }
 
-/// Extents as `usize` (the tensor constructors' convention).
-fn dims(shape: &[i64]) -> Vec<usize> {
-    shape.iter().map(|&e| e as usize).collect()
-}
-
 /// The interior tiles of `Tiles::tile` / `tile_mut` (built in place, without the general
 /// path) are exactly what the general path gives (`local_tile` goes through it for every tile):
 /// the same layout, base and errors, on strided and hierarchical tensors with a base offset,
 /// for every coordinate of the grid and around it.
 #[test]
 fn interior_tiles_are_the_general_tiles() {
-    let cases: [(&str, usize, &[i64]); 5] = [
+    let cases: [(&str, usize, &[usize]); 5] = [
         ("(100,60):(60,1)", 0, &[32, 32]),
         ("(64,48):(1,70)", 5, &[16, 8]),
         ("(7,5,3):(1,7,35)", 2, &[2, 5, 1]),
@@ -378,8 +368,11 @@ fn interior_tiles_are_the_general_tiles() {
         let a = Tensor::with_offset(&buf[..], l, base).unwrap();
         let t = a.tiles(tile).unwrap();
         let grid = t.grid().to_vec();
-        let mut coords: Vec<Vec<i64>> = Vec::new();
-        let around: Vec<Vec<i64>> = grid.iter().map(|&g| vec![-1, 0, g / 2, g - 1, g]).collect();
+        let mut coords: Vec<Vec<usize>> = Vec::new();
+        let around: Vec<Vec<usize>> = grid
+            .iter()
+            .map(|&g| vec![usize::MAX, 0, g / 2, g - 1, g])
+            .collect();
         let total: usize = around.iter().map(Vec::len).product();
         for mut k in 0..total {
             let mut c = Vec::new();

@@ -5,6 +5,7 @@ use super::error::Operand;
 use super::fixed::{self, ColExtent, InnerExtent, RowExtent, StaticMatrix, Table};
 use super::front;
 use super::kernel::{Element, Scalar};
+use super::operand::{HalfOutput, RightOperand, into_half};
 use super::options::{MatMut, MatRef, Options};
 use super::pair::Pair;
 use crate::tensor::{Storage, StorageMut, Tensor, TensorOwned};
@@ -43,7 +44,11 @@ pub fn gemm_with<A: Pair<B>, B>(
 }
 
 /// `C ← α·A·B + β·C` on rank-2 tensors (A m×k, B k×n, C m×n; axis 0 is the row), with
-/// [`Options::default`] (the selected instruction set, one thread).
+/// [`Options::default`] (the selected instruction set, one thread). B is a tensor of any
+/// layout or quantized weights (`Q4_0`, `Q8_0`, GPTQ/AWQ; see [`RightOperand`]): with
+/// quantized weights the product picks decode (up to eight rows of A, the stored bytes read in
+/// place) or prefill (dequantized block by block inside the packing) itself. For a C in `f16`
+/// or `bf16`, [`gemm_into_half`].
 ///
 /// ```
 /// use layout::{DynLayout, Tensor, gemm};
@@ -57,28 +62,43 @@ pub fn gemm_with<A: Pair<B>, B>(
 /// assert_eq!(c, [4.0, 10.0, 5.0, 11.0]); // column-major C
 /// ```
 ///
+/// With quantized weights (decode, one token; a batch of tokens is the same call):
+///
+/// ```
+/// use layout::Tensor;
+/// use layout::gemm::gemm;
+/// use layout::packed::quantize_q8_0;
+/// let (k, n) = (64, 4);
+/// // integers, each 32-block of a column holding 127 (scale 1): Q8_0 stores them exactly
+/// let w: Vec<f32> = (0..k * n).map(|i| if i / n % 32 == i % n { 127.0 } else { (i % 9) as f32 - 4.0 }).collect();
+/// let q = quantize_q8_0(k, n, &w).unwrap();
+/// let x = Tensor::from_fn(&[1, k], |i| (i % 3) as f32).unwrap();
+/// let mut y = Tensor::from_vec(vec![0f32; n], &[1, n]).unwrap();
+/// gemm(1.0, &x, &q, 0.0, &mut y).unwrap();
+/// let want: Vec<f32> = (0..n).map(|j| (0..k).map(|p| x[[0, p]] * w[p * n + j]).sum()).collect();
+/// assert_eq!(y.as_slice(), &want[..]);
+/// ```
+///
 /// # Errors
 /// [`GemmError::NotMatrix`] when an operand is not of rank 2; [`GemmError::ShapeMismatch`];
 /// [`GemmError::Allocation`] when the buffer for a non-strided operand cannot be allocated; the
-/// errors of [`gemm_with`](super::gemm_with).
-pub fn gemm<TA, TB, SA, LA, SB, LB, SC, LC>(
-    alpha: TA::Out,
+/// errors of [`gemm_with`](super::gemm_with) (and of [`gemm_quant`](super::gemm_quant) for
+/// quantized weights).
+pub fn gemm<TA, SA, LA, B, SC, LC>(
+    alpha: B::Out,
     a: &Tensor<SA, LA>,
-    b: &Tensor<SB, LB>,
-    beta: TA::Out,
+    b: &B,
+    beta: B::Out,
     c: &mut Tensor<SC, LC>,
 ) -> Result<(), GemmError>
 where
-    TA: Pair<TB>,
-    TB: Copy + Default,
     SA: Storage<Elem = TA>,
-    SB: Storage<Elem = TB>,
-    SC: StorageMut<Elem = TA::Out>,
     LA: AnyLayout,
-    LB: AnyLayout,
+    B: RightOperand<TA> + ?Sized,
+    SC: StorageMut<Elem = B::Out>,
     LC: AnyLayout,
 {
-    gemm_tensors_with(Options::default(), alpha, a, b, beta, c)
+    b.product("gemm", Options::default(), alpha, a, beta, c)
 }
 
 /// [`gemm`](fn@gemm) with the instruction set, threads and packing of `opts` (the same
@@ -101,25 +121,62 @@ where
 ///
 /// # Errors
 /// As [`gemm`](fn@gemm); [`GemmError::IsaUnavailable`] when this CPU lacks `opts.isa`.
-pub fn gemm_tensors_with<TA, TB, SA, LA, SB, LB, SC, LC>(
+pub fn gemm_tensors_with<TA, SA, LA, B, SC, LC>(
     opts: impl Into<Options>,
-    alpha: TA::Out,
+    alpha: B::Out,
     a: &Tensor<SA, LA>,
-    b: &Tensor<SB, LB>,
-    beta: TA::Out,
+    b: &B,
+    beta: B::Out,
     c: &mut Tensor<SC, LC>,
 ) -> Result<(), GemmError>
 where
-    TA: Pair<TB>,
-    TB: Copy + Default,
     SA: Storage<Elem = TA>,
-    SB: Storage<Elem = TB>,
-    SC: StorageMut<Elem = TA::Out>,
     LA: AnyLayout,
-    LB: AnyLayout,
+    B: RightOperand<TA> + ?Sized,
+    SC: StorageMut<Elem = B::Out>,
     LC: AnyLayout,
 {
-    front::tensors("gemm", opts.into(), alpha, a, b, beta, c)
+    b.product("gemm", opts.into(), alpha, a, beta, c)
+}
+
+/// `C ← α·A·B + β·C` for the float pairs (`f32`, `bf16`, `f16` inputs, or f32 activations times
+/// quantized weights) with C in `f16` or `bf16`: accumulated in `f32` through the same front as
+/// [`gemm`](fn@gemm), and each element of C rounded to 16 bits once, at the end (with β ≠ 0 the
+/// old C is widened exactly, so `α·A·B + β·C` is one `f32` value before its rounding). The
+/// product runs into an `f32` buffer of C's shape, which is the only extra memory.
+///
+/// ```
+/// use layout::Tensor;
+/// use layout::gemm::{Options, gemm_into_half};
+/// use layout::named::{bf16, f16};
+/// let a = Tensor::from_fn(&[3, 8], |i| bf16::from_f32((i % 5) as f32 - 2.0)).unwrap();
+/// let b = Tensor::from_fn(&[8, 2], |i| bf16::from_f32(0.25 * (i % 3) as f32)).unwrap();
+/// let mut c = Tensor::from_vec(vec![f16::NAN; 6], &[3, 2]).unwrap(); // β = 0: never read
+/// gemm_into_half(Options::default(), 1.0, &a, &b, 0.0, &mut c).unwrap();
+/// let want = a.matmul(&b).unwrap(); // the f32 result
+/// assert!(c.iter().zip(want.iter()).all(|(x, y)| *x == f16::from_f32(*y)));
+/// ```
+///
+/// # Errors
+/// As [`gemm_tensors_with`]; [`GemmError::Allocation`] when the `f32` buffer cannot be
+/// allocated. Nothing is written to C on error.
+pub fn gemm_into_half<TA, SA, LA, B, H, SC, LC>(
+    opts: impl Into<Options>,
+    alpha: f32,
+    a: &Tensor<SA, LA>,
+    b: &B,
+    beta: f32,
+    c: &mut Tensor<SC, LC>,
+) -> Result<(), GemmError>
+where
+    SA: Storage<Elem = TA>,
+    LA: AnyLayout,
+    B: RightOperand<TA, Out = f32> + ?Sized,
+    H: HalfOutput,
+    SC: StorageMut<Elem = H>,
+    LC: AnyLayout,
+{
+    into_half("gemm_into_half", opts.into(), alpha, a, b, beta, c)
 }
 
 /// `C ← α·A·B + β·C` on tensors whose layouts have static extents, checked at compile time: a
@@ -310,35 +367,37 @@ impl<S: Storage, L: AnyLayout> Tensor<S, L> {
     /// let q = Tensor::from_vec(vec![200u8, 1, 2, 3], &[2, 2]).unwrap();
     /// let w = Tensor::from_vec(vec![-1i8, 2, 3, -4], &[2, 2]).unwrap();
     /// assert_eq!(q.matmul(&w).unwrap().as_slice(), &[-197, 396, 7, -8]); // u8 × i8 → i32
+    /// // f32 activations times 4-bit weights (prefill: many rows; no dequantized copy of B)
+    /// let (k, n) = (64, 8);
+    /// let wq = layout::packed::quantize_q4_0(k, n, &vec![0.5f32; k * n]).unwrap();
+    /// let x = Tensor::from_fn(&[16, k], |i| (i % 3) as f32).unwrap();
+    /// assert_eq!(x.matmul(&wq).unwrap().dims(), [16, n]);
     /// ```
     ///
     /// # Errors
     /// The errors of [`gemm`](fn@gemm); [`GemmError::Allocation`] when the m × n result cannot
     /// be allocated.
-    pub fn matmul<TB, SB, LB>(
-        &self,
-        b: &Tensor<SB, LB>,
-    ) -> Result<TensorOwned<<S::Elem as Pair<TB>>::Out>, GemmError>
+    pub fn matmul<B>(&self, b: &B) -> Result<TensorOwned<B::Out>, GemmError>
     where
-        S::Elem: Pair<TB>,
-        TB: Copy + Default,
-        SB: Storage<Elem = TB>,
-        LB: AnyLayout,
+        B: RightOperand<S::Elem> + ?Sized,
     {
-        let dims = |l: &dyn Fn() -> crate::DynTuple, operand| {
-            let d = l();
-            let size = |i| d.mode(i).ok().and_then(|m| m.size().ok());
-            match (d.is_leaf(), d.rank(), size(0), size(1)) {
-                (false, 2, Some(r), Some(c)) => Ok((r as usize, c as usize)),
-                _ => Err(GemmError::NotMatrix {
+        let d = self.layout().domain();
+        let m = match (
+            d.is_leaf(),
+            d.rank(),
+            d.mode(0).ok().and_then(|m| m.size().ok()),
+        ) {
+            // a valid layout's sizes are positive i64s
+            (false, 2, Some(r)) => r as usize,
+            _ => {
+                return Err(GemmError::NotMatrix {
                     op: "matmul",
-                    operand,
+                    operand: Operand::A,
                     rank: if d.is_leaf() { 1 } else { d.rank() },
-                }),
+                });
             }
         };
-        let (m, _) = dims(&|| self.layout().domain(), Operand::A)?;
-        let (_, n) = dims(&|| b.layout().domain(), Operand::B)?;
+        let n = b.columns("matmul")?;
         let elements = m.saturating_mul(n);
         let fail = GemmError::Allocation {
             op: "matmul",
@@ -346,11 +405,16 @@ impl<S: Storage, L: AnyLayout> Tensor<S, L> {
         };
         let mut v = Vec::new();
         v.try_reserve_exact(elements).map_err(|_| fail)?;
-        v.resize(elements, Default::default());
+        v.resize(elements, B::Out::ZERO);
         let mut c = Tensor::from_vec(v, &[m, n]).map_err(|_| fail)?;
-        let one = <<S::Elem as Pair<TB>>::Out as Scalar>::ONE;
-        let zero = <<S::Elem as Pair<TB>>::Out as Scalar>::ZERO;
-        front::tensors("matmul", Options::default(), one, self, b, zero, &mut c)?;
+        b.product(
+            "matmul",
+            Options::default(),
+            B::Out::ONE,
+            self,
+            B::Out::ZERO,
+            &mut c,
+        )?;
         Ok(c)
     }
 }

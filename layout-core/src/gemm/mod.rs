@@ -88,6 +88,7 @@ mod neon;
 mod neon_bf16;
 #[cfg(target_arch = "aarch64")]
 mod neon_int8;
+mod operand;
 mod options;
 mod pack;
 mod packed_b;
@@ -105,7 +106,7 @@ mod x86;
 
 pub use dispatch::Isa;
 
-pub use entry::{dgemm, gemm, gemm_static, gemm_tensors_with, gemm_with, sgemm};
+pub use entry::{dgemm, gemm, gemm_into_half, gemm_static, gemm_tensors_with, gemm_with, sgemm};
 pub use error::{GemmError, Operand, OperandShape};
 pub use fixed::{
     ColExtent, InnerExtent, RowExtent, SMALL_STRIDED_WORK, STATIC_MAX, STATIC_MAX_WORK,
@@ -113,6 +114,7 @@ pub use fixed::{
 };
 pub use int8::Int8;
 pub use kernel::{Element, Scalar};
+pub use operand::{HalfOutput, RightOperand};
 pub use options::{MatMut, MatRef, Options, PARALLEL_MIN_WORK, Packing};
 pub use packed_b::{Packable, PackedB, gemm_packed};
 pub use pair::Pair;

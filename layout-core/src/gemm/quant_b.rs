@@ -60,6 +60,11 @@ impl<'a> QuantB<'a> {
             int8: true,
         }
     }
+
+    /// B's rows and columns (k × n).
+    pub(crate) fn dims(&self) -> [usize; 2] {
+        [self.q.rows(), self.q.cols()]
+    }
 }
 
 impl<'a> From<QuantRef<'a>> for QuantB<'a> {

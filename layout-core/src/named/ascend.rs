@@ -61,6 +61,7 @@
 
 use super::{named_zst, table};
 use crate::algebra::ops::Op;
+use crate::tensor::extents::extent_i64;
 use crate::{DynLayout, LayoutError};
 
 pub use crate::formulas::ascend::{
@@ -106,11 +107,17 @@ element!(16 => half::f16, half::bf16, i16, u16);
 element!(8 => i8, u8);
 element!(4 => U4);
 
+/// Two public `usize` extents as the formulas' `i64`.
+fn ext2(m: usize, n: usize) -> Result<(i64, i64), LayoutError> {
+    Ok((extent_i64(m, "m")?, extent_i64(n, "n")?))
+}
+
 /// Ascend's `MakeNzLayout<T>(m, n)`: compact NZ for element type `T` (see [`nz_layout`]).
 ///
 /// # Errors
 /// Non-positive extents, or overflow.
-pub fn make_nz_layout<T: C0Element>(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+pub fn make_nz_layout<T: C0Element>(m: usize, n: usize) -> Result<DynLayout, LayoutError> {
+    let (m, n) = ext2(m, n)?;
     nz_layout(T::C0, m, n)
 }
 
@@ -118,7 +125,8 @@ pub fn make_nz_layout<T: C0Element>(m: i64, n: i64) -> Result<DynLayout, LayoutE
 ///
 /// # Errors
 /// Non-positive extents, or overflow.
-pub fn make_zn_layout<T: C0Element>(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+pub fn make_zn_layout<T: C0Element>(m: usize, n: usize) -> Result<DynLayout, LayoutError> {
+    let (m, n) = ext2(m, n)?;
     zn_layout(T::C0, m, n)
 }
 
@@ -126,7 +134,8 @@ pub fn make_zn_layout<T: C0Element>(m: i64, n: i64) -> Result<DynLayout, LayoutE
 ///
 /// # Errors
 /// Non-positive extents, or overflow.
-pub fn make_zz_layout<T: C0Element>(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+pub fn make_zz_layout<T: C0Element>(m: usize, n: usize) -> Result<DynLayout, LayoutError> {
+    let (m, n) = ext2(m, n)?;
     zz_layout(T::C0, m, n)
 }
 
@@ -134,7 +143,8 @@ pub fn make_zz_layout<T: C0Element>(m: i64, n: i64) -> Result<DynLayout, LayoutE
 ///
 /// # Errors
 /// Non-positive extents, or overflow.
-pub fn make_nn_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+pub fn make_nn_layout(m: usize, n: usize) -> Result<DynLayout, LayoutError> {
+    let (m, n) = ext2(m, n)?;
     nn_layout(m, n)
 }
 
@@ -142,7 +152,8 @@ pub fn make_nn_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
 ///
 /// # Errors
 /// Non-positive extents, or overflow.
-pub fn make_row_major_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+pub fn make_row_major_layout(m: usize, n: usize) -> Result<DynLayout, LayoutError> {
+    let (m, n) = ext2(m, n)?;
     nd_ext_layout(m, n, n)
 }
 
@@ -150,7 +161,8 @@ pub fn make_row_major_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
 ///
 /// # Errors
 /// Non-positive extents, or overflow.
-pub fn make_column_major_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+pub fn make_column_major_layout(m: usize, n: usize) -> Result<DynLayout, LayoutError> {
+    let (m, n) = ext2(m, n)?;
     dn_ext_layout(m, n, m)
 }
 
@@ -159,7 +171,8 @@ pub fn make_column_major_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError
 ///
 /// # Errors
 /// Non-positive extents, or overflow.
-pub fn make_l0c_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
+pub fn make_l0c_layout(m: usize, n: usize) -> Result<DynLayout, LayoutError> {
+    let (m, n) = ext2(m, n)?;
     nz_layout(16, m, n)
 }
 
@@ -176,11 +189,12 @@ pub fn make_l0c_layout(m: i64, n: i64) -> Result<DynLayout, LayoutError> {
 /// # Errors
 /// Non-positive extents, or overflow.
 pub fn make_nz_layout_batched<T: C0Element>(
-    batch: i64,
-    m: i64,
-    n: i64,
+    batch: usize,
+    m: usize,
+    n: usize,
 ) -> Result<DynLayout, LayoutError> {
-    batched(&nz_layout(T::C0, m, n)?, batch)
+    let (m, n) = ext2(m, n)?;
+    batched(&nz_layout(T::C0, m, n)?, extent_i64(batch, "batch")?)
 }
 
 /// `batch` ZN matrices: `(batch, rows, cols)`.
@@ -188,11 +202,12 @@ pub fn make_nz_layout_batched<T: C0Element>(
 /// # Errors
 /// Non-positive extents, or overflow.
 pub fn make_zn_layout_batched<T: C0Element>(
-    batch: i64,
-    m: i64,
-    n: i64,
+    batch: usize,
+    m: usize,
+    n: usize,
 ) -> Result<DynLayout, LayoutError> {
-    batched(&zn_layout(T::C0, m, n)?, batch)
+    let (m, n) = ext2(m, n)?;
+    batched(&zn_layout(T::C0, m, n)?, extent_i64(batch, "batch")?)
 }
 
 /// `batch` ZZ matrices: `(batch, rows, cols)`.
@@ -200,11 +215,12 @@ pub fn make_zn_layout_batched<T: C0Element>(
 /// # Errors
 /// Non-positive extents, or overflow.
 pub fn make_zz_layout_batched<T: C0Element>(
-    batch: i64,
-    m: i64,
-    n: i64,
+    batch: usize,
+    m: usize,
+    n: usize,
 ) -> Result<DynLayout, LayoutError> {
-    batched(&zz_layout(T::C0, m, n)?, batch)
+    let (m, n) = ext2(m, n)?;
+    batched(&zz_layout(T::C0, m, n)?, extent_i64(batch, "batch")?)
 }
 
 named_zst! {

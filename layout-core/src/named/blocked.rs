@@ -51,12 +51,13 @@ pub use crate::formulas::blocked::{
 /// # Errors
 /// See [`nchw_blocked`].
 pub fn make_nc1hwc0_layout<T: C0Element>(
-    n: i64,
-    c: i64,
-    h: i64,
-    w: i64,
+    n: usize,
+    c: usize,
+    h: usize,
+    w: usize,
 ) -> Result<DynLayout, LayoutError> {
-    nchw_blocked(n, c, h, w, T::C0)
+    use crate::tensor::extents::extent_i64 as e;
+    nchw_blocked(e(n, "n")?, e(c, "c")?, e(h, "h")?, e(w, "w")?, T::C0)
 }
 
 named_zst! {

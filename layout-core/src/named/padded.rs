@@ -49,6 +49,9 @@ pub const MAX_PADDED_AXES: usize = 8;
 pub(crate) struct PadParts {
     logical: [i64; MAX_PADDED_AXES],
     padded: [i64; MAX_PADDED_AXES],
+    /// The same extents as `usize`, what the public accessors return.
+    logical_u: [usize; MAX_PADDED_AXES],
+    padded_u: [usize; MAX_PADDED_AXES],
     rank: usize,
     /// Length of the stride-1 prefix of the last axis's mode (1 when it has none).
     unit: i64,
@@ -75,6 +78,8 @@ impl PadParts {
         let mut p = PadParts {
             logical: [0; MAX_PADDED_AXES],
             padded: [0; MAX_PADDED_AXES],
+            logical_u: [0; MAX_PADDED_AXES],
+            padded_u: [0; MAX_PADDED_AXES],
             rank,
             unit: 1,
         };
@@ -95,6 +100,9 @@ impl PadParts {
             }
             p.logical[k] = logical[k];
             p.padded[k] = e;
+            // both positive (checked above; a valid layout's size)
+            p.logical_u[k] = logical[k] as usize;
+            p.padded_u[k] = e as usize;
             if k + 1 == rank {
                 let (s, d) = (mode.shape_leaves(), mode.stride_leaves());
                 let mut run = 1;
@@ -147,8 +155,9 @@ impl<L: AnyLayout> Padded<L> {
     /// # Errors
     /// A count of extents other than the rank, an extent ≤ 0 or larger than the axis, more than
     /// [`MAX_PADDED_AXES`] axes, or an invalid layout.
-    pub fn new(layout: L, logical: &[i64]) -> Result<Self, LayoutError> {
-        let mut parts = PadParts::affine(&layout.inner_layout()?, logical)?;
+    pub fn new(layout: L, logical: &[usize]) -> Result<Self, LayoutError> {
+        let (logical, n) = crate::tensor::extents::dims_i64(logical)?;
+        let mut parts = PadParts::affine(&layout.inner_layout()?, &logical[..n])?;
         if !L::AFFINE {
             parts.unit = 1;
         }
@@ -166,12 +175,22 @@ impl<L: AnyLayout> Padded<L> {
     }
 
     /// The logical extent of every axis.
-    pub fn logical(&self) -> &[i64] {
-        &self.parts.logical[..self.parts.rank]
+    pub fn logical(&self) -> &[usize] {
+        &self.parts.logical_u[..self.parts.rank]
     }
 
     /// The padded extent of every axis (the layout's).
-    pub fn padded(&self) -> &[i64] {
+    pub fn padded(&self) -> &[usize] {
+        &self.parts.padded_u[..self.parts.rank]
+    }
+
+    /// The logical extents in the layouts' `i64`.
+    pub(crate) fn logical_i64(&self) -> &[i64] {
+        &self.parts.logical[..self.parts.rank]
+    }
+
+    /// The padded extents in the layouts' `i64`.
+    fn padded_i64(&self) -> &[i64] {
         &self.parts.padded[..self.parts.rank]
     }
 
@@ -180,7 +199,7 @@ impl<L: AnyLayout> Padded<L> {
     ///
     /// # Errors
     /// A coordinate of the wrong rank or outside the padded domain.
-    pub fn is_padding(&self, coord: &[i64]) -> Result<bool, LayoutError> {
+    pub fn is_padding(&self, coord: &[usize]) -> Result<bool, LayoutError> {
         self.check_padded(coord)?;
         Ok(coord.iter().zip(self.logical()).any(|(&c, &lim)| c >= lim))
     }
@@ -189,28 +208,33 @@ impl<L: AnyLayout> Padded<L> {
     ///
     /// # Errors
     /// A coordinate of the wrong rank or outside the padded domain.
-    pub fn padded_offset(&self, coord: &[i64]) -> Result<i64, LayoutError> {
-        self.check_padded(coord)?;
-        Ok(self.layout.offset(self.padded_index(coord)))
+    pub fn padded_offset(&self, coord: &[usize]) -> Result<i64, LayoutError> {
+        let c = self.check_padded(coord)?;
+        Ok(self.layout.offset(self.padded_index(&c[..self.parts.rank])))
     }
 
-    fn check_padded(&self, coord: &[i64]) -> Result<(), LayoutError> {
+    /// The coordinate in the layouts' `i64`, checked against the padded extents.
+    fn check_padded(&self, coord: &[usize]) -> Result<[i64; MAX_PADDED_AXES], LayoutError> {
         if coord.len() != self.parts.rank {
             return Err(LayoutError::CoordinateMismatch {
                 coord_leaves: coord.len(),
                 shape_leaves: self.parts.rank,
             });
         }
-        for (k, (&c, &e)) in coord.iter().zip(self.padded()).enumerate() {
-            if c < 0 || c >= e {
-                return Err(LayoutError::CoordinateOutOfRange {
-                    leaf: k,
-                    coord: c,
-                    extent: e,
-                });
+        let mut out = [0i64; MAX_PADDED_AXES];
+        for (k, (&c, &e)) in coord.iter().zip(self.padded_i64()).enumerate() {
+            match i64::try_from(c) {
+                Ok(ci) if ci < e => out[k] = ci,
+                _ => {
+                    return Err(LayoutError::CoordinateOutOfRange {
+                        leaf: k,
+                        coord: i64::try_from(c).unwrap_or(i64::MAX),
+                        extent: e,
+                    });
+                }
             }
         }
-        Ok(())
+        Ok(out)
     }
 
     /// The 1-D (colexicographic) index of a coordinate in the padded domain.
@@ -274,11 +298,11 @@ impl<L: AnyLayout> Padded<L> {
         &self,
         src: &Tensor<S, L2>,
     ) -> Result<crate::tensor::TensorOwned<T>, TensorError> {
-        if src.shape().leaves() != self.padded() {
+        if src.shape().leaves() != self.padded_i64() {
             return Err(TensorError::ShapeMismatch {
                 op: crate::tensor::ShapeOp::CropToNd,
                 a: crate::tensor::Extents::from_slice(src.shape().leaves()),
-                b: crate::tensor::Extents::from_slice(self.padded()),
+                b: crate::tensor::Extents::from_slice(self.padded_i64()),
             });
         }
         let view = Padded::new(*src.layout(), self.logical())?;
@@ -292,10 +316,10 @@ impl<L: AnyLayout> Padded<L> {
         })?;
         let mut v = crate::tensor::try_alloc("crop_to_nd", n as i64)?;
         v.resize(n, first);
-        let mut out = Tensor::from_vec_i64(v, self.logical())?;
+        let mut out = Tensor::from_vec_i64(v, self.logical_i64())?;
         if L2::AFFINE && self.size() >= PIECES_FROM {
             // piece by piece through the affine engine (see `Pieces`)
-            let pieces = Pieces::new(&src.layout().to_dyn()?, self.logical())?;
+            let pieces = Pieces::new(&src.layout().to_dyn()?, self.logical_i64())?;
             let mut ok = true;
             pieces.for_each(|layout, base, ranges| {
                 if !ok {
@@ -327,11 +351,11 @@ impl<L: AnyLayout> Padded<L> {
         op: crate::tensor::ShapeOp,
         src: &Tensor<S, L2>,
     ) -> Result<(), TensorError> {
-        if src.shape().leaves() != self.logical() {
+        if src.shape().leaves() != self.logical_i64() {
             return Err(TensorError::ShapeMismatch {
                 op,
                 a: crate::tensor::Extents::from_slice(src.shape().leaves()),
-                b: crate::tensor::Extents::from_slice(self.logical()),
+                b: crate::tensor::Extents::from_slice(self.logical_i64()),
             });
         }
         Ok(())
@@ -346,7 +370,7 @@ impl<L: AnyLayout> Padded<L> {
         buf: &mut [T],
         src: &Tensor<S, L2>,
     ) -> Result<(), TensorError> {
-        let logical = self.logical();
+        let logical = self.logical_i64();
         self.check_logical(crate::tensor::ShapeOp::PadFrom, src)?;
         if L::AFFINE && L2::AFFINE && self.size() >= PIECES_FROM {
             let pieces = Pieces::new(&self.layout.to_dyn()?, logical)?;
@@ -542,11 +566,11 @@ unsafe impl<L: AnyLayout> AnyLayout for Padded<L> {
     const AFFINE: bool = false;
 
     fn domain(&self) -> DynTuple {
-        DynTuple::from_slice(self.logical()).unwrap_or(DynTuple::EMPTY)
+        DynTuple::from_slice(self.logical_i64()).unwrap_or(DynTuple::EMPTY)
     }
 
     fn size(&self) -> i64 {
-        self.logical().iter().product()
+        self.logical_i64().iter().product()
     }
 
     fn offset(&self, i: i64) -> i64 {
@@ -570,12 +594,12 @@ unsafe impl<L: AnyLayout> AnyLayout for Padded<L> {
         Err(LayoutError::Precondition {
             what: "a padded layout has no shape:stride form over its logical domain (use .layout() for the padded one); logical and padded sizes are {a} and {b}",
             a: self.size(),
-            b: self.padded().iter().product(),
+            b: self.padded_i64().iter().product(),
         })
     }
 
     fn inner_layout(&self) -> Result<DynLayout, LayoutError> {
-        DynLayout::row_major(&DynTuple::from_slice(self.logical())?)
+        DynLayout::row_major(&DynTuple::from_slice(self.logical_i64())?)
     }
 
     #[inline]
@@ -612,24 +636,28 @@ unsafe impl<L: AnyLayout> AnyLayout for Padded<L> {
     }
 }
 
-// SAFETY: each index is checked against its logical extent, and the offset is the one
-// `offset` gives the same coordinate (both go through `padded_index` and `L`).
-unsafe impl<L: AnyLayout> TensorIndex<Padded<L>> for &[i64] {
+// SAFETY: each index (any integer type, saturated into i64, so a negative or huge index
+// fails the check) is checked against its logical extent, and the offset is the one `offset`
+// gives the same coordinate (both go through `padded_index` and `L`).
+unsafe impl<L: AnyLayout, I: crate::ToDynInt> TensorIndex<Padded<L>> for &[I] {
     fn checked_offset(&self, layout: &Padded<L>) -> Option<i64> {
-        if self.len() != layout.parts.rank
-            || self
-                .iter()
-                .zip(layout.logical())
-                .any(|(&c, &e)| c < 0 || c >= e)
-        {
+        if self.len() != layout.parts.rank {
             return None;
         }
-        Some(layout.layout.offset(layout.padded_index(self)))
+        let mut c = [0i64; MAX_PADDED_AXES];
+        for ((ci, &x), &e) in c.iter_mut().zip(self.iter()).zip(layout.logical_i64()) {
+            let x = x.to_dyn_int();
+            if x < 0 || x >= e {
+                return None;
+            }
+            *ci = x;
+        }
+        Some(layout.layout.offset(layout.padded_index(&c[..self.len()])))
     }
 }
 
 // SAFETY: delegates to the slice implementation.
-unsafe impl<L: AnyLayout, const K: usize> TensorIndex<Padded<L>> for [i64; K] {
+unsafe impl<L: AnyLayout, I: crate::ToDynInt, const K: usize> TensorIndex<Padded<L>> for [I; K] {
     fn checked_offset(&self, layout: &Padded<L>) -> Option<i64> {
         (&self[..]).checked_offset(layout)
     }

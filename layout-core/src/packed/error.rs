@@ -104,9 +104,9 @@ pub enum PackedError {
         /// The operation.
         op: &'static str,
         /// The extent being grouped.
-        extent: i64,
+        extent: usize,
         /// The group size.
-        group: i64,
+        group: usize,
     },
     /// A data layout that is not rank 2 (rows = input dim K, columns = output dim N).
     NotRank2 {

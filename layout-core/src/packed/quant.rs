@@ -29,9 +29,9 @@ use alloc::vec::Vec;
 pub struct GroupQuant {
     data: DynLayout,
     meta: DynLayout,
-    rows: i64,
-    cols: i64,
-    group: i64,
+    rows: usize,
+    cols: usize,
+    group: usize,
     zero_offset: i32,
 }
 
@@ -52,7 +52,7 @@ impl GroupQuant {
     ///     "packed group quantisation: group size 4 does not divide the extent 6"
     /// );
     /// ```
-    pub fn new(data: DynLayout, group: i64, zero_offset: i32) -> Result<Self, PackedError> {
+    pub fn new(data: DynLayout, group: usize, zero_offset: i32) -> Result<Self, PackedError> {
         const OP: &str = "group quantisation";
         let lerr = PackedError::Layout;
         if data.rank() != 2 {
@@ -62,17 +62,19 @@ impl GroupQuant {
             });
         }
         let shape = data.shape();
-        let rows = shape.mode(0).and_then(|m| m.size()).map_err(lerr)?;
+        // a valid layout's mode sizes are positive i64s
+        let rows = shape.mode(0).and_then(|m| m.size()).map_err(lerr)? as usize;
         let cols = shape.mode(1).and_then(|m| m.size()).map_err(lerr)?;
-        if group <= 0 || rows % group != 0 {
+        if group == 0 || !rows.is_multiple_of(group) {
             return Err(PackedError::GroupNotDividing {
                 op: OP,
                 extent: rows,
                 group,
             });
         }
+        // group divides rows, so both fit i64
         let ms = DynTuple::tuple(&[
-            DynTuple::from_slice(&[group, rows / group]).map_err(lerr)?,
+            DynTuple::from_slice(&[group as i64, (rows / group) as i64]).map_err(lerr)?,
             DynTuple::leaf(cols),
         ])
         .map_err(lerr)?;
@@ -86,7 +88,7 @@ impl GroupQuant {
             data,
             meta,
             rows,
-            cols,
+            cols: cols as usize,
             group,
             zero_offset,
         })
@@ -102,7 +104,8 @@ impl GroupQuant {
     /// use layout::packed::GroupQuant;
     /// assert_eq!(GroupQuant::awq(128, 8, 64).unwrap().groups(), 2);
     /// ```
-    pub fn awq(k: i64, n: i64, group: i64) -> Result<Self, PackedError> {
+    pub fn awq(k: usize, n: usize, group: usize) -> Result<Self, PackedError> {
+        let (k, n) = extents("awq layout", k, n)?;
         let data = DynLayout::from_flat(&[k, n], &[n, 1]).map_err(PackedError::Layout)?;
         GroupQuant::new(data, group, 0)
     }
@@ -119,16 +122,17 @@ impl GroupQuant {
     /// use layout::packed::GroupQuant;
     /// assert!(GroupQuant::gptq(12, 8, 4).is_err()); // K must be a multiple of 8
     /// ```
-    pub fn gptq(k: i64, n: i64, group: i64) -> Result<Self, PackedError> {
+    pub fn gptq(k: usize, n: usize, group: usize) -> Result<Self, PackedError> {
         const OP: &str = "gptq layout";
         let lerr = PackedError::Layout;
-        if k <= 0 || k % 8 != 0 {
+        if k == 0 || !k.is_multiple_of(8) {
             return Err(PackedError::GroupNotDividing {
                 op: OP,
                 extent: k,
                 group: 8,
             });
         }
+        let (k, n) = extents(OP, k, n)?;
         let w = n.checked_mul(8).ok_or(PackedError::Overflow {
             op: OP,
             what: "8·N",
@@ -174,7 +178,7 @@ impl GroupQuant {
     /// ```
     /// assert_eq!(layout::packed::GroupQuant::awq(4, 8, 2).unwrap().rows(), 4);
     /// ```
-    pub fn rows(&self) -> i64 {
+    pub fn rows(&self) -> usize {
         self.rows
     }
 
@@ -183,7 +187,7 @@ impl GroupQuant {
     /// ```
     /// assert_eq!(layout::packed::GroupQuant::awq(4, 8, 2).unwrap().cols(), 8);
     /// ```
-    pub fn cols(&self) -> i64 {
+    pub fn cols(&self) -> usize {
         self.cols
     }
 
@@ -192,7 +196,7 @@ impl GroupQuant {
     /// ```
     /// assert_eq!(layout::packed::GroupQuant::awq(4, 8, 2).unwrap().group(), 2);
     /// ```
-    pub fn group(&self) -> i64 {
+    pub fn group(&self) -> usize {
         self.group
     }
 
@@ -201,7 +205,7 @@ impl GroupQuant {
     /// ```
     /// assert_eq!(layout::packed::GroupQuant::awq(4, 8, 2).unwrap().groups(), 2);
     /// ```
-    pub fn groups(&self) -> i64 {
+    pub fn groups(&self) -> usize {
         self.rows / self.group
     }
 
@@ -218,6 +222,14 @@ impl GroupQuant {
     /// ```
     pub fn zero_offset(&self) -> i32 {
         self.zero_offset
+    }
+}
+
+/// `K` and `N` in the layouts' `i64` (an overflow past `i64::MAX`).
+fn extents(op: &'static str, k: usize, n: usize) -> Result<(i64, i64), PackedError> {
+    match (i64::try_from(k), i64::try_from(n)) {
+        (Ok(k), Ok(n)) => Ok((k, n)),
+        _ => Err(PackedError::Overflow { op, what: "K or N" }),
     }
 }
 
@@ -293,9 +305,9 @@ pub(super) fn dequantize_with(
         });
     }
     // rows, cols and groups are positive `i64`s whose product (the layout's size) fits
-    let k = quant.rows as usize;
-    let n = quant.cols as usize;
-    let metas = quant.groups() as usize * n;
+    let k = quant.rows;
+    let n = quant.cols;
+    let metas = quant.groups() * n;
     if scales.len() != metas {
         return Err(PackedError::BufferLength {
             op: OP,

@@ -264,12 +264,8 @@ impl Group4Matrix {
                 len: weights.len(),
             });
         }
-        // rows, cols, groups: positive i64s whose product fits (the layout's size)
-        let (k, n, g) = (
-            quant.rows() as usize,
-            quant.cols() as usize,
-            quant.group() as usize,
-        );
+        // rows, cols, groups: positive, their product fits (the layout's size)
+        let (k, n, g) = (quant.rows(), quant.cols(), quant.group());
         let metas = (k / g) * n;
         for (what, len) in [("scales", scales.len()), ("zeros", zeros.len())] {
             if len != metas {
@@ -281,14 +277,13 @@ impl Group4Matrix {
                 });
             }
         }
-        let (ki, ni, gi) = (quant.rows(), quant.cols(), quant.group());
         let access = if weights.format() == PackedFormat::awq()
             && n.is_multiple_of(8)
-            && GroupQuant::awq(ki, ni, gi).ok() == Some(quant)
+            && GroupQuant::awq(k, n, g).ok() == Some(quant)
         {
             Access::Awq
         } else if weights.format() == PackedFormat::gptq()
-            && GroupQuant::gptq(ki, ni, gi).ok() == Some(quant)
+            && GroupQuant::gptq(k, n, g).ok() == Some(quant)
         {
             Access::Gptq
         } else {
@@ -335,17 +330,17 @@ impl Group4Matrix {
 
     /// `K`.
     pub fn k(&self) -> usize {
-        self.quant.rows() as usize
+        self.quant.rows()
     }
 
     /// `N`.
     pub fn n(&self) -> usize {
-        self.quant.cols() as usize
+        self.quant.cols()
     }
 
     /// The group size.
     pub fn group(&self) -> usize {
-        self.quant.group() as usize
+        self.quant.group()
     }
 
     /// The code `q(p, j)` (0..=15); `p < K`, `j < N`.
@@ -563,16 +558,9 @@ pub fn quantize_group4(
             col: i % n,
         });
     }
-    let as_i64 = |v: usize| {
-        i64::try_from(v).map_err(|_| PackedError::Overflow {
-            op: OP,
-            what: "an extent as i64",
-        })
-    };
-    let (ki, ni, gi) = (as_i64(k)?, as_i64(n)?, as_i64(group)?);
     let (quant, wf, zmin) = match format {
-        Group4Format::Awq => (GroupQuant::awq(ki, ni, gi)?, PackedFormat::awq(), 0.0f32),
-        Group4Format::Gptq => (GroupQuant::gptq(ki, ni, gi)?, PackedFormat::gptq(), 1.0f32),
+        Group4Format::Awq => (GroupQuant::awq(k, n, group)?, PackedFormat::awq(), 0.0f32),
+        Group4Format::Gptq => (GroupQuant::gptq(k, n, group)?, PackedFormat::gptq(), 1.0f32),
     };
     let groups = k / group;
     let mut weights = PackedVec::zeroed(wf, expected)?;

@@ -291,7 +291,7 @@ fn dequantize_awq_against_the_formula() {
     let s: Vec<f32> = (0..k / g * n).map(|i| 0.25 * (i % 7 + 1) as f32).collect();
     let w = PackedVec::from_words(PackedFormat::awq(), k * n, &awq_pack(&q)).unwrap();
     let zp = PackedVec::from_words(PackedFormat::awq(), k / g * n, &awq_pack(&z)).unwrap();
-    let quant = GroupQuant::awq(k as i64, n as i64, g as i64).unwrap();
+    let quant = GroupQuant::awq(k, n, g).unwrap();
     let out = dequantize(&w, &s, &zp, &quant).unwrap();
     assert_eq!(out, dequantize_with(&w, &s, &zp, &quant, false).unwrap());
     assert_composes(&w, &zp, &quant);
@@ -329,7 +329,7 @@ fn dequantize_gptq_against_the_formula() {
     }
     let w = PackedVec::from_words(PackedFormat::gptq(), k * n, &qw).unwrap();
     let zp = PackedVec::from_words(PackedFormat::gptq(), k / g * n, &qz).unwrap();
-    let quant = GroupQuant::gptq(k as i64, n as i64, g as i64).unwrap();
+    let quant = GroupQuant::gptq(k, n, g).unwrap();
     let out = dequantize(&w, &s, &zp, &quant).unwrap();
     assert_eq!(out, dequantize_with(&w, &s, &zp, &quant, false).unwrap());
     assert_composes(&w, &zp, &quant);
@@ -499,7 +499,7 @@ fn dequantize_odd_shapes_take_either_path_correctly() {
         ] {
             let w = PackedVec::from_values(f, &q).unwrap();
             let zp = PackedVec::from_values(f, &z).unwrap();
-            let quant = GroupQuant::awq(k as i64, n as i64, g as i64).unwrap();
+            let quant = GroupQuant::awq(k, n, g).unwrap();
             for compose in [true, false] {
                 let out = dequantize_with(&w, &s, &zp, &quant, compose).unwrap();
                 for r in 0..k {

@@ -106,9 +106,9 @@ pub enum TensorError {
         /// The axis of the grid.
         axis: usize,
         /// The tile index given along it.
-        index: i64,
+        index: usize,
         /// The number of tiles along it.
-        grid: i64,
+        grid: usize,
     },
     /// A tile extent that cannot cut a hierarchical axis (an NZ axis `(16,m/16):(1,256)`) into
     /// tiles that are one layout each: such an axis is cut exactly, by a tile extent that
@@ -117,11 +117,11 @@ pub enum TensorError {
         /// The axis.
         axis: usize,
         /// Its extent.
-        extent: i64,
+        extent: usize,
         /// The extent of its innermost (fastest) part: 16 for an NZ axis.
-        inner: i64,
+        inner: usize,
         /// The tile extent given.
-        tile: i64,
+        tile: usize,
     },
     /// The output of an operation (`zip_map`, `try_map`, `concat`, `from_fn`, …) cannot be
     /// allocated.

@@ -80,6 +80,12 @@ impl fmt::Debug for Extents {
 ///
 /// # Errors
 /// More than [`MAX_LEAVES`](crate::MAX_LEAVES) extents, or an extent above `i64::MAX`.
+/// One public `usize` extent (or index) as the layouts' `i64`: the one conversion every
+/// `usize` entry point of the crate makes; past `i64::MAX` an overflow naming `what`.
+pub(crate) fn extent_i64(e: usize, what: &'static str) -> Result<i64, crate::LayoutError> {
+    i64::try_from(e).map_err(|_| crate::LayoutError::Overflow { what })
+}
+
 pub(crate) fn dims_i64(
     shape: &[usize],
 ) -> Result<([i64; crate::MAX_LEAVES], usize), crate::LayoutError> {

@@ -104,7 +104,7 @@ mod copy_static;
 mod debug;
 mod elementwise;
 mod error;
-mod extents;
+pub(crate) mod extents;
 mod identity;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;

@@ -207,6 +207,14 @@ impl NdIndex {
         }
         NdIndex { idx, rank: ax.rank }
     }
+
+    /// The index of `c` (at most `MAX_LEAVES` entries; the rest is dropped).
+    pub(crate) fn from_slice(c: &[usize]) -> NdIndex {
+        let mut idx = [0usize; MAX_LEAVES];
+        let rank = c.len().min(MAX_LEAVES);
+        idx[..rank].copy_from_slice(&c[..rank]);
+        NdIndex { idx, rank }
+    }
 }
 
 impl core::ops::Deref for NdIndex {

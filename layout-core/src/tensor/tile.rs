@@ -4,6 +4,15 @@ use super::{Storage, StorageMut, Tensor, TensorError, TensorMut, TensorRef};
 use crate::algebra::StaticTile;
 use crate::{Int, IntTuple, Integer, Layout, LayoutError};
 
+/// A tile coordinate in the layouts' `i64`; one past `i64::MAX` saturates, which no grid
+/// reaches, so it is refused as outside the grid.
+fn coord_i64((i, j): (usize, usize)) -> (i64, i64) {
+    (
+        i64::try_from(i).unwrap_or(i64::MAX),
+        i64::try_from(j).unwrap_or(i64::MAX),
+    )
+}
+
 /// The buffer position of a tile's first element: `base + off`, which must not be negative.
 fn tile_base(base: usize, off: i64) -> Result<usize, TensorError> {
     i64::try_from(base)
@@ -40,9 +49,9 @@ where
     /// As [`Layout::local_tile`](crate::Layout::local_tile).
     pub fn local_tile<const M: i64, const N: i64>(
         &self,
-        coord: (i64, i64),
+        coord: (usize, usize),
     ) -> Result<TensorRef<'_, St::Elem, StaticTile<M, N, D0, D1>>, TensorError> {
-        let (tile, off) = self.layout().local_tile::<M, N>(coord)?;
+        let (tile, off) = self.layout().local_tile::<M, N>(coord_i64(coord))?;
         let base = tile_base(self.base_offset(), off)?;
         // SAFETY: `local_tile` checked that M and N divide the extents and that the tile is in
         // the grid, so element (i, j) of the tile is element (c0·M + i, c1·N + j) of this
@@ -65,9 +74,9 @@ where
     /// As [`Tensor::local_tile`].
     pub fn local_tile_mut<const M: i64, const N: i64>(
         &mut self,
-        coord: (i64, i64),
+        coord: (usize, usize),
     ) -> Result<TensorMut<'_, St::Elem, StaticTile<M, N, D0, D1>>, TensorError> {
-        let (tile, off) = self.layout().local_tile::<M, N>(coord)?;
+        let (tile, off) = self.layout().local_tile::<M, N>(coord_i64(coord))?;
         let base = tile_base(self.base_offset(), off)?;
         // SAFETY: as for `local_tile`: every element of the tile is an element of this tensor,
         // inside its buffer; this tensor is writable, so its layout is injective, and so is the
@@ -85,7 +94,7 @@ pub struct StaticPredicated<St, L> {
     storage: St,
     layout: L,
     pos: usize,
-    valid: (i64, i64),
+    valid: (usize, usize),
 }
 
 impl<St: Storage, const M: i64, const N: i64, D0, D1> StaticPredicated<St, StaticTile<M, N, D0, D1>>
@@ -100,29 +109,31 @@ where
 
     /// The predicate as a bound: coordinate `(i, j)` exists when `i < valid.0` and
     /// `j < valid.1`.
-    pub fn valid_extents(&self) -> (i64, i64) {
+    pub fn valid_extents(&self) -> (usize, usize) {
         self.valid
     }
 
     /// `true` when no coordinate is masked (an interior tile).
     pub fn is_full(&self) -> bool {
-        self.valid == (M, N)
+        // valid extents are positive and at most the tile's: M, N ≥ 1
+        self.valid == (M as usize, N as usize)
     }
 
     /// The predicate at `(i, j)`.
     #[inline(always)]
-    pub fn is_valid(&self, c: (i64, i64)) -> bool {
-        (c.0 as u64) < self.valid.0 as u64 && (c.1 as u64) < self.valid.1 as u64
+    pub fn is_valid(&self, c: (usize, usize)) -> bool {
+        c.0 < self.valid.0 && c.1 < self.valid.1
     }
 
     /// The element at `(i, j)`, `None` when masked.
     #[inline(always)]
-    pub fn get(&self, c: (i64, i64)) -> Option<&St::Elem> {
+    pub fn get(&self, c: (usize, usize)) -> Option<&St::Elem> {
         if !self.is_valid(c) {
             return None;
         }
-        // a valid coordinate is an element of the tensor; `get` checks the buffer anyway
-        let p = (self.pos as i64 + self.layout.offset(c)) as usize;
+        // a valid coordinate is an element of the tensor (below its extents, which fit i64);
+        // `get` checks the buffer anyway
+        let p = (self.pos as i64 + self.layout.offset((c.0 as i64, c.1 as i64))) as usize;
         self.storage.as_slice().get(p)
     }
 
@@ -145,11 +156,12 @@ where
 {
     /// The element at `(i, j)`, writable; `None` when masked.
     #[inline(always)]
-    pub fn get_mut(&mut self, c: (i64, i64)) -> Option<&mut St::Elem> {
+    pub fn get_mut(&mut self, c: (usize, usize)) -> Option<&mut St::Elem> {
         if !self.is_valid(c) {
             return None;
         }
-        let p = (self.pos as i64 + self.layout.offset(c)) as usize;
+        // as in `get`
+        let p = (self.pos as i64 + self.layout.offset((c.0 as i64, c.1 as i64))) as usize;
         self.storage.as_mut_slice().get_mut(p)
     }
 
@@ -176,10 +188,10 @@ fn predicated_tile(
     (s0, s1): (i64, i64),
     (d0, d1): (i64, i64),
     (m, n): (i64, i64),
-    coord: (i64, i64),
-) -> Result<(usize, (i64, i64)), TensorError> {
+    coord: (usize, usize),
+) -> Result<(usize, (usize, usize)), TensorError> {
     let mut off = 0i64;
-    let mut valid = [0i64; 2];
+    let mut valid = [0usize; 2];
     for (a, (extent, tile, c, stride)) in [(s0, m, coord.0, d0), (s1, n, coord.1, d1)]
         .into_iter()
         .enumerate()
@@ -191,8 +203,9 @@ fn predicated_tile(
             }
             .into());
         }
-        let tiles = super::tiling::ceil_div(extent, tile);
-        if c < 0 || c >= tiles {
+        // extents and tiles are positive i64, so the grid fits usize
+        let tiles = super::tiling::ceil_div(extent, tile) as usize;
+        if c >= tiles {
             return Err(TensorError::TileOutOfGrid {
                 axis: a,
                 index: c,
@@ -200,8 +213,8 @@ fn predicated_tile(
             });
         }
         // c·tile < extent: an index of the axis, its offset fits (the tensor is valid)
-        let start = c * tile;
-        valid[a] = tile.min(extent - start);
+        let start = c as i64 * tile;
+        valid[a] = tile.min(extent - start) as usize;
         off += start * stride;
     }
     Ok((tile_base(base, off)?, (valid[0], valid[1])))
@@ -235,7 +248,7 @@ where
     /// `M` or `N` not positive; a tile coordinate outside the grid.
     pub fn local_tile_predicated<const M: i64, const N: i64>(
         &self,
-        coord: (i64, i64),
+        coord: (usize, usize),
     ) -> Result<PredicatedTile<&[St::Elem], M, N, D0, D1>, TensorError> {
         let l = self.layout();
         let (s0, s1) = l.shape();
@@ -269,7 +282,7 @@ where
     /// As [`Tensor::local_tile_predicated`].
     pub fn local_tile_predicated_mut<const M: i64, const N: i64>(
         &mut self,
-        coord: (i64, i64),
+        coord: (usize, usize),
     ) -> Result<PredicatedTile<&mut [St::Elem], M, N, D0, D1>, TensorError> {
         let (s0, s1) = self.layout().shape();
         let (d0, d1) = self.layout().stride();

@@ -26,7 +26,7 @@
 //! assert_eq!(t.grid(), &[2, 2][..]);
 //! // the corner tile, smaller: 3 × 1
 //! let small = t.tile(&[1, 1]).unwrap();
-//! assert_eq!(small.shape().leaves(), &[3, 1]);
+//! assert_eq!(small.dims(), [3, 1]);
 //! assert_eq!(small[[2, 0]], a[[6, 4]]);
 //! // the same tile, full 4 × 4 with a predicate
 //! let p = t.predicated(&[1, 1]).unwrap();
@@ -36,10 +36,11 @@
 //! assert_eq!(p.mask().unwrap().iter().filter(|&&b| b).count(), 3);
 //! ```
 
+use super::NdIndex;
 #[cfg(feature = "alloc")]
 use super::TensorOwned;
 use super::{Storage, StorageMut, Tensor, TensorError, TensorRef};
-use crate::{AnyLayout, DynLayout, DynTuple, LayoutError, MAX_LEAVES, Tile};
+use crate::{AnyLayout, DynLayout, LayoutError, MAX_LEAVES, Tile};
 
 /// How one axis steps: a plain stride (the axis coalesces to one leaf, ragged tiles allowed) or
 /// a hierarchical mode divided exactly.
@@ -63,9 +64,11 @@ pub struct Tiles<St> {
     /// The layout of a full tile.
     full: DynLayout,
     rank: usize,
-    extent: [i64; MAX_LEAVES],
-    tile: [i64; MAX_LEAVES],
-    grid: [i64; MAX_LEAVES],
+    /// Per axis: the tensor's extent, the tile extent and the number of tiles (`usize`, the
+    /// public vocabulary; every extent of a valid layout fits `i64` as well).
+    extent: [usize; MAX_LEAVES],
+    tile: [usize; MAX_LEAVES],
+    grid: [usize; MAX_LEAVES],
     axis: [Axis; MAX_LEAVES],
 }
 
@@ -77,6 +80,18 @@ fn layout_err(e: LayoutError) -> TensorError {
 /// extents near `i64::MAX`).
 pub(super) const fn ceil_div(e: i64, t: i64) -> i64 {
     e / t + (e % t != 0) as i64
+}
+
+/// `⌈e / t⌉` for `t ≥ 1` on `usize`, without forming `e + t − 1`.
+const fn ceil_div_usize(e: usize, t: usize) -> usize {
+    e / t + !e.is_multiple_of(t) as usize
+}
+
+/// A start or an index below an extent of a valid layout, as the layout's `i64` (always fits:
+/// the layout's size does).
+#[inline(always)]
+fn as_i64(x: usize) -> i64 {
+    x as i64
 }
 
 impl<St: Storage, L: AnyLayout> Tensor<St, L> {
@@ -94,7 +109,7 @@ impl<St: Storage, L: AnyLayout> Tensor<St, L> {
     /// the tile extent does not cut into tiles of one layout each
     /// ([`TensorError::TileSplitsAxis`]: the extent must divide the axis and divide or be a
     /// multiple of its inner extent, 16 for an NZ axis).
-    pub fn tiles(&self, tile: &[i64]) -> Result<Tiles<&[St::Elem]>, TensorError> {
+    pub fn tiles(&self, tile: &[usize]) -> Result<Tiles<&[St::Elem]>, TensorError> {
         let l = self.dyn_layout()?;
         Tiles::plan(self.as_slice(), self.base_offset(), l, tile)
     }
@@ -105,7 +120,7 @@ impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
     ///
     /// # Errors
     /// As [`Tensor::tiles`].
-    pub fn tiles_mut(&mut self, tile: &[i64]) -> Result<Tiles<&mut [St::Elem]>, TensorError> {
+    pub fn tiles_mut(&mut self, tile: &[usize]) -> Result<Tiles<&mut [St::Elem]>, TensorError> {
         let l = self.dyn_layout()?;
         let base = self.base_offset();
         Tiles::plan(self.as_mut_slice(), base, l, tile)
@@ -113,7 +128,7 @@ impl<St: StorageMut, L: AnyLayout> Tensor<St, L> {
 }
 
 impl<St: Storage> Tiles<St> {
-    fn plan(storage: St, base: usize, l: DynLayout, tile: &[i64]) -> Result<Self, TensorError> {
+    fn plan(storage: St, base: usize, l: DynLayout, tile: &[usize]) -> Result<Self, TensorError> {
         let rank = if l.profile().is_leaf() { 1 } else { l.rank() };
         if tile.len() > rank {
             return Err(layout_err(LayoutError::Precondition {
@@ -142,20 +157,24 @@ impl<St: Storage> Tiles<St> {
                 l.mode(a).map_err(layout_err)?
             };
             let e = m.size();
-            let tt = tile.get(a).copied().unwrap_or(e);
+            // a valid layout's size is positive and fits `usize` (it is an `i64`)
+            let eu = e as usize;
+            let tt = tile.get(a).copied().unwrap_or(eu);
             if tt < 1 {
                 return Err(layout_err(LayoutError::NonPositiveExtent {
                     leaf: a,
-                    extent: tt,
+                    extent: 0,
                 }));
             }
+            // the part of a tile that can hold elements: at most the axis (fits i64)
+            let tt_in = as_i64(tt.min(eu));
             let c = m.coalesce();
             let (mode, axis) = if c.leaf_count() == 1 {
                 let d = c.stride_leaves()[0];
                 // a tile longer than the axis reaches only the axis's `e` elements: its layout
                 // keeps `min(tile, e)` (the predicate still has the tiler's extent)
                 (
-                    DynLayout::leaf(tt.min(e), d).map_err(layout_err)?,
+                    DynLayout::leaf(tt_in, d).map_err(layout_err)?,
                     Axis::Leaf { d, leaf },
                 )
             } else {
@@ -163,21 +182,22 @@ impl<St: Storage> Tiles<St> {
                 // refuses is the user's choice of extent, said in the axis's terms
                 let splits = TensorError::TileSplitsAxis {
                     axis: a,
-                    extent: e,
-                    inner: c.shape().leaves()[0],
+                    extent: eu,
+                    inner: c.shape().leaves()[0] as usize,
                     tile: tt,
                 };
-                if e % tt != 0 {
+                if !eu.is_multiple_of(tt) {
                     return Err(splits);
                 }
-                let one = DynLayout::leaf(tt, 1).map_err(layout_err)?;
+                // tt divides the extent: tt ≤ e, so tt_in == tt
+                let one = DynLayout::leaf(tt_in, 1).map_err(layout_err)?;
                 let div = m.logical_divide_by_layout(&one).map_err(|_| splits)?;
                 (div.mode(0).map_err(|_| splits)?, Axis::Divided)
             };
             leaf += mode.leaf_count();
-            t.extent[a] = e;
+            t.extent[a] = eu;
             t.tile[a] = tt;
-            t.grid[a] = ceil_div(e, tt);
+            t.grid[a] = ceil_div_usize(eu, tt);
             t.axis[a] = axis;
             parts.push(mode);
         }
@@ -191,12 +211,12 @@ impl<St: Storage> Tiles<St> {
     }
 
     /// The number of tiles along each axis (`ceil(extent / tile)`).
-    pub fn grid(&self) -> &[i64] {
+    pub fn grid(&self) -> &[usize] {
         &self.grid[..self.rank]
     }
 
     /// The tile extents (a full tile).
-    pub fn tile_extents(&self) -> &[i64] {
+    pub fn tile_extents(&self) -> &[usize] {
         &self.tile[..self.rank]
     }
 
@@ -212,7 +232,7 @@ impl<St: Storage> Tiles<St> {
     /// [`Tiles::locate`] then handles. The hot path of [`Tiles::tile`]: no layout and no array
     /// of extents is copied, only the offset is summed.
     #[inline(always)]
-    fn locate_interior(&self, coord: &[i64]) -> Option<usize> {
+    fn locate_interior(&self, coord: &[usize]) -> Option<usize> {
         if coord.len() != self.rank {
             return None;
         }
@@ -227,7 +247,7 @@ impl<St: Storage> Tiles<St> {
             let Axis::Leaf { d, .. } = *axis else {
                 return None;
             };
-            if c < 0 || c >= g {
+            if c >= g {
                 return None;
             }
             // start < extent: no overflow (extent·stride fits, the parent is valid)
@@ -235,7 +255,7 @@ impl<St: Storage> Tiles<St> {
             if e - start < t {
                 return None;
             }
-            off += start * d;
+            off += as_i64(start) * d;
         }
         // the first element of the tile is an element of the tensor: inside the buffer
         i64::try_from(self.base)
@@ -246,7 +266,7 @@ impl<St: Storage> Tiles<St> {
 
     /// Check the tile coordinate; the buffer position of the tile's first element and the
     /// extents that exist along each axis.
-    fn locate(&self, coord: &[i64]) -> Result<(usize, [i64; MAX_LEAVES]), TensorError> {
+    fn locate(&self, coord: &[usize]) -> Result<(usize, [usize; MAX_LEAVES]), TensorError> {
         if coord.len() != self.rank {
             return Err(layout_err(LayoutError::Precondition {
                 what: "tiles: the tile coordinate has {a} indices but the grid has {b} axes",
@@ -255,10 +275,10 @@ impl<St: Storage> Tiles<St> {
             }));
         }
         let mut off = 0i64;
-        let mut valid = [0i64; MAX_LEAVES];
+        let mut valid = [0usize; MAX_LEAVES];
         for a in 0..self.rank {
             let c = coord[a];
-            if c < 0 || c >= self.grid[a] {
+            if c >= self.grid[a] {
                 return Err(TensorError::TileOutOfGrid {
                     axis: a,
                     index: c,
@@ -268,6 +288,7 @@ impl<St: Storage> Tiles<St> {
             // start < extent: no overflow (extent·stride fits, the parent is valid)
             let start = c * self.tile[a];
             valid[a] = self.tile[a].min(self.extent[a] - start);
+            let start = as_i64(start);
             off += match self.axis[a] {
                 Axis::Leaf { d, .. } => start * d,
                 Axis::Divided => {
@@ -291,7 +312,7 @@ impl<St: Storage> Tiles<St> {
     }
 
     /// The tile layout with the extents that exist (the full layout for an interior tile).
-    fn shrunk(&self, valid: &[i64; MAX_LEAVES]) -> Result<DynLayout, TensorError> {
+    fn shrunk(&self, valid: &[usize; MAX_LEAVES]) -> Result<DynLayout, TensorError> {
         if valid[..self.rank] == self.tile[..self.rank] {
             return Ok(self.full);
         }
@@ -301,7 +322,7 @@ impl<St: Storage> Tiles<St> {
             if v != t
                 && let Axis::Leaf { leaf, .. } = *axis
             {
-                shape.leaves_mut()[leaf] = v;
+                shape.leaves_mut()[leaf] = as_i64(v);
             }
         }
         DynLayout::new(&shape, &self.full.stride()).map_err(layout_err)
@@ -315,7 +336,7 @@ impl<St: Storage> Tiles<St> {
     /// A coordinate of the wrong length or outside the grid
     /// ([`TensorError::TileOutOfGrid`] naming the axis, index and tile grid extent).
     #[inline]
-    pub fn tile(&self, coord: &[i64]) -> Result<TensorRef<'_, St::Elem>, TensorError> {
+    pub fn tile(&self, coord: &[usize]) -> Result<TensorRef<'_, St::Elem>, TensorError> {
         let general;
         let (l, pos) = match self.locate_interior(coord) {
             Some(pos) => (&self.full, pos),
@@ -339,7 +360,7 @@ impl<St: Storage> Tiles<St> {
     /// the full layout once, into its result.
     #[cold]
     #[inline(never)]
-    fn general_tile(&self, coord: &[i64]) -> Result<(DynLayout, usize), TensorError> {
+    fn general_tile(&self, coord: &[usize]) -> Result<(DynLayout, usize), TensorError> {
         let (pos, valid) = self.locate(coord)?;
         Ok((self.shrunk(&valid)?, pos))
     }
@@ -349,7 +370,7 @@ impl<St: Storage> Tiles<St> {
     ///
     /// # Errors
     /// As [`Tiles::tile`].
-    pub fn predicated(&self, coord: &[i64]) -> Result<Predicated<&[St::Elem]>, TensorError> {
+    pub fn predicated(&self, coord: &[usize]) -> Result<Predicated<&[St::Elem]>, TensorError> {
         let (pos, valid) = self.locate(coord)?;
         Ok(Predicated {
             storage: self.storage.as_slice(),
@@ -361,16 +382,27 @@ impl<St: Storage> Tiles<St> {
         })
     }
 
-    /// Every tile coordinate, the first axis fastest (CuTe's colexicographic order).
-    pub fn coords(&self) -> impl Iterator<Item = DynTuple> + '_ {
-        let total: i64 = self.grid().iter().product();
+    /// Every tile coordinate, the first axis fastest (CuTe's colexicographic order); each
+    /// dereferences to `&[usize]`, what [`Tiles::tile`] takes.
+    ///
+    /// ```
+    /// use layout::tensor::Tensor;
+    /// let a = Tensor::from_fn(&[5, 3], |i| i as u8).unwrap();
+    /// let t = a.tiles(&[2, 2]).unwrap();
+    /// let all: Vec<_> = t.coords().map(|c| c.to_vec()).collect();
+    /// assert_eq!(all, [[0, 0], [1, 0], [2, 0], [0, 1], [1, 1], [2, 1]]);
+    /// assert_eq!(t.tile(&t.coords().last().unwrap()).unwrap().dims(), [1, 1]);
+    /// ```
+    pub fn coords(&self) -> impl Iterator<Item = NdIndex> + '_ {
+        // the grid's product is at most the tensor's size (every tile holds an element)
+        let total: usize = self.grid().iter().product();
         (0..total).map(move |mut k| {
-            let mut c = [0i64; MAX_LEAVES];
+            let mut c = [0usize; MAX_LEAVES];
             for (ca, &g) in c.iter_mut().zip(&self.grid[..self.rank]) {
                 *ca = k % g;
                 k /= g;
             }
-            DynTuple::from_slice(&c[..self.rank]).unwrap_or(DynTuple::EMPTY)
+            NdIndex::from_slice(&c[..self.rank])
         })
     }
 }
@@ -381,12 +413,13 @@ pub type Tile2 = crate::Layout<(i64, i64), (i64, i64)>;
 
 impl<St: Storage> Tiles<St> {
     /// The extents and strides of tile `coord` of a rank-2 strided tiling, and its position.
-    fn locate2(&self, coord: (i64, i64)) -> Result<(Tile2, usize), TensorError> {
+    fn locate2(&self, coord: (usize, usize)) -> Result<(Tile2, usize), TensorError> {
         let (pos, valid) = self.locate(&[coord.0, coord.1])?;
         match (self.axis[0], self.axis[1]) {
-            (Axis::Leaf { d: d0, .. }, Axis::Leaf { d: d1, .. }) => {
-                Ok((crate::Layout::new((valid[0], valid[1]), (d0, d1)), pos))
-            }
+            (Axis::Leaf { d: d0, .. }, Axis::Leaf { d: d1, .. }) => Ok((
+                crate::Layout::new((as_i64(valid[0]), as_i64(valid[1])), (d0, d1)),
+                pos,
+            )),
             (Axis::Leaf { .. }, _) => Err(TensorError::NotStrided { axis: 1 }),
             _ => Err(TensorError::NotStrided { axis: 0 }),
         }
@@ -408,7 +441,10 @@ impl<St: Storage> Tiles<St> {
     /// # Errors
     /// As [`Tiles::tile`]; [`TensorError::NotStrided`] for a hierarchical axis or a tiling of
     /// another rank.
-    pub fn tile2(&self, coord: (i64, i64)) -> Result<TensorRef<'_, St::Elem, Tile2>, TensorError> {
+    pub fn tile2(
+        &self,
+        coord: (usize, usize),
+    ) -> Result<TensorRef<'_, St::Elem, Tile2>, TensorError> {
         if self.rank != 2 {
             return Err(TensorError::NotStrided { axis: 0 });
         }
@@ -428,7 +464,7 @@ impl<St: StorageMut> Tiles<St> {
     #[inline]
     pub fn tile_mut(
         &mut self,
-        coord: &[i64],
+        coord: &[usize],
     ) -> Result<super::TensorMut<'_, St::Elem>, TensorError> {
         let general;
         let (l, pos) = match self.locate_interior(coord) {
@@ -450,7 +486,7 @@ impl<St: StorageMut> Tiles<St> {
     /// As [`Tiles::tile2`].
     pub fn tile2_mut(
         &mut self,
-        coord: (i64, i64),
+        coord: (usize, usize),
     ) -> Result<super::TensorMut<'_, St::Elem, Tile2>, TensorError> {
         if self.rank != 2 {
             return Err(TensorError::NotStrided { axis: 0 });
@@ -466,7 +502,7 @@ impl<St: StorageMut> Tiles<St> {
     /// As [`Tiles::tile`].
     pub fn predicated_mut(
         &mut self,
-        coord: &[i64],
+        coord: &[usize],
     ) -> Result<Predicated<&mut [St::Elem]>, TensorError> {
         let (pos, valid) = self.locate(coord)?;
         Ok(Predicated {
@@ -490,19 +526,19 @@ pub struct Predicated<St> {
     layout: DynLayout,
     pos: usize,
     rank: usize,
-    tile: [i64; MAX_LEAVES],
-    valid: [i64; MAX_LEAVES],
+    tile: [usize; MAX_LEAVES],
+    valid: [usize; MAX_LEAVES],
 }
 
 impl<St: Storage> Predicated<St> {
     /// The full tile extents.
-    pub fn extents(&self) -> &[i64] {
+    pub fn extents(&self) -> &[usize] {
         &self.tile[..self.rank]
     }
 
     /// The predicate as a bound on coordinates: coordinate `c` exists when `c_a < valid[a]` on
     /// every axis.
-    pub fn valid_extents(&self) -> &[i64] {
+    pub fn valid_extents(&self) -> &[usize] {
         &self.valid[..self.rank]
     }
 
@@ -513,11 +549,8 @@ impl<St: Storage> Predicated<St> {
 
     /// The predicate at coordinate `c` (one index per axis): inside the tile and inside the
     /// tensor.
-    pub fn is_valid(&self, c: &[i64]) -> bool {
-        c.len() == self.rank
-            && c.iter()
-                .zip(self.valid_extents())
-                .all(|(&i, &v)| 0 <= i && i < v)
+    pub fn is_valid(&self, c: &[usize]) -> bool {
+        c.len() == self.rank && c.iter().zip(self.valid_extents()).all(|(&i, &v)| i < v)
     }
 
     /// The predicate as a tensor of booleans of the full tile shape (row-major), `true` where
@@ -540,18 +573,8 @@ impl<St: Storage> Predicated<St> {
     pub fn mask(&self) -> Result<TensorOwned<bool>, TensorError> {
         let r = self.rank;
         let (tile, valid) = (self.tile, self.valid);
-        let mut dims = [0usize; MAX_LEAVES];
-        for (d, &t) in dims.iter_mut().zip(&tile).take(r) {
-            *d = usize::try_from(t).map_err(|_| {
-                layout_err(LayoutError::Overflow {
-                    what: "mask: a tile extent",
-                })
-            })?;
-        }
-        Tensor::from_fn(&dims[..r], |k| {
+        Tensor::from_fn(&tile[..r], |mut k| {
             // row-major: the last axis fastest
-            // k < the number of booleans allocated (≤ isize::MAX): fits i64
-            let mut k = k as i64;
             let mut ok = true;
             for a in (0..r).rev() {
                 ok &= k % tile[a] < valid[a];
@@ -562,16 +585,17 @@ impl<St: Storage> Predicated<St> {
     }
 
     /// The buffer position of the valid coordinate `c`.
-    fn position(&self, c: &[i64]) -> Option<usize> {
+    fn position(&self, c: &[usize]) -> Option<usize> {
         if !self.is_valid(c) {
             return None;
         }
+        // a valid index is below the tensor's extent: fits i64
         let off = if self.rank == 1 {
-            self.layout.offset(c[0])
+            self.layout.offset(as_i64(c[0]))
         } else {
             let mut off = 0;
             for (a, &i) in c.iter().enumerate() {
-                off += self.layout.mode(a).ok()?.offset(i);
+                off += self.layout.mode(a).ok()?.offset(as_i64(i));
             }
             off
         };
@@ -583,7 +607,7 @@ impl<St: Storage> Predicated<St> {
 
     /// The element at `c` (one index per axis), `None` when it is masked (outside the tensor)
     /// or outside the tile.
-    pub fn get(&self, c: &[i64]) -> Option<&St::Elem> {
+    pub fn get(&self, c: &[usize]) -> Option<&St::Elem> {
         // a valid coordinate is an element of the tensor: inside the buffer (and `get` checks)
         self.storage.as_slice().get(self.position(c)?)
     }
@@ -602,7 +626,7 @@ impl<St: Storage> Predicated<St> {
                 self.layout.mode(a).map_err(layout_err)?
             };
             if m.leaf_count() == 1 {
-                shape.leaves_mut()[k] = self.valid[a];
+                shape.leaves_mut()[k] = as_i64(self.valid[a]);
             }
             k += m.leaf_count();
         }
@@ -611,7 +635,7 @@ impl<St: Storage> Predicated<St> {
     }
 
     /// Call `f` with every valid coordinate (the first axis fastest) and its element.
-    pub fn for_each_valid(&self, mut f: impl FnMut(&[i64], &St::Elem)) {
+    pub fn for_each_valid(&self, mut f: impl FnMut(&[usize], &St::Elem)) {
         for_each_coord(self.valid_extents(), |c| {
             if let Some(v) = self.get(c) {
                 f(c, v);
@@ -622,7 +646,7 @@ impl<St: Storage> Predicated<St> {
 
 impl<St: StorageMut> Predicated<St> {
     /// The element at `c`, writable; `None` when masked.
-    pub fn get_mut(&mut self, c: &[i64]) -> Option<&mut St::Elem> {
+    pub fn get_mut(&mut self, c: &[usize]) -> Option<&mut St::Elem> {
         let p = self.position(c)?;
         self.storage.as_mut_slice().get_mut(p)
     }
@@ -648,11 +672,11 @@ impl<St: StorageMut> Predicated<St> {
 }
 
 /// Visit every coordinate of `ext` (the first axis fastest).
-fn for_each_coord(ext: &[i64], mut f: impl FnMut(&[i64])) {
-    if ext.iter().any(|&e| e <= 0) {
+fn for_each_coord(ext: &[usize], mut f: impl FnMut(&[usize])) {
+    if ext.contains(&0) {
         return;
     }
-    let mut c = [0i64; MAX_LEAVES];
+    let mut c = [0usize; MAX_LEAVES];
     let r = ext.len();
     loop {
         f(&c[..r]);
@@ -690,7 +714,7 @@ fn for_each_coord(ext: &[i64], mut f: impl FnMut(&[i64])) {
 /// assert_eq!(dst[[8, 4]], src[[8, 4]]);
 /// ```
 pub fn copy_if<S: Storage, D: StorageMut<Elem = S::Elem>>(
-    mut pred: impl FnMut(&[i64]) -> bool,
+    mut pred: impl FnMut(&[usize]) -> bool,
     src: &Predicated<S>,
     dst: &mut Predicated<D>,
 ) -> usize
@@ -698,7 +722,7 @@ where
     S::Elem: Clone,
 {
     let r = src.rank.min(dst.rank);
-    let mut ext = [0i64; MAX_LEAVES];
+    let mut ext = [0usize; MAX_LEAVES];
     for (e, (&s, &d)) in ext.iter_mut().zip(src.valid.iter().zip(&dst.valid)).take(r) {
         *e = s.min(d);
     }
@@ -727,7 +751,7 @@ impl<St: Storage> Tensor<St, DynLayout> {
     /// use layout::tensor::Tensor;
     /// let a = Tensor::from_fn(&[100, 60], |i| i as f32).unwrap();
     /// let t = a.local_tile(&[32, 32], &[3, 1]).unwrap();
-    /// assert_eq!(t.shape().leaves(), &[4, 28]); // rows 96..100, columns 32..60
+    /// assert_eq!(t.dims(), [4, 28]); // rows 96..100, columns 32..60
     /// assert_eq!(t[[3, 27]], a[[99, 59]]);
     /// ```
     ///
@@ -735,8 +759,8 @@ impl<St: Storage> Tensor<St, DynLayout> {
     /// As [`Tensor::tiles`] and [`Tiles::tile`].
     pub fn local_tile(
         &self,
-        tile: &[i64],
-        coord: &[i64],
+        tile: &[usize],
+        coord: &[usize],
     ) -> Result<TensorRef<'_, St::Elem>, TensorError> {
         let t = Tiles::plan(self.as_slice(), self.base_offset(), *self.layout(), tile)?;
         let (l, pos) = t.general_tile(coord)?;
