@@ -158,12 +158,14 @@ fn count_divide(a: &[f32], c: &mut [f32], m: usize, n: usize, ld: isize) {
 /// layout with the static shape tiler is typed `(Int<16>, Int<8>) : (Int<1>, i64)`, so its
 /// offsets fold to constants plus a multiple of `ld`; each tile's base is `16·ti + 8·tj·ld`.
 #[inline(never)]
-fn count_compose(a: &[f32], c: &mut [f32], m: i64, n: i64, ld: i64) {
-    let tile = Layout::new((m, n), (Int::<1>, ld))
+fn count_compose(a: &[f32], c: &mut [f32], m: usize, n: usize, ld: isize) {
+    let tile = layout!((m, n) : (1, ld))
         .composition_static::<16, 8>()
         .unwrap();
-    for tj in 0..n / 8 {
-        for ti in 0..m / 16 {
+    // the tile's run-time stride, in the layouts' i64 (the algebra's integers)
+    let ld = tile.stride().1;
+    for tj in 0..(n / 8) as i64 {
+        for ti in 0..(m / 16) as i64 {
             let base = 16 * ti + 8 * tj * ld;
             for j in 0..8i64 {
                 for i in 0..16i64 {

@@ -984,8 +984,8 @@ fn main() {
             let ta = Tensor::new(&a[..], Layout::new((m, n), (layout::Int::<1>, ld))).unwrap();
             let mut tc =
                 Tensor::new(&mut c[..], Layout::new((m, n), (layout::Int::<1>, ld))).unwrap();
-            for tj in 0..n / 8 {
-                for ti in 0..m / 16 {
+            for tj in 0..(n / 8) as usize {
+                for ti in 0..(m / 16) as usize {
                     let at = ta.local_tile::<16, 8>((ti, tj)).unwrap();
                     let mut ct = tc.local_tile_mut::<16, 8>((ti, tj)).unwrap();
                     for j in 0..8i64 {
@@ -1209,7 +1209,6 @@ fn main() {
         use layout::{DynLayout, Tensor};
         let n: usize = args[1].parse().unwrap();
         let reps: usize = args[2].parse().unwrap();
-        let i = n as i64;
         let rm = |r: usize, c: usize| -> DynLayout { format!("({r},{c}):({c},1)").parse().unwrap() };
         let a = data::<f32>(n * n, 1);
         let b = data::<f32>(n * n, 2);
@@ -1222,10 +1221,10 @@ fn main() {
                 layout::gemm::gemm(1.0f32, black_box(&ta), black_box(&tb), 0.0, &mut tc).unwrap();
             }
         } else {
-            let ta = Tensor::new(&a[..], make_nz_layout::<f32>(i, i).unwrap()).unwrap();
-            let tb = Tensor::new(&b[..], make_zn_layout::<f32>(i, i).unwrap()).unwrap();
+            let ta = Tensor::new(&a[..], make_nz_layout::<f32>(n, n).unwrap()).unwrap();
+            let tb = Tensor::new(&b[..], make_zn_layout::<f32>(n, n).unwrap()).unwrap();
             let mut c = vec![0f32; n * n];
-            let mut tc = Tensor::new(&mut c[..], make_nz_layout::<f32>(i, i).unwrap()).unwrap();
+            let mut tc = Tensor::new(&mut c[..], make_nz_layout::<f32>(n, n).unwrap()).unwrap();
             for _ in 0..reps {
                 layout::gemm::gemm(1.0f32, black_box(&ta), black_box(&tb), 0.0, &mut tc).unwrap();
             }
