@@ -65,6 +65,7 @@
 //! assert_eq!(c, [4.0, 5.0, 10.0, 11.0]);
 //! ```
 
+mod batch;
 #[cfg(target_arch = "x86_64")]
 mod bf16;
 mod block;
@@ -101,6 +102,7 @@ mod widen;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
+pub use batch::batch_reduce;
 pub use dispatch::Isa;
 
 pub use entry::{dgemm, gemm, gemm_static, gemm_tensors_with, gemm_with, sgemm};
