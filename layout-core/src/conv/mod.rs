@@ -58,6 +58,7 @@ mod error;
 mod geom;
 mod im2col;
 mod run;
+mod taps;
 
 pub use error::{ConvError, ConvOperand};
 pub use geom::Conv2d;

@@ -7,6 +7,7 @@ use super::error::{ConvError, ConvOperand};
 use super::geom::{Conv2d, Desc};
 use super::im2col::ConvElement;
 use super::im2col::{KOrder, Windows, taps};
+use super::taps;
 use crate::gemm::{
     self, Element, GemmError, MatMut, MatRef, Options, Out, Panels as Source, Strided, gemm_with,
     run_panels,
@@ -20,15 +21,15 @@ use crate::walk::kernels::transpose;
 /// `g` is `data[origin[g] + o·so + k·sk]` — the filter tensor itself when it is `f32` and its
 /// tap axes merge into one stride in that order (OIHW for NCHW inputs, OHWI for NHWC), else a
 /// copy made once per call.
-struct Filters<'a> {
-    data: &'a [f32],
-    origin: Vec<isize>,
-    so: isize,
-    sk: isize,
-    order: KOrder,
+pub(super) struct Filters<'a> {
+    pub data: &'a [f32],
+    pub origin: Vec<isize>,
+    pub so: isize,
+    pub sk: isize,
+    pub order: KOrder,
     /// K, and the kernel's R × S.
-    k: usize,
-    rs: [usize; 2],
+    pub k: usize,
+    pub rs: [usize; 2],
 }
 
 fn alloc(len: usize) -> Result<Vec<f32>, ConvError> {
@@ -278,6 +279,13 @@ where
     gemm::isa_checked("conv2d", opts.isa, f32::kernel(opts.isa).is_some())
         .map_err(ConvError::Gemm)?;
     let order = order_for(&ck.input);
+    // the taps route along output channels reads the filters with output channels contiguous
+    let geo = params.spatial(
+        [ck.input.dims[2], ck.input.dims[3]],
+        [ck.weights.dims[2], ck.weights.dims[3]],
+    )?;
+    let pack = T::as_f32(input.as_slice()).is_some()
+        && taps::plan(opts.isa, &ck.input, &ck.output, &geo) == Some(taps::Orient::Channels);
     let mut store = Vec::new();
     let f = filters(
         &ck.weights,
@@ -285,7 +293,7 @@ where
         params.groups,
         order,
         &mut store,
-        false,
+        pack,
     )?;
     run(
         opts,
@@ -491,6 +499,20 @@ fn run<T: ConvElement>(
     let [r, s] = w.rs;
     let k = w.k;
     let npix = oh * ow;
+    // the taps as a batch-reduce, every tap's input read in place, the output written in place
+    let geo = params.spatial([h, wd], [r, s])?;
+    if let Some(src32) = T::as_f32(src)
+        && let Some(orient) = taps::plan(opts.isa, input, output, &geo)
+        && (orient == taps::Orient::Pixels || w.so == 1)
+    {
+        taps::run(orient, opts, groups, &geo, input, src32, w, output, dst)?;
+        for n in 0..n_img {
+            for g in 0..groups {
+                epilogue(params, output, dst, &[], false, bias, n, g, og);
+            }
+        }
+        return Ok(());
+    }
     // C, per image and group: pixels × O/groups, strided when the output's spatial axes merge
     let c_strided = match (output.merged_hw(), output.t[1].step()) {
         (Some(sp), Some(so)) => Some((sp, so)),
@@ -510,8 +532,7 @@ fn run<T: ConvElement>(
         && params.padding == [0, 0]
         && input.merged_hw().is_some()
         && input.t[1].step().is_some();
-    // checked by `output_dims`: the padded input's offsets fit `isize`
-    let geo = params.spatial([h, wd], [r, s])?;
+    // (checked by `output_dims`: the padded input's offsets fit `isize`)
     let (st, pad) = (geo.st, geo.pad);
     // the taps of a group, allocated once before anything is written
     let mut tp = Vec::new();
@@ -691,7 +712,7 @@ impl Source<f32> for Group<'_> {
 }
 
 /// A strided read-only view from `origin` (the index of element (0, 0)).
-fn mat_ref(
+pub(super) fn mat_ref(
     data: &[f32],
     origin: isize,
     rows: usize,
@@ -712,7 +733,7 @@ fn mat_ref(
 }
 
 /// A strided writable view from `origin` (the index of element (0, 0)).
-fn mat_mut(
+pub(super) fn mat_mut(
     data: &mut [f32],
     origin: isize,
     rows: usize,

@@ -1,0 +1,167 @@
+//! Convolution taps as a batch-reduce GEMM ([`batch_reduce`]): for one output row segment,
+//! the filter tap (r, s) reads a strided matrix of the input — pixel `x` at
+//! `x·stride·sW`, channel `c` at `c·sC` from the tap's first pixel, the im2col layout's
+//! `(OW, C) : (stride·sW, sC)` modes at a fixed `(R, S)` coordinate — and the segment's output
+//! is `Σ_taps X_tap · W_tap`, each `X_tap` read in place (no window is packed) and the C tile
+//! kept in registers across the taps.
+//!
+//! The padding halo stays a predicate: a row's taps whose input row is outside the input are
+//! left out, and each output row is cut into segments (the left halo, the interior, the right
+//! halo) over which the set of in-bounds column taps is constant.
+
+use std::vec::Vec;
+
+use super::error::ConvError;
+use super::geom::{Desc, Spatial};
+use super::im2col::KOrder;
+use super::run::{Filters, mat_mut, mat_ref};
+use crate::gemm::{Isa, MatRef, Options, batch_reduce};
+
+/// Which side of the output the register tile runs along (the unit-stride one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Orient {
+    /// Output pixels: the input's W axis and the output's are unit stride, stride 1 (NCHW).
+    Pixels,
+    /// Output channels: the output's channel axis is unit stride (NHWC), the filters packed
+    /// with output channels contiguous.
+    Channels,
+}
+
+/// Bytes of filters (every tap of a block of output channels) kept in L2 while the output
+/// rows stream.
+const FILTER_BLOCK_BYTES: usize = 160 << 10;
+
+/// The orientation the taps route runs `f32` inputs of these descriptions in, if any: the
+/// register-tile kernels need AVX2 or AVX-512 and a unit-stride side of the output that the
+/// operands share; the input's C and W axes and the output's channel and W axes must be
+/// arithmetic (one stride each).
+pub(super) fn plan(isa: Isa, input: &Desc, output: &Desc, geo: &Spatial) -> Option<Orient> {
+    if !matches!(isa, Isa::Avx2 | Isa::Avx512) {
+        return None;
+    }
+    let (_, iw) = (input.t[1].step()?, input.t[3].step()?);
+    let (oo, ow) = (output.t[1].step()?, output.t[3].step()?);
+    let [_, _, _, out_w] = output.dims;
+    // pixels unit stride: the input's W step times the stride is 1 (or one output column)
+    let pixels_unit = out_w == 1 || (iw.checked_mul(geo.st[1]) == Some(1) && ow == 1);
+    if pixels_unit {
+        Some(Orient::Pixels)
+    } else if oo == 1 || output.dims[1] == 1 {
+        Some(Orient::Channels)
+    } else {
+        None
+    }
+}
+
+/// The `[lo, hi)` output columns for which column tap `s` reads inside the input.
+fn columns(s: usize, geo: &Spatial, in_w: usize, out_w: usize) -> (usize, usize) {
+    let (st, pad, dil) = (geo.st[1], geo.pad[1], geo.dil[1]);
+    let shift = s as isize * dil - pad; // input column of output column 0
+    // first x with x·st + shift ≥ 0
+    let lo = if shift >= 0 {
+        0
+    } else {
+        (-shift + st - 1) / st
+    };
+    // last x with x·st + shift ≤ in_w − 1
+    let last = in_w as isize - 1 - shift;
+    let hi = if last < 0 { 0 } else { last / st + 1 };
+    (
+        (lo as usize).min(out_w),
+        (hi as usize).min(out_w).max((lo as usize).min(out_w)),
+    )
+}
+
+/// Runs the convolution (every image and group) on the taps route into `dst` (no bias, no
+/// ReLU: the caller's epilogue).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run(
+    orient: Orient,
+    opts: Options,
+    groups: usize,
+    geo: &Spatial,
+    input: &Desc,
+    src: &[f32],
+    w: &Filters<'_>,
+    output: &Desc,
+    dst: &mut [f32],
+) -> Result<(), ConvError> {
+    let [n_img, c, h, in_w] = input.dims;
+    let [_, o, oh, ow] = output.dims;
+    let (cg, og) = (c / groups, o / groups);
+    let [r, s] = w.rs;
+    let (sc, sw) = (input.t[1].step().unwrap_or(0), input.t[3].step().unwrap_or(0));
+    let (so, sow) = (output.t[1].step().unwrap_or(0), output.t[3].step().unwrap_or(0));
+    // the column taps' in-bounds output columns, and the segment bounds they make
+    let cols: Vec<(usize, usize)> = (0..s).map(|j| columns(j, geo, in_w, ow)).collect();
+    let mut bounds: Vec<usize> = cols.iter().flat_map(|&(lo, hi)| [lo, hi]).collect();
+    bounds.extend([0, ow]);
+    bounds.sort_unstable();
+    bounds.dedup();
+    // the k offset of tap (i, j) and the k step of a channel, in the filters' order
+    let tap_k = |i: usize, j: usize| -> (isize, isize) {
+        match w.order {
+            KOrder::Crs => ((i * s + j) as isize, (r * s) as isize),
+            KOrder::Rsc => (((i * s + j) * cg) as isize, 1),
+        }
+    };
+    // output channels per block: the block's filters stay in L2 across the rows
+    let per_o = w.k.saturating_mul(4).max(1);
+    // (a multiple of the tile side it runs along: MR of AVX-512 / AVX2 or NR)
+    let unit = match orient {
+        Orient::Channels => 32,
+        Orient::Pixels => 12,
+    };
+    let ob = ((FILTER_BLOCK_BYTES / per_o) / unit * unit).max(unit).min(og);
+    let mut av: Vec<MatRef<'_, f32>> = Vec::new();
+    let mut bv: Vec<MatRef<'_, f32>> = Vec::new();
+    let cap = r * s;
+    av.try_reserve_exact(cap)
+        .map_err(|_| ConvError::Allocation { elements: cap })?;
+    bv.try_reserve_exact(cap)
+        .map_err(|_| ConvError::Allocation { elements: cap })?;
+    for n in 0..n_img {
+        let in_base = input.base + input.t[0].off[n];
+        for g in 0..groups {
+            let in_g = in_base + input.t[1].off[g * cg];
+            for o0 in (0..og).step_by(ob.max(1)) {
+                let on = ob.min(og - o0);
+                let out_g = output.base + output.t[0].off[n] + output.t[1].off[g * og + o0];
+                for y in 0..oh {
+                    let row0 = y as isize * geo.st[0] - geo.pad[0];
+                    for seg in bounds.windows(2) {
+                        let (x0, x1) = (seg[0], seg[1]);
+                        if x0 >= x1 {
+                            continue;
+                        }
+                        av.clear();
+                        bv.clear();
+                        for i in 0..r {
+                            let ih = row0 + i as isize * geo.dil[0];
+                            if ih < 0 || ih >= h as isize {
+                                continue;
+                            }
+                            for (j, &(lo, hi)) in cols.iter().enumerate() {
+                                if x0 < lo || x1 > hi {
+                                    continue;
+                                }
+                                let iw = x0 as isize * geo.st[1] + j as isize * geo.dil[1]
+                                    - geo.pad[1];
+                                let origin =
+                                    in_g + input.t[2].off[ih as usize] + input.t[3].off[iw as usize];
+                                av.push(mat_ref(src, origin, x1 - x0, cg, geo.st[1] * sw, sc)?);
+                                let (k0, kc) = tap_k(i, j);
+                                let worigin = w.origin[g] + k0 * w.sk + o0 as isize * w.so;
+                                bv.push(mat_ref(w.data, worigin, cg, on, kc * w.sk, w.so)?);
+                            }
+                        }
+                        let corigin = out_g + output.t[2].off[y] + output.t[3].off[x0];
+                        let cm = mat_mut(dst, corigin, x1 - x0, on, sow, so)?;
+                        batch_reduce(opts, 1.0f32, &av, &bv, 0.0, cm)?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
