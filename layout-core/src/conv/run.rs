@@ -1,6 +1,7 @@
 //! The driver: checks, weights packed once, one GEMM per image and group reading the im2col
 //! matrix through the packer, and the bias / ReLU epilogue.
 
+use std::sync::OnceLock;
 use std::vec::Vec;
 
 use super::error::{ConvError, ConvOperand};
@@ -279,13 +280,6 @@ where
     gemm::isa_checked("conv2d", opts.isa, f32::kernel(opts.isa).is_some())
         .map_err(ConvError::Gemm)?;
     let order = order_for(&ck.input);
-    // the taps route along output channels reads the filters with output channels contiguous
-    let geo = params.spatial(
-        [ck.input.dims[2], ck.input.dims[3]],
-        [ck.weights.dims[2], ck.weights.dims[3]],
-    )?;
-    let pack = T::as_f32(input.as_slice()).is_some()
-        && taps::plan(opts.isa, &ck.input, &ck.output, &geo) == Some(taps::Orient::Channels);
     let mut store = Vec::new();
     let f = filters(
         &ck.weights,
@@ -293,7 +287,7 @@ where
         params.groups,
         order,
         &mut store,
-        pack,
+        false,
     )?;
     run(
         opts,
@@ -301,6 +295,7 @@ where
         &ck.input,
         input.as_slice(),
         &f,
+        None,
         bias,
         &ck.output,
         output.as_mut_slice(),
@@ -342,6 +337,9 @@ pub struct ConvWeights {
     /// O, C/groups, R, S.
     dims: [usize; 4],
     groups: usize,
+    /// The filters regrouped for the taps route (`taps::tapped`) with their block size, made on
+    /// first use.
+    tapped: OnceLock<(usize, Vec<f32>)>,
 }
 
 impl ConvWeights {
@@ -396,6 +394,7 @@ impl ConvWeights {
             rs,
             dims: w.dims,
             groups: g,
+            tapped: OnceLock::new(),
         })
     }
 
@@ -474,6 +473,7 @@ where
         &i,
         input.as_slice(),
         &weights.filters(),
+        Some(&weights.tapped),
         bias,
         &out,
         output.as_mut_slice(),
@@ -488,6 +488,7 @@ fn run<T: ConvElement>(
     input: &Desc,
     src: &[T],
     w: &Filters<'_>,
+    cache: Option<&OnceLock<(usize, Vec<f32>)>>,
     bias: Option<&[f32]>,
     output: &Desc,
     dst: &mut [f32],
@@ -503,9 +504,23 @@ fn run<T: ConvElement>(
     let geo = params.spatial([h, wd], [r, s])?;
     if let Some(src32) = T::as_f32(src)
         && let Some(orient) = taps::plan(opts.isa, input, output, &geo)
-        && (orient == taps::Orient::Pixels || w.so == 1)
     {
-        taps::run(orient, opts, groups, &geo, input, src32, w, output, dst)?;
+        let ob = taps::block(orient, k, og);
+        // the regrouped filters: made once per `ConvWeights`, else once per call
+        let local;
+        if let Some(c) = cache
+            && c.get().is_none()
+        {
+            let _ = c.set((ob, taps::tapped(w, groups, og, ob)?));
+        }
+        let wt: &[f32] = match cache.and_then(|c| c.get()) {
+            Some((b, d)) if *b == ob => d,
+            _ => {
+                local = taps::tapped(w, groups, og, ob)?;
+                &local
+            }
+        };
+        taps::run(opts, groups, &geo, input, src32, w.rs, wt, ob, output, dst)?;
         for n in 0..n_img {
             for g in 0..groups {
                 epilogue(params, output, dst, &[], false, bias, n, g, og);

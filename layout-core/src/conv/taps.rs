@@ -72,24 +72,76 @@ fn columns(s: usize, geo: &Spatial, in_w: usize, out_w: usize) -> (usize, usize)
     )
 }
 
+/// Output channels per block for filters of `k` taps per channel, `og` per group: a block's
+/// filters stay in L2 across the output rows; a multiple of the tile side the block runs along
+/// (MR of AVX-512 and AVX2 along output channels, NR along pixels).
+pub(super) fn block(orient: Orient, k: usize, og: usize) -> usize {
+    let per_o = k.saturating_mul(4).max(1);
+    let unit = match orient {
+        Orient::Channels => 32,
+        Orient::Pixels => 12,
+    };
+    ((FILTER_BLOCK_BYTES / per_o) / unit * unit)
+        .max(unit)
+        .min(og)
+        .max(1)
+}
+
+/// The filters regrouped for the taps route, blocks of `ob` output channels: the block of
+/// group `g` from channel `o0` (`on` channels) starts at `(g·O/groups + o0)·K`, and holds every
+/// tap `t = r·S + s` as a `C/groups × on` matrix with output channels contiguous, element
+/// (c, o) at `(t·C/groups + c)·on + o` — each tap's matrix one dense block, read in place as
+/// the batch's B (or Aᵀ).
+pub(super) fn tapped(w: &Filters<'_>, groups: usize, og: usize, ob: usize) -> Result<Vec<f32>, ConvError> {
+    let [r, s] = w.rs;
+    let k = w.k;
+    let cg = k / (r * s).max(1);
+    let len = (groups * og).checked_mul(k).ok_or(ConvError::Overflow {
+        what: "the weights' size",
+    })?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| ConvError::Allocation { elements: len })?;
+    for g in 0..groups {
+        for o0 in (0..og).step_by(ob) {
+            let on = ob.min(og - o0);
+            for i in 0..r {
+                for j in 0..s {
+                    for c in 0..cg {
+                        let kk = match w.order {
+                            KOrder::Crs => (c * r + i) * s + j,
+                            KOrder::Rsc => (i * s + j) * cg + c,
+                        };
+                        let at = w.origin[g] + kk as isize * w.sk + o0 as isize * w.so;
+                        v.extend((0..on).map(|o| w.data[(at + o as isize * w.so) as usize]));
+                    }
+                }
+            }
+        }
+    }
+    Ok(v)
+}
+
 /// Runs the convolution (every image and group) on the taps route into `dst` (no bias, no
-/// ReLU: the caller's epilogue).
+/// ReLU: the caller's epilogue), with the filters regrouped by [`tapped`] in blocks of `ob`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run(
-    orient: Orient,
     opts: Options,
     groups: usize,
     geo: &Spatial,
     input: &Desc,
     src: &[f32],
-    w: &Filters<'_>,
+    rs: [usize; 2],
+    wt: &[f32],
+    ob: usize,
     output: &Desc,
     dst: &mut [f32],
 ) -> Result<(), ConvError> {
     let [n_img, c, h, in_w] = input.dims;
     let [_, o, oh, ow] = output.dims;
     let (cg, og) = (c / groups, o / groups);
-    let [r, s] = w.rs;
+    let [r, s] = rs;
+    let k = cg * r * s;
     let (sc, sw) = (input.t[1].step().unwrap_or(0), input.t[3].step().unwrap_or(0));
     let (so, sow) = (output.t[1].step().unwrap_or(0), output.t[3].step().unwrap_or(0));
     // the column taps' in-bounds output columns, and the segment bounds they make
@@ -98,21 +150,6 @@ pub(super) fn run(
     bounds.extend([0, ow]);
     bounds.sort_unstable();
     bounds.dedup();
-    // the k offset of tap (i, j) and the k step of a channel, in the filters' order
-    let tap_k = |i: usize, j: usize| -> (isize, isize) {
-        match w.order {
-            KOrder::Crs => ((i * s + j) as isize, (r * s) as isize),
-            KOrder::Rsc => (((i * s + j) * cg) as isize, 1),
-        }
-    };
-    // output channels per block: the block's filters stay in L2 across the rows
-    let per_o = w.k.saturating_mul(4).max(1);
-    // (a multiple of the tile side it runs along: MR of AVX-512 / AVX2 or NR)
-    let unit = match orient {
-        Orient::Channels => 32,
-        Orient::Pixels => 12,
-    };
-    let ob = ((FILTER_BLOCK_BYTES / per_o) / unit * unit).max(unit).min(og);
     let mut av: Vec<MatRef<'_, f32>> = Vec::new();
     let mut bv: Vec<MatRef<'_, f32>> = Vec::new();
     let cap = r * s;
@@ -124,8 +161,9 @@ pub(super) fn run(
         let in_base = input.base + input.t[0].off[n];
         for g in 0..groups {
             let in_g = in_base + input.t[1].off[g * cg];
-            for o0 in (0..og).step_by(ob.max(1)) {
+            for o0 in (0..og).step_by(ob) {
                 let on = ob.min(og - o0);
+                let wblock = ((g * og + o0) * k) as isize;
                 let out_g = output.base + output.t[0].off[n] + output.t[1].off[g * og + o0];
                 for y in 0..oh {
                     let row0 = y as isize * geo.st[0] - geo.pad[0];
@@ -150,9 +188,8 @@ pub(super) fn run(
                                 let origin =
                                     in_g + input.t[2].off[ih as usize] + input.t[3].off[iw as usize];
                                 av.push(mat_ref(src, origin, x1 - x0, cg, geo.st[1] * sw, sc)?);
-                                let (k0, kc) = tap_k(i, j);
-                                let worigin = w.origin[g] + k0 * w.sk + o0 as isize * w.so;
-                                bv.push(mat_ref(w.data, worigin, cg, on, kc * w.sk, w.so)?);
+                                let worigin = wblock + ((i * s + j) * cg * on) as isize;
+                                bv.push(mat_ref(wt, worigin, cg, on, on as isize, 1)?);
                             }
                         }
                         let corigin = out_g + output.t[2].off[y] + output.t[3].off[x0];
