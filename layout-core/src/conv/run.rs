@@ -339,7 +339,7 @@ pub struct ConvWeights {
     groups: usize,
     /// The filters regrouped for the taps route (`taps::tapped`) with their block size, made on
     /// first use.
-    tapped: OnceLock<(usize, Vec<f32>)>,
+    tapped: OnceLock<taps::Tapped>,
 }
 
 impl ConvWeights {
@@ -488,7 +488,7 @@ fn run<T: ConvElement>(
     input: &Desc,
     src: &[T],
     w: &Filters<'_>,
-    cache: Option<&OnceLock<(usize, Vec<f32>)>>,
+    cache: Option<&OnceLock<taps::Tapped>>,
     bias: Option<&[f32]>,
     output: &Desc,
     dst: &mut [f32],
@@ -503,24 +503,24 @@ fn run<T: ConvElement>(
     // the taps as a batch-reduce, every tap's input read in place, the output written in place
     let geo = params.spatial([h, wd], [r, s])?;
     if let Some(src32) = T::as_f32(src)
-        && let Some(orient) = taps::plan(opts.isa, input, output, &geo)
+        && taps::plan(opts.isa, input, output)
     {
-        let ob = taps::block(orient, k, og);
+        let ob = taps::block(k, og);
         // the regrouped filters: made once per `ConvWeights`, else once per call
         let local;
         if let Some(c) = cache
             && c.get().is_none()
         {
-            let _ = c.set((ob, taps::tapped(w, groups, og, ob)?));
+            let _ = c.set(taps::tapped(w, groups, og, ob)?);
         }
-        let wt: &[f32] = match cache.and_then(|c| c.get()) {
-            Some((b, d)) if *b == ob => d,
+        let wt: &taps::Tapped = match cache.and_then(|c| c.get()) {
+            Some(t) if t.ob == ob => t,
             _ => {
                 local = taps::tapped(w, groups, og, ob)?;
                 &local
             }
         };
-        taps::run(opts, groups, &geo, input, src32, w.rs, wt, ob, output, dst)?;
+        taps::run(opts, groups, &geo, input, src32, w.rs, wt.data(), ob, output, dst)?;
         for n in 0..n_img {
             for g in 0..groups {
                 epilogue(params, output, dst, &[], false, bias, n, g, og);

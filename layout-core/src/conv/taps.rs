@@ -17,40 +17,21 @@ use super::im2col::KOrder;
 use super::run::{Filters, mat_mut, mat_ref};
 use crate::gemm::{Isa, MatRef, Options, batch_reduce};
 
-/// Which side of the output the register tile runs along (the unit-stride one).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Orient {
-    /// Output pixels: the input's W axis and the output's are unit stride, stride 1 (NCHW).
-    Pixels,
-    /// Output channels: the output's channel axis is unit stride (NHWC), the filters packed
-    /// with output channels contiguous.
-    Channels,
-}
-
 /// Bytes of filters (every tap of a block of output channels) kept in L2 while the output
 /// rows stream.
 const FILTER_BLOCK_BYTES: usize = 160 << 10;
 
-/// The orientation the taps route runs `f32` inputs of these descriptions in, if any: the
-/// register-tile kernels need AVX2 or AVX-512 and a unit-stride side of the output that the
-/// operands share; the input's C and W axes and the output's channel and W axes must be
-/// arithmetic (one stride each).
-pub(super) fn plan(isa: Isa, input: &Desc, output: &Desc, geo: &Spatial) -> Option<Orient> {
-    if !matches!(isa, Isa::Avx2 | Isa::Avx512) {
-        return None;
-    }
-    let (_, iw) = (input.t[1].step()?, input.t[3].step()?);
-    let (oo, ow) = (output.t[1].step()?, output.t[3].step()?);
-    let [_, _, _, out_w] = output.dims;
-    // pixels unit stride: the input's W step times the stride is 1 (or one output column)
-    let pixels_unit = out_w == 1 || (iw.checked_mul(geo.st[1]) == Some(1) && ow == 1);
-    if pixels_unit {
-        Some(Orient::Pixels)
-    } else if oo == 1 || output.dims[1] == 1 {
-        Some(Orient::Channels)
-    } else {
-        None
-    }
+/// Whether the taps route runs `f32` inputs of these descriptions: the register-tile kernels
+/// need AVX2 or AVX-512, and each tap's input and the output must be strided matrices (the
+/// input's C and W axes and the output's channel and W axes arithmetic, one stride each). The
+/// batch-reduce picks the side its tiles run along (output channels, contiguous in the
+/// regrouped filters, or pixels when the input's and output's W axes are unit stride).
+pub(super) fn plan(isa: Isa, input: &Desc, output: &Desc) -> bool {
+    matches!(isa, Isa::Avx2 | Isa::Avx512)
+        && input.t[1].step().is_some()
+        && input.t[3].step().is_some()
+        && output.t[1].step().is_some()
+        && output.t[3].step().is_some()
 }
 
 /// The `[lo, hi)` output columns for which column tap `s` reads inside the input.
@@ -73,14 +54,10 @@ fn columns(s: usize, geo: &Spatial, in_w: usize, out_w: usize) -> (usize, usize)
 }
 
 /// Output channels per block for filters of `k` taps per channel, `og` per group: a block's
-/// filters stay in L2 across the output rows; a multiple of the tile side the block runs along
-/// (MR of AVX-512 and AVX2 along output channels, NR along pixels).
-pub(super) fn block(orient: Orient, k: usize, og: usize) -> usize {
+/// filters stay in L2 across the output rows; a multiple of 32 (MR of AVX-512, twice AVX2's).
+pub(super) fn block(k: usize, og: usize) -> usize {
     let per_o = k.saturating_mul(4).max(1);
-    let unit = match orient {
-        Orient::Channels => 32,
-        Orient::Pixels => 12,
-    };
+    let unit = 32;
     ((FILTER_BLOCK_BYTES / per_o) / unit * unit)
         .max(unit)
         .min(og)
@@ -91,17 +68,43 @@ pub(super) fn block(orient: Orient, k: usize, og: usize) -> usize {
 /// group `g` from channel `o0` (`on` channels) starts at `(g·O/groups + o0)·K`, and holds every
 /// tap `t = r·S + s` as a `C/groups × on` matrix with output channels contiguous, element
 /// (c, o) at `(t·C/groups + c)·on + o` — each tap's matrix one dense block, read in place as
-/// the batch's B (or Aᵀ).
-pub(super) fn tapped(w: &Filters<'_>, groups: usize, og: usize, ob: usize) -> Result<Vec<f32>, ConvError> {
+/// the batch's B (or Aᵀ), from a 64-byte boundary (whole cache lines per vector of 16).
+#[derive(Clone, Debug)]
+pub(super) struct Tapped {
+    /// Output channels per block.
+    pub ob: usize,
+    store: Vec<f32>,
+    start: usize,
+}
+
+impl Tapped {
+    /// The regrouped filters.
+    pub fn data(&self) -> &[f32] {
+        &self.store[self.start..]
+    }
+}
+
+/// Regroups the filters `w` into blocks of `ob` output channels ([`Tapped`]).
+pub(super) fn tapped(
+    w: &Filters<'_>,
+    groups: usize,
+    og: usize,
+    ob: usize,
+) -> Result<Tapped, ConvError> {
     let [r, s] = w.rs;
     let k = w.k;
     let cg = k / (r * s).max(1);
-    let len = (groups * og).checked_mul(k).ok_or(ConvError::Overflow {
-        what: "the weights' size",
-    })?;
-    let mut v = Vec::new();
+    let len = (groups * og)
+        .checked_mul(k)
+        .and_then(|l| l.checked_add(16))
+        .ok_or(ConvError::Overflow {
+            what: "the weights' size",
+        })?;
+    let mut v: Vec<f32> = Vec::new();
     v.try_reserve_exact(len)
         .map_err(|_| ConvError::Allocation { elements: len })?;
+    let start = v.as_ptr().align_offset(64).min(16);
+    v.resize(start, 0.0);
     for g in 0..groups {
         for o0 in (0..og).step_by(ob) {
             let on = ob.min(og - o0);
@@ -119,7 +122,11 @@ pub(super) fn tapped(w: &Filters<'_>, groups: usize, og: usize, ob: usize) -> Re
             }
         }
     }
-    Ok(v)
+    Ok(Tapped {
+        ob,
+        store: v,
+        start,
+    })
 }
 
 /// Runs the convolution (every image and group) on the taps route into `dst` (no bias, no

@@ -139,8 +139,8 @@ pub(crate) struct Item<T> {
     csb: isize,
 }
 
-/// An oriented batch for the register-tile kernels: C's rows and every A's rows unit stride;
-/// `C(i, j) = c + i + j·ldc`.
+/// An oriented batch for the register-tile kernels: every A's rows unit stride;
+/// `C(i, j) = c + i·crs + j·ldc`.
 pub(crate) struct Shape<'s, T> {
     m: usize,
     k: usize,
@@ -150,6 +150,7 @@ pub(crate) struct Shape<'s, T> {
     items: &'s [Item<T>],
     c: *mut T,
     ldc: isize,
+    crs: isize,
 }
 
 /// Runs `p` on the register-tile kernels of `isa` for `T` (f32 or f64 on AVX2 or AVX-512) when
@@ -168,9 +169,24 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
         if !plain {
             return false;
         }
-        let as_is = unit(sc.rs, m) && p.items.iter().all(|(a, _)| unit(a.at.rs, m));
-        let swapped =
-            !as_is && unit(sc.cs, n) && p.items.iter().all(|(_, b)| unit(b.at.cs, n));
+        // the vectorised side: the operand loaded as vectors must be unit stride along it (every
+        // Aᵢ's rows as is, every Bᵢ's columns for Cᵀ); C is written as vectors where it is unit
+        // stride along it too, else lane by lane (once per tile, after the whole batch). Of two
+        // possible sides, the one whose tiles are fuller, then the one where C is unit stride.
+        let a_ok = p.items.iter().all(|(a, _)| unit(a.at.rs, m));
+        let b_ok = p.items.iter().all(|(_, b)| unit(b.at.cs, n));
+        let mr = match (core::mem::size_of::<T>(), isa) {
+            (4, Isa::Avx512) | (8, Isa::Avx512) => 32,
+            (8, _) => 8,
+            _ => 16,
+        };
+        // tile fullness along a side of `e`, in units of 1/1024
+        let full = |e: usize| e * 1024 / (e.div_ceil(mr) * mr).max(1);
+        let as_is = a_ok
+            && (!b_ok
+                || full(m) > full(n)
+                || (full(m) == full(n) && (unit(sc.rs, m) || !unit(sc.cs, n))));
+        let swapped = !as_is && b_ok;
         if !as_is && !swapped {
             return false;
         }
@@ -213,6 +229,7 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
             items: &items,
             c: cptr,
             ldc: if as_is { sc.cs } else { sc.rs },
+            crs: if as_is { sc.rs } else { sc.cs },
         };
         // SAFETY: `T` is the element of the kernels it is cast to (equal `TypeId`s), so every
         // pointer and value keeps its type; the instruction set was checked available by the
@@ -371,23 +388,47 @@ mod x86 {
             let alpha = L::splat(s.alpha);
             let read_c = s.beta != <L::E as Scalar>::ZERO;
             let beta = L::splat(s.beta);
-            for jj in 0..NR {
-                let col = s.c.offset((j + jj) as isize * s.ldc).add(i);
-                for v in 0..MV {
-                    let p = col.add(v * L::LANES);
-                    let mut r = L::vmul(alpha, acc[jj][v]);
-                    if read_c {
-                        let old = if whole(v) {
-                            L::load_full(p)
+            if s.crs == 1 {
+                for jj in 0..NR {
+                    let col = s.c.offset((j + jj) as isize * s.ldc).add(i);
+                    for v in 0..MV {
+                        let p = col.add(v * L::LANES);
+                        let mut r = L::vmul(alpha, acc[jj][v]);
+                        if read_c {
+                            let old = if whole(v) {
+                                L::load_full(p)
+                            } else {
+                                L::load(mask, p)
+                            };
+                            r = L::fma(beta, old, r);
+                        }
+                        if whole(v) {
+                            L::store_full(p, r)
                         } else {
-                            L::load(mask, p)
-                        };
-                        r = L::fma(beta, old, r);
+                            L::store(mask, p, r)
+                        }
                     }
-                    if whole(v) {
-                        L::store_full(p, r)
-                    } else {
-                        L::store(mask, p, r)
+                }
+            } else {
+                // C strided along the vectorised side: each lane gathered and scattered through
+                // a stack vector (the same arithmetic as above, lane by lane in memory)
+                let mut lanes = [<L::E as Scalar>::ZERO; 16];
+                for jj in 0..NR {
+                    let col = s.c.offset((j + jj) as isize * s.ldc);
+                    for v in 0..MV {
+                        let n = (rows - v * L::LANES).min(L::LANES);
+                        let at = |l: usize| col.offset((i + v * L::LANES + l) as isize * s.crs);
+                        let mut r = L::vmul(alpha, acc[jj][v]);
+                        if read_c {
+                            for l in 0..n {
+                                lanes[l] = *at(l);
+                            }
+                            r = L::fma(beta, L::load_full(lanes.as_ptr()), r);
+                        }
+                        L::store_full(lanes.as_mut_ptr(), r);
+                        for l in 0..n {
+                            *at(l) = lanes[l];
+                        }
                     }
                 }
             }
