@@ -502,7 +502,10 @@ fn run<T: ConvElement>(
     let npix = oh * ow;
     // the taps as a batch-reduce, every tap's input read in place, the output written in place
     let geo = params.spatial([h, wd], [r, s])?;
+    // (one thread: the route runs one product per output row segment, each on the calling
+    // thread; a convolution on several threads takes the blocked engine, which splits it)
     if let Some(src32) = T::as_f32(src)
+        && gemm::threads(&opts, [npix, k, og]) == 1
         && taps::plan(opts.isa, input, output)
     {
         let ob = taps::block(k, og);

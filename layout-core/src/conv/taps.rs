@@ -164,6 +164,18 @@ pub(super) fn run(
         .map_err(|_| ConvError::Allocation { elements: cap })?;
     bv.try_reserve_exact(cap)
         .map_err(|_| ConvError::Allocation { elements: cap })?;
+    // NHWC-like inputs (the next pixel is the next C channels: one group, no dilation along W):
+    // a kernel row's taps are one run of S·C channels, one batch item per kernel row
+    let merge_s = groups == 1 && geo.dil[1] == 1 && sw == c as isize * sc;
+    // 1×1, stride 1, no padding, pixels one stride in both: the whole image in one product
+    let whole = match (input.merged_hw(), output.merged_hw()) {
+        (Some(pi), Some(po))
+            if r == 1 && s == 1 && geo.st == [1, 1] && geo.pad == [0, 0] =>
+        {
+            Some((pi, po))
+        }
+        _ => None,
+    };
     for n in 0..n_img {
         let in_base = input.base + input.t[0].off[n];
         for g in 0..groups {
@@ -172,6 +184,15 @@ pub(super) fn run(
                 let on = ob.min(og - o0);
                 let wblock = ((g * og + o0) * k) as isize;
                 let out_g = output.base + output.t[0].off[n] + output.t[1].off[g * og + o0];
+                if let Some((pi, po)) = whole {
+                    // 1×1, stride 1, no padding: one product over every pixel of the image
+                    let npix = oh * ow;
+                    let a = mat_ref(src, in_g, npix, cg, pi, sc)?;
+                    let b = mat_ref(wt, wblock, cg, on, on as isize, 1)?;
+                    let cm = mat_mut(dst, out_g, npix, on, po, so)?;
+                    batch_reduce(opts, 1.0f32, &[a], &[b], 0.0, cm)?;
+                    continue;
+                }
                 for y in 0..oh {
                     let row0 = y as isize * geo.st[0] - geo.pad[0];
                     for seg in bounds.windows(2) {
@@ -181,22 +202,41 @@ pub(super) fn run(
                         }
                         av.clear();
                         bv.clear();
+                        // the column taps in bounds over the whole segment: an interval
+                        let valid = |&(_, &(lo, hi)): &(usize, &(usize, usize))| lo <= x0 && x1 <= hi;
+                        let mut js = cols.iter().enumerate().filter(valid).map(|(j, _)| j);
+                        let Some(j_lo) = js.next() else {
+                            let cm = mat_mut(dst, out_g + output.t[2].off[y] + output.t[3].off[x0], x1 - x0, on, sow, so)?;
+                            batch_reduce(opts, 1.0f32, &[], &[], 0.0, cm)?;
+                            continue;
+                        };
+                        let j_hi = js.last().unwrap_or(j_lo) + 1;
                         for i in 0..r {
                             let ih = row0 + i as isize * geo.dil[0];
                             if ih < 0 || ih >= h as isize {
                                 continue;
                             }
-                            for (j, &(lo, hi)) in cols.iter().enumerate() {
-                                if x0 < lo || x1 > hi {
-                                    continue;
-                                }
+                            let tap = |j: usize| {
                                 let iw = x0 as isize * geo.st[1] + j as isize * geo.dil[1]
                                     - geo.pad[1];
-                                let origin =
-                                    in_g + input.t[2].off[ih as usize] + input.t[3].off[iw as usize];
-                                av.push(mat_ref(src, origin, x1 - x0, cg, geo.st[1] * sw, sc)?);
-                                let worigin = wblock + ((i * s + j) * cg * on) as isize;
-                                bv.push(mat_ref(wt, worigin, cg, on, on as isize, 1)?);
+                                let origin = in_g
+                                    + input.t[2].off[ih as usize]
+                                    + input.t[3].off[iw as usize];
+                                (origin, wblock + ((i * s + j) * cg * on) as isize)
+                            };
+                            if merge_s {
+                                // the row's taps j_lo..j_hi as one run of (j_hi − j_lo)·C
+                                // channels (the next tap is the next pixel, C channels on)
+                                let (xo, wo) = tap(j_lo);
+                                let kk = (j_hi - j_lo) * cg;
+                                av.push(mat_ref(src, xo, x1 - x0, kk, geo.st[1] * sw, sc)?);
+                                bv.push(mat_ref(wt, wo, kk, on, on as isize, 1)?);
+                            } else {
+                                for j in j_lo..j_hi {
+                                    let (xo, wo) = tap(j);
+                                    av.push(mat_ref(src, xo, x1 - x0, cg, geo.st[1] * sw, sc)?);
+                                    bv.push(mat_ref(wt, wo, cg, on, on as isize, 1)?);
+                                }
                             }
                         }
                         let corigin = out_g + output.t[2].off[y] + output.t[3].off[x0];
