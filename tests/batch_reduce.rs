@@ -43,7 +43,9 @@ fn at(p: Place, i: usize, j: usize) -> usize {
 
 /// Small integers (exact sums in f32 and f64) from a seed.
 fn values(len: usize, seed: u64) -> Vec<f64> {
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     (0..len)
         .map(|_| {
             x = x
@@ -93,9 +95,7 @@ impl El for f64 {
 
 /// Runs `case` on `opts` and compares with the naive sum; `Err` names the first difference.
 fn check<T: El>(case: &Case, opts: Options) -> Result<(), String> {
-    let Case {
-        m, k, n, batch, ..
-    } = *case;
+    let Case { m, k, n, batch, .. } = *case;
     let mut ops = Vec::new();
     for (t, &(ka, kb)) in case.kinds.iter().enumerate().take(batch) {
         let pa = place(m, k, ka, case.pad);
@@ -118,7 +118,11 @@ fn check<T: El>(case: &Case, opts: Options) -> Result<(), String> {
                 }
             }
             let old = c0[at(pc, i, j)];
-            let keep = if case.beta == 0.0 { 0.0 } else { case.beta * old };
+            let keep = if case.beta == 0.0 {
+                0.0
+            } else {
+                case.beta * old
+            };
             want[at(pc, i, j)] = if case.alpha == 0.0 || batch == 0 || k == 0 {
                 keep
             } else {
@@ -165,7 +169,10 @@ fn check<T: El>(case: &Case, opts: Options) -> Result<(), String> {
     // every element of the buffer: C's elements as the definition, the rest untouched
     for (idx, (&got, &w)) in c.iter().zip(&want).enumerate() {
         if got.back() != w {
-            return Err(format!("{opts:?}: index {idx}: got {}, want {w}", got.back()));
+            return Err(format!(
+                "{opts:?}: index {idx}: got {}, want {w}",
+                got.back()
+            ));
         }
     }
     Ok(())
@@ -321,9 +328,19 @@ fn rules_and_refusals() {
         }
     }
     // batches of different lengths
-    let e = batch_reduce(Options::default(), 1.0, &[m(&ONES, 2, 3)], &[], 0.0, out(&mut c))
-        .unwrap_err();
-    assert!(matches!(e, GemmError::BatchLength { a: 1, b: 0, .. }), "{e}");
+    let e = batch_reduce(
+        Options::default(),
+        1.0,
+        &[m(&ONES, 2, 3)],
+        &[],
+        0.0,
+        out(&mut c),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, GemmError::BatchLength { a: 1, b: 0, .. }),
+        "{e}"
+    );
     assert!(format!("{e:?}").contains("1 matrices"), "{e:?}");
     // one item of another shape
     let e = batch_reduce(
@@ -353,7 +370,17 @@ fn rules_and_refusals() {
         out(&mut c),
     )
     .unwrap_err();
-    assert!(matches!(e, GemmError::TooShort { needed: 6, len: 5, .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            GemmError::TooShort {
+                needed: 6,
+                len: 5,
+                ..
+            }
+        ),
+        "{e}"
+    );
     // C writing two elements to one place
     let mut cc = [0.0f32; 4];
     let e = batch_reduce(
@@ -381,7 +408,15 @@ fn rules_and_refusals() {
     for isa in Isa::available() {
         // α = 0: A and B never read (NaN does not reach C), C ← β·C
         let mut c = [2.0f32; 4];
-        batch_reduce(isa, 0.0, &[m(&NANS, 2, 3)], &[m(&NANS, 3, 2)], 0.5, out(&mut c)).unwrap();
+        batch_reduce(
+            isa,
+            0.0,
+            &[m(&NANS, 2, 3)],
+            &[m(&NANS, 3, 2)],
+            0.5,
+            out(&mut c),
+        )
+        .unwrap();
         assert_eq!(c, [1.0; 4]);
         // an empty batch: C ← β·C, β = 0 never reads C
         let mut c = [f32::NAN; 4];
@@ -389,8 +424,15 @@ fn rules_and_refusals() {
         assert_eq!(c, [0.0; 4]);
         // β = 0 never reads C
         let mut c = [f32::NAN; 4];
-        batch_reduce(isa, 1.0, &[m(&ONES, 2, 3); 2], &[m(&ONES, 3, 2); 2], 0.0, out(&mut c))
-            .unwrap();
+        batch_reduce(
+            isa,
+            1.0,
+            &[m(&ONES, 2, 3); 2],
+            &[m(&ONES, 3, 2); 2],
+            0.0,
+            out(&mut c),
+        )
+        .unwrap();
         assert_eq!(c, [6.0; 4]);
     }
 }

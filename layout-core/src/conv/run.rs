@@ -523,7 +523,18 @@ fn run<T: ConvElement>(
                 &local
             }
         };
-        taps::run(opts, groups, &geo, input, src32, w.rs, wt.data(), ob, output, dst)?;
+        taps::run(
+            opts,
+            groups,
+            &geo,
+            input,
+            src32,
+            w.rs,
+            wt.data(),
+            ob,
+            output,
+            dst,
+        )?;
         for n in 0..n_img {
             for g in 0..groups {
                 epilogue(params, output, dst, &[], false, bias, n, g, og);

@@ -149,8 +149,14 @@ pub(super) fn run(
     let (cg, og) = (c / groups, o / groups);
     let [r, s] = rs;
     let k = cg * r * s;
-    let (sc, sw) = (input.t[1].step().unwrap_or(0), input.t[3].step().unwrap_or(0));
-    let (so, sow) = (output.t[1].step().unwrap_or(0), output.t[3].step().unwrap_or(0));
+    let (sc, sw) = (
+        input.t[1].step().unwrap_or(0),
+        input.t[3].step().unwrap_or(0),
+    );
+    let (so, sow) = (
+        output.t[1].step().unwrap_or(0),
+        output.t[3].step().unwrap_or(0),
+    );
     // the column taps' in-bounds output columns, and the segment bounds they make
     let cols: Vec<(usize, usize)> = (0..s).map(|j| columns(j, geo, in_w, ow)).collect();
     let mut bounds: Vec<usize> = cols.iter().flat_map(|&(lo, hi)| [lo, hi]).collect();
@@ -169,9 +175,7 @@ pub(super) fn run(
     let merge_s = groups == 1 && geo.dil[1] == 1 && sw == c as isize * sc;
     // 1×1, stride 1, no padding, pixels one stride in both: the whole image in one product
     let whole = match (input.merged_hw(), output.merged_hw()) {
-        (Some(pi), Some(po))
-            if r == 1 && s == 1 && geo.st == [1, 1] && geo.pad == [0, 0] =>
-        {
+        (Some(pi), Some(po)) if r == 1 && s == 1 && geo.st == [1, 1] && geo.pad == [0, 0] => {
             Some((pi, po))
         }
         _ => None,
@@ -203,10 +207,18 @@ pub(super) fn run(
                         av.clear();
                         bv.clear();
                         // the column taps in bounds over the whole segment: an interval
-                        let valid = |&(_, &(lo, hi)): &(usize, &(usize, usize))| lo <= x0 && x1 <= hi;
+                        let valid =
+                            |&(_, &(lo, hi)): &(usize, &(usize, usize))| lo <= x0 && x1 <= hi;
                         let mut js = cols.iter().enumerate().filter(valid).map(|(j, _)| j);
                         let Some(j_lo) = js.next() else {
-                            let cm = mat_mut(dst, out_g + output.t[2].off[y] + output.t[3].off[x0], x1 - x0, on, sow, so)?;
+                            let cm = mat_mut(
+                                dst,
+                                out_g + output.t[2].off[y] + output.t[3].off[x0],
+                                x1 - x0,
+                                on,
+                                sow,
+                                so,
+                            )?;
                             batch_reduce(opts, 1.0f32, &[], &[], 0.0, cm)?;
                             continue;
                         };
@@ -217,8 +229,8 @@ pub(super) fn run(
                                 continue;
                             }
                             let tap = |j: usize| {
-                                let iw = x0 as isize * geo.st[1] + j as isize * geo.dil[1]
-                                    - geo.pad[1];
+                                let iw =
+                                    x0 as isize * geo.st[1] + j as isize * geo.dil[1] - geo.pad[1];
                                 let origin = in_g
                                     + input.t[2].off[ih as usize]
                                     + input.t[3].off[iw as usize];

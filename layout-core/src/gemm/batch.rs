@@ -23,11 +23,11 @@
 use std::vec::Vec;
 
 use super::block::Out;
+use super::error::GemmError;
 use super::front;
 use super::kernel::Element;
 use super::options::{MatMut, MatRef, Options};
 use super::view::{Product, View};
-use super::error::GemmError;
 use crate::isa::Isa;
 
 /// `C ← α·Σᵢ Aᵢ·Bᵢ + β·C`: a batch-reduce GEMM over strided `Aᵢ` (m × k) and `Bᵢ` (k × n), all
@@ -165,7 +165,10 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
         let [m, k, n] = p.mkn;
         let unit = |s: isize, e: usize| s == 1 || e == 1;
         let sc = p.c.sc;
-        let plain = p.items.iter().all(|(a, b)| a.map.is_none() && b.map.is_none());
+        let plain = p
+            .items
+            .iter()
+            .all(|(a, b)| a.map.is_none() && b.map.is_none());
         if !plain {
             return false;
         }
@@ -470,7 +473,10 @@ mod x86 {
     ) {
         let mr = MV * L::LANES;
         let size = core::mem::size_of::<L::E>();
-        let per_row = s.k.saturating_mul(s.items.len()).saturating_mul(size).max(1);
+        let per_row =
+            s.k.saturating_mul(s.items.len())
+                .saturating_mul(size)
+                .max(1);
         let mc = (BLOCK_BYTES / per_row / mr).max(1) * mr;
         let mut i0 = r0;
         while i0 < r1 {

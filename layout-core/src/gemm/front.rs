@@ -24,9 +24,9 @@ use super::pair::Pair;
 use super::tensor;
 use super::view::{Product, View};
 use crate::isa::Isa;
-use std::vec::Vec;
 use crate::tensor::{Storage, StorageMut, Tensor};
 use crate::walk::AnyLayout;
+use std::vec::Vec;
 
 /// The instruction set is available on this CPU and the pair has kernels for it. Runs before
 /// any shortcut: an unavailable instruction set is refused whatever α, k and the extents are.
