@@ -222,7 +222,7 @@ pub(super) fn run(
                             batch_reduce(opts, 1.0f32, &[], &[], 0.0, cm)?;
                             continue;
                         };
-                        let j_hi = js.last().unwrap_or(j_lo) + 1;
+                        let j_hi = js.next_back().unwrap_or(j_lo) + 1;
                         for i in 0..r {
                             let ih = row0 + i as isize * geo.dil[0];
                             if ih < 0 || ih >= h as isize {
