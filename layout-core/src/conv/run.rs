@@ -503,8 +503,16 @@ fn run<T: ConvElement>(
     // the taps as a batch-reduce, every tap's input read in place, the output written in place
     let geo = params.spatial([h, wd], [r, s])?;
     // (one thread: the route runs one product per output row segment, each on the calling
-    // thread; a convolution on several threads takes the blocked engine, which splits it)
+    // thread; a convolution on several threads takes the blocked engine, which splits it. A
+    // 1×1 layer over pixel-contiguous input is a plain GEMM below, measured faster)
+    let plain_nchw = r == 1
+        && s == 1
+        && params.stride == [1, 1]
+        && params.padding == [0, 0]
+        && input.merged_hw() == Some(1)
+        && input.t[1].step().is_some();
     if let Some(src32) = T::as_f32(src)
+        && !plain_nchw
         && gemm::threads(&opts, [npix, k, og]) == 1
         && taps::plan(opts.isa, input, output)
     {
