@@ -594,3 +594,62 @@ proptest! {
         }
     }
 }
+
+/// The taps route's cases by brute force: kernel rows merged into runs of S·C channels (NHWC,
+/// one group), halos of every width, strides, dilations, groups, N = 2, every format pair of
+/// the strided formats and the blocked output, every available instruction set.
+#[test]
+fn taps_route_every_geometry() {
+    let mut count = 0;
+    for (r, s) in [(3, 3), (7, 7), (1, 3), (3, 1), (1, 1)] {
+        for (stride, pad, dil) in [(1, 1, 1), (2, 3, 1), (1, 0, 1), (1, 2, 2), (2, 1, 1)] {
+            for (c, o, groups) in [(3, 5, 1), (4, 6, 2), (1, 2, 1)] {
+                let p = Conv2d {
+                    stride: [stride, stride],
+                    padding: [pad, pad],
+                    dilation: [dil, dil],
+                    groups,
+                    relu: false,
+                };
+                let x = [2, c, 9, 11];
+                let k = [o, c / groups, r, s];
+                let Ok(dims) = p.output_dims(x, k) else {
+                    continue;
+                };
+                for (fx, fy) in [
+                    (Format::Acdb, Format::Acdb),
+                    (Format::Abcd, Format::Abcd),
+                    (Format::Acdb, Format::Abcd),
+                    (Format::Padded, Format::Acdb),
+                    (Format::Acdb, Format::Blocked),
+                ] {
+                    let input = tensor(fx, x, false, 5);
+                    let weights = tensor(Format::Abcd, k, true, 6);
+                    let want = reference(&p, &input, &weights, None, dims);
+                    for isa in Isa::available() {
+                        let mut out = tensor(fy, dims, false, 7);
+                        conv2d_with(isa, &p, &input, &weights, None, &mut out).unwrap();
+                        let mut at = 0;
+                        for b in 0..dims[0] {
+                            for oc in 0..dims[1] {
+                                for i in 0..dims[2] {
+                                    for j in 0..dims[3] {
+                                        assert_eq!(
+                                            out[[b, oc, i, j]],
+                                            want[at],
+                                            "{isa:?} {p:?} {x:?} {k:?} {fx:?}/{fy:?} at {:?}",
+                                            [b, oc, i, j]
+                                        );
+                                        at += 1;
+                                    }
+                                }
+                            }
+                        }
+                        count += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(count > 100, "{count} cases");
+}
