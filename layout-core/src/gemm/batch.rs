@@ -130,6 +130,7 @@ fn run<T: Element>(opts: Options, alpha: T, beta: T, p: Batch<'_, T>) {
 }
 
 /// One item of an oriented batch: `A(i, p) = a + i + p·lda`, `B(p, j) = b + p·rsb + j·csb`.
+#[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 pub(crate) struct Item<T> {
     a: *const T,
@@ -141,6 +142,7 @@ pub(crate) struct Item<T> {
 
 /// An oriented batch for the register-tile kernels: every A's rows unit stride;
 /// `C(i, j) = c + i·crs + j·ldc`.
+#[cfg(target_arch = "x86_64")]
 pub(crate) struct Shape<'s, T> {
     m: usize,
     k: usize,
