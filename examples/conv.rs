@@ -1,6 +1,7 @@
 //! Convolution as a layout: derives the im2col matrix of a small convolution with the layout
 //! algebra, prints it (CuTe's text and `print_layout` table), writes an SVG of it into
-//! `pictures/` (padding cells in grey), and runs `conv2d` on NCHW and NHWC tensors.
+//! `pictures/` (padding cells in grey), shows the strided matrix one filter tap of it is (what
+//! `conv2d`'s batch-reduce reads in place), and runs `conv2d` on NCHW and NHWC tensors.
 //!
 //! ```sh
 //! cargo run --example conv          # then open pictures/im2col.svg
@@ -33,6 +34,23 @@ fn main() -> Result<(), Box<dyn Error>> {
     // the matrix: each cell the offset it reads in the padded input's coordinates (add the
     // shift for the input's own offset; cells whose row or column is padding read zero)
     println!("{}", LayoutTable::new(m.layout())?);
+
+    // how conv2d reads it: at a fixed tap (r, s) the rows of one output row and the channels are
+    // a strided matrix over the input (the (OW, C) modes of the layout at that tap)
+    let (oh_n, c_n, r_n) = (4usize, 2usize, 3usize); // OH, C, R
+    let row = |oh: usize, ow: usize| oh + oh_n * ow; // (N = 1, OH, OW), colexicographic
+    let col = |c: usize, r: usize, s: usize| c + c_n * (r + r_n * s); // (C, R, S)
+    let at = |rr: usize, cc: usize| m.offset(rr, cc).expect("an interior element");
+    let pixel_step = at(row(1, 2), col(0, 1, 1)) - at(row(1, 1), col(0, 1, 1));
+    let channel_step = at(row(1, 1), col(1, 1, 1)) - at(row(1, 1), col(0, 1, 1));
+    assert_eq!((pixel_step, channel_step), (1, 16)); // stride·sW and sC of this NCHW input
+    println!(
+        "tap (1,1): pixel step {pixel_step}, channel step {channel_step} — conv2d reads each \
+         tap's (pixels × C) matrix of this layout in place as one item of a batch-reduce GEMM \
+         (gemm::batch_reduce), summing one product per tap into an output tile held in \
+         registers, the taps that fall in the padding left out per output-row segment."
+    );
+    println!();
 
     // the picture: cells coloured by input row; padding (reads zero) grey
     let colour = |r: i64, c: i64, _: i64| match m.offset(r as usize, c as usize) {

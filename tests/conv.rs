@@ -536,3 +536,120 @@ fn half_inputs_match_f32() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases::cases(48)))]
+
+    /// The taps route (and the others) on every available instruction set, one and two threads,
+    /// batches of several images: exact against the reference, and every buffer position that is
+    /// not an output element (padded rows, gaps between images, the tail) still holds its
+    /// sentinel.
+    #[test]
+    fn every_isa_and_bytes_outside_the_output(
+        (p, x, k) in params(),
+        fx in 0usize..5, fw in 0usize..5, fy in 0usize..5,
+        n in 1usize..4,
+        with_bias in any::<bool>(),
+    ) {
+        let x = [n, x[1], x[2], x[3]];
+        let fits = (0..2).all(|a| (k[2 + a] - 1) * p.dilation[a] < x[2 + a] + 2 * p.padding[a]);
+        prop_assume!(fits);
+        let dims = p.output_dims(x, k).unwrap();
+        let input = tensor(FORMATS[fx], x, false, 1);
+        let weights = tensor(FORMATS[fw], k, true, 2);
+        let bias: Vec<f32> = (0..dims[1]).map(|i| (i % 5) as f32 - 2.0).collect();
+        let bias = with_bias.then_some(&bias[..]);
+        let want = reference(&p, &input, &weights, bias, dims);
+        let l = layout_of(FORMATS[fy], dims, false);
+        let (_, hi) = l.offset_range();
+        // a sentinel everywhere, 7 more elements past the last one
+        let sentinel = -12345.5f32;
+        let is_elem = {
+            let mut v = vec![false; hi as usize + 8];
+            for i in 0..dims.iter().product::<usize>() {
+                v[l.offset(i as i64) as usize] = true;
+            }
+            v
+        };
+        for isa in Isa::available() {
+            for threads in [1, 2] {
+                let opts = Options { isa, threads, packing: Packing::Auto };
+                let mut out = Tensor::new(vec![sentinel; hi as usize + 8], l).unwrap();
+                conv2d_with(opts, &p, &input, &weights, bias, &mut out).unwrap();
+                let mut at = 0;
+                for b in 0..dims[0] {
+                    for o in 0..dims[1] {
+                        for i in 0..dims[2] {
+                            for j in 0..dims[3] {
+                                prop_assert_eq!(out[[b, o, i, j]], want[at], "{:?} {:?}", isa, [b, o, i, j]);
+                                at += 1;
+                            }
+                        }
+                    }
+                }
+                for (idx, (&v, &e)) in out.as_slice().iter().zip(&is_elem).enumerate() {
+                    prop_assert!(e || v == sentinel, "{:?}: index {} outside the output written", isa, idx);
+                }
+            }
+        }
+    }
+}
+
+/// The taps route's cases by brute force: kernel rows merged into runs of S·C channels (NHWC,
+/// one group), halos of every width, strides, dilations, groups, N = 2, every format pair of
+/// the strided formats and the blocked output, every available instruction set.
+#[test]
+fn taps_route_every_geometry() {
+    let mut count = 0;
+    for (r, s) in [(3, 3), (7, 7), (1, 3), (3, 1), (1, 1)] {
+        for (stride, pad, dil) in [(1, 1, 1), (2, 3, 1), (1, 0, 1), (1, 2, 2), (2, 1, 1)] {
+            for (c, o, groups) in [(3, 5, 1), (4, 6, 2), (1, 2, 1)] {
+                let p = Conv2d {
+                    stride: [stride, stride],
+                    padding: [pad, pad],
+                    dilation: [dil, dil],
+                    groups,
+                    relu: false,
+                };
+                let x = [2, c, 9, 11];
+                let k = [o, c / groups, r, s];
+                let Ok(dims) = p.output_dims(x, k) else {
+                    continue;
+                };
+                for (fx, fy) in [
+                    (Format::Acdb, Format::Acdb),
+                    (Format::Abcd, Format::Abcd),
+                    (Format::Acdb, Format::Abcd),
+                    (Format::Padded, Format::Acdb),
+                    (Format::Acdb, Format::Blocked),
+                ] {
+                    let input = tensor(fx, x, false, 5);
+                    let weights = tensor(Format::Abcd, k, true, 6);
+                    let want = reference(&p, &input, &weights, None, dims);
+                    for isa in Isa::available() {
+                        let mut out = tensor(fy, dims, false, 7);
+                        conv2d_with(isa, &p, &input, &weights, None, &mut out).unwrap();
+                        let mut at = 0;
+                        for b in 0..dims[0] {
+                            for oc in 0..dims[1] {
+                                for i in 0..dims[2] {
+                                    for j in 0..dims[3] {
+                                        assert_eq!(
+                                            out[[b, oc, i, j]],
+                                            want[at],
+                                            "{isa:?} {p:?} {x:?} {k:?} {fx:?}/{fy:?} at {:?}",
+                                            [b, oc, i, j]
+                                        );
+                                        at += 1;
+                                    }
+                                }
+                            }
+                        }
+                        count += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(count > 100, "{count} cases");
+}

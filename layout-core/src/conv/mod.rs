@@ -23,7 +23,13 @@
 //! - the predicate evaluated once per output-row segment (the in-bounds columns are an
 //!   interval), not per element.
 //!
-//! 1×1 convolutions with stride 1 and no padding are plain GEMMs on the input (no packing of
+//! On AVX2 and AVX-512, for `f32` inputs whose C and W axes (and the output's channel and W
+//! axes) are one stride each, on one thread, the taps are a batch-reduce instead
+//! ([`gemm::batch_reduce`](crate::gemm::batch_reduce)): at a fixed tap (r, s) the layout's
+//! `(OW, C)` modes are a strided matrix over the input, read in place, and each output row
+//! segment sums one product per tap in registers (padding taps left out per segment).
+//!
+//! Otherwise 1×1 convolutions with stride 1 and no padding are plain GEMMs on the input (no packing of
 //! an im2col at all). The filters are read in place when their tap axes merge in the k order
 //! (OIHW for NCHW inputs, OHWI for NHWC), else packed once per call, or once for many calls
 //! with [`ConvWeights`] and [`conv2d_prepared`]; groups (depthwise
@@ -58,6 +64,7 @@ mod error;
 mod geom;
 mod im2col;
 mod run;
+mod taps;
 
 pub use error::{ConvError, ConvOperand};
 pub use geom::Conv2d;

@@ -1,12 +1,14 @@
 //! The driver: checks, weights packed once, one GEMM per image and group reading the im2col
 //! matrix through the packer, and the bias / ReLU epilogue.
 
+use std::sync::OnceLock;
 use std::vec::Vec;
 
 use super::error::{ConvError, ConvOperand};
 use super::geom::{Conv2d, Desc};
 use super::im2col::ConvElement;
 use super::im2col::{KOrder, Windows, taps};
+use super::taps;
 use crate::gemm::{
     self, Element, GemmError, MatMut, MatRef, Options, Out, Panels as Source, Strided, gemm_with,
     run_panels,
@@ -20,15 +22,15 @@ use crate::walk::kernels::transpose;
 /// `g` is `data[origin[g] + o·so + k·sk]` — the filter tensor itself when it is `f32` and its
 /// tap axes merge into one stride in that order (OIHW for NCHW inputs, OHWI for NHWC), else a
 /// copy made once per call.
-struct Filters<'a> {
-    data: &'a [f32],
-    origin: Vec<isize>,
-    so: isize,
-    sk: isize,
-    order: KOrder,
+pub(super) struct Filters<'a> {
+    pub data: &'a [f32],
+    pub origin: Vec<isize>,
+    pub so: isize,
+    pub sk: isize,
+    pub order: KOrder,
     /// K, and the kernel's R × S.
-    k: usize,
-    rs: [usize; 2],
+    pub k: usize,
+    pub rs: [usize; 2],
 }
 
 fn alloc(len: usize) -> Result<Vec<f32>, ConvError> {
@@ -293,6 +295,7 @@ where
         &ck.input,
         input.as_slice(),
         &f,
+        None,
         bias,
         &ck.output,
         output.as_mut_slice(),
@@ -334,6 +337,9 @@ pub struct ConvWeights {
     /// O, C/groups, R, S.
     dims: [usize; 4],
     groups: usize,
+    /// The filters regrouped for the taps route (`taps::tapped`) with their block size, made on
+    /// first use.
+    tapped: OnceLock<taps::Tapped>,
 }
 
 impl ConvWeights {
@@ -388,6 +394,7 @@ impl ConvWeights {
             rs,
             dims: w.dims,
             groups: g,
+            tapped: OnceLock::new(),
         })
     }
 
@@ -466,6 +473,7 @@ where
         &i,
         input.as_slice(),
         &weights.filters(),
+        Some(&weights.tapped),
         bias,
         &out,
         output.as_mut_slice(),
@@ -480,6 +488,7 @@ fn run<T: ConvElement>(
     input: &Desc,
     src: &[T],
     w: &Filters<'_>,
+    cache: Option<&OnceLock<taps::Tapped>>,
     bias: Option<&[f32]>,
     output: &Desc,
     dst: &mut [f32],
@@ -491,6 +500,56 @@ fn run<T: ConvElement>(
     let [r, s] = w.rs;
     let k = w.k;
     let npix = oh * ow;
+    // the taps as a batch-reduce, every tap's input read in place, the output written in place
+    let geo = params.spatial([h, wd], [r, s])?;
+    // (one thread: the route runs one product per output row segment, each on the calling
+    // thread; a convolution on several threads takes the blocked engine, which splits it. A
+    // 1×1 layer over pixel-contiguous input is a plain GEMM below, measured faster)
+    let plain_nchw = r == 1
+        && s == 1
+        && params.stride == [1, 1]
+        && params.padding == [0, 0]
+        && input.merged_hw() == Some(1)
+        && input.t[1].step().is_some();
+    if let Some(src32) = T::as_f32(src)
+        && !plain_nchw
+        && gemm::threads(&opts, [npix, k, og]) == 1
+        && taps::plan(opts.isa, input, output)
+    {
+        let ob = taps::block(k, og);
+        // the regrouped filters: made once per `ConvWeights`, else once per call
+        let local;
+        if let Some(c) = cache
+            && c.get().is_none()
+        {
+            let _ = c.set(taps::tapped(w, groups, og, ob)?);
+        }
+        let wt: &taps::Tapped = match cache.and_then(|c| c.get()) {
+            Some(t) if t.ob == ob => t,
+            _ => {
+                local = taps::tapped(w, groups, og, ob)?;
+                &local
+            }
+        };
+        taps::run(
+            opts,
+            groups,
+            &geo,
+            input,
+            src32,
+            w.rs,
+            wt.data(),
+            ob,
+            output,
+            dst,
+        )?;
+        for n in 0..n_img {
+            for g in 0..groups {
+                epilogue(params, output, dst, &[], false, bias, n, g, og);
+            }
+        }
+        return Ok(());
+    }
     // C, per image and group: pixels × O/groups, strided when the output's spatial axes merge
     let c_strided = match (output.merged_hw(), output.t[1].step()) {
         (Some(sp), Some(so)) => Some((sp, so)),
@@ -510,8 +569,7 @@ fn run<T: ConvElement>(
         && params.padding == [0, 0]
         && input.merged_hw().is_some()
         && input.t[1].step().is_some();
-    // checked by `output_dims`: the padded input's offsets fit `isize`
-    let geo = params.spatial([h, wd], [r, s])?;
+    // (checked by `output_dims`: the padded input's offsets fit `isize`)
     let (st, pad) = (geo.st, geo.pad);
     // the taps of a group, allocated once before anything is written
     let mut tp = Vec::new();
@@ -691,7 +749,7 @@ impl Source<f32> for Group<'_> {
 }
 
 /// A strided read-only view from `origin` (the index of element (0, 0)).
-fn mat_ref(
+pub(super) fn mat_ref(
     data: &[f32],
     origin: isize,
     rows: usize,
@@ -712,7 +770,7 @@ fn mat_ref(
 }
 
 /// A strided writable view from `origin` (the index of element (0, 0)).
-fn mat_mut(
+pub(super) fn mat_mut(
     data: &mut [f32],
     origin: isize,
     rows: usize,

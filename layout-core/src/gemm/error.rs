@@ -118,6 +118,15 @@ pub enum GemmError {
         /// Elements asked for.
         elements: usize,
     },
+    /// A batch-reduce call's A and B batches differ in length.
+    BatchLength {
+        /// `"batch_reduce"`.
+        op: &'static str,
+        /// Matrices in the A batch.
+        a: usize,
+        /// Matrices in the B batch.
+        b: usize,
+    },
     /// A tensor operand is not of rank 2 (tensor entry point).
     NotMatrix {
         /// `"gemm"`.
@@ -168,6 +177,10 @@ impl fmt::Display for GemmError {
                 f,
                 "{op}: could not allocate a buffer of {elements} elements for an operand"
             ),
+            GemmError::BatchLength { op, a, b } => write!(
+                f,
+                "{op}: the A batch has {a} matrices, the B batch {b} (they pair one to one)"
+            ),
             GemmError::NotMatrix { op, operand, rank } => write!(
                 f,
                 "{op}: operand {operand} is not a rank-2 matrix (rank {rank})"
@@ -186,5 +199,6 @@ crate::error::debug_as_sentence!(GemmError {
     ShapeMismatch,
     PackedIsaMismatch,
     Allocation,
+    BatchLength,
     NotMatrix
 });

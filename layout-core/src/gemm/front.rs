@@ -9,6 +9,7 @@
 //! | empty / k = 0 / α = 0 (BLAS: α = 0 never reads A or B, β = 0 never reads C) | [`rule`], applied by [`scale_c`] |
 //! | the small-problem thread rule | [`threads`] |
 //! | the route: static → matrix × vector → unpacked → blocked | [`route`] |
+//! | the same checks and rules for a batch-reduce (`batch.rs`) | [`prepare_batch`] |
 //!
 //! The element pair ([`Pair`]) supplies the kernels of each route; it calls nothing above it.
 
@@ -25,6 +26,7 @@ use super::view::{Product, View};
 use crate::isa::Isa;
 use crate::tensor::{Storage, StorageMut, Tensor};
 use crate::walk::AnyLayout;
+use std::vec::Vec;
 
 /// The instruction set is available on this CPU and the pair has kernels for it. Runs before
 /// any shortcut: an unavailable instruction set is refused whatever α, k and the extents are.
@@ -196,6 +198,90 @@ pub(crate) fn prepare<'a, A, B, C: Scalar>(
             map: None,
         },
         b,
+        c: Out {
+            c: c.data,
+            sc,
+            cmap: None,
+        },
+    }))
+}
+
+/// Every check of a batch-reduce call `C ← α·Σᵢ Aᵢ·Bᵢ + β·C`, in [`prepare`]'s order (the
+/// batches pair up, every item's shapes agree with C, instruction set, every operand inside its
+/// slice, C injective), then BLAS's rule with k = 0 for an empty batch, and the thread rule on
+/// `m·n·k·batch`. Returns `None` when the rule finished the call. Nothing is written on error.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn prepare_batch<'a, T: Scalar>(
+    op: &'static str,
+    opts: &Options,
+    has_kernel: bool,
+    alpha: T,
+    a: &[MatRef<'a, T>],
+    b: &[MatRef<'a, T>],
+    beta: T,
+    c: MatMut<'a, T>,
+) -> Result<Option<super::batch::Batch<'a, T>>, GemmError> {
+    if a.len() != b.len() {
+        return Err(GemmError::BatchLength {
+            op,
+            a: a.len(),
+            b: b.len(),
+        });
+    }
+    let mut mkn = [c.rows, 0, c.cols];
+    for (x, y) in a.iter().zip(b) {
+        mkn = agree(op, [x.rows, x.cols], [y.rows, y.cols], [c.rows, c.cols])?;
+    }
+    isa_checked(op, opts.isa, has_kernel)?;
+    let [m, k, n] = mkn;
+    let shape = |operand, rows, cols, row_stride, col_stride| OperandShape {
+        operand,
+        rows,
+        cols,
+        row_stride,
+        col_stride,
+    };
+    let mut items = Vec::new();
+    items
+        .try_reserve_exact(a.len())
+        .map_err(|_| GemmError::Allocation {
+            op,
+            elements: a.len(),
+        })?;
+    for (x, y) in a.iter().zip(b) {
+        let sa = check_operand(
+            op,
+            shape(Operand::A, m, k, x.row_stride, x.col_stride),
+            x.data.len(),
+        )?;
+        let sb = check_operand(
+            op,
+            shape(Operand::B, k, n, y.row_stride, y.col_stride),
+            y.data.len(),
+        )?;
+        let view = |data, at| View {
+            data,
+            at,
+            map: None,
+        };
+        items.push((view(x.data, sa), view(y.data, sb)));
+    }
+    let shc = shape(Operand::C, m, n, c.row_stride, c.col_stride);
+    let sc = check_operand(op, shc, c.data.len())?;
+    check_no_overlap(op, shc)?;
+    let kk = if items.is_empty() { 0 } else { k };
+    match rule([m, kk, n], alpha == T::ZERO) {
+        Rule::Done => return Ok(None),
+        Rule::ScaleC => {
+            scale_c([m, n], beta, c.data, c_index(sc, None));
+            return Ok(None);
+        }
+        Rule::Compute => {}
+    }
+    Ok(Some(super::batch::Batch {
+        mkn,
+        threads: threads(opts, [m, k.saturating_mul(items.len()), n]),
+        items,
         c: Out {
             c: c.data,
             sc,

@@ -13,6 +13,7 @@
 //! | [`sgemm`], [`dgemm`] | strided `f32` / `f64` slices in matrixmultiply's argument order | drop-in for BLAS-style callers |
 //! | [`gemm_packed`] | B packed once ([`PackedB`]) | weights reused across calls |
 //! | [`gemm_quant`] | quantized B (GGUF Q4_0/Q8_0, GPTQ/AWQ) | inference: decode and prefill chosen by m |
+//! | [`batch_reduce`] | batches of strided `f32`/`f64` `Aᵢ`, `Bᵢ` | `C ← α·Σᵢ Aᵢ·Bᵢ + β·C`, C in registers across the batch (convolution taps) |
 //!
 //! Every entry only builds its operand views and calls the one front (`front.rs`), which
 //! checks (shapes, instruction set, each operand inside its buffer, C injective), applies
@@ -65,6 +66,7 @@
 //! assert_eq!(c, [4.0, 5.0, 10.0, 11.0]);
 //! ```
 
+mod batch;
 #[cfg(target_arch = "x86_64")]
 mod bf16;
 mod block;
@@ -104,6 +106,7 @@ mod widen;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
+pub use batch::batch_reduce;
 pub use dispatch::Isa;
 
 pub use entry::{dgemm, gemm, gemm_into_half, gemm_static, gemm_tensors_with, gemm_with, sgemm};

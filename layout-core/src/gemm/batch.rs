@@ -1,0 +1,559 @@
+//! Batch-reduce GEMM: `C ← α·Σᵢ Aᵢ·Bᵢ + β·C` over a batch of strided `Aᵢ` (m × k) and `Bᵢ`
+//! (k × n), every `Aᵢ` and `Bᵢ` read where it is, the C tile held in registers across the whole
+//! batch (the brgemm of oneDNN's `brgconv`, Georganas et al. 2020).
+//!
+//! The front (`front::prepare_batch`) checks the batch and applies the GEMM's rules; this file is
+//! the engine:
+//!
+//! - the product is oriented so that the vectorised side of C is unit stride: as is when C's
+//!   rows and every `Aᵢ`'s rows are unit stride, else `Cᵀ = Σ Bᵢᵀ·Aᵢᵀ` when C's columns and
+//!   every `Bᵢ`'s columns are;
+//! - on AVX2 + FMA (16 × 6 f32, 8 × 6 f64) and AVX-512 (32 × 12 f32, 32 × 6 f64) one tile of C
+//!   is accumulated in registers over every `(i, p)` — A loaded as vectors (masked at the m
+//!   edge), B broadcast at any strides — and written once with α and β; rows of C are blocked
+//!   so that a block of every `Aᵢ` stays in L2 while the columns stream;
+//! - otherwise (the portable kernels, or strides that suit neither orientation) each `Aᵢ·Bᵢ` runs
+//!   through the GEMM's route in turn, C accumulating in memory (β for the first, then 1).
+//!
+//! Threads split C's longer side at multiples of the tile, never the batch or k, so the result
+//! does not depend on the number of threads.
+
+#![allow(clippy::needless_range_loop)] // register tiles read best as indexed loops
+
+use std::vec::Vec;
+
+use super::block::Out;
+use super::error::GemmError;
+use super::front;
+use super::kernel::Element;
+use super::options::{MatMut, MatRef, Options};
+use super::view::{Product, View};
+use crate::isa::Isa;
+
+/// `C ← α·Σᵢ Aᵢ·Bᵢ + β·C`: a batch-reduce GEMM over strided `Aᵢ` (m × k) and `Bᵢ` (k × n), all
+/// of one shape, each read in place (nothing is packed), the C tile kept in registers across
+/// the batch on AVX2 and AVX-512 when C and every `Aᵢ` have unit-stride rows (or C and every
+/// `Bᵢ` unit-stride columns). A convolution is one: for a fixed filter tap the input pixels it
+/// reads are a strided matrix, and the output sums one product per tap.
+///
+/// The GEMM's rules apply as for [`gemm_with`](super::gemm_with): the instruction set of
+/// `opts` is checked first; an empty batch, k = 0 or α = 0 never reads A or B and sets
+/// `C ← β·C`; β = 0 never reads C; a call of at most
+/// [`PARALLEL_MIN_WORK`](super::PARALLEL_MIN_WORK) multiply-adds (`m·n·k·batch`) runs on one
+/// thread.
+///
+/// ```
+/// use layout::gemm::{MatMut, MatRef, Options, batch_reduce};
+/// // two 2×2 products summed into a column-major C: [1 2; 3 4]·I + I·[1 1; 1 1]
+/// let a0 = [1.0f32, 3.0, 2.0, 4.0]; // column-major
+/// let eye = [1.0f32, 0.0, 0.0, 1.0];
+/// let ones = [1.0f32; 4];
+/// let m = |d| MatRef { data: d, rows: 2, cols: 2, row_stride: 1, col_stride: 2 };
+/// let mut c = [f32::NAN; 4];
+/// let out = MatMut { data: &mut c[..], rows: 2, cols: 2, row_stride: 1, col_stride: 2 };
+/// batch_reduce(Options::default(), 1.0, &[m(&a0), m(&eye)], &[m(&eye), m(&ones)], 0.0, out)
+///     .unwrap();
+/// assert_eq!(c, [2.0, 4.0, 3.0, 5.0]);
+/// ```
+///
+/// # Errors
+/// [`GemmError::BatchLength`] when `a` and `b` differ in length; [`GemmError::ShapeMismatch`]
+/// when some `Aᵢ`, `Bᵢ` and C do not agree; [`GemmError::IsaUnavailable`];
+/// [`GemmError::TooShort`], [`GemmError::StrideOverflow`] for an operand outside its slice;
+/// [`GemmError::OutputOverlaps`]. Nothing is written on error.
+pub fn batch_reduce<T: Element>(
+    opts: impl Into<Options>,
+    alpha: T,
+    a: &[MatRef<'_, T>],
+    b: &[MatRef<'_, T>],
+    beta: T,
+    c: MatMut<'_, T>,
+) -> Result<(), GemmError> {
+    let opts = opts.into();
+    let Some(p) = front::prepare_batch(
+        "batch_reduce",
+        &opts,
+        T::kernel(opts.isa).is_some(),
+        alpha,
+        a,
+        b,
+        beta,
+        c,
+    )?
+    else {
+        return Ok(());
+    };
+    run(opts, alpha, beta, p);
+    Ok(())
+}
+
+/// A checked batch: every `Aᵢ` (m × k) and `Bᵢ` (k × n) inside its slice, C injective, the
+/// instruction set available, m, n, k > 0, α ≠ 0 and the batch non-empty (the front's rules
+/// have run).
+pub(crate) struct Batch<'a, T> {
+    pub mkn: [usize; 3],
+    pub threads: usize,
+    pub items: Vec<(View<'a, T>, View<'a, T>)>,
+    pub c: Out<'a, T>,
+}
+
+/// Runs a checked batch: the register-tile kernels where the instruction set and strides allow,
+/// else one routed product per item.
+fn run<T: Element>(opts: Options, alpha: T, beta: T, p: Batch<'_, T>) {
+    if fast(opts.isa, alpha, beta, &p) {
+        return;
+    }
+    let Batch {
+        mkn,
+        threads,
+        items,
+        c,
+    } = p;
+    let Out { c, sc, cmap } = c;
+    for (t, (a, b)) in items.into_iter().enumerate() {
+        front::route::<T, T>(Product {
+            mkn,
+            isa: opts.isa,
+            threads,
+            packing: opts.packing,
+            alpha,
+            beta: if t == 0 { beta } else { T::ONE },
+            a,
+            b,
+            c: Out {
+                c: &mut *c,
+                sc,
+                cmap,
+            },
+        });
+    }
+}
+
+/// One item of an oriented batch: `A(i, p) = a + i + p·lda`, `B(p, j) = b + p·rsb + j·csb`.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(crate) struct Item<T> {
+    a: *const T,
+    lda: isize,
+    b: *const T,
+    rsb: isize,
+    csb: isize,
+}
+
+/// An oriented batch for the register-tile kernels: every A's rows unit stride;
+/// `C(i, j) = c + i·crs + j·ldc`.
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct Shape<'s, T> {
+    m: usize,
+    k: usize,
+    n: usize,
+    alpha: T,
+    beta: T,
+    items: &'s [Item<T>],
+    c: *mut T,
+    ldc: isize,
+    crs: isize,
+}
+
+/// Runs `p` on the register-tile kernels of `isa` for `T` (f32 or f64 on AVX2 or AVX-512) when
+/// the strides suit one orientation; `false`, nothing touched, otherwise.
+fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::any::TypeId;
+        if !matches!(isa, Isa::Avx2 | Isa::Avx512) || p.c.cmap.is_some() {
+            return false;
+        }
+        let [m, k, n] = p.mkn;
+        let unit = |s: isize, e: usize| s == 1 || e == 1;
+        let sc = p.c.sc;
+        let plain = p
+            .items
+            .iter()
+            .all(|(a, b)| a.map.is_none() && b.map.is_none());
+        if !plain {
+            return false;
+        }
+        // the vectorised side: the operand loaded as vectors must be unit stride along it (every
+        // Aᵢ's rows as is, every Bᵢ's columns for Cᵀ); C is written as vectors where it is unit
+        // stride along it too, else lane by lane (once per tile, after the whole batch). Of two
+        // possible sides, the one whose tiles are fuller, then the one where C is unit stride.
+        let a_ok = p.items.iter().all(|(a, _)| unit(a.at.rs, m));
+        let b_ok = p.items.iter().all(|(_, b)| unit(b.at.cs, n));
+        let mr = match (core::mem::size_of::<T>(), isa) {
+            (4, Isa::Avx512) | (8, Isa::Avx512) => 32,
+            (8, _) => 8,
+            _ => 16,
+        };
+        // tile fullness along a side of `e`, in units of 1/1024
+        let full = |e: usize| e * 1024 / (e.div_ceil(mr) * mr).max(1);
+        let as_is = a_ok
+            && (!b_ok
+                || full(m) > full(n)
+                || (full(m) == full(n) && (unit(sc.rs, m) || !unit(sc.cs, n))));
+        let swapped = !as_is && b_ok;
+        if !as_is && !swapped {
+            return false;
+        }
+        let mut items = Vec::with_capacity(p.items.len());
+        for (a, b) in &p.items {
+            // SAFETY: the origins are elements (0, 0) of checked operands, inside their slices.
+            let (pa, pb) = unsafe {
+                (
+                    a.data.as_ptr().offset(a.at.origin),
+                    b.data.as_ptr().offset(b.at.origin),
+                )
+            };
+            items.push(if as_is {
+                Item {
+                    a: pa,
+                    lda: a.at.cs,
+                    b: pb,
+                    rsb: b.at.rs,
+                    csb: b.at.cs,
+                }
+            } else {
+                // Cᵀ = Σ Bᵢᵀ·Aᵢᵀ: Bᵢᵀ (n × k) is the vectorised operand, Aᵢᵀ (k × m) broadcast
+                Item {
+                    a: pb,
+                    lda: b.at.rs,
+                    b: pa,
+                    rsb: a.at.cs,
+                    csb: a.at.rs,
+                }
+            });
+        }
+        // SAFETY: the origin of a checked C is its element (0, 0), inside its slice.
+        let cptr = unsafe { p.c.c.as_ptr().offset(sc.origin) as *mut T };
+        let s = Shape {
+            m: if as_is { m } else { n },
+            k,
+            n: if as_is { n } else { m },
+            alpha,
+            beta,
+            items: &items,
+            c: cptr,
+            ldc: if as_is { sc.cs } else { sc.rs },
+            crs: if as_is { sc.rs } else { sc.cs },
+        };
+        // SAFETY: `T` is the element of the kernels it is cast to (equal `TypeId`s), so every
+        // pointer and value keeps its type; the instruction set was checked available by the
+        // front; the oriented operands have unit-stride rows and every element of them is in
+        // bounds (checked); C is written only through `cptr`, which `p.c.c` (a `&mut`) owns for
+        // the call.
+        unsafe {
+            let id = TypeId::of::<T>();
+            if id == TypeId::of::<f32>() {
+                let s: &Shape<'_, f32> = &*(&s as *const Shape<'_, T>).cast();
+                split(s, p.threads, isa, kernels_f32);
+            } else if id == TypeId::of::<f64>() {
+                let s: &Shape<'_, f64> = &*(&s as *const Shape<'_, T>).cast();
+                split(s, p.threads, isa, kernels_f64);
+            } else {
+                return false;
+            }
+        }
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (isa, alpha, beta, p);
+        false
+    }
+}
+
+/// The tile kernels of one element type: `(AVX2, AVX-512)` entries, each running rows
+/// `rows` × columns `cols` of an oriented batch, with the tile shape `(MR, NR)`.
+#[cfg(target_arch = "x86_64")]
+type Entry<T> = (unsafe fn(&Shape<'_, T>, [usize; 4]), usize, usize);
+
+#[cfg(target_arch = "x86_64")]
+fn kernels_f32(isa: Isa) -> Entry<f32> {
+    if isa == Isa::Avx512 {
+        (x86::avx512_f32, 32, 12)
+    } else {
+        (x86::avx2_f32, 16, 6)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn kernels_f64(isa: Isa) -> Entry<f64> {
+    if isa == Isa::Avx512 {
+        (x86::avx512_f64, 32, 6)
+    } else {
+        (x86::avx2_f64, 8, 6)
+    }
+}
+
+/// The base pointers of one call, shared by its threads.
+#[cfg(target_arch = "x86_64")]
+struct Shared<'a, 's, T>(&'a Shape<'s, T>);
+// SAFETY: the threads of one call write disjoint row or column ranges of C (an operand checked
+// to have no two elements at one location) and only read the A and B items; they do not outlive
+// the call (scoped threads).
+#[cfg(target_arch = "x86_64")]
+unsafe impl<T> Sync for Shared<'_, '_, T> {}
+
+#[cfg(target_arch = "x86_64")]
+impl<'a, 's, T> Shared<'a, 's, T> {
+    /// The shape (a method, so that a closure captures the whole `Sync` wrapper).
+    fn get(&self) -> &'a Shape<'s, T> {
+        self.0
+    }
+}
+
+/// Splits C's longer side among `threads` at multiples of the tile and runs the kernel.
+///
+/// # Safety
+/// As the kernel entries: the instruction set of `isa` is available; `s` is an oriented batch
+/// whose every element is in bounds.
+#[cfg(target_arch = "x86_64")]
+unsafe fn split<T>(s: &Shape<'_, T>, threads: usize, isa: Isa, table: fn(Isa) -> Entry<T>) {
+    let (kern, mr, nr) = table(isa);
+    let (along_m, len, unit) = if s.m >= s.n {
+        (true, s.m, mr)
+    } else {
+        (false, s.n, nr)
+    };
+    let units = len.div_ceil(unit);
+    let parts = threads.clamp(1, units.max(1));
+    if parts == 1 {
+        // SAFETY: the caller's contract; the whole of C.
+        return unsafe { kern(s, [0, s.m, 0, s.n]) };
+    }
+    let (m, n) = (s.m, s.n);
+    let shared = Shared(s);
+    let shared = &shared;
+    super::threads::split(parts, &|t| {
+        let lo = (units * t / parts * unit).min(len);
+        let hi = (units * (t + 1) / parts * unit).min(len);
+        let range = if along_m {
+            [lo, hi, 0, n]
+        } else {
+            [0, m, lo, hi]
+        };
+        // SAFETY: the caller's contract; the parts write disjoint ranges of C.
+        unsafe { kern(shared.get(), range) }
+    });
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    //! The register tiles on the `Lanes` of the unpacked kernels (`direct.rs`).
+
+    use super::super::direct::{Avx2D, Avx2S, Avx512D, Avx512S, Lanes};
+    use super::super::kernel::Scalar;
+    use super::Shape;
+
+    /// Bytes of the rows block of every A item that stays in L2 while the columns stream
+    /// (a quarter of Zen 3's 512 KiB L2, as the unpacked kernels).
+    const BLOCK_BYTES: usize = 1 << 17;
+
+    /// One tile: rows `i .. i + rows` (`rows ≤ MV·LANES`, the last vector masked) × columns
+    /// `j .. j + NR`, accumulated over every item and k step, then `α·acc + β·C` written.
+    ///
+    /// # Safety
+    /// The instruction set of `L`; every A(i', p), B(p, j'), C(i', j') of the tile of every item
+    /// is an element of its operand.
+    #[inline(always)]
+    unsafe fn tile<L: Lanes, const MV: usize, const NR: usize, const FULL: bool>(
+        s: &Shape<'_, L::E>,
+        i: usize,
+        j: usize,
+        rows: usize,
+    ) {
+        // SAFETY: (whole body) the caller's contract bounds every address; the mask covers the
+        // m edge of the last vector, the others are whole.
+        unsafe {
+            let mask = L::mask(rows - (MV - 1) * L::LANES);
+            let whole = |v: usize| FULL || v + 1 < MV;
+            let mut acc = [[L::zero(); MV]; NR];
+            for it in s.items {
+                let mut a = it.a.add(i);
+                let mut b = it.b.offset(j as isize * it.csb);
+                for _ in 0..s.k {
+                    let mut av = [L::zero(); MV];
+                    for v in 0..MV {
+                        av[v] = if whole(v) {
+                            L::load_full(a.add(v * L::LANES))
+                        } else {
+                            L::load(mask, a.add(v * L::LANES))
+                        };
+                    }
+                    for jj in 0..NR {
+                        let bj = L::splat(*b.offset(jj as isize * it.csb));
+                        for v in 0..MV {
+                            acc[jj][v] = L::fma(av[v], bj, acc[jj][v]);
+                        }
+                    }
+                    a = a.offset(it.lda);
+                    b = b.offset(it.rsb);
+                }
+            }
+            let alpha = L::splat(s.alpha);
+            let read_c = s.beta != <L::E as Scalar>::ZERO;
+            let beta = L::splat(s.beta);
+            if s.crs == 1 {
+                for jj in 0..NR {
+                    let col = s.c.offset((j + jj) as isize * s.ldc).add(i);
+                    for v in 0..MV {
+                        let p = col.add(v * L::LANES);
+                        let mut r = L::vmul(alpha, acc[jj][v]);
+                        if read_c {
+                            let old = if whole(v) {
+                                L::load_full(p)
+                            } else {
+                                L::load(mask, p)
+                            };
+                            r = L::fma(beta, old, r);
+                        }
+                        if whole(v) {
+                            L::store_full(p, r)
+                        } else {
+                            L::store(mask, p, r)
+                        }
+                    }
+                }
+            } else {
+                // C strided along the vectorised side: each lane gathered and scattered through
+                // a stack vector (the same arithmetic as above, lane by lane in memory)
+                let mut lanes = [<L::E as Scalar>::ZERO; 16];
+                for jj in 0..NR {
+                    let col = s.c.offset((j + jj) as isize * s.ldc);
+                    for v in 0..MV {
+                        let n = (rows - v * L::LANES).min(L::LANES);
+                        let at = |l: usize| col.offset((i + v * L::LANES + l) as isize * s.crs);
+                        let mut r = L::vmul(alpha, acc[jj][v]);
+                        if read_c {
+                            for l in 0..n {
+                                lanes[l] = *at(l);
+                            }
+                            r = L::fma(beta, L::load_full(lanes.as_ptr()), r);
+                        }
+                        L::store_full(lanes.as_mut_ptr(), r);
+                        for l in 0..n {
+                            *at(l) = lanes[l];
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`tile`] with `FULL` chosen from `rows`.
+    ///
+    /// # Safety
+    /// As [`tile`].
+    #[inline(always)]
+    unsafe fn tile_any<L: Lanes, const MV: usize, const NR: usize>(
+        s: &Shape<'_, L::E>,
+        i: usize,
+        j: usize,
+        rows: usize,
+    ) {
+        // SAFETY: forwarded contract.
+        unsafe {
+            if rows == MV * L::LANES {
+                tile::<L, MV, NR, true>(s, i, j, rows)
+            } else {
+                tile::<L, MV, NR, false>(s, i, j, rows)
+            }
+        }
+    }
+
+    /// The loops over one part `[r0, r1, c0, c1]` of C: blocks of rows whose A items stay in
+    /// L2, the columns streamed in tiles of `NR`, the rows in tiles of `MV·LANES`; `by` runs the
+    /// tile of `mv` vectors and `nr` columns.
+    ///
+    /// # Safety
+    /// As [`tile`] for every tile of the part (the part lies inside C).
+    #[inline(always)]
+    unsafe fn part<L: Lanes, const MV: usize, const NR: usize>(
+        s: &Shape<'_, L::E>,
+        [r0, r1, c0, c1]: [usize; 4],
+        by: impl Fn(usize, usize, usize, usize, usize),
+    ) {
+        let mr = MV * L::LANES;
+        let size = core::mem::size_of::<L::E>();
+        let per_row =
+            s.k.saturating_mul(s.items.len())
+                .saturating_mul(size)
+                .max(1);
+        let mc = (BLOCK_BYTES / per_row / mr).max(1) * mr;
+        let mut i0 = r0;
+        while i0 < r1 {
+            let i1 = (i0 + mc).min(r1);
+            let mut j = c0;
+            while j < c1 {
+                let nr = (c1 - j).min(NR);
+                let mut i = i0;
+                while i < i1 {
+                    let rows = (i1 - i).min(mr);
+                    by(rows.div_ceil(L::LANES), nr, i, j, rows);
+                    i += mr;
+                }
+                j += NR;
+            }
+            i0 = i1;
+        }
+    }
+
+    /// `$name::<L, MV>(nr, …)`: the tile of exactly `nr` columns (one instantiation per width).
+    macro_rules! by_nr {
+        ($name:ident, [$($nrs:literal)*]) => {
+            /// The tile of `nr` columns.
+            ///
+            /// # Safety
+            /// As [`tile`] with NR = `nr`.
+            #[inline(always)]
+            unsafe fn $name<L: Lanes, const MV: usize>(
+                nr: usize,
+                s: &Shape<'_, L::E>,
+                i: usize,
+                j: usize,
+                rows: usize,
+            ) {
+                // SAFETY: forwarded contract.
+                unsafe {
+                    match nr {
+                        $($nrs => tile_any::<L, MV, $nrs>(s, i, j, rows),)*
+                        _ => unreachable!("a tile of {nr} columns"),
+                    }
+                }
+            }
+        };
+    }
+    by_nr!(by_nr_6, [1 2 3 4 5 6]);
+    by_nr!(by_nr_12, [1 2 3 4 5 6 7 8 9 10 11 12]);
+
+    /// One entry per element type and instruction set: the tile dispatch on (vectors, columns).
+    macro_rules! entry {
+        ($name:ident, $l:ident, $feat:literal, $nr:literal, $by:ident, [$($mv:literal)*]) => {
+            /// The register-tile batch kernel on one part `[r0, r1, c0, c1]` of C.
+            ///
+            /// # Safety
+            /// The instruction set is available; `s` is an oriented batch (C's and every A's
+            /// rows unit stride) whose every element is in bounds; the part lies inside C and
+            /// no other thread writes it.
+            #[target_feature(enable = $feat)]
+            pub(super) unsafe fn $name(s: &Shape<'_, <$l as Lanes>::E>, range: [usize; 4]) {
+                const MV: usize = [$($mv),*].len();
+                let by = |mv: usize, nr: usize, i: usize, j: usize, rows: usize| {
+                    // SAFETY: the tile lies inside the part (rows ≤ mv·LANES, nr ≤ NR).
+                    unsafe {
+                        match mv {
+                            $($mv => $by::<$l, $mv>(nr, s, i, j, rows),)*
+                            _ => unreachable!("a tile of {mv} vectors"),
+                        }
+                    }
+                };
+                // SAFETY: forwarded contract; the instruction set is enabled here.
+                unsafe { part::<$l, MV, $nr>(s, range, by) }
+            }
+        };
+    }
+    entry!(avx2_f32, Avx2S, "avx2,fma", 6, by_nr_6, [1 2]);
+    entry!(avx2_f64, Avx2D, "avx2,fma", 6, by_nr_6, [1 2]);
+    entry!(avx512_f32, Avx512S, "avx512f", 12, by_nr_12, [1 2]);
+    entry!(avx512_f64, Avx512D, "avx512f", 6, by_nr_6, [1 2 3 4]);
+}
