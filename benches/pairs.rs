@@ -2,7 +2,8 @@
 //! f16 (× → f32), u8×i8 and i8×i8 (→ i32), row-major operands, public API only. Prints
 //! GFLOP/s (GOP/s for integers: 2·m·n·k per product) and the ratio to f32 in the same round.
 //!
-//! `cargo bench --bench pairs` (`-- 256 1024 1x4096x4096` picks sizes, `--threads N`).
+//! `cargo bench --bench pairs` (`-- 256 1024 1x4096x4096` picks sizes, `--threads N`;
+//! `PAIRS=Q4,u8` keeps f32 and the rows whose names contain one of those words).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -280,6 +281,13 @@ fn main() {
     println!("{threads} thread(s); GFLOP/s (GOP/s), median over rounds; ratio to f32 per round");
     for (m, k, n) in sizes {
         let mut runs = pairs((m, k, n), threads);
+        if let Ok(keep) = std::env::var("PAIRS") {
+            let mut first = true;
+            runs.retain(|(name, _)| {
+                let f = std::mem::replace(&mut first, false);
+                f || keep.split(',').any(|w| name.contains(w))
+            });
+        }
         let flops = 2.0 * (m * k * n) as f64;
         let reps = ((2e9 / flops) as usize).clamp(1, 200);
         let rounds = 7;

@@ -185,15 +185,15 @@ pub fn gemm_quant<'q>(
         );
         return Ok(());
     }
-    // prefill on Q4_0 with 8-bit activations (asked for): integer dot products per block
-    if int8 && let QuantRef::Q4_0(q4) = q {
+    // prefill with 8-bit activations (asked for): integer dot products per block
+    if int8 && super::q4i8::supports(q) {
         super::q4i8::run(
             opts.isa,
             p.threads,
             p.mkn,
             alpha,
             p.a,
-            q4,
+            q,
             beta,
             (p.c.c, p.c.sc),
         );
