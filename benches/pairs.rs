@@ -77,7 +77,42 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
     let mut cq = vec![0f32; m * n];
     let (q4b, af4, mut cq8) = (q4.clone(), af.clone(), vec![0f32; m * n]);
     let mut cp = vec![0f32; m * n];
-    vec![
+    // Q8_0 and AWQ (groups of 128) on the same weights: the f32 route and 8-bit activations
+    let q8 = layout::packed::quantize_q8_0(k, n, &bf).unwrap();
+    let awq = (k % 128 == 0).then(|| {
+        layout::packed::quantize_group4(k, n, &bf, 128, layout::packed::Group4Format::Awq)
+            .unwrap()
+    });
+    let quant_rows: Vec<(&'static str, Run)> = [
+        ("Q8_0, f32 acts", false, false),
+        ("Q8_0, int8 acts", false, true),
+        ("AWQ g128, f32 acts", true, false),
+        ("AWQ g128, int8 acts", true, true),
+    ]
+    .into_iter()
+    .filter(|&(_, g, _)| !g || awq.is_some())
+    .map(|(name, g, int8)| -> (&'static str, Run) {
+        let (q8, awq, a) = (q8.clone(), awq.clone(), af.clone());
+        let mut c = vec![0f32; m * n];
+        (
+            name,
+            Box::new(move || {
+                let q: layout::packed::QuantRef<'_> = match &awq {
+                    Some(w) if g => w.into(),
+                    _ => (&q8).into(),
+                };
+                let q = if int8 {
+                    gemm::QuantB::int8_activations(q)
+                } else {
+                    q.into()
+                };
+                gemm::gemm_quant(opts, 1.0, mat(black_box(&a), m, k), q, 0.0, out(&mut c, m, n))
+                    .unwrap()
+            }),
+        )
+    })
+    .collect();
+    let mut rows: Vec<(&'static str, Run)> = vec![
         (
             "f32×f32→f32",
             Box::new(move || {
@@ -246,7 +281,9 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
                 .unwrap()
             }),
         ),
-    ]
+    ];
+    rows.extend(quant_rows);
+    rows
 }
 
 fn median(v: &mut [f64]) -> f64 {

@@ -114,7 +114,16 @@ trait Weights: Sync {
     /// Panel `jp` (columns `8·jp ..`, those past n: codes 0, scales 0): `codes`
     /// `[block][plane][quad][column][4]`, `scales` `[block][plane][column]` (the plane's
     /// weight folded in), `zeros` `[block][column]` (`ZCOL` only).
-    fn unpack(&self, jp: usize, codes: &mut [u8], scales: &mut [f32], zeros: &mut [f32]);
+    fn unpack(&self, isa: Isa, jp: usize, codes: &mut [u8], scales: &mut [f32], zeros: &mut [f32]);
+}
+
+/// Column `c`'s 32 codes of one block (in k order) into a plane: its k quads as 32-bit units,
+/// one every 32 bytes.
+#[inline(always)]
+fn put_column(plane: &mut [u8], c: usize, codes: &[u8; QK]) {
+    for (q, quad) in codes.chunks_exact(4).enumerate() {
+        plane[q * 4 * NB + c * 4..q * 4 * NB + c * 4 + 4].copy_from_slice(quad);
+    }
 }
 
 /// Where code `e` (0..32) of column `c` goes in a plane.
@@ -132,7 +141,7 @@ impl Weights for GgufMatrix<BlockQ4_0> {
     fn n(&self) -> usize {
         GgufMatrix::n(self)
     }
-    fn unpack(&self, jp: usize, codes: &mut [u8], scales: &mut [f32], _: &mut [f32]) {
+    fn unpack(&self, _: Isa, jp: usize, codes: &mut [u8], scales: &mut [f32], _: &mut [f32]) {
         codes.fill(0);
         scales.fill(0.0);
         for c in 0..NB.min(self.n() - jp * NB) {
@@ -140,12 +149,13 @@ impl Weights for GgufMatrix<BlockQ4_0> {
                 continue;
             };
             for (bi, blk) in col.iter().enumerate() {
-                let plane = &mut codes[bi * PLANE..(bi + 1) * PLANE];
                 // codes 0..16 in the low nibbles, 16..32 in the high ones
-                for (h, &x) in blk.qs.iter().enumerate() {
-                    plane[slot(h, c)] = x & 0x0F;
-                    plane[slot(h + QK / 2, c)] = x >> 4;
+                let mut v = [0u8; QK];
+                let (lo, hi) = v.split_at_mut(QK / 2);
+                for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(&blk.qs) {
+                    (*l, *h) = (x & 0x0F, x >> 4);
                 }
+                put_column(&mut codes[bi * PLANE..(bi + 1) * PLANE], c, &v);
                 scales[bi * NB + c] = blk.d.to_f32();
             }
         }
@@ -161,7 +171,7 @@ impl Weights for GgufMatrix<BlockQ8_0> {
     fn n(&self) -> usize {
         GgufMatrix::n(self)
     }
-    fn unpack(&self, jp: usize, codes: &mut [u8], scales: &mut [f32], _: &mut [f32]) {
+    fn unpack(&self, _: Isa, jp: usize, codes: &mut [u8], scales: &mut [f32], _: &mut [f32]) {
         codes.fill(0);
         scales.fill(0.0);
         for c in 0..NB.min(self.n() - jp * NB) {
@@ -171,11 +181,13 @@ impl Weights for GgufMatrix<BlockQ8_0> {
             for (bi, blk) in col.iter().enumerate() {
                 let (hi, lo) = codes[bi * 2 * PLANE..(bi + 1) * 2 * PLANE].split_at_mut(PLANE);
                 // q + 128 = 16·h + l: q = 16·(h − 8) + l
-                for (e, &x) in blk.qs.iter().enumerate() {
+                let (mut h, mut l) = ([0u8; QK], [0u8; QK]);
+                for ((h, l), &x) in h.iter_mut().zip(l.iter_mut()).zip(&blk.qs) {
                     let u = (x as u8) ^ 0x80;
-                    hi[slot(e, c)] = u >> 4;
-                    lo[slot(e, c)] = u & 0x0F;
+                    (*h, *l) = (u >> 4, u & 0x0F);
                 }
+                put_column(hi, c, &h);
+                put_column(lo, c, &l);
                 let d = blk.d.to_f32();
                 scales[bi * 2 * NB + c] = 16.0 * d;
                 scales[bi * 2 * NB + NB + c] = d;
@@ -193,7 +205,7 @@ impl Weights for Group4Matrix {
     fn n(&self) -> usize {
         Group4Matrix::n(self)
     }
-    fn unpack(&self, jp: usize, codes: &mut [u8], scales: &mut [f32], zeros: &mut [f32]) {
+    fn unpack(&self, isa: Isa, jp: usize, codes: &mut [u8], scales: &mut [f32], zeros: &mut [f32]) {
         let (k, n, g) = (self.k(), self.n(), self.group());
         codes.fill(0);
         scales.fill(0.0);
@@ -207,20 +219,32 @@ impl Weights for Group4Matrix {
                 // rows 8r .. 8r + 8 of column j in word r·n + j
                 Access::Gptq => {
                     for c in 0..cols {
-                        for r in 0..QK / 8 {
+                        let mut v = [0u8; QK];
+                        for (r, v8) in v.chunks_exact_mut(8).enumerate() {
                             let w = word((bi * QK / 8 + r) * n + jp * NB + c);
-                            for e in 0..8 {
-                                plane[slot(8 * r + e, c)] = ((w >> (4 * e)) & 0xF) as u8;
+                            for (e, x) in v8.iter_mut().enumerate() {
+                                *x = ((w >> (4 * e)) & 0xF) as u8;
                             }
                         }
+                        put_column(plane, c, &v);
                     }
                 }
                 // row p's eight columns 8·jp .. in word (p·n)/8 + jp (n a multiple of 8)
                 Access::Awq => {
-                    for e in 0..QK {
-                        let w = word(((bi * QK + e) * n) / 8 + jp);
+                    for q in 0..QK / 4 {
+                        let w = [0, 1, 2, 3].map(|t| word(((bi * QK + 4 * q + t) * n) / 8 + jp));
+                        let out = &mut plane[q * 4 * NB..(q + 1) * 4 * NB];
+                        #[cfg(target_arch = "x86_64")]
+                        if isa >= Isa::Avx2 {
+                            // SAFETY: AVX2 (hence SSSE3) available: the front checked `isa`.
+                            unsafe { x86::awq_quad(w, out) };
+                            continue;
+                        }
+                        let _ = isa;
                         for (c, &sh) in crate::packed::AWQ_SHIFT.iter().enumerate() {
-                            plane[slot(e, c)] = ((w >> sh) & 0xF) as u8;
+                            for (t, &wt) in w.iter().enumerate() {
+                                out[c * 4 + t] = ((wt >> sh) & 0xF) as u8;
+                            }
                         }
                     }
                 }
@@ -321,7 +345,7 @@ fn run_with<W: Weights>(
         let mut scales = std::vec![0f32; kb * W::PLANES * NB];
         let mut zeros = std::vec![0f32; if W::ZCOL { kb * NB } else { 0 }];
         for jp in panels * t / parts..panels * (t + 1) / parts {
-            b.unpack(jp, &mut codes, &mut scales, &mut zeros);
+            b.unpack(isa, jp, &mut codes, &mut scales, &mut zeros);
             let panel = Panel {
                 codes: &codes,
                 scales: &scales,
@@ -411,6 +435,43 @@ mod x86 {
     use core::arch::x86_64::*;
 
     use super::{ATILE, MB, NB, PLANE, QK, Weights};
+
+    /// Four AWQ words (rows `4q .. 4q + 4`, eight columns each) into one k quad of a plane:
+    /// `out[4c + t]` = column c's code in word t. Column c sits at bit `AWQ_SHIFT[c]`: the
+    /// low nibbles of bytes 0, 2, 1, 3 hold columns 0, 1, 4, 5, the high ones 2, 3, 6, 7.
+    ///
+    /// # Safety
+    /// SSSE3 available.
+    #[target_feature(enable = "ssse3")]
+    pub(super) unsafe fn awq_quad(w: [u32; 4], out: &mut [u8]) {
+        assert!(out.len() >= 32);
+        let v = _mm_set_epi32(w[3] as i32, w[2] as i32, w[1] as i32, w[0] as i32);
+        let m = _mm_set1_epi8(0x0F);
+        let (lo, hi) = (_mm_and_si128(v, m), _mm_and_si128(_mm_srli_epi16(v, 4), m));
+        // byte b of word t is at 4t + b; -1 writes a zero
+        let pick = |b0: i8, b1: i8, first: bool| {
+            let x = [b0, b0 + 4, b0 + 8, b0 + 12, b1, b1 + 4, b1 + 8, b1 + 12];
+            let z = [-1i8; 8];
+            let (a, b) = if first { (x, z) } else { (z, x) };
+            _mm_setr_epi8(
+                a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], b[0], b[1], b[2], b[3], b[4], b[5],
+                b[6], b[7],
+            )
+        };
+        let c0123 = _mm_or_si128(
+            _mm_shuffle_epi8(lo, pick(0, 2, true)),
+            _mm_shuffle_epi8(hi, pick(0, 2, false)),
+        );
+        let c4567 = _mm_or_si128(
+            _mm_shuffle_epi8(lo, pick(1, 3, true)),
+            _mm_shuffle_epi8(hi, pick(1, 3, false)),
+        );
+        // SAFETY: `out` holds 32 bytes (asserted above); unaligned stores.
+        unsafe {
+            _mm_storeu_si128(out.as_mut_ptr().cast(), c0123);
+            _mm_storeu_si128(out.as_mut_ptr().add(16).cast(), c4567);
+        }
+    }
 
     /// One tile of A and one panel of B, as [`super::tile`] slices them.
     pub(super) struct Tile<'a> {
