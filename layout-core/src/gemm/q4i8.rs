@@ -29,6 +29,7 @@
 //! element); on integer-valued A whose blocks each reach ±127 (so `d_a = 1`) and B whose scales
 //! are exact, the result is exact.
 
+use core::ops::Range;
 use std::vec::Vec;
 
 use super::check::Strided;
@@ -39,11 +40,15 @@ use crate::packed::{Access, BlockQ4_0, BlockQ8_0, GgufMatrix, Group4Matrix, QK, 
 /// Columns per panel (one ymm of `f32`).
 const NB: usize = 8;
 /// Rows per tile.
-const MB: usize = 6;
+const MB: usize = 4;
 /// Code bytes per block, plane and panel: 8 quads × 8 columns × 4.
 const PLANE: usize = QK * NB;
 /// Code bytes per block and tile of A: 8 quads × 6 rows × 4.
 const ATILE: usize = QK * MB;
+/// Blocks of k per pass over the tiles of A (512 k values: A's rows of them stay in L2).
+const KCB: usize = 16;
+/// Panels of B per pass over A (their `f32` sums kept between the passes).
+const NCP: usize = 8;
 
 /// Whether `q` takes this route: `Q4_0`, `Q8_0`, and groups of a multiple of 32 rows whose
 /// zero points are exact and whose scale may be factored out of a group's sum.
@@ -111,10 +116,17 @@ trait Weights: Sync {
     const ZCOL: bool;
     fn k(&self) -> usize;
     fn n(&self) -> usize;
-    /// Panel `jp` (columns `8·jp ..`, those past n: codes 0, scales 0): `codes`
-    /// `[block][plane][quad][column][4]`, `scales` `[block][plane][column]` (the plane's
-    /// weight folded in), `zeros` `[block][column]` (`ZCOL` only).
-    fn unpack(&self, isa: Isa, jp: usize, codes: &mut [u8], scales: &mut [f32], zeros: &mut [f32]);
+    /// Blocks `blocks` of panel `jp` (columns `8·jp ..`, those past n: codes 0, scales 0):
+    /// `codes` `[block][plane][quad][column][4]`, `scales` `[block][plane][column]` (the
+    /// plane's weight folded in), `zeros` `[block][column]` (`ZCOL` only).
+    fn unpack(&self, isa: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>);
+}
+
+/// The buffers [`Weights::unpack`] fills.
+struct Out<'a> {
+    codes: &'a mut [u8],
+    scales: &'a mut [f32],
+    zeros: &'a mut [f32],
 }
 
 /// Column `c`'s 32 codes of one block (in k order) into a plane: its k quads as 32-bit units,
@@ -141,14 +153,15 @@ impl Weights for GgufMatrix<BlockQ4_0> {
     fn n(&self) -> usize {
         GgufMatrix::n(self)
     }
-    fn unpack(&self, _: Isa, jp: usize, codes: &mut [u8], scales: &mut [f32], _: &mut [f32]) {
+    fn unpack(&self, _: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>) {
+        let Out { codes, scales, .. } = out;
         codes.fill(0);
         scales.fill(0.0);
         for c in 0..NB.min(self.n() - jp * NB) {
             let Some(col) = self.column(jp * NB + c) else {
                 continue;
             };
-            for (bi, blk) in col.iter().enumerate() {
+            for (bi, blk) in col[blocks.clone()].iter().enumerate() {
                 // codes 0..16 in the low nibbles, 16..32 in the high ones
                 let mut v = [0u8; QK];
                 let (lo, hi) = v.split_at_mut(QK / 2);
@@ -171,14 +184,15 @@ impl Weights for GgufMatrix<BlockQ8_0> {
     fn n(&self) -> usize {
         GgufMatrix::n(self)
     }
-    fn unpack(&self, _: Isa, jp: usize, codes: &mut [u8], scales: &mut [f32], _: &mut [f32]) {
+    fn unpack(&self, _: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>) {
+        let Out { codes, scales, .. } = out;
         codes.fill(0);
         scales.fill(0.0);
         for c in 0..NB.min(self.n() - jp * NB) {
             let Some(col) = self.column(jp * NB + c) else {
                 continue;
             };
-            for (bi, blk) in col.iter().enumerate() {
+            for (bi, blk) in col[blocks.clone()].iter().enumerate() {
                 let (hi, lo) = codes[bi * 2 * PLANE..(bi + 1) * 2 * PLANE].split_at_mut(PLANE);
                 // q + 128 = 16·h + l: q = 16·(h − 8) + l
                 let (mut h, mut l) = ([0u8; QK], [0u8; QK]);
@@ -205,16 +219,21 @@ impl Weights for Group4Matrix {
     fn n(&self) -> usize {
         Group4Matrix::n(self)
     }
-    fn unpack(&self, isa: Isa, jp: usize, codes: &mut [u8], scales: &mut [f32], zeros: &mut [f32]) {
-        let (k, n, g) = (self.k(), self.n(), self.group());
+    fn unpack(&self, isa: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>) {
+        let Out {
+            codes,
+            scales,
+            zeros,
+        } = out;
+        let (n, g) = (self.n(), self.group());
         codes.fill(0);
         scales.fill(0.0);
         zeros.fill(0.0);
         let cols = NB.min(n - jp * NB);
         let bytes = self.weights().as_bytes();
         let word = |w: usize| u32::from_le_bytes(bytes[4 * w..4 * w + 4].try_into().unwrap());
-        for bi in 0..k / QK {
-            let plane = &mut codes[bi * PLANE..(bi + 1) * PLANE];
+        for (o, bi) in blocks.enumerate() {
+            let plane = &mut codes[o * PLANE..(o + 1) * PLANE];
             match self.access() {
                 // rows 8r .. 8r + 8 of column j in word r·n + j
                 Access::Gptq => {
@@ -258,8 +277,8 @@ impl Weights for Group4Matrix {
             }
             let gi = bi * QK / g;
             for c in 0..cols {
-                scales[bi * NB + c] = self.scales()[gi * n + jp * NB + c];
-                zeros[bi * NB + c] = self.zero(gi, jp * NB + c);
+                scales[o * NB + c] = self.scales()[gi * n + jp * NB + c];
+                zeros[o * NB + c] = self.zero(gi, jp * NB + c);
             }
         }
     }
@@ -338,29 +357,52 @@ fn run_with<W: Weights>(
         beta,
     };
     let kb = k / QK;
+    let tiles = m.div_ceil(MB);
     let panels = n.div_ceil(NB);
     let parts = threads.clamp(1, panels);
     super::threads::split(parts, &|t| {
-        let mut codes = std::vec![0u8; kb * W::PLANES * PLANE];
-        let mut scales = std::vec![0f32; kb * W::PLANES * NB];
-        let mut zeros = std::vec![0f32; if W::ZCOL { kb * NB } else { 0 }];
-        for jp in panels * t / parts..panels * (t + 1) / parts {
-            b.unpack(isa, jp, &mut codes, &mut scales, &mut zeros);
-            let panel = Panel {
-                codes: &codes,
-                scales: &scales,
-                zeros: &zeros,
-            };
-            let cols = NB.min(n - jp * NB);
-            for (ti, i0) in (0..m).step_by(MB).enumerate() {
-                let rows = MB.min(m - i0);
-                let mut acc = [[0f32; NB]; MB];
-                tile::<W>(isa, &acts, ti, &panel, &mut acc);
-                for (r, accr) in acc.iter().enumerate().take(rows) {
-                    for (cj, &x) in accr.iter().enumerate().take(cols) {
-                        // SAFETY: (i0 + r, jp·8 + cj) is an element of C (r < rows ≤ m − i0,
-                        // cj < cols ≤ n − 8·jp) in this thread's panels.
-                        unsafe { out.put(i0 + r, jp * NB + cj, x) };
+        // (KCB blocks of B's panel, unpacked once, stay in L1 while every tile of A passes;
+        // A's KCB blocks of all rows stay in L2 while NCP panels pass; the f32 sums of those
+        // panels wait in `acc`)
+        let mut codes = std::vec![0u8; KCB * W::PLANES * PLANE];
+        let mut scales = std::vec![0f32; KCB * W::PLANES * NB];
+        let mut zeros = std::vec![0f32; if W::ZCOL { KCB * NB } else { 0 }];
+        let mut acc = std::vec![[[0f32; NB]; MB]; tiles * NCP];
+        let (lo, hi) = (panels * t / parts, panels * (t + 1) / parts);
+        for jc in (lo..hi).step_by(NCP) {
+            let jps = jc..hi.min(jc + NCP);
+            acc.fill([[0f32; NB]; MB]);
+            for b0 in (0..kb).step_by(KCB) {
+                let blocks = b0..kb.min(b0 + KCB);
+                for jp in jps.clone() {
+                    let o = Out {
+                        codes: &mut codes,
+                        scales: &mut scales,
+                        zeros: &mut zeros,
+                    };
+                    b.unpack(isa, jp, blocks.clone(), o);
+                    let panel = Panel {
+                        codes: &codes,
+                        scales: &scales,
+                        zeros: &zeros,
+                    };
+                    for ti in 0..tiles {
+                        let at = ti * NCP + (jp - jc);
+                        tile::<W>(isa, &acts, ti, blocks.clone(), &panel, &mut acc[at]);
+                    }
+                }
+            }
+            for jp in jps {
+                let cols = NB.min(n - jp * NB);
+                for ti in 0..tiles {
+                    let (i0, rows) = (ti * MB, MB.min(m - ti * MB));
+                    let at = &acc[ti * NCP + (jp - jc)];
+                    for (r, accr) in at.iter().enumerate().take(rows) {
+                        for (cj, &x) in accr.iter().enumerate().take(cols) {
+                            // SAFETY: (i0 + r, jp·8 + cj) is an element of C (r < rows ≤
+                            // m − i0, cj < cols ≤ n − 8·jp) in this thread's panels.
+                            unsafe { out.put(i0 + r, jp * NB + cj, x) };
+                        }
                     }
                 }
             }
@@ -375,14 +417,22 @@ struct Panel<'a> {
     zeros: &'a [f32],
 }
 
-/// One tile: A's tile `ti` × the panel, into `acc`.
-fn tile<W: Weights>(isa: Isa, acts: &Acts, ti: usize, b: &Panel<'_>, acc: &mut [[f32; NB]; MB]) {
-    let kb = acts.kb;
-    let qa = &acts.q[ti * kb * ATILE..(ti + 1) * kb * ATILE];
+/// One tile: A's tile `ti` × the panel over `blocks` (the panel's first blocks), added into
+/// `acc`.
+fn tile<W: Weights>(
+    isa: Isa,
+    acts: &Acts,
+    ti: usize,
+    blocks: Range<usize>,
+    b: &Panel<'_>,
+    acc: &mut [[f32; NB]; MB],
+) {
+    let (b0, kb) = (ti * acts.kb + blocks.start, blocks.len());
+    let qa = &acts.q[b0 * ATILE..(b0 + kb) * ATILE];
     let (da, s8, sa) = (
-        &acts.d[ti * kb * MB..(ti + 1) * kb * MB],
-        &acts.s8[ti * kb * MB..(ti + 1) * kb * MB],
-        &acts.sa[ti * kb * MB..(ti + 1) * kb * MB],
+        &acts.d[b0 * MB..(b0 + kb) * MB],
+        &acts.s8[b0 * MB..(b0 + kb) * MB],
+        &acts.sa[b0 * MB..(b0 + kb) * MB],
     );
     assert!(b.codes.len() >= kb * W::PLANES * PLANE && b.scales.len() >= kb * W::PLANES * NB);
     assert!(!W::ZCOL || b.zeros.len() >= kb * NB);
@@ -488,7 +538,8 @@ mod x86 {
     /// Six rows × eight columns over every block: per block and plane eight k quads of
     /// `vpmaddubsw`(codes, broadcast activations) added in `i16`, one `vpmaddwd`(ones), the
     /// zero's term taken off (integer `8·S_a` on the first plane; or `z·S_a` in `f32` when
-    /// `ZCOL`), converted and scaled by `d_b·d_a` into the `f32` accumulators.
+    /// `ZCOL`), converted and scaled by `d_b·d_a` into the `f32` accumulators (`acc` on
+    /// entry).
     ///
     /// # Safety
     /// AVX2 and FMA available; `qa` holds `kb·192` codes, `da`, `s8`, `sa` `kb·6`, `codes`
@@ -505,7 +556,7 @@ mod x86 {
         // `zeros[bi·8 .. +8]`).
         unsafe {
             let ones = _mm256_set1_epi16(1);
-            let mut f = [_mm256_setzero_ps(); MB];
+            let mut f = acc.map(|r| _mm256_loadu_ps(r.as_ptr()));
             let (mut qa, mut cb) = (t.qa.as_ptr(), t.codes.as_ptr());
             let (mut da, mut s8, mut sa) = (t.da.as_ptr(), t.s8.as_ptr(), t.sa.as_ptr());
             let (mut sc, mut zp) = (t.scales.as_ptr(), t.zeros.as_ptr());
@@ -715,6 +766,8 @@ mod tests {
             (31, 160, 3),
             (7, 128, 16),
             (20, 256, 13),
+            // k in three passes of 16 blocks (16, 16, 3), n in two of 8 panels
+            (5, 1120, 70),
         ] {
             for (name, q) in integer_weights(k, n, &mut g) {
                 let w = quant_ref(&q).dequantize().unwrap();
