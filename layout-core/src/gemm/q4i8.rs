@@ -19,11 +19,15 @@
 //! subtracted in integers; a per-column zero in `f32` (exact while `|z·S_a| < 2²⁴`). One
 //! conversion and one scaling per block, row and column vector.
 //!
-//! A is packed per 6-row tile, block-interleaved (`[block][quad][row][4]`, then the rows'
-//! `d_a`, `8·S_a`, `S_a`), so a tile reads one contiguous stream; B is unpacked per 8-column
-//! panel (`[block][plane][quad][column][4]`, the planes' scales, the zeros) into a buffer of
-//! the thread's, read by every tile of A. AVX2 tiles of 6 rows × 8 columns; plain Rust below
-//! AVX2. Threads split the panels.
+//! A is packed per 4-row tile, block-interleaved (`[block][quad][row][4]`, then the rows'
+//! `d_a`, `8·S_a`, `S_a`), so a tile reads one contiguous stream. B is unpacked 16 blocks
+//! (512 k values) of one 8-column panel at a time (`[block][plane][quad][column][4]`, the
+//! planes' scales, the zeros: 4 KiB for 4-bit codes, in L1) into a buffer of the thread's and
+//! read by every tile of A; eight panels pass over the same 512 k values of A (in L2) before
+//! the next ones, their `f32` sums kept in a buffer between the passes. Every block of B is
+//! unpacked once per call. AVX2 tiles of 4 rows × 8 columns (with the eight B vectors of a
+//! block held in registers, four rows leave no spills); plain Rust below AVX2. Threads split
+//! the panels.
 //!
 //! The only approximation is A's quantization (relative error about `1/254` per block and
 //! element); on integer-valued A whose blocks each reach ±127 (so `d_a = 1`) and B whose scales
@@ -535,14 +539,14 @@ mod x86 {
         pub kb: usize,
     }
 
-    /// Six rows × eight columns over every block: per block and plane eight k quads of
+    /// Four rows × eight columns over `kb` blocks: per block and plane eight k quads of
     /// `vpmaddubsw`(codes, broadcast activations) added in `i16`, one `vpmaddwd`(ones), the
     /// zero's term taken off (integer `8·S_a` on the first plane; or `z·S_a` in `f32` when
     /// `ZCOL`), converted and scaled by `d_b·d_a` into the `f32` accumulators (`acc` on
     /// entry).
     ///
     /// # Safety
-    /// AVX2 and FMA available; `qa` holds `kb·192` codes, `da`, `s8`, `sa` `kb·6`, `codes`
+    /// AVX2 and FMA available; `qa` holds `kb·128` codes, `da`, `s8`, `sa` `kb·4`, `codes`
     /// `kb·P·256`, `scales` `kb·P·8`, `zeros` `kb·8` when `ZCOL`.
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn tile6<W: Weights>(t: &Tile<'_>, acc: &mut [[f32; NB]; MB]) {
@@ -551,8 +555,8 @@ mod x86 {
         assert!(t.sa.len() >= kb * MB && t.codes.len() >= kb * W::PLANES * PLANE);
         assert!(t.scales.len() >= kb * W::PLANES * NB && (!W::ZCOL || t.zeros.len() >= kb * NB));
         // SAFETY: AVX2 and FMA (the caller's contract); every read is inside the slices
-        // (asserted above: block `bi < kb` reads `qa[bi·192 .. +192]`, `da`/`s8`/`sa`
-        // `[bi·6 .. +6]`, `codes[(bi·W::PLANES + p)·256 .. +256]`, `scales[(bi·W::PLANES + p)·8 .. +8]`,
+        // (asserted above: block `bi < kb` reads `qa[bi·128 .. +128]`, `da`/`s8`/`sa`
+        // `[bi·4 .. +4]`, `codes[(bi·W::PLANES + p)·256 .. +256]`, `scales[(bi·W::PLANES + p)·8 .. +8]`,
         // `zeros[bi·8 .. +8]`).
         unsafe {
             let ones = _mm256_set1_epi16(1);
