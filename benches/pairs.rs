@@ -80,8 +80,7 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
     // Q8_0 and AWQ (groups of 128) on the same weights: the f32 route and 8-bit activations
     let q8 = layout::packed::quantize_q8_0(k, n, &bf).unwrap();
     let awq = (k % 128 == 0).then(|| {
-        layout::packed::quantize_group4(k, n, &bf, 128, layout::packed::Group4Format::Awq)
-            .unwrap()
+        layout::packed::quantize_group4(k, n, &bf, 128, layout::packed::Group4Format::Awq).unwrap()
     });
     let quant_rows: Vec<(&'static str, Run)> = [
         ("Q8_0, f32 acts", false, false),
@@ -106,8 +105,15 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
                 } else {
                     q.into()
                 };
-                gemm::gemm_quant(opts, 1.0, mat(black_box(&a), m, k), q, 0.0, out(&mut c, m, n))
-                    .unwrap()
+                gemm::gemm_quant(
+                    opts,
+                    1.0,
+                    mat(black_box(&a), m, k),
+                    q,
+                    0.0,
+                    out(&mut c, m, n),
+                )
+                .unwrap()
             }),
         )
     })

@@ -510,7 +510,8 @@ fn tile<W: Weights>(
                     let mut s = 0i32;
                     for e in 0..QK {
                         let code = pc[slot(e, cj)];
-                        s += i32::from(code) * i32::from(qa[bi * ATILE + (e / 4) * 4 * MB + r * 4 + e % 4]);
+                        s += i32::from(code)
+                            * i32::from(qa[bi * ATILE + (e / 4) * 4 * MB + r * 4 + e % 4]);
                     }
                     let db = b.scales[(bi * W::PLANES + pl) * NB + cj];
                     let y = if W::ZCOL {
@@ -627,7 +628,11 @@ mod x86 {
                         }
                         let mut y = _mm256_cvtepi32_ps(x);
                         if W::ZCOL {
-                            y = _mm256_fnmadd_ps(_mm256_loadu_ps(zp), _mm256_set1_ps(*sa.add(r)), y);
+                            y = _mm256_fnmadd_ps(
+                                _mm256_loadu_ps(zp),
+                                _mm256_set1_ps(*sa.add(r)),
+                                y,
+                            );
                         }
                         let scale = _mm256_mul_ps(db, _mm256_set1_ps(*da.add(r)));
                         *fr = _mm256_fmadd_ps(y, scale, *fr);
@@ -659,6 +664,7 @@ mod tests {
         Group4Format, Group4Matrix, GroupQuant, PackedFormat, PackedVec, QuantRef, QuantizedB,
         quantize_group4, quantize_q4_0, quantize_q8_0,
     };
+    use std::boxed::Box;
     use std::string::String;
     use std::vec::Vec;
 
@@ -768,16 +774,26 @@ mod tests {
             .collect();
         let q4 = quantize_q4_0(k, n, &w4).unwrap();
         let q8 = quantize_q8_0(k, n, &w8).unwrap();
-        assert_eq!(q4.dequantize().unwrap(), w4, "Q4_0 stores the weights exactly");
-        assert_eq!(q8.dequantize().unwrap(), w8, "Q8_0 stores the weights exactly");
-        let mut v: Vec<(String, Owned)> =
-            std::vec![("Q4_0".into(), Owned::Q4(q4)), ("Q8_0".into(), Owned::Q8(q8))];
+        assert_eq!(
+            q4.dequantize().unwrap(),
+            w4,
+            "Q4_0 stores the weights exactly"
+        );
+        assert_eq!(
+            q8.dequantize().unwrap(),
+            w8,
+            "Q8_0 stores the weights exactly"
+        );
+        let mut v: Vec<(String, Owned)> = std::vec![
+            ("Q4_0".into(), Owned::Q4(q4)),
+            ("Q8_0".into(), Owned::Q8(q8))
+        ];
         for group in [32, 64, 128] {
             if k.is_multiple_of(group) {
                 for kind in 0..3 {
                     v.push((
                         std::format!("group4 kind {kind} g{group}"),
-                        Owned::G(group4(k, n, group, kind, g)),
+                        Owned::G(Box::new(group4(k, n, group, kind, g))),
                     ));
                 }
             }
@@ -789,14 +805,14 @@ mod tests {
     enum Owned {
         Q4(crate::packed::Q4_0Matrix),
         Q8(crate::packed::Q8_0Matrix),
-        G(Group4Matrix),
+        G(Box<Group4Matrix>),
     }
 
     fn quant_ref(q: &Owned) -> QuantRef<'_> {
         match q {
             Owned::Q4(x) => x.into(),
             Owned::Q8(x) => x.into(),
-            Owned::G(x) => x.into(),
+            Owned::G(x) => (&**x).into(),
         }
     }
 
@@ -881,20 +897,46 @@ mod tests {
             ("Q8_0", Owned::Q8(quantize_q8_0(k, n, &w).unwrap())),
             (
                 "GPTQ g64",
-                Owned::G(quantize_group4(k, n, &w, 64, Group4Format::Gptq).unwrap()),
+                Owned::G(Box::new(
+                    quantize_group4(k, n, &w, 64, Group4Format::Gptq).unwrap()
+                )),
             ),
             (
                 "AWQ g128",
-                Owned::G(quantize_group4(k, n, &w, 128, Group4Format::Awq).unwrap()),
+                Owned::G(Box::new(
+                    quantize_group4(k, n, &w, 128, Group4Format::Awq).unwrap()
+                )),
             ),
         ];
         let c0 = std::vec![0f32; m * n];
         for (name, q) in &qs {
             let qr = quant_ref(q);
             let isa = Isa::selected_for_gemm();
-            let f32route = run(isa, 1, (m, k, n), &a, false, qr, false, &c0, false, (1.0, 0.0));
+            let f32route = run(
+                isa,
+                1,
+                (m, k, n),
+                &a,
+                false,
+                qr,
+                false,
+                &c0,
+                false,
+                (1.0, 0.0),
+            );
             for isa in Isa::available() {
-                let c = run(isa, 2, (m, k, n), &a, false, qr, true, &c0, false, (1.0, 0.0));
+                let c = run(
+                    isa,
+                    2,
+                    (m, k, n),
+                    &a,
+                    false,
+                    qr,
+                    true,
+                    &c0,
+                    false,
+                    (1.0, 0.0),
+                );
                 let num: f64 = c
                     .iter()
                     .zip(&f32route)
@@ -903,7 +945,10 @@ mod tests {
                 let den: f64 = f32route.iter().map(|y| f64::from(*y).powi(2)).sum();
                 let rel = (num / den).sqrt();
                 std::eprintln!("{name} {isa:?}: 8-bit activations vs the f32 route: {rel:.2e}");
-                assert!(rel > 0.0 && rel < 1e-2, "{name} {isa:?}: relative error {rel}");
+                assert!(
+                    rel > 0.0 && rel < 1e-2,
+                    "{name} {isa:?}: relative error {rel}"
+                );
             }
         }
     }
@@ -928,7 +973,9 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         if Isa::Avx2.is_available() {
             for _ in 0..2000 {
-                let blk: Vec<f32> = (0..QK).map(|_| g.int(-40000, 40000) as f32 / 64.0).collect();
+                let blk: Vec<f32> = (0..QK)
+                    .map(|_| g.int(-40000, 40000) as f32 / 64.0)
+                    .collect();
                 let inv = g.int(1, 1000) as f32 / 4096.0;
                 let (mut x, mut y) = ([0i8; QK], [0i8; QK]);
                 // SAFETY: AVX2 and FMA checked just above.
@@ -951,8 +998,30 @@ mod tests {
         let c0 = std::vec![0f32; m * n];
         for isa in Isa::available() {
             let qr = QuantRef::from(&q);
-            let x = run(isa, 1, (m, k, n), &a, false, qr, true, &c0, false, (1.0, 0.0));
-            let y = run(isa, 1, (m, k, n), &a, false, qr, false, &c0, false, (1.0, 0.0));
+            let x = run(
+                isa,
+                1,
+                (m, k, n),
+                &a,
+                false,
+                qr,
+                true,
+                &c0,
+                false,
+                (1.0, 0.0),
+            );
+            let y = run(
+                isa,
+                1,
+                (m, k, n),
+                &a,
+                false,
+                qr,
+                false,
+                &c0,
+                false,
+                (1.0, 0.0),
+            );
             assert_eq!(x, y, "{isa:?}");
         }
     }
@@ -979,7 +1048,18 @@ mod tests {
                     (QuantRef::from(&q8p), 127.0 * sign * 127.0 * 64.0),
                     (QuantRef::from(&q8n), -127.0 * sign * 127.0 * 64.0),
                 ] {
-                    let c = run(isa, 1, (m, k, n), &a, false, q, true, &c0, false, (1.0, 0.0));
+                    let c = run(
+                        isa,
+                        1,
+                        (m, k, n),
+                        &a,
+                        false,
+                        q,
+                        true,
+                        &c0,
+                        false,
+                        (1.0, 0.0),
+                    );
                     assert!(
                         c.iter().all(|&x| x == want),
                         "{isa:?} {sign}: {:?} != {want}",

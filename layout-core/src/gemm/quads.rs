@@ -506,11 +506,10 @@ mod x86 {
                 s[0][1] = D::dot(s[0][1], _mm256_loadu_si256(at.add(32).cast()), av, ones);
                 q += 1;
             }
-            for h in 0..2 {
-                let t = _mm256_add_epi32(
-                    _mm256_add_epi32(s[0][h], s[1][h]),
-                    _mm256_add_epi32(s[2][h], s[3][h]),
-                );
+            let [s0, s1, s2, s3] = s;
+            for (h, ((x0, x1), (x2, x3))) in s0.iter().zip(&s1).zip(s2.iter().zip(&s3)).enumerate()
+            {
+                let t = _mm256_add_epi32(_mm256_add_epi32(*x0, *x1), _mm256_add_epi32(*x2, *x3));
                 let o = acc.as_mut_ptr().add(8 * h).cast::<__m256i>();
                 _mm256_storeu_si256(o, _mm256_add_epi32(_mm256_loadu_si256(o), t));
             }
@@ -533,7 +532,11 @@ mod x86 {
     gemv_wrapper!(gemv_maddubs, MaddubsB, "avx2");
     gemv_wrapper!(gemv_widen, WidenB, "avx2");
     gemv_wrapper!(gemv_avxvnni, AvxVnniB, "avx2,avxvnni");
-    gemv_wrapper!(gemv_avx512vnni, Avx512VnniB, "avx2,avx512f,avx512vl,avx512vnni");
+    gemv_wrapper!(
+        gemv_avx512vnni,
+        Avx512VnniB,
+        "avx2,avx512f,avx512vl,avx512vnni"
+    );
 
     /// The matrix × vector kernel of a quad kernel choice (the unsigned row broadcast), `None`
     /// for the portable one.
@@ -898,15 +901,24 @@ pub(crate) fn run_packed<A: Byte + Int8>(
     };
     // one row of A (decode): the panels streamed once, one k quad of A broadcast
     #[cfg(target_arch = "x86_64")]
-    if m == 1 && p.packing != super::options::Packing::Always && p.c.cmap.is_none() {
-        if let Some(g) = x86::gemv_kernel(dot).filter(|_| nr == x86::TILE.0) {
-            let mut c = p.c;
-            gemv_packed(g, &asrc, (k, p.mkn[2]), (p.b, kc), (p.alpha, p.beta), &mut c);
-            if A::SIGNED {
-                unshift(&mut c, p.mkn, p.alpha, sums);
-            }
-            return;
+    if m == 1
+        && p.packing != super::options::Packing::Always
+        && p.c.cmap.is_none()
+        && let Some(g) = x86::gemv_kernel(dot).filter(|_| nr == x86::TILE.0)
+    {
+        let mut c = p.c;
+        gemv_packed(
+            g,
+            &asrc,
+            (k, p.mkn[2]),
+            (p.b, kc),
+            (p.alpha, p.beta),
+            &mut c,
+        );
+        if A::SIGNED {
+            unshift(&mut c, p.mkn, p.alpha, sums);
         }
+        return;
     }
     let Some(ki) = kernel(dot, false) else {
         unreachable!("every level has a quad kernel")
@@ -1364,8 +1376,7 @@ mod tests {
                                 c_rm,
                             );
                             assert_eq!(
-                                c,
-                                want,
+                                c, want,
                                 "{isa:?} {forced:?} {m}x{k}x{n} t{threads} {packing:?}"
                             );
                         }};
