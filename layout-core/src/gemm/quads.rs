@@ -885,7 +885,7 @@ pub(crate) fn run_packed<A: Byte + Int8>(
     p: super::packed_b::PackedRun<'_, A, i8, i32>,
     bmax: u32,
     sums: &[i32],
-    (nr, kc): (usize, usize),
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))] (nr, kc): (usize, usize),
 ) {
     let flip = if A::SIGNED { 0x80 } else { 0 };
     let asrc = Bytes {
