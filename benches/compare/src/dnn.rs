@@ -136,7 +136,9 @@ pub mod ours {
         n: usize,
         b: &[f32],
     ) -> Box<dyn Fn(usize, &[f32], &mut [f32])> {
-        use layout::packed::{Group4Format, QuantRef, quantize_group4, quantize_q4_0, quantize_q8_0};
+        use layout::packed::{
+            Group4Format, QuantRef, quantize_group4, quantize_q4_0, quantize_q8_0,
+        };
         enum Q {
             Q4(layout::packed::Q4_0Matrix),
             Q8(layout::packed::Q8_0Matrix),
