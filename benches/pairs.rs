@@ -2,7 +2,8 @@
 //! f16 (× → f32), u8×i8 and i8×i8 (→ i32), row-major operands, public API only. Prints
 //! GFLOP/s (GOP/s for integers: 2·m·n·k per product) and the ratio to f32 in the same round.
 //!
-//! `cargo bench --bench pairs` (`-- 256 1024 1x4096x4096` picks sizes, `--threads N`).
+//! `cargo bench --bench pairs` (`-- 256 1024 1x4096x4096` picks sizes, `--threads N`;
+//! `PAIRS=Q4,u8` keeps f32 and the rows whose names contain one of those words).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -76,7 +77,48 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
     let mut cq = vec![0f32; m * n];
     let (q4b, af4, mut cq8) = (q4.clone(), af.clone(), vec![0f32; m * n]);
     let mut cp = vec![0f32; m * n];
-    vec![
+    // Q8_0 and AWQ (groups of 128) on the same weights: the f32 route and 8-bit activations
+    let q8 = layout::packed::quantize_q8_0(k, n, &bf).unwrap();
+    let awq = (k % 128 == 0).then(|| {
+        layout::packed::quantize_group4(k, n, &bf, 128, layout::packed::Group4Format::Awq).unwrap()
+    });
+    let quant_rows: Vec<(&'static str, Run)> = [
+        ("Q8_0, f32 acts", false, false),
+        ("Q8_0, int8 acts", false, true),
+        ("AWQ g128, f32 acts", true, false),
+        ("AWQ g128, int8 acts", true, true),
+    ]
+    .into_iter()
+    .filter(|&(_, g, _)| !g || awq.is_some())
+    .map(|(name, g, int8)| -> (&'static str, Run) {
+        let (q8, awq, a) = (q8.clone(), awq.clone(), af.clone());
+        let mut c = vec![0f32; m * n];
+        (
+            name,
+            Box::new(move || {
+                let q: layout::packed::QuantRef<'_> = match &awq {
+                    Some(w) if g => w.into(),
+                    _ => (&q8).into(),
+                };
+                let q = if int8 {
+                    gemm::QuantB::int8_activations(q)
+                } else {
+                    q.into()
+                };
+                gemm::gemm_quant(
+                    opts,
+                    1.0,
+                    mat(black_box(&a), m, k),
+                    q,
+                    0.0,
+                    out(&mut c, m, n),
+                )
+                .unwrap()
+            }),
+        )
+    })
+    .collect();
+    let mut rows: Vec<(&'static str, Run)> = vec![
         (
             "f32×f32→f32",
             Box::new(move || {
@@ -245,7 +287,9 @@ fn pairs((m, k, n): (usize, usize, usize), threads: usize) -> Vec<(&'static str,
                 .unwrap()
             }),
         ),
-    ]
+    ];
+    rows.extend(quant_rows);
+    rows
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -280,6 +324,13 @@ fn main() {
     println!("{threads} thread(s); GFLOP/s (GOP/s), median over rounds; ratio to f32 per round");
     for (m, k, n) in sizes {
         let mut runs = pairs((m, k, n), threads);
+        if let Ok(keep) = std::env::var("PAIRS") {
+            let mut first = true;
+            runs.retain(|(name, _)| {
+                let f = std::mem::replace(&mut first, false);
+                f || keep.split(',').any(|w| name.contains(w))
+            });
+        }
         let flops = 2.0 * (m * k * n) as f64;
         let reps = ((2e9 / flops) as usize).clamp(1, 200);
         let rounds = 7;

@@ -308,9 +308,9 @@ fn main() {
         ("GPTQ g128", (&gptq).into()),
     ];
     let ymax = want.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-    for (name, q) in fmts {
-        let mut y = vec![0.0f32; m * n];
-        qgemv(opts, m, 1.0, &x, q, 0.0, &mut y).unwrap();
+    // (m > 8: also with 8-bit activations, `QuantB::int8_activations`; up to 8 rows that is
+    // the decode route again)
+    let stats = |y: &[f32]| {
         let err = y
             .iter()
             .zip(&want)
@@ -321,7 +321,39 @@ fn main() {
             .iter()
             .zip(&want)
             .fold(0.0f64, |a, (v, w)| a.max((f64::from(*v) - w).abs()));
-        println!("  {name}: {:.2e} RMS, {:.2e} max", err / norm, emax / ymax);
+        (err / norm, emax / ymax)
+    };
+    for (name, q) in fmts {
+        let mut y = vec![0.0f32; m * n];
+        qgemv(opts, m, 1.0, &x, q, 0.0, &mut y).unwrap();
+        let (rms, max) = stats(&y);
+        print!("  {name}: {rms:.2e} RMS, {max:.2e} max");
+        if m > 8 {
+            layout::gemm::gemm_quant(
+                opts,
+                1.0,
+                MatRef {
+                    data: &x,
+                    rows: m,
+                    cols: k,
+                    row_stride: k as isize,
+                    col_stride: 1,
+                },
+                layout::gemm::QuantB::int8_activations(q),
+                0.0,
+                MatMut {
+                    data: &mut y,
+                    rows: m,
+                    cols: n,
+                    row_stride: n as isize,
+                    col_stride: 1,
+                },
+            )
+            .unwrap();
+            let (rms, max) = stats(&y);
+            print!("; 8-bit activations: {rms:.2e} RMS, {max:.2e} max");
+        }
+        println!();
     }
     let flops = 2.0 * (m * k * n) as f64;
     println!(

@@ -126,6 +126,47 @@ pub mod ours {
         })
     }
 
+    /// Quantized weights on 8-bit activations (issue 29): `b` (row-major f32, k × n) quantized
+    /// once to `Q4_0`, `Q8_0` or AWQ groups of 128, then `gemm_quant` with
+    /// `QuantB::int8_activations` (A quantized per row and 32-block on every call).
+    #[allow(clippy::type_complexity)]
+    pub fn quant_int8(
+        fmt: &str,
+        k: usize,
+        n: usize,
+        b: &[f32],
+    ) -> Box<dyn Fn(usize, &[f32], &mut [f32])> {
+        use layout::packed::{
+            Group4Format, QuantRef, quantize_group4, quantize_q4_0, quantize_q8_0,
+        };
+        enum Q {
+            Q4(layout::packed::Q4_0Matrix),
+            Q8(layout::packed::Q8_0Matrix),
+            G(layout::packed::Group4Matrix),
+        }
+        let q = match fmt {
+            "Q4_0" => Q::Q4(quantize_q4_0(k, n, b).unwrap()),
+            "Q8_0" => Q::Q8(quantize_q8_0(k, n, b).unwrap()),
+            _ => Q::G(quantize_group4(k, n, b, 128, Group4Format::Awq).unwrap()),
+        };
+        Box::new(move |m, a, c| {
+            let r: QuantRef<'_> = match &q {
+                Q::Q4(x) => x.into(),
+                Q::Q8(x) => x.into(),
+                Q::G(x) => x.into(),
+            };
+            layout::gemm::gemm_quant(
+                Isa::selected_for_gemm(),
+                1.0,
+                rm(a, m, k),
+                layout::gemm::QuantB::int8_activations(r),
+                0.0,
+                rm_mut(c, m, n),
+            )
+            .unwrap()
+        })
+    }
+
     /// u8×i8→i32, row-major: `layout::gemm::gemm_with` on the u8×i8 pair (B packed per call:
     /// byte quads for `vpdpbusd`/`vpmaddubsw`, or i16 k pairs past `vpmaddubsw`'s range).
     #[allow(clippy::type_complexity)]
@@ -606,11 +647,34 @@ fn matmul_rows(d: &Dnnl, (m, k, n): (usize, usize, usize), packed: bool, rounds:
                 Box::new(move || f(m, black_box(aur), black_box(&mut c))),
             ));
         }
-        let g: Vec<f64> = bench(&mut cases, rounds)
+        // prefill on quantized weights with 8-bit activations (issue 29), beside oneDNN's int8
+        let quants = if packed && m >= 64 {
+            vec!["Q4_0", "Q8_0", "AWQ g128"]
+        } else {
+            vec![]
+        };
+        for name in &quants {
+            let f = ours::quant_int8(name, k, n, &bfv);
+            let mut c = vec![0f32; m * n];
+            let afr = &af;
+            cases.push((
+                format!("{name} int8 activations"),
+                Box::new(move || f(m, black_box(afr), black_box(&mut c))),
+            ));
+        }
+        let mut g: Vec<f64> = bench(&mut cases, rounds)
             .iter()
             .map(|t| flop / t / 1e9)
             .collect();
+        let gq = g.split_off(g.len() - quants.len());
         let g_d = op.is_ok().then(|| g[0]);
+        for (name, gq) in quants.iter().zip(&gq) {
+            println!(
+                "| {name} weights × f32 A, 8-bit activations (GFLOP/s) | {shape} | oneDNN u8×s8 as the row below | {} | {gq:.1} (`gemm_quant`, `QuantB::int8_activations`) | {} |",
+                fmt(g_d),
+                ratio(Some(*gq), g_d)
+            );
+        }
         let g_o = have_ours.then(|| g[usize::from(op.is_ok())]);
         if packed {
             let g_p = g[g.len() - 1];

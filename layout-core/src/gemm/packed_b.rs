@@ -526,7 +526,7 @@ pub(crate) fn run_half<H: super::widen::Half + Packable<Stored = f32>>(
 /// `i8` B pre-packed in quads: the quad kernels, with B's measured range and column sums.
 pub(crate) fn run_quads<A: super::int8::Int8 + super::quads::Byte>(p: PackedRun<'_, A, i8, i32>) {
     let b = p.b;
-    super::quads::run_packed(p, b.bmax, &b.sums);
+    super::quads::run_packed(p, b.bmax, &b.sums, (b.nr, b.kc));
 }
 
 /// `u8` B pre-packed as `i16` pairs: A paired while packing, the `vpmaddwd` kernels.

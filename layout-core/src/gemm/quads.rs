@@ -473,6 +473,83 @@ mod x86 {
         "avx2,avx512f,avx512vl,avx512vnni",
         "AVX512-VNNI `vpdpbusd` (ymm) 16 × 6, u8 panel broadcast."
     );
+
+    /// A matrix × vector kernel over one pre-packed panel ([`super::gemv_packed`]).
+    pub(crate) type Gemv = unsafe fn(*const u8, *const u8, usize, &mut [i32; 16]);
+
+    /// `acc[j] += Σ_q Σ₄ a[4q + e]·p[64q + 4j + e]` over `quads` k quads of one 16-column
+    /// panel `p` (signed, in the vectors) and the row `a` (unsigned, broadcast): four
+    /// independent accumulator pairs, so `vpdpbusd`'s latency is hidden.
+    ///
+    /// # Safety
+    /// `p` holds `64·quads` bytes, `a` `4·quads`; AVX2 and the instruction set of `D`.
+    #[inline(always)]
+    unsafe fn gemv_body<D: Dot>(p: *const u8, a: *const u8, quads: usize, acc: &mut [i32; 16]) {
+        // SAFETY: the caller's contract (every read inside `p` and `a`).
+        unsafe {
+            let ones = _mm256_set1_epi16(1);
+            let mut s = [[_mm256_setzero_si256(); 2]; 4];
+            let mut q = 0;
+            while q + 4 <= quads {
+                for (u, su) in s.iter_mut().enumerate() {
+                    let at = p.add(64 * (q + u));
+                    let av = _mm256_set1_epi32(a.add(4 * (q + u)).cast::<i32>().read_unaligned());
+                    su[0] = D::dot(su[0], _mm256_loadu_si256(at.cast()), av, ones);
+                    su[1] = D::dot(su[1], _mm256_loadu_si256(at.add(32).cast()), av, ones);
+                }
+                q += 4;
+            }
+            while q < quads {
+                let at = p.add(64 * q);
+                let av = _mm256_set1_epi32(a.add(4 * q).cast::<i32>().read_unaligned());
+                s[0][0] = D::dot(s[0][0], _mm256_loadu_si256(at.cast()), av, ones);
+                s[0][1] = D::dot(s[0][1], _mm256_loadu_si256(at.add(32).cast()), av, ones);
+                q += 1;
+            }
+            let [s0, s1, s2, s3] = s;
+            for (h, ((x0, x1), (x2, x3))) in s0.iter().zip(&s1).zip(s2.iter().zip(&s3)).enumerate()
+            {
+                let t = _mm256_add_epi32(_mm256_add_epi32(*x0, *x1), _mm256_add_epi32(*x2, *x3));
+                let o = acc.as_mut_ptr().add(8 * h).cast::<__m256i>();
+                _mm256_storeu_si256(o, _mm256_add_epi32(_mm256_loadu_si256(o), t));
+            }
+        }
+    }
+
+    macro_rules! gemv_wrapper {
+        ($name:ident, $dot:ty, $features:literal) => {
+            /// [`gemv_body`] on this instruction set.
+            ///
+            /// # Safety
+            /// As [`gemv_body`]; the instruction sets of its `target_feature` available.
+            #[target_feature(enable = $features)]
+            unsafe fn $name(p: *const u8, a: *const u8, quads: usize, acc: &mut [i32; 16]) {
+                // SAFETY: forwarded contract.
+                unsafe { gemv_body::<$dot>(p, a, quads, acc) }
+            }
+        };
+    }
+    gemv_wrapper!(gemv_maddubs, MaddubsB, "avx2");
+    gemv_wrapper!(gemv_widen, WidenB, "avx2");
+    gemv_wrapper!(gemv_avxvnni, AvxVnniB, "avx2,avxvnni");
+    gemv_wrapper!(
+        gemv_avx512vnni,
+        Avx512VnniB,
+        "avx2,avx512f,avx512vl,avx512vnni"
+    );
+
+    /// The matrix × vector kernel of a quad kernel choice (the unsigned row broadcast), `None`
+    /// for the portable one.
+    pub(crate) fn gemv_kernel(dot: super::Dot) -> Option<Gemv> {
+        use super::{Dot as D, Vnni};
+        Some(match dot {
+            D::Maddubs => gemv_maddubs,
+            D::Widen => gemv_widen,
+            D::Vnni(Vnni::Avx) => gemv_avxvnni,
+            D::Vnni(Vnni::Avx512) => gemv_avx512vnni,
+            D::Portable => return None,
+        })
+    }
 }
 
 /// Which instruction a quad kernel multiplies with.
@@ -802,6 +879,7 @@ pub(crate) fn run_packed<A: Byte + Int8>(
     p: super::packed_b::PackedRun<'_, A, i8, i32>,
     bmax: u32,
     sums: &[i32],
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))] (nr, kc): (usize, usize),
 ) {
     let flip = if A::SIGNED { 0x80 } else { 0 };
     let asrc = Bytes {
@@ -815,6 +893,27 @@ pub(crate) fn run_packed<A: Byte + Int8>(
     } else {
         Dot::Portable
     };
+    // one row of A (decode): the panels streamed once, one k quad of A broadcast
+    #[cfg(target_arch = "x86_64")]
+    if m == 1
+        && p.packing != super::options::Packing::Always
+        && p.c.cmap.is_none()
+        && let Some(g) = x86::gemv_kernel(dot).filter(|_| nr == x86::TILE.0)
+    {
+        let mut c = p.c;
+        gemv_packed(
+            g,
+            &asrc,
+            (k, p.mkn[2]),
+            (p.b, kc),
+            (p.alpha, p.beta),
+            &mut c,
+        );
+        if A::SIGNED {
+            unshift(&mut c, p.mkn, p.alpha, sums);
+        }
+        return;
+    }
     let Some(ki) = kernel(dot, false) else {
         unreachable!("every level has a quad kernel")
     };
@@ -835,6 +934,55 @@ pub(crate) fn run_packed<A: Byte + Int8>(
     run_panels::<Quads>(&ki, mkn, alpha, &asrc, b, beta, out, threads);
     if A::SIGNED {
         unshift(&mut c, mkn, alpha, sums);
+    }
+}
+
+/// `c ← α·a·B + β·c` for one row `a` (1 × k, its bytes flipped as packed) and a pre-packed
+/// B (panels of `x86::TILE.0` columns, KC blocks of `kc`): each panel's quads streamed once
+/// through `g`, the row's k quads broadcast. C unmapped (any strides).
+#[cfg(target_arch = "x86_64")]
+fn gemv_packed<S: Byte>(
+    g: x86::Gemv,
+    a: &Bytes<'_, S>,
+    (k, n): (usize, usize),
+    (b, kc): (&super::PackedB<i8>, usize),
+    (alpha, beta): (i32, i32),
+    c: &mut Out<'_, i32>,
+) {
+    const NR: usize = x86::TILE.0;
+    let kcp = kc.next_multiple_of(4);
+    let blocks = k.div_ceil(kc);
+    // A's row as bytes, each KC block padded with zeros to whole quads
+    let mut ab = std::vec![0u8; blocks * kcp];
+    let r0 = a.rows.row(0);
+    for p in 0..k {
+        let at = (r0 + a.rows.col(p)) as usize;
+        ab[(p / kc) * kcp + p % kc] = a.rows.src[at].bits() ^ a.flip;
+    }
+    for j0 in (0..n).step_by(NR) {
+        let mut acc = [0i32; NR];
+        for (bi, pc) in (0..k).step_by(kc).enumerate() {
+            let kcb = kc.min(k - pc);
+            let quads = kcb.div_ceil(4);
+            let Some(piece) = b.prepacked(j0, pc, kcb) else {
+                unreachable!("a PackedB is prepacked")
+            };
+            let ap = &ab[bi * kcp..bi * kcp + 4 * quads];
+            assert!(piece.len() >= quads * 4 * NR);
+            // SAFETY: the level's instruction sets are available (`gemv_kernel` answered for
+            // the checked level); `piece` holds `quads` steps of 64 bytes and `ap` `quads`
+            // quads (asserted and sliced above).
+            unsafe { g(piece.as_ptr(), ap.as_ptr(), quads, &mut acc) };
+        }
+        for (jj, &x) in acc.iter().enumerate().take(NR.min(n - j0)) {
+            let at = (c.sc.origin + (j0 + jj) as isize * c.sc.cs) as usize;
+            let x = x.wrapping_mul(alpha);
+            c.c[at] = if beta == 0 {
+                x
+            } else {
+                Quads::mul_add(c.c[at], beta, x)
+            };
+        }
     }
 }
 
@@ -1139,7 +1287,8 @@ mod tests {
 
     /// A pre-packed `i8` B on every quad kernel of its route (forced: `vpmaddubsw` within its
     /// bound, the exact widening kernel, each VNNI this CPU has; the portable kernel), u8 and
-    /// i8 A, one and two threads, C both ways: exact.
+    /// i8 A, one and two threads, C both ways, one row through the matrix × vector kernels
+    /// (`Packing::Auto`, k past two KC blocks) and through the tiles: exact.
     #[test]
     fn packed_b_on_every_quad_kernel() {
         use crate::gemm::{PackedB, gemm_packed};
@@ -1156,7 +1305,7 @@ mod tests {
         }
         for (isa, forced) in routes {
             let narrow = forced == Some(Some(Dot::Maddubs));
-            for &(m, k, n) in &[(1, 5, 3), (7, 1031, 20), (33, 64, 17)] {
+            for &(m, k, n) in &[(1, 5, 3), (1, 2090, 37), (7, 1031, 20), (33, 64, 17)] {
                 let b: Vec<i8> = (0..k * n)
                     .map(|_| if narrow { g.range(-64, 64) } else { g.range(-128, 127) } as i8)
                     .collect();
@@ -1173,7 +1322,12 @@ mod tests {
                 .unwrap();
                 let au: Vec<u8> = (0..m * k).map(|_| g.range(0, 255) as u8).collect();
                 let ai: Vec<i8> = (0..m * k).map(|_| g.range(-128, 127) as i8).collect();
-                for (threads, c_rm) in [(1, true), (2, false)] {
+                for (threads, c_rm, packing) in [
+                    (1, true, Packing::Always),
+                    (2, false, Packing::Always),
+                    (1, false, Packing::Auto),
+                    (2, true, Packing::Auto),
+                ] {
                     let c0: Vec<i32> = (0..m * n).map(|_| g.range(-99, 99)).collect();
                     let (rs, cs) = if c_rm { (n, 1) } else { (1, m) };
                     macro_rules! check {
@@ -1185,7 +1339,7 @@ mod tests {
                                 Options {
                                     isa,
                                     threads,
-                                    packing: Packing::Always,
+                                    packing,
                                 },
                                 3,
                                 MatRef {
@@ -1215,7 +1369,10 @@ mod tests {
                                 &c0,
                                 c_rm,
                             );
-                            assert_eq!(c, want, "{isa:?} {forced:?} {m}x{k}x{n} t{threads}");
+                            assert_eq!(
+                                c, want,
+                                "{isa:?} {forced:?} {m}x{k}x{n} t{threads} {packing:?}"
+                            );
                         }};
                     }
                     check!(&au[..]);

@@ -19,8 +19,8 @@ use crate::isa::Isa;
 use crate::packed::{Group4Matrix, Q4_0Matrix, Q8_0Matrix, QuantRef, QuantizedB};
 
 /// The quantized B of [`gemm_quant`] and how its activations multiply it: in `f32` (the
-/// default: B dequantized inside packing, the f32 kernels) or, for prefill on `Q4_0` weights,
-/// quantized to 8 bits per row and 32-block ([`QuantB::int8_activations`]). Any
+/// default: B dequantized inside packing, the f32 kernels) or, for prefill, quantized to 8
+/// bits per row and 32-block ([`QuantB::int8_activations`]). Any
 /// [`QuantRef`] or reference to a quantized matrix converts into the default.
 ///
 /// ```
@@ -51,9 +51,11 @@ pub struct QuantB<'a> {
 impl<'a> QuantB<'a> {
     /// `q` with 8-bit activations for prefill: each row of A quantized per 32-block to
     /// `round(a / d)`, `d = max|a| / 127` (llama.cpp's `Q8_0` activations), multiplied with
-    /// integer instructions (`vpmaddubsw` on the 4-bit codes; exact) and scaled per block.
-    /// Taken for `Q4_0` weights wherever the decode route (up to eight dense rows of A, read
-    /// in place in `f32`) does not apply; other formats take the `f32` route.
+    /// integer instructions (`vpmaddubsw` on 4-bit codes; exact) and scaled per block.
+    /// Taken wherever the decode route (up to eight dense rows of A, read in place in `f32`)
+    /// does not apply, for `Q4_0`, `Q8_0` (its codes split into two 4-bit planes) and
+    /// GPTQ/AWQ groups of a multiple of 32 rows (with exact zero points and finite weights);
+    /// other groups take the `f32` route.
     pub fn int8_activations(q: impl Into<QuantRef<'a>>) -> Self {
         QuantB {
             q: q.into(),
@@ -111,7 +113,7 @@ impl Panels<f32> for Quant<'_> {
 /// `Q4_0`/`Q8_0`, GPTQ/AWQ groups) and f32 C (m × n, any strides, no two elements at one
 /// location). B is never dequantized as a whole: up to eight row-major rows of A read its bytes
 /// directly; larger products dequantize it block by block inside the GEMM's packing, or, with
-/// [`QuantB::int8_activations`] on `Q4_0`, quantize A to 8 bits and multiply in integers.
+/// [`QuantB::int8_activations`], quantize A to 8 bits and multiply in integers.
 ///
 /// ```
 /// use layout::gemm::{MatMut, MatRef, Options, gemm_quant};
@@ -190,15 +192,15 @@ pub fn gemm_quant<'q>(
         );
         return Ok(());
     }
-    // prefill on Q4_0 with 8-bit activations (asked for): integer dot products per block
-    if int8 && let QuantRef::Q4_0(q4) = q {
+    // prefill with 8-bit activations (asked for): integer dot products per block
+    if int8 && super::q4i8::supports(q) {
         super::q4i8::run(
             opts.isa,
             p.threads,
             p.mkn,
             alpha,
             p.a,
-            q4,
+            q,
             beta,
             (p.c.c, p.c.sc),
         );
