@@ -385,6 +385,7 @@ impl Caches {
     /// `LAYOUT_CACHES=L1D,L2,LLC` (sizes with an optional `K`/`M` suffix, e.g. `32K,512K,32M`):
     /// the blocking of another CPU on this one (tests, and cache simulators such as
     /// cachegrind configured like that CPU). `None` when unset or malformed.
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
     fn from_env() -> Option<Caches> {
         #[cfg(feature = "std")]
         {
@@ -398,6 +399,7 @@ impl Caches {
     }
 
     /// Parses `L1D,L2,LLC` (see [`Caches::from_env`]); every size must be non-zero.
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(crate) fn parse(v: &str) -> Option<Caches> {
         let mut it = v.split(',').map(|w| {
             let w = w.trim();

@@ -249,7 +249,9 @@ impl MixedLayout {
             n += 1;
             pps = pps.saturating_mul(s);
         }
-        chain[..n].sort_by_key(|x| x.0);
+        // by value, ties in leaf order (`pps` never decreases along the leaves, and where it
+        // repeats the earlier leaf has extent 1): the stable order, without `alloc`
+        chain[..n].sort_unstable_by_key(|x| (x.0, x.2, x.1));
         let mut curr: u128 = 1;
         let mut res = [(0i64, 0u128); MAX_LEAVES];
         let mut r = 0;
@@ -320,7 +322,8 @@ impl MixedLayout {
                 }
             }
         }
-        chain[..n].sort_by_key(|x| x.0);
+        // by value, ties in leaf order (`k`): the stable order, without `alloc`
+        chain[..n].sort_unstable_by_key(|x| (x.0, x.2));
         let mut curr: u128 = 1;
         for &(v, s, k) in &chain[..n] {
             if v as u128 != curr {
