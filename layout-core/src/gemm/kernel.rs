@@ -320,6 +320,31 @@ pub(crate) trait Simd<T: Element> {
     }
 }
 
+/// One k step of [`tile_body`]: MV vector loads of A, NR broadcasts of B, MV·NR multiply-adds.
+///
+/// # Safety
+/// As [`tile_body`] for the k step at `a` (MR elements) and `b` (NR elements).
+#[inline(always)]
+unsafe fn k_step<T: Element, S: Simd<T>, const MV: usize, const NR: usize>(
+    acc: &mut [[S::V; MV]; NR],
+    a: *const T,
+    b: *const T,
+) {
+    // SAFETY: the caller guarantees the ISA and MR readable elements at `a`, NR at `b`.
+    unsafe {
+        let mut av = [S::zero(); MV];
+        for v in 0..MV {
+            av[v] = S::load(a.add(v * S::LANES));
+        }
+        for j in 0..NR {
+            let bj = S::splat(*b.add(j));
+            for v in 0..MV {
+                acc[j][v] = S::fma(av[v], bj, acc[j][v]);
+            }
+        }
+    }
+}
+
 /// The microkernel body: MV vectors of `S::LANES` rows (MR = MV·LANES) by NR columns.
 ///
 /// # Safety
@@ -351,17 +376,16 @@ pub(crate) unsafe fn tile_body<T: Element, S: Simd<T>, const MV: usize, const NR
         let mut acc = [[S::zero(); MV]; NR];
         let mut a = t.a;
         let mut b = t.b;
-        for _ in 0..t.k {
-            let mut av = [S::zero(); MV];
-            for v in 0..MV {
-                av[v] = S::load(a.add(v * lanes));
+        // four k steps per trip (one pointer update and branch per four)
+        for _ in 0..t.k / 4 {
+            for u in 0..4 {
+                k_step::<T, S, MV, NR>(&mut acc, a.add(u * mr), b.add(u * NR));
             }
-            for j in 0..NR {
-                let bj = S::splat(*b.add(j));
-                for v in 0..MV {
-                    acc[j][v] = S::fma(av[v], bj, acc[j][v]);
-                }
-            }
+            a = a.add(4 * mr);
+            b = b.add(4 * NR);
+        }
+        for _ in 0..t.k % 4 {
+            k_step::<T, S, MV, NR>(&mut acc, a, b);
             a = a.add(mr);
             b = b.add(NR);
         }
