@@ -100,6 +100,51 @@ fn d01_conv_stride_above_isize_max_gives_the_full_window() {
     }
 }
 
+/// The taps route (batch-reduce over the input in place) on the case proptest found: a 1 × 1
+/// input, stride `usize::MAX`, padding 2⁶¹ by 2⁶² − 1 — the column bounds overflowed in
+/// debug. The taps route now leaves such geometry to the windows route, and its column bounds
+/// are computed in `i128`; either way the result is the definition's (the only window lies in
+/// the padding: zero) or an error, never a panic.
+#[test]
+fn taps_route_with_extreme_stride_and_padding() {
+    let x = nchw([1, 1, 1, 1]);
+    let w = Tensor::new(vec![1.0f32], l("(1,1,1,1):(1,1,1,1)")).unwrap();
+    for nhwc in [false, true] {
+        let x = if nhwc {
+            Tensor::new(x.as_slice().to_vec(), l("(1,1,1,1):(1,1,1,1)")).unwrap()
+        } else {
+            x.clone()
+        };
+        let p = Conv2d {
+            stride: [usize::MAX, usize::MAX],
+            padding: [1 << 61, (1 << 62) - 1],
+            dilation: [1, 1],
+            groups: 1,
+            relu: false,
+        };
+        let Ok(od) = p.output_dims([1, 1, 1, 1], [1, 1, 1, 1]) else {
+            continue;
+        };
+        let n = od.iter().product::<usize>();
+        if n > 64 {
+            continue;
+        }
+        let ol = l(&format!("(1,1,{},{}):({n},{n},{},1)", od[2], od[3], od[3]));
+        let mut y = Tensor::new(vec![f32::NAN; n], ol.clone()).unwrap();
+        if conv2d(&p, &x, &w, None, &mut y).is_ok() {
+            let want = conv_naive(
+                &p,
+                x.as_slice(),
+                [1, 1, 1, 1],
+                w.as_slice(),
+                [1, 1, 1, 1],
+                od,
+            );
+            assert_eq!(y.as_slice(), &want[..]);
+        }
+    }
+}
+
 /// Defect 2: huge padding with huge stride, and huge dilation, overflowed in debug; now the
 /// right result or an overflow error naming the parameter, never a panic.
 #[test]

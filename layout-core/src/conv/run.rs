@@ -514,7 +514,7 @@ fn run<T: ConvElement>(
     if let Some(src32) = T::as_f32(src)
         && !plain_nchw
         && gemm::threads(&opts, [npix, k, og]) == 1
-        && taps::plan(opts.isa, input, output)
+        && taps::plan(opts.isa, input, output, &geo)
     {
         let ob = taps::block(k, og);
         // the regrouped filters: made once per `ConvWeights`, else once per call

@@ -26,8 +26,16 @@ const FILTER_BLOCK_BYTES: usize = 160 << 10;
 /// input's C and W axes and the output's channel and W axes arithmetic, one stride each). The
 /// batch-reduce picks the side its tiles run along (output channels, contiguous in the
 /// regrouped filters, or pixels when the input's and output's W axes are unit stride).
-pub(super) fn plan(isa: Isa, input: &Desc, output: &Desc) -> bool {
+/// Geometry beyond 2²⁰ (stride, padding or dilation) takes the windows route, whose
+/// arithmetic is checked for every extreme; here the products of these with extents stay far
+/// inside `isize`.
+pub(super) fn plan(isa: Isa, input: &Desc, output: &Desc, geo: &Spatial) -> bool {
+    const MODEST: isize = 1 << 20;
+    let modest = |v: [isize; 2]| v.iter().all(|x| (0..=MODEST).contains(x));
     matches!(isa, Isa::Avx2 | Isa::Avx512)
+        && modest(geo.st)
+        && modest(geo.pad)
+        && modest(geo.dil)
         && input.t[1].step().is_some()
         && input.t[3].step().is_some()
         && output.t[1].step().is_some()
@@ -36,8 +44,13 @@ pub(super) fn plan(isa: Isa, input: &Desc, output: &Desc) -> bool {
 
 /// The `[lo, hi)` output columns for which column tap `s` reads inside the input.
 fn columns(s: usize, geo: &Spatial, in_w: usize, out_w: usize) -> (usize, usize) {
-    let (st, pad, dil) = (geo.st[1], geo.pad[1], geo.dil[1]);
-    let shift = s as isize * dil - pad; // input column of output column 0
+    // in i128: products and sums of isize values cannot overflow it
+    let (st, pad, dil) = (
+        geo.st[1].max(1) as i128,
+        geo.pad[1] as i128,
+        geo.dil[1] as i128,
+    );
+    let shift = s as i128 * dil - pad; // input column of output column 0
     // first x with x·st + shift ≥ 0
     let lo = if shift >= 0 {
         0
@@ -45,12 +58,10 @@ fn columns(s: usize, geo: &Spatial, in_w: usize, out_w: usize) -> (usize, usize)
         (-shift + st - 1) / st
     };
     // last x with x·st + shift ≤ in_w − 1
-    let last = in_w as isize - 1 - shift;
+    let last = in_w as i128 - 1 - shift;
     let hi = if last < 0 { 0 } else { last / st + 1 };
-    (
-        (lo as usize).min(out_w),
-        (hi as usize).min(out_w).max((lo as usize).min(out_w)),
-    )
+    let clamp = |x: i128| x.clamp(0, out_w as i128) as usize;
+    (clamp(lo), clamp(hi).max(clamp(lo)))
 }
 
 /// Output channels per block for filters of `k` taps per channel, `og` per group: a block's
