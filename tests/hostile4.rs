@@ -130,7 +130,7 @@ fn taps_route_with_extreme_stride_and_padding() {
             continue;
         }
         let ol = l(&format!("(1,1,{},{}):({n},{n},{},1)", od[2], od[3], od[3]));
-        let mut y = Tensor::new(vec![f32::NAN; n], ol.clone()).unwrap();
+        let mut y = Tensor::new(vec![f32::NAN; n], ol).unwrap();
         if conv2d(&p, &x, &w, None, &mut y).is_ok() {
             let want = conv_naive(
                 &p,
