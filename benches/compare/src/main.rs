@@ -1231,6 +1231,30 @@ fn main() {
         }
         return;
     }
+    if args.first().map(String::as_str) == Some("tn") {
+        // `tn N REPS [f64]`: A·Bᵀ with A and B row-major (both contiguous along k), C
+        // row-major, through `gemm::gemm_with` (for callgrind's counts and perf's task-clock)
+        use layout::gemm::{MatMut, MatRef, Options};
+        let n: usize = args[1].parse().unwrap();
+        let reps: usize = args[2].parse().unwrap();
+        fn run<T: Elem>(n: usize, reps: usize) {
+            let a: Vec<T> = data(n * n, 1);
+            let b: Vec<T> = data(n * n, 2);
+            let mut c = vec![<T as Elem>::zero(); n * n];
+            fn m<T>(d: &[T], n: usize) -> MatRef<'_, T> { MatRef { data: d, rows: n, cols: n, row_stride: n as isize, col_stride: 1 } }
+            for _ in 0..reps {
+                let bt = MatRef { row_stride: 1, col_stride: n as isize, ..m(&b, n) };
+                let cm = MatMut { data: &mut c[..], rows: n, cols: n, row_stride: n as isize, col_stride: 1 };
+                layout::gemm::gemm_with(Options::default(), <T as Elem>::one(), black_box(m(&a, n)), black_box(bt), <T as Elem>::zero(), cm).unwrap();
+            }
+        }
+        if args.get(3).map(String::as_str) == Some("f64") {
+            run::<f64>(n, reps)
+        } else {
+            run::<f32>(n, reps)
+        }
+        return;
+    }
     if args.first().map(String::as_str) == Some("tiny") {
         // `tiny N REPS`: layout alone on N³ f32, for callgrind's instruction counts per call
         // (`tiny N REPS f64`: the same in f64)

@@ -56,6 +56,9 @@ impl Element for f32 {
         with_cached(&BUFS, f)
     }
     unpacked!(f32, Avx512S, Avx2S);
+    fn kvec(p: &mut super::view::Product<'_, f32, f32, f32>) -> bool {
+        super::kvec::try_run(p)
+    }
     fn kernel_for_run(isa: Isa, run: usize) -> Option<KernelInfo<f32>> {
         #[cfg(target_arch = "x86_64")]
         if isa >= Isa::Avx2 && run == super::x86::FRACTAL_F32.0 {
@@ -100,6 +103,9 @@ impl Element for f64 {
         with_cached(&BUFS, f)
     }
     unpacked!(f64, Avx512D, Avx2D);
+    fn kvec(p: &mut super::view::Product<'_, f64, f64, f64>) -> bool {
+        super::kvec::try_run(p)
+    }
     fn kernel_for_run(isa: Isa, run: usize) -> Option<KernelInfo<f64>> {
         #[cfg(target_arch = "x86_64")]
         if isa >= Isa::Avx2 && run == super::x86::FRACTAL_F64.0 {

@@ -345,6 +345,9 @@ pub(crate) fn route<A: Pair<B>, B>(mut p: Product<'_, A, B, A::Out>) {
             return;
         }
     }
+    if p.packing != Packing::Always && A::kvec(&mut p) {
+        return;
+    }
     A::blocked(p);
 }
 

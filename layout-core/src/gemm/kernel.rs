@@ -91,6 +91,11 @@ pub trait Element:
     /// suit them (with `any_size`, whatever its size); `false` (nothing touched) otherwise.
     #[doc(hidden)]
     fn unpacked(isa: Isa, d: Direct<'_, Self>, threads: usize, any_size: bool) -> bool;
+    /// Runs a checked product on the k-vector route (A's rows and B's columns read in place,
+    /// contiguous along k: A·Bᵀ of row-major operands) if it suits them;
+    /// `false` (nothing touched) otherwise.
+    #[doc(hidden)]
+    fn kvec(p: &mut super::view::Product<'_, Self, Self, Self>) -> bool;
     /// Runs `f` with this thread's two packing buffers (kept between calls so that large calls
     /// do not map and fault in fresh pages each time); fresh buffers when they are in use.
     #[doc(hidden)]

@@ -83,6 +83,7 @@ mod half_inputs;
 mod igemv;
 mod int8;
 mod kernel;
+mod kvec;
 mod maps;
 #[cfg(target_arch = "aarch64")]
 mod neon;

@@ -105,6 +105,14 @@ pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
         false
     }
 
+    /// The k-vector route for small products whose A rows and B columns run along k in whole
+    /// vectors (strided or mapped): `true` when it ran, `false` (nothing touched) otherwise.
+    #[doc(hidden)]
+    fn kvec(p: &mut Product<'_, Self, B, Self::Out>) -> bool {
+        let _ = p;
+        false
+    }
+
     /// The blocked engine: every product, any affine operands.
     #[doc(hidden)]
     fn blocked(p: Product<'_, Self, B, Self::Out>);
@@ -163,6 +171,10 @@ impl<T: Element> Pair<T> for T {
     #[inline]
     fn small(p: &mut Product<'_, T, T, T>) -> bool {
         unpacked(p)
+    }
+
+    fn kvec(p: &mut Product<'_, T, T, T>) -> bool {
+        T::kvec(p)
     }
 
     fn packed(p: PackedRun<'_, T, T, T>)
