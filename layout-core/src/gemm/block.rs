@@ -7,6 +7,9 @@ use super::kernel::{Kern, KernelInfo, MAX_TILE, Tile};
 use super::maps::{AxisMap, Mapped};
 use super::pack::Panels;
 
+/// Row tiles of a block whose C vector distances ([`vector_runs`]) are found once per block.
+const VSC_MEMO: usize = 64;
+
 /// A 64-byte-aligned stack tile for edge tiles.
 #[repr(align(64))]
 struct Scratch<T>([T; MAX_TILE]);
@@ -197,6 +200,14 @@ fn blocks<K: Kern>(
                 if !ctx.prepacked {
                     ctx.asrc.pack(abuf, ic, pc, mcb, kcb, mr);
                 }
+                // a mapped C: where each whole tile's row vectors are (`vector_runs`), found
+                // once per row tile of the block instead of once per tile
+                let mut vsc_of = [None; VSC_MEMO];
+                if let Some(cm) = ctx.cmap {
+                    for (t, v) in vsc_of.iter_mut().enumerate().take(mcb / mr) {
+                        *v = vector_runs(cm.rows, ic + t * mr, mr, ki.lanes);
+                    }
+                }
                 for jr in (0..ncb).step_by(nr) {
                     let nrb = nr.min(ncb - jr);
                     let bp = bbuf[jr * kcp..(jr + nr) * kcp].as_ptr();
@@ -221,8 +232,11 @@ fn blocks<K: Kern>(
                                 if cm.rows.run[i0] as usize >= mr {
                                     Some((corner, cm.rows.step(i0), cm.cols.step(j0), 0))
                                 } else if mrb == mr {
-                                    vector_runs(cm.rows, i0, mr, ki.lanes)
-                                        .map(|vsc| (corner, 1, cm.cols.step(j0), vsc))
+                                    match vsc_of.get(ir / mr) {
+                                        Some(&v) => v,
+                                        None => vector_runs(cm.rows, i0, mr, ki.lanes),
+                                    }
+                                    .map(|vsc| (corner, 1, cm.cols.step(j0), vsc))
                                 } else {
                                     None
                                 }

@@ -468,7 +468,7 @@ where
     }
     // any other layout: read in place through the axis maps, or densified
     let threads = threads(&opts, mkn);
-    tensor::with_views(op, a, b, beta != A::Out::ZERO, c, |av, bv, out| {
+    tensor::with_views(op, mkn, a, b, beta != A::Out::ZERO, c, |av, bv, out| {
         route(Product {
             mkn,
             isa: opts.isa,

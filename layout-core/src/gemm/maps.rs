@@ -38,14 +38,18 @@ impl AxisMap {
         off.try_reserve_exact(len).map_err(|_| fail)?;
         run.try_reserve_exact(len).map_err(|_| fail)?;
         // colexicographic: the offsets of leaves 0..j, repeated for each coordinate of leaf j
-        off.push(0);
+        // (plain pushes into the reserved table: no reallocation, no per-block call)
+        if len > 0 {
+            off.push(0);
+        }
         for (&e, &d) in shape.iter().zip(stride) {
             let n = off.len();
             for c in 1..e {
                 let shift = (c * d) as isize;
-                let start = off.len();
-                off.extend_from_within(0..n);
-                off[start..].iter_mut().for_each(|x| *x += shift);
+                for t in 0..n {
+                    let x = off[t] + shift;
+                    off.push(x);
+                }
             }
         }
         off.truncate(len);
@@ -53,14 +57,14 @@ impl AxisMap {
         if len >= 2 {
             run[len - 2] = 2;
             // from the back: a run continues while consecutive steps agree
-            let (mut next, runs) = (2u32, &mut run[..len - 2]);
-            for (r, w) in runs.iter_mut().zip(off.windows(3)).rev() {
-                next = if w[1] - w[0] == w[2] - w[1] {
+            let mut next = 2u32;
+            for i in (0..len - 2).rev() {
+                next = if off[i + 2] - off[i + 1] == off[i + 1] - off[i] {
                     next + 1
                 } else {
                     2
                 };
-                *r = next;
+                run[i] = next;
             }
         }
         Ok(AxisMap { off, run })

@@ -213,6 +213,11 @@ fn pack_mapped<T: Element>(
     r: usize,
 ) {
     let panels = len.div_ceil(r);
+    // whether the fractal squares go through registers (decided once per call)
+    #[cfg(target_arch = "x86_64")]
+    let simd = crate::isa::Isa::selected() >= crate::isa::Isa::Avx2;
+    #[cfg(not(target_arch = "x86_64"))]
+    let simd = false;
     for (pi, panel) in dst[..panels * r * kc].chunks_exact_mut(r * kc).enumerate() {
         let vbase = v0 + pi * r;
         let rows = r.min(len - pi * r);
@@ -240,7 +245,7 @@ fn pack_mapped<T: Element>(
                     map: None,
                     simd: false,
                 };
-                rect(&mut panel[p * r + i..], r, b, li, lp);
+                rect(&mut panel[p * r + i..], r, b, li, lp, simd);
                 p += lp;
             }
             i += li;
@@ -250,7 +255,15 @@ fn pack_mapped<T: Element>(
 
 /// `out[q·ld + t] = src[origin + t·sv + q·sk]` for `t < rows`, `q < cols`: one strided
 /// rectangle of an operand into a panel whose k steps are `ld` apart.
-fn rect<T: Element>(out: &mut [T], ld: usize, b: Rows<'_, T>, rows: usize, cols: usize) {
+/// `simd`: AVX2 may move an NZ fractal's squares through registers ([`fractal_simd`]).
+fn rect<T: Element>(
+    out: &mut [T],
+    ld: usize,
+    b: Rows<'_, T>,
+    rows: usize,
+    cols: usize,
+    simd: bool,
+) {
     if b.sv == 1 {
         for q in 0..cols {
             let at = (b.origin + q as isize * b.sk) as usize;
@@ -261,11 +274,11 @@ fn rect<T: Element>(out: &mut [T], ld: usize, b: Rows<'_, T>, rows: usize, cols:
         // source row once, write it down the panel (the transpose kernel's set-up costs more
         // than the block); whole 8 × 8 f32 / 4 × 4 f64 squares through registers on AVX2
         #[cfg(target_arch = "x86_64")]
-        if fractal_simd::<T>(cols) && b.sv >= cols as isize {
+        if simd && fractal_simd::<T>(cols) && b.sv >= cols as isize {
             // the block's source rows `t·sv .. t·sv + cols` (`t < rows`), bounds-checked
             let at = b.origin as usize;
             let src = &b.src[at..at + (rows - 1) * b.sv as usize + cols];
-            // SAFETY: AVX2 is available and `T` is f32 by 8 or f64 by 4 (`fractal_simd`); every
+            // SAFETY: AVX2 is available (`simd`) and `T` is f32 by 8 or f64 by 4 (`fractal_simd`); every
             // source row lies in `src` (just sliced; rows do not overlap as sv ≥ cols), every
             // destination `q·ld + t` in `out` (`out.len() ≥ (cols − 1)·ld + rows`, checked
             // above); `out` is a `&mut` slice, distinct from the source.
@@ -314,14 +327,13 @@ fn rect<T: Element>(out: &mut [T], ld: usize, b: Rows<'_, T>, rows: usize, cols:
     }
 }
 
-/// Whether [`down_simd`] moves a block of `cols` contiguous source columns of `T`: AVX2 selected,
-/// and f32 by 8 (Ascend's C0 for 4-byte elements) or f64 by 4.
+/// Whether [`down_simd`] moves a block of `cols` contiguous source columns of `T` (with AVX2
+/// selected, which the caller checks): f32 by 8 (Ascend's C0 for 4-byte elements) or f64 by 4.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn fractal_simd<T: Element>(cols: usize) -> bool {
     let w = core::mem::size_of::<T>();
-    ((w == 4 && cols == 8) || (w == 8 && cols == 4))
-        && crate::isa::Isa::selected() >= crate::isa::Isa::Avx2
+    (w == 4 && cols == 8) || (w == 8 && cols == 4)
 }
 
 /// `out[q·ld + t] = src[t·sv + q]` for `t < rows` and `q < 8` (4-byte `T`) or `q < 4` (8-byte
@@ -342,57 +354,74 @@ unsafe fn down_simd<T: Element>(out: *mut T, ld: usize, src: *const T, sv: usize
         let mut t = 0;
         if core::mem::size_of::<T>() == 4 {
             let (o, s) = (out.cast::<f32>(), src.cast::<f32>());
-            while t < rows {
+            // the 8 × 8 transpose of rows `$r` (a macro: inlined into this AVX2 function)
+            macro_rules! tr8 {
+                ($r:expr) => {{
+                    let r: [__m256; 8] = $r;
+                    let (t0, t1) = (
+                        _mm256_unpacklo_ps(r[0], r[1]),
+                        _mm256_unpackhi_ps(r[0], r[1]),
+                    );
+                    let (t2, t3) = (
+                        _mm256_unpacklo_ps(r[2], r[3]),
+                        _mm256_unpackhi_ps(r[2], r[3]),
+                    );
+                    let (t4, t5) = (
+                        _mm256_unpacklo_ps(r[4], r[5]),
+                        _mm256_unpackhi_ps(r[4], r[5]),
+                    );
+                    let (t6, t7) = (
+                        _mm256_unpacklo_ps(r[6], r[7]),
+                        _mm256_unpackhi_ps(r[6], r[7]),
+                    );
+                    let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+                    let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+                    let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+                    let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+                    let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+                    let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+                    let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+                    let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+                    [
+                        _mm256_permute2f128_ps::<0x20>(u0, u4),
+                        _mm256_permute2f128_ps::<0x20>(u1, u5),
+                        _mm256_permute2f128_ps::<0x20>(u2, u6),
+                        _mm256_permute2f128_ps::<0x20>(u3, u7),
+                        _mm256_permute2f128_ps::<0x31>(u0, u4),
+                        _mm256_permute2f128_ps::<0x31>(u1, u5),
+                        _mm256_permute2f128_ps::<0x31>(u2, u6),
+                        _mm256_permute2f128_ps::<0x31>(u3, u7),
+                    ]
+                }};
+            }
+            // whole squares of 8 rows: 8 loads, 24 shuffles, 8 stores
+            while t + 8 <= rows {
+                let r: [__m256; 8] = core::array::from_fn(|i| _mm256_loadu_ps(s.add((t + i) * sv)));
+                for (q, v) in tr8!(r).into_iter().enumerate() {
+                    _mm256_storeu_ps(o.add(q * ld + t), v);
+                }
+                t += 8;
+            }
+            if t < rows {
                 // the last block of `n < 8` rows (a 6-row B panel) reads only its rows, the
                 // others zero, and stores `n` elements per column (masked stores: the lanes
                 // past `n` are neither written nor touched)
-                let n = (rows - t).min(8);
-                let r = |i: usize| {
+                let n = rows - t;
+                let r: [__m256; 8] = core::array::from_fn(|i| {
                     if i < n {
                         _mm256_loadu_ps(s.add((t + i) * sv))
                     } else {
                         _mm256_setzero_ps()
                     }
-                };
-                let (r0, r1, r2, r3) = (r(0), r(1), r(2), r(3));
-                let (r4, r5, r6, r7) = (r(4), r(5), r(6), r(7));
-                let (t0, t1) = (_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
-                let (t2, t3) = (_mm256_unpacklo_ps(r2, r3), _mm256_unpackhi_ps(r2, r3));
-                let (t4, t5) = (_mm256_unpacklo_ps(r4, r5), _mm256_unpackhi_ps(r4, r5));
-                let (t6, t7) = (_mm256_unpacklo_ps(r6, r7), _mm256_unpackhi_ps(r6, r7));
-                let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
-                let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
-                let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
-                let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
-                let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
-                let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
-                let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
-                let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
-                let cols = [
-                    _mm256_permute2f128_ps::<0x20>(u0, u4),
-                    _mm256_permute2f128_ps::<0x20>(u1, u5),
-                    _mm256_permute2f128_ps::<0x20>(u2, u6),
-                    _mm256_permute2f128_ps::<0x20>(u3, u7),
-                    _mm256_permute2f128_ps::<0x31>(u0, u4),
-                    _mm256_permute2f128_ps::<0x31>(u1, u5),
-                    _mm256_permute2f128_ps::<0x31>(u2, u6),
-                    _mm256_permute2f128_ps::<0x31>(u3, u7),
-                ];
-                if n == 8 {
-                    for (q, v) in cols.into_iter().enumerate() {
-                        _mm256_storeu_ps(o.add(q * ld + t), v);
-                    }
-                } else {
-                    // lane i of the mask is set for i < n
-                    let mask = _mm256_cmpgt_epi32(
-                        _mm256_set1_epi32(n as i32),
-                        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                    );
-                    for (q, v) in cols.into_iter().enumerate() {
-                        _mm256_maskstore_ps(o.add(q * ld + t), mask, v);
-                    }
+                });
+                // lane i of the mask is set for i < n
+                let mask = _mm256_cmpgt_epi32(
+                    _mm256_set1_epi32(n as i32),
+                    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                );
+                for (q, v) in tr8!(r).into_iter().enumerate() {
+                    _mm256_maskstore_ps(o.add(q * ld + t), mask, v);
                 }
-                t += n;
             }
         } else {
             let (o, s) = (out.cast::<f64>(), src.cast::<f64>());

@@ -233,9 +233,11 @@ fn parts(x: &Access, base: usize) -> (Strided, Option<Mapped<'_>>) {
 /// rectangle as a strided block; C is written from the microkernel's registers where its runs
 /// cover a tile, else merged from a stack tile through the maps). Operands that are not affine
 /// (swizzled) are first copied by the copy engine into a dense strided buffer (C copied back at
-/// the end). `engine` runs on the views; `c_read` says whether it reads C (β ≠ 0).
+/// the end). `engine` runs on the views; `c_read` says whether it reads C (β ≠ 0); `mkn` are the
+/// product's extents, checked by the caller ([`product_extents`]).
 pub(crate) fn with_views<TA, TB, TC, SA, LA, SB, LB, SC, LC>(
     op: &'static str,
+    [m, _, n]: [usize; 3],
     a: &Tensor<SA, LA>,
     b: &Tensor<SB, LB>,
     c_read: bool,
@@ -253,7 +255,6 @@ where
     LB: AnyLayout,
     LC: AnyLayout,
 {
-    let [m, _, n] = product_extents(op, a.layout(), b.layout(), c.layout())?;
     let (dense_a, xa) = affine_form(op, Operand::A, a, true)?;
     let (dense_b, xb) = affine_form(op, Operand::B, b, true)?;
     let (mut dense_c, xc) = affine_form(op, Operand::C, c, c_read)?;
