@@ -419,8 +419,25 @@ unsafe fn down_simd<T: Element>(out: *mut T, ld: usize, src: *const T, sv: usize
                     _mm256_set1_epi32(n as i32),
                     _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
                 );
-                for (q, v) in tr8!(r).into_iter().enumerate() {
-                    _mm256_maskstore_ps(o.add(q * ld + t), mask, v);
+                let cols = tr8!(r);
+                if t == 0 && ld == n && n >= 4 {
+                    // the block is the whole panel (a 6-row B panel): each column's 8 lanes end
+                    // where the next column starts, so plain stores in column order leave every
+                    // element right (lanes past `n` land in the next column, which the next
+                    // store rewrites; with n ≥ 4 the 7th column's store ends at 6n + 8 ≤ 8n,
+                    // inside the block); only the last column is masked. (vmaskmov stores are
+                    // microcoded and slow on AMD's Zen cores.)
+                    for (q, v) in cols.into_iter().enumerate() {
+                        if q < 7 {
+                            _mm256_storeu_ps(o.add(q * ld), v);
+                        } else {
+                            _mm256_maskstore_ps(o.add(q * ld), mask, v);
+                        }
+                    }
+                } else {
+                    for (q, v) in cols.into_iter().enumerate() {
+                        _mm256_maskstore_ps(o.add(q * ld + t), mask, v);
+                    }
                 }
             }
         } else {
