@@ -303,19 +303,42 @@ macro_rules! elem {
             ) {
                 if threads <= 1 {
                     // one thread: the BLAS-style entry, as a user calls it
-                    $lay(m, k, n, 1.0, a, 1, m as isize, b, 1, k as isize, 0.0, c, 1, m as isize)
-                        .unwrap();
+                    $lay(
+                        m, k, n, 1.0, a, 1, m as isize, b, 1, k as isize, 0.0, c, 1, m as isize,
+                    )
+                    .unwrap();
                 } else {
                     use layout::gemm::{MatMut, MatRef, Options, gemm_with};
-                    let opts = Options { threads, ..Options::default() };
+                    let opts = Options {
+                        threads,
+                        ..Options::default()
+                    };
                     let (mi, ki) = (m as isize, k as isize);
                     gemm_with(
                         opts,
                         1.0,
-                        MatRef { data: a, rows: m, cols: k, row_stride: 1, col_stride: mi },
-                        MatRef { data: b, rows: k, cols: n, row_stride: 1, col_stride: ki },
+                        MatRef {
+                            data: a,
+                            rows: m,
+                            cols: k,
+                            row_stride: 1,
+                            col_stride: mi,
+                        },
+                        MatRef {
+                            data: b,
+                            rows: k,
+                            cols: n,
+                            row_stride: 1,
+                            col_stride: ki,
+                        },
                         0.0,
-                        MatMut { data: c, rows: m, cols: n, row_stride: 1, col_stride: mi },
+                        MatMut {
+                            data: c,
+                            rows: m,
+                            cols: n,
+                            row_stride: 1,
+                            col_stride: mi,
+                        },
                     )
                     .unwrap();
                 }
@@ -1209,7 +1232,8 @@ fn main() {
         use layout::{DynLayout, Tensor};
         let n: usize = args[1].parse().unwrap();
         let reps: usize = args[2].parse().unwrap();
-        let rm = |r: usize, c: usize| -> DynLayout { format!("({r},{c}):({c},1)").parse().unwrap() };
+        let rm =
+            |r: usize, c: usize| -> DynLayout { format!("({r},{c}):({c},1)").parse().unwrap() };
         let a = data::<f32>(n * n, 1);
         let b = data::<f32>(n * n, 2);
         if args.get(3).map(String::as_str) == Some("rm") {
@@ -1232,26 +1256,63 @@ fn main() {
         return;
     }
     if args.first().map(String::as_str) == Some("tn") {
-        // `tn N REPS [f64]`: A·Bᵀ with A and B row-major (both contiguous along k), C
-        // row-major, through `gemm::gemm_with` (for callgrind's counts and perf's task-clock)
-        use layout::gemm::{MatMut, MatRef, Options};
+        // `tn N REPS [f64] [packed]`: A·Bᵀ with A and B row-major (both contiguous along k), C
+        // row-major, through `gemm::gemm_with` (for callgrind's counts and perf's task-clock);
+        // `packed` forces the blocked engine (the route these products took before issue 28's
+        // k-vector route)
+        use layout::gemm::{MatMut, MatRef, Options, Packing};
         let n: usize = args[1].parse().unwrap();
         let reps: usize = args[2].parse().unwrap();
-        fn run<T: Elem>(n: usize, reps: usize) {
+        let packed = args.iter().any(|a| a == "packed");
+        fn run<T: Elem>(n: usize, reps: usize, packed: bool) {
+            let opts = Options {
+                packing: if packed {
+                    Packing::Always
+                } else {
+                    Packing::Auto
+                },
+                ..Options::default()
+            };
             let a: Vec<T> = data(n * n, 1);
             let b: Vec<T> = data(n * n, 2);
             let mut c = vec![<T as Elem>::zero(); n * n];
-            fn m<T>(d: &[T], n: usize) -> MatRef<'_, T> { MatRef { data: d, rows: n, cols: n, row_stride: n as isize, col_stride: 1 } }
+            fn m<T>(d: &[T], n: usize) -> MatRef<'_, T> {
+                MatRef {
+                    data: d,
+                    rows: n,
+                    cols: n,
+                    row_stride: n as isize,
+                    col_stride: 1,
+                }
+            }
             for _ in 0..reps {
-                let bt = MatRef { row_stride: 1, col_stride: n as isize, ..m(&b, n) };
-                let cm = MatMut { data: &mut c[..], rows: n, cols: n, row_stride: n as isize, col_stride: 1 };
-                layout::gemm::gemm_with(Options::default(), <T as Elem>::one(), black_box(m(&a, n)), black_box(bt), <T as Elem>::zero(), cm).unwrap();
+                let bt = MatRef {
+                    row_stride: 1,
+                    col_stride: n as isize,
+                    ..m(&b, n)
+                };
+                let cm = MatMut {
+                    data: &mut c[..],
+                    rows: n,
+                    cols: n,
+                    row_stride: n as isize,
+                    col_stride: 1,
+                };
+                layout::gemm::gemm_with(
+                    opts,
+                    <T as Elem>::one(),
+                    black_box(m(&a, n)),
+                    black_box(bt),
+                    <T as Elem>::zero(),
+                    cm,
+                )
+                .unwrap();
             }
         }
-        if args.get(3).map(String::as_str) == Some("f64") {
-            run::<f64>(n, reps)
+        if args.iter().any(|a| a == "f64") {
+            run::<f64>(n, reps, packed)
         } else {
-            run::<f32>(n, reps)
+            run::<f32>(n, reps, packed)
         }
         return;
     }
