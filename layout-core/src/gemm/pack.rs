@@ -264,6 +264,8 @@ fn rect<T: Element>(
     cols: usize,
     simd: bool,
 ) {
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = simd;
     if b.sv == 1 {
         for q in 0..cols {
             let at = (b.origin + q as isize * b.sk) as usize;
