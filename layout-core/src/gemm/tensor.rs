@@ -3,6 +3,8 @@
 //! any other affine layout, and a dense copy made by the copy engine where it is not affine (a
 //! swizzle undone once at copy speed, C copied back at the end).
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::vec::Vec;
 
 use super::check::Strided;
@@ -142,6 +144,45 @@ fn access(op: &'static str, operand: Operand, l: &DynLayout) -> Result<Access, G
     })
 }
 
+/// Axis maps up to this many indices (both axes together) are kept for the next call.
+const CACHED_INDICES: usize = 4096;
+
+/// [`access`], remembering the last four mapped layouts met on this thread: a program that
+/// multiplies operands of the same named layouts again and again (the small products where
+/// building the maps costs a tenth of the call) builds each map once.
+fn access_cached(
+    op: &'static str,
+    operand: Operand,
+    l: &DynLayout,
+) -> Result<Rc<Access>, GemmError> {
+    type Last = RefCell<[Option<(DynLayout, Rc<Access>)>; 4]>;
+    std::thread_local! {
+        static LAST: Last = const { RefCell::new([const { None }; 4]) };
+    }
+    let hit = LAST.with(|c| {
+        let c = c.try_borrow().ok()?;
+        c.iter()
+            .flatten()
+            .find(|(k, _)| k == l)
+            .map(|(_, x)| Rc::clone(x))
+    });
+    if let Some(x) = hit {
+        return Ok(x);
+    }
+    let x = Rc::new(access(op, operand, l)?);
+    if let Access::Mapped { rows, cols } = &*x
+        && rows.off.len() + cols.off.len() <= CACHED_INDICES
+    {
+        LAST.with(|c| {
+            if let Ok(mut c) = c.try_borrow_mut() {
+                c.rotate_right(1);
+                c[0] = Some((*l, Rc::clone(&x)));
+            }
+        });
+    }
+    Ok(x)
+}
+
 /// The operand's elements copied, through the copy engine, into a dense buffer of the
 /// strided layout closest to its own memory order (for operands that are not affine: a
 /// swizzle is undone at copy speed, once, instead of once per packed element). Returns the
@@ -188,7 +229,7 @@ fn affine_form<X: Copy + Default, S: Storage<Elem = X>, L: AnyLayout>(
     operand: Operand,
     t: &Tensor<S, L>,
     read: bool,
-) -> Result<(Dense<X>, Access), GemmError> {
+) -> Result<(Dense<X>, Rc<Access>), GemmError> {
     let dense = if L::AFFINE {
         None
     } else {
@@ -202,7 +243,7 @@ fn affine_form<X: Copy + Default, S: Storage<Elem = X>, L: AnyLayout>(
             rank: 2,
         })?,
     };
-    let x = access(op, operand, &l)?;
+    let x = access_cached(op, operand, &l)?;
     Ok((dense, x))
 }
 
