@@ -267,9 +267,18 @@ fn rect<T: Element>(
     #[cfg(not(target_arch = "x86_64"))]
     let _ = simd;
     if b.sv == 1 {
-        for q in 0..cols {
-            let at = (b.origin + q as isize * b.sk) as usize;
-            out[q * ld..q * ld + rows].copy_from_slice(&b.src[at..at + rows]);
+        // runs of a compile-time length where the layout's runs are a vector or two (an
+        // interleaved format's 4 or 8 rows): inline moves instead of a `memcpy` call per run
+        match rows {
+            4 => down_runs::<T, 4>(out, ld, b, cols),
+            8 => down_runs::<T, 8>(out, ld, b, cols),
+            16 => down_runs::<T, 16>(out, ld, b, cols),
+            _ => {
+                for q in 0..cols {
+                    let at = (b.origin + q as isize * b.sk) as usize;
+                    out[q * ld..q * ld + rows].copy_from_slice(&b.src[at..at + rows]);
+                }
+            }
         }
     } else if b.sk == 1 && rows * cols < 256 && out.len() >= (cols - 1) * ld + rows {
         // a small block with contiguous source rows (an NZ fractal's C0 columns): read each
@@ -515,6 +524,20 @@ fn in_bounds<T>(s: Rows<'_, T>, first: isize, rows: usize, kc: usize) -> bool {
         && hi
             .checked_add(kc as isize)
             .is_some_and(|e| e as usize <= s.src.len())
+}
+
+/// [`rect`] for unit-stride source rows of `R` elements: `out[q·ld + t] = src[origin + q·sk +
+/// t]` for `t < R`, `q < cols`.
+#[inline(always)]
+fn down_runs<T: Element, const R: usize>(out: &mut [T], ld: usize, b: Rows<'_, T>, cols: usize) {
+    for q in 0..cols {
+        let at = (b.origin + q as isize * b.sk) as usize;
+        let src: &[T; R] = b.src[at..at + R].try_into().expect("a run of R elements");
+        let dst: &mut [T; R] = (&mut out[q * ld..q * ld + R])
+            .try_into()
+            .expect("a run of R elements");
+        *dst = *src;
+    }
 }
 
 /// Copies one micro-panel whose rows are unit stride: `R` elements per k step.
