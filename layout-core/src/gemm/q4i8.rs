@@ -3,31 +3,39 @@
 //! llama.cpp's `Q8_0` activations.
 //!
 //! Each row of A is cut into 32-blocks; each block gets `d_a = max|a| / 127` and codes
-//! `q_a = round(a / d_a)` in [−127, 127], with `S_a = Σ₃₂ q_a`. B's block is one or two planes
-//! of 4-bit codes `c` in [0, 15] with a weight `w`, a zero `z` and a scale `d_b` per column:
+//! `q_a = round(a / d_a)` in [−127, 127]. B's block holds codes `c` with a scale `d_b` per
+//! column (and, for groups, a zero `z`):
 //!
-//! - `Q4_0`: one plane, `(c − 8)·d_b`;
-//! - `Q8_0`: the code `q + 128` split into nibbles `16·h + l`, so `q = 16·(h − 8) + l`: the
-//!   high plane `(h − 8)·16·d_b`, the low plane `l·d_b`;
-//! - GPTQ/AWQ (groups a multiple of 32): one plane, `(c − z)·s` with `z`, `s` per group and
-//!   column.
+//! - `Q4_0`: codes in [0, 15], `(c − 8)·d_b`. `vpmaddubsw` takes the codes as the unsigned
+//!   operand: a pair sum is at most 2·15·127 = 3810. Each `i16` lane of a block's sum starts at
+//!   `−8·Σ q_a` over its own 16 k values (`|·| ≤ 16256`), so it ends at `Σ (c − 8)·q_a` over
+//!   those 16 values, `|·| ≤ 16·8·127 = 16256`: the lanes wrap on the way (`vpaddw` is modular)
+//!   but end exact, and no offset is left for the epilogue.
+//! - GPTQ/AWQ (groups a multiple of 32): codes in [0, 15], `(c − z)·s` with `z`, `s` per group
+//!   and column: a lane sums `Σ c·q_a ≤ 16·15·127 = 30480` in `i16`, and the zero's term
+//!   `z·Σ q_a` is taken off in `f32` (exact while `|z·S_a| < 2²⁴`: `zero_exact`).
+//! - `Q8_0`: codes in [−128, 127], one plane, the sign on the activation: `vpmaddubsw` of the
+//!   magnitude `|c| ≤ 128` (unsigned) and `sign(c)·q_a ∈ [−127, 127]` (`vpsignb`), so a pair
+//!   sum is at most 2·128·127 = 32512 < 2¹⁵, widened into `i32` at once (`vpmaddwd` by ones).
+//!   (The sign cannot go on the weight: −(−128) is not an `i8`.)
 //!
-//! So `C[i][j] = Σ_blocks d_a · Σ_planes w·d_b · (Σ₃₂ c·q_a − z·S_a)`, and the inner sum is an
-//! exact integer: `vpmaddubsw` takes the codes as the unsigned operand (a pair sum is at most
-//! 2·15·127 = 3810, so a block's eight quads add in `i16`: 30480 < 2¹⁵), then one `vpmaddwd`
-//! by ones per block and plane widens the pairs into `i32`. The constant zeros (`8·S_a`) are
-//! subtracted in integers; a per-column zero in `f32` (exact while `|z·S_a| < 2²⁴`). One
+//! So `C[i][j] = Σ_blocks d_a·d_b·(Σ₃₂ c'·q_a)` with an exact integer inner sum, one
 //! conversion and one scaling per block, row and column vector.
 //!
-//! A is packed per 4-row tile, block-interleaved (`[block][quad][row][4]`, then the rows'
-//! `d_a`, `8·S_a`, `S_a`), so a tile reads one contiguous stream. B is unpacked 16 blocks
-//! (512 k values) of one 8-column panel at a time (`[block][plane][quad][column][4]`, the
-//! planes' scales, the zeros: 4 KiB for 4-bit codes, in L1) into a buffer of the thread's and
-//! read by every tile of A; eight panels pass over the same 512 k values of A (in L2) before
-//! the next ones, their `f32` sums kept in a buffer between the passes. Every block of B is
-//! unpacked once per call. AVX2 tiles of 4 rows × 8 columns (with the eight B vectors of a
-//! block held in registers, four rows leave no spills); plain Rust below AVX2. Threads split
+//! A is packed per 3-row tile, block-interleaved (`[block][quad][row][4]`, then the rows'
+//! `d_a`, lane offsets and `Σ q_a`), so a tile reads one contiguous stream. B is unpacked
+//! 16 blocks (512 k values) of one 16-column panel at a time (`[block][plane][quad][column][4]`
+//! and the scales: 8 KiB for 4-bit codes, in L1; the nibbles split and transposed four
+//! columns at a time in registers) into a buffer of the thread's and read by every tile of A;
+//! four panels pass over the same 512 k values of A (in L2) before the next ones, their `f32`
+//! sums kept in a buffer between the passes. Every block of B is unpacked once per call. AVX2
+//! tiles of 3 rows × 16 columns: six `i16` (or `i32`) sums, six `f32` accumulators, two B
+//! vectors and one broadcast activation quad in registers. Plain Rust below AVX2. Threads split
 //! the panels.
+//!
+//! A row of A holding a NaN or an infinity is not quantized: [`run`] reports it, and the
+//! caller computes that row on the `f32` route, so non-finite inputs give the `f32` route's
+//! non-finite outputs.
 //!
 //! The only approximation is A's quantization (relative error about `1/254` per block and
 //! element); on integer-valued A whose blocks each reach ±127 (so `d_a = 1`) and B whose scales
@@ -39,20 +47,20 @@ use std::vec::Vec;
 use super::check::Strided;
 use super::view::View;
 use crate::isa::Isa;
-use crate::packed::{Access, BlockQ4_0, BlockQ8_0, GgufMatrix, Group4Matrix, QK, QuantRef};
+use crate::packed::{Access, BlockQ4_0, BlockQ8_0, GgufBlock, GgufMatrix, Group4Matrix, QK, QuantRef};
 
-/// Columns per panel (one ymm of `f32`).
-const NB: usize = 8;
+/// Columns per panel (two ymm of `f32`).
+const NB: usize = 16;
 /// Rows per tile.
-const MB: usize = 4;
-/// Code bytes per block, plane and panel: 8 quads × 8 columns × 4.
+const MB: usize = 3;
+/// Code bytes per block, plane and panel: 8 quads × 16 columns × 4.
 const PLANE: usize = QK * NB;
-/// Code bytes per block and tile of A: 8 quads × 6 rows × 4.
+/// Code bytes per block and tile of A: 8 quads × 3 rows × 4.
 const ATILE: usize = QK * MB;
 /// Blocks of k per pass over the tiles of A (512 k values: A's rows of them stay in L2).
 const KCB: usize = 16;
 /// Panels of B per pass over A (their `f32` sums kept between the passes).
-const NCP: usize = 8;
+const NCP: usize = 4;
 
 /// Whether `q` takes this route: `Q4_0`, `Q8_0`, and groups of a multiple of 32 rows whose
 /// zero points are exact and whose scale may be factored out of a group's sum.
@@ -64,14 +72,17 @@ pub(crate) fn supports(q: QuantRef<'_>) -> bool {
 }
 
 /// A quantized per row and block, packed per tile of `MB` rows (rows past m are zeros):
-/// codes `[tile][block][quad][row][4]`, and per `[tile][block][row]` the scale `d_a`, `8·S_a`
-/// and `S_a` (as `f32`).
+/// codes `[tile][block][quad][row][4]`, and per `[tile][block][row]` the scale `d_a`, the
+/// lane offsets (`−8·Σ q_a` over bytes 0, 1 of each quad in the low half, over bytes 2, 3 in
+/// the high half) and `S_a = Σ q_a` (as `f32`). `bad`: the rows holding a NaN or an infinity
+/// (their codes zeros).
 struct Acts {
     q: Vec<i8>,
     d: Vec<f32>,
-    s8: Vec<i32>,
+    off: Vec<i32>,
     sa: Vec<f32>,
     kb: usize,
+    bad: Vec<usize>,
 }
 
 /// `x` rounded to the nearest integer, halves away from zero (`f32::round`), in operations an
@@ -86,13 +97,14 @@ fn round_half_away(x: f32) -> f32 {
     }
 }
 
-/// One block of a row: its 32 codes `round(x·inv)` clamped to ±127 into `out`; their sum.
+/// One block of a row: its 32 codes `round(x·inv)` clamped to ±127 into `out`; the sums of
+/// the codes at k ≡ 0, 1 and at k ≡ 2, 3 (mod 4).
 #[inline(always)]
-fn quantize_block(blk: &[f32], inv: f32, out: &mut [i8; QK]) -> i32 {
-    let mut sum = 0i32;
-    for (o, &x) in out.iter_mut().zip(blk) {
+fn quantize_block(blk: &[f32], inv: f32, out: &mut [i8; QK]) -> [i32; 2] {
+    let mut sum = [0i32; 2];
+    for (e, (o, &x)) in out.iter_mut().zip(blk).enumerate() {
         *o = round_half_away(x * inv).clamp(-127.0, 127.0) as i8;
-        sum += i32::from(*o);
+        sum[(e / 2) % 2] += i32::from(*o);
     }
     sum
 }
@@ -103,8 +115,17 @@ fn quantize_block(blk: &[f32], inv: f32, out: &mut [i8; QK]) -> i32 {
 ///
 /// # Safety
 /// AVX2 and FMA available.
-unsafe fn quantize_block_avx2(blk: &[f32], inv: f32, out: &mut [i8; QK]) -> i32 {
+unsafe fn quantize_block_avx2(blk: &[f32], inv: f32, out: &mut [i8; QK]) -> [i32; 2] {
     quantize_block(blk, inv, out)
+}
+
+/// Whether every element of `row` is finite (`x − x` is 0 for finite `x`, NaN otherwise).
+#[inline(always)]
+fn finite(row: &[f32]) -> bool {
+    row.chunks(8)
+        .map(|c| c.iter().fold(0f32, |s, &x| s + (x - x)))
+        .sum::<f32>()
+        == 0.0
 }
 
 fn quantize_a(isa: Isa, a: &View<'_, f32>, m: usize, k: usize) -> Acts {
@@ -112,8 +133,9 @@ fn quantize_a(isa: Isa, a: &View<'_, f32>, m: usize, k: usize) -> Acts {
     let tiles = m.div_ceil(MB);
     let mut q = std::vec![0i8; tiles * kb * ATILE];
     let mut d = std::vec![0f32; tiles * kb * MB];
-    let mut s8 = std::vec![0i32; tiles * kb * MB];
+    let mut off = std::vec![0i32; tiles * kb * MB];
     let mut sa = std::vec![0f32; tiles * kb * MB];
+    let mut bad = Vec::new();
     let mut row = std::vec![0f32; k];
     for i in 0..m {
         let base = a.at.origin + i as isize * a.at.rs;
@@ -123,6 +145,11 @@ fn quantize_a(isa: Isa, a: &View<'_, f32>, m: usize, k: usize) -> Acts {
             for (p, x) in row.iter_mut().enumerate() {
                 *x = a.data[(base + p as isize * a.at.cs) as usize];
             }
+        }
+        if !finite(&row) {
+            // left as zeros: the caller runs this row on the f32 route
+            bad.push(i);
+            continue;
         }
         let (t, r) = (i / MB, i % MB);
         for (b, blk) in row.chunks_exact(QK).enumerate() {
@@ -148,25 +175,50 @@ fn quantize_a(isa: Isa, a: &View<'_, f32>, m: usize, k: usize) -> Acts {
                 codes[qd * 4 * MB + r * 4..qd * 4 * MB + r * 4 + 4].copy_from_slice(quad);
             }
             d[tb * MB + r] = scale;
-            s8[tb * MB + r] = 8 * sum;
-            sa[tb * MB + r] = sum as f32;
+            // two i16 halves, each |8·Σ| ≤ 8·16·127 = 16256
+            off[tb * MB + r] =
+                i32::from((-8 * sum[0]) as i16 as u16) | (i32::from((-8 * sum[1]) as i16) << 16);
+            sa[tb * MB + r] = (sum[0] + sum[1]) as f32;
         }
     }
-    Acts { q, d, s8, sa, kb }
+    Acts {
+        q,
+        d,
+        off,
+        sa,
+        kb,
+        bad,
+    }
 }
 
-/// How B's blocks are stored: unpacked one panel of 8 columns at a time.
+/// How a format's codes enter the integer sums.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `Q4_0`: codes in [0, 15] less the constant 8 (the lane offsets of A).
+    Nibbles,
+    /// GPTQ/AWQ: codes in [0, 15] less a zero per block and column (`f32`).
+    Zeros,
+    /// `Q8_0`: two planes, the magnitudes `|c|` and the codes `c` (signs for A).
+    Signed,
+}
+
+/// How B's blocks are stored: unpacked one panel of `NB` columns at a time.
 trait Weights: Sync {
-    /// Planes of 4-bit codes per block (1, or 2 for `Q8_0`).
-    const PLANES: usize;
-    /// Whether the zeros are per column and block (`f32`), else `8` on the first plane only.
-    const ZCOL: bool;
+    const KIND: Kind;
     fn k(&self) -> usize;
     fn n(&self) -> usize;
-    /// Blocks `blocks` of panel `jp` (columns `8·jp ..`, those past n: codes 0, scales 0):
-    /// `codes` `[block][plane][quad][column][4]`, `scales` `[block][plane][column]` (the
-    /// plane's weight folded in), `zeros` `[block][column]` (`ZCOL` only).
+    /// Blocks `blocks` of panel `jp` (columns `NB·jp ..`, those past n: codes 0, scales 0):
+    /// `codes` `[block][plane][quad][column][4]`, `scales` `[block][column]`, `zeros`
+    /// `[block][column]` (`Kind::Zeros` only).
     fn unpack(&self, isa: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>);
+}
+
+/// The planes per block of a kind.
+const fn planes(kind: Kind) -> usize {
+    match kind {
+        Kind::Signed => 2,
+        _ => 1,
+    }
 }
 
 /// The buffers [`Weights::unpack`] fills.
@@ -177,7 +229,7 @@ struct Out<'a> {
 }
 
 /// Column `c`'s 32 codes of one block (in k order) into a plane: its k quads as 32-bit units,
-/// one every 32 bytes.
+/// one every `4·NB` bytes.
 #[inline(always)]
 fn put_column(plane: &mut [u8], c: usize, codes: &[u8; QK]) {
     for (q, quad) in codes.chunks_exact(4).enumerate() {
@@ -191,9 +243,39 @@ fn slot(e: usize, c: usize) -> usize {
     (e / 4) * 4 * NB + c * 4 + e % 4
 }
 
+/// The GGUF formats' unpacking, shared: for each column of panel `jp` and block, `split`
+/// turns the stored block into its planes (32 codes each, in k order) and returns its scale.
+fn unpack_gguf<B: GgufBlock>(
+    m: &GgufMatrix<B>,
+    jp: usize,
+    blocks: Range<usize>,
+    out: Out<'_>,
+    planes: usize,
+    split: impl Fn(&B, &mut [[u8; QK]; 2]) -> f32,
+) {
+    let Out { codes, scales, .. } = out;
+    let cols = NB.min(m.n() - jp * NB);
+    if cols < NB {
+        codes.fill(0);
+        scales.fill(0.0);
+    }
+    for c in 0..cols {
+        let Some(col) = m.column(jp * NB + c) else {
+            continue;
+        };
+        for (bi, blk) in col[blocks.clone()].iter().enumerate() {
+            let mut v = [[0u8; QK]; 2];
+            scales[bi * NB + c] = split(blk, &mut v);
+            let bc = &mut codes[bi * planes * PLANE..(bi + 1) * planes * PLANE];
+            for (p, vp) in v.iter().enumerate().take(planes) {
+                put_column(&mut bc[p * PLANE..(p + 1) * PLANE], c, vp);
+            }
+        }
+    }
+}
+
 impl Weights for GgufMatrix<BlockQ4_0> {
-    const PLANES: usize = 1;
-    const ZCOL: bool = false;
+    const KIND: Kind = Kind::Nibbles;
     fn k(&self) -> usize {
         GgufMatrix::k(self)
     }
@@ -201,30 +283,19 @@ impl Weights for GgufMatrix<BlockQ4_0> {
         GgufMatrix::n(self)
     }
     fn unpack(&self, _: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>) {
-        let Out { codes, scales, .. } = out;
-        codes.fill(0);
-        scales.fill(0.0);
-        for c in 0..NB.min(self.n() - jp * NB) {
-            let Some(col) = self.column(jp * NB + c) else {
-                continue;
-            };
-            for (bi, blk) in col[blocks.clone()].iter().enumerate() {
-                // codes 0..16 in the low nibbles, 16..32 in the high ones
-                let mut v = [0u8; QK];
-                let (lo, hi) = v.split_at_mut(QK / 2);
-                for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(&blk.qs) {
-                    (*l, *h) = (x & 0x0F, x >> 4);
-                }
-                put_column(&mut codes[bi * PLANE..(bi + 1) * PLANE], c, &v);
-                scales[bi * NB + c] = blk.d.to_f32();
+        unpack_gguf(self, jp, blocks, out, 1, |blk, v| {
+            // codes 0..16 in the low nibbles, 16..32 in the high ones
+            let (lo, hi) = v[0].split_at_mut(QK / 2);
+            for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(&blk.qs) {
+                (*l, *h) = (x & 0x0F, x >> 4);
             }
-        }
+            blk.d.to_f32()
+        });
     }
 }
 
 impl Weights for GgufMatrix<BlockQ8_0> {
-    const PLANES: usize = 2;
-    const ZCOL: bool = false;
+    const KIND: Kind = Kind::Signed;
     fn k(&self) -> usize {
         GgufMatrix::k(self)
     }
@@ -232,34 +303,19 @@ impl Weights for GgufMatrix<BlockQ8_0> {
         GgufMatrix::n(self)
     }
     fn unpack(&self, _: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>) {
-        let Out { codes, scales, .. } = out;
-        codes.fill(0);
-        scales.fill(0.0);
-        for c in 0..NB.min(self.n() - jp * NB) {
-            let Some(col) = self.column(jp * NB + c) else {
-                continue;
-            };
-            for (bi, blk) in col[blocks.clone()].iter().enumerate() {
-                let (hi, lo) = codes[bi * 2 * PLANE..(bi + 1) * 2 * PLANE].split_at_mut(PLANE);
-                // q + 128 = 16·h + l: q = 16·(h − 8) + l
-                let (mut h, mut l) = ([0u8; QK], [0u8; QK]);
-                for ((h, l), &x) in h.iter_mut().zip(l.iter_mut()).zip(&blk.qs) {
-                    let u = (x as u8) ^ 0x80;
-                    (*h, *l) = (u >> 4, u & 0x0F);
-                }
-                put_column(hi, c, &h);
-                put_column(lo, c, &l);
-                let d = blk.d.to_f32();
-                scales[bi * 2 * NB + c] = 16.0 * d;
-                scales[bi * 2 * NB + NB + c] = d;
+        unpack_gguf(self, jp, blocks, out, 2, |blk, v| {
+            // magnitudes (|−128| = 128 as u8) and the codes themselves (their signs)
+            let [mag, sgn] = v;
+            for ((a, s), &x) in mag.iter_mut().zip(sgn.iter_mut()).zip(&blk.qs) {
+                (*a, *s) = (x.unsigned_abs(), x as u8);
             }
-        }
+            blk.d.to_f32()
+        });
     }
 }
 
 impl Weights for Group4Matrix {
-    const PLANES: usize = 1;
-    const ZCOL: bool = true;
+    const KIND: Kind = Kind::Zeros;
     fn k(&self) -> usize {
         Group4Matrix::k(self)
     }
@@ -273,10 +329,12 @@ impl Weights for Group4Matrix {
             zeros,
         } = out;
         let (n, g) = (self.n(), self.group());
-        codes.fill(0);
-        scales.fill(0.0);
-        zeros.fill(0.0);
         let cols = NB.min(n - jp * NB);
+        if cols < NB {
+            codes.fill(0);
+            scales.fill(0.0);
+            zeros.fill(0.0);
+        }
         let bytes = self.weights().as_bytes();
         let word = |w: usize| u32::from_le_bytes(bytes[4 * w..4 * w + 4].try_into().unwrap());
         for (o, bi) in blocks.enumerate() {
@@ -295,21 +353,25 @@ impl Weights for Group4Matrix {
                         put_column(plane, c, &v);
                     }
                 }
-                // row p's eight columns 8·jp .. in word (p·n)/8 + jp (n a multiple of 8)
+                // row p's eight columns 8h .. 8h + 8 in word (p·n)/8 + h (n a multiple of 8,
+                // so `cols` too)
                 Access::Awq => {
                     for q in 0..QK / 4 {
-                        let w = [0, 1, 2, 3].map(|t| word(((bi * QK + 4 * q + t) * n) / 8 + jp));
-                        let out = &mut plane[q * 4 * NB..(q + 1) * 4 * NB];
-                        #[cfg(target_arch = "x86_64")]
-                        if isa >= Isa::Avx2 {
-                            // SAFETY: AVX2 (hence SSSE3) available: the front checked `isa`.
-                            unsafe { x86::awq_quad(w, out) };
-                            continue;
-                        }
-                        let _ = isa;
-                        for (c, &sh) in crate::packed::AWQ_SHIFT.iter().enumerate() {
-                            for (t, &wt) in w.iter().enumerate() {
-                                out[c * 4 + t] = ((wt >> sh) & 0xF) as u8;
+                        for h in 0..cols / 8 {
+                            let w = [0, 1, 2, 3]
+                                .map(|t| word(((bi * QK + 4 * q + t) * n) / 8 + jp * NB / 8 + h));
+                            let out = &mut plane[q * 4 * NB + 32 * h..q * 4 * NB + 32 * (h + 1)];
+                            #[cfg(target_arch = "x86_64")]
+                            if isa >= Isa::Avx2 {
+                                // SAFETY: AVX2 (hence SSSE3) available: the front checked `isa`.
+                                unsafe { x86::awq_quad(w, out) };
+                                continue;
+                            }
+                            let _ = isa;
+                            for (c, &sh) in crate::packed::AWQ_SHIFT.iter().enumerate() {
+                                for (t, &wt) in w.iter().enumerate() {
+                                    out[c * 4 + t] = ((wt >> sh) & 0xF) as u8;
+                                }
                             }
                         }
                     }
@@ -365,7 +427,8 @@ impl COut {
 }
 
 /// Runs the product (A `m × k` strided `f32`, B quantized `k × n` and [`supports`]ed, C
-/// strided; checked by the front, the rule applied).
+/// strided; checked by the front, the rule applied). Returns the rows of A holding a NaN or an
+/// infinity, in increasing order: their rows of C are left untouched, for the `f32` route.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     isa: Isa,
@@ -376,7 +439,7 @@ pub(crate) fn run(
     b: QuantRef<'_>,
     beta: f32,
     c: (&mut [f32], Strided),
-) {
+) -> Vec<usize> {
     match b {
         QuantRef::Q4_0(q) => run_with(isa, threads, mkn, alpha, a, q, beta, c),
         QuantRef::Q8_0(q) => run_with(isa, threads, mkn, alpha, a, q, beta, c),
@@ -394,9 +457,12 @@ fn run_with<W: Weights>(
     b: &W,
     beta: f32,
     (c, sc): (&mut [f32], Strided),
-) {
+) -> Vec<usize> {
     debug_assert_eq!((b.k(), b.n()), (k, n));
     let acts = quantize_a(isa, &a, m, k);
+    if acts.bad.len() == m {
+        return acts.bad;
+    }
     let out = COut {
         c: c.as_mut_ptr(),
         sc,
@@ -407,13 +473,15 @@ fn run_with<W: Weights>(
     let tiles = m.div_ceil(MB);
     let panels = n.div_ceil(NB);
     let parts = threads.clamp(1, panels);
+    let planes = planes(W::KIND);
     super::threads::split(parts, &|t| {
         // (KCB blocks of B's panel, unpacked once, stay in L1 while every tile of A passes;
         // A's KCB blocks of all rows stay in L2 while NCP panels pass; the f32 sums of those
         // panels wait in `acc`)
-        let mut codes = std::vec![0u8; KCB * W::PLANES * PLANE];
-        let mut scales = std::vec![0f32; KCB * W::PLANES * NB];
-        let mut zeros = std::vec![0f32; if W::ZCOL { KCB * NB } else { 0 }];
+        let mut codes = std::vec![0u8; KCB * planes * PLANE];
+        let mut scales = std::vec![0f32; KCB * NB];
+        let zlen = if W::KIND == Kind::Zeros { KCB * NB } else { 0 };
+        let mut zeros = std::vec![0f32; zlen];
         let mut acc = std::vec![[[0f32; NB]; MB]; tiles * NCP];
         let (lo, hi) = (panels * t / parts, panels * (t + 1) / parts);
         for jc in (lo..hi).step_by(NCP) {
@@ -439,15 +507,19 @@ fn run_with<W: Weights>(
                     }
                 }
             }
-            for jp in jps {
-                let cols = NB.min(n - jp * NB);
-                for ti in 0..tiles {
-                    let (i0, rows) = (ti * MB, MB.min(m - ti * MB));
-                    let at = &acc[ti * NCP + (jp - jc)];
-                    for (r, accr) in at.iter().enumerate().take(rows) {
+            let mut bad = acts.bad.iter().peekable();
+            for ti in 0..tiles {
+                let (i0, rows) = (ti * MB, MB.min(m - ti * MB));
+                for r in 0..rows {
+                    if bad.next_if_eq(&&(i0 + r)).is_some() {
+                        continue;
+                    }
+                    for jp in jps.clone() {
+                        let cols = NB.min(n - jp * NB);
+                        let accr = &acc[ti * NCP + (jp - jc)][r];
                         for (cj, &x) in accr.iter().enumerate().take(cols) {
-                            // SAFETY: (i0 + r, jp·8 + cj) is an element of C (r < rows ≤
-                            // m − i0, cj < cols ≤ n − 8·jp) in this thread's panels.
+                            // SAFETY: (i0 + r, NB·jp + cj) is an element of C (r < rows ≤
+                            // m − i0, cj < cols ≤ n − NB·jp) in this thread's panels.
                             unsafe { out.put(i0 + r, jp * NB + cj, x) };
                         }
                     }
@@ -455,6 +527,7 @@ fn run_with<W: Weights>(
             }
         }
     });
+    acts.bad
 }
 
 /// One unpacked panel of B (see [`Weights::unpack`]).
@@ -475,20 +548,21 @@ fn tile<W: Weights>(
     acc: &mut [[f32; NB]; MB],
 ) {
     let (b0, kb) = (ti * acts.kb + blocks.start, blocks.len());
+    let planes = planes(W::KIND);
     let qa = &acts.q[b0 * ATILE..(b0 + kb) * ATILE];
-    let (da, s8, sa) = (
+    let (da, off, sa) = (
         &acts.d[b0 * MB..(b0 + kb) * MB],
-        &acts.s8[b0 * MB..(b0 + kb) * MB],
+        &acts.off[b0 * MB..(b0 + kb) * MB],
         &acts.sa[b0 * MB..(b0 + kb) * MB],
     );
-    assert!(b.codes.len() >= kb * W::PLANES * PLANE && b.scales.len() >= kb * W::PLANES * NB);
-    assert!(!W::ZCOL || b.zeros.len() >= kb * NB);
+    assert!(b.codes.len() >= kb * planes * PLANE && b.scales.len() >= kb * NB);
+    assert!(W::KIND != Kind::Zeros || b.zeros.len() >= kb * NB);
     #[cfg(target_arch = "x86_64")]
     if isa >= Isa::Avx2 {
         let t = x86::Tile {
             qa,
             da,
-            s8,
+            off,
             sa,
             codes: b.codes,
             scales: b.scales,
@@ -497,32 +571,36 @@ fn tile<W: Weights>(
         };
         // SAFETY: AVX2 and FMA available (the front checked `isa`); the slices hold `kb`
         // blocks of the tile and of the panel (the asserts above and the slicing).
-        unsafe { x86::tile6::<W>(&t, acc) };
+        unsafe {
+            if W::KIND == Kind::Signed {
+                x86::tile_signed(&t, acc);
+            } else {
+                x86::tile_nibbles::<W>(&t, acc);
+            }
+        }
         return;
     }
     let _ = isa;
     for (r, accr) in acc.iter_mut().enumerate() {
         for bi in 0..kb {
-            let (d, s8, sa) = (da[bi * MB + r], s8[bi * MB + r], sa[bi * MB + r]);
+            let (d, off, sa) = (da[bi * MB + r], off[bi * MB + r], sa[bi * MB + r]);
+            let a = |e: usize| i32::from(qa[bi * ATILE + (e / 4) * 4 * MB + r * 4 + e % 4]);
+            let pc = &b.codes[bi * planes * PLANE..];
             for (cj, x) in accr.iter_mut().enumerate() {
-                for pl in 0..W::PLANES {
-                    let pc = &b.codes[(bi * W::PLANES + pl) * PLANE..];
-                    let mut s = 0i32;
-                    for e in 0..QK {
-                        let code = pc[slot(e, cj)];
-                        s += i32::from(code)
-                            * i32::from(qa[bi * ATILE + (e / 4) * 4 * MB + r * 4 + e % 4]);
-                    }
-                    let db = b.scales[(bi * W::PLANES + pl) * NB + cj];
-                    let y = if W::ZCOL {
-                        (s as f32) - b.zeros[bi * NB + cj] * sa
-                    } else if pl == 0 {
-                        (s - s8) as f32
-                    } else {
-                        s as f32
-                    };
-                    *x += y * (db * d);
-                }
+                let code = |p: usize, e: usize| pc[p * PLANE + slot(e, cj)];
+                let s: i32 = (0..QK)
+                    .map(|e| match W::KIND {
+                        // |c|·(sign(c)·q_a), as the vector kernel multiplies
+                        Kind::Signed => i32::from(code(0, e)) * a(e) * i32::from(code(1, e) as i8).signum(),
+                        _ => i32::from(code(0, e)) * a(e),
+                    })
+                    .sum();
+                let y = match W::KIND {
+                    Kind::Nibbles => (s + i32::from(off as i16) + (off >> 16)) as f32,
+                    Kind::Zeros => (s as f32) - b.zeros[bi * NB + cj] * sa,
+                    Kind::Signed => s as f32,
+                };
+                *x += y * (b.scales[bi * NB + cj] * d);
             }
         }
     }
@@ -532,11 +610,12 @@ fn tile<W: Weights>(
 mod x86 {
     use core::arch::x86_64::*;
 
-    use super::{ATILE, MB, NB, PLANE, QK, Weights};
+    use super::{ATILE, Kind, MB, NB, PLANE, QK, Weights};
 
-    /// Four AWQ words (rows `4q .. 4q + 4`, eight columns each) into one k quad of a plane:
-    /// `out[4c + t]` = column c's code in word t. Column c sits at bit `AWQ_SHIFT[c]`: the
-    /// low nibbles of bytes 0, 2, 1, 3 hold columns 0, 1, 4, 5, the high ones 2, 3, 6, 7.
+    /// Four AWQ words (rows `4q .. 4q + 4`, eight columns each) into one k quad of eight
+    /// columns: `out[4c + t]` = column c's code in word t. Column c sits at bit
+    /// `AWQ_SHIFT[c]`: the low nibbles of bytes 0, 2, 1, 3 hold columns 0, 1, 4, 5, the high
+    /// ones 2, 3, 6, 7.
     ///
     /// # Safety
     /// SSSE3 available.
@@ -575,7 +654,7 @@ mod x86 {
     pub(super) struct Tile<'a> {
         pub qa: &'a [i8],
         pub da: &'a [f32],
-        pub s8: &'a [i32],
+        pub off: &'a [i32],
         pub sa: &'a [f32],
         pub codes: &'a [u8],
         pub scales: &'a [f32],
@@ -583,73 +662,149 @@ mod x86 {
         pub kb: usize,
     }
 
-    /// Four rows × eight columns over `kb` blocks: per block and plane eight k quads of
-    /// `vpmaddubsw`(codes, broadcast activations) added in `i16`, one `vpmaddwd`(ones), the
-    /// zero's term taken off (integer `8·S_a` on the first plane; or `z·S_a` in `f32` when
-    /// `ZCOL`), converted and scaled by `d_b·d_a` into the `f32` accumulators (`acc` on
-    /// entry).
+    impl Tile<'_> {
+        /// The bounds every kernel reads within (`planes` code planes per block).
+        fn check(&self, planes: usize, zeros: bool) {
+            let kb = self.kb;
+            assert!(self.qa.len() >= kb * ATILE && self.da.len() >= kb * MB);
+            assert!(self.off.len() >= kb * MB && self.sa.len() >= kb * MB);
+            assert!(self.codes.len() >= kb * planes * PLANE && self.scales.len() >= kb * NB);
+            assert!(!zeros || self.zeros.len() >= kb * NB);
+        }
+    }
+
+    /// Three rows × sixteen columns of 4-bit codes over `kb` blocks: per block eight k quads
+    /// of `vpmaddubsw`(codes, broadcast activations) added in `i16` lanes that start at A's
+    /// lane offsets (`Kind::Nibbles`; else at 0), one `vpmaddwd`(ones), the zero's term taken
+    /// off in `f32` (`Kind::Zeros`), converted and scaled by `d_b·d_a` into the `f32`
+    /// accumulators (`acc` on entry).
     ///
     /// # Safety
-    /// AVX2 and FMA available; `qa` holds `kb·128` codes, `da`, `s8`, `sa` `kb·4`, `codes`
-    /// `kb·P·256`, `scales` `kb·P·8`, `zeros` `kb·8` when `ZCOL`.
+    /// AVX2 and FMA available; `qa` holds `kb·96` codes, `da`, `off`, `sa` `kb·3`, `codes`
+    /// `kb·512`, `scales` `kb·16`, `zeros` `kb·16` for `Kind::Zeros`.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn tile6<W: Weights>(t: &Tile<'_>, acc: &mut [[f32; NB]; MB]) {
-        let kb = t.kb;
-        assert!(t.qa.len() >= kb * ATILE && t.da.len() >= kb * MB && t.s8.len() >= kb * MB);
-        assert!(t.sa.len() >= kb * MB && t.codes.len() >= kb * W::PLANES * PLANE);
-        assert!(t.scales.len() >= kb * W::PLANES * NB && (!W::ZCOL || t.zeros.len() >= kb * NB));
+    pub(super) unsafe fn tile_nibbles<W: Weights>(t: &Tile<'_>, acc: &mut [[f32; NB]; MB]) {
+        let zcol = W::KIND == Kind::Zeros;
+        t.check(1, zcol);
         // SAFETY: AVX2 and FMA (the caller's contract); every read is inside the slices
-        // (asserted above: block `bi < kb` reads `qa[bi·128 .. +128]`, `da`/`s8`/`sa`
-        // `[bi·4 .. +4]`, `codes[(bi·W::PLANES + p)·256 .. +256]`, `scales[(bi·W::PLANES + p)·8 .. +8]`,
-        // `zeros[bi·8 .. +8]`).
+        // (checked above: block `bi < kb` reads `qa[bi·96 .. +96]`, `da`/`off`/`sa`
+        // `[bi·3 .. +3]`, `codes[bi·512 .. +512]`, `scales`/`zeros` `[bi·16 .. +16]`).
         unsafe {
             let ones = _mm256_set1_epi16(1);
-            let mut f = acc.map(|r| _mm256_loadu_ps(r.as_ptr()));
+            let mut f = acc.map(|r| {
+                [
+                    _mm256_loadu_ps(r.as_ptr()),
+                    _mm256_loadu_ps(r.as_ptr().add(8)),
+                ]
+            });
             let (mut qa, mut cb) = (t.qa.as_ptr(), t.codes.as_ptr());
-            let (mut da, mut s8, mut sa) = (t.da.as_ptr(), t.s8.as_ptr(), t.sa.as_ptr());
+            let (mut da, mut off, mut sa) = (t.da.as_ptr(), t.off.as_ptr(), t.sa.as_ptr());
             let (mut sc, mut zp) = (t.scales.as_ptr(), t.zeros.as_ptr());
-            for _ in 0..kb {
-                for p in 0..W::PLANES {
-                    // each |pair sum| ≤ 2·15·127 = 3810: eight quads stay within 30480 < 2¹⁵
-                    let mut s = [_mm256_setzero_si256(); MB];
-                    for q in 0..QK / 4 {
-                        let bv = _mm256_loadu_si256(cb.add(q * 4 * NB).cast());
-                        for (r, sr) in s.iter_mut().enumerate() {
-                            let a4 = qa.add(q * 4 * MB + r * 4).cast::<i32>().read_unaligned();
-                            let x = _mm256_maddubs_epi16(bv, _mm256_set1_epi32(a4));
-                            *sr = _mm256_add_epi16(*sr, x);
-                        }
+            for _ in 0..t.kb {
+                // Q4_0: each lane starts at −8·Σ q_a over its 16 k values and ends at
+                // Σ (c − 8)·q_a, |·| ≤ 16256 (wrapping on the way); groups: Σ c·q_a ≤ 30480
+                let mut s = [[_mm256_setzero_si256(); 2]; MB];
+                if !zcol {
+                    for (r, sr) in s.iter_mut().enumerate() {
+                        let o = _mm256_set1_epi32(*off.add(r));
+                        *sr = [o, o];
                     }
-                    let db = _mm256_loadu_ps(sc);
-                    for (r, (fr, sr)) in f.iter_mut().zip(&s).enumerate() {
-                        let mut x = _mm256_madd_epi16(*sr, ones);
-                        if !W::ZCOL && p == 0 {
-                            x = _mm256_sub_epi32(x, _mm256_set1_epi32(*s8.add(r)));
-                        }
-                        let mut y = _mm256_cvtepi32_ps(x);
-                        if W::ZCOL {
-                            y = _mm256_fnmadd_ps(
-                                _mm256_loadu_ps(zp),
-                                _mm256_set1_ps(*sa.add(r)),
-                                y,
-                            );
-                        }
-                        let scale = _mm256_mul_ps(db, _mm256_set1_ps(*da.add(r)));
-                        *fr = _mm256_fmadd_ps(y, scale, *fr);
+                }
+                for q in 0..QK / 4 {
+                    let b0 = _mm256_loadu_si256(cb.add(q * 4 * NB).cast());
+                    let b1 = _mm256_loadu_si256(cb.add(q * 4 * NB + 32).cast());
+                    for (r, sr) in s.iter_mut().enumerate() {
+                        let a4 = qa.add(q * 4 * MB + r * 4).cast::<i32>().read_unaligned();
+                        let a = _mm256_set1_epi32(a4);
+                        sr[0] = _mm256_add_epi16(sr[0], _mm256_maddubs_epi16(b0, a));
+                        sr[1] = _mm256_add_epi16(sr[1], _mm256_maddubs_epi16(b1, a));
                     }
-                    cb = cb.add(PLANE);
-                    sc = sc.add(NB);
+                }
+                for (r, (fr, sr)) in f.iter_mut().zip(&s).enumerate() {
+                    let d = _mm256_set1_ps(*da.add(r));
+                    for h in 0..2 {
+                        let mut y = _mm256_cvtepi32_ps(_mm256_madd_epi16(sr[h], ones));
+                        if zcol {
+                            let z = _mm256_loadu_ps(zp.add(8 * h));
+                            y = _mm256_fnmadd_ps(z, _mm256_set1_ps(*sa.add(r)), y);
+                        }
+                        let scale = _mm256_mul_ps(_mm256_loadu_ps(sc.add(8 * h)), d);
+                        fr[h] = _mm256_fmadd_ps(y, scale, fr[h]);
+                    }
+                }
+                cb = cb.add(PLANE);
+                sc = sc.add(NB);
+                if zcol {
+                    zp = zp.add(NB);
                 }
                 qa = qa.add(ATILE);
                 da = da.add(MB);
-                s8 = s8.add(MB);
+                off = off.add(MB);
                 sa = sa.add(MB);
-                if W::ZCOL {
-                    zp = zp.add(NB);
-                }
             }
             for (o, v) in acc.iter_mut().zip(&f) {
-                _mm256_storeu_ps(o.as_mut_ptr(), *v);
+                _mm256_storeu_ps(o.as_mut_ptr(), v[0]);
+                _mm256_storeu_ps(o.as_mut_ptr().add(8), v[1]);
+            }
+        }
+    }
+
+    /// Three rows × sixteen columns of `Q8_0` codes over `kb` blocks: per block eight k quads
+    /// of `vpmaddubsw`(|c|, `vpsignb`(broadcast activations, c)), each pair sum
+    /// (≤ 2·128·127 = 32512) widened into `i32` by `vpmaddwd`(ones) and added; converted and
+    /// scaled by `d_b·d_a` into the `f32` accumulators.
+    ///
+    /// # Safety
+    /// AVX2 and FMA available; `qa` holds `kb·96` codes, `da` `kb·3`, `codes` `kb·1024`
+    /// (magnitudes, then codes), `scales` `kb·16`.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn tile_signed(t: &Tile<'_>, acc: &mut [[f32; NB]; MB]) {
+        t.check(2, false);
+        // SAFETY: AVX2 and FMA (the caller's contract); every read is inside the slices
+        // (checked above: block `bi < kb` reads `qa[bi·96 .. +96]`, `da[bi·3 .. +3]`,
+        // `codes[bi·1024 .. +1024]`, `scales[bi·16 .. +16]`).
+        unsafe {
+            let ones = _mm256_set1_epi16(1);
+            let mut f = acc.map(|r| {
+                [
+                    _mm256_loadu_ps(r.as_ptr()),
+                    _mm256_loadu_ps(r.as_ptr().add(8)),
+                ]
+            });
+            let (mut qa, mut cb) = (t.qa.as_ptr(), t.codes.as_ptr());
+            let (mut da, mut sc) = (t.da.as_ptr(), t.scales.as_ptr());
+            for _ in 0..t.kb {
+                let mut s = [[_mm256_setzero_si256(); 2]; MB];
+                for q in 0..QK / 4 {
+                    let m0 = _mm256_loadu_si256(cb.add(q * 4 * NB).cast());
+                    let m1 = _mm256_loadu_si256(cb.add(q * 4 * NB + 32).cast());
+                    let s0 = cb.add(PLANE + q * 4 * NB);
+                    for (r, sr) in s.iter_mut().enumerate() {
+                        let a4 = qa.add(q * 4 * MB + r * 4).cast::<i32>().read_unaligned();
+                        let a = _mm256_set1_epi32(a4);
+                        for (h, mh) in [m0, m1].into_iter().enumerate() {
+                            let sg = _mm256_loadu_si256(s0.add(32 * h).cast());
+                            let p = _mm256_maddubs_epi16(mh, _mm256_sign_epi8(a, sg));
+                            sr[h] = _mm256_add_epi32(sr[h], _mm256_madd_epi16(p, ones));
+                        }
+                    }
+                }
+                for (r, (fr, sr)) in f.iter_mut().zip(&s).enumerate() {
+                    let d = _mm256_set1_ps(*da.add(r));
+                    for h in 0..2 {
+                        let y = _mm256_cvtepi32_ps(sr[h]);
+                        let scale = _mm256_mul_ps(_mm256_loadu_ps(sc.add(8 * h)), d);
+                        fr[h] = _mm256_fmadd_ps(y, scale, fr[h]);
+                    }
+                }
+                cb = cb.add(2 * PLANE);
+                sc = sc.add(NB);
+                qa = qa.add(ATILE);
+                da = da.add(MB);
+            }
+            for (o, v) in acc.iter_mut().zip(&f) {
+                _mm256_storeu_ps(o.as_mut_ptr(), v[0]);
+                _mm256_storeu_ps(o.as_mut_ptr().add(8), v[1]);
             }
         }
     }

@@ -10,6 +10,7 @@
 
 use super::block::run_panels;
 use super::check::Strided;
+use super::view::{Out, View};
 use super::error::GemmError;
 use super::front::{Rhs, prepare};
 use super::kernel::Element;
@@ -193,8 +194,9 @@ pub fn gemm_quant<'q>(
         return Ok(());
     }
     // prefill with 8-bit activations (asked for): integer dot products per block
+    let bsrc = Quant { q, isa: opts.isa };
     if int8 && super::q4i8::supports(q) {
-        super::q4i8::run(
+        let bad = super::q4i8::run(
             opts.isa,
             p.threads,
             p.mkn,
@@ -202,11 +204,32 @@ pub fn gemm_quant<'q>(
             p.a,
             q,
             beta,
-            (p.c.c, p.c.sc),
+            (&mut *p.c.c, p.c.sc),
         );
+        // rows of A holding a NaN or an infinity: the f32 route, one run of rows at a time
+        let mut rest = &bad[..];
+        while let Some(&i0) = rest.first() {
+            let len = rest.iter().zip(i0..).take_while(|(i, j)| **i == *j).count();
+            rest = &rest[len..];
+            let a = View {
+                at: Strided {
+                    origin: p.a.at.origin + i0 as isize * p.a.at.rs,
+                    ..p.a.at
+                },
+                ..p.a
+            };
+            let c = Out {
+                c: &mut *p.c.c,
+                sc: Strided {
+                    origin: p.c.sc.origin + i0 as isize * p.c.sc.rs,
+                    ..p.c.sc
+                },
+                cmap: None,
+            };
+            run_panels::<f32>(&ki, [len, k, n], alpha, &a.rows(), &bsrc, beta, c, p.threads);
+        }
         return Ok(());
     }
-    let bsrc = Quant { q, isa: opts.isa };
     run_panels::<f32>(&ki, p.mkn, alpha, &p.a.rows(), &bsrc, beta, p.c, p.threads);
     Ok(())
 }
