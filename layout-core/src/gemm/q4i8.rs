@@ -608,9 +608,35 @@ fn tile<W: Weights>(
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
+    use core::arch::asm;
     use core::arch::x86_64::*;
 
     use super::{ATILE, Kind, MB, NB, PLANE, QK, Weights};
+
+    /// The tile's six integer sums, pinned in registers after each k quad: without it the
+    /// compiler reassociates a block's sums accumulator by accumulator and keeps all sixteen
+    /// B vectors of the block live (spilling them).
+    ///
+    /// # Safety
+    /// AVX available.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    unsafe fn pin(s: &mut [[__m256i; 2]; MB]) {
+        // SAFETY: an empty instruction string that only names the six registers (no memory,
+        // no stack, flags kept).
+        unsafe {
+            asm!(
+                "/* {0} {1} {2} {3} {4} {5} */",
+                inout(ymm_reg) s[0][0],
+                inout(ymm_reg) s[0][1],
+                inout(ymm_reg) s[1][0],
+                inout(ymm_reg) s[1][1],
+                inout(ymm_reg) s[2][0],
+                inout(ymm_reg) s[2][1],
+                options(pure, nomem, nostack, preserves_flags)
+            );
+        }
+    }
 
     /// Four AWQ words (rows `4q .. 4q + 4`, eight columns each) into one k quad of eight
     /// columns: `out[4c + t]` = column c's code in word t. Column c sits at bit
@@ -719,6 +745,7 @@ mod x86 {
                         sr[0] = _mm256_add_epi16(sr[0], _mm256_maddubs_epi16(b0, a));
                         sr[1] = _mm256_add_epi16(sr[1], _mm256_maddubs_epi16(b1, a));
                     }
+                    pin(&mut s);
                 }
                 for (r, (fr, sr)) in f.iter_mut().zip(&s).enumerate() {
                     let d = _mm256_set1_ps(*da.add(r));
@@ -788,6 +815,7 @@ mod x86 {
                             sr[h] = _mm256_add_epi32(sr[h], _mm256_madd_epi16(p, ones));
                         }
                     }
+                    pin(&mut s);
                 }
                 for (r, (fr, sr)) in f.iter_mut().zip(&s).enumerate() {
                     let d = _mm256_set1_ps(*da.add(r));
