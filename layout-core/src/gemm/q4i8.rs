@@ -243,15 +243,74 @@ fn slot(e: usize, c: usize) -> usize {
     (e / 4) * 4 * NB + c * 4 + e % 4
 }
 
-/// The GGUF formats' unpacking, shared: for each column of panel `jp` and block, `split`
-/// turns the stored block into its planes (32 codes each, in k order) and returns its scale.
-fn unpack_gguf<B: GgufBlock>(
+/// A GGUF block as the route splits it into planes of 32 codes (in k order).
+trait Split: GgufBlock {
+    /// The block's planes (`planes` of them: 1 or 2) and its scale.
+    fn split(&self, v: &mut [[u8; QK]; 2]) -> f32;
+    /// The same planes as vectors: quads 0..4 in the low lane, 4..8 in the high one.
+    ///
+    /// # Safety
+    /// AVX2 available.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn split_avx2(&self) -> [core::arch::x86_64::__m256i; 2];
+}
+
+impl Split for BlockQ4_0 {
+    fn split(&self, v: &mut [[u8; QK]; 2]) -> f32 {
+        // codes 0..16 in the low nibbles, 16..32 in the high ones
+        let (lo, hi) = v[0].split_at_mut(QK / 2);
+        for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(&self.qs) {
+            (*l, *h) = (x & 0x0F, x >> 4);
+        }
+        self.d.to_f32()
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn split_avx2(&self) -> [core::arch::x86_64::__m256i; 2] {
+        use core::arch::x86_64::*;
+        // SAFETY: AVX2 (the caller's contract); `qs` holds 16 bytes.
+        unsafe {
+            let x = _mm_loadu_si128(self.qs.as_ptr().cast());
+            let m = _mm_set1_epi8(0x0F);
+            let (lo, hi) = (_mm_and_si128(x, m), _mm_and_si128(_mm_srli_epi16(x, 4), m));
+            [_mm256_set_m128i(hi, lo), _mm256_setzero_si256()]
+        }
+    }
+}
+
+impl Split for BlockQ8_0 {
+    fn split(&self, v: &mut [[u8; QK]; 2]) -> f32 {
+        // magnitudes (|−128| = 128 as u8) and the codes themselves (their signs)
+        let [mag, sgn] = v;
+        for ((a, s), &x) in mag.iter_mut().zip(sgn.iter_mut()).zip(&self.qs) {
+            (*a, *s) = (x.unsigned_abs(), x as u8);
+        }
+        self.d.to_f32()
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn split_avx2(&self) -> [core::arch::x86_64::__m256i; 2] {
+        use core::arch::x86_64::*;
+        // SAFETY: AVX2 (the caller's contract); `qs` holds 32 bytes.
+        unsafe {
+            let x = _mm256_loadu_si256(self.qs.as_ptr().cast());
+            [_mm256_abs_epi8(x), x]
+        }
+    }
+}
+
+/// The GGUF formats' unpacking, shared: each block of each column of panel `jp` split into
+/// its `planes` planes and its scale; with AVX2, four columns at a time transposed in
+/// registers.
+fn unpack_gguf<B: Split>(
     m: &GgufMatrix<B>,
+    isa: Isa,
     jp: usize,
     blocks: Range<usize>,
     out: Out<'_>,
     planes: usize,
-    split: impl Fn(&B, &mut [[u8; QK]; 2]) -> f32,
 ) {
     let Out { codes, scales, .. } = out;
     let cols = NB.min(m.n() - jp * NB);
@@ -259,13 +318,22 @@ fn unpack_gguf<B: GgufBlock>(
         codes.fill(0);
         scales.fill(0.0);
     }
-    for c in 0..cols {
-        let Some(col) = m.column(jp * NB + c) else {
-            continue;
-        };
-        for (bi, blk) in col[blocks.clone()].iter().enumerate() {
+    let col = |c: usize| &m.column(jp * NB + c).expect("a column of B")[blocks.clone()];
+    let mut c0 = 0;
+    #[cfg(target_arch = "x86_64")]
+    if isa >= Isa::Avx2 {
+        for c in (0..cols / 4 * 4).step_by(4) {
+            let four = [col(c), col(c + 1), col(c + 2), col(c + 3)];
+            // SAFETY: AVX2 available (the front checked `isa`).
+            unsafe { x86::unpack4(four, c, codes, scales, planes) };
+        }
+        c0 = cols / 4 * 4;
+    }
+    let _ = isa;
+    for c in c0..cols {
+        for (bi, blk) in col(c).iter().enumerate() {
             let mut v = [[0u8; QK]; 2];
-            scales[bi * NB + c] = split(blk, &mut v);
+            scales[bi * NB + c] = blk.split(&mut v);
             let bc = &mut codes[bi * planes * PLANE..(bi + 1) * planes * PLANE];
             for (p, vp) in v.iter().enumerate().take(planes) {
                 put_column(&mut bc[p * PLANE..(p + 1) * PLANE], c, vp);
@@ -282,15 +350,8 @@ impl Weights for GgufMatrix<BlockQ4_0> {
     fn n(&self) -> usize {
         GgufMatrix::n(self)
     }
-    fn unpack(&self, _: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>) {
-        unpack_gguf(self, jp, blocks, out, 1, |blk, v| {
-            // codes 0..16 in the low nibbles, 16..32 in the high ones
-            let (lo, hi) = v[0].split_at_mut(QK / 2);
-            for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(&blk.qs) {
-                (*l, *h) = (x & 0x0F, x >> 4);
-            }
-            blk.d.to_f32()
-        });
+    fn unpack(&self, isa: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>) {
+        unpack_gguf(self, isa, jp, blocks, out, 1);
     }
 }
 
@@ -302,15 +363,8 @@ impl Weights for GgufMatrix<BlockQ8_0> {
     fn n(&self) -> usize {
         GgufMatrix::n(self)
     }
-    fn unpack(&self, _: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>) {
-        unpack_gguf(self, jp, blocks, out, 2, |blk, v| {
-            // magnitudes (|−128| = 128 as u8) and the codes themselves (their signs)
-            let [mag, sgn] = v;
-            for ((a, s), &x) in mag.iter_mut().zip(sgn.iter_mut()).zip(&blk.qs) {
-                (*a, *s) = (x.unsigned_abs(), x as u8);
-            }
-            blk.d.to_f32()
-        });
+    fn unpack(&self, isa: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>) {
+        unpack_gguf(self, isa, jp, blocks, out, 2);
     }
 }
 
@@ -611,7 +665,7 @@ mod x86 {
     use core::arch::asm;
     use core::arch::x86_64::*;
 
-    use super::{ATILE, Kind, MB, NB, PLANE, QK, Weights};
+    use super::{ATILE, Kind, MB, NB, PLANE, QK, Split, Weights};
 
     /// The tile's six integer sums, pinned in registers after each k quad: without it the
     /// compiler reassociates a block's sums accumulator by accumulator and keeps all sixteen
@@ -673,6 +727,60 @@ mod x86 {
         unsafe {
             _mm_storeu_si128(out.as_mut_ptr().cast(), c0123);
             _mm_storeu_si128(out.as_mut_ptr().add(16).cast(), c4567);
+        }
+    }
+
+    /// Blocks of four columns `c0 .. c0 + 4` of a panel (`cols[t]`: column `c0 + t`'s blocks)
+    /// into `codes` (`[block][plane][quad][column][4]`, `planes` planes) and `scales`
+    /// (`[block][column]`): each block's planes as vectors, a 4 × 4 transpose of 32-bit quads
+    /// per lane, the quads stored 16 bytes at a time.
+    ///
+    /// # Safety
+    /// AVX2 available.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn unpack4<B: Split>(
+        cols: [&[B]; 4],
+        c0: usize,
+        codes: &mut [u8],
+        scales: &mut [f32],
+        planes: usize,
+    ) {
+        let kb = cols[0].len();
+        assert!(cols.iter().all(|c| c.len() == kb) && c0 + 4 <= NB && planes <= 2);
+        assert!(codes.len() >= kb * planes * PLANE && scales.len() >= kb * NB);
+        for bi in 0..kb {
+            // SAFETY: AVX2 (the caller's contract).
+            let v = cols.map(|c| unsafe { c[bi].split_avx2() });
+            for (t, c) in cols.iter().enumerate() {
+                scales[bi * NB + c0 + t] = c[bi].scale().to_f32();
+            }
+            for p in 0..planes {
+                let (t0, t1) = (
+                    _mm256_unpacklo_epi32(v[0][p], v[1][p]),
+                    _mm256_unpackhi_epi32(v[0][p], v[1][p]),
+                );
+                let (t2, t3) = (
+                    _mm256_unpacklo_epi32(v[2][p], v[3][p]),
+                    _mm256_unpackhi_epi32(v[2][p], v[3][p]),
+                );
+                // quads 0..4 (low lanes) and 4..8 (high lanes) of the four columns
+                let u = [
+                    _mm256_unpacklo_epi64(t0, t2),
+                    _mm256_unpackhi_epi64(t0, t2),
+                    _mm256_unpacklo_epi64(t1, t3),
+                    _mm256_unpackhi_epi64(t1, t3),
+                ];
+                let plane = &mut codes[(bi * planes + p) * PLANE..(bi * planes + p + 1) * PLANE];
+                for (q, uq) in u.iter().enumerate() {
+                    let (lo, hi) = (q * 4 * NB + 4 * c0, (q + 4) * 4 * NB + 4 * c0);
+                    // SAFETY: `lo + 16`, `hi + 16` ≤ 7·64 + 4·12 + 16 = 512 = `plane.len()`
+                    // (c0 + 4 ≤ 16, asserted); unaligned stores.
+                    unsafe {
+                        _mm_storeu_si128(plane[lo..lo + 16].as_mut_ptr().cast(), _mm256_castsi256_si128(*uq));
+                        _mm_storeu_si128(plane[hi..hi + 16].as_mut_ptr().cast(), _mm256_extracti128_si256(*uq, 1));
+                    }
+                }
+            }
         }
     }
 
