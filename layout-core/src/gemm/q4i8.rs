@@ -22,7 +22,7 @@
 //! So `C[i][j] = Σ_blocks d_a·d_b·(Σ₃₂ c'·q_a)` with an exact integer inner sum, one
 //! conversion and one scaling per block, row and column vector.
 //!
-//! A is packed per 3-row tile, block-interleaved (`[block][quad][row][4]`, then the rows'
+//! A is packed per 3-row tile, block-interleaved (`[block][row][32]`, then the rows'
 //! `d_a`, lane offsets and `Σ q_a`), so a tile reads one contiguous stream. B is unpacked
 //! 16 blocks (512 k values) of one 16-column panel at a time (`[block][plane][quad][column][4]`
 //! and the scales: 8 KiB for 4-bit codes, in L1; the nibbles split and transposed four
@@ -72,7 +72,7 @@ pub(crate) fn supports(q: QuantRef<'_>) -> bool {
 }
 
 /// A quantized per row and block, packed per tile of `MB` rows (rows past m are zeros):
-/// codes `[tile][block][quad][row][4]`, and per `[tile][block][row]` the scale `d_a`, the
+/// codes `[tile][block][row][32]`, and per `[tile][block][row]` the scale `d_a`, the
 /// lane offsets (`−8·Σ q_a` over bytes 0, 1 of each quad in the low half, over bytes 2, 3 in
 /// the high half) and `S_a = Σ q_a` (as `f32`). `bad`: the rows holding a NaN or an infinity
 /// (their codes zeros).
@@ -99,33 +99,57 @@ fn round_half_away(x: f32) -> f32 {
 
 /// One block of a row: its 32 codes `round(x·inv)` clamped to ±127 into `out`; the sums of
 /// the codes at k ≡ 0, 1 and at k ≡ 2, 3 (mod 4).
-#[inline(always)]
-fn quantize_block(blk: &[f32], inv: f32, out: &mut [i8; QK]) -> [i32; 2] {
-    let mut sum = [0i32; 2];
-    for (e, (o, &x)) in out.iter_mut().zip(blk).enumerate() {
+fn quantize_block(blk: &[f32], inv: f32, out: &mut [i8]) -> [i32; 2] {
+    for (o, &x) in out.iter_mut().zip(blk) {
         *o = round_half_away(x * inv).clamp(-127.0, 127.0) as i8;
-        sum[(e / 2) % 2] += i32::from(*o);
+    }
+    let mut sum = [0i32; 2];
+    for quad in out.chunks_exact(4) {
+        sum[0] += i32::from(quad[0]) + i32::from(quad[1]);
+        sum[1] += i32::from(quad[2]) + i32::from(quad[3]);
     }
     sum
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-/// [`quantize_block`] compiled for AVX2 (`vroundps`, eight lanes).
-///
-/// # Safety
-/// AVX2 and FMA available.
-unsafe fn quantize_block_avx2(blk: &[f32], inv: f32, out: &mut [i8; QK]) -> [i32; 2] {
-    quantize_block(blk, inv, out)
+/// The block's scale `max|x| / 127` and the factor that makes its codes (0 for a zero block;
+/// at most `f32::MAX` for a subnormal one).
+#[inline]
+fn block_scale(amax: f32) -> (f32, f32) {
+    let scale = amax / 127.0;
+    let inv = if scale > 0.0 {
+        (1.0 / scale).min(f32::MAX)
+    } else {
+        0.0
+    };
+    (scale, inv)
 }
 
 /// Whether every element of `row` is finite (`x − x` is 0 for finite `x`, NaN otherwise).
-#[inline(always)]
 fn finite(row: &[f32]) -> bool {
-    row.chunks(8)
-        .map(|c| c.iter().fold(0f32, |s, &x| s + (x - x)))
-        .sum::<f32>()
-        == 0.0
+    row.iter().fold(0f32, |s, &x| s + (x - x)) == 0.0
+}
+
+/// A's row (k finite values) into row `r` of its tile: codes `q` (`[block][row][32]`, `ATILE`
+/// bytes per block), scales `d`, lane offsets `off` and sums `sa` (`[block][row]`).
+fn quantize_row(
+    row: &[f32],
+    r: usize,
+    q: &mut [i8],
+    d: &mut [f32],
+    off: &mut [i32],
+    sa: &mut [f32],
+) {
+    for (b, blk) in row.chunks_exact(QK).enumerate() {
+        let amax = blk.iter().fold(0f32, |x, e| x.max(e.abs()));
+        let (scale, inv) = block_scale(amax);
+        let codes = &mut q[b * ATILE + r * QK..b * ATILE + (r + 1) * QK];
+        let sum = quantize_block(blk, inv, codes);
+        d[b * MB + r] = scale;
+        // two i16 halves, each |8·Σ| ≤ 8·16·127 = 16256
+        off[b * MB + r] =
+            i32::from((-8 * sum[0]) as i16 as u16) | (i32::from((-8 * sum[1]) as i16) << 16);
+        sa[b * MB + r] = (sum[0] + sum[1]) as f32;
+    }
 }
 
 fn quantize_a(isa: Isa, a: &View<'_, f32>, m: usize, k: usize) -> Acts {
@@ -139,46 +163,47 @@ fn quantize_a(isa: Isa, a: &View<'_, f32>, m: usize, k: usize) -> Acts {
     let mut row = std::vec![0f32; k];
     for i in 0..m {
         let base = a.at.origin + i as isize * a.at.rs;
-        if a.at.cs == 1 {
-            row.copy_from_slice(&a.data[base as usize..base as usize + k]);
+        let src = if a.at.cs == 1 {
+            &a.data[base as usize..base as usize + k]
         } else {
             for (p, x) in row.iter_mut().enumerate() {
                 *x = a.data[(base + p as isize * a.at.cs) as usize];
             }
-        }
-        if !finite(&row) {
-            // left as zeros: the caller runs this row on the f32 route
-            bad.push(i);
-            continue;
-        }
+            &row[..]
+        };
         let (t, r) = (i / MB, i % MB);
-        for (b, blk) in row.chunks_exact(QK).enumerate() {
-            let amax = blk.iter().fold(0f32, |x, e| x.max(e.abs()));
-            let scale = amax / 127.0;
-            let inv = if scale > 0.0 { 1.0 / scale } else { 0.0 };
-            let tb = t * kb + b;
-            let codes = &mut q[tb * ATILE..(tb + 1) * ATILE];
-            let mut v = [0i8; QK];
-            #[cfg(target_arch = "x86_64")]
-            let sum = if isa >= Isa::Avx2 {
-                // SAFETY: AVX2 and FMA available (the front checked `isa`).
-                unsafe { quantize_block_avx2(blk, inv, &mut v) }
-            } else {
-                quantize_block(blk, inv, &mut v)
-            };
-            #[cfg(not(target_arch = "x86_64"))]
-            let sum = {
-                let _ = isa;
-                quantize_block(blk, inv, &mut v)
-            };
-            for (qd, quad) in v.chunks_exact(4).enumerate() {
-                codes[qd * 4 * MB + r * 4..qd * 4 * MB + r * 4 + 4].copy_from_slice(quad);
+        let (q, d, off, sa) = (
+            &mut q[t * kb * ATILE..(t + 1) * kb * ATILE],
+            &mut d[t * kb * MB..(t + 1) * kb * MB],
+            &mut off[t * kb * MB..(t + 1) * kb * MB],
+            &mut sa[t * kb * MB..(t + 1) * kb * MB],
+        );
+        let plain = |q: &mut [i8], d: &mut [f32], off: &mut [i32], sa: &mut [f32]| {
+            let ok = finite(src);
+            if ok {
+                quantize_row(src, r, q, d, off, sa);
             }
-            d[tb * MB + r] = scale;
-            // two i16 halves, each |8·Σ| ≤ 8·16·127 = 16256
-            off[tb * MB + r] =
-                i32::from((-8 * sum[0]) as i16 as u16) | (i32::from((-8 * sum[1]) as i16) << 16);
-            sa[tb * MB + r] = (sum[0] + sum[1]) as f32;
+            ok
+        };
+        #[cfg(target_arch = "x86_64")]
+        let ok = if isa >= Isa::Avx2 {
+            // SAFETY: AVX2 and FMA available (the front checked `isa`).
+            unsafe { x86::quantize_row(src, r, q, d, off, sa) }
+        } else {
+            plain(q, d, off, sa)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let ok = {
+            let _ = isa;
+            plain(q, d, off, sa)
+        };
+        if !ok {
+            // codes, scales and sums zeroed: the caller runs this row on the f32 route
+            for b in 0..kb {
+                q[b * ATILE + r * QK..b * ATILE + (r + 1) * QK].fill(0);
+                (d[b * MB + r], off[b * MB + r], sa[b * MB + r]) = (0.0, 0, 0.0);
+            }
+            bad.push(i);
         }
     }
     Acts {
@@ -638,7 +663,7 @@ fn tile<W: Weights>(
     for (r, accr) in acc.iter_mut().enumerate() {
         for bi in 0..kb {
             let (d, off, sa) = (da[bi * MB + r], off[bi * MB + r], sa[bi * MB + r]);
-            let a = |e: usize| i32::from(qa[bi * ATILE + (e / 4) * 4 * MB + r * 4 + e % 4]);
+            let a = |e: usize| i32::from(qa[bi * ATILE + r * QK + e]);
             let pc = &b.codes[bi * planes * PLANE..];
             for (cj, x) in accr.iter_mut().enumerate() {
                 let code = |p: usize, e: usize| pc[p * PLANE + slot(e, cj)];
@@ -784,6 +809,80 @@ mod x86 {
         }
     }
 
+    /// [`super::quantize_row`] in AVX2, the same codes (the same rounding: truncate, then a
+    /// step away from zero where the fraction is at least ½; clamped to ±127): per block the
+    /// maximum of `|x|` and a check that every `x − x` is 0 (finite), the 32 codes packed to
+    /// bytes in k order, the lane sums by `vpmaddubsw`(ones). Returns `false` (the blocks
+    /// partly written) when the row holds a NaN or an infinity.
+    ///
+    /// # Safety
+    /// AVX2 and FMA available.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn quantize_row(
+        row: &[f32],
+        r: usize,
+        q: &mut [i8],
+        d: &mut [f32],
+        off: &mut [i32],
+        sa: &mut [f32],
+    ) -> bool {
+        let kb = row.len() / QK;
+        assert!(r < MB && q.len() >= kb * ATILE && d.len() >= kb * MB);
+        assert!(off.len() >= kb * MB && sa.len() >= kb * MB);
+        let sign = _mm256_set1_ps(-0.0);
+        let (half, one) = (_mm256_set1_ps(0.5), _mm256_set1_ps(1.0));
+        let (lo, hi) = (_mm256_set1_ps(-127.0), _mm256_set1_ps(127.0));
+        let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        let mut bad = _mm256_setzero_ps();
+        for (b, blk) in row.chunks_exact(QK).enumerate() {
+            let codes = &mut q[b * ATILE + r * QK..b * ATILE + (r + 1) * QK];
+            // SAFETY: `blk` holds 32 values and `codes` 32 bytes: unaligned loads and store.
+            unsafe {
+                let x = [0, 8, 16, 24].map(|o| _mm256_loadu_ps(blk.as_ptr().add(o)));
+                for v in x {
+                    let z = _mm256_sub_ps(v, v);
+                    bad = _mm256_or_ps(bad, _mm256_cmp_ps(z, z, _CMP_UNORD_Q));
+                }
+                let ab = x.map(|v| _mm256_andnot_ps(sign, v));
+                let m = _mm256_max_ps(_mm256_max_ps(ab[0], ab[1]), _mm256_max_ps(ab[2], ab[3]));
+                let m = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+                let m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+                let m = _mm_max_ss(m, _mm_shuffle_ps(m, m, 1));
+                let (scale, inv) = super::block_scale(_mm_cvtss_f32(m));
+                let inv = _mm256_set1_ps(inv);
+                let c = x.map(|v| {
+                    let y = _mm256_mul_ps(v, inv);
+                    let t = _mm256_round_ps(y, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                    let frac = _mm256_andnot_ps(sign, _mm256_sub_ps(y, t));
+                    let step = _mm256_and_ps(
+                        _mm256_cmp_ps(frac, half, _CMP_GE_OQ),
+                        _mm256_or_ps(one, _mm256_and_ps(sign, y)),
+                    );
+                    let t = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(t, step), lo), hi);
+                    _mm256_cvttps_epi32(t)
+                });
+                let w = _mm256_packs_epi16(
+                    _mm256_packs_epi32(c[0], c[1]),
+                    _mm256_packs_epi32(c[2], c[3]),
+                );
+                let w = _mm256_permutevar8x32_epi32(w, order);
+                _mm256_storeu_si256(codes.as_mut_ptr().cast(), w);
+                // i16 pairs (k 4j, 4j + 1 | 4j + 2, 4j + 3) summed over the eight quads
+                let p = _mm256_maddubs_epi16(_mm256_set1_epi8(1), w);
+                let p = _mm_add_epi16(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
+                let p = _mm_add_epi16(p, _mm_unpackhi_epi64(p, p));
+                let p = _mm_add_epi16(p, _mm_shuffle_epi32(p, 1));
+                let pair = _mm_cvtsi128_si32(p);
+                let (s0, s1) = (i32::from(pair as i16), pair >> 16);
+                d[b * MB + r] = scale;
+                off[b * MB + r] =
+                    i32::from((-8 * s0) as i16 as u16) | (i32::from((-8 * s1) as i16) << 16);
+                sa[b * MB + r] = (s0 + s1) as f32;
+            }
+        }
+        _mm256_movemask_ps(bad) == 0
+    }
+
     /// One tile of A and one panel of B, as [`super::tile`] slices them.
     pub(super) struct Tile<'a> {
         pub qa: &'a [i8],
@@ -848,7 +947,7 @@ mod x86 {
                     let b0 = _mm256_loadu_si256(cb.add(q * 4 * NB).cast());
                     let b1 = _mm256_loadu_si256(cb.add(q * 4 * NB + 32).cast());
                     for (r, sr) in s.iter_mut().enumerate() {
-                        let a4 = qa.add(q * 4 * MB + r * 4).cast::<i32>().read_unaligned();
+                        let a4 = qa.add(r * QK + q * 4).cast::<i32>().read_unaligned();
                         let a = _mm256_set1_epi32(a4);
                         sr[0] = _mm256_add_epi16(sr[0], _mm256_maddubs_epi16(b0, a));
                         sr[1] = _mm256_add_epi16(sr[1], _mm256_maddubs_epi16(b1, a));
@@ -915,7 +1014,7 @@ mod x86 {
                     let m1 = _mm256_loadu_si256(cb.add(q * 4 * NB + 32).cast());
                     let s0 = cb.add(PLANE + q * 4 * NB);
                     for (r, sr) in s.iter_mut().enumerate() {
-                        let a4 = qa.add(q * 4 * MB + r * 4).cast::<i32>().read_unaligned();
+                        let a4 = qa.add(r * QK + q * 4).cast::<i32>().read_unaligned();
                         let a = _mm256_set1_epi32(a4);
                         for (h, mh) in [m0, m1].into_iter().enumerate() {
                             let sg = _mm256_loadu_si256(s0.add(32 * h).cast());
@@ -1248,7 +1347,7 @@ mod tests {
     /// quantizer agrees with the plain one.
     #[test]
     fn rounding_is_f32_round() {
-        use super::{QK, quantize_block, round_half_away};
+        use super::{QK, round_half_away};
         for i in -(1i32 << 20)..(1 << 20) {
             let x = i as f32 * 0.25;
             assert_eq!(round_half_away(x).to_bits(), x.round().to_bits(), "{x}");
@@ -1260,18 +1359,58 @@ mod tests {
                 assert_eq!(round_half_away(x).to_bits(), x.round().to_bits(), "{x:e}");
             }
         }
+        // the AVX2 row quantizer against the plain one and the definition: blocks of halves
+        // with max 127 (every tie, scale 1), of random sixteenths, of subnormals (the factor
+        // capped at f32::MAX), zeros; then one non-finite value anywhere
         #[cfg(target_arch = "x86_64")]
         if Isa::Avx2.is_available() {
-            for _ in 0..2000 {
-                let blk: Vec<f32> = (0..QK)
-                    .map(|_| g.int(-40000, 40000) as f32 / 64.0)
+            use super::{ATILE, MB, quantize_row};
+            let k = 4 * QK;
+            for it in 0..3000 {
+                let mut row: Vec<f32> = (0..k)
+                    .map(|p| match (p / QK + it) % 4 {
+                        0 if p % QK == 7 => 127.0,
+                        0 => g.int(-254, 254) as f32 / 2.0,
+                        1 => g.int(-40000, 40000) as f32 / 16.0,
+                        2 => f32::from_bits(g.int(0, 0x7F_FFFF) as u32) * [1.0, -1.0][p % 2],
+                        _ => 0.0,
+                    })
                     .collect();
-                let inv = g.int(1, 1000) as f32 / 4096.0;
-                let (mut x, mut y) = ([0i8; QK], [0i8; QK]);
+                let r = it % MB;
+                let mut x = (
+                    std::vec![0i8; 4 * ATILE],
+                    std::vec![0f32; 4 * MB],
+                    std::vec![0i32; 4 * MB],
+                    std::vec![0f32; 4 * MB],
+                );
+                let mut y = x.clone();
+                quantize_row(&row, r, &mut y.0, &mut y.1, &mut y.2, &mut y.3);
                 // SAFETY: AVX2 and FMA checked just above.
-                let sx = unsafe { super::quantize_block_avx2(&blk, inv, &mut x) };
-                let sy = quantize_block(&blk, inv, &mut y);
-                assert_eq!((x, sx), (y, sy));
+                let ok = unsafe { super::x86::quantize_row(&row, r, &mut x.0, &mut x.1, &mut x.2, &mut x.3) };
+                assert!(ok);
+                assert_eq!(x, y, "iteration {it}");
+                for b in 0..4 {
+                    let blk = &row[b * QK..(b + 1) * QK];
+                    let amax = blk.iter().fold(0f32, |m, v| m.max(v.abs()));
+                    assert_eq!(y.1[b * MB + r], amax / 127.0);
+                    let codes = &y.0[b * ATILE + r * QK..b * ATILE + (r + 1) * QK];
+                    let (mut s0, mut s1) = (0i32, 0i32);
+                    for (e, (&c, &v)) in codes.iter().zip(blk).enumerate() {
+                        if (e / 2) % 2 == 0 { s0 += i32::from(c) } else { s1 += i32::from(c) }
+                        if b % 4 == (4 - it % 4) % 4 {
+                            // the halves block: scale 1, codes are f32::round of the value
+                            assert_eq!(f32::from(c), v.round(), "{v}");
+                        }
+                    }
+                    assert_eq!(y.3[b * MB + r], (s0 + s1) as f32);
+                    let off = y.2[b * MB + r];
+                    assert_eq!((i32::from(off as i16), off >> 16), (-8 * s0, -8 * s1));
+                }
+                let at = g.int(0, k as i32 - 1) as usize;
+                row[at] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][it % 3];
+                // SAFETY: AVX2 and FMA checked just above.
+                let ok = unsafe { super::x86::quantize_row(&row, r, &mut x.0, &mut x.1, &mut x.2, &mut x.3) };
+                assert!(!ok && !super::finite(&row), "{} at {at}", row[at]);
             }
         }
     }
