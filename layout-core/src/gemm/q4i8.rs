@@ -1415,6 +1415,127 @@ mod tests {
         }
     }
 
+    /// `Q8_0` in one plane, the sign on the activation: codes over the whole `i8` range, −128
+    /// included (which `quantize_q8_0` never writes), against activations mostly ±127 (pair
+    /// sums up to 2·128·127 = 32512): exact on every instruction set, one and two threads.
+    #[test]
+    fn q8_0_every_code_exact() {
+        use crate::packed::{QK, Q8_0Matrix};
+        let (m, k, n) = (7usize, 256usize, 19usize);
+        let mut g = Lcg(41);
+        let mut bytes = Vec::new();
+        let mut w = std::vec![0i64; k * n];
+        for j in 0..n {
+            for b in 0..k / QK {
+                bytes.extend_from_slice(&0x3C00u16.to_le_bytes()); // d = 1.0 in f16
+                for e in 0..QK {
+                    let p = b * QK + e;
+                    let c = match (j + p) % 5 {
+                        0 => -128,
+                        1 => 127,
+                        _ => g.int(-128, 127),
+                    } as i8;
+                    w[p * n + j] = i64::from(c);
+                    bytes.push(c as u8);
+                }
+            }
+        }
+        let q = Q8_0Matrix::from_bytes(k, n, &bytes).unwrap();
+        assert!(q.blocks().iter().any(|b| b.qs.contains(&-128)));
+        for isa in Isa::available() {
+            for threads in [1, 2] {
+                // every third value ±127, so each block's d_a is 1
+                let a: Vec<f32> = (0..m * k)
+                    .map(|t| match t % 3 {
+                        0 => 127.0,
+                        1 => -127.0,
+                        _ => g.int(-127, 127) as f32,
+                    })
+                    .collect();
+                let c0 = std::vec![0f32; m * n];
+                let c = run(
+                    isa,
+                    threads,
+                    (m, k, n),
+                    &a,
+                    false,
+                    QuantRef::from(&q),
+                    true,
+                    &c0,
+                    false,
+                    (1.0, 0.0),
+                );
+                for i in 0..m {
+                    for j in 0..n {
+                        let s: i64 = (0..k).map(|p| a[i * k + p] as i64 * w[p * n + j]).sum();
+                        assert_eq!(c[i * n + j], s as f32, "{isa:?} t{threads} ({i},{j})");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Rows of A holding a NaN or an infinity take the `f32` route: their rows of C are the
+    /// `f32` route's (NaN where it gives NaN, the same infinities and finite values), the
+    /// other rows the 8-bit route's as without them; every format, instruction set, A and C
+    /// both ways, β ≠ 0, one and two threads.
+    #[test]
+    fn non_finite_rows_take_the_f32_route() {
+        let (m, k, n) = (11usize, 96usize, 21usize);
+        let mut g = Lcg(43);
+        let wv: Vec<f32> = (0..k * n).map(|_| g.int(-900, 900) as f32 / 97.0).collect();
+        let qs: Vec<Owned> = std::vec![
+            Owned::Q4(quantize_q4_0(k, n, &wv).unwrap()),
+            Owned::Q8(quantize_q8_0(k, n, &wv).unwrap()),
+            Owned::G(Box::new(
+                quantize_group4(k, n, &wv, 32, Group4Format::Gptq).unwrap()
+            )),
+        ];
+        let clean: Vec<f32> = (0..m * k).map(|_| g.int(-900, 900) as f32 / 31.0).collect();
+        // rows 1 and 2 (a run), 7 and the last: NaN, +∞, −∞ and +∞ (whose sum is NaN), ∞
+        let mut bad = clean.clone();
+        bad[k + 5] = f32::NAN;
+        bad[2 * k + 40] = f32::INFINITY;
+        bad[7 * k] = f32::NEG_INFINITY;
+        bad[7 * k + 90] = f32::INFINITY;
+        bad[10 * k + 33] = f32::NEG_INFINITY;
+        let rows = [1, 2, 7, 10];
+        let same = |x: f32, y: f32| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan());
+        for q in &qs {
+            let qr = quant_ref(q);
+            for isa in Isa::available() {
+                for (threads, cm) in [(1, false), (2, true)] {
+                    let c0: Vec<f32> = (0..m * n).map(|_| g.int(-50, 50) as f32).collect();
+                    let t = |a: &[f32]| -> Vec<f32> {
+                        if cm {
+                            (0..m * k).map(|x| a[(x % m) * k + x / m]).collect()
+                        } else {
+                            a.to_vec()
+                        }
+                    };
+                    let (ab, ac) = (t(&bad), t(&clean));
+                    let go = |a: &[f32], int8| {
+                        run(isa, threads, (m, k, n), a, cm, qr, int8, &c0, cm, (1.5, 0.5))
+                    };
+                    let (c8, c32, c8clean) = (go(&ab, true), go(&ab, false), go(&ac, true));
+                    for i in 0..m {
+                        let mut nonfinite = false;
+                        for j in 0..n {
+                            let at = if cm { i + j * m } else { i * n + j };
+                            if rows.contains(&i) {
+                                nonfinite |= !c8[at].is_finite();
+                                assert!(same(c8[at], c32[at]), "{isa:?} ({i},{j}): {} {}", c8[at], c32[at]);
+                            } else {
+                                assert_eq!(c8[at].to_bits(), c8clean[at].to_bits(), "({i},{j})");
+                            }
+                        }
+                        assert_eq!(nonfinite, rows.contains(&i), "{isa:?} row {i}");
+                    }
+                }
+            }
+        }
+    }
+
     /// Groups that are not a multiple of 32 rows take the `f32` route: bit for bit the
     /// default's result.
     #[test]
