@@ -1421,7 +1421,7 @@ mod tests {
     #[test]
     fn q8_0_every_code_exact() {
         use crate::packed::{QK, Q8_0Matrix};
-        let (m, k, n) = (7usize, 256usize, 19usize);
+        let (m, k, n) = (13usize, 256usize, 19usize); // m > 8: not the decode route
         let mut g = Lcg(41);
         let mut bytes = Vec::new();
         let mut w = std::vec![0i64; k * n];
