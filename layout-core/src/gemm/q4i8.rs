@@ -1415,6 +1415,32 @@ mod tests {
         }
     }
 
+    /// `Q4_0`'s lane offsets: each `i16` lane must start at `−8·Σ q_a` over its own k values
+    /// (bytes 0, 1 or 2, 3 of each quad). Activations +127 on k ≡ 0, 1 and −127 on k ≡ 2, 3
+    /// (mod 4) against weights 7 and −8 there: each lane ends at ±16256 or 14224, the block at
+    /// 30480; an offset on the wrong lanes wraps.
+    #[test]
+    fn q4_0_lane_offsets_per_half() {
+        let (m, k, n) = (10usize, 64usize, 20usize);
+        let w: Vec<f32> = (0..k * n)
+            .map(|t| if (t / n) % 4 < 2 { 7.0 } else { -8.0 })
+            .collect();
+        let q = quantize_q4_0(k, n, &w).unwrap();
+        assert_eq!(q.dequantize().unwrap(), w);
+        for sign in [1.0f32, -1.0] {
+            let a: Vec<f32> = (0..m * k)
+                .map(|t| if (t % k) % 4 < 2 { 127.0 * sign } else { -127.0 * sign })
+                .collect();
+            let c0 = std::vec![0f32; m * n];
+            for isa in Isa::available() {
+                let qr = QuantRef::from(&q);
+                let c = run(isa, 1, (m, k, n), &a, false, qr, true, &c0, false, (1.0, 0.0));
+                let want = sign * 30480.0 * (k / 32) as f32;
+                assert!(c.iter().all(|&x| x == want), "{isa:?}: {} != {want}", c[0]);
+            }
+        }
+    }
+
     /// `Q8_0` in one plane, the sign on the activation: codes over the whole `i8` range, −128
     /// included (which `quantize_q8_0` never writes), against activations mostly ±127 (pair
     /// sums up to 2·128·127 = 32512): exact on every instruction set, one and two threads.
