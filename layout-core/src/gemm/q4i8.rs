@@ -47,7 +47,9 @@ use std::vec::Vec;
 use super::check::Strided;
 use super::view::View;
 use crate::isa::Isa;
-use crate::packed::{Access, BlockQ4_0, BlockQ8_0, GgufBlock, GgufMatrix, Group4Matrix, QK, QuantRef};
+use crate::packed::{
+    Access, BlockQ4_0, BlockQ8_0, GgufBlock, GgufMatrix, Group4Matrix, QK, QuantRef,
+};
 
 /// Columns per panel (two ymm of `f32`).
 const NB: usize = 16;
@@ -670,7 +672,9 @@ fn tile<W: Weights>(
                 let s: i32 = (0..QK)
                     .map(|e| match W::KIND {
                         // |c|·(sign(c)·q_a), as the vector kernel multiplies
-                        Kind::Signed => i32::from(code(0, e)) * a(e) * i32::from(code(1, e) as i8).signum(),
+                        Kind::Signed => {
+                            i32::from(code(0, e)) * a(e) * i32::from(code(1, e) as i8).signum()
+                        }
                         _ => i32::from(code(0, e)) * a(e),
                     })
                     .sum();
@@ -801,8 +805,14 @@ mod x86 {
                     // SAFETY: `lo + 16`, `hi + 16` ≤ 7·64 + 4·12 + 16 = 512 = `plane.len()`
                     // (c0 + 4 ≤ 16, asserted); unaligned stores.
                     unsafe {
-                        _mm_storeu_si128(plane[lo..lo + 16].as_mut_ptr().cast(), _mm256_castsi256_si128(*uq));
-                        _mm_storeu_si128(plane[hi..hi + 16].as_mut_ptr().cast(), _mm256_extracti128_si256(*uq, 1));
+                        _mm_storeu_si128(
+                            plane[lo..lo + 16].as_mut_ptr().cast(),
+                            _mm256_castsi256_si128(*uq),
+                        );
+                        _mm_storeu_si128(
+                            plane[hi..hi + 16].as_mut_ptr().cast(),
+                            _mm256_extracti128_si256(*uq, 1),
+                        );
                     }
                 }
             }
@@ -1386,7 +1396,9 @@ mod tests {
                 let mut y = x.clone();
                 quantize_row(&row, r, &mut y.0, &mut y.1, &mut y.2, &mut y.3);
                 // SAFETY: AVX2 and FMA checked just above.
-                let ok = unsafe { super::x86::quantize_row(&row, r, &mut x.0, &mut x.1, &mut x.2, &mut x.3) };
+                let ok = unsafe {
+                    super::x86::quantize_row(&row, r, &mut x.0, &mut x.1, &mut x.2, &mut x.3)
+                };
                 assert!(ok);
                 assert_eq!(x, y, "iteration {it}");
                 for b in 0..4 {
@@ -1396,7 +1408,11 @@ mod tests {
                     let codes = &y.0[b * ATILE + r * QK..b * ATILE + (r + 1) * QK];
                     let (mut s0, mut s1) = (0i32, 0i32);
                     for (e, (&c, &v)) in codes.iter().zip(blk).enumerate() {
-                        if (e / 2) % 2 == 0 { s0 += i32::from(c) } else { s1 += i32::from(c) }
+                        if (e / 2) % 2 == 0 {
+                            s0 += i32::from(c)
+                        } else {
+                            s1 += i32::from(c)
+                        }
                         if b % 4 == (4 - it % 4) % 4 {
                             // the halves block: scale 1, codes are f32::round of the value
                             assert_eq!(f32::from(c), v.round(), "{v}");
@@ -1409,7 +1425,9 @@ mod tests {
                 let at = g.int(0, k as i32 - 1) as usize;
                 row[at] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][it % 3];
                 // SAFETY: AVX2 and FMA checked just above.
-                let ok = unsafe { super::x86::quantize_row(&row, r, &mut x.0, &mut x.1, &mut x.2, &mut x.3) };
+                let ok = unsafe {
+                    super::x86::quantize_row(&row, r, &mut x.0, &mut x.1, &mut x.2, &mut x.3)
+                };
                 assert!(!ok && !super::finite(&row), "{} at {at}", row[at]);
             }
         }
@@ -1429,12 +1447,29 @@ mod tests {
         assert_eq!(q.dequantize().unwrap(), w);
         for sign in [1.0f32, -1.0] {
             let a: Vec<f32> = (0..m * k)
-                .map(|t| if (t % k) % 4 < 2 { 127.0 * sign } else { -127.0 * sign })
+                .map(|t| {
+                    if (t % k) % 4 < 2 {
+                        127.0 * sign
+                    } else {
+                        -127.0 * sign
+                    }
+                })
                 .collect();
             let c0 = std::vec![0f32; m * n];
             for isa in Isa::available() {
                 let qr = QuantRef::from(&q);
-                let c = run(isa, 1, (m, k, n), &a, false, qr, true, &c0, false, (1.0, 0.0));
+                let c = run(
+                    isa,
+                    1,
+                    (m, k, n),
+                    &a,
+                    false,
+                    qr,
+                    true,
+                    &c0,
+                    false,
+                    (1.0, 0.0),
+                );
                 let want = sign * 30480.0 * (k / 32) as f32;
                 assert!(c.iter().all(|&x| x == want), "{isa:?}: {} != {want}", c[0]);
             }
@@ -1446,7 +1481,7 @@ mod tests {
     /// sums up to 2·128·127 = 32512): exact on every instruction set, one and two threads.
     #[test]
     fn q8_0_every_code_exact() {
-        use crate::packed::{QK, Q8_0Matrix};
+        use crate::packed::{Q8_0Matrix, QK};
         let (m, k, n) = (13usize, 256usize, 19usize); // m > 8: not the decode route
         let mut g = Lcg(41);
         let mut bytes = Vec::new();
@@ -1541,7 +1576,18 @@ mod tests {
                     };
                     let (ab, ac) = (t(&bad), t(&clean));
                     let go = |a: &[f32], int8| {
-                        run(isa, threads, (m, k, n), a, cm, qr, int8, &c0, cm, (1.5, 0.5))
+                        run(
+                            isa,
+                            threads,
+                            (m, k, n),
+                            a,
+                            cm,
+                            qr,
+                            int8,
+                            &c0,
+                            cm,
+                            (1.5, 0.5),
+                        )
                     };
                     let (c8, c32, c8clean) = (go(&ab, true), go(&ab, false), go(&ac, true));
                     for i in 0..m {
@@ -1550,7 +1596,12 @@ mod tests {
                             let at = if cm { i + j * m } else { i * n + j };
                             if rows.contains(&i) {
                                 nonfinite |= !c8[at].is_finite();
-                                assert!(same(c8[at], c32[at]), "{isa:?} ({i},{j}): {} {}", c8[at], c32[at]);
+                                assert!(
+                                    same(c8[at], c32[at]),
+                                    "{isa:?} ({i},{j}): {} {}",
+                                    c8[at],
+                                    c32[at]
+                                );
                             } else {
                                 assert_eq!(c8[at].to_bits(), c8clean[at].to_bits(), "({i},{j})");
                             }

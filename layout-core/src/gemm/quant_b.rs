@@ -10,12 +10,12 @@
 
 use super::block::run_panels;
 use super::check::Strided;
-use super::view::{Out, View};
 use super::error::GemmError;
 use super::front::{Rhs, prepare};
 use super::kernel::Element;
 use super::options::{MatMut, MatRef, Options, Packing};
 use super::pack::Panels;
+use super::view::{Out, View};
 use crate::isa::Isa;
 use crate::packed::{Group4Matrix, Q4_0Matrix, Q8_0Matrix, QuantRef, QuantizedB};
 
@@ -52,11 +52,13 @@ pub struct QuantB<'a> {
 impl<'a> QuantB<'a> {
     /// `q` with 8-bit activations for prefill: each row of A quantized per 32-block to
     /// `round(a / d)`, `d = max|a| / 127` (llama.cpp's `Q8_0` activations), multiplied with
-    /// integer instructions (`vpmaddubsw` on 4-bit codes; exact) and scaled per block.
-    /// Taken wherever the decode route (up to eight dense rows of A, read in place in `f32`)
-    /// does not apply, for `Q4_0`, `Q8_0` (its codes split into two 4-bit planes) and
-    /// GPTQ/AWQ groups of a multiple of 32 rows (with exact zero points and finite weights);
-    /// other groups take the `f32` route.
+    /// integer instructions (`vpmaddubsw`: 4-bit codes against the activations, `Q8_0`'s
+    /// codes by magnitude against the activations carrying the codes' signs; exact) and
+    /// scaled per block. Taken wherever the decode route (up to eight dense rows of A, read
+    /// in place in `f32`) does not apply, for `Q4_0`, `Q8_0` and GPTQ/AWQ groups of a
+    /// multiple of 32 rows (with exact zero points and finite weights); other groups take the
+    /// `f32` route. Rows of A holding a NaN or an infinity are computed on the `f32` route,
+    /// so they give its non-finite results.
     pub fn int8_activations(q: impl Into<QuantRef<'a>>) -> Self {
         QuantB {
             q: q.into(),
@@ -226,7 +228,16 @@ pub fn gemm_quant<'q>(
                 },
                 cmap: None,
             };
-            run_panels::<f32>(&ki, [len, k, n], alpha, &a.rows(), &bsrc, beta, c, p.threads);
+            run_panels::<f32>(
+                &ki,
+                [len, k, n],
+                alpha,
+                &a.rows(),
+                &bsrc,
+                beta,
+                c,
+                p.threads,
+            );
         }
         return Ok(());
     }
