@@ -126,9 +126,9 @@ fn block_scale(amax: f32) -> (f32, f32) {
     (scale, inv)
 }
 
-/// Whether every element of `row` is finite (`x − x` is 0 for finite `x`, NaN otherwise).
+/// Whether every element of `row` is finite.
 fn finite(row: &[f32]) -> bool {
-    row.iter().fold(0f32, |s, &x| s + (x - x)) == 0.0
+    row.iter().all(|x| x.is_finite())
 }
 
 /// A's row (k finite values) into row `r` of its tile: codes `q` (`[block][row][32]`, `ATILE`
@@ -589,20 +589,17 @@ fn run_with<W: Weights>(
                 }
             }
             let mut bad = acts.bad.iter().peekable();
-            for ti in 0..tiles {
-                let (i0, rows) = (ti * MB, MB.min(m - ti * MB));
-                for r in 0..rows {
-                    if bad.next_if_eq(&&(i0 + r)).is_some() {
-                        continue;
-                    }
-                    for jp in jps.clone() {
-                        let cols = NB.min(n - jp * NB);
-                        let accr = &acc[ti * NCP + (jp - jc)][r];
-                        for (cj, &x) in accr.iter().enumerate().take(cols) {
-                            // SAFETY: (i0 + r, NB·jp + cj) is an element of C (r < rows ≤
-                            // m − i0, cj < cols ≤ n − NB·jp) in this thread's panels.
-                            unsafe { out.put(i0 + r, jp * NB + cj, x) };
-                        }
+            for i in 0..m {
+                if bad.next_if_eq(&&i).is_some() {
+                    continue;
+                }
+                for jp in jps.clone() {
+                    let cols = NB.min(n - jp * NB);
+                    let accr = &acc[(i / MB) * NCP + (jp - jc)][i % MB];
+                    for (cj, &x) in accr.iter().enumerate().take(cols) {
+                        // SAFETY: (i, NB·jp + cj) is an element of C (i < m, cj < cols ≤
+                        // n − NB·jp) in this thread's panels.
+                        unsafe { out.put(i, jp * NB + cj, x) };
                     }
                 }
             }
@@ -916,6 +913,38 @@ mod x86 {
         }
     }
 
+    /// The tile's `f32` accumulators, two vectors per row.
+    ///
+    /// # Safety
+    /// AVX available.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    unsafe fn load_acc(acc: &[[f32; NB]; MB]) -> [[__m256; 2]; MB] {
+        // SAFETY: each row holds 16 values: two unaligned loads of eight.
+        acc.map(|r| unsafe {
+            [
+                _mm256_loadu_ps(r.as_ptr()),
+                _mm256_loadu_ps(r.as_ptr().add(8)),
+            ]
+        })
+    }
+
+    /// [`load_acc`]'s inverse.
+    ///
+    /// # Safety
+    /// AVX available.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    unsafe fn store_acc(acc: &mut [[f32; NB]; MB], f: &[[__m256; 2]; MB]) {
+        for (o, v) in acc.iter_mut().zip(f) {
+            // SAFETY: each row holds 16 values: two unaligned stores of eight.
+            unsafe {
+                _mm256_storeu_ps(o.as_mut_ptr(), v[0]);
+                _mm256_storeu_ps(o.as_mut_ptr().add(8), v[1]);
+            }
+        }
+    }
+
     /// Three rows × sixteen columns of 4-bit codes over `kb` blocks: per block eight k quads
     /// of `vpmaddubsw`(codes, broadcast activations) added in `i16` lanes that start at A's
     /// lane offsets (`Kind::Nibbles`; else at 0), one `vpmaddwd`(ones), the zero's term taken
@@ -934,12 +963,7 @@ mod x86 {
         // `[bi·3 .. +3]`, `codes[bi·512 .. +512]`, `scales`/`zeros` `[bi·16 .. +16]`).
         unsafe {
             let ones = _mm256_set1_epi16(1);
-            let mut f = acc.map(|r| {
-                [
-                    _mm256_loadu_ps(r.as_ptr()),
-                    _mm256_loadu_ps(r.as_ptr().add(8)),
-                ]
-            });
+            let mut f = load_acc(acc);
             let (mut qa, mut cb) = (t.qa.as_ptr(), t.codes.as_ptr());
             let (mut da, mut off, mut sa) = (t.da.as_ptr(), t.off.as_ptr(), t.sa.as_ptr());
             let (mut sc, mut zp) = (t.scales.as_ptr(), t.zeros.as_ptr());
@@ -986,10 +1010,7 @@ mod x86 {
                 off = off.add(MB);
                 sa = sa.add(MB);
             }
-            for (o, v) in acc.iter_mut().zip(&f) {
-                _mm256_storeu_ps(o.as_mut_ptr(), v[0]);
-                _mm256_storeu_ps(o.as_mut_ptr().add(8), v[1]);
-            }
+            store_acc(acc, &f);
         }
     }
 
@@ -1009,12 +1030,7 @@ mod x86 {
         // `codes[bi·1024 .. +1024]`, `scales[bi·16 .. +16]`).
         unsafe {
             let ones = _mm256_set1_epi16(1);
-            let mut f = acc.map(|r| {
-                [
-                    _mm256_loadu_ps(r.as_ptr()),
-                    _mm256_loadu_ps(r.as_ptr().add(8)),
-                ]
-            });
+            let mut f = load_acc(acc);
             let (mut qa, mut cb) = (t.qa.as_ptr(), t.codes.as_ptr());
             let (mut da, mut sc) = (t.da.as_ptr(), t.scales.as_ptr());
             for _ in 0..t.kb {
@@ -1047,10 +1063,7 @@ mod x86 {
                 qa = qa.add(ATILE);
                 da = da.add(MB);
             }
-            for (o, v) in acc.iter_mut().zip(&f) {
-                _mm256_storeu_ps(o.as_mut_ptr(), v[0]);
-                _mm256_storeu_ps(o.as_mut_ptr().add(8), v[1]);
-            }
+            store_acc(acc, &f);
         }
     }
 }
@@ -1127,6 +1140,19 @@ mod tests {
         )
         .unwrap();
         c
+    }
+
+    /// [`run`] with A and C row-major, C zero, α = 1, β = 0.
+    fn plain(
+        isa: Isa,
+        threads: usize,
+        mkn: (usize, usize, usize),
+        a: &[f32],
+        q: QuantRef<'_>,
+        int8: bool,
+    ) -> Vec<f32> {
+        let c0 = std::vec![0f32; mkn.0 * mkn.2];
+        run(isa, threads, mkn, a, false, q, int8, &c0, false, (1.0, 0.0))
     }
 
     /// Group-quantised weights with random codes and zeros and scale 1 (so every weight is an
@@ -1307,35 +1333,12 @@ mod tests {
                 )),
             ),
         ];
-        let c0 = std::vec![0f32; m * n];
         for (name, q) in &qs {
             let qr = quant_ref(q);
             let isa = Isa::selected_for_gemm();
-            let f32route = run(
-                isa,
-                1,
-                (m, k, n),
-                &a,
-                false,
-                qr,
-                false,
-                &c0,
-                false,
-                (1.0, 0.0),
-            );
+            let f32route = plain(isa, 1, (m, k, n), &a, qr, false);
             for isa in Isa::available() {
-                let c = run(
-                    isa,
-                    2,
-                    (m, k, n),
-                    &a,
-                    false,
-                    qr,
-                    true,
-                    &c0,
-                    false,
-                    (1.0, 0.0),
-                );
+                let c = plain(isa, 2, (m, k, n), &a, qr, true);
                 let num: f64 = c
                     .iter()
                     .zip(&f32route)
@@ -1455,21 +1458,9 @@ mod tests {
                     }
                 })
                 .collect();
-            let c0 = std::vec![0f32; m * n];
             for isa in Isa::available() {
                 let qr = QuantRef::from(&q);
-                let c = run(
-                    isa,
-                    1,
-                    (m, k, n),
-                    &a,
-                    false,
-                    qr,
-                    true,
-                    &c0,
-                    false,
-                    (1.0, 0.0),
-                );
+                let c = plain(isa, 1, (m, k, n), &a, qr, true);
                 let want = sign * 30480.0 * (k / 32) as f32;
                 assert!(c.iter().all(|&x| x == want), "{isa:?}: {} != {want}", c[0]);
             }
@@ -1513,19 +1504,7 @@ mod tests {
                         _ => g.int(-127, 127) as f32,
                     })
                     .collect();
-                let c0 = std::vec![0f32; m * n];
-                let c = run(
-                    isa,
-                    threads,
-                    (m, k, n),
-                    &a,
-                    false,
-                    QuantRef::from(&q),
-                    true,
-                    &c0,
-                    false,
-                    (1.0, 0.0),
-                );
+                let c = plain(isa, threads, (m, k, n), &a, QuantRef::from(&q), true);
                 for i in 0..m {
                     for j in 0..n {
                         let s: i64 = (0..k).map(|p| a[i * k + p] as i64 * w[p * n + j]).sum();
@@ -1622,33 +1601,10 @@ mod tests {
         let w: Vec<f32> = (0..k * n).map(|_| g.int(-900, 900) as f32 / 77.0).collect();
         let a: Vec<f32> = (0..m * k).map(|_| g.int(-900, 900) as f32 / 31.0).collect();
         let q = quantize_group4(k, n, &w, 16, Group4Format::Gptq).unwrap();
-        let c0 = std::vec![0f32; m * n];
         for isa in Isa::available() {
             let qr = QuantRef::from(&q);
-            let x = run(
-                isa,
-                1,
-                (m, k, n),
-                &a,
-                false,
-                qr,
-                true,
-                &c0,
-                false,
-                (1.0, 0.0),
-            );
-            let y = run(
-                isa,
-                1,
-                (m, k, n),
-                &a,
-                false,
-                qr,
-                false,
-                &c0,
-                false,
-                (1.0, 0.0),
-            );
+            let x = plain(isa, 1, (m, k, n), &a, qr, true);
+            let y = plain(isa, 1, (m, k, n), &a, qr, false);
             assert_eq!(x, y, "{isa:?}");
         }
     }
@@ -1668,25 +1624,13 @@ mod tests {
         let q8n = quantize_q8_0(k, n, &std::vec![-127.0; k * n]).unwrap();
         for sign in [1.0f32, -1.0] {
             let a = std::vec![127.0 * sign; m * k];
-            let c0 = std::vec![0f32; m * n];
             for isa in Isa::available() {
                 for (q, want) in [
                     (QuantRef::from(&q4), 127.0 * sign * (7.0 * 62.0 - 8.0 * 2.0)),
                     (QuantRef::from(&q8p), 127.0 * sign * 127.0 * 64.0),
                     (QuantRef::from(&q8n), -127.0 * sign * 127.0 * 64.0),
                 ] {
-                    let c = run(
-                        isa,
-                        1,
-                        (m, k, n),
-                        &a,
-                        false,
-                        q,
-                        true,
-                        &c0,
-                        false,
-                        (1.0, 0.0),
-                    );
+                    let c = plain(isa, 1, (m, k, n), &a, q, true);
                     assert!(
                         c.iter().all(|&x| x == want),
                         "{isa:?} {sign}: {:?} != {want}",
