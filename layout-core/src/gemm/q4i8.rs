@@ -346,17 +346,23 @@ fn unpack_gguf<B: Split>(
         scales.fill(0.0);
     }
     let col = |c: usize| &m.column(jp * NB + c).expect("a column of B")[blocks.clone()];
-    let mut c0 = 0;
+    // columns below c0 four at a time in registers
     #[cfg(target_arch = "x86_64")]
-    if isa >= Isa::Avx2 {
+    let c0 = if isa >= Isa::Avx2 {
         for c in (0..cols / 4 * 4).step_by(4) {
             let four = [col(c), col(c + 1), col(c + 2), col(c + 3)];
             // SAFETY: AVX2 available (the front checked `isa`).
             unsafe { x86::unpack4(four, c, codes, scales, planes) };
         }
-        c0 = cols / 4 * 4;
-    }
-    let _ = isa;
+        cols / 4 * 4
+    } else {
+        0
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let c0 = {
+        let _ = isa;
+        0
+    };
     for c in c0..cols {
         for (bi, blk) in col(c).iter().enumerate() {
             let mut v = [[0u8; QK]; 2];
