@@ -44,7 +44,8 @@ fn main() {
     let mut best = f64::MAX;
     let mut best32 = f64::MAX;
     for _ in 0..reps {
-        for int8 in [true, false] {
+        // the 8-bit route last: C keeps its result for the error below
+        for int8 in [false, true] {
             let t = std::time::Instant::now();
             gemm_quant(
                 Isa::selected_for_gemm(),
@@ -84,27 +85,6 @@ fn main() {
         2.0 * (m * k * n) as f64 / best32 / 1e9,
         best32 / best
     );
-    gemm_quant(
-        Isa::selected_for_gemm(),
-        1.0,
-        MatRef {
-            data: &av,
-            rows: m,
-            cols: k,
-            row_stride: k as isize,
-            col_stride: 1,
-        },
-        QuantB::int8_activations(qr),
-        0.0,
-        MatMut {
-            data: &mut c,
-            rows: m,
-            cols: n,
-            row_stride: n as isize,
-            col_stride: 1,
-        },
-    )
-    .unwrap();
     // f32 reference on a few entries
     let w = qr.dequantize().unwrap();
     let mut num = 0f64;
