@@ -3,31 +3,39 @@
 //! llama.cpp's `Q8_0` activations.
 //!
 //! Each row of A is cut into 32-blocks; each block gets `d_a = max|a| / 127` and codes
-//! `q_a = round(a / d_a)` in [−127, 127], with `S_a = Σ₃₂ q_a`. B's block is one or two planes
-//! of 4-bit codes `c` in [0, 15] with a weight `w`, a zero `z` and a scale `d_b` per column:
+//! `q_a = round(a / d_a)` in [−127, 127]. B's block holds codes `c` with a scale `d_b` per
+//! column (and, for groups, a zero `z`):
 //!
-//! - `Q4_0`: one plane, `(c − 8)·d_b`;
-//! - `Q8_0`: the code `q + 128` split into nibbles `16·h + l`, so `q = 16·(h − 8) + l`: the
-//!   high plane `(h − 8)·16·d_b`, the low plane `l·d_b`;
-//! - GPTQ/AWQ (groups a multiple of 32): one plane, `(c − z)·s` with `z`, `s` per group and
-//!   column.
+//! - `Q4_0`: codes in [0, 15], `(c − 8)·d_b`. `vpmaddubsw` takes the codes as the unsigned
+//!   operand: a pair sum is at most 2·15·127 = 3810. Each `i16` lane of a block's sum starts at
+//!   `−8·Σ q_a` over its own 16 k values (`|·| ≤ 16256`), so it ends at `Σ (c − 8)·q_a` over
+//!   those 16 values, `|·| ≤ 16·8·127 = 16256`: the lanes wrap on the way (`vpaddw` is modular)
+//!   but end exact, and no offset is left for the epilogue.
+//! - GPTQ/AWQ (groups a multiple of 32): codes in [0, 15], `(c − z)·s` with `z`, `s` per group
+//!   and column: a lane sums `Σ c·q_a ≤ 16·15·127 = 30480` in `i16`, and the zero's term
+//!   `z·Σ q_a` is taken off in `f32` (exact while `|z·S_a| < 2²⁴`: `zero_exact`).
+//! - `Q8_0`: codes in [−128, 127], one plane, the sign on the activation: `vpmaddubsw` of the
+//!   magnitude `|c| ≤ 128` (unsigned) and `sign(c)·q_a ∈ [−127, 127]` (`vpsignb`), so a pair
+//!   sum is at most 2·128·127 = 32512 < 2¹⁵, widened into `i32` at once (`vpmaddwd` by ones).
+//!   (The sign cannot go on the weight: −(−128) is not an `i8`.)
 //!
-//! So `C[i][j] = Σ_blocks d_a · Σ_planes w·d_b · (Σ₃₂ c·q_a − z·S_a)`, and the inner sum is an
-//! exact integer: `vpmaddubsw` takes the codes as the unsigned operand (a pair sum is at most
-//! 2·15·127 = 3810, so a block's eight quads add in `i16`: 30480 < 2¹⁵), then one `vpmaddwd`
-//! by ones per block and plane widens the pairs into `i32`. The constant zeros (`8·S_a`) are
-//! subtracted in integers; a per-column zero in `f32` (exact while `|z·S_a| < 2²⁴`). One
+//! So `C[i][j] = Σ_blocks d_a·d_b·(Σ₃₂ c'·q_a)` with an exact integer inner sum, one
 //! conversion and one scaling per block, row and column vector.
 //!
-//! A is packed per 4-row tile, block-interleaved (`[block][quad][row][4]`, then the rows'
-//! `d_a`, `8·S_a`, `S_a`), so a tile reads one contiguous stream. B is unpacked 16 blocks
-//! (512 k values) of one 8-column panel at a time (`[block][plane][quad][column][4]`, the
-//! planes' scales, the zeros: 4 KiB for 4-bit codes, in L1) into a buffer of the thread's and
-//! read by every tile of A; eight panels pass over the same 512 k values of A (in L2) before
-//! the next ones, their `f32` sums kept in a buffer between the passes. Every block of B is
-//! unpacked once per call. AVX2 tiles of 4 rows × 8 columns (with the eight B vectors of a
-//! block held in registers, four rows leave no spills); plain Rust below AVX2. Threads split
+//! A is packed per 3-row tile, block-interleaved (`[block][row][32]`, then the rows'
+//! `d_a`, lane offsets and `Σ q_a`), so a tile reads one contiguous stream. B is unpacked
+//! 16 blocks (512 k values) of one 16-column panel at a time (`[block][plane][quad][column][4]`
+//! and the scales: 8 KiB for 4-bit codes, in L1; the nibbles split and transposed four
+//! columns at a time in registers) into a buffer of the thread's and read by every tile of A;
+//! four panels pass over the same 512 k values of A (in L2) before the next ones, their `f32`
+//! sums kept in a buffer between the passes. Every block of B is unpacked once per call. AVX2
+//! tiles of 3 rows × 16 columns: six `i16` (or `i32`) sums, six `f32` accumulators, two B
+//! vectors and one broadcast activation quad in registers. Plain Rust below AVX2. Threads split
 //! the panels.
+//!
+//! A row of A holding a NaN or an infinity is not quantized: [`run`] reports it, and the
+//! caller computes that row on the `f32` route, so non-finite inputs give the `f32` route's
+//! non-finite outputs.
 //!
 //! The only approximation is A's quantization (relative error about `1/254` per block and
 //! element); on integer-valued A whose blocks each reach ±127 (so `d_a = 1`) and B whose scales
@@ -39,20 +47,22 @@ use std::vec::Vec;
 use super::check::Strided;
 use super::view::View;
 use crate::isa::Isa;
-use crate::packed::{Access, BlockQ4_0, BlockQ8_0, GgufMatrix, Group4Matrix, QK, QuantRef};
+use crate::packed::{
+    Access, BlockQ4_0, BlockQ8_0, GgufBlock, GgufMatrix, Group4Matrix, QK, QuantRef,
+};
 
-/// Columns per panel (one ymm of `f32`).
-const NB: usize = 8;
+/// Columns per panel (two ymm of `f32`).
+const NB: usize = 16;
 /// Rows per tile.
-const MB: usize = 4;
-/// Code bytes per block, plane and panel: 8 quads × 8 columns × 4.
+const MB: usize = 3;
+/// Code bytes per block, plane and panel: 8 quads × 16 columns × 4.
 const PLANE: usize = QK * NB;
-/// Code bytes per block and tile of A: 8 quads × 6 rows × 4.
+/// Code bytes per block and tile of A: 8 quads × 3 rows × 4.
 const ATILE: usize = QK * MB;
 /// Blocks of k per pass over the tiles of A (512 k values: A's rows of them stay in L2).
 const KCB: usize = 16;
 /// Panels of B per pass over A (their `f32` sums kept between the passes).
-const NCP: usize = 8;
+const NCP: usize = 4;
 
 /// Whether `q` takes this route: `Q4_0`, `Q8_0`, and groups of a multiple of 32 rows whose
 /// zero points are exact and whose scale may be factored out of a group's sum.
@@ -64,14 +74,17 @@ pub(crate) fn supports(q: QuantRef<'_>) -> bool {
 }
 
 /// A quantized per row and block, packed per tile of `MB` rows (rows past m are zeros):
-/// codes `[tile][block][quad][row][4]`, and per `[tile][block][row]` the scale `d_a`, `8·S_a`
-/// and `S_a` (as `f32`).
+/// codes `[tile][block][row][32]`, and per `[tile][block][row]` the scale `d_a`, the
+/// lane offsets (`−8·Σ q_a` over bytes 0, 1 of each quad in the low half, over bytes 2, 3 in
+/// the high half) and `S_a = Σ q_a` (as `f32`). `bad`: the rows holding a NaN or an infinity
+/// (their codes zeros).
 struct Acts {
     q: Vec<i8>,
     d: Vec<f32>,
-    s8: Vec<i32>,
+    off: Vec<i32>,
     sa: Vec<f32>,
     kb: usize,
+    bad: Vec<usize>,
 }
 
 /// `x` rounded to the nearest integer, halves away from zero (`f32::round`), in operations an
@@ -86,25 +99,59 @@ fn round_half_away(x: f32) -> f32 {
     }
 }
 
-/// One block of a row: its 32 codes `round(x·inv)` clamped to ±127 into `out`; their sum.
-#[inline(always)]
-fn quantize_block(blk: &[f32], inv: f32, out: &mut [i8; QK]) -> i32 {
-    let mut sum = 0i32;
+/// One block of a row: its 32 codes `round(x·inv)` clamped to ±127 into `out`; the sums of
+/// the codes at k ≡ 0, 1 and at k ≡ 2, 3 (mod 4).
+fn quantize_block(blk: &[f32], inv: f32, out: &mut [i8]) -> [i32; 2] {
     for (o, &x) in out.iter_mut().zip(blk) {
         *o = round_half_away(x * inv).clamp(-127.0, 127.0) as i8;
-        sum += i32::from(*o);
+    }
+    let mut sum = [0i32; 2];
+    for quad in out.chunks_exact(4) {
+        sum[0] += i32::from(quad[0]) + i32::from(quad[1]);
+        sum[1] += i32::from(quad[2]) + i32::from(quad[3]);
     }
     sum
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-/// [`quantize_block`] compiled for AVX2 (`vroundps`, eight lanes).
-///
-/// # Safety
-/// AVX2 and FMA available.
-unsafe fn quantize_block_avx2(blk: &[f32], inv: f32, out: &mut [i8; QK]) -> i32 {
-    quantize_block(blk, inv, out)
+/// The block's scale `max|x| / 127` and the factor that makes its codes (0 for a zero block;
+/// at most `f32::MAX` for a subnormal one).
+#[inline]
+fn block_scale(amax: f32) -> (f32, f32) {
+    let scale = amax / 127.0;
+    let inv = if scale > 0.0 {
+        (1.0 / scale).min(f32::MAX)
+    } else {
+        0.0
+    };
+    (scale, inv)
+}
+
+/// Whether every element of `row` is finite.
+fn finite(row: &[f32]) -> bool {
+    row.iter().all(|x| x.is_finite())
+}
+
+/// A's row (k finite values) into row `r` of its tile: codes `q` (`[block][row][32]`, `ATILE`
+/// bytes per block), scales `d`, lane offsets `off` and sums `sa` (`[block][row]`).
+fn quantize_row(
+    row: &[f32],
+    r: usize,
+    q: &mut [i8],
+    d: &mut [f32],
+    off: &mut [i32],
+    sa: &mut [f32],
+) {
+    for (b, blk) in row.chunks_exact(QK).enumerate() {
+        let amax = blk.iter().fold(0f32, |x, e| x.max(e.abs()));
+        let (scale, inv) = block_scale(amax);
+        let codes = &mut q[b * ATILE + r * QK..b * ATILE + (r + 1) * QK];
+        let sum = quantize_block(blk, inv, codes);
+        d[b * MB + r] = scale;
+        // two i16 halves, each |8·Σ| ≤ 8·16·127 = 16256
+        off[b * MB + r] =
+            i32::from((-8 * sum[0]) as i16 as u16) | (i32::from((-8 * sum[1]) as i16) << 16);
+        sa[b * MB + r] = (sum[0] + sum[1]) as f32;
+    }
 }
 
 fn quantize_a(isa: Isa, a: &View<'_, f32>, m: usize, k: usize) -> Acts {
@@ -112,61 +159,93 @@ fn quantize_a(isa: Isa, a: &View<'_, f32>, m: usize, k: usize) -> Acts {
     let tiles = m.div_ceil(MB);
     let mut q = std::vec![0i8; tiles * kb * ATILE];
     let mut d = std::vec![0f32; tiles * kb * MB];
-    let mut s8 = std::vec![0i32; tiles * kb * MB];
+    let mut off = std::vec![0i32; tiles * kb * MB];
     let mut sa = std::vec![0f32; tiles * kb * MB];
+    let mut bad = Vec::new();
     let mut row = std::vec![0f32; k];
     for i in 0..m {
         let base = a.at.origin + i as isize * a.at.rs;
-        if a.at.cs == 1 {
-            row.copy_from_slice(&a.data[base as usize..base as usize + k]);
+        let src = if a.at.cs == 1 {
+            &a.data[base as usize..base as usize + k]
         } else {
             for (p, x) in row.iter_mut().enumerate() {
                 *x = a.data[(base + p as isize * a.at.cs) as usize];
             }
-        }
+            &row[..]
+        };
         let (t, r) = (i / MB, i % MB);
-        for (b, blk) in row.chunks_exact(QK).enumerate() {
-            let amax = blk.iter().fold(0f32, |x, e| x.max(e.abs()));
-            let scale = amax / 127.0;
-            let inv = if scale > 0.0 { 1.0 / scale } else { 0.0 };
-            let tb = t * kb + b;
-            let codes = &mut q[tb * ATILE..(tb + 1) * ATILE];
-            let mut v = [0i8; QK];
-            #[cfg(target_arch = "x86_64")]
-            let sum = if isa >= Isa::Avx2 {
-                // SAFETY: AVX2 and FMA available (the front checked `isa`).
-                unsafe { quantize_block_avx2(blk, inv, &mut v) }
-            } else {
-                quantize_block(blk, inv, &mut v)
-            };
-            #[cfg(not(target_arch = "x86_64"))]
-            let sum = {
-                let _ = isa;
-                quantize_block(blk, inv, &mut v)
-            };
-            for (qd, quad) in v.chunks_exact(4).enumerate() {
-                codes[qd * 4 * MB + r * 4..qd * 4 * MB + r * 4 + 4].copy_from_slice(quad);
+        let (q, d, off, sa) = (
+            &mut q[t * kb * ATILE..(t + 1) * kb * ATILE],
+            &mut d[t * kb * MB..(t + 1) * kb * MB],
+            &mut off[t * kb * MB..(t + 1) * kb * MB],
+            &mut sa[t * kb * MB..(t + 1) * kb * MB],
+        );
+        let plain = |q: &mut [i8], d: &mut [f32], off: &mut [i32], sa: &mut [f32]| {
+            let ok = finite(src);
+            if ok {
+                quantize_row(src, r, q, d, off, sa);
             }
-            d[tb * MB + r] = scale;
-            s8[tb * MB + r] = 8 * sum;
-            sa[tb * MB + r] = sum as f32;
+            ok
+        };
+        #[cfg(target_arch = "x86_64")]
+        let ok = if isa >= Isa::Avx2 {
+            // SAFETY: AVX2 and FMA available (the front checked `isa`).
+            unsafe { x86::quantize_row(src, r, q, d, off, sa) }
+        } else {
+            plain(q, d, off, sa)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let ok = {
+            let _ = isa;
+            plain(q, d, off, sa)
+        };
+        if !ok {
+            // codes, scales and sums zeroed: the caller runs this row on the f32 route
+            for b in 0..kb {
+                q[b * ATILE + r * QK..b * ATILE + (r + 1) * QK].fill(0);
+                (d[b * MB + r], off[b * MB + r], sa[b * MB + r]) = (0.0, 0, 0.0);
+            }
+            bad.push(i);
         }
     }
-    Acts { q, d, s8, sa, kb }
+    Acts {
+        q,
+        d,
+        off,
+        sa,
+        kb,
+        bad,
+    }
 }
 
-/// How B's blocks are stored: unpacked one panel of 8 columns at a time.
+/// How a format's codes enter the integer sums.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `Q4_0`: codes in [0, 15] less the constant 8 (the lane offsets of A).
+    Nibbles,
+    /// GPTQ/AWQ: codes in [0, 15] less a zero per block and column (`f32`).
+    Zeros,
+    /// `Q8_0`: two planes, the magnitudes `|c|` and the codes `c` (signs for A).
+    Signed,
+}
+
+/// How B's blocks are stored: unpacked one panel of `NB` columns at a time.
 trait Weights: Sync {
-    /// Planes of 4-bit codes per block (1, or 2 for `Q8_0`).
-    const PLANES: usize;
-    /// Whether the zeros are per column and block (`f32`), else `8` on the first plane only.
-    const ZCOL: bool;
+    const KIND: Kind;
     fn k(&self) -> usize;
     fn n(&self) -> usize;
-    /// Blocks `blocks` of panel `jp` (columns `8·jp ..`, those past n: codes 0, scales 0):
-    /// `codes` `[block][plane][quad][column][4]`, `scales` `[block][plane][column]` (the
-    /// plane's weight folded in), `zeros` `[block][column]` (`ZCOL` only).
+    /// Blocks `blocks` of panel `jp` (columns `NB·jp ..`, those past n: codes 0, scales 0):
+    /// `codes` `[block][plane][quad][column][4]`, `scales` `[block][column]`, `zeros`
+    /// `[block][column]` (`Kind::Zeros` only).
     fn unpack(&self, isa: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>);
+}
+
+/// The planes per block of a kind.
+const fn planes(kind: Kind) -> usize {
+    match kind {
+        Kind::Signed => 2,
+        _ => 1,
+    }
 }
 
 /// The buffers [`Weights::unpack`] fills.
@@ -177,7 +256,7 @@ struct Out<'a> {
 }
 
 /// Column `c`'s 32 codes of one block (in k order) into a plane: its k quads as 32-bit units,
-/// one every 32 bytes.
+/// one every `4·NB` bytes.
 #[inline(always)]
 fn put_column(plane: &mut [u8], c: usize, codes: &[u8; QK]) {
     for (q, quad) in codes.chunks_exact(4).enumerate() {
@@ -191,75 +270,139 @@ fn slot(e: usize, c: usize) -> usize {
     (e / 4) * 4 * NB + c * 4 + e % 4
 }
 
+/// A GGUF block as the route splits it into planes of 32 codes (in k order).
+trait Split: GgufBlock {
+    /// The block's planes (`planes` of them: 1 or 2) and its scale.
+    fn split(&self, v: &mut [[u8; QK]; 2]) -> f32;
+    /// The same planes as vectors: quads 0..4 in the low lane, 4..8 in the high one.
+    ///
+    /// # Safety
+    /// AVX2 available.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn split_avx2(&self) -> [core::arch::x86_64::__m256i; 2];
+}
+
+impl Split for BlockQ4_0 {
+    fn split(&self, v: &mut [[u8; QK]; 2]) -> f32 {
+        // codes 0..16 in the low nibbles, 16..32 in the high ones
+        let (lo, hi) = v[0].split_at_mut(QK / 2);
+        for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(&self.qs) {
+            (*l, *h) = (x & 0x0F, x >> 4);
+        }
+        self.d.to_f32()
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn split_avx2(&self) -> [core::arch::x86_64::__m256i; 2] {
+        use core::arch::x86_64::*;
+        // SAFETY: AVX2 (the caller's contract); `qs` holds 16 bytes.
+        unsafe {
+            let x = _mm_loadu_si128(self.qs.as_ptr().cast());
+            let m = _mm_set1_epi8(0x0F);
+            let (lo, hi) = (_mm_and_si128(x, m), _mm_and_si128(_mm_srli_epi16(x, 4), m));
+            [_mm256_set_m128i(hi, lo), _mm256_setzero_si256()]
+        }
+    }
+}
+
+impl Split for BlockQ8_0 {
+    fn split(&self, v: &mut [[u8; QK]; 2]) -> f32 {
+        // magnitudes (|−128| = 128 as u8) and the codes themselves (their signs)
+        let [mag, sgn] = v;
+        for ((a, s), &x) in mag.iter_mut().zip(sgn.iter_mut()).zip(&self.qs) {
+            (*a, *s) = (x.unsigned_abs(), x as u8);
+        }
+        self.d.to_f32()
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn split_avx2(&self) -> [core::arch::x86_64::__m256i; 2] {
+        use core::arch::x86_64::*;
+        // SAFETY: AVX2 (the caller's contract); `qs` holds 32 bytes.
+        unsafe {
+            let x = _mm256_loadu_si256(self.qs.as_ptr().cast());
+            [_mm256_abs_epi8(x), x]
+        }
+    }
+}
+
+/// The GGUF formats' unpacking, shared: each block of each column of panel `jp` split into
+/// its `planes` planes and its scale; with AVX2, four columns at a time transposed in
+/// registers.
+fn unpack_gguf<B: Split>(
+    m: &GgufMatrix<B>,
+    isa: Isa,
+    jp: usize,
+    blocks: Range<usize>,
+    out: Out<'_>,
+    planes: usize,
+) {
+    let Out { codes, scales, .. } = out;
+    let cols = NB.min(m.n() - jp * NB);
+    if cols < NB {
+        codes.fill(0);
+        scales.fill(0.0);
+    }
+    let col = |c: usize| &m.column(jp * NB + c).expect("a column of B")[blocks.clone()];
+    // columns below c0 four at a time in registers
+    #[cfg(target_arch = "x86_64")]
+    let c0 = if isa >= Isa::Avx2 {
+        for c in (0..cols / 4 * 4).step_by(4) {
+            let four = [col(c), col(c + 1), col(c + 2), col(c + 3)];
+            // SAFETY: AVX2 available (the front checked `isa`).
+            unsafe { x86::unpack4(four, c, codes, scales, planes) };
+        }
+        cols / 4 * 4
+    } else {
+        0
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let c0 = {
+        let _ = isa;
+        0
+    };
+    for c in c0..cols {
+        for (bi, blk) in col(c).iter().enumerate() {
+            let mut v = [[0u8; QK]; 2];
+            scales[bi * NB + c] = blk.split(&mut v);
+            let bc = &mut codes[bi * planes * PLANE..(bi + 1) * planes * PLANE];
+            for (p, vp) in v.iter().enumerate().take(planes) {
+                put_column(&mut bc[p * PLANE..(p + 1) * PLANE], c, vp);
+            }
+        }
+    }
+}
+
 impl Weights for GgufMatrix<BlockQ4_0> {
-    const PLANES: usize = 1;
-    const ZCOL: bool = false;
+    const KIND: Kind = Kind::Nibbles;
     fn k(&self) -> usize {
         GgufMatrix::k(self)
     }
     fn n(&self) -> usize {
         GgufMatrix::n(self)
     }
-    fn unpack(&self, _: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>) {
-        let Out { codes, scales, .. } = out;
-        codes.fill(0);
-        scales.fill(0.0);
-        for c in 0..NB.min(self.n() - jp * NB) {
-            let Some(col) = self.column(jp * NB + c) else {
-                continue;
-            };
-            for (bi, blk) in col[blocks.clone()].iter().enumerate() {
-                // codes 0..16 in the low nibbles, 16..32 in the high ones
-                let mut v = [0u8; QK];
-                let (lo, hi) = v.split_at_mut(QK / 2);
-                for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(&blk.qs) {
-                    (*l, *h) = (x & 0x0F, x >> 4);
-                }
-                put_column(&mut codes[bi * PLANE..(bi + 1) * PLANE], c, &v);
-                scales[bi * NB + c] = blk.d.to_f32();
-            }
-        }
+    fn unpack(&self, isa: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>) {
+        unpack_gguf(self, isa, jp, blocks, out, 1);
     }
 }
 
 impl Weights for GgufMatrix<BlockQ8_0> {
-    const PLANES: usize = 2;
-    const ZCOL: bool = false;
+    const KIND: Kind = Kind::Signed;
     fn k(&self) -> usize {
         GgufMatrix::k(self)
     }
     fn n(&self) -> usize {
         GgufMatrix::n(self)
     }
-    fn unpack(&self, _: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>) {
-        let Out { codes, scales, .. } = out;
-        codes.fill(0);
-        scales.fill(0.0);
-        for c in 0..NB.min(self.n() - jp * NB) {
-            let Some(col) = self.column(jp * NB + c) else {
-                continue;
-            };
-            for (bi, blk) in col[blocks.clone()].iter().enumerate() {
-                let (hi, lo) = codes[bi * 2 * PLANE..(bi + 1) * 2 * PLANE].split_at_mut(PLANE);
-                // q + 128 = 16·h + l: q = 16·(h − 8) + l
-                let (mut h, mut l) = ([0u8; QK], [0u8; QK]);
-                for ((h, l), &x) in h.iter_mut().zip(l.iter_mut()).zip(&blk.qs) {
-                    let u = (x as u8) ^ 0x80;
-                    (*h, *l) = (u >> 4, u & 0x0F);
-                }
-                put_column(hi, c, &h);
-                put_column(lo, c, &l);
-                let d = blk.d.to_f32();
-                scales[bi * 2 * NB + c] = 16.0 * d;
-                scales[bi * 2 * NB + NB + c] = d;
-            }
-        }
+    fn unpack(&self, isa: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>) {
+        unpack_gguf(self, isa, jp, blocks, out, 2);
     }
 }
 
 impl Weights for Group4Matrix {
-    const PLANES: usize = 1;
-    const ZCOL: bool = true;
+    const KIND: Kind = Kind::Zeros;
     fn k(&self) -> usize {
         Group4Matrix::k(self)
     }
@@ -273,10 +416,12 @@ impl Weights for Group4Matrix {
             zeros,
         } = out;
         let (n, g) = (self.n(), self.group());
-        codes.fill(0);
-        scales.fill(0.0);
-        zeros.fill(0.0);
         let cols = NB.min(n - jp * NB);
+        if cols < NB {
+            codes.fill(0);
+            scales.fill(0.0);
+            zeros.fill(0.0);
+        }
         let bytes = self.weights().as_bytes();
         let word = |w: usize| u32::from_le_bytes(bytes[4 * w..4 * w + 4].try_into().unwrap());
         for (o, bi) in blocks.enumerate() {
@@ -295,21 +440,25 @@ impl Weights for Group4Matrix {
                         put_column(plane, c, &v);
                     }
                 }
-                // row p's eight columns 8·jp .. in word (p·n)/8 + jp (n a multiple of 8)
+                // row p's eight columns 8h .. 8h + 8 in word (p·n)/8 + h (n a multiple of 8,
+                // so `cols` too)
                 Access::Awq => {
                     for q in 0..QK / 4 {
-                        let w = [0, 1, 2, 3].map(|t| word(((bi * QK + 4 * q + t) * n) / 8 + jp));
-                        let out = &mut plane[q * 4 * NB..(q + 1) * 4 * NB];
-                        #[cfg(target_arch = "x86_64")]
-                        if isa >= Isa::Avx2 {
-                            // SAFETY: AVX2 (hence SSSE3) available: the front checked `isa`.
-                            unsafe { x86::awq_quad(w, out) };
-                            continue;
-                        }
-                        let _ = isa;
-                        for (c, &sh) in crate::packed::AWQ_SHIFT.iter().enumerate() {
-                            for (t, &wt) in w.iter().enumerate() {
-                                out[c * 4 + t] = ((wt >> sh) & 0xF) as u8;
+                        for h in 0..cols / 8 {
+                            let w = [0, 1, 2, 3]
+                                .map(|t| word(((bi * QK + 4 * q + t) * n) / 8 + jp * NB / 8 + h));
+                            let out = &mut plane[q * 4 * NB + 32 * h..q * 4 * NB + 32 * (h + 1)];
+                            #[cfg(target_arch = "x86_64")]
+                            if isa >= Isa::Avx2 {
+                                // SAFETY: AVX2 (hence SSSE3) available: the front checked `isa`.
+                                unsafe { x86::awq_quad(w, out) };
+                                continue;
+                            }
+                            let _ = isa;
+                            for (c, &sh) in crate::packed::AWQ_SHIFT.iter().enumerate() {
+                                for (t, &wt) in w.iter().enumerate() {
+                                    out[c * 4 + t] = ((wt >> sh) & 0xF) as u8;
+                                }
                             }
                         }
                     }
@@ -365,7 +514,8 @@ impl COut {
 }
 
 /// Runs the product (A `m × k` strided `f32`, B quantized `k × n` and [`supports`]ed, C
-/// strided; checked by the front, the rule applied).
+/// strided; checked by the front, the rule applied). Returns the rows of A holding a NaN or an
+/// infinity, in increasing order: their rows of C are left untouched, for the `f32` route.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     isa: Isa,
@@ -376,7 +526,7 @@ pub(crate) fn run(
     b: QuantRef<'_>,
     beta: f32,
     c: (&mut [f32], Strided),
-) {
+) -> Vec<usize> {
     match b {
         QuantRef::Q4_0(q) => run_with(isa, threads, mkn, alpha, a, q, beta, c),
         QuantRef::Q8_0(q) => run_with(isa, threads, mkn, alpha, a, q, beta, c),
@@ -394,9 +544,12 @@ fn run_with<W: Weights>(
     b: &W,
     beta: f32,
     (c, sc): (&mut [f32], Strided),
-) {
+) -> Vec<usize> {
     debug_assert_eq!((b.k(), b.n()), (k, n));
     let acts = quantize_a(isa, &a, m, k);
+    if acts.bad.len() == m {
+        return acts.bad;
+    }
     let out = COut {
         c: c.as_mut_ptr(),
         sc,
@@ -407,13 +560,15 @@ fn run_with<W: Weights>(
     let tiles = m.div_ceil(MB);
     let panels = n.div_ceil(NB);
     let parts = threads.clamp(1, panels);
+    let planes = planes(W::KIND);
     super::threads::split(parts, &|t| {
         // (KCB blocks of B's panel, unpacked once, stay in L1 while every tile of A passes;
         // A's KCB blocks of all rows stay in L2 while NCP panels pass; the f32 sums of those
         // panels wait in `acc`)
-        let mut codes = std::vec![0u8; KCB * W::PLANES * PLANE];
-        let mut scales = std::vec![0f32; KCB * W::PLANES * NB];
-        let mut zeros = std::vec![0f32; if W::ZCOL { KCB * NB } else { 0 }];
+        let mut codes = std::vec![0u8; KCB * planes * PLANE];
+        let mut scales = std::vec![0f32; KCB * NB];
+        let zlen = if W::KIND == Kind::Zeros { KCB * NB } else { 0 };
+        let mut zeros = std::vec![0f32; zlen];
         let mut acc = std::vec![[[0f32; NB]; MB]; tiles * NCP];
         let (lo, hi) = (panels * t / parts, panels * (t + 1) / parts);
         for jc in (lo..hi).step_by(NCP) {
@@ -439,22 +594,24 @@ fn run_with<W: Weights>(
                     }
                 }
             }
-            for jp in jps {
-                let cols = NB.min(n - jp * NB);
-                for ti in 0..tiles {
-                    let (i0, rows) = (ti * MB, MB.min(m - ti * MB));
-                    let at = &acc[ti * NCP + (jp - jc)];
-                    for (r, accr) in at.iter().enumerate().take(rows) {
-                        for (cj, &x) in accr.iter().enumerate().take(cols) {
-                            // SAFETY: (i0 + r, jp·8 + cj) is an element of C (r < rows ≤
-                            // m − i0, cj < cols ≤ n − 8·jp) in this thread's panels.
-                            unsafe { out.put(i0 + r, jp * NB + cj, x) };
-                        }
+            let mut bad = acts.bad.iter().peekable();
+            for i in 0..m {
+                if bad.next_if_eq(&&i).is_some() {
+                    continue;
+                }
+                for jp in jps.clone() {
+                    let cols = NB.min(n - jp * NB);
+                    let accr = &acc[(i / MB) * NCP + (jp - jc)][i % MB];
+                    for (cj, &x) in accr.iter().enumerate().take(cols) {
+                        // SAFETY: (i, NB·jp + cj) is an element of C (i < m, cj < cols ≤
+                        // n − NB·jp) in this thread's panels.
+                        unsafe { out.put(i, jp * NB + cj, x) };
                     }
                 }
             }
         }
     });
+    acts.bad
 }
 
 /// One unpacked panel of B (see [`Weights::unpack`]).
@@ -475,20 +632,21 @@ fn tile<W: Weights>(
     acc: &mut [[f32; NB]; MB],
 ) {
     let (b0, kb) = (ti * acts.kb + blocks.start, blocks.len());
+    let planes = planes(W::KIND);
     let qa = &acts.q[b0 * ATILE..(b0 + kb) * ATILE];
-    let (da, s8, sa) = (
+    let (da, off, sa) = (
         &acts.d[b0 * MB..(b0 + kb) * MB],
-        &acts.s8[b0 * MB..(b0 + kb) * MB],
+        &acts.off[b0 * MB..(b0 + kb) * MB],
         &acts.sa[b0 * MB..(b0 + kb) * MB],
     );
-    assert!(b.codes.len() >= kb * W::PLANES * PLANE && b.scales.len() >= kb * W::PLANES * NB);
-    assert!(!W::ZCOL || b.zeros.len() >= kb * NB);
+    assert!(b.codes.len() >= kb * planes * PLANE && b.scales.len() >= kb * NB);
+    assert!(W::KIND != Kind::Zeros || b.zeros.len() >= kb * NB);
     #[cfg(target_arch = "x86_64")]
     if isa >= Isa::Avx2 {
         let t = x86::Tile {
             qa,
             da,
-            s8,
+            off,
             sa,
             codes: b.codes,
             scales: b.scales,
@@ -497,32 +655,38 @@ fn tile<W: Weights>(
         };
         // SAFETY: AVX2 and FMA available (the front checked `isa`); the slices hold `kb`
         // blocks of the tile and of the panel (the asserts above and the slicing).
-        unsafe { x86::tile6::<W>(&t, acc) };
+        unsafe {
+            if W::KIND == Kind::Signed {
+                x86::tile_signed(&t, acc);
+            } else {
+                x86::tile_nibbles::<W>(&t, acc);
+            }
+        }
         return;
     }
     let _ = isa;
     for (r, accr) in acc.iter_mut().enumerate() {
         for bi in 0..kb {
-            let (d, s8, sa) = (da[bi * MB + r], s8[bi * MB + r], sa[bi * MB + r]);
+            let (d, off, sa) = (da[bi * MB + r], off[bi * MB + r], sa[bi * MB + r]);
+            let a = |e: usize| i32::from(qa[bi * ATILE + r * QK + e]);
+            let pc = &b.codes[bi * planes * PLANE..];
             for (cj, x) in accr.iter_mut().enumerate() {
-                for pl in 0..W::PLANES {
-                    let pc = &b.codes[(bi * W::PLANES + pl) * PLANE..];
-                    let mut s = 0i32;
-                    for e in 0..QK {
-                        let code = pc[slot(e, cj)];
-                        s += i32::from(code)
-                            * i32::from(qa[bi * ATILE + (e / 4) * 4 * MB + r * 4 + e % 4]);
-                    }
-                    let db = b.scales[(bi * W::PLANES + pl) * NB + cj];
-                    let y = if W::ZCOL {
-                        (s as f32) - b.zeros[bi * NB + cj] * sa
-                    } else if pl == 0 {
-                        (s - s8) as f32
-                    } else {
-                        s as f32
-                    };
-                    *x += y * (db * d);
-                }
+                let code = |p: usize, e: usize| pc[p * PLANE + slot(e, cj)];
+                let s: i32 = (0..QK)
+                    .map(|e| match W::KIND {
+                        // |c|·(sign(c)·q_a), as the vector kernel multiplies
+                        Kind::Signed => {
+                            i32::from(code(0, e)) * a(e) * i32::from(code(1, e) as i8).signum()
+                        }
+                        _ => i32::from(code(0, e)) * a(e),
+                    })
+                    .sum();
+                let y = match W::KIND {
+                    Kind::Nibbles => (s + i32::from(off as i16) + (off >> 16)) as f32,
+                    Kind::Zeros => (s as f32) - b.zeros[bi * NB + cj] * sa,
+                    Kind::Signed => s as f32,
+                };
+                *x += y * (b.scales[bi * NB + cj] * d);
             }
         }
     }
@@ -530,13 +694,40 @@ fn tile<W: Weights>(
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
+    use core::arch::asm;
     use core::arch::x86_64::*;
 
-    use super::{ATILE, MB, NB, PLANE, QK, Weights};
+    use super::{ATILE, Kind, MB, NB, PLANE, QK, Split, Weights};
 
-    /// Four AWQ words (rows `4q .. 4q + 4`, eight columns each) into one k quad of a plane:
-    /// `out[4c + t]` = column c's code in word t. Column c sits at bit `AWQ_SHIFT[c]`: the
-    /// low nibbles of bytes 0, 2, 1, 3 hold columns 0, 1, 4, 5, the high ones 2, 3, 6, 7.
+    /// The tile's six integer sums, pinned in registers after each k quad: without it the
+    /// compiler reassociates a block's sums accumulator by accumulator and keeps all sixteen
+    /// B vectors of the block live (spilling them).
+    ///
+    /// # Safety
+    /// AVX available.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    unsafe fn pin(s: &mut [[__m256i; 2]; MB]) {
+        // SAFETY: an empty instruction string that only names the six registers (no memory,
+        // no stack, flags kept).
+        unsafe {
+            asm!(
+                "/* {0} {1} {2} {3} {4} {5} */",
+                inout(ymm_reg) s[0][0],
+                inout(ymm_reg) s[0][1],
+                inout(ymm_reg) s[1][0],
+                inout(ymm_reg) s[1][1],
+                inout(ymm_reg) s[2][0],
+                inout(ymm_reg) s[2][1],
+                options(pure, nomem, nostack, preserves_flags)
+            );
+        }
+    }
+
+    /// Four AWQ words (rows `4q .. 4q + 4`, eight columns each) into one k quad of eight
+    /// columns: `out[4c + t]` = column c's code in word t. Column c sits at bit
+    /// `AWQ_SHIFT[c]`: the low nibbles of bytes 0, 2, 1, 3 hold columns 0, 1, 4, 5, the high
+    /// ones 2, 3, 6, 7.
     ///
     /// # Safety
     /// SSSE3 available.
@@ -571,11 +762,145 @@ mod x86 {
         }
     }
 
+    /// Blocks of four columns `c0 .. c0 + 4` of a panel (`cols[t]`: column `c0 + t`'s blocks)
+    /// into `codes` (`[block][plane][quad][column][4]`, `planes` planes) and `scales`
+    /// (`[block][column]`): each block's planes as vectors, a 4 × 4 transpose of 32-bit quads
+    /// per lane, the quads stored 16 bytes at a time.
+    ///
+    /// # Safety
+    /// AVX2 available.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn unpack4<B: Split>(
+        cols: [&[B]; 4],
+        c0: usize,
+        codes: &mut [u8],
+        scales: &mut [f32],
+        planes: usize,
+    ) {
+        let kb = cols[0].len();
+        assert!(cols.iter().all(|c| c.len() == kb) && c0 + 4 <= NB && planes <= 2);
+        assert!(codes.len() >= kb * planes * PLANE && scales.len() >= kb * NB);
+        for bi in 0..kb {
+            // SAFETY: AVX2 (the caller's contract).
+            let v = cols.map(|c| unsafe { c[bi].split_avx2() });
+            for (t, c) in cols.iter().enumerate() {
+                scales[bi * NB + c0 + t] = c[bi].scale().to_f32();
+            }
+            for p in 0..planes {
+                let (t0, t1) = (
+                    _mm256_unpacklo_epi32(v[0][p], v[1][p]),
+                    _mm256_unpackhi_epi32(v[0][p], v[1][p]),
+                );
+                let (t2, t3) = (
+                    _mm256_unpacklo_epi32(v[2][p], v[3][p]),
+                    _mm256_unpackhi_epi32(v[2][p], v[3][p]),
+                );
+                // quads 0..4 (low lanes) and 4..8 (high lanes) of the four columns
+                let u = [
+                    _mm256_unpacklo_epi64(t0, t2),
+                    _mm256_unpackhi_epi64(t0, t2),
+                    _mm256_unpacklo_epi64(t1, t3),
+                    _mm256_unpackhi_epi64(t1, t3),
+                ];
+                let plane = &mut codes[(bi * planes + p) * PLANE..(bi * planes + p + 1) * PLANE];
+                for (q, uq) in u.iter().enumerate() {
+                    let (lo, hi) = (q * 4 * NB + 4 * c0, (q + 4) * 4 * NB + 4 * c0);
+                    // SAFETY: `lo + 16`, `hi + 16` ≤ 7·64 + 4·12 + 16 = 512 = `plane.len()`
+                    // (c0 + 4 ≤ 16, asserted); unaligned stores.
+                    unsafe {
+                        _mm_storeu_si128(
+                            plane[lo..lo + 16].as_mut_ptr().cast(),
+                            _mm256_castsi256_si128(*uq),
+                        );
+                        _mm_storeu_si128(
+                            plane[hi..hi + 16].as_mut_ptr().cast(),
+                            _mm256_extracti128_si256(*uq, 1),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`super::quantize_row`] in AVX2, the same codes (the same rounding: truncate, then a
+    /// step away from zero where the fraction is at least ½; clamped to ±127): per block the
+    /// maximum of `|x|` and a check that every `x − x` is 0 (finite), the 32 codes packed to
+    /// bytes in k order, the lane sums by `vpmaddubsw`(ones). Returns `false` (the blocks
+    /// partly written) when the row holds a NaN or an infinity.
+    ///
+    /// # Safety
+    /// AVX2 and FMA available.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn quantize_row(
+        row: &[f32],
+        r: usize,
+        q: &mut [i8],
+        d: &mut [f32],
+        off: &mut [i32],
+        sa: &mut [f32],
+    ) -> bool {
+        let kb = row.len() / QK;
+        assert!(r < MB && q.len() >= kb * ATILE && d.len() >= kb * MB);
+        assert!(off.len() >= kb * MB && sa.len() >= kb * MB);
+        let sign = _mm256_set1_ps(-0.0);
+        let (half, one) = (_mm256_set1_ps(0.5), _mm256_set1_ps(1.0));
+        let (lo, hi) = (_mm256_set1_ps(-127.0), _mm256_set1_ps(127.0));
+        let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        let mut bad = _mm256_setzero_ps();
+        for (b, blk) in row.chunks_exact(QK).enumerate() {
+            let codes = &mut q[b * ATILE + r * QK..b * ATILE + (r + 1) * QK];
+            // SAFETY: `blk` holds 32 values and `codes` 32 bytes: unaligned loads and store.
+            unsafe {
+                let x = [0, 8, 16, 24].map(|o| _mm256_loadu_ps(blk.as_ptr().add(o)));
+                for v in x {
+                    let z = _mm256_sub_ps(v, v);
+                    bad = _mm256_or_ps(bad, _mm256_cmp_ps(z, z, _CMP_UNORD_Q));
+                }
+                let ab = x.map(|v| _mm256_andnot_ps(sign, v));
+                let m = _mm256_max_ps(_mm256_max_ps(ab[0], ab[1]), _mm256_max_ps(ab[2], ab[3]));
+                let m = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+                let m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+                let m = _mm_max_ss(m, _mm_shuffle_ps(m, m, 1));
+                let (scale, inv) = super::block_scale(_mm_cvtss_f32(m));
+                let inv = _mm256_set1_ps(inv);
+                let c = x.map(|v| {
+                    let y = _mm256_mul_ps(v, inv);
+                    let t = _mm256_round_ps(y, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                    let frac = _mm256_andnot_ps(sign, _mm256_sub_ps(y, t));
+                    let step = _mm256_and_ps(
+                        _mm256_cmp_ps(frac, half, _CMP_GE_OQ),
+                        _mm256_or_ps(one, _mm256_and_ps(sign, y)),
+                    );
+                    let t = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(t, step), lo), hi);
+                    _mm256_cvttps_epi32(t)
+                });
+                let w = _mm256_packs_epi16(
+                    _mm256_packs_epi32(c[0], c[1]),
+                    _mm256_packs_epi32(c[2], c[3]),
+                );
+                let w = _mm256_permutevar8x32_epi32(w, order);
+                _mm256_storeu_si256(codes.as_mut_ptr().cast(), w);
+                // i16 pairs (k 4j, 4j + 1 | 4j + 2, 4j + 3) summed over the eight quads
+                let p = _mm256_maddubs_epi16(_mm256_set1_epi8(1), w);
+                let p = _mm_add_epi16(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
+                let p = _mm_add_epi16(p, _mm_unpackhi_epi64(p, p));
+                let p = _mm_add_epi16(p, _mm_shuffle_epi32(p, 1));
+                let pair = _mm_cvtsi128_si32(p);
+                let (s0, s1) = (i32::from(pair as i16), pair >> 16);
+                d[b * MB + r] = scale;
+                off[b * MB + r] =
+                    i32::from((-8 * s0) as i16 as u16) | (i32::from((-8 * s1) as i16) << 16);
+                sa[b * MB + r] = (s0 + s1) as f32;
+            }
+        }
+        _mm256_movemask_ps(bad) == 0
+    }
+
     /// One tile of A and one panel of B, as [`super::tile`] slices them.
     pub(super) struct Tile<'a> {
         pub qa: &'a [i8],
         pub da: &'a [f32],
-        pub s8: &'a [i32],
+        pub off: &'a [i32],
         pub sa: &'a [f32],
         pub codes: &'a [u8],
         pub scales: &'a [f32],
@@ -583,74 +908,168 @@ mod x86 {
         pub kb: usize,
     }
 
-    /// Four rows × eight columns over `kb` blocks: per block and plane eight k quads of
-    /// `vpmaddubsw`(codes, broadcast activations) added in `i16`, one `vpmaddwd`(ones), the
-    /// zero's term taken off (integer `8·S_a` on the first plane; or `z·S_a` in `f32` when
-    /// `ZCOL`), converted and scaled by `d_b·d_a` into the `f32` accumulators (`acc` on
-    /// entry).
+    impl Tile<'_> {
+        /// The bounds every kernel reads within (`planes` code planes per block).
+        fn check(&self, planes: usize, zeros: bool) {
+            let kb = self.kb;
+            assert!(self.qa.len() >= kb * ATILE && self.da.len() >= kb * MB);
+            assert!(self.off.len() >= kb * MB && self.sa.len() >= kb * MB);
+            assert!(self.codes.len() >= kb * planes * PLANE && self.scales.len() >= kb * NB);
+            assert!(!zeros || self.zeros.len() >= kb * NB);
+        }
+    }
+
+    /// The tile's `f32` accumulators, two vectors per row.
     ///
     /// # Safety
-    /// AVX2 and FMA available; `qa` holds `kb·128` codes, `da`, `s8`, `sa` `kb·4`, `codes`
-    /// `kb·P·256`, `scales` `kb·P·8`, `zeros` `kb·8` when `ZCOL`.
+    /// AVX available.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    unsafe fn load_acc(acc: &[[f32; NB]; MB]) -> [[__m256; 2]; MB] {
+        // SAFETY: each row holds 16 values: two unaligned loads of eight.
+        acc.map(|r| unsafe {
+            [
+                _mm256_loadu_ps(r.as_ptr()),
+                _mm256_loadu_ps(r.as_ptr().add(8)),
+            ]
+        })
+    }
+
+    /// [`load_acc`]'s inverse.
+    ///
+    /// # Safety
+    /// AVX available.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    unsafe fn store_acc(acc: &mut [[f32; NB]; MB], f: &[[__m256; 2]; MB]) {
+        for (o, v) in acc.iter_mut().zip(f) {
+            // SAFETY: each row holds 16 values: two unaligned stores of eight.
+            unsafe {
+                _mm256_storeu_ps(o.as_mut_ptr(), v[0]);
+                _mm256_storeu_ps(o.as_mut_ptr().add(8), v[1]);
+            }
+        }
+    }
+
+    /// Three rows × sixteen columns of 4-bit codes over `kb` blocks: per block eight k quads
+    /// of `vpmaddubsw`(codes, broadcast activations) added in `i16` lanes that start at A's
+    /// lane offsets (`Kind::Nibbles`; else at 0), one `vpmaddwd`(ones), the zero's term taken
+    /// off in `f32` (`Kind::Zeros`), converted and scaled by `d_b·d_a` into the `f32`
+    /// accumulators (`acc` on entry).
+    ///
+    /// # Safety
+    /// AVX2 and FMA available; `qa` holds `kb·96` codes, `da`, `off`, `sa` `kb·3`, `codes`
+    /// `kb·512`, `scales` `kb·16`, `zeros` `kb·16` for `Kind::Zeros`.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn tile6<W: Weights>(t: &Tile<'_>, acc: &mut [[f32; NB]; MB]) {
-        let kb = t.kb;
-        assert!(t.qa.len() >= kb * ATILE && t.da.len() >= kb * MB && t.s8.len() >= kb * MB);
-        assert!(t.sa.len() >= kb * MB && t.codes.len() >= kb * W::PLANES * PLANE);
-        assert!(t.scales.len() >= kb * W::PLANES * NB && (!W::ZCOL || t.zeros.len() >= kb * NB));
+    pub(super) unsafe fn tile_nibbles<W: Weights>(t: &Tile<'_>, acc: &mut [[f32; NB]; MB]) {
+        let zcol = W::KIND == Kind::Zeros;
+        t.check(1, zcol);
         // SAFETY: AVX2 and FMA (the caller's contract); every read is inside the slices
-        // (asserted above: block `bi < kb` reads `qa[bi·128 .. +128]`, `da`/`s8`/`sa`
-        // `[bi·4 .. +4]`, `codes[(bi·W::PLANES + p)·256 .. +256]`, `scales[(bi·W::PLANES + p)·8 .. +8]`,
-        // `zeros[bi·8 .. +8]`).
+        // (checked above: block `bi < kb` reads `qa[bi·96 .. +96]`, `da`/`off`/`sa`
+        // `[bi·3 .. +3]`, `codes[bi·512 .. +512]`, `scales`/`zeros` `[bi·16 .. +16]`).
         unsafe {
             let ones = _mm256_set1_epi16(1);
-            let mut f = acc.map(|r| _mm256_loadu_ps(r.as_ptr()));
+            let mut f = load_acc(acc);
             let (mut qa, mut cb) = (t.qa.as_ptr(), t.codes.as_ptr());
-            let (mut da, mut s8, mut sa) = (t.da.as_ptr(), t.s8.as_ptr(), t.sa.as_ptr());
+            let (mut da, mut off, mut sa) = (t.da.as_ptr(), t.off.as_ptr(), t.sa.as_ptr());
             let (mut sc, mut zp) = (t.scales.as_ptr(), t.zeros.as_ptr());
-            for _ in 0..kb {
-                for p in 0..W::PLANES {
-                    // each |pair sum| ≤ 2·15·127 = 3810: eight quads stay within 30480 < 2¹⁵
-                    let mut s = [_mm256_setzero_si256(); MB];
-                    for q in 0..QK / 4 {
-                        let bv = _mm256_loadu_si256(cb.add(q * 4 * NB).cast());
-                        for (r, sr) in s.iter_mut().enumerate() {
-                            let a4 = qa.add(q * 4 * MB + r * 4).cast::<i32>().read_unaligned();
-                            let x = _mm256_maddubs_epi16(bv, _mm256_set1_epi32(a4));
-                            *sr = _mm256_add_epi16(*sr, x);
-                        }
+            for _ in 0..t.kb {
+                // Q4_0: each lane starts at −8·Σ q_a over its 16 k values and ends at
+                // Σ (c − 8)·q_a, |·| ≤ 16256 (wrapping on the way); groups: Σ c·q_a ≤ 30480
+                let mut s = [[_mm256_setzero_si256(); 2]; MB];
+                if !zcol {
+                    for (r, sr) in s.iter_mut().enumerate() {
+                        let o = _mm256_set1_epi32(*off.add(r));
+                        *sr = [o, o];
                     }
-                    let db = _mm256_loadu_ps(sc);
-                    for (r, (fr, sr)) in f.iter_mut().zip(&s).enumerate() {
-                        let mut x = _mm256_madd_epi16(*sr, ones);
-                        if !W::ZCOL && p == 0 {
-                            x = _mm256_sub_epi32(x, _mm256_set1_epi32(*s8.add(r)));
-                        }
-                        let mut y = _mm256_cvtepi32_ps(x);
-                        if W::ZCOL {
-                            y = _mm256_fnmadd_ps(
-                                _mm256_loadu_ps(zp),
-                                _mm256_set1_ps(*sa.add(r)),
-                                y,
-                            );
-                        }
-                        let scale = _mm256_mul_ps(db, _mm256_set1_ps(*da.add(r)));
-                        *fr = _mm256_fmadd_ps(y, scale, *fr);
+                }
+                for q in 0..QK / 4 {
+                    let b0 = _mm256_loadu_si256(cb.add(q * 4 * NB).cast());
+                    let b1 = _mm256_loadu_si256(cb.add(q * 4 * NB + 32).cast());
+                    for (r, sr) in s.iter_mut().enumerate() {
+                        let a4 = qa.add(r * QK + q * 4).cast::<i32>().read_unaligned();
+                        let a = _mm256_set1_epi32(a4);
+                        sr[0] = _mm256_add_epi16(sr[0], _mm256_maddubs_epi16(b0, a));
+                        sr[1] = _mm256_add_epi16(sr[1], _mm256_maddubs_epi16(b1, a));
                     }
-                    cb = cb.add(PLANE);
-                    sc = sc.add(NB);
+                    pin(&mut s);
+                }
+                for (r, (fr, sr)) in f.iter_mut().zip(&s).enumerate() {
+                    let d = _mm256_set1_ps(*da.add(r));
+                    for h in 0..2 {
+                        let mut y = _mm256_cvtepi32_ps(_mm256_madd_epi16(sr[h], ones));
+                        if zcol {
+                            let z = _mm256_loadu_ps(zp.add(8 * h));
+                            y = _mm256_fnmadd_ps(z, _mm256_set1_ps(*sa.add(r)), y);
+                        }
+                        let scale = _mm256_mul_ps(_mm256_loadu_ps(sc.add(8 * h)), d);
+                        fr[h] = _mm256_fmadd_ps(y, scale, fr[h]);
+                    }
+                }
+                cb = cb.add(PLANE);
+                sc = sc.add(NB);
+                if zcol {
+                    zp = zp.add(NB);
                 }
                 qa = qa.add(ATILE);
                 da = da.add(MB);
-                s8 = s8.add(MB);
+                off = off.add(MB);
                 sa = sa.add(MB);
-                if W::ZCOL {
-                    zp = zp.add(NB);
+            }
+            store_acc(acc, &f);
+        }
+    }
+
+    /// Three rows × sixteen columns of `Q8_0` codes over `kb` blocks: per block eight k quads
+    /// of `vpmaddubsw`(|c|, `vpsignb`(broadcast activations, c)), each pair sum
+    /// (≤ 2·128·127 = 32512) widened into `i32` by `vpmaddwd`(ones) and added; converted and
+    /// scaled by `d_b·d_a` into the `f32` accumulators.
+    ///
+    /// # Safety
+    /// AVX2 and FMA available; `qa` holds `kb·96` codes, `da` `kb·3`, `codes` `kb·1024`
+    /// (magnitudes, then codes), `scales` `kb·16`.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn tile_signed(t: &Tile<'_>, acc: &mut [[f32; NB]; MB]) {
+        t.check(2, false);
+        // SAFETY: AVX2 and FMA (the caller's contract); every read is inside the slices
+        // (checked above: block `bi < kb` reads `qa[bi·96 .. +96]`, `da[bi·3 .. +3]`,
+        // `codes[bi·1024 .. +1024]`, `scales[bi·16 .. +16]`).
+        unsafe {
+            let ones = _mm256_set1_epi16(1);
+            let mut f = load_acc(acc);
+            let (mut qa, mut cb) = (t.qa.as_ptr(), t.codes.as_ptr());
+            let (mut da, mut sc) = (t.da.as_ptr(), t.scales.as_ptr());
+            for _ in 0..t.kb {
+                let mut s = [[_mm256_setzero_si256(); 2]; MB];
+                for q in 0..QK / 4 {
+                    let m0 = _mm256_loadu_si256(cb.add(q * 4 * NB).cast());
+                    let m1 = _mm256_loadu_si256(cb.add(q * 4 * NB + 32).cast());
+                    let s0 = cb.add(PLANE + q * 4 * NB);
+                    for (r, sr) in s.iter_mut().enumerate() {
+                        let a4 = qa.add(r * QK + q * 4).cast::<i32>().read_unaligned();
+                        let a = _mm256_set1_epi32(a4);
+                        for (h, mh) in [m0, m1].into_iter().enumerate() {
+                            let sg = _mm256_loadu_si256(s0.add(32 * h).cast());
+                            let p = _mm256_maddubs_epi16(mh, _mm256_sign_epi8(a, sg));
+                            sr[h] = _mm256_add_epi32(sr[h], _mm256_madd_epi16(p, ones));
+                        }
+                    }
+                    pin(&mut s);
                 }
+                for (r, (fr, sr)) in f.iter_mut().zip(&s).enumerate() {
+                    let d = _mm256_set1_ps(*da.add(r));
+                    for h in 0..2 {
+                        let y = _mm256_cvtepi32_ps(sr[h]);
+                        let scale = _mm256_mul_ps(_mm256_loadu_ps(sc.add(8 * h)), d);
+                        fr[h] = _mm256_fmadd_ps(y, scale, fr[h]);
+                    }
+                }
+                cb = cb.add(2 * PLANE);
+                sc = sc.add(NB);
+                qa = qa.add(ATILE);
+                da = da.add(MB);
             }
-            for (o, v) in acc.iter_mut().zip(&f) {
-                _mm256_storeu_ps(o.as_mut_ptr(), *v);
-            }
+            store_acc(acc, &f);
         }
     }
 }
@@ -727,6 +1146,19 @@ mod tests {
         )
         .unwrap();
         c
+    }
+
+    /// [`run`] with A and C row-major, C zero, α = 1, β = 0.
+    fn plain(
+        isa: Isa,
+        threads: usize,
+        mkn: (usize, usize, usize),
+        a: &[f32],
+        q: QuantRef<'_>,
+        int8: bool,
+    ) -> Vec<f32> {
+        let c0 = std::vec![0f32; mkn.0 * mkn.2];
+        run(isa, threads, mkn, a, false, q, int8, &c0, false, (1.0, 0.0))
     }
 
     /// Group-quantised weights with random codes and zeros and scale 1 (so every weight is an
@@ -907,35 +1339,12 @@ mod tests {
                 )),
             ),
         ];
-        let c0 = std::vec![0f32; m * n];
         for (name, q) in &qs {
             let qr = quant_ref(q);
             let isa = Isa::selected_for_gemm();
-            let f32route = run(
-                isa,
-                1,
-                (m, k, n),
-                &a,
-                false,
-                qr,
-                false,
-                &c0,
-                false,
-                (1.0, 0.0),
-            );
+            let f32route = plain(isa, 1, (m, k, n), &a, qr, false);
             for isa in Isa::available() {
-                let c = run(
-                    isa,
-                    2,
-                    (m, k, n),
-                    &a,
-                    false,
-                    qr,
-                    true,
-                    &c0,
-                    false,
-                    (1.0, 0.0),
-                );
+                let c = plain(isa, 2, (m, k, n), &a, qr, true);
                 let num: f64 = c
                     .iter()
                     .zip(&f32route)
@@ -957,7 +1366,7 @@ mod tests {
     /// quantizer agrees with the plain one.
     #[test]
     fn rounding_is_f32_round() {
-        use super::{QK, quantize_block, round_half_away};
+        use super::{QK, round_half_away};
         for i in -(1i32 << 20)..(1 << 20) {
             let x = i as f32 * 0.25;
             assert_eq!(round_half_away(x).to_bits(), x.round().to_bits(), "{x}");
@@ -969,18 +1378,222 @@ mod tests {
                 assert_eq!(round_half_away(x).to_bits(), x.round().to_bits(), "{x:e}");
             }
         }
+        // the AVX2 row quantizer against the plain one and the definition: blocks of halves
+        // with max 127 (every tie, scale 1), of random sixteenths, of subnormals (the factor
+        // capped at f32::MAX), zeros; then one non-finite value anywhere
         #[cfg(target_arch = "x86_64")]
         if Isa::Avx2.is_available() {
-            for _ in 0..2000 {
-                let blk: Vec<f32> = (0..QK)
-                    .map(|_| g.int(-40000, 40000) as f32 / 64.0)
+            use super::{ATILE, MB, quantize_row};
+            let k = 4 * QK;
+            for it in 0..3000 {
+                let mut row: Vec<f32> = (0..k)
+                    .map(|p| match (p / QK + it) % 4 {
+                        0 if p % QK == 7 => 127.0,
+                        0 => g.int(-254, 254) as f32 / 2.0,
+                        1 => g.int(-40000, 40000) as f32 / 16.0,
+                        2 => f32::from_bits(g.int(0, 0x7F_FFFF) as u32) * [1.0, -1.0][p % 2],
+                        _ => 0.0,
+                    })
                     .collect();
-                let inv = g.int(1, 1000) as f32 / 4096.0;
-                let (mut x, mut y) = ([0i8; QK], [0i8; QK]);
+                let r = it % MB;
+                let mut x = (
+                    std::vec![0i8; 4 * ATILE],
+                    std::vec![0f32; 4 * MB],
+                    std::vec![0i32; 4 * MB],
+                    std::vec![0f32; 4 * MB],
+                );
+                let mut y = x.clone();
+                quantize_row(&row, r, &mut y.0, &mut y.1, &mut y.2, &mut y.3);
                 // SAFETY: AVX2 and FMA checked just above.
-                let sx = unsafe { super::quantize_block_avx2(&blk, inv, &mut x) };
-                let sy = quantize_block(&blk, inv, &mut y);
-                assert_eq!((x, sx), (y, sy));
+                let ok = unsafe {
+                    super::x86::quantize_row(&row, r, &mut x.0, &mut x.1, &mut x.2, &mut x.3)
+                };
+                assert!(ok);
+                assert_eq!(x, y, "iteration {it}");
+                for b in 0..4 {
+                    let blk = &row[b * QK..(b + 1) * QK];
+                    let amax = blk.iter().fold(0f32, |m, v| m.max(v.abs()));
+                    assert_eq!(y.1[b * MB + r], amax / 127.0);
+                    let codes = &y.0[b * ATILE + r * QK..b * ATILE + (r + 1) * QK];
+                    let (mut s0, mut s1) = (0i32, 0i32);
+                    for (e, (&c, &v)) in codes.iter().zip(blk).enumerate() {
+                        if (e / 2) % 2 == 0 {
+                            s0 += i32::from(c)
+                        } else {
+                            s1 += i32::from(c)
+                        }
+                        if b % 4 == (4 - it % 4) % 4 {
+                            // the halves block: scale 1, codes are f32::round of the value
+                            assert_eq!(f32::from(c), v.round(), "{v}");
+                        }
+                    }
+                    assert_eq!(y.3[b * MB + r], (s0 + s1) as f32);
+                    let off = y.2[b * MB + r];
+                    assert_eq!((i32::from(off as i16), off >> 16), (-8 * s0, -8 * s1));
+                }
+                let at = g.int(0, k as i32 - 1) as usize;
+                row[at] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][it % 3];
+                // SAFETY: AVX2 and FMA checked just above.
+                let ok = unsafe {
+                    super::x86::quantize_row(&row, r, &mut x.0, &mut x.1, &mut x.2, &mut x.3)
+                };
+                assert!(!ok && !super::finite(&row), "{} at {at}", row[at]);
+            }
+        }
+    }
+
+    /// `Q4_0`'s lane offsets: each `i16` lane must start at `−8·Σ q_a` over its own k values
+    /// (bytes 0, 1 or 2, 3 of each quad). Activations +127 on k ≡ 0, 1 and −127 on k ≡ 2, 3
+    /// (mod 4) against weights 7 and −8 there: each lane ends at ±16256 or 14224, the block at
+    /// 30480; an offset on the wrong lanes wraps.
+    #[test]
+    fn q4_0_lane_offsets_per_half() {
+        let (m, k, n) = (10usize, 64usize, 20usize);
+        let w: Vec<f32> = (0..k * n)
+            .map(|t| if (t / n) % 4 < 2 { 7.0 } else { -8.0 })
+            .collect();
+        let q = quantize_q4_0(k, n, &w).unwrap();
+        assert_eq!(q.dequantize().unwrap(), w);
+        for sign in [1.0f32, -1.0] {
+            let a: Vec<f32> = (0..m * k)
+                .map(|t| {
+                    if (t % k) % 4 < 2 {
+                        127.0 * sign
+                    } else {
+                        -127.0 * sign
+                    }
+                })
+                .collect();
+            for isa in Isa::available() {
+                let qr = QuantRef::from(&q);
+                let c = plain(isa, 1, (m, k, n), &a, qr, true);
+                let want = sign * 30480.0 * (k / 32) as f32;
+                assert!(c.iter().all(|&x| x == want), "{isa:?}: {} != {want}", c[0]);
+            }
+        }
+    }
+
+    /// `Q8_0` in one plane, the sign on the activation: codes over the whole `i8` range, −128
+    /// included (which `quantize_q8_0` never writes), against activations mostly ±127 (pair
+    /// sums up to 2·128·127 = 32512): exact on every instruction set, one and two threads.
+    #[test]
+    fn q8_0_every_code_exact() {
+        use crate::packed::{Q8_0Matrix, QK};
+        let (m, k, n) = (13usize, 256usize, 19usize); // m > 8: not the decode route
+        let mut g = Lcg(41);
+        let mut bytes = Vec::new();
+        let mut w = std::vec![0i64; k * n];
+        for j in 0..n {
+            for b in 0..k / QK {
+                bytes.extend_from_slice(&0x3C00u16.to_le_bytes()); // d = 1.0 in f16
+                for e in 0..QK {
+                    let p = b * QK + e;
+                    let c = match (j + p) % 5 {
+                        0 => -128,
+                        1 => 127,
+                        _ => g.int(-128, 127),
+                    } as i8;
+                    w[p * n + j] = i64::from(c);
+                    bytes.push(c as u8);
+                }
+            }
+        }
+        let q = Q8_0Matrix::from_bytes(k, n, &bytes).unwrap();
+        assert!(q.blocks().iter().any(|b| b.qs.contains(&-128)));
+        for isa in Isa::available() {
+            for threads in [1, 2] {
+                // every third value ±127, so each block's d_a is 1
+                let a: Vec<f32> = (0..m * k)
+                    .map(|t| match t % 3 {
+                        0 => 127.0,
+                        1 => -127.0,
+                        _ => g.int(-127, 127) as f32,
+                    })
+                    .collect();
+                let c = plain(isa, threads, (m, k, n), &a, QuantRef::from(&q), true);
+                for i in 0..m {
+                    for j in 0..n {
+                        let s: i64 = (0..k).map(|p| a[i * k + p] as i64 * w[p * n + j]).sum();
+                        assert_eq!(c[i * n + j], s as f32, "{isa:?} t{threads} ({i},{j})");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Rows of A holding a NaN or an infinity take the `f32` route: their rows of C are the
+    /// `f32` route's (NaN where it gives NaN, the same infinities and finite values), the
+    /// other rows the 8-bit route's as without them; every format, instruction set, A and C
+    /// both ways, β ≠ 0, one and two threads.
+    #[test]
+    fn non_finite_rows_take_the_f32_route() {
+        let (m, k, n) = (11usize, 96usize, 21usize);
+        let mut g = Lcg(43);
+        let wv: Vec<f32> = (0..k * n).map(|_| g.int(-900, 900) as f32 / 97.0).collect();
+        let qs: Vec<Owned> = std::vec![
+            Owned::Q4(quantize_q4_0(k, n, &wv).unwrap()),
+            Owned::Q8(quantize_q8_0(k, n, &wv).unwrap()),
+            Owned::G(Box::new(
+                quantize_group4(k, n, &wv, 32, Group4Format::Gptq).unwrap()
+            )),
+        ];
+        let clean: Vec<f32> = (0..m * k).map(|_| g.int(-900, 900) as f32 / 31.0).collect();
+        // rows 1 and 2 (a run), 7 and the last: NaN, +∞, −∞ and +∞ (whose sum is NaN), ∞
+        let mut bad = clean.clone();
+        bad[k + 5] = f32::NAN;
+        bad[2 * k + 40] = f32::INFINITY;
+        bad[7 * k] = f32::NEG_INFINITY;
+        bad[7 * k + 90] = f32::INFINITY;
+        bad[10 * k + 33] = f32::NEG_INFINITY;
+        let rows = [1, 2, 7, 10];
+        let same = |x: f32, y: f32| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan());
+        for q in &qs {
+            let qr = quant_ref(q);
+            for isa in Isa::available() {
+                for (threads, cm) in [(1, false), (2, true)] {
+                    let c0: Vec<f32> = (0..m * n).map(|_| g.int(-50, 50) as f32).collect();
+                    let t = |a: &[f32]| -> Vec<f32> {
+                        if cm {
+                            (0..m * k).map(|x| a[(x % m) * k + x / m]).collect()
+                        } else {
+                            a.to_vec()
+                        }
+                    };
+                    let (ab, ac) = (t(&bad), t(&clean));
+                    let go = |a: &[f32], int8| {
+                        run(
+                            isa,
+                            threads,
+                            (m, k, n),
+                            a,
+                            cm,
+                            qr,
+                            int8,
+                            &c0,
+                            cm,
+                            (1.5, 0.5),
+                        )
+                    };
+                    let (c8, c32, c8clean) = (go(&ab, true), go(&ab, false), go(&ac, true));
+                    for i in 0..m {
+                        let mut nonfinite = false;
+                        for j in 0..n {
+                            let at = if cm { i + j * m } else { i * n + j };
+                            if rows.contains(&i) {
+                                nonfinite |= !c8[at].is_finite();
+                                assert!(
+                                    same(c8[at], c32[at]),
+                                    "{isa:?} ({i},{j}): {} {}",
+                                    c8[at],
+                                    c32[at]
+                                );
+                            } else {
+                                assert_eq!(c8[at].to_bits(), c8clean[at].to_bits(), "({i},{j})");
+                            }
+                        }
+                        assert_eq!(nonfinite, rows.contains(&i), "{isa:?} row {i}");
+                    }
+                }
             }
         }
     }
@@ -994,33 +1607,10 @@ mod tests {
         let w: Vec<f32> = (0..k * n).map(|_| g.int(-900, 900) as f32 / 77.0).collect();
         let a: Vec<f32> = (0..m * k).map(|_| g.int(-900, 900) as f32 / 31.0).collect();
         let q = quantize_group4(k, n, &w, 16, Group4Format::Gptq).unwrap();
-        let c0 = std::vec![0f32; m * n];
         for isa in Isa::available() {
             let qr = QuantRef::from(&q);
-            let x = run(
-                isa,
-                1,
-                (m, k, n),
-                &a,
-                false,
-                qr,
-                true,
-                &c0,
-                false,
-                (1.0, 0.0),
-            );
-            let y = run(
-                isa,
-                1,
-                (m, k, n),
-                &a,
-                false,
-                qr,
-                false,
-                &c0,
-                false,
-                (1.0, 0.0),
-            );
+            let x = plain(isa, 1, (m, k, n), &a, qr, true);
+            let y = plain(isa, 1, (m, k, n), &a, qr, false);
             assert_eq!(x, y, "{isa:?}");
         }
     }
@@ -1040,25 +1630,13 @@ mod tests {
         let q8n = quantize_q8_0(k, n, &std::vec![-127.0; k * n]).unwrap();
         for sign in [1.0f32, -1.0] {
             let a = std::vec![127.0 * sign; m * k];
-            let c0 = std::vec![0f32; m * n];
             for isa in Isa::available() {
                 for (q, want) in [
                     (QuantRef::from(&q4), 127.0 * sign * (7.0 * 62.0 - 8.0 * 2.0)),
                     (QuantRef::from(&q8p), 127.0 * sign * 127.0 * 64.0),
                     (QuantRef::from(&q8n), -127.0 * sign * 127.0 * 64.0),
                 ] {
-                    let c = run(
-                        isa,
-                        1,
-                        (m, k, n),
-                        &a,
-                        false,
-                        q,
-                        true,
-                        &c0,
-                        false,
-                        (1.0, 0.0),
-                    );
+                    let c = plain(isa, 1, (m, k, n), &a, q, true);
                     assert!(
                         c.iter().all(|&x| x == want),
                         "{isa:?} {sign}: {:?} != {want}",

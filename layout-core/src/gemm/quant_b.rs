@@ -15,6 +15,7 @@ use super::front::{Rhs, prepare};
 use super::kernel::Element;
 use super::options::{MatMut, MatRef, Options, Packing};
 use super::pack::Panels;
+use super::view::{Out, View};
 use crate::isa::Isa;
 use crate::packed::{Group4Matrix, Q4_0Matrix, Q8_0Matrix, QuantRef, QuantizedB};
 
@@ -51,11 +52,13 @@ pub struct QuantB<'a> {
 impl<'a> QuantB<'a> {
     /// `q` with 8-bit activations for prefill: each row of A quantized per 32-block to
     /// `round(a / d)`, `d = max|a| / 127` (llama.cpp's `Q8_0` activations), multiplied with
-    /// integer instructions (`vpmaddubsw` on 4-bit codes; exact) and scaled per block.
-    /// Taken wherever the decode route (up to eight dense rows of A, read in place in `f32`)
-    /// does not apply, for `Q4_0`, `Q8_0` (its codes split into two 4-bit planes) and
-    /// GPTQ/AWQ groups of a multiple of 32 rows (with exact zero points and finite weights);
-    /// other groups take the `f32` route.
+    /// integer instructions (`vpmaddubsw`: 4-bit codes against the activations, `Q8_0`'s
+    /// codes by magnitude against the activations carrying the codes' signs; exact) and
+    /// scaled per block. Taken wherever the decode route (up to eight dense rows of A, read
+    /// in place in `f32`) does not apply, for `Q4_0`, `Q8_0` and GPTQ/AWQ groups of a
+    /// multiple of 32 rows (with exact zero points and finite weights); other groups take the
+    /// `f32` route. Rows of A holding a NaN or an infinity are computed on the `f32` route,
+    /// so they give its non-finite results.
     pub fn int8_activations(q: impl Into<QuantRef<'a>>) -> Self {
         QuantB {
             q: q.into(),
@@ -193,8 +196,9 @@ pub fn gemm_quant<'q>(
         return Ok(());
     }
     // prefill with 8-bit activations (asked for): integer dot products per block
+    let bsrc = Quant { q, isa: opts.isa };
     if int8 && super::q4i8::supports(q) {
-        super::q4i8::run(
+        let bad = super::q4i8::run(
             opts.isa,
             p.threads,
             p.mkn,
@@ -202,11 +206,41 @@ pub fn gemm_quant<'q>(
             p.a,
             q,
             beta,
-            (p.c.c, p.c.sc),
+            (&mut *p.c.c, p.c.sc),
         );
+        // rows of A holding a NaN or an infinity: the f32 route, one run of rows at a time
+        let mut rest = &bad[..];
+        while let Some(&i0) = rest.first() {
+            let len = rest.iter().zip(i0..).take_while(|(i, j)| **i == *j).count();
+            rest = &rest[len..];
+            let a = View {
+                at: Strided {
+                    origin: p.a.at.origin + i0 as isize * p.a.at.rs,
+                    ..p.a.at
+                },
+                ..p.a
+            };
+            let c = Out {
+                c: &mut *p.c.c,
+                sc: Strided {
+                    origin: p.c.sc.origin + i0 as isize * p.c.sc.rs,
+                    ..p.c.sc
+                },
+                cmap: None,
+            };
+            run_panels::<f32>(
+                &ki,
+                [len, k, n],
+                alpha,
+                &a.rows(),
+                &bsrc,
+                beta,
+                c,
+                p.threads,
+            );
+        }
         return Ok(());
     }
-    let bsrc = Quant { q, isa: opts.isa };
     run_panels::<f32>(&ki, p.mkn, alpha, &p.a.rows(), &bsrc, beta, p.c, p.threads);
     Ok(())
 }
