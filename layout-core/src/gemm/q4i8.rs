@@ -500,6 +500,13 @@ fn tile<W: Weights>(
         unsafe { x86::tile6::<W>(&t, acc) };
         return;
     }
+    #[cfg(target_arch = "aarch64")]
+    if crate::isa::Ext::Dotprod.usable(isa) {
+        // SAFETY: NEON and dotprod available (`usable` checked the CPU); the slices hold `kb`
+        // blocks of the tile and of the panel (the asserts above and the slicing).
+        unsafe { neon::tile_sdot::<W>(qa, (da, s8, sa), b, kb, acc) };
+        return;
+    }
     let _ = isa;
     for (r, accr) in acc.iter_mut().enumerate() {
         for bi in 0..kb {
@@ -650,6 +657,110 @@ mod x86 {
             }
             for (o, v) in acc.iter_mut().zip(&f) {
                 _mm256_storeu_ps(o.as_mut_ptr(), *v);
+            }
+        }
+    }
+}
+
+/// The aarch64 tile: `sdot` by element (`FEAT_DotProd`).
+#[cfg(target_arch = "aarch64")]
+mod neon {
+    use core::arch::aarch64::*;
+    use core::arch::asm;
+
+    use super::{ATILE, MB, NB, PLANE, Panel, QK, Weights};
+
+    /// `acc` + the dot products of each 4-byte group of `b` (four columns' k quads, codes in
+    /// [0, 15], exact as `i8`) with the quad of `a` in lane `R` (row R's four activations).
+    ///
+    /// # Safety
+    /// NEON and dotprod available.
+    #[inline(always)]
+    unsafe fn sdot<const R: i32>(acc: int32x4_t, b: int8x16_t, a: int8x16_t) -> int32x4_t {
+        let mut acc = acc;
+        // SAFETY: the caller's contract (the instruction exists); registers only.
+        unsafe {
+            asm!(
+                "sdot {acc:v}.4s, {b:v}.16b, {a:v}.4b[{r}]",
+                acc = inout(vreg) acc,
+                b = in(vreg) b,
+                a = in(vreg) a,
+                r = const R,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        acc
+    }
+
+    /// Four rows × eight columns over `kb` blocks, as the AVX2 tile: per block and plane
+    /// eight k quads of `sdot` by element (A's quad of each row against B's two vectors of
+    /// four columns' quads) summed exactly in `i32` (`|Σ| ≤ 32·15·127`), the zero's term taken
+    /// off (integer `8·S_a` on the first plane; or `z·S_a` in `f32` when `ZCOL`), converted
+    /// and scaled by `d_b·d_a` into the `f32` accumulators (`acc` on entry).
+    ///
+    /// # Safety
+    /// NEON and dotprod available.
+    #[target_feature(enable = "neon,dotprod")]
+    pub(super) unsafe fn tile_sdot<W: Weights>(
+        qa: &[i8],
+        (da, s8, sa): (&[f32], &[i32], &[f32]),
+        b: &Panel<'_>,
+        kb: usize,
+        acc: &mut [[f32; NB]; MB],
+    ) {
+        assert!(qa.len() >= kb * ATILE && da.len() >= kb * MB && s8.len() >= kb * MB);
+        assert!(sa.len() >= kb * MB && b.codes.len() >= kb * W::PLANES * PLANE);
+        assert!(b.scales.len() >= kb * W::PLANES * NB && (!W::ZCOL || b.zeros.len() >= kb * NB));
+        // SAFETY: NEON and dotprod (the caller's contract); every read is inside the slices
+        // (asserted above: block `bi < kb` reads `qa[bi·128 .. +128]`, `da`/`s8`/`sa`
+        // `[bi·4 .. +4]`, `codes[(bi·P + p)·256 .. +256]`, `scales[(bi·P + p)·8 .. +8]`,
+        // `zeros[bi·8 .. +8]`).
+        unsafe {
+            let mut f = acc.map(|r| [vld1q_f32(r.as_ptr()), vld1q_f32(r.as_ptr().add(4))]);
+            let (mut qa, mut cb) = (qa.as_ptr(), b.codes.as_ptr().cast::<i8>());
+            let (mut da, mut s8, mut sa) = (da.as_ptr(), s8.as_ptr(), sa.as_ptr());
+            let (mut sc, mut zp) = (b.scales.as_ptr(), b.zeros.as_ptr());
+            for _ in 0..kb {
+                for p in 0..W::PLANES {
+                    let mut s = [[vdupq_n_s32(0); 2]; MB];
+                    for q in 0..QK / 4 {
+                        let b0 = vld1q_s8(cb.add(q * 4 * NB));
+                        let b1 = vld1q_s8(cb.add(q * 4 * NB + 16));
+                        let a = vld1q_s8(qa.add(q * 4 * MB));
+                        s[0] = [sdot::<0>(s[0][0], b0, a), sdot::<0>(s[0][1], b1, a)];
+                        s[1] = [sdot::<1>(s[1][0], b0, a), sdot::<1>(s[1][1], b1, a)];
+                        s[2] = [sdot::<2>(s[2][0], b0, a), sdot::<2>(s[2][1], b1, a)];
+                        s[3] = [sdot::<3>(s[3][0], b0, a), sdot::<3>(s[3][1], b1, a)];
+                    }
+                    let db = [vld1q_f32(sc), vld1q_f32(sc.add(4))];
+                    for (r, (fr, sr)) in f.iter_mut().zip(&s).enumerate() {
+                        let scale = vdupq_n_f32(*da.add(r));
+                        for h in 0..2 {
+                            let mut x = sr[h];
+                            if !W::ZCOL && p == 0 {
+                                x = vsubq_s32(x, vdupq_n_s32(*s8.add(r)));
+                            }
+                            let mut y = vcvtq_f32_s32(x);
+                            if W::ZCOL {
+                                y = vfmsq_f32(y, vld1q_f32(zp.add(4 * h)), vdupq_n_f32(*sa.add(r)));
+                            }
+                            fr[h] = vfmaq_f32(fr[h], y, vmulq_f32(db[h], scale));
+                        }
+                    }
+                    cb = cb.add(PLANE);
+                    sc = sc.add(NB);
+                }
+                qa = qa.add(ATILE);
+                da = da.add(MB);
+                s8 = s8.add(MB);
+                sa = sa.add(MB);
+                if W::ZCOL {
+                    zp = zp.add(NB);
+                }
+            }
+            for (o, v) in acc.iter_mut().zip(&f) {
+                vst1q_f32(o.as_mut_ptr(), v[0]);
+                vst1q_f32(o.as_mut_ptr().add(4), v[1]);
             }
         }
     }
@@ -957,6 +1068,7 @@ mod tests {
     /// quantizer agrees with the plain one.
     #[test]
     fn rounding_is_f32_round() {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
         use super::{QK, quantize_block, round_half_away};
         for i in -(1i32 << 20)..(1 << 20) {
             let x = i as f32 * 0.25;
