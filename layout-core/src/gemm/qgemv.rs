@@ -712,16 +712,16 @@ mod neon {
                     for s8 in 0..8 {
                         let codes = if awq {
                             let wi = ((p8 + s8) * n + j) / 8;
-                            let wb: &[u8; 4] = bytes[4 * wi..4 * wi + 4].try_into().expect("4 bytes");
+                            let wb: &[u8; 4] =
+                                bytes[4 * wi..4 * wi + 4].try_into().expect("4 bytes");
                             let wd = vdupq_n_u32(u32::from_le_bytes(*wb));
                             [vshlq_u32(wd, awq_shift[0]), vshlq_u32(wd, awq_shift[1])]
                         } else {
                             let by = vdupq_n_s32(-4 * s8 as i32);
                             [vshlq_u32(gw[0], by), vshlq_u32(gw[1], by)]
                         };
-                        let v = [0, 1].map(|h| {
-                            vsubq_f32(vcvtq_f32_u32(vandq_u32(codes[h], mask)), z[h])
-                        });
+                        let v = [0, 1]
+                            .map(|h| vsubq_f32(vcvtq_f32_u32(vandq_u32(codes[h], mask)), z[h]));
                         for (r, tr) in tv.iter_mut().enumerate() {
                             let xe = xs[r * k + p8 + s8];
                             tr[0] = vfmaq_n_f32(tr[0], v[0], xe);
