@@ -616,6 +616,8 @@ mod neon {
         acc.map(|a| vaddvq_f32(a))
     }
 
+    // (a symbol of its own per row count: `scripts/kernel-mca` reads its loop)
+    #[inline(never)]
     #[target_feature(enable = "neon")]
     fn q4_0_cols<const M: usize>(
         q: &Q4_0Matrix,
@@ -634,6 +636,8 @@ mod neon {
         }
     }
 
+    // (a symbol of its own per row count: `scripts/kernel-mca` reads its loop)
+    #[inline(never)]
     #[target_feature(enable = "neon")]
     fn q8_0_cols<const M: usize>(
         q: &Q8_0Matrix,
