@@ -14,6 +14,8 @@ mod composition;
 mod divide;
 mod inverse;
 mod product;
+#[path = "../support/runner.rs"]
+mod runner;
 mod slice;
 mod stack;
 mod static_tile;

@@ -10,7 +10,6 @@
 //! `cargo test --test algebra stack -- --nocapture` to see the table.
 
 use layout::{DynLayout, DynTuple, SliceCoord, Tile};
-use std::process::Command;
 
 /// The documented bound (ARCHITECTURE.md): every algebra operation, its arguments parsed from
 /// text on the same stack, runs on a 48 KiB stack in an optimised build and on 96 KiB in an
@@ -141,7 +140,7 @@ fn stack_child() {
 
 /// Does `name` complete on a `bytes` stack?
 fn fits(name: &str, bytes: usize) -> bool {
-    Command::new(std::env::current_exe().unwrap())
+    crate::runner::command(std::env::current_exe().unwrap())
         .args([
             "--exact",
             "stack::stack_child",

@@ -2,12 +2,15 @@
 #![allow(dead_code)]
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
+
+#[path = "../support/runner.rs"]
+mod runner;
 
 /// Run the calculator on `input`; return its standard output, asserting a clean exit and an
 /// empty standard error.
 pub fn run(input: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_layout-calc"))
+    let mut child = runner::command(env!("CARGO_BIN_EXE_layout-calc"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -9,8 +9,11 @@
 //! are read once per eight rows.
 
 use crate::isa::Isa;
-// (some are read only by the x86-64 paths)
-#[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
+// (some are read only by the x86-64 and aarch64 paths)
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(unused_imports)
+)]
 use crate::packed::{Access, Group4Matrix, Q4_0Matrix, Q8_0Matrix, QK, QuantRef, QuantizedB};
 use alloc::vec::Vec;
 
@@ -153,6 +156,12 @@ pub(crate) fn dots(
     if isa >= Isa::Avx2 && isa.is_available() && crate::packed::simd::has_f16c() {
         // SAFETY: AVX2, FMA and F16C are available (checked just above)
         unsafe { avx2::dots(b, xs, rows, k, j0, cw, acc) };
+        return;
+    }
+    #[cfg(target_arch = "aarch64")]
+    if isa == Isa::Neon {
+        // SAFETY: NEON is in every aarch64 CPU.
+        unsafe { neon::dots(b, xs, rows, k, j0, cw, acc) };
         return;
     }
     let _ = isa;
@@ -450,6 +459,287 @@ mod avx2 {
                             (&mut t[r][8 * w..8 * w + 8]).try_into().expect("8 floats");
                         // SAFETY: `d` is 8 writable floats
                         unsafe { _mm256_storeu_ps(d.as_mut_ptr(), *v) };
+                    }
+                }
+            }
+            let srow = &q.scales()[g * n + j0..g * n + j0 + vec_cols];
+            for (o, tr) in out.iter_mut().zip(&t) {
+                for c in 0..vec_cols {
+                    o[c] += srow[c] * tr[c];
+                }
+            }
+        }
+        for (r, o) in out.iter().enumerate() {
+            acc[r * CHUNK..r * CHUNK + vec_cols].copy_from_slice(&o[..vec_cols]);
+        }
+        for c in vec_cols..cw {
+            for r in 0..M {
+                acc[r * CHUNK + c] = super::portable::group_dot(q, &xs[r * k..(r + 1) * k], j0 + c);
+            }
+        }
+    }
+}
+
+/// The aarch64 decode kernels: the AVX2 kernels' passes with four-lane NEON vectors (a block's
+/// 32 codes in eight `float32x4_t`, GPTQ/AWQ's eight columns in two), `fmla` into per-row sums.
+#[cfg(target_arch = "aarch64")]
+mod neon {
+    use super::*;
+    use crate::packed::{AWQ_SHIFT, BlockQ4_0, BlockQ8_0};
+    use core::arch::aarch64::*;
+
+    /// As [`super::dots`], with NEON.
+    ///
+    /// # Safety
+    /// The CPU has NEON (every aarch64 CPU does).
+    #[target_feature(enable = "neon")]
+    pub(super) unsafe fn dots(
+        b: QuantRef<'_>,
+        xs: &[f32],
+        rows: usize,
+        k: usize,
+        j0: usize,
+        cw: usize,
+        acc: &mut [f32; MAX_ROWS * CHUNK],
+    ) {
+        macro_rules! by_rows {
+            ($f:ident, $($args:expr),*) => {
+                match rows {
+                    1 => $f::<1>($($args),*),
+                    2 => $f::<2>($($args),*),
+                    3 => $f::<3>($($args),*),
+                    4 => $f::<4>($($args),*),
+                    5 => $f::<5>($($args),*),
+                    6 => $f::<6>($($args),*),
+                    7 => $f::<7>($($args),*),
+                    _ => $f::<8>($($args),*),
+                }
+            };
+        }
+        match b {
+            QuantRef::Q4_0(q) => by_rows!(q4_0_cols, q, xs, k, j0, cw, acc),
+            QuantRef::Q8_0(q) => by_rows!(q8_0_cols, q, xs, k, j0, cw, acc),
+            QuantRef::Group4(q) => match q.access() {
+                Access::Awq | Access::Gptq
+                    if q.group().is_multiple_of(8)
+                        && (q.access() == Access::Awq || k.is_multiple_of(8)) =>
+                {
+                    by_rows!(group_cols, q, xs, k, j0, cw, acc)
+                }
+                _ => super::portable::dots(b, xs, rows, k, j0, cw, acc),
+            },
+        }
+    }
+
+    /// Four floats at `x[o..o + 4]`.
+    #[inline]
+    #[target_feature(enable = "neon")]
+    fn load4(x: &[f32], o: usize) -> float32x4_t {
+        let s: &[f32; 4] = x[o..o + 4].try_into().expect("4 floats");
+        // SAFETY: `s` is 4 readable floats
+        unsafe { vld1q_f32(s.as_ptr()) }
+    }
+
+    /// Eight `i8` codes as two vectors of four `f32` (exact).
+    #[inline]
+    #[target_feature(enable = "neon")]
+    fn widen(c: int8x8_t) -> [float32x4_t; 2] {
+        let w = vmovl_s8(c);
+        [
+            vcvtq_f32_s32(vmovl_s16(vget_low_s16(w))),
+            vcvtq_f32_s32(vmovl_s16(vget_high_s16(w))),
+        ]
+    }
+
+    /// Sixteen `i8` codes as four vectors of four `f32` into `out`.
+    #[inline]
+    #[target_feature(enable = "neon")]
+    fn widen16(c: int8x16_t, out: &mut [float32x4_t]) {
+        let [a, b] = widen(vget_low_s8(c));
+        let [e, f] = widen(vget_high_s8(c));
+        out[..4].copy_from_slice(&[a, b, e, f]);
+    }
+
+    /// The 32 codes of a `Q4_0` block minus 8, in k order.
+    #[inline]
+    #[target_feature(enable = "neon")]
+    fn q4_0_codes(b: &BlockQ4_0) -> [float32x4_t; 8] {
+        // SAFETY: `qs` is 16 readable bytes
+        let x = unsafe { vld1q_u8(b.qs.as_ptr()) };
+        let eight = vdupq_n_s8(8);
+        let lo = vsubq_s8(vreinterpretq_s8_u8(vandq_u8(x, vdupq_n_u8(0x0F))), eight);
+        let hi = vsubq_s8(vreinterpretq_s8_u8(vshrq_n_u8::<4>(x)), eight);
+        let mut v = [vdupq_n_f32(0.0); 8];
+        widen16(lo, &mut v[..4]);
+        widen16(hi, &mut v[4..]);
+        v
+    }
+
+    /// The 32 codes of a `Q8_0` block, in k order.
+    #[inline]
+    #[target_feature(enable = "neon")]
+    fn q8_0_codes(b: &BlockQ8_0) -> [float32x4_t; 8] {
+        // SAFETY: `qs` is 32 readable `i8`: two loads of 16
+        let (x, y) = unsafe { (vld1q_s8(b.qs.as_ptr()), vld1q_s8(b.qs.as_ptr().add(16))) };
+        let mut v = [vdupq_n_f32(0.0); 8];
+        widen16(x, &mut v[..4]);
+        widen16(y, &mut v[4..]);
+        v
+    }
+
+    /// One GGUF column against `M` rows: per block, codes in 8 vectors, dot with each row (two
+    /// chains of `fmla`), the scale once.
+    #[inline]
+    #[target_feature(enable = "neon")]
+    fn gguf_col<const M: usize, B>(
+        blocks: &[B],
+        xs: &[f32],
+        k: usize,
+        codes: impl Fn(&B) -> [float32x4_t; 8],
+        scale: impl Fn(&B) -> f32,
+    ) -> [f32; M] {
+        let mut acc = [vdupq_n_f32(0.0); M];
+        for (bi, blk) in blocks.iter().enumerate() {
+            let w = codes(blk);
+            let d = scale(blk);
+            for (r, a) in acc.iter_mut().enumerate() {
+                let o = r * k + bi * QK;
+                let mut t0 = vmulq_f32(w[0], load4(xs, o));
+                let mut t1 = vmulq_f32(w[1], load4(xs, o + 4));
+                for i in (2..8).step_by(2) {
+                    t0 = vfmaq_f32(t0, w[i], load4(xs, o + 4 * i));
+                    t1 = vfmaq_f32(t1, w[i + 1], load4(xs, o + 4 * i + 4));
+                }
+                *a = vfmaq_n_f32(*a, vaddq_f32(t0, t1), d);
+            }
+        }
+        acc.map(|a| vaddvq_f32(a))
+    }
+
+    // (a symbol of its own per row count: `scripts/kernel-mca` reads its loop)
+    #[inline(never)]
+    #[target_feature(enable = "neon")]
+    fn q4_0_cols<const M: usize>(
+        q: &Q4_0Matrix,
+        xs: &[f32],
+        k: usize,
+        j0: usize,
+        cw: usize,
+        acc: &mut [f32; MAX_ROWS * CHUNK],
+    ) {
+        for c in 0..cw {
+            let col = q.column(j0 + c).unwrap_or(&[]);
+            let s = gguf_col::<M, BlockQ4_0>(col, xs, k, |b| q4_0_codes(b), |b| b.d.to_f32());
+            for (r, v) in s.iter().enumerate() {
+                acc[r * CHUNK + c] = *v;
+            }
+        }
+    }
+
+    // (a symbol of its own per row count: `scripts/kernel-mca` reads its loop)
+    #[inline(never)]
+    #[target_feature(enable = "neon")]
+    fn q8_0_cols<const M: usize>(
+        q: &Q8_0Matrix,
+        xs: &[f32],
+        k: usize,
+        j0: usize,
+        cw: usize,
+        acc: &mut [f32; MAX_ROWS * CHUNK],
+    ) {
+        for c in 0..cw {
+            let col = q.column(j0 + c).unwrap_or(&[]);
+            let s = gguf_col::<M, BlockQ8_0>(col, xs, k, |b| q8_0_codes(b), |b| b.d.to_f32());
+            for (r, v) in s.iter().enumerate() {
+                acc[r * CHUNK + c] = *v;
+            }
+        }
+    }
+
+    /// GPTQ/AWQ (`group % 8 == 0`), as the AVX2 kernel: eight columns in two vectors, per
+    /// group the sums of `x·(q − z)` kept per column in `t`, then scaled into the result. The
+    /// codes are shifted out of their words by `ushl` with negative counts. Columns past the
+    /// last whole eight (and AWQ chunks not starting at a multiple of 8) by the portable kernel.
+    #[target_feature(enable = "neon")]
+    fn group_cols<const M: usize>(
+        q: &Group4Matrix,
+        xs: &[f32],
+        k: usize,
+        j0: usize,
+        cw: usize,
+        acc: &mut [f32; MAX_ROWS * CHUNK],
+    ) {
+        let (n, group) = (q.n(), q.group());
+        let bytes = q.weights().as_bytes();
+        let awq = q.access() == Access::Awq;
+        let mask = vdupq_n_u32(0xf);
+        // AWQ: column c's code sits at bit AWQ_SHIFT[c] (`ushl` by a negative count shifts right)
+        let sh = AWQ_SHIFT.map(|s| -(s as i32));
+        // SAFETY: `sh` is 8 readable i32: two loads of 4
+        let awq_shift = unsafe { [vld1q_s32(sh.as_ptr()), vld1q_s32(sh.as_ptr().add(4))] };
+        let vec_cols = if awq && !j0.is_multiple_of(8) {
+            0
+        } else {
+            cw / 8 * 8
+        };
+        let mut out = [[0.0f32; CHUNK]; M];
+        let mut t = [[0.0f32; CHUNK]; M];
+        let mut zs = [0.0f32; CHUNK];
+        for g in 0..k / group {
+            for (c, z) in zs[..vec_cols].iter_mut().enumerate() {
+                *z = q.zero(g, j0 + c);
+            }
+            for tr in t.iter_mut() {
+                tr[..vec_cols].fill(0.0);
+            }
+            for p8 in (g * group..(g + 1) * group).step_by(8) {
+                for w in 0..vec_cols / 8 {
+                    let j = j0 + 8 * w;
+                    let z = [load4(&zs, 8 * w), load4(&zs, 8 * w + 4)];
+                    let mut tv = [[vdupq_n_f32(0.0); 2]; M];
+                    for (r, v) in tv.iter_mut().enumerate() {
+                        *v = [load4(&t[r], 8 * w), load4(&t[r], 8 * w + 4)];
+                    }
+                    let gw = if awq {
+                        [vdupq_n_u32(0); 2]
+                    } else {
+                        let o = 4 * ((p8 / 8) * n + j);
+                        let wb: &[u8; 32] = bytes[o..o + 32].try_into().expect("32 bytes");
+                        // SAFETY: `wb` is 32 readable bytes: two loads of 16
+                        unsafe {
+                            [
+                                vreinterpretq_u32_u8(vld1q_u8(wb.as_ptr())),
+                                vreinterpretq_u32_u8(vld1q_u8(wb.as_ptr().add(16))),
+                            ]
+                        }
+                    };
+                    for s8 in 0..8 {
+                        let codes = if awq {
+                            let wi = ((p8 + s8) * n + j) / 8;
+                            let wb: &[u8; 4] =
+                                bytes[4 * wi..4 * wi + 4].try_into().expect("4 bytes");
+                            let wd = vdupq_n_u32(u32::from_le_bytes(*wb));
+                            [vshlq_u32(wd, awq_shift[0]), vshlq_u32(wd, awq_shift[1])]
+                        } else {
+                            let by = vdupq_n_s32(-4 * s8 as i32);
+                            [vshlq_u32(gw[0], by), vshlq_u32(gw[1], by)]
+                        };
+                        let v = [0, 1]
+                            .map(|h| vsubq_f32(vcvtq_f32_u32(vandq_u32(codes[h], mask)), z[h]));
+                        for (r, tr) in tv.iter_mut().enumerate() {
+                            let xe = xs[r * k + p8 + s8];
+                            tr[0] = vfmaq_n_f32(tr[0], v[0], xe);
+                            tr[1] = vfmaq_n_f32(tr[1], v[1], xe);
+                        }
+                    }
+                    for (r, v) in tv.iter().enumerate() {
+                        let d: &mut [f32; 8] =
+                            (&mut t[r][8 * w..8 * w + 8]).try_into().expect("8 floats");
+                        // SAFETY: `d` is 8 writable floats: two stores of 4
+                        unsafe {
+                            vst1q_f32(d.as_mut_ptr(), v[0]);
+                            vst1q_f32(d.as_mut_ptr().add(4), v[1]);
+                        }
                     }
                 }
             }
