@@ -982,7 +982,7 @@ pub fn main(args: &[String]) {
             i += 1;
         } else if args[i] == "--wall" {
             WALL.store(true, Ordering::Relaxed);
-        } else {
+        } else if i == 0 {
             which = args[i].clone();
         }
         i += 1;
@@ -1018,6 +1018,27 @@ pub fn main(args: &[String]) {
         threads_check(&d);
         return;
     }
+    if which == "prof" {
+        // `onednn prof LAYER nhwc|nchw SECONDS`: ours alone on one layer, for perf / callgrind
+        let li: usize = args.get(1).and_then(|v| v.parse().ok()).unwrap_or(0);
+        let nhwc = args.get(2).is_none_or(|v| v == "nhwc");
+        let secs: f64 = args.get(3).and_then(|v| v.parse().ok()).unwrap_or(5.0);
+        let (name, p) = layers()[li];
+        let q = ours_shape(&p);
+        let x = ints(p.c * p.h * p.w, 3);
+        let w = ints(p.o * p.c * p.r * p.s, 5);
+        let mut y = vec![0f32; p.o * q.oh * q.ow];
+        let f = ours::conv2d_f32(q, nhwc, &w).expect("conv2d");
+        let t = Instant::now();
+        let mut calls = 0usize;
+        while calls == 0 || t.elapsed().as_secs_f64() < secs {
+            f(black_box(&x), black_box(&mut y));
+            calls += 1;
+        }
+        let s = t.elapsed().as_secs_f64() / calls as f64;
+        println!("{name} nhwc={nhwc}: {calls} calls, {:.1} GFLOP/s", p.flop() / s / 1e9);
+        return;
+    }
     if which == "matmul" || which == "all" {
         println!();
         println!(
@@ -1048,8 +1069,19 @@ pub fn main(args: &[String]) {
             "| pair | layer (batch 1) | src/dst | oneDNN impl | oneDNN GFLOP/s | layout conv2d GFLOP/s | explicit im2col + layout GEMM GFLOP/s | conv2d ÷ oneDNN | im2col ÷ oneDNN |"
         );
         println!("|---|---|---|---|---|---|---|---|---|");
+        // LAYERS=0,2 runs only those layers; FORMATS=nhwc (or nchw) only that format
+        let layers_env = std::env::var("LAYERS").ok();
+        let formats = std::env::var("FORMATS").unwrap_or_default();
         for nhwc in [false, true] {
+            if !formats.is_empty() && formats != if nhwc { "nhwc" } else { "nchw" } {
+                continue;
+            }
             for (idx, (name, p)) in layers().iter().enumerate() {
+                if let Some(l) = &layers_env
+                    && !l.split(',').any(|v| v == idx.to_string())
+                {
+                    continue;
+                }
                 conv_row(&d, name, p, nhwc, idx == 1, rounds);
             }
         }

@@ -129,30 +129,44 @@ fn run<T: Element>(opts: Options, alpha: T, beta: T, p: Batch<'_, T>) {
     }
 }
 
-/// One item of an oriented batch: `A(i, p) = a + i + p·lda`, `B(p, j) = b + p·rsb + j·csb`.
+/// One item of an oriented batch: `A(i, p) = a + i + p·lda`, `B(p, j) = b + p·rsb + j·csb` for
+/// `p < k`, adding to the columns `lo ≤ j < hi` of C only (all of them in a public call; a
+/// convolution's tap that reads the padding for some pixels is cut there, and its B is read
+/// only inside the range: outside it the addresses need not exist).
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 pub(crate) struct Item<T> {
-    a: *const T,
-    lda: isize,
-    b: *const T,
-    rsb: isize,
-    csb: isize,
+    pub a: *const T,
+    pub lda: isize,
+    pub b: *const T,
+    pub rsb: isize,
+    pub csb: isize,
+    pub k: usize,
+    pub lo: usize,
+    pub hi: usize,
 }
 
+// SAFETY: an item is addresses and strides; it is read through only under the kernels'
+// contract (every address it reaches inside its columns an element of a live allocation, C's
+// parts disjoint among threads), whichever thread holds it.
+#[cfg(target_arch = "x86_64")]
+unsafe impl<T: Sync> Send for Item<T> {}
+
 /// An oriented batch for the register-tile kernels: every A's rows unit stride;
-/// `C(i, j) = c + i·crs + j·ldc`.
+/// `C(i, j) = c + i·crs + j·ldc`; the columns run in tiles of `nt` (at most the kernel's NR:
+/// a caller that knows its width spreads it over tiles of even widths, so that no narrow tile,
+/// bound by the FMA latency, is left at the end).
 #[cfg(target_arch = "x86_64")]
 pub(crate) struct Shape<'s, T> {
-    m: usize,
-    k: usize,
-    n: usize,
-    alpha: T,
-    beta: T,
-    items: &'s [Item<T>],
-    c: *mut T,
-    ldc: isize,
-    crs: isize,
+    pub m: usize,
+    pub n: usize,
+    pub nt: usize,
+    pub alpha: T,
+    pub beta: T,
+    pub items: &'s [Item<T>],
+    pub c: *mut T,
+    pub ldc: isize,
+    pub crs: isize,
 }
 
 /// Runs `p` on the register-tile kernels of `isa` for `T` (f32 or f64 on AVX2 or AVX-512) when
@@ -211,6 +225,9 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
                     b: pb,
                     rsb: b.at.rs,
                     csb: b.at.cs,
+                    k,
+                    lo: 0,
+                    hi: usize::MAX,
                 }
             } else {
                 // Cᵀ = Σ Bᵢᵀ·Aᵢᵀ: Bᵢᵀ (n × k) is the vectorised operand, Aᵢᵀ (k × m) broadcast
@@ -220,6 +237,9 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
                     b: pa,
                     rsb: a.at.cs,
                     csb: a.at.rs,
+                    k,
+                    lo: 0,
+                    hi: usize::MAX,
                 }
             });
         }
@@ -227,8 +247,8 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
         let cptr = unsafe { p.c.c.as_ptr().offset(sc.origin) as *mut T };
         let s = Shape {
             m: if as_is { m } else { n },
-            k,
             n: if as_is { n } else { m },
+            nt: usize::MAX,
             alpha,
             beta,
             items: &items,
@@ -283,6 +303,26 @@ fn kernels_f64(isa: Isa) -> Entry<f64> {
     } else {
         (x86::avx2_f64, 8, 6)
     }
+}
+
+/// The column tile (NR) of the `f32` register-tile kernels of `isa`.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn nr_f32(isa: Isa) -> usize {
+    kernels_f32(isa).2
+}
+
+/// Runs an oriented `f32` batch, all of C, on the register tiles of `isa` on the calling
+/// thread: the route of a caller that checked its operands itself (the convolution's taps).
+///
+/// # Safety
+/// `isa` is AVX2 or AVX-512 and available; every A(i, p) of every item (i < m, p < its k) and
+/// every B(p, j) with j inside the item's columns is an element of a live allocation; every
+/// C(i, j) is one too, no two at one location, and nothing else accesses them during the call.
+#[cfg(target_arch = "x86_64")]
+pub(crate) unsafe fn tiles_f32(isa: Isa, s: &Shape<'_, f32>) {
+    let (kern, _, _) = kernels_f32(isa);
+    // SAFETY: the caller's contract, all of C.
+    unsafe { kern(s, [0, s.m, 0, s.n]) }
 }
 
 /// The base pointers of one call, shared by its threads.
@@ -369,9 +409,16 @@ mod x86 {
             let whole = |v: usize| FULL || v + 1 < MV;
             let mut acc = [[L::zero(); MV]; NR];
             for it in s.items {
+                // the item's columns inside this tile, from its first
+                let (lo, hi) = (it.lo.saturating_sub(j).min(NR), it.hi.saturating_sub(j).min(NR));
+                if lo >= hi {
+                    continue;
+                }
                 let mut a = it.a.add(i);
-                let mut b = it.b.offset(j as isize * it.csb);
-                for _ in 0..s.k {
+                // (outside the item's columns B's addresses need not exist: wrapping arithmetic,
+                // read only inside them)
+                let mut b = it.b.wrapping_offset(j as isize * it.csb);
+                let load_a = |a: *const L::E| {
                     let mut av = [L::zero(); MV];
                     for v in 0..MV {
                         av[v] = if whole(v) {
@@ -380,14 +427,35 @@ mod x86 {
                             L::load(mask, a.add(v * L::LANES))
                         };
                     }
-                    for jj in 0..NR {
-                        let bj = L::splat(*b.offset(jj as isize * it.csb));
-                        for v in 0..MV {
-                            acc[jj][v] = L::fma(av[v], bj, acc[jj][v]);
+                    av
+                };
+                if lo == 0 && hi == NR {
+                    for _ in 0..it.k {
+                        let av = load_a(a);
+                        for jj in 0..NR {
+                            let bj = L::splat(*b.wrapping_offset(jj as isize * it.csb));
+                            for v in 0..MV {
+                                acc[jj][v] = L::fma(av[v], bj, acc[jj][v]);
+                            }
                         }
+                        a = a.offset(it.lda);
+                        b = b.wrapping_offset(it.rsb);
                     }
-                    a = a.offset(it.lda);
-                    b = b.offset(it.rsb);
+                } else {
+                    // a tap cut by the padding: the tile's other columns skip it
+                    for _ in 0..it.k {
+                        let av = load_a(a);
+                        for jj in 0..NR {
+                            if lo <= jj && jj < hi {
+                                let bj = L::splat(*b.wrapping_offset(jj as isize * it.csb));
+                                for v in 0..MV {
+                                    acc[jj][v] = L::fma(av[v], bj, acc[jj][v]);
+                                }
+                            }
+                        }
+                        a = a.offset(it.lda);
+                        b = b.wrapping_offset(it.rsb);
+                    }
                 }
             }
             let alpha = L::splat(s.alpha);
@@ -475,24 +543,27 @@ mod x86 {
     ) {
         let mr = MV * L::LANES;
         let size = core::mem::size_of::<L::E>();
-        let per_row =
-            s.k.saturating_mul(s.items.len())
-                .saturating_mul(size)
-                .max(1);
+        let per_row = s
+            .items
+            .iter()
+            .fold(0usize, |t, it| t.saturating_add(it.k))
+            .saturating_mul(size)
+            .max(1);
+        let nt = s.nt.clamp(1, NR);
         let mc = (BLOCK_BYTES / per_row / mr).max(1) * mr;
         let mut i0 = r0;
         while i0 < r1 {
             let i1 = (i0 + mc).min(r1);
             let mut j = c0;
             while j < c1 {
-                let nr = (c1 - j).min(NR);
+                let nr = (c1 - j).min(nt);
                 let mut i = i0;
                 while i < i1 {
                     let rows = (i1 - i).min(mr);
                     by(rows.div_ceil(L::LANES), nr, i, j, rows);
                     i += mr;
                 }
-                j += NR;
+                j += nt;
             }
             i0 = i1;
         }
