@@ -430,16 +430,21 @@ mod x86 {
                     av
                 };
                 if lo == 0 && hi == NR {
+                    // one base per column and one offset stepping along k: a single index
+                    // update per k step, not one per broadcast
+                    let cols: [*const L::E; NR] =
+                        core::array::from_fn(|jj| b.wrapping_offset(jj as isize * it.csb));
+                    let mut off = 0isize;
                     for _ in 0..it.k {
                         let av = load_a(a);
                         for jj in 0..NR {
-                            let bj = L::splat(*b.wrapping_offset(jj as isize * it.csb));
+                            let bj = L::splat(*cols[jj].wrapping_offset(off));
                             for v in 0..MV {
                                 acc[jj][v] = L::fma(av[v], bj, acc[jj][v]);
                             }
                         }
                         a = a.offset(it.lda);
-                        b = b.wrapping_offset(it.rsb);
+                        off = off.wrapping_add(it.rsb);
                     }
                 } else {
                     // a tap cut by the padding: the tile's other columns skip it
