@@ -244,7 +244,16 @@ pub mod ours {
         Some(Box::new(move |x, y| {
             let xt = Tensor::new(x, il).unwrap();
             let mut yt = Tensor::new(y, ol).unwrap();
-            conv2d_prepared(Options::default(), &params, &xt, &packed, None, &mut yt).unwrap();
+            // THREADS=2 (the `prof` mode's scaling runs): that many threads; default one
+            let threads = std::env::var("THREADS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(1);
+            let opts = Options {
+                threads,
+                ..Options::default()
+            };
+            conv2d_prepared(opts, &params, &xt, &packed, None, &mut yt).unwrap();
         }))
     }
 
@@ -1023,6 +1032,7 @@ pub fn main(args: &[String]) {
         let li: usize = args.get(1).and_then(|v| v.parse().ok()).unwrap_or(0);
         let nhwc = args.get(2).is_none_or(|v| v == "nhwc");
         let secs: f64 = args.get(3).and_then(|v| v.parse().ok()).unwrap_or(5.0);
+        // (wall-clock time: with THREADS=2 the work is spread over two threads)
         let (name, p) = layers()[li];
         let q = ours_shape(&p);
         let x = ints(p.c * p.h * p.w, 3);

@@ -315,10 +315,22 @@ fn rows(
             + output.t[1].off[g * og + o0]
             + output.t[2].off[y];
         let row0 = y as isize * geo.st[0] - geo.pad[0];
+        // a tile every tap of which is in bounds over all its pixels
+        let inside = |x0: usize, x1: usize| cols.iter().all(|&(lo, hi)| lo <= x0 && x1 <= hi);
         for &(start, width, count) in &runs {
-            for t in 0..count {
+            let mut t = 0;
+            while t < count {
                 let x0 = start + t * width;
                 let x1 = x0 + width;
+                // consecutive inside tiles of one width: one call, each tile `width` on from
+                // the last (the same items, read from x0)
+                let mut tiles = 1;
+                if inside(x0, x1) {
+                    while t + tiles < count && inside(x0, x1 + tiles * width) {
+                        tiles += 1;
+                    }
+                }
+                t += tiles;
                 items.clear();
                 for i in 0..r {
                     let ih = row0 + i as isize * geo.dil[0];
@@ -368,7 +380,7 @@ fn rows(
                 }
                 let shape = Shape {
                     m: on,
-                    n: width,
+                    n: width * tiles,
                     nt: width,
                     alpha: 1.0f32,
                     beta: 0.0,
@@ -383,7 +395,8 @@ fn rows(
                 // is in bounds (the item's columns) and a channel below C of an in-bounds row:
                 // an element of the input tensor, inside `src`; every C element is the output
                 // element (n, g·O/groups + o0 + i, y, x0 + j), inside `dst`, written by this
-                // unit only (the output is injective, units are distinct rows).
+                // unit only (the output is injective, units are distinct rows). Over several
+                // inside tiles every item is whole, in bounds for every pixel of them.
                 unsafe { tiles_f32(isa, &shape) };
             }
         }
