@@ -1,13 +1,13 @@
-//! Convolution taps as a batch-reduce GEMM ([`batch_reduce`]): for one output row segment,
-//! the filter tap (r, s) reads a strided matrix of the input — pixel `x` at
-//! `x·stride·sW`, channel `c` at `c·sC` from the tap's first pixel, the im2col layout's
-//! `(OW, C) : (stride·sW, sC)` modes at a fixed `(R, S)` coordinate — and the segment's output
-//! is `Σ_taps X_tap · W_tap`, each `X_tap` read in place (no window is packed) and the C tile
+//! Convolution taps as a batch-reduce GEMM (the register tiles of [`batch_reduce`]): for one
+//! tile of an output row, the filter tap (r, s) reads a strided matrix of the input — pixel
+//! `x` at `x·stride·sW`, channel `c` at `c·sC` from the tap's first pixel, the im2col layout's
+//! `(OW, C) : (stride·sW, sC)` modes at a fixed `(R, S)` coordinate — and the tile's output is
+//! `Σ_taps X_tap · W_tap`, each `X_tap` read in place (no window is packed) and the C tile
 //! kept in registers across the taps.
 //!
 //! The padding halo stays a predicate: a row's taps whose input row is outside the input are
-//! left out, and each output row is cut into segments (the left halo, the interior, the right
-//! halo) over which the set of in-bounds column taps is constant.
+//! left out, and a column tap in bounds for only some pixels of a tile is an item cut to
+//! those pixels (the tile keeps its full width; its other columns skip that tap).
 
 use std::vec::Vec;
 
@@ -24,9 +24,8 @@ const FILTER_BLOCK_BYTES: usize = 160 << 10;
 /// Whether the taps route runs `f32` inputs of these descriptions: the register-tile kernels
 /// need AVX2 or AVX-512, and each tap's input and the output must be strided matrices (the
 /// input's C and W axes and the output's channel and W axes arithmetic, one stride each). The
-/// batch-reduce picks the side its tiles run along (output channels, contiguous in the
-/// regrouped filters, or pixels when the input's and output's W axes are unit stride).
-/// Geometry beyond 2²⁰ (stride, padding or dilation) takes the windows route, whose
+/// tiles run along the output channels (contiguous in the regrouped filters), pixels
+/// broadcast. Geometry beyond 2²⁰ (stride, padding or dilation) takes the windows route, whose
 /// arithmetic is checked for every extreme; here the products of these with extents stay far
 /// inside `isize`.
 pub(super) fn plan(isa: Isa, input: &Desc, output: &Desc, geo: &Spatial) -> bool {
@@ -43,6 +42,7 @@ pub(super) fn plan(isa: Isa, input: &Desc, output: &Desc, geo: &Spatial) -> bool
 }
 
 /// The `[lo, hi)` output columns for which column tap `s` reads inside the input.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn columns(s: usize, geo: &Spatial, in_w: usize, out_w: usize) -> (usize, usize) {
     // in i128: products and sums of isize values cannot overflow it
     let (st, pad, dil) = (
@@ -143,7 +143,8 @@ pub(super) fn tapped(
 /// How a row of `ow` output pixels is cut into column tiles of at most `nr`: as few tiles as
 /// `nr` allows, of widths differing by at most one (14 = 5 + 5 + 4 rather than 6 + 6 + 2: a
 /// tile narrower than about 4 columns has too few accumulators to hide the FMA latency).
-/// `(start, width)` of each run of equal widths.
+/// `(start, width, count)` of each run of equal widths.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn tile_runs(ow: usize, nr: usize) -> [(usize, usize, usize); 2] {
     let tiles = ow.div_ceil(nr.max(1)).max(1);
     let (base, extra) = (ow / tiles, ow % tiles);

@@ -174,8 +174,10 @@ pub(crate) struct Shape<'s, T> {
 fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        use core::any::TypeId;
-        if !matches!(isa, Isa::Avx2 | Isa::Avx512) || p.c.cmap.is_some() {
+        let Some(tiles) = T::batch_tiles(isa) else {
+            return false;
+        };
+        if p.c.cmap.is_some() {
             return false;
         }
         let [m, k, n] = p.mkn;
@@ -194,11 +196,7 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
         // possible sides, the one whose tiles are fuller, then the one where C is unit stride.
         let a_ok = p.items.iter().all(|(a, _)| unit(a.at.rs, m));
         let b_ok = p.items.iter().all(|(_, b)| unit(b.at.cs, n));
-        let mr = match (core::mem::size_of::<T>(), isa) {
-            (4, Isa::Avx512) | (8, Isa::Avx512) => 32,
-            (8, _) => 8,
-            _ => 16,
-        };
+        let (_, mr, _) = tiles.entry;
         // tile fullness along a side of `e`, in units of 1/1024
         let full = |e: usize| e * 1024 / (e.div_ceil(mr) * mr).max(1);
         let as_is = a_ok
@@ -256,23 +254,11 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
             ldc: if as_is { sc.cs } else { sc.rs },
             crs: if as_is { sc.rs } else { sc.cs },
         };
-        // SAFETY: `T` is the element of the kernels it is cast to (equal `TypeId`s), so every
-        // pointer and value keeps its type; the instruction set was checked available by the
-        // front; the oriented operands have unit-stride rows and every element of them is in
-        // bounds (checked); C is written only through `cptr`, which `p.c.c` (a `&mut`) owns for
-        // the call.
-        unsafe {
-            let id = TypeId::of::<T>();
-            if id == TypeId::of::<f32>() {
-                let s: &Shape<'_, f32> = &*(&s as *const Shape<'_, T>).cast();
-                split(s, p.threads, isa, kernels_f32);
-            } else if id == TypeId::of::<f64>() {
-                let s: &Shape<'_, f64> = &*(&s as *const Shape<'_, T>).cast();
-                split(s, p.threads, isa, kernels_f64);
-            } else {
-                return false;
-            }
-        }
+        // SAFETY: the instruction set was checked available by the front and the kernels are
+        // `T`'s own (its hook); the oriented operands have unit-stride rows and every element
+        // of them is in bounds (checked); C is written only through `cptr`, which `p.c.c` (a
+        // `&mut`) owns for the call.
+        unsafe { split(&s, p.threads, tiles.entry) };
         true
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -282,33 +268,67 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
     }
 }
 
-/// The tile kernels of one element type: `(AVX2, AVX-512)` entries, each running rows
-/// `rows` × columns `cols` of an oriented batch, with the tile shape `(MR, NR)`.
+/// A tile kernel: runs the part `[r0, r1, c0, c1]` of an oriented batch; with its tile shape
+/// `(MR, NR)`.
 #[cfg(target_arch = "x86_64")]
 type Entry<T> = (unsafe fn(&Shape<'_, T>, [usize; 4]), usize, usize);
 
-#[cfg(target_arch = "x86_64")]
-fn kernels_f32(isa: Isa) -> Entry<f32> {
-    if isa == Isa::Avx512 {
-        (x86::avx512_f32, 32, 12)
-    } else {
-        (x86::avx2_f32, 16, 6)
+/// The register-tile kernels of one element type and instruction set, as the element's hook
+/// ([`Element::batch_tiles`]) gives them; nothing off x86-64.
+#[doc(hidden)]
+pub struct Tiles<T> {
+    #[cfg(target_arch = "x86_64")]
+    entry: Entry<T>,
+    #[cfg(not(target_arch = "x86_64"))]
+    _none: core::marker::PhantomData<T>,
+}
+
+/// `Element::batch_tiles` of `f32`: the AVX2 16 × 6 and AVX-512 32 × 12 tiles.
+pub(crate) fn tiles_of_f32(isa: Isa) -> Option<Tiles<f32>> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match isa {
+            Isa::Avx512 => Some(Tiles {
+                entry: (x86::avx512_f32, 32, 12),
+            }),
+            Isa::Avx2 => Some(Tiles {
+                entry: (x86::avx2_f32, 16, 6),
+            }),
+            Isa::Portable | Isa::Neon => None,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = isa;
+        None
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-fn kernels_f64(isa: Isa) -> Entry<f64> {
-    if isa == Isa::Avx512 {
-        (x86::avx512_f64, 32, 6)
-    } else {
-        (x86::avx2_f64, 8, 6)
+/// `Element::batch_tiles` of `f64`: the AVX2 8 × 6 and AVX-512 32 × 6 tiles.
+pub(crate) fn tiles_of_f64(isa: Isa) -> Option<Tiles<f64>> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match isa {
+            Isa::Avx512 => Some(Tiles {
+                entry: (x86::avx512_f64, 32, 6),
+            }),
+            Isa::Avx2 => Some(Tiles {
+                entry: (x86::avx2_f64, 8, 6),
+            }),
+            Isa::Portable | Isa::Neon => None,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = isa;
+        None
     }
 }
 
-/// The column tile (NR) of the `f32` register-tile kernels of `isa`.
+/// The column tile (NR) of the `f32` register-tile kernels of `isa` (1 where there are none).
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn nr_f32(isa: Isa) -> usize {
-    kernels_f32(isa).2
+    tiles_of_f32(isa).map_or(1, |t| t.entry.2)
 }
 
 /// Runs an oriented `f32` batch, all of C, on the register tiles of `isa` on the calling
@@ -320,9 +340,13 @@ pub(crate) fn nr_f32(isa: Isa) -> usize {
 /// C(i, j) is one too, no two at one location, and nothing else accesses them during the call.
 #[cfg(target_arch = "x86_64")]
 pub(crate) unsafe fn tiles_f32(isa: Isa, s: &Shape<'_, f32>) {
-    let (kern, _, _) = kernels_f32(isa);
-    // SAFETY: the caller's contract, all of C.
-    unsafe { kern(s, [0, s.m, 0, s.n]) }
+    if let Some(Tiles {
+        entry: (kern, _, _),
+    }) = tiles_of_f32(isa)
+    {
+        // SAFETY: the caller's contract, all of C.
+        unsafe { kern(s, [0, s.m, 0, s.n]) }
+    }
 }
 
 /// The base pointers of one call, shared by its threads.
@@ -348,8 +372,7 @@ impl<'a, 's, T> Shared<'a, 's, T> {
 /// As the kernel entries: the instruction set of `isa` is available; `s` is an oriented batch
 /// whose every element is in bounds.
 #[cfg(target_arch = "x86_64")]
-unsafe fn split<T>(s: &Shape<'_, T>, threads: usize, isa: Isa, table: fn(Isa) -> Entry<T>) {
-    let (kern, mr, nr) = table(isa);
+unsafe fn split<T>(s: &Shape<'_, T>, threads: usize, (kern, mr, nr): Entry<T>) {
     let (along_m, len, unit) = if s.m >= s.n {
         (true, s.m, mr)
     } else {

@@ -56,6 +56,9 @@ impl Element for f32 {
         with_cached(&BUFS, f)
     }
     unpacked!(f32, Avx512S, Avx2S);
+    fn batch_tiles(isa: Isa) -> Option<super::batch::Tiles<f32>> {
+        super::batch::tiles_of_f32(isa)
+    }
     fn kernel_for_run(isa: Isa, run: usize) -> Option<KernelInfo<f32>> {
         #[cfg(target_arch = "x86_64")]
         if isa >= Isa::Avx2 && run == super::x86::FRACTAL_F32.0 {
@@ -100,6 +103,9 @@ impl Element for f64 {
         with_cached(&BUFS, f)
     }
     unpacked!(f64, Avx512D, Avx2D);
+    fn batch_tiles(isa: Isa) -> Option<super::batch::Tiles<f64>> {
+        super::batch::tiles_of_f64(isa)
+    }
     fn kernel_for_run(isa: Isa, run: usize) -> Option<KernelInfo<f64>> {
         #[cfg(target_arch = "x86_64")]
         if isa >= Isa::Avx2 && run == super::x86::FRACTAL_F64.0 {
