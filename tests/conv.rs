@@ -635,10 +635,7 @@ fn taps_route_every_geometry() {
                     let input = tensor(fx, x, false, 5);
                     let weights = tensor(Format::Abcd, k, true, 6);
                     let want = reference(&p, &input, &weights, None, dims);
-                    for (isa, threads) in Isa::available()
-                        .into_iter()
-                        .flat_map(|i| [(i, 1), (i, 2)])
-                    {
+                    for (isa, threads) in Isa::available().flat_map(|i| [(i, 1), (i, 2)]) {
                         let mut out = tensor(fy, dims, false, 7);
                         // (Packing::Never: the thread rule's size floor does not apply)
                         let opts = Options {

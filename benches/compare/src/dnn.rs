@@ -1046,7 +1046,10 @@ pub fn main(args: &[String]) {
             calls += 1;
         }
         let s = t.elapsed().as_secs_f64() / calls as f64;
-        println!("{name} nhwc={nhwc}: {calls} calls, {:.1} GFLOP/s", p.flop() / s / 1e9);
+        println!(
+            "{name} nhwc={nhwc}: {calls} calls, {:.1} GFLOP/s",
+            p.flop() / s / 1e9
+        );
         return;
     }
     if which == "matmul" || which == "all" {

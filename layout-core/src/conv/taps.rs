@@ -149,7 +149,10 @@ fn tile_runs(ow: usize, nr: usize) -> [(usize, usize, usize); 2] {
     let tiles = ow.div_ceil(nr.max(1)).max(1);
     let (base, extra) = (ow / tiles, ow % tiles);
     // `extra` tiles of base + 1, then the rest of base: (start, width, count)
-    [(0, base + 1, extra), (extra * (base + 1), base, tiles - extra)]
+    [
+        (0, base + 1, extra),
+        (extra * (base + 1), base, tiles - extra),
+    ]
 }
 
 /// The pointers one call shares with its threads.
@@ -232,7 +235,9 @@ pub(super) fn run(
     }
     #[cfg(target_arch = "x86_64")]
     {
-        rows(opts.isa, threads, groups, geo, input, src, rs, wt, ob, output, dst)
+        rows(
+            opts.isa, threads, groups, geo, input, src, rs, wt, ob, output, dst,
+        )
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -311,10 +316,8 @@ fn rows(
         let on = ob.min(og - o0);
         let wblock = (g * og + o0) * k;
         let in_g = input.base + input.t[0].off[n] + input.t[1].off[g * cg];
-        let out_row = output.base
-            + output.t[0].off[n]
-            + output.t[1].off[g * og + o0]
-            + output.t[2].off[y];
+        let out_row =
+            output.base + output.t[0].off[n] + output.t[1].off[g * og + o0] + output.t[2].off[y];
         let row0 = y as isize * geo.st[0] - geo.pad[0];
         // a tile every tap of which is in bounds over all its pixels
         let inside = |x0: usize, x1: usize| cols.iter().all(|&(lo, hi)| lo <= x0 && x1 <= hi);

@@ -433,7 +433,10 @@ mod x86 {
             let mut acc = [[L::zero(); MV]; NR];
             for it in s.items {
                 // the item's columns inside this tile, from its first
-                let (lo, hi) = (it.lo.saturating_sub(j).min(NR), it.hi.saturating_sub(j).min(NR));
+                let (lo, hi) = (
+                    it.lo.saturating_sub(j).min(NR),
+                    it.hi.saturating_sub(j).min(NR),
+                );
                 if lo >= hi {
                     continue;
                 }
