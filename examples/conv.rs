@@ -48,7 +48,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         "tap (1,1): pixel step {pixel_step}, channel step {channel_step} — conv2d reads each \
          tap's (pixels × C) matrix of this layout in place as one item of a batch-reduce GEMM \
          (gemm::batch_reduce), summing one product per tap into an output tile held in \
-         registers, the taps that fall in the padding left out per output-row segment."
+         registers, a tap that falls in the padding for some pixels of a tile cut to the others."
     );
     println!();
 

@@ -596,14 +596,23 @@ proptest! {
 }
 
 /// The taps route's cases by brute force: kernel rows merged into runs of S·C channels (NHWC,
-/// one group), halos of every width, strides, dilations, groups, N = 2, every format pair of
-/// the strided formats and the blocked output, every available instruction set.
+/// one group), halos of every width (taps cut inside full-width tiles), rows of 11 and 29
+/// pixels (tiles of even widths: 6 + 5, 5·5 + 4·1 … on AVX2, 12 + 12 + 5 on AVX-512), 21
+/// output channels (a masked channel tile), strides, dilations, groups, N = 2, every format
+/// pair of the strided formats and the blocked output, every available instruction set, one
+/// and two threads.
 #[test]
 fn taps_route_every_geometry() {
     let mut count = 0;
     for (r, s) in [(3, 3), (7, 7), (1, 3), (3, 1), (1, 1)] {
         for (stride, pad, dil) in [(1, 1, 1), (2, 3, 1), (1, 0, 1), (1, 2, 2), (2, 1, 1)] {
-            for (c, o, groups) in [(3, 5, 1), (4, 6, 2), (1, 2, 1)] {
+            for (c, o, groups, wd) in [
+                (3, 5, 1, 11),
+                (4, 6, 2, 11),
+                (1, 2, 1, 11),
+                (6, 21, 1, 29),
+                (4, 22, 2, 29),
+            ] {
                 let p = Conv2d {
                     stride: [stride, stride],
                     padding: [pad, pad],
@@ -611,7 +620,7 @@ fn taps_route_every_geometry() {
                     groups,
                     relu: false,
                 };
-                let x = [2, c, 9, 11];
+                let x = [2, c, 9, wd];
                 let k = [o, c / groups, r, s];
                 let Ok(dims) = p.output_dims(x, k) else {
                     continue;
@@ -626,9 +635,15 @@ fn taps_route_every_geometry() {
                     let input = tensor(fx, x, false, 5);
                     let weights = tensor(Format::Abcd, k, true, 6);
                     let want = reference(&p, &input, &weights, None, dims);
-                    for isa in Isa::available() {
+                    for (isa, threads) in Isa::available().flat_map(|i| [(i, 1), (i, 2)]) {
                         let mut out = tensor(fy, dims, false, 7);
-                        conv2d_with(isa, &p, &input, &weights, None, &mut out).unwrap();
+                        // (Packing::Never: the thread rule's size floor does not apply)
+                        let opts = Options {
+                            isa,
+                            threads,
+                            packing: Packing::Never,
+                        };
+                        conv2d_with(opts, &p, &input, &weights, None, &mut out).unwrap();
                         let mut at = 0;
                         for b in 0..dims[0] {
                             for oc in 0..dims[1] {
@@ -637,7 +652,7 @@ fn taps_route_every_geometry() {
                                         assert_eq!(
                                             out[[b, oc, i, j]],
                                             want[at],
-                                            "{isa:?} {p:?} {x:?} {k:?} {fx:?}/{fy:?} at {:?}",
+                                            "{isa:?} ×{threads} {p:?} {x:?} {k:?} {fx:?}/{fy:?} at {:?}",
                                             [b, oc, i, j]
                                         );
                                         at += 1;

@@ -244,7 +244,16 @@ pub mod ours {
         Some(Box::new(move |x, y| {
             let xt = Tensor::new(x, il).unwrap();
             let mut yt = Tensor::new(y, ol).unwrap();
-            conv2d_prepared(Options::default(), &params, &xt, &packed, None, &mut yt).unwrap();
+            // THREADS=2 (the `prof` mode's scaling runs): that many threads; default one
+            let threads = std::env::var("THREADS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(1);
+            let opts = Options {
+                threads,
+                ..Options::default()
+            };
+            conv2d_prepared(opts, &params, &xt, &packed, None, &mut yt).unwrap();
         }))
     }
 
@@ -982,7 +991,7 @@ pub fn main(args: &[String]) {
             i += 1;
         } else if args[i] == "--wall" {
             WALL.store(true, Ordering::Relaxed);
-        } else {
+        } else if i == 0 {
             which = args[i].clone();
         }
         i += 1;
@@ -1018,6 +1027,31 @@ pub fn main(args: &[String]) {
         threads_check(&d);
         return;
     }
+    if which == "prof" {
+        // `onednn prof LAYER nhwc|nchw SECONDS`: ours alone on one layer, for perf / callgrind
+        let li: usize = args.get(1).and_then(|v| v.parse().ok()).unwrap_or(0);
+        let nhwc = args.get(2).is_none_or(|v| v == "nhwc");
+        let secs: f64 = args.get(3).and_then(|v| v.parse().ok()).unwrap_or(5.0);
+        // (wall-clock time: with THREADS=2 the work is spread over two threads)
+        let (name, p) = layers()[li];
+        let q = ours_shape(&p);
+        let x = ints(p.c * p.h * p.w, 3);
+        let w = ints(p.o * p.c * p.r * p.s, 5);
+        let mut y = vec![0f32; p.o * q.oh * q.ow];
+        let f = ours::conv2d_f32(q, nhwc, &w).expect("conv2d");
+        let t = Instant::now();
+        let mut calls = 0usize;
+        while calls == 0 || t.elapsed().as_secs_f64() < secs {
+            f(black_box(&x), black_box(&mut y));
+            calls += 1;
+        }
+        let s = t.elapsed().as_secs_f64() / calls as f64;
+        println!(
+            "{name} nhwc={nhwc}: {calls} calls, {:.1} GFLOP/s",
+            p.flop() / s / 1e9
+        );
+        return;
+    }
     if which == "matmul" || which == "all" {
         println!();
         println!(
@@ -1048,8 +1082,19 @@ pub fn main(args: &[String]) {
             "| pair | layer (batch 1) | src/dst | oneDNN impl | oneDNN GFLOP/s | layout conv2d GFLOP/s | explicit im2col + layout GEMM GFLOP/s | conv2d ÷ oneDNN | im2col ÷ oneDNN |"
         );
         println!("|---|---|---|---|---|---|---|---|---|");
+        // LAYERS=0,2 runs only those layers; FORMATS=nhwc (or nchw) only that format
+        let layers_env = std::env::var("LAYERS").ok();
+        let formats = std::env::var("FORMATS").unwrap_or_default();
         for nhwc in [false, true] {
+            if !formats.is_empty() && formats != if nhwc { "nhwc" } else { "nchw" } {
+                continue;
+            }
             for (idx, (name, p)) in layers().iter().enumerate() {
+                if let Some(l) = &layers_env
+                    && !l.split(',').any(|v| v == idx.to_string())
+                {
+                    continue;
+                }
                 conv_row(&d, name, p, nhwc, idx == 1, rounds);
             }
         }

@@ -502,8 +502,7 @@ fn run<T: ConvElement>(
     let npix = oh * ow;
     // the taps as a batch-reduce, every tap's input read in place, the output written in place
     let geo = params.spatial([h, wd], [r, s])?;
-    // (one thread: the route runs one product per output row segment, each on the calling
-    // thread; a convolution on several threads takes the blocked engine, which splits it. A
+    // (its threads split the output rows, the front's thread rule on the whole convolution. A
     // 1×1 layer over pixel-contiguous input is a plain GEMM below, measured faster)
     let plain_nchw = r == 1
         && s == 1
@@ -513,7 +512,6 @@ fn run<T: ConvElement>(
         && input.t[1].step().is_some();
     if let Some(src32) = T::as_f32(src)
         && !plain_nchw
-        && gemm::threads(&opts, [npix, k, og]) == 1
         && taps::plan(opts.isa, input, output, &geo)
     {
         let ob = taps::block(k, og);
@@ -533,6 +531,7 @@ fn run<T: ConvElement>(
         };
         taps::run(
             opts,
+            gemm::threads(&opts, [npix.saturating_mul(n_img), k, o]),
             groups,
             &geo,
             input,

@@ -1,13 +1,13 @@
-//! Convolution taps as a batch-reduce GEMM ([`batch_reduce`]): for one output row segment,
-//! the filter tap (r, s) reads a strided matrix of the input — pixel `x` at
-//! `x·stride·sW`, channel `c` at `c·sC` from the tap's first pixel, the im2col layout's
-//! `(OW, C) : (stride·sW, sC)` modes at a fixed `(R, S)` coordinate — and the segment's output
-//! is `Σ_taps X_tap · W_tap`, each `X_tap` read in place (no window is packed) and the C tile
+//! Convolution taps as a batch-reduce GEMM (the register tiles of [`batch_reduce`]): for one
+//! tile of an output row, the filter tap (r, s) reads a strided matrix of the input — pixel
+//! `x` at `x·stride·sW`, channel `c` at `c·sC` from the tap's first pixel, the im2col layout's
+//! `(OW, C) : (stride·sW, sC)` modes at a fixed `(R, S)` coordinate — and the tile's output is
+//! `Σ_taps X_tap · W_tap`, each `X_tap` read in place (no window is packed) and the C tile
 //! kept in registers across the taps.
 //!
 //! The padding halo stays a predicate: a row's taps whose input row is outside the input are
-//! left out, and each output row is cut into segments (the left halo, the interior, the right
-//! halo) over which the set of in-bounds column taps is constant.
+//! left out, and a column tap in bounds for only some pixels of a tile is an item cut to
+//! those pixels (the tile keeps its full width; its other columns skip that tap).
 
 use std::vec::Vec;
 
@@ -15,7 +15,7 @@ use super::error::ConvError;
 use super::geom::{Desc, Spatial};
 use super::im2col::KOrder;
 use super::run::{Filters, mat_mut, mat_ref};
-use crate::gemm::{Isa, MatRef, Options, batch_reduce};
+use crate::gemm::{Isa, Options, batch_reduce};
 
 /// Bytes of filters (every tap of a block of output channels) kept in L2 while the output
 /// rows stream.
@@ -24,9 +24,8 @@ const FILTER_BLOCK_BYTES: usize = 160 << 10;
 /// Whether the taps route runs `f32` inputs of these descriptions: the register-tile kernels
 /// need AVX2 or AVX-512, and each tap's input and the output must be strided matrices (the
 /// input's C and W axes and the output's channel and W axes arithmetic, one stride each). The
-/// batch-reduce picks the side its tiles run along (output channels, contiguous in the
-/// regrouped filters, or pixels when the input's and output's W axes are unit stride).
-/// Geometry beyond 2²⁰ (stride, padding or dilation) takes the windows route, whose
+/// tiles run along the output channels (contiguous in the regrouped filters), pixels
+/// broadcast. Geometry beyond 2²⁰ (stride, padding or dilation) takes the windows route, whose
 /// arithmetic is checked for every extreme; here the products of these with extents stay far
 /// inside `isize`.
 pub(super) fn plan(isa: Isa, input: &Desc, output: &Desc, geo: &Spatial) -> bool {
@@ -43,6 +42,7 @@ pub(super) fn plan(isa: Isa, input: &Desc, output: &Desc, geo: &Spatial) -> bool
 }
 
 /// The `[lo, hi)` output columns for which column tap `s` reads inside the input.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn columns(s: usize, geo: &Spatial, in_w: usize, out_w: usize) -> (usize, usize) {
     // in i128: products and sums of isize values cannot overflow it
     let (st, pad, dil) = (
@@ -140,11 +140,54 @@ pub(super) fn tapped(
     })
 }
 
+/// How a row of `ow` output pixels is cut into column tiles of at most `nr`: as few tiles as
+/// `nr` allows, of widths differing by at most one (14 = 5 + 5 + 4 rather than 6 + 6 + 2: a
+/// tile narrower than about 4 columns has too few accumulators to hide the FMA latency).
+/// `(start, width, count)` of each run of equal widths.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn tile_runs(ow: usize, nr: usize) -> [(usize, usize, usize); 2] {
+    let tiles = ow.div_ceil(nr.max(1)).max(1);
+    let (base, extra) = (ow / tiles, ow % tiles);
+    // `extra` tiles of base + 1, then the rest of base: (start, width, count)
+    [
+        (0, base + 1, extra),
+        (extra * (base + 1), base, tiles - extra),
+    ]
+}
+
+/// The pointers one call shares with its threads.
+#[cfg(target_arch = "x86_64")]
+struct Ptrs {
+    src: *const f32,
+    wt: *const f32,
+    dst: *mut f32,
+}
+// SAFETY: the threads only read `src` and `wt`, and write disjoint output rows through `dst`
+// (an injective output: distinct coordinates, distinct elements); scoped to the call.
+#[cfg(target_arch = "x86_64")]
+unsafe impl Sync for Ptrs {}
+
+#[cfg(target_arch = "x86_64")]
+impl Ptrs {
+    /// The pointers (a method, so that a closure captures the whole `Sync` wrapper).
+    fn get(&self) -> (*const f32, *const f32, *mut f32) {
+        (self.src, self.wt, self.dst)
+    }
+}
+
 /// Runs the convolution (every image and group) on the taps route into `dst` (no bias, no
-/// ReLU: the caller's epilogue), with the filters regrouped by [`tapped`] in blocks of `ob`.
+/// ReLU: the caller's epilogue), with the filters regrouped by [`tapped`] in blocks of `ob`,
+/// on `threads` threads (output rows split among them).
+///
+/// Each output row of a block of output channels is cut into column tiles ([`tile_runs`]); the
+/// taps of a tile are the batch: a tap in bounds for every pixel of the tile is read in place
+/// (for NHWC inputs, a kernel row's such taps as one item of S·C channels), a tap in bounds for
+/// some of them only (the padding halo) is an item cut to those pixels, and a tap in bounds
+/// for none is left out. The output tile stays in registers across the batch.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run(
     opts: Options,
+    threads: usize,
     groups: usize,
     geo: &Spatial,
     input: &Desc,
@@ -155,10 +198,76 @@ pub(super) fn run(
     output: &Desc,
     dst: &mut [f32],
 ) -> Result<(), ConvError> {
-    let [n_img, c, h, in_w] = input.dims;
+    let [n_img, c, _, _] = input.dims;
     let [_, o, oh, ow] = output.dims;
     let (cg, og) = (c / groups, o / groups);
     let [r, s] = rs;
+    let k = cg * r * s;
+    let (sc, so) = (
+        input.t[1].step().unwrap_or(0),
+        output.t[1].step().unwrap_or(0),
+    );
+    // 1×1, stride 1, no padding, pixels one stride in both: the whole image in one product
+    let whole = match (input.merged_hw(), output.merged_hw()) {
+        (Some(pi), Some(po)) if r == 1 && s == 1 && geo.st == [1, 1] && geo.pad == [0, 0] => {
+            Some((pi, po))
+        }
+        _ => None,
+    };
+    if let Some((pi, po)) = whole {
+        let npix = oh * ow;
+        for n in 0..n_img {
+            let in_base = input.base + input.t[0].off[n];
+            for g in 0..groups {
+                let in_g = in_base + input.t[1].off[g * cg];
+                for o0 in (0..og).step_by(ob) {
+                    let on = ob.min(og - o0);
+                    let wblock = ((g * og + o0) * k) as isize;
+                    let out_g = output.base + output.t[0].off[n] + output.t[1].off[g * og + o0];
+                    let a = mat_ref(src, in_g, npix, cg, pi, sc)?;
+                    let b = mat_ref(wt, wblock, cg, on, on as isize, 1)?;
+                    let cm = mat_mut(dst, out_g, npix, on, po, so)?;
+                    batch_reduce(opts, 1.0f32, &[a], &[b], 0.0, cm)?;
+                }
+            }
+        }
+        return Ok(());
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        rows(
+            opts.isa, threads, groups, geo, input, src, rs, wt, ob, output, dst,
+        )
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        // `plan` refuses every instruction set of this architecture
+        let _ = (threads, sc, so, wt, ob, dst);
+        unreachable!("the taps route on {:?}", opts.isa)
+    }
+}
+
+/// [`run`]'s rows: every (image, group, block of output channels, output row) one unit of
+/// work, the units split among `threads`.
+#[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
+fn rows(
+    isa: Isa,
+    threads: usize,
+    groups: usize,
+    geo: &Spatial,
+    input: &Desc,
+    src: &[f32],
+    [r, s]: [usize; 2],
+    wt: &[f32],
+    ob: usize,
+    output: &Desc,
+    dst: &mut [f32],
+) -> Result<(), ConvError> {
+    use crate::gemm::{BatchItem as Item, BatchShape as Shape, nr_f32, tiles_f32};
+    let [n_img, c, h, in_w] = input.dims;
+    let [_, o, oh, ow] = output.dims;
+    let (cg, og) = (c / groups, o / groups);
     let k = cg * r * s;
     let (sc, sw) = (
         input.t[1].step().unwrap_or(0),
@@ -168,107 +277,141 @@ pub(super) fn run(
         output.t[1].step().unwrap_or(0),
         output.t[3].step().unwrap_or(0),
     );
-    // the column taps' in-bounds output columns, and the segment bounds they make
+    // the column taps' in-bounds output columns
     let cols: Vec<(usize, usize)> = (0..s).map(|j| columns(j, geo, in_w, ow)).collect();
-    let mut bounds: Vec<usize> = cols.iter().flat_map(|&(lo, hi)| [lo, hi]).collect();
-    bounds.extend([0, ow]);
-    bounds.sort_unstable();
-    bounds.dedup();
-    let mut av: Vec<MatRef<'_, f32>> = Vec::new();
-    let mut bv: Vec<MatRef<'_, f32>> = Vec::new();
-    let cap = r * s;
-    av.try_reserve_exact(cap)
-        .map_err(|_| ConvError::Allocation { elements: cap })?;
-    bv.try_reserve_exact(cap)
-        .map_err(|_| ConvError::Allocation { elements: cap })?;
     // NHWC-like inputs (the next pixel is the next C channels: one group, no dilation along W):
-    // a kernel row's taps are one run of S·C channels, one batch item per kernel row
+    // a kernel row's taps in bounds over a whole tile are one run of channels, one item
     let merge_s = groups == 1 && geo.dil[1] == 1 && sw == c as isize * sc;
-    // 1×1, stride 1, no padding, pixels one stride in both: the whole image in one product
-    let whole = match (input.merged_hw(), output.merged_hw()) {
-        (Some(pi), Some(po)) if r == 1 && s == 1 && geo.st == [1, 1] && geo.pad == [0, 0] => {
-            Some((pi, po))
-        }
-        _ => None,
+    let runs = tile_runs(ow, nr_f32(isa));
+    let blocks = og.div_ceil(ob.max(1));
+    let units = n_img * groups * blocks * oh;
+    let parts = threads.clamp(1, units.max(1));
+    // every part's item buffer, allocated before anything is written
+    let cap = r * s;
+    let mut bufs: Vec<Vec<Item<f32>>> = Vec::new();
+    bufs.try_reserve_exact(parts)
+        .map_err(|_| ConvError::Allocation { elements: parts })?;
+    for _ in 0..parts {
+        let mut v = Vec::new();
+        v.try_reserve_exact(cap)
+            .map_err(|_| ConvError::Allocation { elements: cap })?;
+        bufs.push(v);
+    }
+    let bufs: Vec<std::sync::Mutex<Vec<Item<f32>>>> =
+        bufs.into_iter().map(std::sync::Mutex::new).collect();
+    let ptrs = Ptrs {
+        src: src.as_ptr(),
+        wt: wt.as_ptr(),
+        dst: dst.as_mut_ptr(),
     };
-    for n in 0..n_img {
-        let in_base = input.base + input.t[0].off[n];
-        for g in 0..groups {
-            let in_g = in_base + input.t[1].off[g * cg];
-            for o0 in (0..og).step_by(ob) {
-                let on = ob.min(og - o0);
-                let wblock = ((g * og + o0) * k) as isize;
-                let out_g = output.base + output.t[0].off[n] + output.t[1].off[g * og + o0];
-                if let Some((pi, po)) = whole {
-                    // 1×1, stride 1, no padding: one product over every pixel of the image
-                    let npix = oh * ow;
-                    let a = mat_ref(src, in_g, npix, cg, pi, sc)?;
-                    let b = mat_ref(wt, wblock, cg, on, on as isize, 1)?;
-                    let cm = mat_mut(dst, out_g, npix, on, po, so)?;
-                    batch_reduce(opts, 1.0f32, &[a], &[b], 0.0, cm)?;
-                    continue;
-                }
-                for y in 0..oh {
-                    let row0 = y as isize * geo.st[0] - geo.pad[0];
-                    for seg in bounds.windows(2) {
-                        let (x0, x1) = (seg[0], seg[1]);
-                        if x0 >= x1 {
-                            continue;
-                        }
-                        av.clear();
-                        bv.clear();
-                        // the column taps in bounds over the whole segment: an interval
-                        let valid =
-                            |&(_, &(lo, hi)): &(usize, &(usize, usize))| lo <= x0 && x1 <= hi;
-                        let mut js = cols.iter().enumerate().filter(valid).map(|(j, _)| j);
-                        let Some(j_lo) = js.next() else {
-                            let cm = mat_mut(
-                                dst,
-                                out_g + output.t[2].off[y] + output.t[3].off[x0],
-                                x1 - x0,
-                                on,
-                                sow,
-                                so,
-                            )?;
-                            batch_reduce(opts, 1.0f32, &[], &[], 0.0, cm)?;
-                            continue;
-                        };
-                        let j_hi = js.next_back().unwrap_or(j_lo) + 1;
-                        for i in 0..r {
-                            let ih = row0 + i as isize * geo.dil[0];
-                            if ih < 0 || ih >= h as isize {
-                                continue;
-                            }
-                            let tap = |j: usize| {
-                                let iw =
-                                    x0 as isize * geo.st[1] + j as isize * geo.dil[1] - geo.pad[1];
-                                let origin = in_g
-                                    + input.t[2].off[ih as usize]
-                                    + input.t[3].off[iw as usize];
-                                (origin, wblock + ((i * s + j) * cg * on) as isize)
-                            };
-                            if merge_s {
-                                // the row's taps j_lo..j_hi as one run of (j_hi − j_lo)·C
-                                // channels (the next tap is the next pixel, C channels on)
-                                let (xo, wo) = tap(j_lo);
-                                let kk = (j_hi - j_lo) * cg;
-                                av.push(mat_ref(src, xo, x1 - x0, kk, geo.st[1] * sw, sc)?);
-                                bv.push(mat_ref(wt, wo, kk, on, on as isize, 1)?);
-                            } else {
-                                for j in j_lo..j_hi {
-                                    let (xo, wo) = tap(j);
-                                    av.push(mat_ref(src, xo, x1 - x0, cg, geo.st[1] * sw, sc)?);
-                                    bv.push(mat_ref(wt, wo, cg, on, on as isize, 1)?);
-                                }
-                            }
-                        }
-                        let corigin = out_g + output.t[2].off[y] + output.t[3].off[x0];
-                        let cm = mat_mut(dst, corigin, x1 - x0, on, sow, so)?;
-                        batch_reduce(opts, 1.0f32, &av, &bv, 0.0, cm)?;
+    let ptrs = &ptrs;
+    let w0 = input.t[3].off.first().copied().unwrap_or(0);
+    let unit = |u: usize, items: &mut Vec<Item<f32>>| {
+        let (src, wt, dst) = ptrs.get();
+        let y = u % oh;
+        let b = u / oh % blocks;
+        let g = u / oh / blocks % groups;
+        let n = u / oh / blocks / groups;
+        let o0 = b * ob;
+        let on = ob.min(og - o0);
+        let wblock = (g * og + o0) * k;
+        let in_g = input.base + input.t[0].off[n] + input.t[1].off[g * cg];
+        let out_row =
+            output.base + output.t[0].off[n] + output.t[1].off[g * og + o0] + output.t[2].off[y];
+        let row0 = y as isize * geo.st[0] - geo.pad[0];
+        // a tile every tap of which is in bounds over all its pixels
+        let inside = |x0: usize, x1: usize| cols.iter().all(|&(lo, hi)| lo <= x0 && x1 <= hi);
+        for &(start, width, count) in &runs {
+            let mut t = 0;
+            while t < count {
+                let x0 = start + t * width;
+                let x1 = x0 + width;
+                // consecutive inside tiles of one width: one call, each tile `width` on from
+                // the last (the same items, read from x0)
+                let mut tiles = 1;
+                if inside(x0, x1) {
+                    while t + tiles < count && inside(x0, x1 + tiles * width) {
+                        tiles += 1;
                     }
                 }
+                t += tiles;
+                items.clear();
+                for i in 0..r {
+                    let ih = row0 + i as isize * geo.dil[0];
+                    if ih < 0 || ih >= h as isize {
+                        continue;
+                    }
+                    let in_row = in_g + input.t[2].off[ih as usize] + w0;
+                    // tap j's item from output column x0 (its first input column may lie in
+                    // the padding: the item is then cut to the columns inside)
+                    let item = |j: usize, kk: usize, lo: usize, hi: usize| {
+                        let iw = x0 as isize * geo.st[1] + j as isize * geo.dil[1] - geo.pad[1];
+                        Item {
+                            // SAFETY: the block's tap j of row i is inside the regrouped filters
+                            a: unsafe { wt.add(wblock + (i * s + j) * cg * on) },
+                            lda: on as isize,
+                            b: src.wrapping_offset(in_row + iw * sw),
+                            rsb: sc,
+                            csb: geo.st[1] * sw,
+                            k: kk,
+                            lo,
+                            hi,
+                        }
+                    };
+                    // the taps in bounds over the whole tile: an interval (the bounds move
+                    // with j one way); the others in bounds for part of it, cut
+                    let full = |j: usize| cols[j].0 <= x0 && x1 <= cols[j].1;
+                    let mut j = 0;
+                    while j < s {
+                        let (lo, hi) = (cols[j].0.max(x0), cols[j].1.min(x1));
+                        if lo >= hi {
+                            j += 1;
+                        } else if !full(j) {
+                            items.push(item(j, cg, lo - x0, hi - x0));
+                            j += 1;
+                        } else if merge_s {
+                            let mut e = j + 1;
+                            while e < s && full(e) {
+                                e += 1;
+                            }
+                            items.push(item(j, (e - j) * cg, 0, usize::MAX));
+                            j = e;
+                        } else {
+                            items.push(item(j, cg, 0, usize::MAX));
+                            j += 1;
+                        }
+                    }
+                }
+                let shape = Shape {
+                    m: on,
+                    n: width * tiles,
+                    nt: width,
+                    alpha: 1.0f32,
+                    beta: 0.0,
+                    items,
+                    c: dst.wrapping_offset(out_row + output.t[3].off[x0]),
+                    ldc: sow,
+                    crs: so,
+                };
+                // SAFETY: `plan` admitted AVX2 or AVX-512, checked available by the caller;
+                // every filter element read is inside the regrouped block (on channels × the
+                // item's k taps·channels); every input element read is at a column whose tap
+                // is in bounds (the item's columns) and a channel below C of an in-bounds row:
+                // an element of the input tensor, inside `src`; every C element is the output
+                // element (n, g·O/groups + o0 + i, y, x0 + j), inside `dst`, written by this
+                // unit only (the output is injective, units are distinct rows). Over several
+                // inside tiles every item is whole, in bounds for every pixel of them.
+                unsafe { tiles_f32(isa, &shape) };
             }
         }
-    }
+    };
+    crate::gemm::split_threads(parts, &|t| {
+        let lo = units * t / parts;
+        let hi = units * (t + 1) / parts;
+        let mut items = bufs[t].lock().unwrap_or_else(|e| e.into_inner());
+        for u in lo..hi {
+            unit(u, &mut items);
+        }
+    });
     Ok(())
 }

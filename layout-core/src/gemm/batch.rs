@@ -129,30 +129,44 @@ fn run<T: Element>(opts: Options, alpha: T, beta: T, p: Batch<'_, T>) {
     }
 }
 
-/// One item of an oriented batch: `A(i, p) = a + i + p·lda`, `B(p, j) = b + p·rsb + j·csb`.
+/// One item of an oriented batch: `A(i, p) = a + i + p·lda`, `B(p, j) = b + p·rsb + j·csb` for
+/// `p < k`, adding to the columns `lo ≤ j < hi` of C only (all of them in a public call; a
+/// convolution's tap that reads the padding for some pixels is cut there, and its B is read
+/// only inside the range: outside it the addresses need not exist).
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 pub(crate) struct Item<T> {
-    a: *const T,
-    lda: isize,
-    b: *const T,
-    rsb: isize,
-    csb: isize,
+    pub a: *const T,
+    pub lda: isize,
+    pub b: *const T,
+    pub rsb: isize,
+    pub csb: isize,
+    pub k: usize,
+    pub lo: usize,
+    pub hi: usize,
 }
 
+// SAFETY: an item is addresses and strides; it is read through only under the kernels'
+// contract (every address it reaches inside its columns an element of a live allocation, C's
+// parts disjoint among threads), whichever thread holds it.
+#[cfg(target_arch = "x86_64")]
+unsafe impl<T: Sync> Send for Item<T> {}
+
 /// An oriented batch for the register-tile kernels: every A's rows unit stride;
-/// `C(i, j) = c + i·crs + j·ldc`.
+/// `C(i, j) = c + i·crs + j·ldc`; the columns run in tiles of `nt` (at most the kernel's NR:
+/// a caller that knows its width spreads it over tiles of even widths, so that no narrow tile,
+/// bound by the FMA latency, is left at the end).
 #[cfg(target_arch = "x86_64")]
 pub(crate) struct Shape<'s, T> {
-    m: usize,
-    k: usize,
-    n: usize,
-    alpha: T,
-    beta: T,
-    items: &'s [Item<T>],
-    c: *mut T,
-    ldc: isize,
-    crs: isize,
+    pub m: usize,
+    pub n: usize,
+    pub nt: usize,
+    pub alpha: T,
+    pub beta: T,
+    pub items: &'s [Item<T>],
+    pub c: *mut T,
+    pub ldc: isize,
+    pub crs: isize,
 }
 
 /// Runs `p` on the register-tile kernels of `isa` for `T` (f32 or f64 on AVX2 or AVX-512) when
@@ -160,8 +174,10 @@ pub(crate) struct Shape<'s, T> {
 fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        use core::any::TypeId;
-        if !matches!(isa, Isa::Avx2 | Isa::Avx512) || p.c.cmap.is_some() {
+        let Some(tiles) = T::batch_tiles(isa) else {
+            return false;
+        };
+        if p.c.cmap.is_some() {
             return false;
         }
         let [m, k, n] = p.mkn;
@@ -180,11 +196,7 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
         // possible sides, the one whose tiles are fuller, then the one where C is unit stride.
         let a_ok = p.items.iter().all(|(a, _)| unit(a.at.rs, m));
         let b_ok = p.items.iter().all(|(_, b)| unit(b.at.cs, n));
-        let mr = match (core::mem::size_of::<T>(), isa) {
-            (4, Isa::Avx512) | (8, Isa::Avx512) => 32,
-            (8, _) => 8,
-            _ => 16,
-        };
+        let (_, mr, _) = tiles.entry;
         // tile fullness along a side of `e`, in units of 1/1024
         let full = |e: usize| e * 1024 / (e.div_ceil(mr) * mr).max(1);
         let as_is = a_ok
@@ -211,6 +223,9 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
                     b: pb,
                     rsb: b.at.rs,
                     csb: b.at.cs,
+                    k,
+                    lo: 0,
+                    hi: usize::MAX,
                 }
             } else {
                 // Cᵀ = Σ Bᵢᵀ·Aᵢᵀ: Bᵢᵀ (n × k) is the vectorised operand, Aᵢᵀ (k × m) broadcast
@@ -220,6 +235,9 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
                     b: pa,
                     rsb: a.at.cs,
                     csb: a.at.rs,
+                    k,
+                    lo: 0,
+                    hi: usize::MAX,
                 }
             });
         }
@@ -227,8 +245,8 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
         let cptr = unsafe { p.c.c.as_ptr().offset(sc.origin) as *mut T };
         let s = Shape {
             m: if as_is { m } else { n },
-            k,
             n: if as_is { n } else { m },
+            nt: usize::MAX,
             alpha,
             beta,
             items: &items,
@@ -236,23 +254,11 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
             ldc: if as_is { sc.cs } else { sc.rs },
             crs: if as_is { sc.rs } else { sc.cs },
         };
-        // SAFETY: `T` is the element of the kernels it is cast to (equal `TypeId`s), so every
-        // pointer and value keeps its type; the instruction set was checked available by the
-        // front; the oriented operands have unit-stride rows and every element of them is in
-        // bounds (checked); C is written only through `cptr`, which `p.c.c` (a `&mut`) owns for
-        // the call.
-        unsafe {
-            let id = TypeId::of::<T>();
-            if id == TypeId::of::<f32>() {
-                let s: &Shape<'_, f32> = &*(&s as *const Shape<'_, T>).cast();
-                split(s, p.threads, isa, kernels_f32);
-            } else if id == TypeId::of::<f64>() {
-                let s: &Shape<'_, f64> = &*(&s as *const Shape<'_, T>).cast();
-                split(s, p.threads, isa, kernels_f64);
-            } else {
-                return false;
-            }
-        }
+        // SAFETY: the instruction set was checked available by the front and the kernels are
+        // `T`'s own (its hook); the oriented operands have unit-stride rows and every element
+        // of them is in bounds (checked); C is written only through `cptr`, which `p.c.c` (a
+        // `&mut`) owns for the call.
+        unsafe { split(&s, p.threads, tiles.entry) };
         true
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -262,26 +268,84 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
     }
 }
 
-/// The tile kernels of one element type: `(AVX2, AVX-512)` entries, each running rows
-/// `rows` × columns `cols` of an oriented batch, with the tile shape `(MR, NR)`.
+/// A tile kernel: runs the part `[r0, r1, c0, c1]` of an oriented batch; with its tile shape
+/// `(MR, NR)`.
 #[cfg(target_arch = "x86_64")]
 type Entry<T> = (unsafe fn(&Shape<'_, T>, [usize; 4]), usize, usize);
 
-#[cfg(target_arch = "x86_64")]
-fn kernels_f32(isa: Isa) -> Entry<f32> {
-    if isa == Isa::Avx512 {
-        (x86::avx512_f32, 32, 12)
-    } else {
-        (x86::avx2_f32, 16, 6)
+/// The register-tile kernels of one element type and instruction set, as the element's hook
+/// ([`Element::batch_tiles`]) gives them; nothing off x86-64.
+#[doc(hidden)]
+pub struct Tiles<T> {
+    #[cfg(target_arch = "x86_64")]
+    entry: Entry<T>,
+    #[cfg(not(target_arch = "x86_64"))]
+    _none: core::marker::PhantomData<T>,
+}
+
+/// `Element::batch_tiles` of `f32`: the AVX2 16 × 6 and AVX-512 32 × 12 tiles.
+pub(crate) fn tiles_of_f32(isa: Isa) -> Option<Tiles<f32>> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match isa {
+            Isa::Avx512 => Some(Tiles {
+                entry: (x86::avx512_f32, 32, 12),
+            }),
+            Isa::Avx2 => Some(Tiles {
+                entry: (x86::avx2_f32, 16, 6),
+            }),
+            Isa::Portable | Isa::Neon => None,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = isa;
+        None
     }
 }
 
+/// `Element::batch_tiles` of `f64`: the AVX2 8 × 6 and AVX-512 32 × 6 tiles.
+pub(crate) fn tiles_of_f64(isa: Isa) -> Option<Tiles<f64>> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match isa {
+            Isa::Avx512 => Some(Tiles {
+                entry: (x86::avx512_f64, 32, 6),
+            }),
+            Isa::Avx2 => Some(Tiles {
+                entry: (x86::avx2_f64, 8, 6),
+            }),
+            Isa::Portable | Isa::Neon => None,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = isa;
+        None
+    }
+}
+
+/// The column tile (NR) of the `f32` register-tile kernels of `isa` (1 where there are none).
 #[cfg(target_arch = "x86_64")]
-fn kernels_f64(isa: Isa) -> Entry<f64> {
-    if isa == Isa::Avx512 {
-        (x86::avx512_f64, 32, 6)
-    } else {
-        (x86::avx2_f64, 8, 6)
+pub(crate) fn nr_f32(isa: Isa) -> usize {
+    tiles_of_f32(isa).map_or(1, |t| t.entry.2)
+}
+
+/// Runs an oriented `f32` batch, all of C, on the register tiles of `isa` on the calling
+/// thread: the route of a caller that checked its operands itself (the convolution's taps).
+///
+/// # Safety
+/// `isa` is AVX2 or AVX-512 and available; every A(i, p) of every item (i < m, p < its k) and
+/// every B(p, j) with j inside the item's columns is an element of a live allocation; every
+/// C(i, j) is one too, no two at one location, and nothing else accesses them during the call.
+#[cfg(target_arch = "x86_64")]
+pub(crate) unsafe fn tiles_f32(isa: Isa, s: &Shape<'_, f32>) {
+    if let Some(Tiles {
+        entry: (kern, _, _),
+    }) = tiles_of_f32(isa)
+    {
+        // SAFETY: the caller's contract, all of C.
+        unsafe { kern(s, [0, s.m, 0, s.n]) }
     }
 }
 
@@ -308,8 +372,7 @@ impl<'a, 's, T> Shared<'a, 's, T> {
 /// As the kernel entries: the instruction set of `isa` is available; `s` is an oriented batch
 /// whose every element is in bounds.
 #[cfg(target_arch = "x86_64")]
-unsafe fn split<T>(s: &Shape<'_, T>, threads: usize, isa: Isa, table: fn(Isa) -> Entry<T>) {
-    let (kern, mr, nr) = table(isa);
+unsafe fn split<T>(s: &Shape<'_, T>, threads: usize, (kern, mr, nr): Entry<T>) {
     let (along_m, len, unit) = if s.m >= s.n {
         (true, s.m, mr)
     } else {
@@ -369,9 +432,19 @@ mod x86 {
             let whole = |v: usize| FULL || v + 1 < MV;
             let mut acc = [[L::zero(); MV]; NR];
             for it in s.items {
+                // the item's columns inside this tile, from its first
+                let (lo, hi) = (
+                    it.lo.saturating_sub(j).min(NR),
+                    it.hi.saturating_sub(j).min(NR),
+                );
+                if lo >= hi {
+                    continue;
+                }
                 let mut a = it.a.add(i);
-                let mut b = it.b.offset(j as isize * it.csb);
-                for _ in 0..s.k {
+                // (outside the item's columns B's addresses need not exist: wrapping arithmetic,
+                // read only inside them)
+                let mut b = it.b.wrapping_offset(j as isize * it.csb);
+                let load_a = |a: *const L::E| {
                     let mut av = [L::zero(); MV];
                     for v in 0..MV {
                         av[v] = if whole(v) {
@@ -380,14 +453,40 @@ mod x86 {
                             L::load(mask, a.add(v * L::LANES))
                         };
                     }
-                    for jj in 0..NR {
-                        let bj = L::splat(*b.offset(jj as isize * it.csb));
-                        for v in 0..MV {
-                            acc[jj][v] = L::fma(av[v], bj, acc[jj][v]);
+                    av
+                };
+                if lo == 0 && hi == NR {
+                    // one base per column and one offset stepping along k: a single index
+                    // update per k step, not one per broadcast
+                    let cols: [*const L::E; NR] =
+                        core::array::from_fn(|jj| b.wrapping_offset(jj as isize * it.csb));
+                    let mut off = 0isize;
+                    for _ in 0..it.k {
+                        let av = load_a(a);
+                        for jj in 0..NR {
+                            let bj = L::splat(*cols[jj].wrapping_offset(off));
+                            for v in 0..MV {
+                                acc[jj][v] = L::fma(av[v], bj, acc[jj][v]);
+                            }
                         }
+                        a = a.offset(it.lda);
+                        off = off.wrapping_add(it.rsb);
                     }
-                    a = a.offset(it.lda);
-                    b = b.offset(it.rsb);
+                } else {
+                    // a tap cut by the padding: the tile's other columns skip it
+                    for _ in 0..it.k {
+                        let av = load_a(a);
+                        for jj in 0..NR {
+                            if lo <= jj && jj < hi {
+                                let bj = L::splat(*b.wrapping_offset(jj as isize * it.csb));
+                                for v in 0..MV {
+                                    acc[jj][v] = L::fma(av[v], bj, acc[jj][v]);
+                                }
+                            }
+                        }
+                        a = a.offset(it.lda);
+                        b = b.wrapping_offset(it.rsb);
+                    }
                 }
             }
             let alpha = L::splat(s.alpha);
@@ -475,24 +574,27 @@ mod x86 {
     ) {
         let mr = MV * L::LANES;
         let size = core::mem::size_of::<L::E>();
-        let per_row =
-            s.k.saturating_mul(s.items.len())
-                .saturating_mul(size)
-                .max(1);
+        let per_row = s
+            .items
+            .iter()
+            .fold(0usize, |t, it| t.saturating_add(it.k))
+            .saturating_mul(size)
+            .max(1);
+        let nt = s.nt.clamp(1, NR);
         let mc = (BLOCK_BYTES / per_row / mr).max(1) * mr;
         let mut i0 = r0;
         while i0 < r1 {
             let i1 = (i0 + mc).min(r1);
             let mut j = c0;
             while j < c1 {
-                let nr = (c1 - j).min(NR);
+                let nr = (c1 - j).min(nt);
                 let mut i = i0;
                 while i < i1 {
                     let rows = (i1 - i).min(mr);
                     by(rows.div_ceil(L::LANES), nr, i, j, rows);
                     i += mr;
                 }
-                j += NR;
+                j += nt;
             }
             i0 = i1;
         }

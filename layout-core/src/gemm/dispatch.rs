@@ -49,6 +49,9 @@ macro_rules! unpacked {
 
 impl Element for f32 {
     const OP: &'static str = "sgemm";
+    fn batch_tiles(isa: Isa) -> Option<super::batch::Tiles<f32>> {
+        super::batch::tiles_of_f32(isa)
+    }
     fn with_buffers<R>(f: impl FnOnce(&mut Vec<f32>, &mut Vec<f32>) -> R) -> R {
         std::thread_local! {
             static BUFS: RefCell<(Vec<f32>, Vec<f32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
@@ -96,6 +99,9 @@ impl Element for f32 {
 
 impl Element for f64 {
     const OP: &'static str = "dgemm";
+    fn batch_tiles(isa: Isa) -> Option<super::batch::Tiles<f64>> {
+        super::batch::tiles_of_f64(isa)
+    }
     fn with_buffers<R>(f: impl FnOnce(&mut Vec<f64>, &mut Vec<f64>) -> R) -> R {
         std::thread_local! {
             static BUFS: RefCell<(Vec<f64>, Vec<f64>)> = const { RefCell::new((Vec::new(), Vec::new())) };

@@ -100,6 +100,10 @@ pub trait Element:
     /// do not map and fault in fresh pages each time); fresh buffers when they are in use.
     #[doc(hidden)]
     fn with_buffers<R>(f: impl FnOnce(&mut Vec<Self>, &mut Vec<Self>) -> R) -> R;
+    /// The batch-reduce's register-tile kernels for `isa` (`batch.rs`), `None` where it has
+    /// none.
+    #[doc(hidden)]
+    fn batch_tiles(isa: Isa) -> Option<super::batch::Tiles<Self>>;
 }
 
 /// A checked strided product for the unpacked kernels: every element (i, j) of each operand

@@ -135,4 +135,8 @@ pub(crate) use {
     kernel::Kern,
     maps::Mapped,
     pack::Panels,
+    threads::split as split_threads,
 };
+// the batch-reduce's register tiles, for the convolution's taps (`conv/taps.rs`)
+#[cfg(target_arch = "x86_64")]
+pub(crate) use batch::{Item as BatchItem, Shape as BatchShape, nr_f32, tiles_f32};
