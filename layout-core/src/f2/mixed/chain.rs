@@ -253,7 +253,12 @@ impl MixedLayout {
         // repeats the earlier leaf has extent 1): the stable order, without `alloc`
         chain[..n].sort_unstable_by_key(|x| (x.0, x.2, x.1));
         let mut curr: u128 = 1;
-        let mut res = [(0i64, 0u128); MAX_LEAVES];
+        // a power-of-two leaf of the chain gets one inverse stride per bit of its coordinate:
+        // the correction by the leaves already covered is linear in the coordinate's bits,
+        // not a carry-less multiple of one stride ((4,4,4):(F4,F1,F18) needs F24 and F33 for
+        // its last leaf's two bits); consecutive bits that line up join again
+        const CAP: usize = MAX_LEAVES + 64;
+        let mut res = [(0i64, 0u128); CAP];
         let mut r = 0;
         for &(v, s, pps) in &chain[..n] {
             if v == 0 || s == 1 {
@@ -263,13 +268,54 @@ impl MixedLayout {
             if clmul((s - 1) as u128, residue) >= curr {
                 continue; // off the chain: the image would stop being contiguous
             }
-            let mut stride = pps as u128;
-            if residue != 0 {
-                stride ^= eval_at_f2(&res[..r], residue)?;
+            let covered = r;
+            let bits = if residue != 0 && (s as u64).is_power_of_two() {
+                s.trailing_zeros()
+            } else {
+                0
+            };
+            let mut parts = [(0i64, 0u128); 64];
+            let np = if bits == 0 {
+                let mut stride = pps as u128;
+                if residue != 0 {
+                    stride ^= eval_at_f2(&res[..covered], residue)?;
+                }
+                parts[0] = (s, stride);
+                1
+            } else {
+                for (t, part) in parts.iter_mut().enumerate().take(bits as usize) {
+                    let stride = ((pps as u128) << t)
+                        ^ eval_at_f2(&res[..covered], clmul(1u128 << t, residue))?;
+                    *part = (2, stride);
+                }
+                bits as usize
+            };
+            for &(ps, stride) in &parts[..np] {
+                match r.checked_sub(1).map(|q| res[q]) {
+                    Some((sa, da))
+                        if r > covered
+                            && (sa as u64).is_power_of_two()
+                            && clmul(sa as u128, da) == stride =>
+                    {
+                        res[r - 1] = (sa.saturating_mul(ps), da);
+                    }
+                    _ if r < CAP => {
+                        res[r] = (ps, stride);
+                        r += 1;
+                    }
+                    _ => {
+                        return Err(F2Error::Undefined {
+                            what: "a right inverse of more than 32 leaves",
+                        });
+                    }
+                }
             }
-            res[r] = (s, stride);
-            r += 1;
             curr = clmul(s as u128, curr);
+        }
+        if r > MAX_LEAVES {
+            return Err(F2Error::Undefined {
+                what: "a right inverse of more than 32 leaves",
+            });
         }
         let mut leaves = [(0i64, Leaf::Int(0)); MAX_LEAVES];
         for (k, &(s, d)) in res[..r].iter().enumerate() {
