@@ -14,11 +14,11 @@
 //! operands. B is walked in column blocks that fit half of L1d; the route takes products whose
 //! A and B fit twice L1d together ([`fits`]).
 //!
-//! The kernels take *k-vectors* (`LANES` contiguous elements) any fixed distance apart, which
-//! also describes Ascend's NZ × ZN (each fractal row a C0 run along k, the next a fractal column
-//! further). Measured, that case is slower in place than packed (every vector load its own cache
-//! line at a power-of-two distance: 64³ f32, 9.7 µs against 9.4 µs), so [`plan`] keeps it on
-//! the packing route.
+//! Ascend's NZ × ZN has the same shape with vectors a fractal column apart (each fractal row a
+//! C0 run along k). A version of these kernels that took vectors any fixed distance apart was
+//! measured slower in place than packed there (every vector load its own cache line at a
+//! power-of-two distance: 64³ f32, 9.7 µs against 9.4 µs), so the route takes contiguous k only
+//! and NZ stays on the packing route.
 
 // the plan is shared; only x86-64 has the kernels that run it
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
@@ -56,44 +56,27 @@ impl Lines<'_> {
     }
 }
 
-/// One input operand of the route: `lines` of `k` elements, element `p` of line `i` at
-/// `origin + lines(i) + (p / LANES)·kv + p % LANES`.
+/// One input operand of the route: `lines` of `k` contiguous elements, element `p` of line `i`
+/// at `origin + lines(i) + p`.
 #[derive(Clone, Copy)]
 pub(crate) struct KOperand<'a, T> {
     pub data: &'a [T],
     pub origin: isize,
     pub lines: Lines<'a>,
-    /// The distance between consecutive k-vectors of a line.
-    pub kv: isize,
 }
 
-/// The distance between consecutive k-vectors of an axis whose offsets are `off` (`k` of
-/// them): `Some(kv)` when `off[p] = (p / lanes)·kv + p % lanes` for every `p < k`.
-fn k_vectors(off: &[isize], k: usize, lanes: usize) -> Option<isize> {
-    if off.len() < k {
-        return None;
-    }
-    let kv = if k > lanes {
-        off[lanes] - off[0]
-    } else {
-        lanes as isize
-    };
-    (off[0] == 0
-        && off[..k]
-            .iter()
-            .enumerate()
-            .all(|(p, &o)| o == (p / lanes) as isize * kv + (p % lanes) as isize))
-    .then_some(kv)
+/// Whether the first `k` offsets of an axis are `0, 1, …, k − 1`.
+fn contiguous(off: &[isize], k: usize) -> bool {
+    off.len() >= k && off[..k].iter().enumerate().all(|(p, &o)| o == p as isize)
 }
 
 /// An operand `lines × k` (A as it is; B transposed: its columns are the lines) as the route
-/// reads it, when its k axis runs in whole vectors.
+/// reads it, when its k axis is contiguous.
 fn k_operand<'a, T>(
     v: &View<'a, T>,
     transposed: bool,
     strides: (isize, isize),
     k: usize,
-    lanes: usize,
 ) -> Option<KOperand<'a, T>> {
     let (line_step, k_step) = strides;
     match v.map {
@@ -101,7 +84,6 @@ fn k_operand<'a, T>(
             data: v.data,
             origin: v.at.origin,
             lines: Lines::Step(line_step),
-            kv: lanes as isize,
         }),
         Some(mp) => {
             let (lines, kaxis) = if transposed {
@@ -109,12 +91,10 @@ fn k_operand<'a, T>(
             } else {
                 (mp.rows, mp.cols)
             };
-            let kv = k_vectors(&kaxis.off, k, lanes)?;
-            Some(KOperand {
+            contiguous(&kaxis.off, k).then_some(KOperand {
                 data: v.data,
                 origin: v.at.origin,
                 lines: Lines::Table(&lines.off),
-                kv,
             })
         }
     }
@@ -143,23 +123,16 @@ pub(crate) fn fits([m, k, n]: [usize; 3], size: usize, any_size: bool) -> bool {
             <= 2 * crate::isa::Caches::get().l1d
 }
 
-/// The plan of a checked product whose A rows and B columns run along k in whole vectors of
-/// `lanes`, or `None` (nothing touched) when they do not.
+/// The plan of a checked product whose A rows and B columns are contiguous along k, or `None`
+/// (nothing touched) when they are not.
 pub(crate) fn plan<'a, 'c, T>(
     [m, k, n]: [usize; 3],
     a: &View<'a, T>,
     b: &View<'a, T>,
     c: &'c mut Out<'a, T>,
-    lanes: usize,
 ) -> Option<Plan<'a, 'c, T>> {
-    let ka = k_operand(a, false, (a.at.rs, a.at.cs), k, lanes)?;
-    let kb = k_operand(b, true, (b.at.cs, b.at.rs), k, lanes)?;
-    // k-vectors far apart (an NZ/ZN fractal's C0 runs, a fractal column apart) measured slower
-    // here than packing: every vector load is its own cache line at a power-of-two distance
-    // (64³ f32 NZ × ZN: 9.7 µs against 9.4 µs packed), so the route takes contiguous k only
-    if ka.kv != lanes as isize || kb.kv != lanes as isize {
-        return None;
-    }
+    let ka = k_operand(a, false, (a.at.rs, a.at.cs), k)?;
+    let kb = k_operand(b, true, (b.at.cs, b.at.rs), k)?;
     let (crows, ccols) = match c.cmap {
         None => (Lines::Step(c.sc.rs), Lines::Step(c.sc.cs)),
         Some(cm) => (Lines::Table(&cm.rows.off), Lines::Table(&cm.cols.off)),
@@ -199,19 +172,18 @@ pub(crate) fn plan<'a, 'c, T>(
     })
 }
 
-/// Runs a checked product on the route when the instruction set is AVX2, its size fits ([`fits`]) and its operands run along k in whole vectors; `false` (nothing
-/// touched) otherwise. (AVX-512 keeps its blocked kernels: 16-lane vectors are longer than the
-/// fractals' C0 runs.)
+/// Runs a checked product on the route when the instruction set is AVX2, its size fits
+/// ([`fits`]) and its operands are contiguous along k; `false` (nothing touched) otherwise.
+/// (The kernels are AVX2's; the AVX-512 level has no zmm version yet and packs.)
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn try_run<T: Element + x86::Run>(p: &mut Product<'_, T, T, T>) -> bool {
     if p.isa == crate::isa::Isa::Avx2 {
-        let lanes = 32 / core::mem::size_of::<T>();
         let any_size = p.packing == super::Packing::Never;
         if !fits(p.mkn, core::mem::size_of::<T>(), any_size) {
             return false;
         }
         let (alpha, beta) = (p.alpha, p.beta);
-        let Some(plan) = plan(p.mkn, &p.a, &p.b, &mut p.c, lanes) else {
+        let Some(plan) = plan(p.mkn, &p.a, &p.b, &mut p.c) else {
             return false;
         };
         // SAFETY: the front checked that AVX2 and FMA are available (`p.isa`); the plan comes
@@ -387,7 +359,7 @@ mod x86 {
 
     /// Rows (`R ≤ 3`) and columns (`C ≤ 4`) of one tile.
     struct TileAt<T> {
-        /// Row `r` of A at `a[r]`, column `c` of B at `b[c]` (their first k-vectors).
+        /// Row `r` of A at `a[r]`, column `c` of B at `b[c]` (their first elements along k).
         a: [*const T; 3],
         b: [*const T; 4],
         /// C(i0 + r, j0) at `c[r]`; columns at `cc[c]` from there.
@@ -397,21 +369,18 @@ mod x86 {
         quad: bool,
     }
 
-    /// One tile of `R` rows and `C` columns over the whole of k: `nv` whole k-vectors, then a
+    /// One tile of `R` rows and `C` columns over the whole of k: `nv` whole vectors along k, then a
     /// masked tail of `tail` elements.
     ///
     /// # Safety
-    /// AVX2 and FMA; for `r < R`, `c < C`: `a[r] + v·kva + l` and `b[c] + v·kvb + l` are elements
-    /// of A and B for `v < nv, l < LANES` and for `v = nv, l < tail`; `c[r] + cc[c]` is an
-    /// element of C, written by no one else.
+    /// AVX2 and FMA; for `r < R`, `c < C` and `p < nv·LANES + tail`: `a[r] + p` and `b[c] + p`
+    /// are elements of A and B; `c[r] + cc[c]` is an element of C, written by no one else.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     unsafe fn tile<Q: Quad, const R: usize, const C: usize>(
         t: &TileAt<Q::E>,
         nv: usize,
         tail: usize,
-        kva: isize,
-        kvb: isize,
         alpha: Q::E,
         beta: Q::E,
     ) {
@@ -419,29 +388,29 @@ mod x86 {
         // masked-off lanes are not accessed.
         unsafe {
             let mut acc = [[Q::zero(); 4]; R];
-            let (mut oa, mut ob) = (0isize, 0isize);
+            // the offset along k of the current vector, the same in A's rows and B's columns
+            let mut o = 0usize;
             for _ in 0..nv {
                 let mut va = [Q::zero(); R];
                 for r in 0..R {
-                    va[r] = Q::load_full(t.a[r].offset(oa));
+                    va[r] = Q::load_full(t.a[r].add(o));
                 }
                 for c in 0..C {
-                    let vb = Q::load_full(t.b[c].offset(ob));
+                    let vb = Q::load_full(t.b[c].add(o));
                     for r in 0..R {
                         acc[r][c] = Q::fma(va[r], vb, acc[r][c]);
                     }
                 }
-                oa += kva;
-                ob += kvb;
+                o += Q::LANES;
             }
             if tail > 0 {
                 let mask = Q::mask(tail);
                 let mut va = [Q::zero(); R];
                 for r in 0..R {
-                    va[r] = Q::load(mask, t.a[r].offset(oa));
+                    va[r] = Q::load(mask, t.a[r].add(o));
                 }
                 for c in 0..C {
-                    let vb = Q::load(mask, t.b[c].offset(ob));
+                    let vb = Q::load(mask, t.b[c].add(o));
                     for r in 0..R {
                         acc[r][c] = Q::fma(va[r], vb, acc[r][c]);
                     }
@@ -501,7 +470,6 @@ mod x86 {
         } = *p;
         let cbase = cbase.0;
         let (nv, tail) = (k / Q::LANES, k % Q::LANES);
-        let (kva, kvb) = (a.kv, b.kv);
         let size = core::mem::size_of::<Q::E>();
         let l1 = crate::isa::Caches::get().l1d;
         // a block of B's columns in half of L1d, at most JB of them
@@ -557,10 +525,10 @@ mod x86 {
                     while j + 4 <= w {
                         // SAFETY: rows i .. i + 3 of A and C, columns j0 + j .. j0 + j + 4 of B
                         // and C are inside the operands (i + 3 ≤ m, j0 + j + 4 ≤ n); each line
-                        // runs in whole k-vectors `kv` apart (the plan checked every offset of
-                        // the k axis), the last `tail` elements in the masked tail; the pointers
-                        // were formed from the checked offsets of these elements.
-                        unsafe { tile::<Q, 3, 4>(&at(j, 4), nv, tail, kva, kvb, alpha, beta) };
+                        // is contiguous along k (the plan checked every offset of the k axis),
+                        // the last `tail` elements in the masked tail; the pointers were formed
+                        // from the checked offsets of these elements.
+                        unsafe { tile::<Q, 3, 4>(&at(j, 4), nv, tail, alpha, beta) };
                         j += 4;
                     }
                 }
@@ -570,10 +538,10 @@ mod x86 {
                     macro_rules! by_cols {
                         ($r:literal) => {
                             match cols {
-                                1 => tile::<Q, $r, 1>(&t, nv, tail, kva, kvb, alpha, beta),
-                                2 => tile::<Q, $r, 2>(&t, nv, tail, kva, kvb, alpha, beta),
-                                3 => tile::<Q, $r, 3>(&t, nv, tail, kva, kvb, alpha, beta),
-                                _ => tile::<Q, $r, 4>(&t, nv, tail, kva, kvb, alpha, beta),
+                                1 => tile::<Q, $r, 1>(&t, nv, tail, alpha, beta),
+                                2 => tile::<Q, $r, 2>(&t, nv, tail, alpha, beta),
+                                3 => tile::<Q, $r, 3>(&t, nv, tail, alpha, beta),
+                                _ => tile::<Q, $r, 4>(&t, nv, tail, alpha, beta),
                             }
                         };
                     }

@@ -105,8 +105,8 @@ pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
         false
     }
 
-    /// The k-vector route for small products whose A rows and B columns run along k in whole
-    /// vectors (strided or mapped): `true` when it ran, `false` (nothing touched) otherwise.
+    /// The k-vector route for small products whose A rows and B columns are contiguous along
+    /// k (strided or mapped): `true` when it ran, `false` (nothing touched) otherwise.
     #[doc(hidden)]
     fn kvec(p: &mut Product<'_, Self, B, Self::Out>) -> bool {
         let _ = p;
