@@ -3,7 +3,9 @@
 //! families timed in turns round after round, medians of the per-round ratios.
 //!
 //! `cargo bench --bench gemm_layouts` (`-- 64 256` to pick sizes). The table in BENCHMARKS.md
-//! comes from this harness.
+//! comes from this harness. `GEMM_LAYOUTS_PROFILE=Sw` runs only the families whose name holds
+//! `Sw`, 20 calls each (`GEMM_LAYOUTS_CALLS=N`: N), for a profiler (`=row-major`: that family
+//! alone).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -214,6 +216,26 @@ fn main() {
     } else {
         sizes
     };
+    // `GEMM_LAYOUTS_PROFILE=NAME` runs only the families whose name contains NAME, 20 calls
+    // each at every size, for a profiler (perf record, callgrind): no statistics printed
+    if let Ok(only) = std::env::var("GEMM_LAYOUTS_PROFILE") {
+        let calls: usize = std::env::var("GEMM_LAYOUTS_CALLS").map_or(20, |c| c.parse().unwrap());
+        for s in sizes {
+            for (_, mut run) in
+                families(s)
+                    .into_iter()
+                    .filter(|(f, _)| match only.strip_prefix('=') {
+                        Some(exact) => *f == exact,
+                        None => f.contains(&*only),
+                    })
+            {
+                for _ in 0..calls {
+                    run();
+                }
+            }
+        }
+        return;
+    }
     let rounds = 11;
     statics(rounds);
     println!();

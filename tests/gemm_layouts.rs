@@ -308,7 +308,14 @@ fn random_blocked_layouts_on_every_isa_and_route() {
     use gemm::{Isa, Options, Packing};
     let mut rng = Seeded(7);
     let mut cases = Vec::new();
-    for (m, k, n) in [(70i64, 300i64, 50i64), (33, 17, 65), (48, 64, 40)] {
+    // (520 rows and 530 columns: more micro-panels than the in-place limit, so the broadcast
+    // operand is packed there as well)
+    for (m, k, n) in [
+        (70i64, 300i64, 50i64),
+        (33, 17, 65),
+        (48, 64, 40),
+        (520, 21, 530),
+    ] {
         for _ in 0..2 {
             let la = random_blocked(&mut rng, m, k);
             let lb = random_blocked(&mut rng, k, n);

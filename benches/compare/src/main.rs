@@ -1190,6 +1190,43 @@ fn main() {
         }
         return;
     }
+    if args.first().map(String::as_str) == Some("one") {
+        // `one f32|f64 N REPS [openblas]`: layout's public `gemm` on strided column-major N³, REPS calls
+        // (for profilers: perf record, callgrind)
+        let f64_ = args.get(1).map(String::as_str) == Some("f64");
+        let n: usize = args.get(2).map_or(1024, |r| r.parse().unwrap());
+        let reps: usize = args.get(3).map_or(10, |r| r.parse().unwrap());
+        // a fourth argument `openblas` runs OpenBLAS instead (its `OPENBLAS_CORETYPE` applies)
+        let peer = (args.get(4).map(String::as_str) == Some("openblas")).then(|| {
+            Blas::load(
+                "OpenBLAS",
+                &["/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"],
+                b"openblas_set_num_threads\0",
+                1,
+            )
+            .expect("OpenBLAS")
+        });
+        fn go<T: Elem>(n: usize, reps: usize, peer: Option<&Blas>) {
+            let a: Vec<T> = data(n * n, 1);
+            let b: Vec<T> = data(n * n, 2);
+            let mut c = vec![<T as Elem>::zero(); n * n];
+            let t = Instant::now();
+            for _ in 0..reps {
+                match peer {
+                    Some(p) => T::blas(p, n, n, n, black_box(&a), black_box(&b), black_box(&mut c)),
+                    None => T::layout(1, n, n, n, black_box(&a), black_box(&b), black_box(&mut c)),
+                }
+            }
+            let r = 2.0 * (n * n * n * reps) as f64 / t.elapsed().as_secs_f64() / 1e9;
+            println!("{n}³ {:.1} GFLOP/s", r);
+        }
+        if f64_ {
+            go::<f64>(n, reps, peer.as_ref())
+        } else {
+            go::<f32>(n, reps, peer.as_ref())
+        }
+        return;
+    }
     if args.first().map(String::as_str) == Some("engine") {
         // `engine [ROUNDS]`: layout's blocked engine alone (`Packing::Always`), f32 and f64 at
         // 256³, 512³, 1024³, % of the FMA peak (medians); for A/B runs of two builds

@@ -66,7 +66,10 @@ impl Element for f32 {
         #[cfg(target_arch = "x86_64")]
         if isa >= Isa::Avx2 && run == super::x86::FRACTAL_F32.0 {
             let (mr, nr) = super::x86::FRACTAL_F32;
-            return Some(info(mr, nr, super::x86::fractal_f32));
+            return Some(
+                info(mr, nr, super::x86::fractal_f32)
+                    .with_in_place(super::x86::fractal_f32_in_place),
+            );
         }
         let _ = (isa, run);
         None
@@ -77,12 +80,20 @@ impl Element for f32 {
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => {
                 let (mr, nr) = super::x86::AVX2_F32;
-                Some(info(mr, nr, super::x86::avx2_f32).with_lanes(8))
+                Some(
+                    info(mr, nr, super::x86::avx2_f32)
+                        .with_lanes(8)
+                        .with_in_place(super::x86::avx2_f32_in_place),
+                )
             }
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => {
                 let (mr, nr) = super::x86::AVX512_F32;
-                Some(info(mr, nr, super::x86::avx512_f32).with_lanes(16))
+                Some(
+                    info(mr, nr, super::x86::avx512_f32)
+                        .with_lanes(16)
+                        .with_in_place(super::x86::avx512_f32_in_place),
+                )
             }
             #[cfg(target_arch = "aarch64")]
             Isa::Neon => {
@@ -116,7 +127,10 @@ impl Element for f64 {
         #[cfg(target_arch = "x86_64")]
         if isa >= Isa::Avx2 && run == super::x86::FRACTAL_F64.0 {
             let (mr, nr) = super::x86::FRACTAL_F64;
-            return Some(info(mr, nr, super::x86::fractal_f64));
+            return Some(
+                info(mr, nr, super::x86::fractal_f64)
+                    .with_in_place(super::x86::fractal_f64_in_place),
+            );
         }
         #[cfg(target_arch = "aarch64")]
         if isa == Isa::Neon && run == super::neon::FRACTAL_F64.0 {
@@ -132,12 +146,20 @@ impl Element for f64 {
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => {
                 let (mr, nr) = super::x86::AVX2_F64;
-                Some(info(mr, nr, super::x86::avx2_f64).with_lanes(4))
+                Some(
+                    info(mr, nr, super::x86::avx2_f64)
+                        .with_lanes(4)
+                        .with_in_place(super::x86::avx2_f64_in_place),
+                )
             }
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => {
                 let (mr, nr) = super::x86::AVX512_F64;
-                Some(info(mr, nr, super::x86::avx512_f64).with_lanes(8))
+                Some(
+                    info(mr, nr, super::x86::avx512_f64)
+                        .with_lanes(8)
+                        .with_in_place(super::x86::avx512_f64_in_place),
+                )
             }
             #[cfg(target_arch = "aarch64")]
             Isa::Neon => {

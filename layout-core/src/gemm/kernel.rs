@@ -161,6 +161,29 @@ pub struct Tile<T, P = T> {
 /// when `beta == 0`), and the instruction set the kernel was compiled for must be available.
 pub(crate) type Ukr<T, P = T> = unsafe fn(&Tile<T, P>);
 
+/// The most columns an in-place kernel ([`UkrInPlace`]) reads.
+pub(crate) const MAX_NR_IN_PLACE: usize = 12;
+
+/// The broadcast operand of a tile read where it is instead of from a packed micro-panel:
+/// B(p, j) (k step `p` from the tile's first, column `j < NR`) is `*cols[j].offset(koff[p])`.
+/// An operand of any affine layout has this form (its offset is the sum of one offset per
+/// axis: [`AxisMap`](super::maps::AxisMap)), so NZ, ZN, blocked and interleaved operands are
+/// read in place through their axis maps.
+#[derive(Clone, Copy)]
+pub(crate) struct InPlace<P> {
+    /// Column `j`'s element at k offset 0 (columns past the tile's width repeat its first).
+    pub cols: [*const P; MAX_NR_IN_PLACE],
+    /// The k offsets of the tile's k steps (at least `Tile::k` of them).
+    pub koff: *const isize,
+}
+
+/// A microkernel whose broadcast operand is read in place ([`InPlace`]; `Tile::b` unused).
+///
+/// # Safety
+/// As [`Ukr`], with every `cols[j].offset(koff[p])` (`j < NR`, `p < k`) valid for a read
+/// instead of `b`.
+pub(crate) type UkrInPlace<T, P = T> = unsafe fn(&Tile<T, P>, &InPlace<P>);
+
 /// A microkernel with its tile shape and cache blocking.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
@@ -171,6 +194,8 @@ pub struct KernelInfo<T, P = T> {
     pub(crate) mc: usize,
     pub(crate) nc: usize,
     pub(crate) ukr: Ukr<T, P>,
+    /// The same kernel reading its broadcast operand in place, where it has one.
+    pub(crate) in_place: Option<UkrInPlace<T, P>>,
     /// Rows per vector register when the kernel stores C's row vectors at any distance
     /// ([`Tile::vsc`]); 0 when it needs them contiguous.
     pub(crate) lanes: usize,
@@ -200,7 +225,17 @@ impl<T, P> KernelInfo<T, P> {
             mc,
             nc,
             ukr,
+            in_place: None,
             lanes: 0,
+        }
+    }
+
+    /// The same kernel, with `f` its variant reading the broadcast operand in place.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn with_in_place(self, f: UkrInPlace<T, P>) -> Self {
+        KernelInfo {
+            in_place: Some(f),
+            ..self
         }
     }
 
@@ -329,24 +364,78 @@ pub(crate) trait Simd<T: Element> {
     }
 }
 
+/// Where a tile's broadcast operand comes from, k step by k step.
+pub(crate) trait BSource<T, const NR: usize> {
+    /// The NR values of k step `u` from the current position.
+    ///
+    /// # Safety
+    /// Step `u` lies inside the operand.
+    unsafe fn step(&self, u: usize) -> [T; NR];
+    /// Moves the position `steps` k steps on.
+    ///
+    /// # Safety
+    /// The new position is inside the operand or one past its last step.
+    unsafe fn advance(&mut self, steps: usize);
+}
+
+/// A packed micro-panel: NR values per k step, contiguous.
+struct Packed<T>(*const T);
+
+impl<T: Copy, const NR: usize> BSource<T, NR> for Packed<T> {
+    #[inline(always)]
+    unsafe fn step(&self, u: usize) -> [T; NR] {
+        // SAFETY: the caller's contract: NR readable values at step `u`.
+        core::array::from_fn(|j| unsafe { *self.0.add(u * NR + j) })
+    }
+    #[inline(always)]
+    unsafe fn advance(&mut self, steps: usize) {
+        // SAFETY: the caller's contract.
+        self.0 = unsafe { self.0.add(steps * NR) };
+    }
+}
+
+/// The operand in place ([`InPlace`], the first NR columns).
+struct Mapped<T, const NR: usize> {
+    cols: [*const T; NR],
+    koff: *const isize,
+}
+
+impl<T: Copy, const NR: usize> BSource<T, NR> for Mapped<T, NR> {
+    #[inline(always)]
+    unsafe fn step(&self, u: usize) -> [T; NR] {
+        // SAFETY: the caller's contract: step `u` of every column is readable.
+        unsafe {
+            let o = *self.koff.add(u);
+            core::array::from_fn(|j| *self.cols[j].offset(o))
+        }
+    }
+    #[inline(always)]
+    unsafe fn advance(&mut self, steps: usize) {
+        // SAFETY: the caller's contract.
+        self.koff = unsafe { self.koff.add(steps) };
+    }
+}
+
 /// One k step of [`tile_body`]: MV vector loads of A, NR broadcasts of B, MV·NR multiply-adds.
 ///
 /// # Safety
 /// As [`tile_body`] for the k step at `a` (MR elements) and `b` (NR elements).
 #[inline(always)]
-unsafe fn k_step<T: Element, S: Simd<T>, const MV: usize, const NR: usize>(
+unsafe fn k_step<T: Element, S: Simd<T>, const MV: usize, const NR: usize, B: BSource<T, NR>>(
     acc: &mut [[S::V; MV]; NR],
     a: *const T,
-    b: *const T,
+    b: &B,
+    u: usize,
 ) {
-    // SAFETY: the caller guarantees the ISA and MR readable elements at `a`, NR at `b`.
+    // SAFETY: the caller guarantees the ISA, MR readable elements at `a` and step `u` of `b`.
     unsafe {
         let mut av = [S::zero(); MV];
         for v in 0..MV {
             av[v] = S::load(a.add(v * S::LANES));
         }
+        let row = b.step(u);
         for j in 0..NR {
-            let bj = S::splat(*b.add(j));
+            let bj = S::splat(row[j]);
             for v in 0..MV {
                 acc[j][v] = S::fma(av[v], bj, acc[j][v]);
             }
@@ -361,6 +450,48 @@ unsafe fn k_step<T: Element, S: Simd<T>, const MV: usize, const NR: usize>(
 #[inline(always)]
 pub(crate) unsafe fn tile_body<T: Element, S: Simd<T>, const MV: usize, const NR: usize>(
     t: &Tile<T>,
+) {
+    // SAFETY: forwarded contract (NR·k packed values at `t.b`).
+    unsafe { tile_body_from::<T, S, MV, NR, _>(t, Packed(t.b)) }
+}
+
+/// [`tile_body`] with the broadcast operand read in place ([`UkrInPlace`]).
+///
+/// # Safety
+/// As [`UkrInPlace`], with MR = `MV·S::LANES`, NR ≤ [`MAX_NR_IN_PLACE`]; the instruction set of
+/// `S` is available.
+#[inline(always)]
+pub(crate) unsafe fn tile_body_in_place<
+    T: Element,
+    S: Simd<T>,
+    const MV: usize,
+    const NR: usize,
+>(
+    t: &Tile<T>,
+    b: &InPlace<T>,
+) {
+    let src = Mapped::<T, NR> {
+        cols: core::array::from_fn(|j| b.cols[j]),
+        koff: b.koff,
+    };
+    // SAFETY: forwarded contract (every column's k steps readable).
+    unsafe { tile_body_from::<T, S, MV, NR, _>(t, src) }
+}
+
+/// The microkernel body over any source of the broadcast operand.
+///
+/// # Safety
+/// As [`Ukr`] with the broadcast values of every k step of the tile readable from `b`.
+#[inline(always)]
+unsafe fn tile_body_from<
+    T: Element,
+    S: Simd<T>,
+    const MV: usize,
+    const NR: usize,
+    B: BSource<T, NR>,
+>(
+    t: &Tile<T>,
+    mut b: B,
 ) {
     let lanes = S::LANES;
     let mr = MV * lanes;
@@ -384,19 +515,18 @@ pub(crate) unsafe fn tile_body<T: Element, S: Simd<T>, const MV: usize, const NR
         }
         let mut acc = [[S::zero(); MV]; NR];
         let mut a = t.a;
-        let mut b = t.b;
         // four k steps per trip (one pointer update and branch per four)
         for _ in 0..t.k / 4 {
             for u in 0..4 {
-                k_step::<T, S, MV, NR>(&mut acc, a.add(u * mr), b.add(u * NR));
+                k_step::<T, S, MV, NR, B>(&mut acc, a.add(u * mr), &b, u);
             }
             a = a.add(4 * mr);
-            b = b.add(4 * NR);
+            b.advance(4);
         }
         for _ in 0..t.k % 4 {
-            k_step::<T, S, MV, NR>(&mut acc, a, b);
+            k_step::<T, S, MV, NR, B>(&mut acc, a, &b, 0);
             a = a.add(mr);
-            b = b.add(NR);
+            b.advance(1);
         }
         let alpha = S::splat(t.alpha);
         if t.rsc == 1 {

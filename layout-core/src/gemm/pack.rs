@@ -32,6 +32,13 @@ pub(crate) trait Panels<P>: Sync {
     fn is_prepacked(&self) -> bool {
         false
     }
+    /// X read where it is, for a kernel that reads its broadcast operand in place
+    /// ([`InPlace`](super::kernel::InPlace)): X(v, p) at `base.offset(rows.off[v] +
+    /// cols.off[p])`, every such element inside the operand. `None` for sources that must pack
+    /// (a conversion on the way, or a strided operand, which the unpacked route reads in place).
+    fn in_place(&self) -> Option<(*const P, Mapped<'_>)> {
+        None
+    }
 }
 
 /// The layout of a micro-panel of `r` rows by `k` reduction steps packed `kstep` values of k
@@ -65,6 +72,13 @@ pub(crate) fn panel_layout(
 impl<T: Element> Panels<T> for Rows<'_, T> {
     fn pack(&self, dst: &mut [T], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
         pack(dst, *self, v0, p0, len, kc, r)
+    }
+    fn in_place(&self) -> Option<(*const T, Mapped<'_>)> {
+        // an operand of any affine layout: every `origin + rows.off[v] + cols.off[p]` indexes
+        // `src` (its axis maps were built from the tensor's own layout, checked against its
+        // storage when the tensor was made)
+        let mp = self.map?;
+        Some((self.src.as_ptr().wrapping_offset(self.origin), mp))
     }
 }
 

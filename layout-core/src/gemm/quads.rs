@@ -582,6 +582,7 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
             mc: 64,
             nc: 4096,
             ukr,
+            in_place: None,
             lanes: 0,
         });
     }

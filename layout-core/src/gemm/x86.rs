@@ -5,7 +5,7 @@
 
 use core::arch::x86_64::*;
 
-use super::kernel::{Simd, Tile, tile_body};
+use super::kernel::{InPlace, Simd, Tile, tile_body, tile_body_in_place};
 
 /// AVX-512F, 16 × f32.
 pub(crate) struct Avx512F32;
@@ -196,4 +196,28 @@ pub(crate) unsafe fn fractal_f32(t: &Tile<f32>) {
 pub(crate) unsafe fn fractal_f64(t: &Tile<f64>) {
     // SAFETY: forwarded contract; the features are enabled on this function.
     unsafe { tile_body::<f64, Avx2F64, 1, 12>(t) }
+}
+
+/// The kernels above with their broadcast operand read in place (`UkrInPlace`): one function
+/// per kernel, the same body over a different source of B's values.
+macro_rules! in_place {
+    ($($name:ident, $feat:literal, $t:ty, $s:ty, $mv:literal, $nr:literal;)*) => {$(
+        /// The kernel of the same shape reading its broadcast operand in place.
+        ///
+        /// # Safety
+        /// As `UkrInPlace`; the instruction set named in its `target_feature` is available.
+        #[target_feature(enable = $feat)]
+        pub(crate) unsafe fn $name(t: &Tile<$t>, b: &InPlace<$t>) {
+            // SAFETY: forwarded contract; the features are enabled on this function.
+            unsafe { tile_body_in_place::<$t, $s, $mv, $nr>(t, b) }
+        }
+    )*};
+}
+in_place! {
+    avx512_f32_in_place, "avx512f,fma", f32, Avx512F32, 2, 12;
+    avx512_f64_in_place, "avx512f,fma", f64, Avx512F64, 4, 6;
+    avx2_f32_in_place, "avx2,fma", f32, Avx2F32, 2, 6;
+    avx2_f64_in_place, "avx2,fma", f64, Avx2F64, 2, 6;
+    fractal_f32_in_place, "avx2,fma", f32, Avx2F32, 1, 12;
+    fractal_f64_in_place, "avx2,fma", f64, Avx2F64, 1, 12;
 }
