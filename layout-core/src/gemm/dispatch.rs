@@ -98,7 +98,10 @@ impl Element for f32 {
             #[cfg(target_arch = "aarch64")]
             Isa::Neon => {
                 let (mr, nr) = super::neon::NEON_F32;
-                Some(info(mr, nr, super::neon::neon_f32))
+                Some(
+                    info(mr, nr, super::neon::neon_f32)
+                        .with_in_place(super::neon::neon_f32_in_place),
+                )
             }
             #[cfg(not(target_arch = "x86_64"))]
             Isa::Avx2 | Isa::Avx512 => None,
@@ -135,7 +138,10 @@ impl Element for f64 {
         #[cfg(target_arch = "aarch64")]
         if isa == Isa::Neon && run == super::neon::FRACTAL_F64.0 {
             let (mr, nr) = super::neon::FRACTAL_F64;
-            return Some(info(mr, nr, super::neon::fractal_f64));
+            return Some(
+                info(mr, nr, super::neon::fractal_f64)
+                    .with_in_place(super::neon::fractal_f64_in_place),
+            );
         }
         let _ = (isa, run);
         None
@@ -164,7 +170,10 @@ impl Element for f64 {
             #[cfg(target_arch = "aarch64")]
             Isa::Neon => {
                 let (mr, nr) = super::neon::NEON_F64;
-                Some(info(mr, nr, super::neon::neon_f64))
+                Some(
+                    info(mr, nr, super::neon::neon_f64)
+                        .with_in_place(super::neon::neon_f64_in_place),
+                )
             }
             #[cfg(not(target_arch = "x86_64"))]
             Isa::Avx2 | Isa::Avx512 => None,

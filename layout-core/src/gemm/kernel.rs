@@ -231,7 +231,10 @@ impl<T, P> KernelInfo<T, P> {
     }
 
     /// The same kernel, with `f` its variant reading the broadcast operand in place.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )]
     pub(crate) fn with_in_place(self, f: UkrInPlace<T, P>) -> Self {
         KernelInfo {
             in_place: Some(f),

@@ -9,7 +9,7 @@
 
 use core::arch::aarch64::*;
 
-use super::kernel::{Simd, Tile, tile_body};
+use super::kernel::{InPlace, Simd, Tile, tile_body, tile_body_in_place};
 
 /// NEON, 4 × f32.
 pub(crate) struct NeonF32;
@@ -123,6 +123,36 @@ pub(crate) unsafe fn neon_f64(t: &Tile<f64>) {
 pub(crate) unsafe fn fractal_f64(t: &Tile<f64>) {
     // SAFETY: forwarded contract; the feature is enabled on this function.
     unsafe { tile_body::<f64, NeonF64, 2, 12>(t) }
+}
+
+/// NEON f32 8 × 12 with the broadcast operand read in place (`UkrInPlace`).
+///
+/// # Safety
+/// As `UkrInPlace`; NEON is available.
+#[target_feature(enable = "neon")]
+pub(crate) unsafe fn neon_f32_in_place(t: &Tile<f32>, b: &InPlace<f32>) {
+    // SAFETY: forwarded contract; the feature is enabled on this function.
+    unsafe { tile_body_in_place::<f32, NeonF32, 2, 12>(t, b) }
+}
+
+/// NEON f64 8 × 6 with the broadcast operand read in place (`UkrInPlace`).
+///
+/// # Safety
+/// As `UkrInPlace`; NEON is available.
+#[target_feature(enable = "neon")]
+pub(crate) unsafe fn neon_f64_in_place(t: &Tile<f64>, b: &InPlace<f64>) {
+    // SAFETY: forwarded contract; the feature is enabled on this function.
+    unsafe { tile_body_in_place::<f64, NeonF64, 4, 6>(t, b) }
+}
+
+/// NEON f64 4 × 12 fractal-row tile with the broadcast operand read in place.
+///
+/// # Safety
+/// As `UkrInPlace`; NEON is available.
+#[target_feature(enable = "neon")]
+pub(crate) unsafe fn fractal_f64_in_place(t: &Tile<f64>, b: &InPlace<f64>) {
+    // SAFETY: forwarded contract; the feature is enabled on this function.
+    unsafe { tile_body_in_place::<f64, NeonF64, 2, 12>(t, b) }
 }
 
 #[cfg(test)]
