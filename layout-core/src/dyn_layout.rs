@@ -790,7 +790,19 @@ impl DynLayout {
 
     /// Equal shapes and equal strides.
     pub const fn eq(&self, other: &DynLayout) -> bool {
-        self.shape().eq(&other.shape()) && self.stride().eq(&other.stride())
+        // the same profile (hence the same number of leaves) and the same leaves: what
+        // comparing `shape()` and `stride()` as tuples says, without building them
+        if !self.profile.eq(&other.profile) || self.n != other.n {
+            return false;
+        }
+        let mut i = 0;
+        while i < self.n {
+            if self.shape[i] != other.shape[i] || self.stride[i] != other.stride[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
     }
 
     /// Equal as functions on `[0, size)` (same size, same offset for every index).

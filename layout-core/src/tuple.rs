@@ -446,6 +446,24 @@ impl DynTuple {
         Ok(p)
     }
 
+    /// The size of top-level mode `i` (`mode(i)?.size()` without building the mode): `None`
+    /// past the rank or on overflow.
+    pub(crate) const fn mode_size(&self, i: usize) -> Option<i64> {
+        let Some(s) = self.profile.mode_span(i) else {
+            return None;
+        };
+        let mut p: i64 = 1;
+        let mut l = s.leaf.0;
+        while l < s.leaf.1 {
+            p = match p.checked_mul(self.vals[l]) {
+                Some(v) => v,
+                None => return None,
+            };
+            l += 1;
+        }
+        Some(p)
+    }
+
     /// Top-level mode `i` (for a leaf, mode 0 is the leaf itself).
     pub const fn mode(&self, i: usize) -> Result<DynTuple, LayoutError> {
         match self.profile.mode_span(i) {
@@ -643,5 +661,55 @@ impl fmt::Display for DynTuple {
 impl fmt::Debug for DynTuple {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DynTuple;
+    use crate::DynLayout;
+
+    /// `mode_size` against its definition, `mode(i)?.size()`, on nested tuples, leaves, modes
+    /// past the rank and a size that overflows.
+    #[test]
+    fn mode_size_is_the_size_of_the_mode() {
+        let big = i64::MAX / 2;
+        for text in [
+            "7",
+            "(3,4)",
+            "((2,3),(4,(5,6)))",
+            "(1,(2,2,2),((3),4))",
+            &std::format!("((4,{big}),3)"),
+        ] {
+            let t: DynTuple = text.parse().unwrap();
+            for i in 0..t.rank() + 2 {
+                let want = t.mode(i).ok().and_then(|m| m.size().ok());
+                assert_eq!(t.mode_size(i), want, "{text} mode {i}");
+            }
+        }
+    }
+
+    /// `DynLayout::eq` compares fields; its definition compares the shape and stride tuples.
+    #[test]
+    fn layout_equality_is_tuple_equality() {
+        let ls: std::vec::Vec<DynLayout> = [
+            "(4,8):(1,4)",
+            "(4,8):(8,1)",
+            "(8,4):(1,8)",
+            "((2,2),8):((1,2),4)",
+            "(2,2,8):(1,2,4)",
+            "((2,2),8):((1,2),5)",
+            "(32):(1)",
+            "32:1",
+        ]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect();
+        for a in &ls {
+            for b in &ls {
+                let want = a.shape().eq(&b.shape()) && a.stride().eq(&b.stride());
+                assert_eq!(a == b, want, "{a} == {b}");
+            }
+        }
     }
 }

@@ -89,9 +89,7 @@ fn extents<L: AnyLayout>(
         return Err(not(if d.is_leaf() { 1 } else { d.rank() }));
     }
     let size = |i| {
-        d.mode(i)
-            .ok()
-            .and_then(|m| m.size().ok())
+        d.mode_size(i)
             .and_then(|s| usize::try_from(s).ok())
             .ok_or(not(2))
     };
