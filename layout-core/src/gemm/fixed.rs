@@ -177,10 +177,52 @@ const RB: usize = 8;
 /// `C ← α·A·B + β·C` through the constant tables; `a`, `b`, `c` start at the operands' base
 /// offsets. With β = 0, C is not read.
 ///
+/// Past [`TINY_WORK`] multiply-adds, on x86-64 with AVX2 selected for the GEMM, the same body
+/// runs compiled for AVX2 (256-bit vectors instead of the baseline's 128-bit SSE2, whatever the
+/// crate was compiled for); without AVX2 such a product returns `false` and takes the run-time
+/// routes. The arithmetic is the same either way (Rust never fuses a multiply and an add), so
+/// the results are bit for bit those of the baseline body.
+///
 /// Returns `false` (nothing touched) when a slice is shorter than its layout reaches — which a
-/// tensor never is.
+/// tensor never is — or as above.
 #[inline(always)]
 pub(crate) fn kernel<T: Element, LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
+    alpha: T,
+    a: &[T],
+    b: &[T],
+    beta: T,
+    c: &mut [T],
+) -> bool {
+    if const { work::<LA, LB>() <= TINY_WORK } {
+        return body::<T, LA, LB, LC>(alpha, a, b, beta, c);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if super::Isa::selected_for_gemm() >= super::Isa::Avx2 {
+        // SAFETY: AVX2 is available: the selected level is one this CPU has.
+        return unsafe { body_avx2::<T, LA, LB, LC>(alpha, a, b, beta, c) };
+    }
+    false
+}
+
+/// [`body`] compiled for AVX2.
+///
+/// # Safety
+/// AVX2 is available.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn body_avx2<T: Element, LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
+    alpha: T,
+    a: &[T],
+    b: &[T],
+    beta: T,
+    c: &mut [T],
+) -> bool {
+    body::<T, LA, LB, LC>(alpha, a, b, beta, c)
+}
+
+/// [`kernel`]'s body.
+#[inline(always)]
+fn body<T: Element, LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
     alpha: T,
     a: &[T],
     b: &[T],
