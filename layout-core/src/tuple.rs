@@ -448,6 +448,7 @@ impl DynTuple {
 
     /// The size of top-level mode `i` (`mode(i)?.size()` without building the mode): `None`
     /// past the rank or on overflow.
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(crate) const fn mode_size(&self, i: usize) -> Option<i64> {
         let Some(s) = self.profile.mode_span(i) else {
             return None;
