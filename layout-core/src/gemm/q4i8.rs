@@ -664,6 +664,13 @@ fn tile<W: Weights>(
         }
         return;
     }
+    #[cfg(target_arch = "aarch64")]
+    if crate::isa::Ext::Dotprod.usable(isa) {
+        // SAFETY: NEON and dotprod available (`usable` checked the CPU); the slices hold `kb`
+        // blocks of the tile and of the panel (the asserts above and the slicing).
+        unsafe { neon::tile_sdot::<W>(qa, (da, off, sa), b, kb, acc) };
+        return;
+    }
     let _ = isa;
     for (r, accr) in acc.iter_mut().enumerate() {
         for bi in 0..kb {
@@ -1074,6 +1081,139 @@ mod x86 {
     }
 }
 
+/// The aarch64 tile: `sdot` by element (`FEAT_DotProd`) on the same packed A and B as the
+/// AVX2 tile.
+#[cfg(target_arch = "aarch64")]
+mod neon {
+    use core::arch::aarch64::*;
+    use core::arch::asm;
+
+    use super::{ATILE, Kind, MB, NB, PLANE, Panel, QK, Weights, planes};
+
+    /// `acc` + the dot products of each 4-byte group of `b` (four columns' k quads) with the
+    /// 4-byte group of `a` in lane `L` (one row's k quad), signed × signed.
+    ///
+    /// # Safety
+    /// NEON and dotprod available.
+    #[inline(always)]
+    unsafe fn sdot<const L: i32>(acc: int32x4_t, b: int8x16_t, a: int8x16_t) -> int32x4_t {
+        let mut acc = acc;
+        // SAFETY: the caller's contract (the instruction exists); registers only.
+        unsafe {
+            asm!(
+                "sdot {acc:v}.4s, {b:v}.16b, {a:v}.4b[{l}]",
+                acc = inout(vreg) acc,
+                b = in(vreg) b,
+                a = in(vreg) a,
+                l = const L,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        acc
+    }
+
+    /// Three rows × sixteen columns over `kb` blocks, in two passes of eight columns (six
+    /// `i32` sums, six `f32` accumulators, a row's two activation vectors each and two B
+    /// vectors in registers): per block eight k quads of `sdot` by element (B's vector of four
+    /// columns' quads against the row's quad), exact in `i32` (`|Σ| ≤ 32·128·127`); the sums
+    /// of `Kind::Nibbles` start at `−8·S_a`, `Kind::Zeros` takes `z·S_a` off in `f32`,
+    /// `Kind::Signed` reads the codes' plane only (signed × signed needs no magnitudes);
+    /// converted and scaled by `d_b·d_a` into the accumulators (`acc` on entry).
+    ///
+    /// # Safety
+    /// NEON and dotprod available.
+    #[target_feature(enable = "neon,dotprod")]
+    pub(super) unsafe fn tile_sdot<W: Weights>(
+        qa: &[i8],
+        (da, off, sa): (&[f32], &[i32], &[f32]),
+        b: &Panel<'_>,
+        kb: usize,
+        acc: &mut [[f32; NB]; MB],
+    ) {
+        let planes = planes(W::KIND);
+        assert!(qa.len() >= kb * ATILE && da.len() >= kb * MB && off.len() >= kb * MB);
+        assert!(sa.len() >= kb * MB && b.codes.len() >= kb * planes * PLANE);
+        assert!(b.scales.len() >= kb * NB && (W::KIND != Kind::Zeros || b.zeros.len() >= kb * NB));
+        // the plane the sums read: the codes themselves (Q8_0's second plane)
+        let plane = planes - 1;
+        for h in 0..2 {
+            // SAFETY: NEON and dotprod (the caller's contract); every read is inside the
+            // slices (asserted above: block `bi < kb` reads `qa[bi·96 .. +96]`,
+            // `da`/`off`/`sa` `[bi·3 .. +3]`, `codes[(bi·P + plane)·512 + 32h + 64q .. +32]`
+            // for q < 8, h < 2 (within the block's P·512 bytes), `scales`/`zeros`
+            // `[bi·16 + 8h .. +8]`); `acc`'s rows hold 16 values (8h + 8 ≤ 16).
+            unsafe {
+                let mut f = acc.each_ref().map(|r| {
+                    [
+                        vld1q_f32(r.as_ptr().add(8 * h)),
+                        vld1q_f32(r.as_ptr().add(8 * h + 4)),
+                    ]
+                });
+                for bi in 0..kb {
+                    let cb = b.codes.as_ptr().add((bi * planes + plane) * PLANE + 32 * h);
+                    let cb = cb.cast::<i8>();
+                    let q = qa.as_ptr().add(bi * ATILE);
+                    let a = [0, 1, 2].map(|r| {
+                        [
+                            vld1q_s8(q.add(r * QK)),
+                            vld1q_s8(q.add(r * QK + 16)),
+                        ]
+                    });
+                    let mut s = [0, 1, 2].map(|r| {
+                        let o = if W::KIND == Kind::Nibbles {
+                            // −8·S_a: the two halves' offsets (each −8·Σ over 16 values)
+                            let o = *off.get_unchecked(bi * MB + r);
+                            i32::from(o as i16) + (o >> 16)
+                        } else {
+                            0
+                        };
+                        [vdupq_n_s32(o); 2]
+                    });
+                    macro_rules! quad {
+                        ($q:literal, $lane:literal) => {{
+                            let b0 = vld1q_s8(cb.add($q * 4 * NB));
+                            let b1 = vld1q_s8(cb.add($q * 4 * NB + 16));
+                            for (sr, ar) in s.iter_mut().zip(&a) {
+                                let av = ar[$q / 4];
+                                sr[0] = sdot::<$lane>(sr[0], b0, av);
+                                sr[1] = sdot::<$lane>(sr[1], b1, av);
+                            }
+                        }};
+                    }
+                    // the block's eight k quads in straight line (48 `sdot`)
+                    const { assert!(QK / 4 == 8) };
+                    quad!(0, 0);
+                    quad!(1, 1);
+                    quad!(2, 2);
+                    quad!(3, 3);
+                    quad!(4, 0);
+                    quad!(5, 1);
+                    quad!(6, 2);
+                    quad!(7, 3);
+                    let sc = b.scales.as_ptr().add(bi * NB + 8 * h);
+                    let db = [vld1q_f32(sc), vld1q_f32(sc.add(4))];
+                    let zp = b.zeros.as_ptr().wrapping_add(bi * NB + 8 * h);
+                    for (r, (fr, sr)) in f.iter_mut().zip(&s).enumerate() {
+                        let d = *da.get_unchecked(bi * MB + r);
+                        for c in 0..2 {
+                            let mut y = vcvtq_f32_s32(sr[c]);
+                            if W::KIND == Kind::Zeros {
+                                let z = vld1q_f32(zp.add(4 * c));
+                                y = vfmsq_n_f32(y, z, *sa.get_unchecked(bi * MB + r));
+                            }
+                            fr[c] = vfmaq_f32(fr[c], y, vmulq_n_f32(db[c], d));
+                        }
+                    }
+                }
+                for (o, v) in acc.iter_mut().zip(&f) {
+                    vst1q_f32(o.as_mut_ptr().add(8 * h), v[0]);
+                    vst1q_f32(o.as_mut_ptr().add(8 * h + 4), v[1]);
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::DynLayout;
@@ -1366,7 +1506,7 @@ mod tests {
     /// quantizer agrees with the plain one.
     #[test]
     fn rounding_is_f32_round() {
-        use super::{QK, round_half_away};
+        use super::round_half_away;
         for i in -(1i32 << 20)..(1 << 20) {
             let x = i as f32 * 0.25;
             assert_eq!(round_half_away(x).to_bits(), x.round().to_bits(), "{x}");
@@ -1383,7 +1523,7 @@ mod tests {
         // capped at f32::MAX), zeros; then one non-finite value anywhere
         #[cfg(target_arch = "x86_64")]
         if Isa::Avx2.is_available() {
-            use super::{ATILE, MB, quantize_row};
+            use super::{ATILE, MB, QK, quantize_row};
             let k = 4 * QK;
             for it in 0..3000 {
                 let mut row: Vec<f32> = (0..k)
