@@ -1112,13 +1112,42 @@ mod neon {
         acc
     }
 
+    /// `x` in every lane, by `dup` from a general register each time: the compiler would
+    /// copy one register (`mov`, a vector pipe's operation) where the model and Neoverse N1
+    /// run `dup` on the integer multi-cycle pipe, beside the vector ones.
+    ///
+    /// # Safety
+    /// NEON available.
+    #[inline(always)]
+    unsafe fn dup(x: i32) -> int32x4_t {
+        let v: int32x4_t;
+        // SAFETY: the caller's contract (the instruction exists); registers only. Not `pure`,
+        // so that two equal `dup` stay two.
+        unsafe {
+            asm!(
+                "dup {v:v}.4s, {x:w}",
+                v = out(vreg) v,
+                x = in(reg) x,
+                options(nomem, nostack, preserves_flags),
+            );
+        }
+        v
+    }
+
+    /// 1.5·2²³: an `i32` Σ with `|Σ| < 2²²` added to its bits gives the `f32` `MAGIC + Σ`
+    /// exactly (the block sums: `|Σ| ≤ 32·128·127 < 2¹⁹`). The conversion in one `fsub`
+    /// (either vector pipe) instead of `scvtf` (two micro-operations on one pipe in
+    /// Neoverse N1), and the bits added free as the sums' start.
+    const MAGIC: f32 = 12_582_912.0;
+
     /// Three rows × sixteen columns over `kb` blocks, in two passes of eight columns (six
     /// `i32` sums, six `f32` accumulators, a row's two activation vectors each and two B
     /// vectors in registers): per block eight k quads of `sdot` by element (B's vector of four
     /// columns' quads against the row's quad), exact in `i32` (`|Σ| ≤ 32·128·127`); the sums
-    /// of `Kind::Nibbles` start at `−8·S_a`, `Kind::Zeros` takes `z·S_a` off in `f32`,
-    /// `Kind::Signed` reads the codes' plane only (signed × signed needs no magnitudes);
-    /// converted and scaled by `d_b·d_a` into the accumulators (`acc` on entry).
+    /// start at [`MAGIC`]'s bits (those of `Kind::Nibbles` less `8·S_a`), `Kind::Zeros` takes
+    /// `z·S_a` off in `f32`, `Kind::Signed` reads the codes' plane only (signed × signed needs
+    /// no magnitudes); converted and scaled by `d_b·d_a` into the accumulators (`acc` on
+    /// entry).
     ///
     /// # Safety
     /// NEON and dotprod available.
@@ -1143,6 +1172,7 @@ mod neon {
             // for q < 8, h < 2 (within the block's P·512 bytes), `scales`/`zeros`
             // `[bi·16 + 8h .. +8]`); `acc`'s rows hold 16 values (8h + 8 ≤ 16).
             unsafe {
+                let magic = vdupq_n_f32(MAGIC);
                 let mut f = acc.each_ref().map(|r| {
                     [
                         vld1q_f32(r.as_ptr().add(8 * h)),
@@ -1159,6 +1189,7 @@ mod neon {
                             vld1q_s8(q.add(r * QK + 16)),
                         ]
                     });
+                    // each sum starts at MAGIC's bits (less 8·S_a for Q4_0)
                     let mut s = [0, 1, 2].map(|r| {
                         let o = if W::KIND == Kind::Nibbles {
                             // −8·S_a: the two halves' offsets (each −8·Σ over 16 values)
@@ -1167,7 +1198,8 @@ mod neon {
                         } else {
                             0
                         };
-                        [vdupq_n_s32(o); 2]
+                        let o = MAGIC.to_bits() as i32 + o;
+                        [dup(o), dup(o)]
                     });
                     macro_rules! quad {
                         ($q:literal, $lane:literal) => {{
@@ -1196,7 +1228,8 @@ mod neon {
                     for (r, (fr, sr)) in f.iter_mut().zip(&s).enumerate() {
                         let d = *da.get_unchecked(bi * MB + r);
                         for c in 0..2 {
-                            let mut y = vcvtq_f32_s32(sr[c]);
+                            // MAGIC + Σ as an f32, exact (|Σ| < 2²²): Σ in one `fsub`
+                            let mut y = vsubq_f32(vreinterpretq_f32_s32(sr[c]), magic);
                             if W::KIND == Kind::Zeros {
                                 let z = vld1q_f32(zp.add(4 * c));
                                 y = vfmsq_n_f32(y, z, *sa.get_unchecked(bi * MB + r));
