@@ -30,8 +30,9 @@
 //! four panels pass over the same 512 k values of A (in L2) before the next ones, their `f32`
 //! sums kept in a buffer between the passes. Every block of B is unpacked once per call. AVX2
 //! tiles of 3 rows × 16 columns: six `i16` (or `i32`) sums, six `f32` accumulators, two B
-//! vectors and one broadcast activation quad in registers. Plain Rust below AVX2. Threads split
-//! the panels.
+//! vectors and one broadcast activation quad in registers. On aarch64 with dotprod, NEON tiles
+//! of the same shape on the same packing (`sdot` by element, in two passes of eight columns).
+//! Plain Rust below AVX2 and without dotprod. Threads split the panels.
 //!
 //! A row of A holding a NaN or an infinity is not quantized: [`run`] reports it, and the
 //! caller computes that row on the `f32` route, so non-finite inputs give the `f32` route's
