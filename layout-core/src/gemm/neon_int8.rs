@@ -205,22 +205,27 @@ macro_rules! store_v8_v31 {
 }
 pub(crate) use store_v8_v31;
 
-/// `C ← α·x(i, j) + β·C` over the tile's `mr × nr` elements (β = 0: C is not read).
+/// `C ← x(i, j) + β·C` over the tile's `mr × nr` elements, `x` already scaled by α (β = 0: C
+/// is not read); the 8-bit and the `bfmmla` tiles' write-back.
 ///
 /// # Safety
 /// Every element of the tile is an element of C the caller may write (as [`Tile`]'s contract).
 #[inline(always)]
-unsafe fn write_c(t: &Tile<i32, i8>, (mr, nr): (usize, usize), x: impl Fn(usize, usize) -> i32) {
+pub(crate) unsafe fn write_c<K: Kern>(
+    t: &Tile<K::C, K::P>,
+    (mr, nr): (usize, usize),
+    x: impl Fn(usize, usize) -> K::C,
+) {
     for j in 0..nr {
         for i in 0..mr {
-            let x = x(i, j).wrapping_mul(t.alpha);
+            let x = x(i, j);
             // SAFETY: the caller guarantees every C element of the tile.
             unsafe {
                 let p = t.c.offset(i as isize * t.rsc + j as isize * t.csc);
-                *p = if t.beta == 0 {
+                *p = if t.beta == K::ZERO {
                     x
                 } else {
-                    I8Quads::mul_add(*p, t.beta, x)
+                    K::mul_add(*p, t.beta, x)
                 };
             }
         }
@@ -314,7 +319,7 @@ unsafe fn tile<const D: u8>(t: &Tile<i32, i8>) {
         }
     }
     // SAFETY: the caller guarantees every C element of the tile.
-    unsafe { write_c(t, (mr, nr), |i, j| acc[j][i]) };
+    unsafe { write_c::<I8Quads>(t, (mr, nr), |i, j| acc[j][i].wrapping_mul(t.alpha)) };
 }
 
 /// One kernel function per variant `$d` of a tile function `$tile`, with its features and
@@ -456,14 +461,15 @@ unsafe fn tile_mmla<const D: u8>(t: &Tile<i32, i8>) {
     }
     let x = |i: usize, j: usize| {
         let block = &acc[4 * (j / 2) + i / 2];
-        if D == 3 {
+        let x = if D == 3 {
             block[2 * (j % 2) + i % 2]
         } else {
             block[2 * (i % 2) + j % 2]
-        }
+        };
+        x.wrapping_mul(t.alpha)
     };
     // SAFETY: the caller guarantees every C element of the tile.
-    unsafe { write_c(t, (mr, nr), x) };
+    unsafe { write_c::<I8Quads>(t, (mr, nr), x) };
 }
 
 kernels! {
@@ -611,9 +617,10 @@ unsafe fn tile_mull<const D: u8>(t: &Tile<i32, i8>) {
             .iter()
             .fold(0i32, |s, &w| s.wrapping_add(w))
             .wrapping_add(sums[i].wrapping_mul(sign))
+            .wrapping_mul(t.alpha)
     };
     // SAFETY: the caller guarantees every C element of the tile.
-    unsafe { write_c(t, (mr, nr), x) };
+    unsafe { write_c::<I8Quads>(t, (mr, nr), x) };
 }
 
 kernels! {
