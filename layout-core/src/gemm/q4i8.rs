@@ -1184,12 +1184,8 @@ mod neon {
                     let cb = b.codes.as_ptr().add((bi * planes + plane) * PLANE + 32 * h);
                     let cb = cb.cast::<i8>();
                     let q = qa.as_ptr().add(bi * ATILE);
-                    let a = [0, 1, 2].map(|r| {
-                        [
-                            vld1q_s8(q.add(r * QK)),
-                            vld1q_s8(q.add(r * QK + 16)),
-                        ]
-                    });
+                    let a =
+                        [0, 1, 2].map(|r| [vld1q_s8(q.add(r * QK)), vld1q_s8(q.add(r * QK + 16))]);
                     // each sum starts at MAGIC's bits (less 8·S_a for Q4_0)
                     let mut s = [0, 1, 2].map(|r| {
                         let o = if W::KIND == Kind::Nibbles {
