@@ -18,7 +18,7 @@ use std::vec::Vec;
 
 use super::block::run_panels;
 use super::kernel::{Kern, KernelInfo, Tile};
-use super::neon_int8::{TILE, mmla_loop, pack_groups};
+use super::neon_int8::{TILE, mmla_loop, pack_groups, write_c};
 use super::pack::{Panels, Rows};
 use super::view::{Product, View};
 
@@ -71,20 +71,9 @@ pub(crate) unsafe fn bfmmla(t: &Tile<f32, i16>) {
     // 48·k at `b` (96·k bytes); `acc` holds the 96 words stored; the registers written are
     // declared.
     unsafe { mmla_loop!("bfmmla", ".8h", false, a, b, k, out) };
-    for j in 0..nr {
-        for i in 0..mr {
-            let x = t.alpha * acc[4 * (j / 2) + i / 2][2 * (i % 2) + j % 2];
-            // SAFETY: the caller guarantees every C element of the tile.
-            unsafe {
-                let p = t.c.offset(i as isize * t.rsc + j as isize * t.csc);
-                *p = if t.beta == 0.0 {
-                    x
-                } else {
-                    Bf16Quads::mul_add(*p, t.beta, x)
-                };
-            }
-        }
-    }
+    let x = |i: usize, j: usize| t.alpha * acc[4 * (j / 2) + i / 2][2 * (i % 2) + j % 2];
+    // SAFETY: the caller guarantees every C element of the tile.
+    unsafe { write_c::<Bf16Quads>(t, (mr, nr), x) };
 }
 
 /// The bf16 engine on a checked product of bf16 operands (`H` is bf16) whose instruction set

@@ -154,19 +154,92 @@ pub(crate) fn pack_groups<S: Copy, P: Copy + Default>(
 /// The tile: 2 vectors of four `i32` rows by 12 columns.
 pub(crate) const TILE: (usize, usize) = (8, 12);
 
+/// The frame every 8-bit (and `bfmmla`) k loop shares: `asm!` with the loop's instructions
+/// `$t`, the pointers `a`, `b` and the accumulators' `acc` (advanced, then dropped), the step
+/// count `k`, and every vector register written.
+macro_rules! k_loop {
+    ($a:expr, $b:expr, $k:expr, $acc:expr, [$($t:expr),* $(,)?]) => {
+        asm!(
+            $($t,)*
+            a = inout(reg) $a => _,
+            b = inout(reg) $b => _,
+            k = inout(reg) $k => _,
+            acc = inout(reg) $acc => _,
+            out("v0") _, out("v1") _, out("v2") _, out("v3") _,
+            out("v4") _, out("v5") _, out("v6") _, out("v7") _,
+            out("v8") _, out("v9") _, out("v10") _, out("v11") _,
+            out("v12") _, out("v13") _, out("v14") _, out("v15") _,
+            out("v16") _, out("v17") _, out("v18") _, out("v19") _,
+            out("v20") _, out("v21") _, out("v22") _, out("v23") _,
+            out("v24") _, out("v25") _, out("v26") _, out("v27") _,
+            out("v28") _, out("v29") _, out("v30") _, out("v31") _,
+            options(nostack),
+        )
+    };
+}
+pub(crate) use k_loop;
+
+/// The 24 accumulators v8–v31 of an 8 × 12 tile: zeroed (one template string).
+macro_rules! zero_v8_v31 {
+    () => {
+        "movi v8.4s, #0\nmovi v9.4s, #0\nmovi v10.4s, #0\nmovi v11.4s, #0
+         movi v12.4s, #0\nmovi v13.4s, #0\nmovi v14.4s, #0\nmovi v15.4s, #0
+         movi v16.4s, #0\nmovi v17.4s, #0\nmovi v18.4s, #0\nmovi v19.4s, #0
+         movi v20.4s, #0\nmovi v21.4s, #0\nmovi v22.4s, #0\nmovi v23.4s, #0
+         movi v24.4s, #0\nmovi v25.4s, #0\nmovi v26.4s, #0\nmovi v27.4s, #0
+         movi v28.4s, #0\nmovi v29.4s, #0\nmovi v30.4s, #0\nmovi v31.4s, #0"
+    };
+}
+pub(crate) use zero_v8_v31;
+
+/// The 24 accumulators v8–v31 stored at `acc` in register order, `acc` advanced past them.
+macro_rules! store_v8_v31 {
+    () => {
+        "st1 {{v8.4s, v9.4s, v10.4s, v11.4s}}, [{acc}], #64
+         st1 {{v12.4s, v13.4s, v14.4s, v15.4s}}, [{acc}], #64
+         st1 {{v16.4s, v17.4s, v18.4s, v19.4s}}, [{acc}], #64
+         st1 {{v20.4s, v21.4s, v22.4s, v23.4s}}, [{acc}], #64
+         st1 {{v24.4s, v25.4s, v26.4s, v27.4s}}, [{acc}], #64
+         st1 {{v28.4s, v29.4s, v30.4s, v31.4s}}, [{acc}], #64"
+    };
+}
+pub(crate) use store_v8_v31;
+
+/// `C ← x(i, j) + β·C` over the tile's `mr × nr` elements, `x` already scaled by α (β = 0: C
+/// is not read); the 8-bit and the `bfmmla` tiles' write-back.
+///
+/// # Safety
+/// Every element of the tile is an element of C the caller may write (as [`Tile`]'s contract).
+#[inline(always)]
+pub(crate) unsafe fn write_c<K: Kern>(
+    t: &Tile<K::C, K::P>,
+    (mr, nr): (usize, usize),
+    x: impl Fn(usize, usize) -> K::C,
+) {
+    for j in 0..nr {
+        for i in 0..mr {
+            let x = x(i, j);
+            // SAFETY: the caller guarantees every C element of the tile.
+            unsafe {
+                let p = t.c.offset(i as isize * t.rsc + j as isize * t.csc);
+                *p = if t.beta == K::ZERO {
+                    x
+                } else {
+                    K::mul_add(*p, t.beta, x)
+                };
+            }
+        }
+    }
+}
+
 /// The 24-dot-product k loop of one 8 × 12 tile in assembly (the dot-product intrinsics are
 /// not stable Rust): `acc` ← Σ over `k` quad steps, column-major `[12][8]`, then, with `sums`,
 /// A's row sums (`$op` of A against a vector of ones, two more dot products per step) as a
 /// 13th column.
 macro_rules! dot_loop {
     ($op:literal, $a:expr, $b:expr, $k:expr, $acc:expr, sums: [$($sum:literal),*]) => {
-        asm!(
-            "movi v8.4s, #0", "movi v9.4s, #0", "movi v10.4s, #0", "movi v11.4s, #0",
-            "movi v12.4s, #0", "movi v13.4s, #0", "movi v14.4s, #0", "movi v15.4s, #0",
-            "movi v16.4s, #0", "movi v17.4s, #0", "movi v18.4s, #0", "movi v19.4s, #0",
-            "movi v20.4s, #0", "movi v21.4s, #0", "movi v22.4s, #0", "movi v23.4s, #0",
-            "movi v24.4s, #0", "movi v25.4s, #0", "movi v26.4s, #0", "movi v27.4s, #0",
-            "movi v28.4s, #0", "movi v29.4s, #0", "movi v30.4s, #0", "movi v31.4s, #0",
+        k_loop!($a, $b, $k, $acc, [
+            zero_v8_v31!(),
             "movi v5.4s, #0", "movi v6.4s, #0", "movi v7.16b, #1",
             "cbz {k}, 2f",
             "1:",
@@ -200,27 +273,9 @@ macro_rules! dot_loop {
             "subs {k}, {k}, #1",
             "b.ne 1b",
             "2:",
-            "st1 {{v8.4s, v9.4s, v10.4s, v11.4s}}, [{acc}], #64",
-            "st1 {{v12.4s, v13.4s, v14.4s, v15.4s}}, [{acc}], #64",
-            "st1 {{v16.4s, v17.4s, v18.4s, v19.4s}}, [{acc}], #64",
-            "st1 {{v20.4s, v21.4s, v22.4s, v23.4s}}, [{acc}], #64",
-            "st1 {{v24.4s, v25.4s, v26.4s, v27.4s}}, [{acc}], #64",
-            "st1 {{v28.4s, v29.4s, v30.4s, v31.4s}}, [{acc}], #64",
+            store_v8_v31!(),
             "st1 {{v5.4s, v6.4s}}, [{acc}]",
-            a = inout(reg) $a => _,
-            b = inout(reg) $b => _,
-            k = inout(reg) $k => _,
-            acc = inout(reg) $acc => _,
-            out("v0") _, out("v1") _, out("v2") _, out("v3") _, out("v4") _,
-            out("v5") _, out("v6") _, out("v7") _,
-            out("v8") _, out("v9") _, out("v10") _, out("v11") _,
-            out("v12") _, out("v13") _, out("v14") _, out("v15") _,
-            out("v16") _, out("v17") _, out("v18") _, out("v19") _,
-            out("v20") _, out("v21") _, out("v22") _, out("v23") _,
-            out("v24") _, out("v25") _, out("v26") _, out("v27") _,
-            out("v28") _, out("v29") _, out("v30") _, out("v31") _,
-            options(nostack),
-        )
+        ])
     };
 }
 
@@ -263,58 +318,59 @@ unsafe fn tile<const D: u8>(t: &Tile<i32, i8>) {
             }
         }
     }
-    for (j, col) in acc.iter().enumerate().take(nr) {
-        for (i, &x) in col.iter().enumerate().take(mr) {
-            let x = x.wrapping_mul(t.alpha);
-            // SAFETY: the caller guarantees every C element of the tile.
-            unsafe {
-                let p = t.c.offset(i as isize * t.rsc + j as isize * t.csc);
-                *p = if t.beta == 0 {
-                    x
-                } else {
-                    I8Quads::mul_add(*p, t.beta, x)
-                };
-            }
-        }
-    }
+    // SAFETY: the caller guarantees every C element of the tile.
+    unsafe { write_c::<I8Quads>(t, (mr, nr), |i, j| acc[j][i].wrapping_mul(t.alpha)) };
 }
 
+/// One kernel function per variant `$d` of a tile function `$tile`, with its features and
+/// contract (the same four pairs for every family: see [`pick`]).
 macro_rules! kernels {
-    ($($(#[$doc:meta])* $name:ident, $feat:literal, $d:expr;)*) => {$(
+    ($tile:ident, $feat:literal, $contract:literal;
+     $($(#[$doc:meta])* $name:ident, $d:expr;)*) => {$(
         $(#[$doc])*
         ///
         /// # Safety
-        /// As [`super::kernel::Ukr`] with MR = 8, NR = 12, `KSTEP = 4`; the features enabled
-        /// on this function are available.
+        #[doc = $contract]
         #[target_feature(enable = $feat)]
         pub(crate) unsafe fn $name(t: &Tile<i32, i8>) {
             // SAFETY: forwarded contract; the features are enabled on this function.
-            unsafe { tile::<{ $d }>(t) }
+            unsafe { $tile::<{ $d }>(t) }
         }
     )*};
 }
 
 kernels! {
+    tile, "neon,dotprod",
+    "As [`super::kernel::Ukr`] with MR = 8, NR = 12, `KSTEP = 4`; NEON and dotprod available.";
     /// `i8 × i8`: `sdot`.
-    sdot_ss, "neon,dotprod", 0;
+    sdot_ss, 0;
     /// `u8 × u8`: `udot`.
-    udot_uu, "neon,dotprod", 1;
+    udot_uu, 1;
     /// `u8 × i8` without i8mm: `udot` on B + 128, minus 128 · A's row sums.
-    udot_flip_b, "neon,dotprod", 4;
+    udot_flip_b, 4;
     /// `i8 × u8` without i8mm: `sdot` on B − 128, plus 128 · A's row sums.
-    sdot_flip_b, "neon,dotprod", 5;
+    sdot_flip_b, 5;
 }
 
-/// The dot-product kernel for panels of signedness (A panel unsigned, B panel unsigned), and
-/// whether the packers flip the B panel's sign bit (never A's).
-fn pick(a_unsigned: bool, b_unsigned: bool) -> (super::kernel::Ukr<i32, i8>, bool) {
-    match (a_unsigned, b_unsigned) {
-        (false, false) => (sdot_ss, false),
-        (true, true) => (udot_uu, false),
-        (true, false) => (udot_flip_b, true),
-        (false, true) => (sdot_flip_b, true),
-    }
+/// A family's entry for panels of signedness (A panel unsigned, B panel unsigned), from its
+/// four in the order `i8 × i8`, `u8 × u8`, `u8 × i8`, `i8 × u8`.
+fn pick<T: Copy>(family: [T; 4], a_unsigned: bool, b_unsigned: bool) -> T {
+    family[match (a_unsigned, b_unsigned) {
+        (false, false) => 0,
+        (true, true) => 1,
+        (true, false) => 2,
+        (false, true) => 3,
+    }]
 }
+
+/// The dot-product kernels in [`pick`]'s order, and whether the packers flip the B panel's
+/// sign bit (never A's).
+const DOT: [(super::kernel::Ukr<i32, i8>, bool); 4] = [
+    (sdot_ss, false),
+    (udot_uu, false),
+    (udot_flip_b, true),
+    (sdot_flip_b, true),
+];
 
 /// One `smmla`-family instruction of the k loop: accumulator `v$d` += the 2 × 8 matrix of A
 /// (`v$a`, two rows) times the 8 × 2 matrix of B (`v$b`, two columns); swapped (`usmmla` with
@@ -338,66 +394,49 @@ pub(crate) use mm;
 /// r1·c0, r1·c1]`; transposed when swapped). `acc` ← the 24 blocks, 96 words.
 macro_rules! mmla_loop {
     ($op:literal, $arr:literal, $sw:tt, $a:expr, $b:expr, $k:expr, $acc:expr) => {
-        asm!(
-            "movi v8.4s, #0", "movi v9.4s, #0", "movi v10.4s, #0", "movi v11.4s, #0",
-            "movi v12.4s, #0", "movi v13.4s, #0", "movi v14.4s, #0", "movi v15.4s, #0",
-            "movi v16.4s, #0", "movi v17.4s, #0", "movi v18.4s, #0", "movi v19.4s, #0",
-            "movi v20.4s, #0", "movi v21.4s, #0", "movi v22.4s, #0", "movi v23.4s, #0",
-            "movi v24.4s, #0", "movi v25.4s, #0", "movi v26.4s, #0", "movi v27.4s, #0",
-            "movi v28.4s, #0", "movi v29.4s, #0", "movi v30.4s, #0", "movi v31.4s, #0",
-            "cbz {k}, 2f",
-            "1:",
-            "ldp q0, q1, [{a}], #32",
-            "ldp q2, q3, [{a}], #32",
-            "ldp q4, q5, [{b}], #32",
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 8, 0, 4),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 9, 1, 4),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 10, 2, 4),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 11, 3, 4),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 12, 0, 5),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 13, 1, 5),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 14, 2, 5),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 15, 3, 5),
-            "ldp q6, q7, [{b}], #32",
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 16, 0, 6),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 17, 1, 6),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 18, 2, 6),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 19, 3, 6),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 20, 0, 7),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 21, 1, 7),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 22, 2, 7),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 23, 3, 7),
-            "ldp q4, q5, [{b}], #32",
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 24, 0, 4),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 25, 1, 4),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 26, 2, 4),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 27, 3, 4),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 28, 0, 5),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 29, 1, 5),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 30, 2, 5),
-            $crate::gemm::neon_int8::mm!($op, $arr, $sw, 31, 3, 5),
-            "subs {k}, {k}, #1",
-            "b.ne 1b",
-            "2:",
-            "st1 {{v8.4s, v9.4s, v10.4s, v11.4s}}, [{acc}], #64",
-            "st1 {{v12.4s, v13.4s, v14.4s, v15.4s}}, [{acc}], #64",
-            "st1 {{v16.4s, v17.4s, v18.4s, v19.4s}}, [{acc}], #64",
-            "st1 {{v20.4s, v21.4s, v22.4s, v23.4s}}, [{acc}], #64",
-            "st1 {{v24.4s, v25.4s, v26.4s, v27.4s}}, [{acc}], #64",
-            "st1 {{v28.4s, v29.4s, v30.4s, v31.4s}}, [{acc}]",
-            a = inout(reg) $a => _,
-            b = inout(reg) $b => _,
-            k = inout(reg) $k => _,
-            acc = inout(reg) $acc => _,
-            out("v0") _, out("v1") _, out("v2") _, out("v3") _,
-            out("v4") _, out("v5") _, out("v6") _, out("v7") _,
-            out("v8") _, out("v9") _, out("v10") _, out("v11") _,
-            out("v12") _, out("v13") _, out("v14") _, out("v15") _,
-            out("v16") _, out("v17") _, out("v18") _, out("v19") _,
-            out("v20") _, out("v21") _, out("v22") _, out("v23") _,
-            out("v24") _, out("v25") _, out("v26") _, out("v27") _,
-            out("v28") _, out("v29") _, out("v30") _, out("v31") _,
-            options(nostack),
+        $crate::gemm::neon_int8::k_loop!(
+            $a,
+            $b,
+            $k,
+            $acc,
+            [
+                $crate::gemm::neon_int8::zero_v8_v31!(),
+                "cbz {k}, 2f",
+                "1:",
+                "ldp q0, q1, [{a}], #32",
+                "ldp q2, q3, [{a}], #32",
+                "ldp q4, q5, [{b}], #32",
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 8, 0, 4),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 9, 1, 4),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 10, 2, 4),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 11, 3, 4),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 12, 0, 5),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 13, 1, 5),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 14, 2, 5),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 15, 3, 5),
+                "ldp q6, q7, [{b}], #32",
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 16, 0, 6),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 17, 1, 6),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 18, 2, 6),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 19, 3, 6),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 20, 0, 7),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 21, 1, 7),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 22, 2, 7),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 23, 3, 7),
+                "ldp q4, q5, [{b}], #32",
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 24, 0, 4),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 25, 1, 4),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 26, 2, 4),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 27, 3, 4),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 28, 0, 5),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 29, 1, 5),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 30, 2, 5),
+                $crate::gemm::neon_int8::mm!($op, $arr, $sw, 31, 3, 5),
+                "subs {k}, {k}, #1",
+                "b.ne 1b",
+                "2:",
+                $crate::gemm::neon_int8::store_v8_v31!(),
+            ]
         )
     };
 }
@@ -426,44 +465,22 @@ unsafe fn tile_mmla<const D: u8>(t: &Tile<i32, i8>) {
             _ => mmla_loop!("usmmla", ".16b", true, a, b, k, out),
         }
     }
-    for j in 0..nr {
-        for i in 0..mr {
-            let block = &acc[4 * (j / 2) + i / 2];
-            let at = if D == 3 {
-                2 * (j % 2) + i % 2
-            } else {
-                2 * (i % 2) + j % 2
-            };
-            let x = block[at].wrapping_mul(t.alpha);
-            // SAFETY: the caller guarantees every C element of the tile.
-            unsafe {
-                let p = t.c.offset(i as isize * t.rsc + j as isize * t.csc);
-                *p = if t.beta == 0 {
-                    x
-                } else {
-                    I8Quads::mul_add(*p, t.beta, x)
-                };
-            }
-        }
-    }
+    let x = |i: usize, j: usize| {
+        let block = &acc[4 * (j / 2) + i / 2];
+        let x = if D == 3 {
+            block[2 * (j % 2) + i % 2]
+        } else {
+            block[2 * (i % 2) + j % 2]
+        };
+        x.wrapping_mul(t.alpha)
+    };
+    // SAFETY: the caller guarantees every C element of the tile.
+    unsafe { write_c::<I8Quads>(t, (mr, nr), x) };
 }
 
-macro_rules! mmla_kernels {
-    ($($(#[$doc:meta])* $name:ident, $d:expr;)*) => {$(
-        $(#[$doc])*
-        ///
-        /// # Safety
-        /// As [`super::kernel::Ukr`] with MR = 8, NR = 12, `KSTEP = 8`; NEON and i8mm
-        /// available.
-        #[target_feature(enable = "neon,i8mm")]
-        pub(crate) unsafe fn $name(t: &Tile<i32, i8>) {
-            // SAFETY: forwarded contract; the features are enabled on this function.
-            unsafe { tile_mmla::<{ $d }>(t) }
-        }
-    )*};
-}
-
-mmla_kernels! {
+kernels! {
+    tile_mmla, "neon,i8mm",
+    "As [`super::kernel::Ukr`] with MR = 8, NR = 12, `KSTEP = 8`; NEON and i8mm available.";
     /// `i8 × i8`: `smmla`.
     smmla_ss, 0;
     /// `u8 × u8`: `ummla`.
@@ -474,16 +491,8 @@ mmla_kernels! {
     usmmla_su, 3;
 }
 
-/// The matrix multiply-add kernel for panels of signedness (A panel unsigned, B panel
-/// unsigned): every pair exact, no panel flipped.
-fn pick_mmla(a_unsigned: bool, b_unsigned: bool) -> super::kernel::Ukr<i32, i8> {
-    match (a_unsigned, b_unsigned) {
-        (false, false) => smmla_ss,
-        (true, true) => ummla_uu,
-        (true, false) => usmmla_us,
-        (false, true) => usmmla_su,
-    }
-}
+/// The matrix multiply-add kernels in [`pick`]'s order: every pair exact, no panel flipped.
+const MMLA: [super::kernel::Ukr<i32, i8>; 4] = [smmla_ss, ummla_uu, usmmla_us, usmmla_su];
 
 /// The tile of the widening kernels: 4 rows by 4 columns.
 pub(crate) const MULL_TILE: (usize, usize) = (4, 4);
@@ -501,7 +510,7 @@ const MULL_STEPS: usize = 64;
 /// `acc` ← the 16 accumulators (64 words), then the four row-sum vectors (32 halves).
 macro_rules! mull_loop {
     ($mul:literal, $adalp:literal, $a:expr, $b:expr, $k:expr, $acc:expr, sums: [$($sum:literal),*]) => {
-        asm!(
+        k_loop!($a, $b, $k, $acc, [
             "movi v16.4s, #0", "movi v17.4s, #0", "movi v18.4s, #0", "movi v19.4s, #0",
             "movi v20.4s, #0", "movi v21.4s, #0", "movi v22.4s, #0", "movi v23.4s, #0",
             "movi v24.4s, #0", "movi v25.4s, #0", "movi v26.4s, #0", "movi v27.4s, #0",
@@ -554,20 +563,7 @@ macro_rules! mull_loop {
             "st1 {{v24.4s, v25.4s, v26.4s, v27.4s}}, [{acc}], #64",
             "st1 {{v28.4s, v29.4s, v30.4s, v31.4s}}, [{acc}], #64",
             "st1 {{v12.8h, v13.8h, v14.8h, v15.8h}}, [{acc}]",
-            a = inout(reg) $a => _,
-            b = inout(reg) $b => _,
-            k = inout(reg) $k => _,
-            acc = inout(reg) $acc => _,
-            out("v0") _, out("v1") _, out("v2") _, out("v3") _,
-            out("v4") _, out("v5") _, out("v6") _, out("v7") _,
-            out("v8") _, out("v9") _, out("v10") _, out("v11") _,
-            out("v12") _, out("v13") _, out("v14") _, out("v15") _,
-            out("v16") _, out("v17") _, out("v18") _, out("v19") _,
-            out("v20") _, out("v21") _, out("v22") _, out("v23") _,
-            out("v24") _, out("v25") _, out("v26") _, out("v27") _,
-            out("v28") _, out("v29") _, out("v30") _, out("v31") _,
-            options(nostack),
-        )
+        ])
     };
 }
 
@@ -622,42 +618,21 @@ unsafe fn tile_mull<const D: u8>(t: &Tile<i32, i8>) {
     }
     // B' = b + 128 (u8): subtract 128·Σ a; B' = b − 128 (i8): add it
     let sign: i32 = if D == 2 { -128 } else { 128 };
-    for j in 0..nr {
-        for i in 0..mr {
-            let x = acc[4 * j + i]
-                .iter()
-                .fold(0i32, |s, &w| s.wrapping_add(w))
-                .wrapping_add(sums[i].wrapping_mul(sign))
-                .wrapping_mul(t.alpha);
-            // SAFETY: the caller guarantees every C element of the tile.
-            unsafe {
-                let p = t.c.offset(i as isize * t.rsc + j as isize * t.csc);
-                *p = if t.beta == 0 {
-                    x
-                } else {
-                    I8Quads::mul_add(*p, t.beta, x)
-                };
-            }
-        }
-    }
+    let x = |i: usize, j: usize| {
+        acc[4 * j + i]
+            .iter()
+            .fold(0i32, |s, &w| s.wrapping_add(w))
+            .wrapping_add(sums[i].wrapping_mul(sign))
+            .wrapping_mul(t.alpha)
+    };
+    // SAFETY: the caller guarantees every C element of the tile.
+    unsafe { write_c::<I8Quads>(t, (mr, nr), x) };
 }
 
-macro_rules! mull_kernels {
-    ($($(#[$doc:meta])* $name:ident, $d:expr;)*) => {$(
-        $(#[$doc])*
-        ///
-        /// # Safety
-        /// As [`super::kernel::Ukr`] with MR = NR = 4, `KSTEP = 16` and `k ≤ 64`; NEON
-        /// available (every aarch64 CPU).
-        #[target_feature(enable = "neon")]
-        pub(crate) unsafe fn $name(t: &Tile<i32, i8>) {
-            // SAFETY: forwarded contract; the features are enabled on this function.
-            unsafe { tile_mull::<{ $d }>(t) }
-        }
-    )*};
-}
-
-mull_kernels! {
+kernels! {
+    tile_mull, "neon",
+    "As [`super::kernel::Ukr`] with MR = NR = 4, `KSTEP = 16` and `k ≤ 64`; NEON available \
+     (every aarch64 CPU).";
     /// `i8 × i8`: `smull` + `sadalp`.
     smull_ss, 0;
     /// `u8 × u8`: `umull` + `uadalp`.
@@ -668,16 +643,14 @@ mull_kernels! {
     smull_flip_b, 3;
 }
 
-/// The widening kernel for panels of signedness (A panel unsigned, B panel unsigned), and
-/// whether the packers flip the B panel's sign bit (never A's).
-fn pick_mull(a_unsigned: bool, b_unsigned: bool) -> (super::kernel::Ukr<i32, i8>, bool) {
-    match (a_unsigned, b_unsigned) {
-        (false, false) => (smull_ss, false),
-        (true, true) => (umull_uu, false),
-        (true, false) => (umull_flip_b, true),
-        (false, true) => (smull_flip_b, true),
-    }
-}
+/// The widening kernels in [`pick`]'s order, and whether the packers flip the B panel's sign
+/// bit (never A's).
+const MULL: [(super::kernel::Ukr<i32, i8>, bool); 4] = [
+    (smull_ss, false),
+    (umull_uu, false),
+    (umull_flip_b, true),
+    (smull_flip_b, true),
+];
 
 /// `rows` packed in groups of `group` k values, flipped or not.
 fn quads<S>(rows: Rows<'_, S>, flip: bool, group: usize) -> Quads<'_, S> {
@@ -709,12 +682,12 @@ pub(crate) fn run_i8<TA: Int8, TB: Int8>(p: Product<'_, TA, TB, i32>) {
     let (a, bt) = (p.a.rows(), p.b.transposed().rows());
     let (ext, ukr, flip, group) = if Ext::I8mm.usable(p.isa) {
         // every pair of signednesses exact: nothing flipped
-        (true, pick_mmla(ka, kb), false, 8)
+        (true, pick(MMLA, ka, kb), false, 8)
     } else if Ext::Dotprod.usable(p.isa) {
-        let (ukr, flip) = pick(ka, kb);
+        let (ukr, flip) = pick(DOT, ka, kb);
         (true, ukr, flip, 4)
     } else {
-        let (ukr, flip) = pick_mull(ka, kb);
+        let (ukr, flip) = pick(MULL, ka, kb);
         (false, ukr, flip, 16)
     };
     // the kernel's B panel is flipped: the product's B, or its A when swapped

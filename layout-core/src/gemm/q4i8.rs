@@ -30,8 +30,9 @@
 //! four panels pass over the same 512 k values of A (in L2) before the next ones, their `f32`
 //! sums kept in a buffer between the passes. Every block of B is unpacked once per call. AVX2
 //! tiles of 3 rows × 16 columns: six `i16` (or `i32`) sums, six `f32` accumulators, two B
-//! vectors and one broadcast activation quad in registers. Plain Rust below AVX2. Threads split
-//! the panels.
+//! vectors and one broadcast activation quad in registers. On aarch64 with dotprod, NEON tiles
+//! of the same shape on the same packing (`sdot` by element, in two passes of eight columns).
+//! Plain Rust below AVX2 and without dotprod. Threads split the panels.
 //!
 //! A row of A holding a NaN or an infinity is not quantized: [`run`] reports it, and the
 //! caller computes that row on the `f32` route, so non-finite inputs give the `f32` route's
@@ -664,6 +665,13 @@ fn tile<W: Weights>(
         }
         return;
     }
+    #[cfg(target_arch = "aarch64")]
+    if crate::isa::Ext::Dotprod.usable(isa) {
+        // SAFETY: NEON and dotprod available (`usable` checked the CPU); the slices hold `kb`
+        // blocks of the tile and of the panel (the asserts above and the slicing).
+        unsafe { neon::tile_sdot::<W>(qa, (da, off, sa), b, kb, acc) };
+        return;
+    }
     let _ = isa;
     for (r, accr) in acc.iter_mut().enumerate() {
         for bi in 0..kb {
@@ -1074,6 +1082,168 @@ mod x86 {
     }
 }
 
+/// The aarch64 tile: `sdot` by element (`FEAT_DotProd`) on the same packed A and B as the
+/// AVX2 tile.
+#[cfg(target_arch = "aarch64")]
+mod neon {
+    use core::arch::aarch64::*;
+    use core::arch::asm;
+
+    use super::{ATILE, Kind, MB, NB, PLANE, Panel, QK, Weights, planes};
+
+    /// `acc` + the dot products of each 4-byte group of `b` (four columns' k quads) with the
+    /// 4-byte group of `a` in lane `L` (one row's k quad), signed × signed.
+    ///
+    /// # Safety
+    /// NEON and dotprod available.
+    #[inline(always)]
+    unsafe fn sdot<const L: i32>(acc: int32x4_t, b: int8x16_t, a: int8x16_t) -> int32x4_t {
+        let mut acc = acc;
+        // SAFETY: the caller's contract (the instruction exists); registers only.
+        unsafe {
+            asm!(
+                "sdot {acc:v}.4s, {b:v}.16b, {a:v}.4b[{l}]",
+                acc = inout(vreg) acc,
+                b = in(vreg) b,
+                a = in(vreg) a,
+                l = const L,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        acc
+    }
+
+    /// `x` in every lane, by `dup` from a general register each time: the compiler would
+    /// copy one register (`mov`, a vector pipe's operation) where the model and Neoverse N1
+    /// run `dup` on the integer multi-cycle pipe, beside the vector ones.
+    ///
+    /// # Safety
+    /// NEON available.
+    #[inline(always)]
+    unsafe fn dup(x: i32) -> int32x4_t {
+        let v: int32x4_t;
+        // SAFETY: the caller's contract (the instruction exists); registers only. Not `pure`,
+        // so that two equal `dup` stay two.
+        unsafe {
+            asm!(
+                "dup {v:v}.4s, {x:w}",
+                v = out(vreg) v,
+                x = in(reg) x,
+                options(nomem, nostack, preserves_flags),
+            );
+        }
+        v
+    }
+
+    /// 1.5·2²³: an `i32` Σ with `|Σ| < 2²²` added to its bits gives the `f32` `MAGIC + Σ`
+    /// exactly (the block sums: `|Σ| ≤ 32·128·127 < 2¹⁹`). The conversion in one `fsub`
+    /// (either vector pipe) instead of `scvtf` (two micro-operations on one pipe in
+    /// Neoverse N1), and the bits added free as the sums' start.
+    const MAGIC: f32 = 12_582_912.0;
+
+    /// Three rows × sixteen columns over `kb` blocks, in two passes of eight columns (six
+    /// `i32` sums, six `f32` accumulators, a row's two activation vectors each and two B
+    /// vectors in registers): per block eight k quads of `sdot` by element (B's vector of four
+    /// columns' quads against the row's quad), exact in `i32` (`|Σ| ≤ 32·128·127`); the sums
+    /// start at [`MAGIC`]'s bits (those of `Kind::Nibbles` less `8·S_a`), `Kind::Zeros` takes
+    /// `z·S_a` off in `f32`, `Kind::Signed` reads the codes' plane only (signed × signed needs
+    /// no magnitudes); converted and scaled by `d_b·d_a` into the accumulators (`acc` on
+    /// entry).
+    ///
+    /// # Safety
+    /// NEON and dotprod available.
+    #[target_feature(enable = "neon,dotprod")]
+    pub(super) unsafe fn tile_sdot<W: Weights>(
+        qa: &[i8],
+        (da, off, sa): (&[f32], &[i32], &[f32]),
+        b: &Panel<'_>,
+        kb: usize,
+        acc: &mut [[f32; NB]; MB],
+    ) {
+        let planes = planes(W::KIND);
+        assert!(qa.len() >= kb * ATILE && da.len() >= kb * MB && off.len() >= kb * MB);
+        assert!(sa.len() >= kb * MB && b.codes.len() >= kb * planes * PLANE);
+        assert!(b.scales.len() >= kb * NB && (W::KIND != Kind::Zeros || b.zeros.len() >= kb * NB));
+        // the plane the sums read: the codes themselves (Q8_0's second plane)
+        let plane = planes - 1;
+        for h in 0..2 {
+            // SAFETY: NEON and dotprod (the caller's contract); every read is inside the
+            // slices (asserted above: block `bi < kb` reads `qa[bi·96 .. +96]`,
+            // `da`/`off`/`sa` `[bi·3 .. +3]`, `codes[(bi·P + plane)·512 + 32h + 64q .. +32]`
+            // for q < 8, h < 2 (within the block's P·512 bytes), `scales`/`zeros`
+            // `[bi·16 + 8h .. +8]`); `acc`'s rows hold 16 values (8h + 8 ≤ 16).
+            unsafe {
+                let magic = vdupq_n_f32(MAGIC);
+                let mut f = acc.each_ref().map(|r| {
+                    [
+                        vld1q_f32(r.as_ptr().add(8 * h)),
+                        vld1q_f32(r.as_ptr().add(8 * h + 4)),
+                    ]
+                });
+                for bi in 0..kb {
+                    let cb = b.codes.as_ptr().add((bi * planes + plane) * PLANE + 32 * h);
+                    let cb = cb.cast::<i8>();
+                    let q = qa.as_ptr().add(bi * ATILE);
+                    let a =
+                        [0, 1, 2].map(|r| [vld1q_s8(q.add(r * QK)), vld1q_s8(q.add(r * QK + 16))]);
+                    // each sum starts at MAGIC's bits (less 8·S_a for Q4_0)
+                    let mut s = [0, 1, 2].map(|r| {
+                        let o = if W::KIND == Kind::Nibbles {
+                            // −8·S_a: the two halves' offsets (each −8·Σ over 16 values)
+                            let o = *off.get_unchecked(bi * MB + r);
+                            i32::from(o as i16) + (o >> 16)
+                        } else {
+                            0
+                        };
+                        let o = MAGIC.to_bits() as i32 + o;
+                        [dup(o), dup(o)]
+                    });
+                    macro_rules! quad {
+                        ($q:literal, $lane:literal) => {{
+                            let b0 = vld1q_s8(cb.add($q * 4 * NB));
+                            let b1 = vld1q_s8(cb.add($q * 4 * NB + 16));
+                            for (sr, ar) in s.iter_mut().zip(&a) {
+                                let av = ar[$q / 4];
+                                sr[0] = sdot::<$lane>(sr[0], b0, av);
+                                sr[1] = sdot::<$lane>(sr[1], b1, av);
+                            }
+                        }};
+                    }
+                    // the block's eight k quads in straight line (48 `sdot`)
+                    const { assert!(QK / 4 == 8) };
+                    quad!(0, 0);
+                    quad!(1, 1);
+                    quad!(2, 2);
+                    quad!(3, 3);
+                    quad!(4, 0);
+                    quad!(5, 1);
+                    quad!(6, 2);
+                    quad!(7, 3);
+                    let sc = b.scales.as_ptr().add(bi * NB + 8 * h);
+                    let db = [vld1q_f32(sc), vld1q_f32(sc.add(4))];
+                    let zp = b.zeros.as_ptr().wrapping_add(bi * NB + 8 * h);
+                    for (r, (fr, sr)) in f.iter_mut().zip(&s).enumerate() {
+                        let d = *da.get_unchecked(bi * MB + r);
+                        for c in 0..2 {
+                            // MAGIC + Σ as an f32, exact (|Σ| < 2²²): Σ in one `fsub`
+                            let mut y = vsubq_f32(vreinterpretq_f32_s32(sr[c]), magic);
+                            if W::KIND == Kind::Zeros {
+                                let z = vld1q_f32(zp.add(4 * c));
+                                y = vfmsq_n_f32(y, z, *sa.get_unchecked(bi * MB + r));
+                            }
+                            fr[c] = vfmaq_f32(fr[c], y, vmulq_n_f32(db[c], d));
+                        }
+                    }
+                }
+                for (o, v) in acc.iter_mut().zip(&f) {
+                    vst1q_f32(o.as_mut_ptr().add(8 * h), v[0]);
+                    vst1q_f32(o.as_mut_ptr().add(8 * h + 4), v[1]);
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::DynLayout;
@@ -1366,7 +1536,7 @@ mod tests {
     /// quantizer agrees with the plain one.
     #[test]
     fn rounding_is_f32_round() {
-        use super::{QK, round_half_away};
+        use super::round_half_away;
         for i in -(1i32 << 20)..(1 << 20) {
             let x = i as f32 * 0.25;
             assert_eq!(round_half_away(x).to_bits(), x.round().to_bits(), "{x}");
@@ -1383,7 +1553,7 @@ mod tests {
         // capped at f32::MAX), zeros; then one non-finite value anywhere
         #[cfg(target_arch = "x86_64")]
         if Isa::Avx2.is_available() {
-            use super::{ATILE, MB, quantize_row};
+            use super::{ATILE, MB, QK, quantize_row};
             let k = 4 * QK;
             for it in 0..3000 {
                 let mut row: Vec<f32> = (0..k)

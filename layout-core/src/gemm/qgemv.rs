@@ -168,6 +168,69 @@ pub(crate) fn dots(
     portable::dots(b, xs, rows, k, j0, cw, acc);
 }
 
+/// `$f::<rows>(args…)` for `rows` in 1..=8 (8 beyond).
+macro_rules! by_rows {
+    ($rows:expr; $f:ident, $($args:expr),*) => {
+        match $rows {
+            1 => $f::<1>($($args),*),
+            2 => $f::<2>($($args),*),
+            3 => $f::<3>($($args),*),
+            4 => $f::<4>($($args),*),
+            5 => $f::<5>($($args),*),
+            6 => $f::<6>($($args),*),
+            7 => $f::<7>($($args),*),
+            _ => $f::<8>($($args),*),
+        }
+    };
+}
+
+/// The body of each instruction set's `dots` (its module's `q4_0_cols`, `q8_0_cols` and
+/// `group_cols` at the row count, by constant; groups the vector kernel does not take by the
+/// portable one).
+macro_rules! by_format {
+    ($b:expr, $xs:expr, $rows:expr, $k:expr, $j0:expr, $cw:expr, $acc:expr) => {{
+        let (b, xs, rows, k, j0, cw, acc) = ($b, $xs, $rows, $k, $j0, $cw, $acc);
+        match b {
+            QuantRef::Q4_0(q) => by_rows!(rows; q4_0_cols, q, xs, k, j0, cw, acc),
+            QuantRef::Q8_0(q) => by_rows!(rows; q8_0_cols, q, xs, k, j0, cw, acc),
+            QuantRef::Group4(q) => match q.access() {
+                Access::Awq | Access::Gptq
+                    if q.group().is_multiple_of(8)
+                        && (q.access() == Access::Awq || k.is_multiple_of(8)) =>
+                {
+                    by_rows!(rows; group_cols, q, xs, k, j0, cw, acc)
+                }
+                _ => super::portable::dots(b, xs, rows, k, j0, cw, acc),
+            },
+        }
+    }};
+}
+
+/// A GGUF format's columns function `$name` (`acc[r·CHUNK + c]` ← column `j0 + c` against
+/// `M` rows, each by the module's `gguf_col` with the block's codes `$codes` and scale
+/// `$scale`), with the module's attributes.
+macro_rules! gguf_cols {
+    ($(#[$attr:meta])* $name:ident, $m:ty, $blk:ty, $codes:expr, $scale:expr) => {
+        $(#[$attr])*
+        fn $name<const M: usize>(
+            q: &$m,
+            xs: &[f32],
+            k: usize,
+            j0: usize,
+            cw: usize,
+            acc: &mut [f32; MAX_ROWS * CHUNK],
+        ) {
+            for c in 0..cw {
+                let col = q.column(j0 + c).unwrap_or(&[]);
+                let s = gguf_col::<M, $blk>(col, xs, k, $codes, $scale);
+                for (r, v) in s.iter().enumerate() {
+                    acc[r * CHUNK + c] = *v;
+                }
+            }
+        }
+    };
+}
+
 mod portable {
     use super::*;
 
@@ -255,33 +318,7 @@ mod avx2 {
         cw: usize,
         acc: &mut [f32; MAX_ROWS * CHUNK],
     ) {
-        macro_rules! by_rows {
-            ($f:ident, $($args:expr),*) => {
-                match rows {
-                    1 => $f::<1>($($args),*),
-                    2 => $f::<2>($($args),*),
-                    3 => $f::<3>($($args),*),
-                    4 => $f::<4>($($args),*),
-                    5 => $f::<5>($($args),*),
-                    6 => $f::<6>($($args),*),
-                    7 => $f::<7>($($args),*),
-                    _ => $f::<8>($($args),*),
-                }
-            };
-        }
-        match b {
-            QuantRef::Q4_0(q) => by_rows!(q4_0_cols, q, xs, k, j0, cw, acc),
-            QuantRef::Q8_0(q) => by_rows!(q8_0_cols, q, xs, k, j0, cw, acc),
-            QuantRef::Group4(q) => match q.access() {
-                Access::Awq | Access::Gptq
-                    if q.group().is_multiple_of(8)
-                        && (q.access() == Access::Awq || k.is_multiple_of(8)) =>
-                {
-                    by_rows!(group_cols, q, xs, k, j0, cw, acc)
-                }
-                _ => super::portable::dots(b, xs, rows, k, j0, cw, acc),
-            },
-        }
+        by_format!(b, xs, rows, k, j0, cw, acc);
     }
 
     /// The sum of the 8 lanes.
@@ -334,53 +371,22 @@ mod avx2 {
         out
     }
 
-    #[target_feature(enable = "avx2,fma,f16c")]
-    fn q4_0_cols<const M: usize>(
-        q: &Q4_0Matrix,
-        xs: &[f32],
-        k: usize,
-        j0: usize,
-        cw: usize,
-        acc: &mut [f32; MAX_ROWS * CHUNK],
-    ) {
-        for c in 0..cw {
-            let col = q.column(j0 + c).unwrap_or(&[]);
-            let s = gguf_col::<M, BlockQ4_0>(
-                col,
-                xs,
-                k,
-                |b| simd::q4_0_codes(b),
-                |b| simd::scale8(b.d),
-            );
-            for (r, v) in s.iter().enumerate() {
-                acc[r * CHUNK + c] = *v;
-            }
-        }
-    }
-
-    #[target_feature(enable = "avx2,fma,f16c")]
-    fn q8_0_cols<const M: usize>(
-        q: &Q8_0Matrix,
-        xs: &[f32],
-        k: usize,
-        j0: usize,
-        cw: usize,
-        acc: &mut [f32; MAX_ROWS * CHUNK],
-    ) {
-        for c in 0..cw {
-            let col = q.column(j0 + c).unwrap_or(&[]);
-            let s = gguf_col::<M, BlockQ8_0>(
-                col,
-                xs,
-                k,
-                |b| simd::q8_0_codes(b),
-                |b| simd::scale8(b.d),
-            );
-            for (r, v) in s.iter().enumerate() {
-                acc[r * CHUNK + c] = *v;
-            }
-        }
-    }
+    gguf_cols!(
+        #[target_feature(enable = "avx2,fma,f16c")]
+        q4_0_cols,
+        Q4_0Matrix,
+        BlockQ4_0,
+        |b| simd::q4_0_codes(b),
+        |b| simd::scale8(b.d)
+    );
+    gguf_cols!(
+        #[target_feature(enable = "avx2,fma,f16c")]
+        q8_0_cols,
+        Q8_0Matrix,
+        BlockQ8_0,
+        |b| simd::q8_0_codes(b),
+        |b| simd::scale8(b.d)
+    );
 
     /// GPTQ/AWQ (`group % 8 == 0`): the chunk's columns in eights, the rows in eights (one
     /// GPTQ word per column, one AWQ word per row); per group, sums of `x·(q − z)` kept per
@@ -502,33 +508,7 @@ mod neon {
         cw: usize,
         acc: &mut [f32; MAX_ROWS * CHUNK],
     ) {
-        macro_rules! by_rows {
-            ($f:ident, $($args:expr),*) => {
-                match rows {
-                    1 => $f::<1>($($args),*),
-                    2 => $f::<2>($($args),*),
-                    3 => $f::<3>($($args),*),
-                    4 => $f::<4>($($args),*),
-                    5 => $f::<5>($($args),*),
-                    6 => $f::<6>($($args),*),
-                    7 => $f::<7>($($args),*),
-                    _ => $f::<8>($($args),*),
-                }
-            };
-        }
-        match b {
-            QuantRef::Q4_0(q) => by_rows!(q4_0_cols, q, xs, k, j0, cw, acc),
-            QuantRef::Q8_0(q) => by_rows!(q8_0_cols, q, xs, k, j0, cw, acc),
-            QuantRef::Group4(q) => match q.access() {
-                Access::Awq | Access::Gptq
-                    if q.group().is_multiple_of(8)
-                        && (q.access() == Access::Awq || k.is_multiple_of(8)) =>
-                {
-                    by_rows!(group_cols, q, xs, k, j0, cw, acc)
-                }
-                _ => super::portable::dots(b, xs, rows, k, j0, cw, acc),
-            },
-        }
+        by_format!(b, xs, rows, k, j0, cw, acc);
     }
 
     /// Four floats at `x[o..o + 4]`.
@@ -617,44 +597,24 @@ mod neon {
     }
 
     // (a symbol of its own per row count: `scripts/kernel-mca` reads its loop)
-    #[inline(never)]
-    #[target_feature(enable = "neon")]
-    fn q4_0_cols<const M: usize>(
-        q: &Q4_0Matrix,
-        xs: &[f32],
-        k: usize,
-        j0: usize,
-        cw: usize,
-        acc: &mut [f32; MAX_ROWS * CHUNK],
-    ) {
-        for c in 0..cw {
-            let col = q.column(j0 + c).unwrap_or(&[]);
-            let s = gguf_col::<M, BlockQ4_0>(col, xs, k, |b| q4_0_codes(b), |b| b.d.to_f32());
-            for (r, v) in s.iter().enumerate() {
-                acc[r * CHUNK + c] = *v;
-            }
-        }
-    }
-
-    // (a symbol of its own per row count: `scripts/kernel-mca` reads its loop)
-    #[inline(never)]
-    #[target_feature(enable = "neon")]
-    fn q8_0_cols<const M: usize>(
-        q: &Q8_0Matrix,
-        xs: &[f32],
-        k: usize,
-        j0: usize,
-        cw: usize,
-        acc: &mut [f32; MAX_ROWS * CHUNK],
-    ) {
-        for c in 0..cw {
-            let col = q.column(j0 + c).unwrap_or(&[]);
-            let s = gguf_col::<M, BlockQ8_0>(col, xs, k, |b| q8_0_codes(b), |b| b.d.to_f32());
-            for (r, v) in s.iter().enumerate() {
-                acc[r * CHUNK + c] = *v;
-            }
-        }
-    }
+    gguf_cols!(
+        #[inline(never)]
+        #[target_feature(enable = "neon")]
+        q4_0_cols,
+        Q4_0Matrix,
+        BlockQ4_0,
+        |b| q4_0_codes(b),
+        |b| b.d.to_f32()
+    );
+    gguf_cols!(
+        #[inline(never)]
+        #[target_feature(enable = "neon")]
+        q8_0_cols,
+        Q8_0Matrix,
+        BlockQ8_0,
+        |b| q8_0_codes(b),
+        |b| b.d.to_f32()
+    );
 
     /// GPTQ/AWQ (`group % 8 == 0`), as the AVX2 kernel: eight columns in two vectors, per
     /// group the sums of `x·(q − z)` kept per column in `t`, then scaled into the result. The
