@@ -408,6 +408,61 @@ mod x86 {
     use super::super::kernel::Scalar;
     use super::Shape;
 
+    /// A tile's hand-scheduled loop over one whole item (every column of the tile, B's rows
+    /// unit stride, no row mask), where the instruction set has one for the tile's shape.
+    trait Whole: Lanes {
+        /// Adds `Σ_{p<k} A(·, p)·B(p, j)` to `acc` (`A(·, p)` the `MV·LANES` elements at
+        /// `a + p·lda`, `B(p, j)` at `b + p + j·csb`) and returns `true`; `false`, nothing
+        /// read, where there is no such loop for `(MV, NR)`.
+        ///
+        /// # Safety
+        /// The instruction set is available; for every `p < k` and `j < NR` those elements are
+        /// readable.
+        #[inline(always)]
+        unsafe fn whole<const MV: usize, const NR: usize>(
+            acc: &mut [[Self::V; MV]; NR],
+            a: *const Self::E,
+            lda: isize,
+            b: *const Self::E,
+            csb: isize,
+            k: usize,
+        ) -> bool {
+            let _ = (acc, a, lda, b, csb, k);
+            false
+        }
+    }
+    impl Whole for Avx2D {}
+    impl Whole for Avx512S {}
+    impl Whole for Avx512D {}
+    impl Whole for Avx2S {
+        #[inline(always)]
+        unsafe fn whole<const MV: usize, const NR: usize>(
+            acc: &mut [[Self::V; MV]; NR],
+            a: *const f32,
+            lda: isize,
+            b: *const f32,
+            csb: isize,
+            k: usize,
+        ) -> bool {
+            use super::super::batch_avx2::{whole_4, whole_5, whole_6};
+            if MV != 2 {
+                return false;
+            }
+            let acc = acc as *mut [[Self::V; MV]; NR];
+            // SAFETY: (each arm) MV = 2 and NR is the arm's width, so the cast names the same
+            // array type; the caller's contract is the loop's.
+            unsafe {
+                match NR {
+                    4 => whole_4(&mut *acc.cast(), a, lda, b, csb, k),
+                    5 => whole_5(&mut *acc.cast(), a, lda, b, csb, k),
+                    6 => whole_6(&mut *acc.cast(), a, lda, b, csb, k),
+                    _ => return false,
+                }
+            }
+            true
+        }
+    }
+
     /// Bytes of the rows block of every A item that stays in L2 while the columns stream
     /// (a quarter of Zen 3's 512 KiB L2, as the unpacked kernels).
     const BLOCK_BYTES: usize = 1 << 17;
@@ -419,7 +474,7 @@ mod x86 {
     /// The instruction set of `L`; every A(i', p), B(p, j'), C(i', j') of the tile of every item
     /// is an element of its operand.
     #[inline(always)]
-    unsafe fn tile<L: Lanes, const MV: usize, const NR: usize, const FULL: bool>(
+    unsafe fn tile<L: Whole, const MV: usize, const NR: usize, const FULL: bool>(
         s: &Shape<'_, L::E>,
         i: usize,
         j: usize,
@@ -455,7 +510,9 @@ mod x86 {
                     }
                     av
                 };
-                if lo == 0 && hi == NR {
+                if lo == 0 && hi == NR && FULL && it.rsb == 1 && L::whole(&mut acc, a, it.lda, b, it.csb, it.k) {
+                    // the hand-scheduled loop of this tile ran the item
+                } else if lo == 0 && hi == NR {
                     // one base per column and one offset stepping along k: a single index
                     // update per k step, not one per broadcast
                     let cols: [*const L::E; NR] =
@@ -544,7 +601,7 @@ mod x86 {
     /// # Safety
     /// As [`tile`].
     #[inline(always)]
-    unsafe fn tile_any<L: Lanes, const MV: usize, const NR: usize>(
+    unsafe fn tile_any<L: Whole, const MV: usize, const NR: usize>(
         s: &Shape<'_, L::E>,
         i: usize,
         j: usize,
@@ -567,7 +624,7 @@ mod x86 {
     /// # Safety
     /// As [`tile`] for every tile of the part (the part lies inside C).
     #[inline(always)]
-    unsafe fn part<L: Lanes, const MV: usize, const NR: usize>(
+    unsafe fn part<L: Whole, const MV: usize, const NR: usize>(
         s: &Shape<'_, L::E>,
         [r0, r1, c0, c1]: [usize; 4],
         by: impl Fn(usize, usize, usize, usize, usize),
@@ -608,7 +665,7 @@ mod x86 {
             /// # Safety
             /// As [`tile`] with NR = `nr`.
             #[inline(always)]
-            unsafe fn $name<L: Lanes, const MV: usize>(
+            unsafe fn $name<L: Whole, const MV: usize>(
                 nr: usize,
                 s: &Shape<'_, L::E>,
                 i: usize,

@@ -1,0 +1,139 @@
+//! The AVX2 `f32` register tile of the batch-reduce (16 rows × 4, 5 or 6 columns) with its k
+//! loop scheduled by hand (`asm!`): the accumulators pinned in `ymm0`–`ymm11`, k unrolled by
+//! four, every operand addressed by displacement from one pointer per operand per unrolled
+//! step — A's rows at `a`, `a + lda`, `a + 2·lda`, `a + 3·lda` (`lda3` a register), B's columns
+//! at `b0`, `b0 + csb`, `b0 + 2·csb` and `b3 = b0 + 3·csb`, … with k at `+4·u` bytes — so
+//! that a k step is 2 loads, NR broadcasts and 2·NR FMAs, and four steps share five pointer
+//! and counter updates. Compiled from the same arithmetic in Rust, LLVM either updated an
+//! address per broadcast (≈ 5 updates per step) or, unrolled, stored all 12 accumulators
+//! after every FMA.
+//!
+//! The caller (`batch.rs`'s tile) loads C before and stores it after, and runs everything
+//! else (a masked row edge, a tap cut by the padding, B rows that are not unit stride, other
+//! widths) in Rust.
+
+use core::arch::asm;
+use core::arch::x86_64::__m256;
+
+/// One k step `u` of the unrolled loop: A's two vectors at `$ax`, then per column a broadcast
+/// of B at `$bx + $d` bytes and its two FMAs into the column's accumulators.
+macro_rules! step {
+    ($ax:literal, $d:literal, [$(($bx:literal, $c0:literal, $c1:literal)),*]) => {
+        concat!(
+            "vmovups ymm12, ymmword ptr [", $ax, "]\n",
+            "vmovups ymm13, ymmword ptr [", $ax, " + 32]\n",
+            $(
+                "vbroadcastss ymm14, dword ptr [", $bx, " + ", $d, "]\n",
+                "vfmadd231ps ", $c0, ", ymm12, ymm14\n",
+                "vfmadd231ps ", $c1, ", ymm13, ymm14\n",
+            )*
+        )
+    };
+}
+
+/// The whole-item loop of one tile width: `$name(acc, a, lda, b, csb, k)`.
+macro_rules! whole {
+    ($name:ident, $nr:literal, [$(($bx:literal, $c0:tt, $c1:tt, $j:literal)),*]) => {
+        /// `acc[j][v] += Σ_{p<k} A(16·… v-th vector, p) · B(p, j)` for a 16 × NR tile:
+        /// `A(·, p)` the 16 floats at `a + p·lda`, `B(p, j)` the float at `b + p + j·csb`.
+        ///
+        /// # Safety
+        /// AVX2 and FMA are available; for every `p < k` and column `j`, the 16 floats from
+        /// `a + p·lda` and the float at `b + p + j·csb` are readable; `lda` and `csb` in
+        /// bytes (×4) fit `isize`.
+        #[target_feature(enable = "avx2,fma")]
+        #[inline]
+        pub(super) unsafe fn $name(
+            acc: &mut [[__m256; 2]; $nr],
+            a: *const f32,
+            lda: isize,
+            b: *const f32,
+            csb: isize,
+            k: usize,
+        ) {
+            let (lda, cs) = (lda * 4, csb * 4);
+            let b3 = b.wrapping_offset(3 * csb);
+            // SAFETY: the caller's contract: every address the loop forms is one of the
+            // readable elements above (the unrolled step u reads A's row p + u and B's
+            // element p + u of each column, p + u < k); the asm reads memory only, keeps the
+            // stack, and writes only the registers it names.
+            unsafe {
+                asm!(
+                    "test {n4}, {n4}",
+                    "jz 3f",
+                    "2:",
+                    step!("{a}", "0", [$(($bx, $c0, $c1)),*]),
+                    step!("{a} + {lda}", "4", [$(($bx, $c0, $c1)),*]),
+                    step!("{a} + {lda}*2", "8", [$(($bx, $c0, $c1)),*]),
+                    step!("{a} + {lda3}", "12", [$(($bx, $c0, $c1)),*]),
+                    "lea {a}, [{a} + {lda}*4]",
+                    "add {b0}, 16",
+                    "add {b3}, 16",
+                    "dec {n4}",
+                    "jnz 2b",
+                    "3:",
+                    "test {n1}, {n1}",
+                    "jz 5f",
+                    "4:",
+                    step!("{a}", "0", [$(($bx, $c0, $c1)),*]),
+                    "add {a}, {lda}",
+                    "add {b0}, 4",
+                    "add {b3}, 4",
+                    "dec {n1}",
+                    "jnz 4b",
+                    "5:",
+                    a = inout(reg) a => _,
+                    lda = in(reg) lda,
+                    lda3 = in(reg) 3 * lda,
+                    b0 = inout(reg) b => _,
+                    b3 = inout(reg) b3 => _,
+                    cs = in(reg) cs,
+                    n4 = inout(reg) k / 4 => _,
+                    n1 = inout(reg) k % 4 => _,
+                    $(
+                        inout($c0) acc[$j][0],
+                        inout($c1) acc[$j][1],
+                    )*
+                    out("ymm12") _,
+                    out("ymm13") _,
+                    out("ymm14") _,
+                    options(nostack, readonly),
+                );
+            }
+        }
+    };
+}
+
+whole!(
+    whole_4,
+    4,
+    [
+        ("{b0}", "ymm0", "ymm1", 0),
+        ("{b0} + {cs}", "ymm2", "ymm3", 1),
+        ("{b0} + {cs}*2", "ymm4", "ymm5", 2),
+        ("{b3}", "ymm6", "ymm7", 3)
+    ]
+);
+whole!(
+    whole_5,
+    5,
+    [
+        ("{b0}", "ymm0", "ymm1", 0),
+        ("{b0} + {cs}", "ymm2", "ymm3", 1),
+        ("{b0} + {cs}*2", "ymm4", "ymm5", 2),
+        ("{b3}", "ymm6", "ymm7", 3),
+        ("{b3} + {cs}", "ymm8", "ymm9", 4)
+    ]
+);
+whole!(
+    whole_6,
+    6,
+    [
+        ("{b0}", "ymm0", "ymm1", 0),
+        ("{b0} + {cs}", "ymm2", "ymm3", 1),
+        ("{b0} + {cs}*2", "ymm4", "ymm5", 2),
+        ("{b3}", "ymm6", "ymm7", 3),
+        ("{b3} + {cs}", "ymm8", "ymm9", 4),
+        ("{b3} + {cs}*2", "ymm10", "ymm11", 5)
+    ]
+);
