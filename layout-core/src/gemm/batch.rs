@@ -411,6 +411,10 @@ mod x86 {
     /// A tile's hand-scheduled loop over one whole item (every column of the tile, B's rows
     /// unit stride, no row mask), where the instruction set has one for the tile's shape.
     trait Whole: Lanes {
+        /// Whether [`Whole::whole`] has a loop for some shape (the tiles that may call it
+        /// are instantiated apart from those that never do, whose Rust loops then keep their
+        /// accumulators in registers).
+        const ANY: bool = false;
         /// Adds `Σ_{p<k} A(·, p)·B(p, j)` to `acc` (`A(·, p)` the `MV·LANES` elements at
         /// `a + p·lda`, `B(p, j)` at `b + p + j·csb`) and returns `true`; `false`, nothing
         /// read, where there is no such loop for `(MV, NR)`.
@@ -435,6 +439,7 @@ mod x86 {
     impl Whole for Avx512S {}
     impl Whole for Avx512D {}
     impl Whole for Avx2S {
+        const ANY: bool = true;
         #[inline(always)]
         unsafe fn whole<const MV: usize, const NR: usize>(
             acc: &mut [[Self::V; MV]; NR],
@@ -445,19 +450,25 @@ mod x86 {
             k: usize,
         ) -> bool {
             use super::super::batch_avx2::{whole_4, whole_5, whole_6};
-            if MV != 2 {
+            if MV != 2 || !(4..=6).contains(&NR) {
                 return false;
             }
-            let acc = acc as *mut [[Self::V; MV]; NR];
-            // SAFETY: (each arm) MV = 2 and NR is the arm's width, so the cast names the same
-            // array type; the caller's contract is the loop's.
+            // element by element into the loop's fixed shape and back (no cast of `acc`: its
+            // vectors stay registers, in this loop and in the Rust loops beside it)
+            let mut r = [[acc[0][0]; 2]; 6];
+            for j in 0..NR {
+                r[j] = [acc[j][0], acc[j][1]];
+            }
+            // SAFETY: (each arm) the caller's contract is the loop's.
             unsafe {
                 match NR {
-                    4 => whole_4(&mut *acc.cast(), a, lda, b, csb, k),
-                    5 => whole_5(&mut *acc.cast(), a, lda, b, csb, k),
-                    6 => whole_6(&mut *acc.cast(), a, lda, b, csb, k),
-                    _ => return false,
+                    4 => whole_4(&mut r, a, lda, b, csb, k),
+                    5 => whole_5(&mut r, a, lda, b, csb, k),
+                    _ => whole_6(&mut r, a, lda, b, csb, k),
                 }
+            }
+            for j in 0..NR {
+                [acc[j][0], acc[j][1]] = r[j];
             }
             true
         }
@@ -474,7 +485,13 @@ mod x86 {
     /// The instruction set of `L`; every A(i', p), B(p, j'), C(i', j') of the tile of every item
     /// is an element of its operand.
     #[inline(always)]
-    unsafe fn tile<L: Whole, const MV: usize, const NR: usize, const FULL: bool>(
+    unsafe fn tile<
+        L: Whole,
+        const MV: usize,
+        const NR: usize,
+        const FULL: bool,
+        const ASM: bool,
+    >(
         s: &Shape<'_, L::E>,
         i: usize,
         j: usize,
@@ -510,7 +527,13 @@ mod x86 {
                     }
                     av
                 };
-                if lo == 0 && hi == NR && FULL && it.rsb == 1 && L::whole(&mut acc, a, it.lda, b, it.csb, it.k) {
+                if ASM
+                    && lo == 0
+                    && hi == NR
+                    && FULL
+                    && it.rsb == 1
+                    && L::whole(&mut acc, a, it.lda, b, it.csb, it.k)
+                {
                     // the hand-scheduled loop of this tile ran the item
                 } else if lo == 0 && hi == NR {
                     // one base per column and one offset stepping along k: a single index
@@ -596,7 +619,8 @@ mod x86 {
         }
     }
 
-    /// [`tile`] with `FULL` chosen from `rows`.
+    /// [`tile`] with `FULL` chosen from `rows`, and the instantiation that may call the
+    /// hand-scheduled loop where `asm` (every item's B rows unit stride) and the tile is full.
     ///
     /// # Safety
     /// As [`tile`].
@@ -606,13 +630,18 @@ mod x86 {
         i: usize,
         j: usize,
         rows: usize,
+        asm: bool,
     ) {
         // SAFETY: forwarded contract.
         unsafe {
             if rows == MV * L::LANES {
-                tile::<L, MV, NR, true>(s, i, j, rows)
+                if L::ANY && asm {
+                    tile::<L, MV, NR, true, true>(s, i, j, rows)
+                } else {
+                    tile::<L, MV, NR, true, false>(s, i, j, rows)
+                }
             } else {
-                tile::<L, MV, NR, false>(s, i, j, rows)
+                tile::<L, MV, NR, false, false>(s, i, j, rows)
             }
         }
     }
@@ -671,11 +700,12 @@ mod x86 {
                 i: usize,
                 j: usize,
                 rows: usize,
+                asm: bool,
             ) {
                 // SAFETY: forwarded contract.
                 unsafe {
                     match nr {
-                        $($nrs => tile_any::<L, MV, $nrs>(s, i, j, rows),)*
+                        $($nrs => tile_any::<L, MV, $nrs>(s, i, j, rows, asm),)*
                         _ => unreachable!("a tile of {nr} columns"),
                     }
                 }
@@ -697,11 +727,14 @@ mod x86 {
             #[target_feature(enable = $feat)]
             pub(super) unsafe fn $name(s: &Shape<'_, <$l as Lanes>::E>, range: [usize; 4]) {
                 const MV: usize = [$($mv),*].len();
+                // every item's B rows unit stride: the tiles that may take the
+                // hand-scheduled loop
+                let asm = s.items.iter().all(|it| it.rsb == 1);
                 let by = |mv: usize, nr: usize, i: usize, j: usize, rows: usize| {
                     // SAFETY: the tile lies inside the part (rows ≤ mv·LANES, nr ≤ NR).
                     unsafe {
                         match mv {
-                            $($mv => $by::<$l, $mv>(nr, s, i, j, rows),)*
+                            $($mv => $by::<$l, $mv>(nr, s, i, j, rows, asm),)*
                             _ => unreachable!("a tile of {mv} vectors"),
                         }
                     }

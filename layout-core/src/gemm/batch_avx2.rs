@@ -1,5 +1,5 @@
 //! The AVX2 `f32` register tile of the batch-reduce (16 rows × 4, 5 or 6 columns) with its k
-//! loop scheduled by hand (`asm!`): the accumulators pinned in `ymm0`–`ymm11`, k unrolled by
+//! loop scheduled by hand (`asm!`): the accumulators held in twelve ymm registers, k unrolled by
 //! four, every operand addressed by displacement from one pointer per operand per unrolled
 //! step — A's rows at `a`, `a + lda`, `a + 2·lda`, `a + 3·lda` (`lda3` a register), B's columns
 //! at `b0`, `b0 + csb`, `b0 + 2·csb` and `b3 = b0 + 3·csb`, … with k at `+4·u` bytes — so
@@ -20,12 +20,12 @@ use core::arch::x86_64::__m256;
 macro_rules! step {
     ($ax:literal, $d:literal, [$(($bx:literal, $c0:literal, $c1:literal)),*]) => {
         concat!(
-            "vmovups ymm12, ymmword ptr [", $ax, "]\n",
-            "vmovups ymm13, ymmword ptr [", $ax, " + 32]\n",
+            "vmovups {va}, ymmword ptr [", $ax, "]\n",
+            "vmovups {vb}, ymmword ptr [", $ax, " + 32]\n",
             $(
-                "vbroadcastss ymm14, dword ptr [", $bx, " + ", $d, "]\n",
-                "vfmadd231ps ", $c0, ", ymm12, ymm14\n",
-                "vfmadd231ps ", $c1, ", ymm13, ymm14\n",
+                "vbroadcastss {vt}, dword ptr [", $bx, " + ", $d, "]\n",
+                "vfmadd231ps ", $c0, ", {va}, {vt}\n",
+                "vfmadd231ps ", $c1, ", {vb}, {vt}\n",
             )*
         )
     };
@@ -33,8 +33,9 @@ macro_rules! step {
 
 /// The whole-item loop of one tile width: `$name(acc, a, lda, b, csb, k)`.
 macro_rules! whole {
-    ($name:ident, $nr:literal, [$(($bx:literal, $c0:tt, $c1:tt, $j:literal)),*]) => {
-        /// `acc[j][v] += Σ_{p<k} A(16·… v-th vector, p) · B(p, j)` for a 16 × NR tile:
+    ($name:ident, [$(($bx:literal, $t0:literal, $t1:literal, $c0:ident, $c1:ident, $j:literal)),*]) => {
+        /// `acc[j][v] += Σ_{p<k} A(v-th vector, p) · B(p, j)` for the columns `j < NR` of a
+        /// 16 × NR tile (the others untouched):
         /// `A(·, p)` the 16 floats at `a + p·lda`, `B(p, j)` the float at `b + p + j·csb`.
         ///
         /// # Safety
@@ -44,7 +45,7 @@ macro_rules! whole {
         #[target_feature(enable = "avx2,fma")]
         #[inline]
         pub(super) unsafe fn $name(
-            acc: &mut [[__m256; 2]; $nr],
+            acc: &mut [[__m256; 2]; 6],
             a: *const f32,
             lda: isize,
             b: *const f32,
@@ -62,10 +63,10 @@ macro_rules! whole {
                     "test {n4}, {n4}",
                     "jz 3f",
                     "2:",
-                    step!("{a}", "0", [$(($bx, $c0, $c1)),*]),
-                    step!("{a} + {lda}", "4", [$(($bx, $c0, $c1)),*]),
-                    step!("{a} + {lda}*2", "8", [$(($bx, $c0, $c1)),*]),
-                    step!("{a} + {lda3}", "12", [$(($bx, $c0, $c1)),*]),
+                    step!("{a}", "0", [$(($bx, $t0, $t1)),*]),
+                    step!("{a} + {lda}", "4", [$(($bx, $t0, $t1)),*]),
+                    step!("{a} + {lda}*2", "8", [$(($bx, $t0, $t1)),*]),
+                    step!("{a} + {lda3}", "12", [$(($bx, $t0, $t1)),*]),
                     "lea {a}, [{a} + {lda}*4]",
                     "add {b0}, 16",
                     "add {b3}, 16",
@@ -75,7 +76,7 @@ macro_rules! whole {
                     "test {n1}, {n1}",
                     "jz 5f",
                     "4:",
-                    step!("{a}", "0", [$(($bx, $c0, $c1)),*]),
+                    step!("{a}", "0", [$(($bx, $t0, $t1)),*]),
                     "add {a}, {lda}",
                     "add {b0}, 4",
                     "add {b3}, 4",
@@ -91,12 +92,12 @@ macro_rules! whole {
                     n4 = inout(reg) k / 4 => _,
                     n1 = inout(reg) k % 4 => _,
                     $(
-                        inout($c0) acc[$j][0],
-                        inout($c1) acc[$j][1],
+                        $c0 = inout(ymm_reg) acc[$j][0],
+                        $c1 = inout(ymm_reg) acc[$j][1],
                     )*
-                    out("ymm12") _,
-                    out("ymm13") _,
-                    out("ymm14") _,
+                    va = out(ymm_reg) _,
+                    vb = out(ymm_reg) _,
+                    vt = out(ymm_reg) _,
                     options(nostack, readonly),
                 );
             }
@@ -106,34 +107,31 @@ macro_rules! whole {
 
 whole!(
     whole_4,
-    4,
     [
-        ("{b0}", "ymm0", "ymm1", 0),
-        ("{b0} + {cs}", "ymm2", "ymm3", 1),
-        ("{b0} + {cs}*2", "ymm4", "ymm5", 2),
-        ("{b3}", "ymm6", "ymm7", 3)
+        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
+        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
+        ("{b0} + {cs}*2", "{x2}", "{y2}", x2, y2, 2),
+        ("{b3}", "{x3}", "{y3}", x3, y3, 3)
     ]
 );
 whole!(
     whole_5,
-    5,
     [
-        ("{b0}", "ymm0", "ymm1", 0),
-        ("{b0} + {cs}", "ymm2", "ymm3", 1),
-        ("{b0} + {cs}*2", "ymm4", "ymm5", 2),
-        ("{b3}", "ymm6", "ymm7", 3),
-        ("{b3} + {cs}", "ymm8", "ymm9", 4)
+        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
+        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
+        ("{b0} + {cs}*2", "{x2}", "{y2}", x2, y2, 2),
+        ("{b3}", "{x3}", "{y3}", x3, y3, 3),
+        ("{b3} + {cs}", "{x4}", "{y4}", x4, y4, 4)
     ]
 );
 whole!(
     whole_6,
-    6,
     [
-        ("{b0}", "ymm0", "ymm1", 0),
-        ("{b0} + {cs}", "ymm2", "ymm3", 1),
-        ("{b0} + {cs}*2", "ymm4", "ymm5", 2),
-        ("{b3}", "ymm6", "ymm7", 3),
-        ("{b3} + {cs}", "ymm8", "ymm9", 4),
-        ("{b3} + {cs}*2", "ymm10", "ymm11", 5)
+        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
+        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
+        ("{b0} + {cs}*2", "{x2}", "{y2}", x2, y2, 2),
+        ("{b3}", "{x3}", "{y3}", x3, y3, 3),
+        ("{b3} + {cs}", "{x4}", "{y4}", x4, y4, 4),
+        ("{b3} + {cs}*2", "{x5}", "{y5}", x5, y5, 5)
     ]
 );
