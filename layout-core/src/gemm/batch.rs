@@ -434,6 +434,27 @@ mod x86 {
             let _ = (acc, a, lda, b, csb, k);
             false
         }
+
+        /// As [`Whole::whole`] on the columns `lo .. hi` of the tile only (`0 ≤ lo < hi ≤
+        /// NR`, B's column `j` still at `b + j·csb`): a tap cut by the padding.
+        ///
+        /// # Safety
+        /// As [`Whole::whole`] for the columns `lo .. hi`.
+        #[inline(always)]
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn cut<const MV: usize, const NR: usize>(
+            acc: &mut [[Self::V; MV]; NR],
+            lo: usize,
+            hi: usize,
+            a: *const Self::E,
+            lda: isize,
+            b: *const Self::E,
+            csb: isize,
+            k: usize,
+        ) -> bool {
+            let _ = (acc, lo, hi, a, lda, b, csb, k);
+            false
+        }
     }
     impl Whole for Avx2D {}
     impl Whole for Avx512S {}
@@ -472,7 +493,77 @@ mod x86 {
             }
             true
         }
+
+        #[inline(always)]
+        unsafe fn cut<const MV: usize, const NR: usize>(
+            acc: &mut [[Self::V; MV]; NR],
+            lo: usize,
+            hi: usize,
+            a: *const f32,
+            lda: isize,
+            b: *const f32,
+            csb: isize,
+            k: usize,
+        ) -> bool {
+            use super::super::batch_avx2::{whole_1, whole_2, whole_3, whole_4, whole_5, whole_6};
+            if MV != 2 || NR > 6 || lo >= hi || hi > NR {
+                return false;
+            }
+            let w = hi - lo;
+            // columns lo .. hi moved to 0 .. w and back, each index a constant (one arm per
+            // `lo`, the columns under a `t < w` test), so that `acc` stays in registers
+            let mut r = [[acc[0][0]; 2]; 6];
+            macro_rules! by_lo {
+                ($($lo:literal)*) => {
+                    match lo {
+                        $($lo => {
+                            for t in 0..6 {
+                                if t < w && $lo + t < NR {
+                                    r[t] = [acc[$lo + t][0], acc[$lo + t][1]];
+                                }
+                            }
+                        })*
+                        _ => return false,
+                    }
+                };
+            }
+            by_lo!(0 1 2 3 4 5);
+            let b = b.wrapping_offset(lo as isize * csb);
+            // SAFETY: (each arm) the caller's contract for the columns lo .. hi, whose B
+            // starts at `b` (column lo).
+            unsafe {
+                match w {
+                    1 => whole_1(&mut r, a, lda, b, csb, k),
+                    2 => whole_2(&mut r, a, lda, b, csb, k),
+                    3 => whole_3(&mut r, a, lda, b, csb, k),
+                    4 => whole_4(&mut r, a, lda, b, csb, k),
+                    5 => whole_5(&mut r, a, lda, b, csb, k),
+                    _ => whole_6(&mut r, a, lda, b, csb, k),
+                }
+            }
+            macro_rules! back {
+                ($($lo:literal)*) => {
+                    match lo {
+                        $($lo => {
+                            for t in 0..6 {
+                                if t < w && $lo + t < NR {
+                                    [acc[$lo + t][0], acc[$lo + t][1]] = r[t];
+                                }
+                            }
+                        })*
+                        _ => {}
+                    }
+                };
+            }
+            back!(0 1 2 3 4 5);
+            true
+        }
     }
+
+    /// The shortest cut tap run by the hand-scheduled loop: below it (a first layer's taps of
+    /// 3 channels) moving the accumulators in and out cost more than the Rust loop (7×7
+    /// 3→64: 0.77–0.80 of oneDNN with every cut tap in asm, 0.82–0.89 with none).
+    const CUT_MIN_K: usize = 16;
 
     /// Bytes of the rows block of every A item that stays in L2 while the columns stream
     /// (a quarter of Zen 3's 512 KiB L2, as the unpacked kernels).
@@ -535,6 +626,14 @@ mod x86 {
                     && L::whole(&mut acc, a, it.lda, b, it.csb, it.k)
                 {
                     // the hand-scheduled loop of this tile ran the item
+                } else if ASM
+                    && FULL
+                    && it.rsb == 1
+                    && it.k >= CUT_MIN_K
+                    && (lo, hi) != (0, NR)
+                    && L::cut(&mut acc, lo, hi, a, it.lda, b, it.csb, it.k)
+                {
+                    // the hand-scheduled loop on the columns the tap keeps
                 } else if lo == 0 && hi == NR {
                     // one base per column and one offset stepping along k: a single index
                     // update per k step, not one per broadcast

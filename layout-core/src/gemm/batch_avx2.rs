@@ -1,4 +1,4 @@
-//! The AVX2 `f32` register tile of the batch-reduce (16 rows × 4, 5 or 6 columns) with its k
+//! The AVX2 `f32` register tile of the batch-reduce (16 rows × 1 to 6 columns) with its k
 //! loop scheduled by hand (`asm!`): the accumulators held in twelve ymm registers, k unrolled by
 //! four, every operand addressed by displacement from one pointer per operand per unrolled
 //! step — A's rows at `a`, `a + lda`, `a + 2·lda`, `a + 3·lda` (`lda3` a register), B's columns
@@ -8,9 +8,9 @@
 //! address per broadcast (≈ 5 updates per step) or, unrolled, stored all 12 accumulators
 //! after every FMA.
 //!
-//! The caller (`batch.rs`'s tile) loads C before and stores it after, and runs everything
-//! else (a masked row edge, a tap cut by the padding, B rows that are not unit stride, other
-//! widths) in Rust.
+//! The caller (`batch.rs`'s tile) holds the accumulators and writes C after the batch; a tap
+//! cut by the padding runs here on the columns it keeps (the narrower loops); a masked row
+//! edge and B rows that are not unit stride run in Rust.
 
 use core::arch::asm;
 use core::arch::x86_64::__m256;
@@ -60,6 +60,7 @@ macro_rules! whole {
             // stack, and writes only the registers it names.
             unsafe {
                 asm!(
+                    "/* column stride {cs} */",
                     "test {n4}, {n4}",
                     "jz 3f",
                     "2:",
@@ -105,6 +106,22 @@ macro_rules! whole {
     };
 }
 
+whole!(whole_1, [("{b0}", "{x0}", "{y0}", x0, y0, 0)]);
+whole!(
+    whole_2,
+    [
+        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
+        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1)
+    ]
+);
+whole!(
+    whole_3,
+    [
+        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
+        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
+        ("{b0} + {cs}*2", "{x2}", "{y2}", x2, y2, 2)
+    ]
+);
 whole!(
     whole_4,
     [
