@@ -277,6 +277,38 @@ fn every_orientation_and_edge() {
     }
 }
 
+/// The shapes of the hand-scheduled AVX2 loop (16-row tiles of 4, 5 and 6 columns, B's rows
+/// unit stride, k unrolled by four) with every k remainder, no unrolled step at all, and tiles
+/// beside it that take the other loops (a masked row edge, a 1–3 column tile), brute force.
+#[test]
+fn every_unroll_remainder() {
+    let mut seed = 100;
+    for m in [16, 32, 47] {
+        for n in [4, 5, 6, 11, 12, 17] {
+            for k in (1..=13).chain([31, 64]) {
+                for kinds in [[(0, 0), (0, 0)], [(0, 4), (4, 0)]] {
+                    seed += 1;
+                    let case = Case {
+                        m,
+                        k,
+                        n,
+                        batch: 2,
+                        kinds: kinds.to_vec(),
+                        ckind: (seed % 4) as u8,
+                        pad: (seed % 3) as usize,
+                        alpha: 1.0,
+                        beta: 0.5,
+                        seed,
+                    };
+                    for isa in Isa::available() {
+                        check::<f32>(&case, isa.into()).unwrap();
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// A batch large enough to block C's rows (the A items do not fit one L2 block) and to run on
 /// two threads under the default packing.
 #[test]

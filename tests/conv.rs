@@ -598,7 +598,9 @@ proptest! {
 /// The taps route's cases by brute force: kernel rows merged into runs of S·C channels (NHWC,
 /// one group), halos of every width (taps cut inside full-width tiles), rows of 11 and 29
 /// pixels (tiles of even widths: 6 + 5, 5·5 + 4·1 … on AVX2, 12 + 12 + 5 on AVX-512), 21
-/// output channels (a masked channel tile), strides, dilations, groups, N = 2, every format
+/// output channels (a masked channel tile), 32 input channels (the hand-scheduled AVX2 loop on
+/// whole 16-channel tiles, taps cut by the padding included), strides, dilations,
+/// groups, N = 2, every format
 /// pair of the strided formats and the blocked output, every available instruction set, one
 /// and two threads.
 #[test]
@@ -612,6 +614,8 @@ fn taps_route_every_geometry() {
                 (1, 2, 1, 11),
                 (6, 21, 1, 29),
                 (4, 22, 2, 29),
+                // whole 16-channel tiles, taps of 32 steps (cut ones too) in the asm loop
+                (32, 17, 1, 14),
             ] {
                 let p = Conv2d {
                     stride: [stride, stride],

@@ -408,6 +408,163 @@ mod x86 {
     use super::super::kernel::Scalar;
     use super::Shape;
 
+    /// A tile's hand-scheduled loop over one whole item (every column of the tile, B's rows
+    /// unit stride, no row mask), where the instruction set has one for the tile's shape.
+    trait Whole: Lanes {
+        /// Whether [`Whole::whole`] has a loop for some shape (the tiles that may call it
+        /// are instantiated apart from those that never do, whose Rust loops then keep their
+        /// accumulators in registers).
+        const ANY: bool = false;
+        /// Adds `Σ_{p<k} A(·, p)·B(p, j)` to `acc` (`A(·, p)` the `MV·LANES` elements at
+        /// `a + p·lda`, `B(p, j)` at `b + p + j·csb`) and returns `true`; `false`, nothing
+        /// read, where there is no such loop for `(MV, NR)`.
+        ///
+        /// # Safety
+        /// The instruction set is available; for every `p < k` and `j < NR` those elements are
+        /// readable.
+        #[inline(always)]
+        unsafe fn whole<const MV: usize, const NR: usize>(
+            acc: &mut [[Self::V; MV]; NR],
+            a: *const Self::E,
+            lda: isize,
+            b: *const Self::E,
+            csb: isize,
+            k: usize,
+        ) -> bool {
+            let _ = (acc, a, lda, b, csb, k);
+            false
+        }
+
+        /// As [`Whole::whole`] on the columns `lo .. hi` of the tile only (`0 ≤ lo < hi ≤
+        /// NR`, B's column `j` still at `b + j·csb`): a tap cut by the padding.
+        ///
+        /// # Safety
+        /// As [`Whole::whole`] for the columns `lo .. hi`.
+        #[inline(always)]
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn cut<const MV: usize, const NR: usize>(
+            acc: &mut [[Self::V; MV]; NR],
+            lo: usize,
+            hi: usize,
+            a: *const Self::E,
+            lda: isize,
+            b: *const Self::E,
+            csb: isize,
+            k: usize,
+        ) -> bool {
+            let _ = (acc, lo, hi, a, lda, b, csb, k);
+            false
+        }
+    }
+    impl Whole for Avx2D {}
+    impl Whole for Avx512S {}
+    impl Whole for Avx512D {}
+    impl Whole for Avx2S {
+        const ANY: bool = true;
+        #[inline(always)]
+        unsafe fn whole<const MV: usize, const NR: usize>(
+            acc: &mut [[Self::V; MV]; NR],
+            a: *const f32,
+            lda: isize,
+            b: *const f32,
+            csb: isize,
+            k: usize,
+        ) -> bool {
+            use super::super::batch_avx2::{whole_4, whole_5, whole_6};
+            if MV != 2 || !(4..=6).contains(&NR) {
+                return false;
+            }
+            // element by element into the loop's fixed shape and back (no cast of `acc`: its
+            // vectors stay registers, in this loop and in the Rust loops beside it)
+            let mut r = [[acc[0][0]; 2]; 6];
+            for j in 0..NR {
+                r[j] = [acc[j][0], acc[j][1]];
+            }
+            // SAFETY: (each arm) the caller's contract is the loop's.
+            unsafe {
+                match NR {
+                    4 => whole_4(&mut r, a, lda, b, csb, k),
+                    5 => whole_5(&mut r, a, lda, b, csb, k),
+                    _ => whole_6(&mut r, a, lda, b, csb, k),
+                }
+            }
+            for j in 0..NR {
+                [acc[j][0], acc[j][1]] = r[j];
+            }
+            true
+        }
+
+        #[inline(always)]
+        unsafe fn cut<const MV: usize, const NR: usize>(
+            acc: &mut [[Self::V; MV]; NR],
+            lo: usize,
+            hi: usize,
+            a: *const f32,
+            lda: isize,
+            b: *const f32,
+            csb: isize,
+            k: usize,
+        ) -> bool {
+            use super::super::batch_avx2::{whole_1, whole_2, whole_3, whole_4, whole_5, whole_6};
+            if MV != 2 || NR > 6 || lo >= hi || hi > NR {
+                return false;
+            }
+            let w = hi - lo;
+            // columns lo .. hi moved to 0 .. w and back, each index a constant (one arm per
+            // `lo`, the columns under a `t < w` test), so that `acc` stays in registers
+            let mut r = [[acc[0][0]; 2]; 6];
+            macro_rules! by_lo {
+                ($($lo:literal)*) => {
+                    match lo {
+                        $($lo => {
+                            for t in 0..6 {
+                                if t < w && $lo + t < NR {
+                                    r[t] = [acc[$lo + t][0], acc[$lo + t][1]];
+                                }
+                            }
+                        })*
+                        _ => return false,
+                    }
+                };
+            }
+            by_lo!(0 1 2 3 4 5);
+            let b = b.wrapping_offset(lo as isize * csb);
+            // SAFETY: (each arm) the caller's contract for the columns lo .. hi, whose B
+            // starts at `b` (column lo).
+            unsafe {
+                match w {
+                    1 => whole_1(&mut r, a, lda, b, csb, k),
+                    2 => whole_2(&mut r, a, lda, b, csb, k),
+                    3 => whole_3(&mut r, a, lda, b, csb, k),
+                    4 => whole_4(&mut r, a, lda, b, csb, k),
+                    5 => whole_5(&mut r, a, lda, b, csb, k),
+                    _ => whole_6(&mut r, a, lda, b, csb, k),
+                }
+            }
+            macro_rules! back {
+                ($($lo:literal)*) => {
+                    match lo {
+                        $($lo => {
+                            for t in 0..6 {
+                                if t < w && $lo + t < NR {
+                                    [acc[$lo + t][0], acc[$lo + t][1]] = r[t];
+                                }
+                            }
+                        })*
+                        _ => {}
+                    }
+                };
+            }
+            back!(0 1 2 3 4 5);
+            true
+        }
+    }
+
+    /// The shortest cut tap run by the hand-scheduled loop: below it (a first layer's taps of
+    /// 3 channels) moving the accumulators in and out cost more than the Rust loop (7×7
+    /// 3→64: 0.77–0.80 of oneDNN with every cut tap in asm, 0.82–0.89 with none).
+    const CUT_MIN_K: usize = 16;
+
     /// Bytes of the rows block of every A item that stays in L2 while the columns stream
     /// (a quarter of Zen 3's 512 KiB L2, as the unpacked kernels).
     const BLOCK_BYTES: usize = 1 << 17;
@@ -419,7 +576,13 @@ mod x86 {
     /// The instruction set of `L`; every A(i', p), B(p, j'), C(i', j') of the tile of every item
     /// is an element of its operand.
     #[inline(always)]
-    unsafe fn tile<L: Lanes, const MV: usize, const NR: usize, const FULL: bool>(
+    unsafe fn tile<
+        L: Whole,
+        const MV: usize,
+        const NR: usize,
+        const FULL: bool,
+        const ASM: bool,
+    >(
         s: &Shape<'_, L::E>,
         i: usize,
         j: usize,
@@ -455,7 +618,23 @@ mod x86 {
                     }
                     av
                 };
-                if lo == 0 && hi == NR {
+                if ASM
+                    && lo == 0
+                    && hi == NR
+                    && FULL
+                    && it.rsb == 1
+                    && L::whole(&mut acc, a, it.lda, b, it.csb, it.k)
+                {
+                    // the hand-scheduled loop of this tile ran the item
+                } else if ASM
+                    && FULL
+                    && it.rsb == 1
+                    && it.k >= CUT_MIN_K
+                    && (lo, hi) != (0, NR)
+                    && L::cut(&mut acc, lo, hi, a, it.lda, b, it.csb, it.k)
+                {
+                    // the hand-scheduled loop on the columns the tap keeps
+                } else if lo == 0 && hi == NR {
                     // one base per column and one offset stepping along k: a single index
                     // update per k step, not one per broadcast
                     let cols: [*const L::E; NR] =
@@ -539,23 +718,29 @@ mod x86 {
         }
     }
 
-    /// [`tile`] with `FULL` chosen from `rows`.
+    /// [`tile`] with `FULL` chosen from `rows`, and the instantiation that may call the
+    /// hand-scheduled loop where `asm` (every item's B rows unit stride) and the tile is full.
     ///
     /// # Safety
     /// As [`tile`].
     #[inline(always)]
-    unsafe fn tile_any<L: Lanes, const MV: usize, const NR: usize>(
+    unsafe fn tile_any<L: Whole, const MV: usize, const NR: usize>(
         s: &Shape<'_, L::E>,
         i: usize,
         j: usize,
         rows: usize,
+        asm: bool,
     ) {
         // SAFETY: forwarded contract.
         unsafe {
             if rows == MV * L::LANES {
-                tile::<L, MV, NR, true>(s, i, j, rows)
+                if L::ANY && asm {
+                    tile::<L, MV, NR, true, true>(s, i, j, rows)
+                } else {
+                    tile::<L, MV, NR, true, false>(s, i, j, rows)
+                }
             } else {
-                tile::<L, MV, NR, false>(s, i, j, rows)
+                tile::<L, MV, NR, false, false>(s, i, j, rows)
             }
         }
     }
@@ -567,7 +752,7 @@ mod x86 {
     /// # Safety
     /// As [`tile`] for every tile of the part (the part lies inside C).
     #[inline(always)]
-    unsafe fn part<L: Lanes, const MV: usize, const NR: usize>(
+    unsafe fn part<L: Whole, const MV: usize, const NR: usize>(
         s: &Shape<'_, L::E>,
         [r0, r1, c0, c1]: [usize; 4],
         by: impl Fn(usize, usize, usize, usize, usize),
@@ -608,17 +793,18 @@ mod x86 {
             /// # Safety
             /// As [`tile`] with NR = `nr`.
             #[inline(always)]
-            unsafe fn $name<L: Lanes, const MV: usize>(
+            unsafe fn $name<L: Whole, const MV: usize>(
                 nr: usize,
                 s: &Shape<'_, L::E>,
                 i: usize,
                 j: usize,
                 rows: usize,
+                asm: bool,
             ) {
                 // SAFETY: forwarded contract.
                 unsafe {
                     match nr {
-                        $($nrs => tile_any::<L, MV, $nrs>(s, i, j, rows),)*
+                        $($nrs => tile_any::<L, MV, $nrs>(s, i, j, rows, asm),)*
                         _ => unreachable!("a tile of {nr} columns"),
                     }
                 }
@@ -640,11 +826,14 @@ mod x86 {
             #[target_feature(enable = $feat)]
             pub(super) unsafe fn $name(s: &Shape<'_, <$l as Lanes>::E>, range: [usize; 4]) {
                 const MV: usize = [$($mv),*].len();
+                // every item's B rows unit stride: the tiles that may take the
+                // hand-scheduled loop
+                let asm = s.items.iter().all(|it| it.rsb == 1);
                 let by = |mv: usize, nr: usize, i: usize, j: usize, rows: usize| {
                     // SAFETY: the tile lies inside the part (rows ≤ mv·LANES, nr ≤ NR).
                     unsafe {
                         match mv {
-                            $($mv => $by::<$l, $mv>(nr, s, i, j, rows),)*
+                            $($mv => $by::<$l, $mv>(nr, s, i, j, rows, asm),)*
                             _ => unreachable!("a tile of {mv} vectors"),
                         }
                     }

@@ -68,6 +68,8 @@
 
 mod batch;
 #[cfg(target_arch = "x86_64")]
+mod batch_avx2;
+#[cfg(target_arch = "x86_64")]
 mod bf16;
 mod block;
 mod check;
