@@ -32,7 +32,6 @@ use super::kernel::{Kern, KernelInfo, Tile};
 use super::pack::{Panels, Rows};
 use super::view::Product;
 use crate::isa::{Isa, Vnni};
-use crate::walk::kernels::transpose;
 
 /// The byte a packed operand element becomes: `u8` as it is, `i8` as its bits.
 pub(crate) trait Byte: Copy + Sync {
@@ -86,9 +85,6 @@ pub(crate) struct Bytes<'a, S> {
     pub flip: u8,
 }
 
-/// Largest `r·⌈kc/4⌉` quad units staged on the stack (32 rows by 512 k values).
-const STAGE: usize = 32 * 128;
-
 impl<S: Byte> Panels<u8> for Bytes<'_, S> {
     fn pack(&self, dst: &mut [u8], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
         let s = &self.rows;
@@ -96,7 +92,6 @@ impl<S: Byte> Panels<u8> for Bytes<'_, S> {
         let kcp = kc.next_multiple_of(4);
         let quads = kcp / 4;
         let panels = len.div_ceil(r);
-        let mut stage = [0u32; STAGE];
         for (t, panel) in dst[..panels * r * kcp]
             .chunks_exact_mut(r * kcp)
             .enumerate()
@@ -106,47 +101,8 @@ impl<S: Byte> Panels<u8> for Bytes<'_, S> {
                 panel.fill(0);
             }
             let vbase = v0 + t * r;
-            // (the panel is read as 32-bit units: the engine's 64-byte aligned buffers always
-            // are; any other destination takes the element path)
-            let aligned = panel.as_ptr().cast::<u32>().is_aligned();
-            if aligned && s.map.is_none() && s.sk == 1 && rows * quads <= STAGE {
-                // rows contiguous along k: each row's k quads into the stage as 32-bit units,
-                // then the units transposed into the panel by the copy engine
-                for i in 0..rows {
-                    let at = (s.row(vbase + i) + p0 as isize) as usize;
-                    let src = &s.src[at..at + kc];
-                    let out = &mut stage[i * quads..(i + 1) * quads];
-                    let whole = kc / 4;
-                    for (o, q) in out[..whole].iter_mut().zip(src.chunks_exact(4)) {
-                        *o = u32::from_le_bytes([
-                            q[0].bits() ^ f,
-                            q[1].bits() ^ f,
-                            q[2].bits() ^ f,
-                            q[3].bits() ^ f,
-                        ]);
-                    }
-                    if whole < quads {
-                        let mut q = [0u8; 4];
-                        for (d, x) in q.iter_mut().zip(&src[4 * whole..]) {
-                            *d = x.bits() ^ f;
-                        }
-                        out[whole] = u32::from_le_bytes(q);
-                    }
-                }
-                // SAFETY: the stage holds `rows` rows of `quads` units (`rows·quads ≤ STAGE`);
-                // the panel holds `r·kcp` bytes = `r·quads` units (`(quads − 1)·r + rows` are
-                // written), 4-byte aligned (checked above); distinct arrays.
-                unsafe {
-                    transpose(
-                        panel.as_mut_ptr().cast::<u32>(),
-                        r as isize,
-                        stage.as_ptr(),
-                        quads as isize,
-                        rows,
-                        quads,
-                        false,
-                    )
-                };
+            if s.map.is_none() && s.sk == 1 {
+                pack_rows(panel, s, f, (vbase, rows, r), (p0, kc));
             } else if s.map.is_none() && s.sv == 1 {
                 // the packed dimension contiguous: four source rows (k = 4q … 4q + 3) zipped
                 for q in 0..quads {
@@ -155,7 +111,12 @@ impl<S: Byte> Panels<u8> for Bytes<'_, S> {
                         (s.origin + vbase as isize + (p0 + 4 * q + e) as isize * s.sk) as usize
                     };
                     if 4 * q + 4 <= kc {
-                        let x = [0, 1, 2, 3].map(|e| &s.src[at(e)..at(e) + rows]);
+                        let x = [
+                            &s.src[at(0)..at(0) + rows],
+                            &s.src[at(1)..at(1) + rows],
+                            &s.src[at(2)..at(2) + rows],
+                            &s.src[at(3)..at(3) + rows],
+                        ];
                         zip4(out, x, f);
                         continue;
                     }
@@ -183,20 +144,92 @@ impl<S: Byte> Panels<u8> for Bytes<'_, S> {
     }
 }
 
+/// The panel of rows `vbase .. vbase + rows` (of `r`), k steps `p0 .. p0 + kc`, of an operand
+/// whose rows are contiguous along k: each row's whole k quads copied as 32-bit units straight
+/// to their places in the panel (`4·(q·r + i)`), the last partial quad byte by byte. Whole
+/// panels of the kernels' widths (6 and 16 rows) unroll over the rows.
+fn pack_rows<S: Byte>(
+    panel: &mut [u8],
+    s: &Rows<'_, S>,
+    f: u8,
+    (vbase, rows, r): (usize, usize, usize),
+    (p0, kc): (usize, usize),
+) {
+    let whole = kc / 4;
+    let row = |i: usize| {
+        let at = (s.row(vbase + i) + p0 as isize) as usize;
+        &s.src[at..at + kc]
+    };
+    match (rows, r) {
+        (6, 6) => quads_of::<6, S>(panel, core::array::from_fn(row), f, whole),
+        (16, 16) => quads_of::<16, S>(panel, core::array::from_fn(row), f, whole),
+        _ => {
+            for i in 0..rows {
+                let x = row(i);
+                for (q, u) in x.chunks_exact(4).enumerate() {
+                    panel[4 * (q * r + i)..4 * (q * r + i) + 4].copy_from_slice(&u.map_bits(f));
+                }
+            }
+        }
+    }
+    if whole < kc.div_ceil(4) {
+        for i in 0..rows {
+            let o = &mut panel[4 * (r * whole + i)..4 * (r * whole + i) + 4];
+            for (d, b) in o.iter_mut().zip(&row(i)[4 * whole..]) {
+                *d = b.bits() ^ f;
+            }
+        }
+    }
+}
+
+/// `panel[4·(q·R + i) ..][..4] = x[i][4q ..][..4] ⊕ f` for `q < whole`: the whole k quads of
+/// `R` rows, one 32-bit load, XOR and store each.
+#[inline(always)]
+fn quads_of<const R: usize, S: Byte>(panel: &mut [u8], x: [&[S]; R], f: u8, whole: usize) {
+    assert!(panel.len() >= 4 * R * whole && x.iter().all(|x| x.len() >= 4 * whole));
+    let f4 = u32::from_ne_bytes([f; 4]);
+    let o = panel.as_mut_ptr();
+    for q in 0..whole {
+        for (i, x) in x.iter().enumerate() {
+            // SAFETY: q < whole, so `x[4q .. 4q + 4]` is inside the row and
+            // `panel[4(qR + i) ..][..4]` inside the panel (asserted above); `S` is a byte,
+            // read as four bytes unaligned.
+            unsafe {
+                let u = x.as_ptr().add(4 * q).cast::<u32>().read_unaligned();
+                o.add(4 * (q * R + i)).cast::<u32>().write_unaligned(u ^ f4);
+            }
+        }
+    }
+}
+
+/// Four elements' bits, each XORed with a flip.
+trait MapBits {
+    /// `[x₀ ⊕ f, x₁ ⊕ f, x₂ ⊕ f, x₃ ⊕ f]`.
+    fn map_bits(&self, f: u8) -> [u8; 4];
+}
+
+impl<S: Byte> MapBits for [S] {
+    #[inline(always)]
+    fn map_bits(&self, f: u8) -> [u8; 4] {
+        [self[0], self[1], self[2], self[3]].map(|x| x.bits() ^ f)
+    }
+}
+
 /// `out[4i + e] = x[e][i] ⊕ f` for every i (the four rows of one k quad interleaved; `out`
 /// holds four bytes per row): SSE2 byte and word unpacks 16 rows at a time on x86-64.
-#[inline]
+#[inline(always)]
 fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8) {
     let rows = x[0].len();
-    debug_assert!(out.len() == 4 * rows && x.iter().all(|r| r.len() == rows));
+    assert!(out.len() == 4 * rows && x.iter().all(|r| r.len() == rows));
     #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
     let mut i = 0;
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::*;
-        while i + 16 <= rows && x.iter().all(|r| r.len() >= i + 16) && out.len() >= 4 * i + 64 {
-            // SAFETY: SSE2 is part of x86-64; each row holds 16 bytes from i and `out` 64
-            // from 4i (checked in the loop condition); `S` is a byte (`u8` or `i8`).
+        while i + 16 <= rows {
+            // SAFETY: SSE2 is part of x86-64; each row holds `rows ≥ i + 16` bytes and `out`
+            // `4·rows ≥ 4i + 64` (asserted above, and the loop condition); `S` is a byte (`u8`
+            // or `i8`).
             unsafe {
                 let flip = _mm_set1_epi8(f as i8);
                 let v = x.map(|r| _mm_xor_si128(_mm_loadu_si128(r.as_ptr().add(i).cast()), flip));
