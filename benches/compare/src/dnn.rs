@@ -6,7 +6,9 @@
 //! - matmul, row-major A, B, C: f32, bf16×bf16→f32 and u8×s8→s32 at 256³, 1024³, 2048³ (B plain
 //!   `ab` for both libraries, packed per call), and the decode 1×4096×4096, 16×4096×4096 and prefill
 //!   512×4096×4096 shapes with the weights packed once outside the timing (oneDNN: `format_tag any`
-//!   and one reorder; layout: `PackedB` where the pair has one);
+//!   and one reorder; layout: `PackedB` where the pair has one); at the cube shapes also u8×s8
+//!   over the whole u8 and i8 ranges, with each library's result checked against the exact sum at
+//!   256 sampled entries (oneDNN's AVX2 `vpmaddubsw` path saturates there);
 //! - conv forward, batch 1, five ResNet-50 layers, NCHW and NHWC src and dst, weights `any`
 //!   (reordered once), f32; bf16×bf16→f32 on the 3×3 128→128 layer. Layout's side is explicit
 //!   im2col + GEMM (the baseline issue 23 asks for) until `layout::conv::conv2d` exists.
