@@ -6,7 +6,9 @@
 //! - matmul, row-major A, B, C: f32, bf16×bf16→f32 and u8×s8→s32 at 256³, 1024³, 2048³ (B plain
 //!   `ab` for both libraries, packed per call), and the decode 1×4096×4096, 16×4096×4096 and prefill
 //!   512×4096×4096 shapes with the weights packed once outside the timing (oneDNN: `format_tag any`
-//!   and one reorder; layout: `PackedB` where the pair has one);
+//!   and one reorder; layout: `PackedB` where the pair has one); at the cube shapes also u8×s8
+//!   over the whole u8 and i8 ranges, with each library's result checked against the exact sum at
+//!   256 sampled entries (oneDNN's AVX2 `vpmaddubsw` path saturates there);
 //! - conv forward, batch 1, five ResNet-50 layers, NCHW and NHWC src and dst, weights `any`
 //!   (reordered once), f32; bf16×bf16→f32 on the 3×3 128→128 layer. Layout's side is explicit
 //!   im2col + GEMM (the baseline issue 23 asks for) until `layout::conv::conv2d` exists.
@@ -705,6 +707,67 @@ fn matmul_rows(d: &Dnnl, (m, k, n): (usize, usize, usize), packed: bool, rounds:
                 "– (TODO(lead): no integer GEMM in layout yet)".into()
             },
             ratio(g_o, g_d)
+        );
+    }
+    // full-range u8 × i8 (past `vpmaddubsw`'s bound): is oneDNN exact there? The exact sums
+    // at 256 sampled entries (i64), against oneDNN's and layout's results
+    if !packed {
+        let wide = |len: usize, seed: usize| -> Vec<u8> {
+            (0..len)
+                .map(|i| ((i.wrapping_mul(2_654_435_761) + seed) % 256) as u8)
+                .collect()
+        };
+        let au = wide(m * k, 1);
+        let bi: Vec<i8> = wide(k * n, 7).iter().map(|&x| x as i8).collect();
+        let exact = |i: usize, j: usize| -> i64 {
+            (0..k)
+                .map(|p| i64::from(au[i * k + p]) * i64::from(bi[p * n + j]))
+                .sum()
+        };
+        let samples: Vec<(usize, usize)> = (0..256)
+            .map(|t| ((t * 7919) % m, (t * 104_729 + 13) % n))
+            .collect();
+        let wrong = |c: &[i32]| -> (usize, i64) {
+            samples.iter().fold((0, 0), |(w, e), &(i, j)| {
+                let d = (i64::from(c[i * n + j]) - exact(i, j)).abs();
+                (w + usize::from(d != 0), e.max(d))
+            })
+        };
+        let op = d.matmul((m, k, n), (dt::U8, dt::S8, dt::S32), wtag, &au, &bi);
+        let mut cases: Vec<Case<'_>> = Vec::new();
+        let mut dnn_wrong = None;
+        if let Ok(op) = &op {
+            op.run();
+            dnn_wrong = Some(wrong(&op.dst::<i32>()));
+            cases.push(("oneDNN".into(), Box::new(|| op.run())));
+        }
+        let f = ours::u8i8_gemm(k, n, &bi).expect("u8×i8 gemm");
+        let mut c = vec![0i32; m * n];
+        f(m, &au, &mut c);
+        let ours_wrong = wrong(&c);
+        let aur = &au;
+        cases.push((
+            "u8i8 full".into(),
+            Box::new(move || f(m, black_box(aur), black_box(&mut c))),
+        ));
+        let g: Vec<f64> = bench(&mut cases, rounds)
+            .iter()
+            .map(|t| flop / t / 1e9)
+            .collect();
+        let g_d = op.is_ok().then(|| g[0]);
+        let g_o = g[g.len() - 1];
+        let exactness = |w: Option<(usize, i64)>| match w {
+            Some((0, _)) => "exact on 256 samples".to_string(),
+            Some((w, e)) => format!("{w} of 256 samples wrong, max error {e}"),
+            None => "–".into(),
+        };
+        println!(
+            "| u8×s8→s32 full-range u8 and i8 (GOP/s) | {shape} | {} ({}) | {} | {g_o:.1} ({}) | {} |",
+            op.as_ref().map_or_else(|e| format!("none: {e}"), impl_of),
+            exactness(dnn_wrong),
+            fmt(g_d),
+            exactness(Some(ours_wrong)),
+            ratio(Some(g_o), g_d)
         );
     }
     eprintln!("done matmul {shape}");

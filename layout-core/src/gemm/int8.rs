@@ -17,7 +17,6 @@ use super::kernel::{Kern, KernelInfo, Tile};
 use super::pack::{Panels, Rows};
 use super::view::Product;
 use crate::isa::Isa;
-use crate::walk::kernels::transpose;
 
 mod sealed {
     pub trait Sealed {}
@@ -101,21 +100,11 @@ impl Kern for I8Pairs {
     }
 }
 
-/// Largest `r·⌈kc/2⌉` pair-units staged on the stack (32 rows by 512 k values).
-const STAGE: usize = 32 * 256;
-
-/// One k pair of one row as the kernels read it: `lo` in the low 16 bits, `hi` above.
-#[inline(always)]
-fn unit(lo: i16, hi: i16) -> u32 {
-    u32::from(lo as u16) | (u32::from(hi as u16) << 16)
-}
-
 impl<S: Lane> Panels<i16> for Rows<'_, S> {
     fn pack(&self, dst: &mut [i16], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
         let kcp = kc.next_multiple_of(2);
         let pairs = kcp / 2;
         let panels = len.div_ceil(r);
-        let mut stage = [0u32; STAGE];
         for (t, panel) in dst[..panels * r * kcp]
             .chunks_exact_mut(r * kcp)
             .enumerate()
@@ -125,34 +114,20 @@ impl<S: Lane> Panels<i16> for Rows<'_, S> {
                 panel.fill(0);
             }
             let vbase = v0 + t * r;
-            // (the panel is read as 32-bit units: the engine's 64-byte aligned buffers always
-            // are; any other destination takes the element path)
-            let aligned = panel.as_ptr().cast::<u32>().is_aligned();
-            if aligned && self.map.is_none() && self.sk == 1 && rows * pairs <= STAGE {
-                // rows contiguous along k: each row's k pairs widened into the stage as 32-bit
-                // units, then the units transposed into the panel by the copy engine
+            if self.map.is_none() && self.sk == 1 {
+                // rows contiguous along k: each row's k pairs widened straight to their places
+                // in the panel (`2·(q·r + i)`), an odd last k value beside a zero
                 for i in 0..rows {
                     let at = (self.row(vbase + i) + p0 as isize) as usize;
                     let src = &self.src[at..at + kc];
-                    let out = &mut stage[i * pairs..(i + 1) * pairs];
-                    for (o, pr) in out.iter_mut().zip(src.chunks(2)) {
-                        *o = unit(pr[0].lane(), pr.get(1).map_or(0, |x| x.lane()));
+                    for (q, pr) in src.chunks_exact(2).enumerate() {
+                        let o = 2 * (q * r + i);
+                        panel[o..o + 2].copy_from_slice(&[pr[0].lane(), pr[1].lane()]);
+                    }
+                    if kc % 2 == 1 {
+                        panel[2 * ((kc / 2) * r + i)] = src[kc - 1].lane();
                     }
                 }
-                // SAFETY: the stage holds `rows` rows of `pairs` units (`rows·pairs ≤ STAGE`);
-                // the panel holds `r·kcp` i16 = `r·pairs` units (`(pairs − 1)·r + rows` are
-                // written), 4-byte aligned (checked above); distinct arrays.
-                unsafe {
-                    transpose(
-                        panel.as_mut_ptr().cast::<u32>(),
-                        r as isize,
-                        stage.as_ptr(),
-                        pairs as isize,
-                        rows,
-                        pairs,
-                        false,
-                    )
-                };
             } else if self.map.is_none() && self.sv == 1 {
                 // the packed dimension contiguous: two source rows (k = 2q, 2q + 1) zipped
                 for q in 0..pairs {

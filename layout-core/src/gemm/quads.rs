@@ -32,7 +32,6 @@ use super::kernel::{Kern, KernelInfo, Tile};
 use super::pack::{Panels, Rows};
 use super::view::Product;
 use crate::isa::{Isa, Vnni};
-use crate::walk::kernels::transpose;
 
 /// The byte a packed operand element becomes: `u8` as it is, `i8` as its bits.
 pub(crate) trait Byte: Copy + Sync {
@@ -86,9 +85,6 @@ pub(crate) struct Bytes<'a, S> {
     pub flip: u8,
 }
 
-/// Largest `r·⌈kc/4⌉` quad units staged on the stack (32 rows by 512 k values).
-const STAGE: usize = 32 * 128;
-
 impl<S: Byte> Panels<u8> for Bytes<'_, S> {
     fn pack(&self, dst: &mut [u8], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
         let s = &self.rows;
@@ -96,76 +92,44 @@ impl<S: Byte> Panels<u8> for Bytes<'_, S> {
         let kcp = kc.next_multiple_of(4);
         let quads = kcp / 4;
         let panels = len.div_ceil(r);
-        let mut stage = [0u32; STAGE];
-        for (t, panel) in dst[..panels * r * kcp]
-            .chunks_exact_mut(r * kcp)
-            .enumerate()
-        {
+        let dst = &mut dst[..panels * r * kcp];
+        if s.map.is_none() && s.sv == 1 && s.sk != 1 {
+            // the packed dimension contiguous: per k quad, its four source rows (k = 4q …
+            // 4q + 3) zipped across every panel at once
+            for (t, panel) in dst.chunks_exact_mut(r * kcp).enumerate() {
+                if len - t * r < r || kcp != kc {
+                    panel.fill(0);
+                }
+            }
+            for q in 0..quads {
+                let at =
+                    |e: usize| (s.origin + v0 as isize + (p0 + 4 * q + e) as isize * s.sk) as usize;
+                let x = |e: usize| &s.src[at(e)..at(e) + len];
+                if 4 * q + 4 <= kc {
+                    zip4(
+                        &mut dst[4 * q * r..],
+                        [x(0), x(1), x(2), x(3)],
+                        f,
+                        (r, r * kcp),
+                    );
+                    continue;
+                }
+                for e in 0..kc - 4 * q {
+                    for (i, &a) in x(e).iter().enumerate() {
+                        dst[(i / r) * r * kcp + 4 * (q * r + i % r) + e] = a.bits() ^ f;
+                    }
+                }
+            }
+            return;
+        }
+        for (t, panel) in dst.chunks_exact_mut(r * kcp).enumerate() {
             let rows = r.min(len - t * r);
             if rows < r || kcp != kc {
                 panel.fill(0);
             }
             let vbase = v0 + t * r;
-            // (the panel is read as 32-bit units: the engine's 64-byte aligned buffers always
-            // are; any other destination takes the element path)
-            let aligned = panel.as_ptr().cast::<u32>().is_aligned();
-            if aligned && s.map.is_none() && s.sk == 1 && rows * quads <= STAGE {
-                // rows contiguous along k: each row's k quads into the stage as 32-bit units,
-                // then the units transposed into the panel by the copy engine
-                for i in 0..rows {
-                    let at = (s.row(vbase + i) + p0 as isize) as usize;
-                    let src = &s.src[at..at + kc];
-                    let out = &mut stage[i * quads..(i + 1) * quads];
-                    let whole = kc / 4;
-                    for (o, q) in out[..whole].iter_mut().zip(src.chunks_exact(4)) {
-                        *o = u32::from_le_bytes([
-                            q[0].bits() ^ f,
-                            q[1].bits() ^ f,
-                            q[2].bits() ^ f,
-                            q[3].bits() ^ f,
-                        ]);
-                    }
-                    if whole < quads {
-                        let mut q = [0u8; 4];
-                        for (d, x) in q.iter_mut().zip(&src[4 * whole..]) {
-                            *d = x.bits() ^ f;
-                        }
-                        out[whole] = u32::from_le_bytes(q);
-                    }
-                }
-                // SAFETY: the stage holds `rows` rows of `quads` units (`rows·quads ≤ STAGE`);
-                // the panel holds `r·kcp` bytes = `r·quads` units (`(quads − 1)·r + rows` are
-                // written), 4-byte aligned (checked above); distinct arrays.
-                unsafe {
-                    transpose(
-                        panel.as_mut_ptr().cast::<u32>(),
-                        r as isize,
-                        stage.as_ptr(),
-                        quads as isize,
-                        rows,
-                        quads,
-                        false,
-                    )
-                };
-            } else if s.map.is_none() && s.sv == 1 {
-                // the packed dimension contiguous: four source rows (k = 4q … 4q + 3) zipped
-                for q in 0..quads {
-                    let out = &mut panel[q * 4 * r..q * 4 * r + 4 * rows];
-                    let at = |e: usize| {
-                        (s.origin + vbase as isize + (p0 + 4 * q + e) as isize * s.sk) as usize
-                    };
-                    if 4 * q + 4 <= kc {
-                        let x = [0, 1, 2, 3].map(|e| &s.src[at(e)..at(e) + rows]);
-                        zip4(out, x, f);
-                        continue;
-                    }
-                    for e in 0..kc - 4 * q {
-                        let x = &s.src[at(e)..at(e) + rows];
-                        for (o, &a) in out.chunks_exact_mut(4).zip(x) {
-                            o[e] = a.bits() ^ f;
-                        }
-                    }
-                }
+            if s.map.is_none() && s.sk == 1 {
+                pack_rows(panel, s, f, (vbase, rows, r), (p0, kc));
             } else {
                 let mut offs = [0isize; 64];
                 for (i, o) in offs[..rows].iter_mut().enumerate() {
@@ -183,38 +147,125 @@ impl<S: Byte> Panels<u8> for Bytes<'_, S> {
     }
 }
 
-/// `out[4i + e] = x[e][i] ⊕ f` for every i (the four rows of one k quad interleaved; `out`
-/// holds four bytes per row): SSE2 byte and word unpacks 16 rows at a time on x86-64.
-#[inline]
-fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8) {
-    let rows = x[0].len();
-    debug_assert!(out.len() == 4 * rows && x.iter().all(|r| r.len() == rows));
-    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
-    let mut i = 0;
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::*;
-        while i + 16 <= rows && x.iter().all(|r| r.len() >= i + 16) && out.len() >= 4 * i + 64 {
-            // SAFETY: SSE2 is part of x86-64; each row holds 16 bytes from i and `out` 64
-            // from 4i (checked in the loop condition); `S` is a byte (`u8` or `i8`).
+/// The panel of rows `vbase .. vbase + rows` (of `r`), k steps `p0 .. p0 + kc`, of an operand
+/// whose rows are contiguous along k: each row's whole k quads copied as 32-bit units straight
+/// to their places in the panel (`4·(q·r + i)`), the last partial quad byte by byte. Whole
+/// panels of the kernels' widths (6 and 16 rows) unroll over the rows.
+fn pack_rows<S: Byte>(
+    panel: &mut [u8],
+    s: &Rows<'_, S>,
+    f: u8,
+    (vbase, rows, r): (usize, usize, usize),
+    (p0, kc): (usize, usize),
+) {
+    let whole = kc / 4;
+    let row = |i: usize| {
+        let at = (s.row(vbase + i) + p0 as isize) as usize;
+        &s.src[at..at + kc]
+    };
+    match (rows, r) {
+        (6, 6) => quads_of::<6, S>(panel, core::array::from_fn(row), f, whole),
+        (16, 16) => quads_of::<16, S>(panel, core::array::from_fn(row), f, whole),
+        _ => {
+            for i in 0..rows {
+                let x = row(i);
+                for (q, u) in x.chunks_exact(4).enumerate() {
+                    panel[4 * (q * r + i)..4 * (q * r + i) + 4].copy_from_slice(&u.map_bits(f));
+                }
+            }
+        }
+    }
+    if whole < kc.div_ceil(4) {
+        for i in 0..rows {
+            let o = &mut panel[4 * (r * whole + i)..4 * (r * whole + i) + 4];
+            for (d, b) in o.iter_mut().zip(&row(i)[4 * whole..]) {
+                *d = b.bits() ^ f;
+            }
+        }
+    }
+}
+
+/// `panel[4·(q·R + i) ..][..4] = x[i][4q ..][..4] ⊕ f` for `q < whole`: the whole k quads of
+/// `R` rows, one 32-bit load, XOR and store each.
+#[inline(always)]
+fn quads_of<const R: usize, S: Byte>(panel: &mut [u8], x: [&[S]; R], f: u8, whole: usize) {
+    assert!(panel.len() >= 4 * R * whole && x.iter().all(|x| x.len() >= 4 * whole));
+    let f4 = u32::from_ne_bytes([f; 4]);
+    let o = panel.as_mut_ptr();
+    for q in 0..whole {
+        for (i, x) in x.iter().enumerate() {
+            // SAFETY: q < whole, so `x[4q .. 4q + 4]` is inside the row and
+            // `panel[4(qR + i) ..][..4]` inside the panel (asserted above); `S` is a byte,
+            // read as four bytes unaligned.
+            unsafe {
+                let u = x.as_ptr().add(4 * q).cast::<u32>().read_unaligned();
+                o.add(4 * (q * R + i)).cast::<u32>().write_unaligned(u ^ f4);
+            }
+        }
+    }
+}
+
+/// Four elements' bits, each XORed with a flip.
+trait MapBits {
+    /// `[x₀ ⊕ f, x₁ ⊕ f, x₂ ⊕ f, x₃ ⊕ f]`.
+    fn map_bits(&self, f: u8) -> [u8; 4];
+}
+
+impl<S: Byte> MapBits for [S] {
+    #[inline(always)]
+    fn map_bits(&self, f: u8) -> [u8; 4] {
+        [self[0], self[1], self[2], self[3]].map(|x| x.bits() ^ f)
+    }
+}
+
+/// `out[place(i) + e] = x[e][i] ⊕ f` for every i, with `place(i) = (i / r)·step + 4·(i mod r)`
+/// (the four rows of one k quad interleaved into panels of `r` rows, `step` bytes apart,
+/// `step ≥ 4r`): SSE2 byte and word unpacks 16 rows at a time on x86-64 where 16 rows lie in
+/// one panel.
+#[inline(always)]
+fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8, (r, step): (usize, usize)) {
+    let len = x[0].len();
+    let place = |i: usize| (i / r) * step + 4 * (i % r);
+    // `place` grows with i (step ≥ 4r), so the last element's four bytes bound every write
+    assert!(
+        r > 0
+            && step >= 4 * r
+            && x.iter().all(|r| r.len() == len)
+            && (len == 0 || place(len - 1) + 4 <= out.len())
+    );
+    // panel by panel: rows t0 … t0 + rows − 1 at `base + 4j`
+    let (mut t0, mut base) = (0, 0);
+    while t0 < len {
+        let rows = r.min(len - t0);
+        let mut j = 0;
+        #[cfg(target_arch = "x86_64")]
+        while j + 16 <= rows {
+            use core::arch::x86_64::*;
+            let i = t0 + j;
+            // SAFETY: SSE2 is part of x86-64; each row holds `len ≥ i + 16` bytes; rows i …
+            // i + 15 lie in this panel, so `out[base + 4j ..][..64]` ends at `place(i + 15) +
+            // 4 ≤ place(len − 1) + 4 ≤ out.len()` (asserted above); `S` is a byte (`u8` or
+            // `i8`).
             unsafe {
                 let flip = _mm_set1_epi8(f as i8);
                 let v = x.map(|r| _mm_xor_si128(_mm_loadu_si128(r.as_ptr().add(i).cast()), flip));
                 let (a, b) = (_mm_unpacklo_epi8(v[0], v[1]), _mm_unpackhi_epi8(v[0], v[1]));
                 let (c, d) = (_mm_unpacklo_epi8(v[2], v[3]), _mm_unpackhi_epi8(v[2], v[3]));
-                let o = out.as_mut_ptr().add(4 * i).cast::<__m128i>();
+                let o = out.as_mut_ptr().add(base + 4 * j).cast::<__m128i>();
                 _mm_storeu_si128(o, _mm_unpacklo_epi16(a, c));
                 _mm_storeu_si128(o.add(1), _mm_unpackhi_epi16(a, c));
                 _mm_storeu_si128(o.add(2), _mm_unpacklo_epi16(b, d));
                 _mm_storeu_si128(o.add(3), _mm_unpackhi_epi16(b, d));
             }
-            i += 16;
+            j += 16;
         }
-    }
-    for (t, o) in out.chunks_exact_mut(4).enumerate().skip(i) {
-        for (e, r) in x.iter().enumerate() {
-            o[e] = r[t].bits() ^ f;
+        for j in j..rows {
+            for (e, r) in x.iter().enumerate() {
+                out[base + 4 * j + e] = r[t0 + j].bits() ^ f;
+            }
         }
+        t0 += r;
+        base += step;
     }
 }
 
@@ -1021,7 +1072,8 @@ mod tests {
     }
 
     /// `C ← α·A·B + β·C` through `gemm_with` with the route forced to `dot`; A row-major or
-    /// column-major, B column-major, C row- or column-major. Returns C.
+    /// column-major, B (given column-major) passed column-major or as a row-major copy
+    /// (`b_row_major`), C row- or column-major. Returns C.
     #[allow(clippy::too_many_arguments)]
     fn run<A: crate::gemm::Pair<i8, Out = i32>>(
         dot: Option<Dot>,
@@ -1030,12 +1082,18 @@ mod tests {
         (m, k, n): (usize, usize, usize),
         a: &[A],
         a_row_major: bool,
-        b: &[i8],
+        (b, b_row_major): (&[i8], bool),
         (alpha, beta): (i32, i32),
         c0: &[i32],
         c_row_major: bool,
     ) -> Vec<i32> {
         let mut c = c0.to_vec();
+        let b_rm: Vec<i8> = (0..k * n).map(|t| b[(t % n) * k + t / n]).collect();
+        let (b, brs, bcs) = if b_row_major {
+            (&b_rm[..], n, 1)
+        } else {
+            (b, 1, k)
+        };
         let (ars, acs) = if a_row_major { (k, 1) } else { (1, m) };
         let (rs, cs) = if c_row_major { (n, 1) } else { (1, m) };
         force(Some(dot));
@@ -1057,8 +1115,8 @@ mod tests {
                 data: b,
                 rows: k,
                 cols: n,
-                row_stride: 1,
-                col_stride: k as isize,
+                row_stride: brs as isize,
+                col_stride: bcs as isize,
             },
             beta,
             MatMut {
@@ -1127,22 +1185,29 @@ mod tests {
                     let b: Vec<i8> = (0..k * n).map(|_| g.range(blo, bhi) as i8).collect();
                     let au: Vec<u8> = (0..m * k).map(|_| g.range(0, 255) as u8).collect();
                     let ai: Vec<i8> = (0..m * k).map(|_| g.range(-128, 127) as i8).collect();
-                    for (threads, a_rm, c_rm, ab) in [
-                        (1, true, true, (1, 0)),
-                        (2, true, false, (3, -2)),
-                        (2, false, true, (-1, 1)),
-                        (1, false, false, (7, 5)),
+                    // every operand order reaches both packers (rows contiguous along k, or
+                    // the packed dimension contiguous) in both roles (vectors, broadcasts)
+                    for (threads, a_rm, b_rm, c_rm, ab) in [
+                        (1, true, true, true, (1, 0)),
+                        (2, true, true, false, (3, -2)),
+                        (2, false, false, true, (-1, 1)),
+                        (1, false, false, false, (7, 5)),
+                        (1, true, false, true, (2, 1)),
+                        (1, false, true, false, (1, -1)),
                     ] {
                         let c0: Vec<i32> = (0..m * n).map(|_| g.range(-999, 999)).collect();
                         let at = |i: usize, p: usize| if a_rm { i * k + p } else { i + p * m };
-                        let got = run(dot, isa, threads, (m, k, n), &au, a_rm, &b, ab, &c0, c_rm);
+                        let what =
+                            std::format!("{dot:?} {isa:?} {m}x{k}x{n} t{threads} {a_rm}{b_rm}");
+                        let bb = (&b[..], b_rm);
+                        let got = run(dot, isa, threads, (m, k, n), &au, a_rm, bb, ab, &c0, c_rm);
                         let want =
                             reference((m, k, n), |i, p| i64::from(au[at(i, p)]), &b, ab, &c0, c_rm);
-                        assert_eq!(got, want, "u8×i8 {dot:?} {isa:?} {m}x{k}x{n} t{threads}");
-                        let got = run(dot, isa, threads, (m, k, n), &ai, a_rm, &b, ab, &c0, c_rm);
+                        assert_eq!(got, want, "u8×i8 {what}");
+                        let got = run(dot, isa, threads, (m, k, n), &ai, a_rm, bb, ab, &c0, c_rm);
                         let want =
                             reference((m, k, n), |i, p| i64::from(ai[at(i, p)]), &b, ab, &c0, c_rm);
-                        assert_eq!(got, want, "i8×i8 {dot:?} {isa:?} {m}x{k}x{n} t{threads}");
+                        assert_eq!(got, want, "i8×i8 {what}");
                     }
                 }
             }
@@ -1227,7 +1292,7 @@ mod tests {
                 (m, k, n),
                 &a,
                 true,
-                &b,
+                (&b, false),
                 (1, 0),
                 &c0,
                 false,
