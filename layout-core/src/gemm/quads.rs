@@ -237,6 +237,8 @@ fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8, (r, step): (usize, usize))
     let (mut t0, mut base) = (0, 0);
     while t0 < len {
         let rows = r.min(len - t0);
+        // (advanced by the SSE2 loop on x86-64 only)
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut j = 0;
         #[cfg(target_arch = "x86_64")]
         while j + 16 <= rows {
