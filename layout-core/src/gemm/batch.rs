@@ -283,20 +283,20 @@ pub struct Tiles<T> {
     _none: core::marker::PhantomData<T>,
 }
 
+/// The tiles of `isa` among an element type's AVX-512 and AVX2 entries.
+#[cfg(target_arch = "x86_64")]
+fn pick<T>(isa: Isa, avx512: Entry<T>, avx2: Entry<T>) -> Option<Tiles<T>> {
+    match isa {
+        Isa::Avx512 => Some(Tiles { entry: avx512 }),
+        Isa::Avx2 => Some(Tiles { entry: avx2 }),
+        Isa::Portable | Isa::Neon => None,
+    }
+}
+
 /// `Element::batch_tiles` of `f32`: the AVX2 16 × 6 and AVX-512 32 × 12 tiles.
 pub(crate) fn tiles_of_f32(isa: Isa) -> Option<Tiles<f32>> {
     #[cfg(target_arch = "x86_64")]
-    {
-        match isa {
-            Isa::Avx512 => Some(Tiles {
-                entry: (x86::avx512_f32, 32, 12),
-            }),
-            Isa::Avx2 => Some(Tiles {
-                entry: (x86::avx2_f32, 16, 6),
-            }),
-            Isa::Portable | Isa::Neon => None,
-        }
-    }
+    return pick(isa, (x86::avx512_f32, 32, 12), (x86::avx2_f32, 16, 6));
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = isa;
@@ -307,17 +307,7 @@ pub(crate) fn tiles_of_f32(isa: Isa) -> Option<Tiles<f32>> {
 /// `Element::batch_tiles` of `f64`: the AVX2 8 × 6 and AVX-512 32 × 6 tiles.
 pub(crate) fn tiles_of_f64(isa: Isa) -> Option<Tiles<f64>> {
     #[cfg(target_arch = "x86_64")]
-    {
-        match isa {
-            Isa::Avx512 => Some(Tiles {
-                entry: (x86::avx512_f64, 32, 6),
-            }),
-            Isa::Avx2 => Some(Tiles {
-                entry: (x86::avx2_f64, 8, 6),
-            }),
-            Isa::Portable | Isa::Neon => None,
-        }
-    }
+    return pick(isa, (x86::avx512_f64, 32, 6), (x86::avx2_f64, 8, 6));
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = isa;

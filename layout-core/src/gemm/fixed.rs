@@ -180,8 +180,9 @@ const RB: usize = 8;
 /// Past [`TINY_WORK`] multiply-adds, on x86-64 with AVX2 selected for the GEMM, the same body
 /// runs compiled for AVX2 (256-bit vectors instead of the baseline's 128-bit SSE2, whatever the
 /// crate was compiled for); without AVX2 such a product returns `false` and takes the run-time
-/// routes. The arithmetic is the same either way (Rust never fuses a multiply and an add), so
-/// the results are bit for bit those of the baseline body.
+/// routes. Other targets run the body inline (on aarch64 the baseline has NEON). The
+/// arithmetic is the same either way (Rust never fuses a multiply and an add), so the results
+/// are bit for bit those of the baseline body.
 ///
 /// Returns `false` (nothing touched) when a slice is shorter than its layout reaches — which a
 /// tensor never is — or as above.
@@ -197,11 +198,16 @@ pub(crate) fn kernel<T: Element, LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
         return body::<T, LA, LB, LC>(alpha, a, b, beta, c);
     }
     #[cfg(target_arch = "x86_64")]
-    if super::Isa::selected_for_gemm() >= super::Isa::Avx2 {
-        // SAFETY: AVX2 is available: the selected level is one this CPU has.
-        return unsafe { body_avx2::<T, LA, LB, LC>(alpha, a, b, beta, c) };
+    {
+        if super::Isa::selected_for_gemm() >= super::Isa::Avx2 {
+            // SAFETY: AVX2 is available: the selected level is one this CPU has.
+            return unsafe { body_avx2::<T, LA, LB, LC>(alpha, a, b, beta, c) };
+        }
+        false
     }
-    false
+    // elsewhere the baseline is the vector unit (NEON on aarch64): the inline body
+    #[cfg(not(target_arch = "x86_64"))]
+    body::<T, LA, LB, LC>(alpha, a, b, beta, c)
 }
 
 /// [`body`] compiled for AVX2.

@@ -398,12 +398,12 @@ impl<T: Copy, const NR: usize> BSource<T, NR> for Packed<T> {
 }
 
 /// The operand in place ([`InPlace`], the first NR columns).
-struct Mapped<T, const NR: usize> {
+struct Columns<T, const NR: usize> {
     cols: [*const T; NR],
     koff: *const isize,
 }
 
-impl<T: Copy, const NR: usize> BSource<T, NR> for Mapped<T, NR> {
+impl<T: Copy, const NR: usize> BSource<T, NR> for Columns<T, NR> {
     #[inline(always)]
     unsafe fn step(&self, u: usize) -> [T; NR] {
         // SAFETY: the caller's contract: step `u` of every column is readable.
@@ -473,7 +473,8 @@ pub(crate) unsafe fn tile_body_in_place<
     t: &Tile<T>,
     b: &InPlace<T>,
 ) {
-    let src = Mapped::<T, NR> {
+    const { assert!(NR <= MAX_NR_IN_PLACE) };
+    let src = Columns::<T, NR> {
         cols: core::array::from_fn(|j| b.cols[j]),
         koff: b.koff,
     };
