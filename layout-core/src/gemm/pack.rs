@@ -33,12 +33,22 @@ pub(crate) trait Panels<P>: Sync {
         false
     }
     /// X read where it is, for a kernel that reads its broadcast operand in place
-    /// ([`InPlace`](super::kernel::InPlace)): X(v, p) at `base.offset(rows.off[v] +
-    /// cols.off[p])`, every such element inside the operand. `None` for sources that must pack
-    /// (a conversion on the way, or a strided operand, which the unpacked route reads in place).
-    fn in_place(&self) -> Option<(*const P, Mapped<'_>)> {
+    /// ([`InPlace`](super::kernel::InPlace)); every element it names is inside the operand.
+    /// `None` for sources that must pack (a conversion on the way, or a strided operand whose
+    /// k steps are not contiguous: its packing is a plain copy).
+    fn in_place(&self) -> Option<Where<'_, P>> {
         None
     }
+}
+
+/// Where the elements of an operand read in place are ([`Panels::in_place`]).
+#[derive(Clone, Copy)]
+pub(crate) enum Where<'a, P> {
+    /// X(v, p) at `base.offset(rows.off[v] + cols.off[p])` (any affine layout).
+    Mapped(*const P, Mapped<'a>),
+    /// X(v, p) at `base.offset(v·sv + p)`: strided, k contiguous (packing it would be a
+    /// transpose).
+    Strided(*const P, isize),
 }
 
 /// The layout of a micro-panel of `r` rows by `k` reduction steps packed `kstep` values of k
@@ -73,12 +83,17 @@ impl<T: Element> Panels<T> for Rows<'_, T> {
     fn pack(&self, dst: &mut [T], v0: usize, p0: usize, len: usize, kc: usize, r: usize) {
         pack(dst, *self, v0, p0, len, kc, r)
     }
-    fn in_place(&self) -> Option<(*const T, Mapped<'_>)> {
+    fn in_place(&self) -> Option<Where<'_, T>> {
         // an operand of any affine layout: every `origin + rows.off[v] + cols.off[p]` indexes
         // `src` (its axis maps were built from the tensor's own layout, checked against its
-        // storage when the tensor was made)
-        let mp = self.map?;
-        Some((self.src.as_ptr().wrapping_offset(self.origin), mp))
+        // storage when the tensor was made); a strided one: every `origin + v·sv + p·sk`
+        // (checked by `check_operand`)
+        let base = self.src.as_ptr().wrapping_offset(self.origin);
+        match self.map {
+            Some(mp) => Some(Where::Mapped(base, mp)),
+            None if self.sk == 1 => Some(Where::Strided(base, self.sv)),
+            None => None,
+        }
     }
 }
 
