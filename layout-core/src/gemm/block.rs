@@ -3,7 +3,7 @@
 use std::vec::Vec;
 
 use super::check::Strided;
-use super::kernel::{InPlace, Kern, KernelInfo, MAX_TILE, Tile};
+use super::kernel::{InPlace, Kern, KernelInfo, MAX_TILE, NARROW_IN_PLACE, Tile};
 use super::maps::{AxisMap, Mapped};
 use super::pack::{Panels, Where};
 
@@ -171,6 +171,16 @@ fn loops<K: Kern>(
     });
 }
 
+/// `r.start, r.start + step, …` below `r.end` (`Iterator::step_by` on a range divides to count
+/// its steps when it is made: a `div` for each of the inner loops).
+#[inline(always)]
+fn steps(r: core::ops::Range<usize>, step: usize) -> impl Iterator<Item = usize> {
+    let end = r.end;
+    core::iter::successors((r.start < end).then_some(r.start), move |&x| {
+        x.checked_add(step).filter(|&y| y < end)
+    })
+}
+
 /// The loops of [`loops`] with its packing buffers.
 fn blocks<K: Kern>(
     ki: &KernelInfo<K::C, K::P>,
@@ -203,9 +213,9 @@ fn blocks<K: Kern>(
         }
         _ => None,
     };
-    for jc in cols.clone().step_by(ki.nc) {
+    for jc in steps(cols.clone(), ki.nc) {
         let ncb = ki.nc.min(cols.end - jc);
-        for pc in (0..k).step_by(ki.kc) {
+        for pc in steps(0..k, ki.kc) {
             let kcb = ki.kc.min(k - pc);
             // packed k extent (pairs of k padded with a zero) and kernel steps
             let kcp = kcb.next_multiple_of(K::KSTEP);
@@ -214,7 +224,7 @@ fn blocks<K: Kern>(
                 ctx.bsrc.pack(bbuf, jc, pc, ncb, kcb, nr);
             }
             let beta_pc = if pc == 0 { beta } else { K::ONE };
-            for ic in rows.clone().step_by(ki.mc) {
+            for ic in steps(rows.clone(), ki.mc) {
                 let mcb = ki.mc.min(rows.end - ic);
                 if !ctx.prepacked {
                     ctx.asrc.pack(abuf, ic, pc, mcb, kcb, mr);
@@ -227,15 +237,21 @@ fn blocks<K: Kern>(
                         *v = vector_runs(cm.rows, ic + t * mr, mr, ki.lanes);
                     }
                 }
-                for jr in (0..ncb).step_by(nr) {
+                for jr in steps(0..ncb, nr) {
                     let nrb = nr.min(ncb - jr);
                     let bp = match in_place {
                         Some(_) => bbuf.as_ptr(),
                         None => bbuf[jr * kcp..(jr + nr) * kcp].as_ptr(),
                     };
                     // the micro-panel's columns where they are
-                    let bin = in_place.map(|(f, src)| (f, columns(src, jc + jr, nrb, pc, kcb)));
-                    for ir in (0..mcb).step_by(mr) {
+                    let bin = in_place.map(|(f, src)| (f, columns(src, jc + jr, nrb, nr, pc, kcb)));
+                    // the tile's width as the kernel stores it: an in-place edge tile may run
+                    // at its own width
+                    let tw = match &bin {
+                        Some((_, b)) => b.nr,
+                        None => nr,
+                    };
+                    for (t, ir) in steps(0..mcb, mr).enumerate() {
                         let mrb = mr.min(mcb - ir);
                         let ap = match ctx.asrc.prepacked(ic + ir, pc, kcb) {
                             Some(panel) => panel.as_ptr(),
@@ -251,12 +267,12 @@ fn blocks<K: Kern>(
                                 sc.cs,
                                 0,
                             )),
-                            Some(cm) if cm.cols.run[j0] as usize >= nr => {
+                            Some(cm) if cm.cols.run[j0] as usize >= tw => {
                                 let corner = sc.origin + cm.rows.off[i0] + cm.cols.off[j0];
                                 if cm.rows.run[i0] as usize >= mr {
                                     Some((corner, cm.rows.step(i0), cm.cols.step(j0), 0))
                                 } else if mrb == mr {
-                                    match vsc_of.get(ir / mr) {
+                                    match vsc_of.get(t) {
                                         Some(&v) => v,
                                         None => vector_runs(cm.rows, i0, mr, ki.lanes),
                                     }
@@ -268,7 +284,7 @@ fn blocks<K: Kern>(
                             Some(_) => None,
                         };
                         if let (Some((corner, rsc, csc, vsc)), true) =
-                            (direct, mrb == mr && nrb == nr)
+                            (direct, mrb == mr && nrb == tw)
                         {
                             let tile = Tile {
                                 k: ksteps,
@@ -286,7 +302,8 @@ fn blocks<K: Kern>(
                                 vsc,
                             };
                             // SAFETY: `ap`/`bp` are subslices of MR·kcp / NR·kcp packed elements;
-                            // the full MR×NR tile lies inside C (i0 + MR ≤ m, j0 + NR ≤ n) at
+                            // the full MR×`tw` tile (`tw` = NR, or an in-place edge tile's own
+                            // width) lies inside C (i0 + MR ≤ m, j0 + tw ≤ n) at
                             // `corner + i·rsc + j·csc` (C's runs cover the tile), or, with
                             // `vsc ≠ 0` (only for a kernel with `lanes`), at `corner + (i /
                             // lanes)·vsc + i % lanes + j·csc` (`vector_runs` checked each
@@ -357,7 +374,14 @@ const IN_PLACE_PANELS: usize = 16;
 /// The broadcast operand's micro-panel of columns `j0 .. j0 + nrb` and k steps `pc .. pc + kcb`
 /// where it is (the columns past an edge panel's width read its first column; the kernel's
 /// values there are never stored).
-fn columns<P>(src: Where<'_, P>, j0: usize, nrb: usize, pc: usize, kcb: usize) -> InPlace<P> {
+fn columns<P>(
+    src: Where<'_, P>,
+    j0: usize,
+    nrb: usize,
+    nr: usize,
+    pc: usize,
+    kcb: usize,
+) -> InPlace<P> {
     let at = |j: usize| match src {
         Where::Mapped(base, mp) => base.wrapping_offset(mp.rows.off[j0 + j]),
         Where::Strided(base, sv) => base.wrapping_offset((j0 + j) as isize * sv + pc as isize),
@@ -371,6 +395,7 @@ fn columns<P>(src: Where<'_, P>, j0: usize, nrb: usize, pc: usize, kcb: usize) -
     InPlace {
         cols: core::array::from_fn(|j| if j < nrb { at(j) } else { first }),
         koff,
+        nr: if nrb <= NARROW_IN_PLACE { nrb } else { nr },
     }
 }
 

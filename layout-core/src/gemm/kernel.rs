@@ -175,7 +175,14 @@ pub(crate) struct InPlace<P> {
     pub cols: [*const P; MAX_NR_IN_PLACE],
     /// The k offsets of the tile's k steps (at least `Tile::k` of them).
     pub koff: *const isize,
+    /// The tile's columns: the kernel's NR, or for an edge tile at most [`NARROW_IN_PLACE`]
+    /// (and fewer than NR), which runs the kernel of its own width and stores only its columns.
+    pub nr: usize,
 }
+
+/// The widest edge tile an in-place kernel runs at its own width ([`InPlace::nr`]); wider
+/// edge tiles of a wider kernel go through the stack tile.
+pub(crate) const NARROW_IN_PLACE: usize = 5;
 
 /// A microkernel whose broadcast operand is read in place ([`InPlace`]; `Tile::b` unused).
 ///
@@ -474,12 +481,35 @@ pub(crate) unsafe fn tile_body_in_place<
     b: &InPlace<T>,
 ) {
     const { assert!(NR <= MAX_NR_IN_PLACE) };
-    let src = Columns::<T, NR> {
-        cols: core::array::from_fn(|j| b.cols[j]),
-        koff: b.koff,
-    };
-    // SAFETY: forwarded contract (every column's k steps readable).
-    unsafe { tile_body_from::<T, S, MV, NR, _>(t, src) }
+    /// The body for `N` columns (`N ≤ NR`, checked by the caller's match).
+    ///
+    /// # Safety
+    /// As [`tile_body_in_place`], with `N` columns read and stored.
+    #[inline(always)]
+    unsafe fn narrow<T: Element, S: Simd<T>, const MV: usize, const N: usize>(
+        t: &Tile<T>,
+        b: &InPlace<T>,
+    ) {
+        let src = Columns::<T, N> {
+            cols: core::array::from_fn(|j| b.cols[j]),
+            koff: b.koff,
+        };
+        // SAFETY: forwarded contract (every column's k steps readable).
+        unsafe { tile_body_from::<T, S, MV, N, _>(t, src) }
+    }
+    // SAFETY: (every arm) forwarded contract, the arm's width at most NR (an edge tile's own
+    // columns, each readable and stored; `b.nr` is NR or at most `NARROW_IN_PLACE`).
+    const { assert!(NARROW_IN_PLACE == 5) };
+    unsafe {
+        match b.nr {
+            1 if NR > 1 => narrow::<T, S, MV, 1>(t, b),
+            2 if NR > 2 => narrow::<T, S, MV, 2>(t, b),
+            3 if NR > 3 => narrow::<T, S, MV, 3>(t, b),
+            4 if NR > 4 => narrow::<T, S, MV, 4>(t, b),
+            5 if NR > 5 => narrow::<T, S, MV, 5>(t, b),
+            _ => narrow::<T, S, MV, NR>(t, b),
+        }
+    }
 }
 
 /// The microkernel body over any source of the broadcast operand.
