@@ -442,11 +442,11 @@ where
         Rule::Compute => {}
     }
     // every operand one (extent, stride) per axis: the strided front, in place
-    if let (Ok(ga), Ok(gb), Ok(gc)) = (
-        tensor::geometry(op, Operand::A, a.layout(), a.base_offset()),
-        tensor::geometry(op, Operand::B, b.layout(), b.base_offset()),
-        tensor::geometry(op, Operand::C, c.layout(), c.base_offset()),
-    ) && let (Some(ad), Some(bd)) =
+    // (each tried only while the ones before are strided)
+    if let Ok(ga) = tensor::geometry(op, Operand::A, a.layout(), a.base_offset())
+        && let Ok(gb) = tensor::geometry(op, Operand::B, b.layout(), b.base_offset())
+        && let Ok(gc) = tensor::geometry(op, Operand::C, c.layout(), c.base_offset())
+        && let (Some(ad), Some(bd)) =
         (a.as_slice().get(ga.lowest..), b.as_slice().get(gb.lowest..))
         && let Some(cd) = c.as_mut_slice().get_mut(gc.lowest..)
     {

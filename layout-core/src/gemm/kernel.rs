@@ -497,9 +497,9 @@ pub(crate) unsafe fn tile_body_in_place<
         // SAFETY: forwarded contract (every column's k steps readable).
         unsafe { tile_body_from::<T, S, MV, N, _>(t, src) }
     }
+    const { assert!(NARROW_IN_PLACE == 5) };
     // SAFETY: (every arm) forwarded contract, the arm's width at most NR (an edge tile's own
     // columns, each readable and stored; `b.nr` is NR or at most `NARROW_IN_PLACE`).
-    const { assert!(NARROW_IN_PLACE == 5) };
     unsafe {
         match b.nr {
             1 if NR > 1 => narrow::<T, S, MV, 1>(t, b),
