@@ -446,8 +446,7 @@ where
     if let Ok(ga) = tensor::geometry(op, Operand::A, a.layout(), a.base_offset())
         && let Ok(gb) = tensor::geometry(op, Operand::B, b.layout(), b.base_offset())
         && let Ok(gc) = tensor::geometry(op, Operand::C, c.layout(), c.base_offset())
-        && let (Some(ad), Some(bd)) =
-        (a.as_slice().get(ga.lowest..), b.as_slice().get(gb.lowest..))
+        && let (Some(ad), Some(bd)) = (a.as_slice().get(ga.lowest..), b.as_slice().get(gb.lowest..))
         && let Some(cd) = c.as_mut_slice().get_mut(gc.lowest..)
     {
         return strided(

@@ -434,11 +434,39 @@ unsafe fn down_simd<T: Element>(out: *mut T, ld: usize, src: *const T, sv: usize
                     ]
                 }};
             }
-            // whole squares of 8 rows: 8 loads, 24 shuffles, 8 stores
+            // whole squares of 8 rows: each register holds half a row `i` beside the same half
+            // of row `i + 4` (a 128-bit load and an insert from memory, which is a load, not a
+            // shuffle), so two in-lane 4 × 4 transposes finish the square: 16 shuffles and 8
+            // stores (the full-register transpose below takes 24 shuffles)
             while t + 8 <= rows {
-                let r: [__m256; 8] = core::array::from_fn(|i| _mm256_loadu_ps(s.add((t + i) * sv)));
-                for (q, v) in tr8!(r).into_iter().enumerate() {
-                    _mm256_storeu_ps(o.add(q * ld + t), v);
+                let row = |i: usize, h: usize| s.add((t + i) * sv + 4 * h);
+                let halves = |h: usize| -> [__m256; 4] {
+                    core::array::from_fn(|i| {
+                        _mm256_insertf128_ps::<1>(
+                            _mm256_castps128_ps256(_mm_loadu_ps(row(i, h))),
+                            _mm_loadu_ps(row(i + 4, h)),
+                        )
+                    })
+                };
+                for h in 0..2 {
+                    let x = halves(h);
+                    let (t0, t1) = (
+                        _mm256_unpacklo_ps(x[0], x[1]),
+                        _mm256_unpackhi_ps(x[0], x[1]),
+                    );
+                    let (t2, t3) = (
+                        _mm256_unpacklo_ps(x[2], x[3]),
+                        _mm256_unpackhi_ps(x[2], x[3]),
+                    );
+                    let cols = [
+                        _mm256_shuffle_ps::<0x44>(t0, t2),
+                        _mm256_shuffle_ps::<0xEE>(t0, t2),
+                        _mm256_shuffle_ps::<0x44>(t1, t3),
+                        _mm256_shuffle_ps::<0xEE>(t1, t3),
+                    ];
+                    for (q, v) in cols.into_iter().enumerate() {
+                        _mm256_storeu_ps(o.add((4 * h + q) * ld + t), v);
+                    }
                 }
                 t += 8;
             }
