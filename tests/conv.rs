@@ -508,6 +508,8 @@ fn half_inputs_match_f32() {
             [6, 3, 3, 2],
         ),
         (Conv2d::default(), [1, 16, 4, 5], [8, 16, 1, 1]),
+        // a first layer (the taps route's merged kernel rows, whole 16-channel tiles)
+        (Conv2d::default().stride(2).padding(3), [2, 3, 13, 30], [24, 3, 7, 7]),
     ];
     let cases = cases.map(|(p, x, k)| (p.groups(x[1] / k[1]), x, k));
     for (p, x, k) in cases {
@@ -526,13 +528,27 @@ fn half_inputs_match_f32() {
             }
             let xb = conv(&input, bf16::from_f32);
             let wb = conv(&weights, bf16::from_f32);
-            let mut got = tensor(Format::Abcd, dims, false, 0);
-            conv2d(&p, &xb, &wb, None, &mut got).unwrap();
-            assert_eq!(got.as_slice(), want.as_slice(), "bf16 {p:?} {x:?} {f:?}");
             let xh = conv(&input, f16::from_f32);
             let wh = conv(&weights, f16::from_f32);
-            conv2d(&p, &xh, &wh, None, &mut got).unwrap();
-            assert_eq!(got.as_slice(), want.as_slice(), "f16 {p:?} {x:?} {f:?}");
+            // on every instruction set (the widened input on the taps route and the plain
+            // 1×1 GEMM; widened in packing elsewhere), filters packed per call and once
+            for isa in Isa::available() {
+                let opts = Options {
+                    isa,
+                    threads: 1,
+                    packing: Packing::Auto,
+                };
+                let mut got = tensor(Format::Abcd, dims, false, 0);
+                conv2d_with(opts, &p, &xb, &wb, None, &mut got).unwrap();
+                assert_eq!(got.as_slice(), want.as_slice(), "bf16 {isa:?} {p:?} {x:?} {f:?}");
+                let mut got = tensor(Format::Abcd, dims, false, 0);
+                conv2d_with(opts, &p, &xh, &wh, None, &mut got).unwrap();
+                assert_eq!(got.as_slice(), want.as_slice(), "f16 {isa:?} {p:?} {x:?} {f:?}");
+                let packed = ConvWeights::new(&p, input.layout(), &wb).unwrap();
+                let mut got = tensor(Format::Abcd, dims, false, 0);
+                conv2d_prepared(opts, &p, &xb, &packed, None, &mut got).unwrap();
+                assert_eq!(got.as_slice(), want.as_slice(), "bf16 prepared {isa:?} {p:?} {f:?}");
+            }
         }
     }
 }
@@ -616,6 +632,10 @@ fn taps_route_every_geometry() {
                 (4, 22, 2, 29),
                 // whole 16-channel tiles, taps of 32 steps (cut ones too) in the asm loop
                 (32, 17, 1, 14),
+                // a first layer: whole kernel rows of S·3 channels merged into one item of
+                // several rows (the asm loop's row step) on whole 16-channel tiles, a masked
+                // 8-channel tile beside them
+                (3, 40, 1, 29),
             ] {
                 let p = Conv2d {
                     stride: [stride, stride],
@@ -671,4 +691,55 @@ fn taps_route_every_geometry() {
         }
     }
     assert!(count > 100, "{count} cases");
+}
+
+/// Merged kernel rows under a row dilation other than the column's (the row step is the
+/// dilation times the input's row stride), kernels taller and wider than each other, halos on
+/// all sides, by brute force on every instruction set.
+#[test]
+fn taps_route_merged_rows_per_axis() {
+    for (r, s, dil, stride, pad) in [
+        (7, 7, [2, 1], [2, 2], [3, 3]),
+        (5, 3, [3, 1], [1, 2], [4, 1]),
+        (3, 7, [1, 1], [1, 1], [0, 3]),
+    ] {
+        let p = Conv2d {
+            stride,
+            padding: pad,
+            dilation: dil,
+            groups: 1,
+            relu: false,
+        };
+        let x = [2, 3, 17, 33];
+        let k = [32, 3, r, s];
+        let dims = p.output_dims(x, k).unwrap();
+        let input = tensor(Format::Acdb, x, false, 8);
+        let weights = tensor(Format::Abcd, k, true, 9);
+        let want = reference(&p, &input, &weights, None, dims);
+        for isa in Isa::available() {
+            let mut out = tensor(Format::Acdb, dims, false, 7);
+            let opts = Options {
+                isa,
+                threads: 1,
+                packing: Packing::Never,
+            };
+            conv2d_with(opts, &p, &input, &weights, None, &mut out).unwrap();
+            let mut at = 0;
+            for b in 0..dims[0] {
+                for oc in 0..dims[1] {
+                    for i in 0..dims[2] {
+                        for j in 0..dims[3] {
+                            assert_eq!(
+                                out[[b, oc, i, j]],
+                                want[at],
+                                "{isa:?} {p:?} {k:?} at {:?}",
+                                [b, oc, i, j]
+                            );
+                            at += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -504,15 +504,21 @@ fn run<T: ConvElement>(
     let geo = params.spatial([h, wd], [r, s])?;
     // (its threads split the output rows, the front's thread rule on the whole convolution. A
     // 1×1 layer over pixel-contiguous input is a plain GEMM below, measured faster)
-    let plain_nchw = r == 1
-        && s == 1
-        && params.stride == [1, 1]
-        && params.padding == [0, 0]
-        && input.merged_hw() == Some(1)
-        && input.t[1].step().is_some();
+    let one_by_one = r == 1 && s == 1 && params.stride == [1, 1] && params.padding == [0, 0];
+    let plain_nchw = one_by_one && input.merged_hw() == Some(1) && input.t[1].step().is_some();
+    let taps_route = !plain_nchw && taps::plan(opts.isa, input, output, &geo);
+    // 16-bit inputs on the taps route or a plain 1×1 GEMM: widened once, then the f32 routes
+    // (the conversion, once per input element, is amortised over the R·S taps and the output
+    // channels that read it)
+    if T::as_f32(src).is_none()
+        && (taps_route
+            || (one_by_one && input.merged_hw().is_some() && input.t[1].step().is_some()))
+    {
+        let (wide_in, wide) = widened(opts.isa, input, src)?;
+        return run::<f32>(opts, params, &wide_in, &wide, w, cache, bias, output, dst);
+    }
     if let Some(src32) = T::as_f32(src)
-        && !plain_nchw
-        && taps::plan(opts.isa, input, output, &geo)
+        && taps_route
     {
         let ob = taps::block(k, og);
         // the regrouped filters: made once per `ConvWeights`, else once per call
@@ -688,6 +694,42 @@ fn run<T: ConvElement>(
         }
     }
     Ok(())
+}
+
+/// The input widened to `f32`: its elements' span of the buffer (from the lowest offset of an
+/// element to the highest) converted into a new buffer, and its description moved to it.
+fn widened<T: ConvElement>(
+    isa: gemm::Isa,
+    input: &Desc,
+    src: &[T],
+) -> Result<(Desc, Vec<f32>), ConvError> {
+    let mut d = input.clone();
+    // (a tensor's elements lie inside its buffer: every sum below is an index of `src`)
+    let ends = |pick: fn(&[isize]) -> Option<isize>| {
+        input.t.iter().try_fold(input.base, |at, t| Some(at + pick(&t.off)?))
+    };
+    let (Some(lo), Some(hi)) = (
+        ends(|o| o.iter().copied().min()),
+        ends(|o| o.iter().copied().max()),
+    ) else {
+        // no elements
+        return Ok((d, Vec::new()));
+    };
+    let span = usize::try_from(lo)
+        .ok()
+        .zip(usize::try_from(hi).ok())
+        .and_then(|(lo, hi)| Some((lo, src.get(lo..=hi)?)));
+    let Some((lo, span)) = span else {
+        return Err(ConvError::Overflow { what: "an offset" });
+    };
+    let len = span.len();
+    let mut wide = Vec::new();
+    wide.try_reserve_exact(len)
+        .map_err(|_| ConvError::Allocation { elements: len })?;
+    wide.resize(len, 0.0);
+    T::widen(span, &mut wide, gemm::widen_simd(isa));
+    d.base -= lo as isize;
+    Ok((d, wide))
 }
 
 /// One group's filters as the engine's Bᵀ (O/groups × K).

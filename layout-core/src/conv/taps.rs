@@ -282,6 +282,12 @@ fn rows(
     // NHWC-like inputs (the next pixel is the next C channels: one group, no dilation along W):
     // a kernel row's taps in bounds over a whole tile are one run of channels, one item
     let merge_s = groups == 1 && geo.dil[1] == 1 && sw == c as isize * sc;
+    // and consecutive kernel rows whole over a tile, one item of several runs (their filters
+    // are one run: tap (i + 1, 0) follows tap (i, S − 1)), where the input's H axis is one stride
+    let rstep = match input.t[2].step() {
+        Some(sh) if merge_s => Some(sh * geo.dil[0]),
+        _ => None,
+    };
     let runs = tile_runs(ow, nr_f32(isa));
     let blocks = og.div_ceil(ob.max(1));
     let units = n_img * groups * blocks * oh;
@@ -336,9 +342,12 @@ fn rows(
                 }
                 t += tiles;
                 items.clear();
+                // the item of the last kernel row, when it was the row's only one, whole
+                let mut merged_row: Option<usize> = None;
                 for i in 0..r {
                     let ih = row0 + i as isize * geo.dil[0];
                     if ih < 0 || ih >= h as isize {
+                        merged_row = None;
                         continue;
                     }
                     let in_row = in_g + input.t[2].off[ih as usize] + w0;
@@ -354,6 +363,8 @@ fn rows(
                             rsb: sc,
                             csb: geo.st[1] * sw,
                             k: kk,
+                            rows: 1,
+                            rstep: 0,
                             lo,
                             hi,
                         }
@@ -361,6 +372,24 @@ fn rows(
                     // the taps in bounds over the whole tile: an interval (the bounds move
                     // with j one way); the others in bounds for part of it, cut
                     let full = |j: usize| cols[j].0 <= x0 && x1 <= cols[j].1;
+                    if let Some(rstep) = rstep
+                        && (0..s).all(full)
+                    {
+                        // the whole kernel row, one run of S·C channels: a run more of the
+                        // last row's item when that one was whole too
+                        match merged_row.and_then(|at| items.get_mut(at)) {
+                            Some(last) => {
+                                last.rows += 1;
+                                last.rstep = rstep;
+                            }
+                            None => {
+                                merged_row = Some(items.len());
+                                items.push(item(0, s * cg, 0, usize::MAX));
+                            }
+                        }
+                        continue;
+                    }
+                    merged_row = None;
                     let mut j = 0;
                     while j < s {
                         let (lo, hi) = (cols[j].0.max(x0), cols[j].1.min(x1));
@@ -395,9 +424,11 @@ fn rows(
                 };
                 // SAFETY: `plan` admitted AVX2 or AVX-512, checked available by the caller;
                 // every filter element read is inside the regrouped block (on channels × the
-                // item's k taps·channels); every input element read is at a column whose tap
-                // is in bounds (the item's columns) and a channel below C of an in-bounds row:
-                // an element of the input tensor, inside `src`; every C element is the output
+                // item's runs of k taps·channels, a merged item's runs the consecutive kernel
+                // rows it covers); every input element read is at a column whose tap is in
+                // bounds (the item's columns) and a channel below C of an in-bounds row (a
+                // merged item's rows each in bounds, `rstep` apart): an element of the input
+                // tensor, inside `src`; every C element is the output
                 // element (n, g·O/groups + o0 + i, y, x0 + j), inside `dst`, written by this
                 // unit only (the output is injective, units are distinct rows). Over several
                 // inside tiles every item is whole, in bounds for every pixel of them.
