@@ -155,6 +155,11 @@ fn tile_runs(ow: usize, nr: usize) -> [(usize, usize, usize); 2] {
     ]
 }
 
+/// The input channels below which tiles at the padding read a halo copy (the batch-reduce's
+/// hand-scheduled loop takes cut taps of at least 16 steps).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const HALO_C_BELOW: usize = 16;
+
 /// Elements of one halo copy at most (`rows`' tiles at the padding, NHWC-like inputs).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const HALO_MAX: usize = 1 << 15;
@@ -373,10 +378,13 @@ fn rows(
     // NHWC-like inputs (the next pixel is the next C channels: one group, no dilation along W):
     // a kernel row's taps in bounds over a whole tile are one run of channels, one item
     let merge_s = groups == 1 && geo.dil[1] == 1 && sw == c as isize * sc;
-    // and consecutive kernel rows whole over a tile, one item of several runs (their filters
-    // are one run: tap (i + 1, 0) follows tap (i, S − 1)), where the input's H axis is one stride
+    // and, on AVX2 (whose hand-scheduled loop runs them; elsewhere the Rust loops would take
+    // them one run at a time), consecutive kernel rows whole over a tile, one item of several
+    // runs (their filters are one run: tap (i + 1, 0) follows tap (i, S − 1)), where the
+    // input's H axis is one stride
+    let runs_ok = merge_s && isa == Isa::Avx2;
     let rstep = match input.t[2].step() {
-        Some(sh) if merge_s => Some(sh * geo.dil[0]),
+        Some(sh) if runs_ok => Some(sh * geo.dil[0]),
         _ => None,
     };
     let nr = nr_f32(isa);
@@ -384,11 +392,14 @@ fn rows(
     let blocks = og.div_ceil(ob.max(1));
     let units = n_img * groups * blocks * oh;
     let parts = threads.clamp(1, units.max(1));
-    // where merged: a tile some of whose taps reach into the padding reads the pixels of its
-    // windows from a halo copy instead (the in-bounds ones copied, the others zero: kernel
-    // rows × the tile's span of columns × C, the rows `span·C` apart), whole rows again, one
-    // item; at most `HALO_MAX` elements
-    let halo = if merge_s {
+    // where merged and the channels are few (a first layer: taps cut by the padding too short
+    // for the hand-scheduled loop, run by the Rust loops), a tile some of whose taps reach
+    // into the padding reads the pixels of its windows from a halo copy instead (the in-bounds
+    // ones copied, the others zero: kernel rows × the tile's span of columns × C, the rows
+    // `span·C` apart), whole rows again, one item; at most `HALO_MAX` elements. (With more
+    // channels the cut taps run in the hand-scheduled loop, and copying costs more: 3×3
+    // 128→128 28², NHWC, 119 → 103–108 GFLOP/s with a halo copy.)
+    let halo = if runs_ok && c < HALO_C_BELOW {
         ((nr - 1) as isize)
             .checked_mul(geo.st[1])
             .and_then(|v| usize::try_from(v).ok())

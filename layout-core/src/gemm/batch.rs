@@ -586,6 +586,7 @@ mod x86 {
         const NR: usize,
         const FULL: bool,
         const ASM: bool,
+        const RUNS: bool,
     >(
         s: &Shape<'_, L::E>,
         i: usize,
@@ -611,6 +612,9 @@ mod x86 {
                 // (outside the item's columns B's addresses need not exist: wrapping arithmetic,
                 // read only inside them)
                 let b = it.b.wrapping_offset(j as isize * it.csb);
+                // (a separate instantiation for items of several runs: the loops of the others
+                // stay as they were, their accumulators in registers)
+                let runs = if RUNS { it.rows.max(1) } else { 1 };
                 let load_a = |a: *const L::E| {
                     let mut av = [L::zero(); MV];
                     for v in 0..MV {
@@ -627,14 +631,14 @@ mod x86 {
                     && hi == NR
                     && FULL
                     && it.rsb == 1
-                    && L::whole(&mut acc, a, it.lda, b, it.csb, it.k, it.rows, it.rstep)
+                    && L::whole(&mut acc, a, it.lda, b, it.csb, it.k, runs, it.rstep)
                 {
                     // the hand-scheduled loop of this tile ran the item
                 } else if ASM
                     && FULL
                     && it.rsb == 1
                     && it.k >= CUT_MIN_K
-                    && it.rows <= 1
+                    && runs == 1
                     && (lo, hi) != (0, NR)
                     && L::cut(&mut acc, lo, hi, a, it.lda, b, it.csb, it.k)
                 {
@@ -642,7 +646,7 @@ mod x86 {
                 } else if lo == 0 && hi == NR {
                     // one base per column and one offset stepping along k: a single index
                     // update per k step, not one per broadcast
-                    for q in 0..it.rows.max(1) {
+                    for q in 0..runs {
                         let bq = b.wrapping_offset(q as isize * it.rstep);
                         let cols: [*const L::E; NR] =
                             core::array::from_fn(|jj| bq.wrapping_offset(jj as isize * it.csb));
@@ -661,7 +665,7 @@ mod x86 {
                     }
                 } else {
                     // a tap cut by the padding: the tile's other columns skip it
-                    for q in 0..it.rows.max(1) {
+                    for q in 0..runs {
                         let mut bq = b.wrapping_offset(q as isize * it.rstep);
                         for _ in 0..it.k {
                             let av = load_a(a);
@@ -729,8 +733,9 @@ mod x86 {
         }
     }
 
-    /// [`tile`] with `FULL` chosen from `rows`, and the instantiation that may call the
-    /// hand-scheduled loop where `asm` (every item's B rows unit stride) and the tile is full.
+    /// [`tile`] with `FULL` chosen from `rows`, the instantiation that may call the
+    /// hand-scheduled loop where `asm.0` (every item's B rows unit stride) and the tile is
+    /// full, and the one that reads items of several runs where `asm.1` (some item has them).
     ///
     /// # Safety
     /// As [`tile`].
@@ -740,18 +745,17 @@ mod x86 {
         i: usize,
         j: usize,
         rows: usize,
-        asm: bool,
+        (asm, runs): (bool, bool),
     ) {
         // SAFETY: forwarded contract.
         unsafe {
-            if rows == MV * L::LANES {
-                if L::ANY && asm {
-                    tile::<L, MV, NR, true, true>(s, i, j, rows)
-                } else {
-                    tile::<L, MV, NR, true, false>(s, i, j, rows)
-                }
-            } else {
-                tile::<L, MV, NR, false, false>(s, i, j, rows)
+            match (rows == MV * L::LANES, L::ANY && asm, runs) {
+                (true, true, false) => tile::<L, MV, NR, true, true, false>(s, i, j, rows),
+                (true, true, true) => tile::<L, MV, NR, true, true, true>(s, i, j, rows),
+                (true, false, false) => tile::<L, MV, NR, true, false, false>(s, i, j, rows),
+                (true, false, true) => tile::<L, MV, NR, true, false, true>(s, i, j, rows),
+                (false, _, false) => tile::<L, MV, NR, false, false, false>(s, i, j, rows),
+                (false, _, true) => tile::<L, MV, NR, false, false, true>(s, i, j, rows),
             }
         }
     }
@@ -810,7 +814,7 @@ mod x86 {
                 i: usize,
                 j: usize,
                 rows: usize,
-                asm: bool,
+                asm: (bool, bool),
             ) {
                 // SAFETY: forwarded contract.
                 unsafe {
@@ -839,7 +843,11 @@ mod x86 {
                 const MV: usize = [$($mv),*].len();
                 // every item's B rows unit stride: the tiles that may take the
                 // hand-scheduled loop
-                let asm = s.items.iter().all(|it| it.rsb == 1);
+                // (and whether some item has several runs: those tiles instantiated apart)
+                let asm = (
+                    s.items.iter().all(|it| it.rsb == 1),
+                    s.items.iter().any(|it| it.rows > 1),
+                );
                 let by = |mv: usize, nr: usize, i: usize, j: usize, rows: usize| {
                     // SAFETY: the tile lies inside the part (rows ≤ mv·LANES, nr ≤ NR).
                     unsafe {
