@@ -508,6 +508,8 @@ fn half_inputs_match_f32() {
             [6, 3, 3, 2],
         ),
         (Conv2d::default(), [1, 16, 4, 5], [8, 16, 1, 1]),
+        // 1×1 over blocks of pixels widened one at a time (32 pixels of 2048 channels: 32 + 13)
+        (Conv2d::default(), [2, 2048, 5, 9], [3, 2048, 1, 1]),
         // a first layer (the taps route's merged kernel rows, whole 16-channel tiles)
         (Conv2d::default().stride(2).padding(3), [2, 3, 13, 30], [24, 3, 7, 7]),
     ];

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 use std::vec::Vec;
 
 use super::error::{ConvError, ConvOperand};
-use super::geom::{Conv2d, Desc};
+use super::geom::{AxisTab, Conv2d, Desc};
 use super::im2col::ConvElement;
 use super::im2col::{KOrder, Windows, taps};
 use super::taps;
@@ -208,8 +208,8 @@ fn check<LI: AnyLayout, LW: AnyLayout, LO: AnyLayout>(
 /// Logical axes: the input is (N, C, H, W), the weights (O, C/groups, R, S), the output
 /// (N, O, OH, OW), whatever their layouts (NCHW, NHWC, `nChw16c`, OIHW, `OIhw16i16o`, …: the
 /// layout says where each element lives). The input and weights are `f32`, or `bf16` / `f16`
-/// ([`ConvElement`]: widened to `f32` as they are packed); the output, bias and every sum are
-/// `f32`. One thread, [`Options::default`]; see [`conv2d_with`].
+/// ([`ConvElement`]: widened to `f32`, the input once per call where the taps route or a 1×1
+/// GEMM runs it, else as it is packed); the output, bias and every sum are `f32`. One thread, [`Options::default`]; see [`conv2d_with`].
 ///
 /// ```
 /// use layout::{DynLayout, Tensor};
@@ -510,10 +510,19 @@ fn run<T: ConvElement>(
     // 16-bit inputs on the taps route or a plain 1×1 GEMM: widened once, then the f32 routes
     // (the conversion, once per input element, is amortised over the R·S taps and the output
     // channels that read it)
+    let x86 = matches!(opts.isa, gemm::Isa::Avx2 | gemm::Isa::Avx512);
     if T::as_f32(src).is_none()
-        && (taps_route
-            || (one_by_one && input.merged_hw().is_some() && input.t[1].step().is_some()))
+        && x86
+        && one_by_one
+        && input.merged_hw().is_some()
+        && input.t[1].step().is_some()
+        && output.merged_hw().is_some()
     {
+        // (a 1×1 layer reads each input element once per block of output channels: widened
+        // in blocks of pixels that stay in L2, not in one pass through memory)
+        return one_by_one_widened(opts, params, input, src, w, cache, bias, output, dst);
+    }
+    if T::as_f32(src).is_none() && taps_route {
         let (wide_in, wide) = widened(opts.isa, input, src)?;
         return run::<f32>(opts, params, &wide_in, &wide, w, cache, bias, output, dst);
     }
@@ -730,6 +739,115 @@ fn widened<T: ConvElement>(
     T::widen(span, &mut wide, gemm::widen_simd(isa));
     d.base -= lo as isize;
     Ok((d, wide))
+}
+
+/// Elements of the `f32` copy of a block of pixels of a 1×1 layer's 16-bit input (256 KiB).
+const WIDE_BLOCK: usize = 1 << 16;
+
+/// An axis of `n` indices `step` apart from 0.
+fn arith(n: usize, step: isize) -> Result<AxisTab, ConvError> {
+    let mut off = Vec::new();
+    off.try_reserve_exact(n)
+        .map_err(|_| ConvError::Allocation { elements: n })?;
+    off.extend((0..n).map(|i| i as isize * step));
+    Ok(AxisTab {
+        off,
+        step: Some(if n > 1 { step } else { 0 }),
+    })
+}
+
+/// A 1×1 convolution (stride 1, no padding) of a 16-bit input whose pixels (H and W merged)
+/// and channels are strided, into an output whose pixels are: per image, blocks of pixels
+/// widened into an `f32` copy of at most [`WIDE_BLOCK`] elements (pixel-major where the
+/// input's channels are unit stride, channel-major where its pixels are, so that the copy
+/// converts runs), each block a 1×1 convolution of a 1 × block image on the `f32` routes.
+#[allow(clippy::too_many_arguments)]
+fn one_by_one_widened<T: ConvElement>(
+    opts: Options,
+    params: &Conv2d,
+    input: &Desc,
+    src: &[T],
+    w: &Filters<'_>,
+    cache: Option<&OnceLock<taps::Tapped>>,
+    bias: Option<&[f32]>,
+    output: &Desc,
+    dst: &mut [f32],
+) -> Result<(), ConvError> {
+    let [n_img, c, h, wd] = input.dims;
+    let o = output.dims[1];
+    let npix = h * wd;
+    let (pi, sc) = (
+        input.merged_hw().unwrap_or(0),
+        input.t[1].step().unwrap_or(0),
+    );
+    let po = output.merged_hw().unwrap_or(0);
+    let block = (WIDE_BLOCK / c.max(1)).clamp(16, npix.max(1));
+    let len = block.saturating_mul(c);
+    let mut wide = Vec::new();
+    wide.try_reserve_exact(len)
+        .map_err(|_| ConvError::Allocation { elements: len })?;
+    wide.resize(len, 0.0);
+    let simd = gemm::widen_simd(opts.isa);
+    let pixel_major = sc == 1 || pi != 1;
+    let one = arith(1, 0)?;
+    for n in 0..n_img {
+        // (elements of a validated tensor: every index below is inside `src` / `dst`)
+        let in0 = input.base + input.t[0].off[n] + input.t[2].off[0] + input.t[3].off[0];
+        let out0 = output.base + output.t[0].off[n] + output.t[2].off[0] + output.t[3].off[0];
+        for p0 in (0..npix).step_by(block) {
+            let pn = block.min(npix - p0);
+            let at = |p: usize, ch: usize| (in0 + (p0 + p) as isize * pi + input.t[1].off[ch]) as usize;
+            let (cs, ps) = if pixel_major {
+                if sc == 1 && pi == c as isize {
+                    // one run
+                    T::widen(&src[at(0, 0)..at(0, 0) + pn * c], &mut wide, simd);
+                } else if sc == 1 {
+                    for p in 0..pn {
+                        T::widen(&src[at(p, 0)..at(p, 0) + c], &mut wide[p * c..], simd);
+                    }
+                } else {
+                    for p in 0..pn {
+                        for ch in 0..c {
+                            wide[p * c + ch] = src[at(p, ch)].to_f32();
+                        }
+                    }
+                }
+                (1, c as isize)
+            } else {
+                for ch in 0..c {
+                    T::widen(&src[at(0, ch)..at(0, ch) + pn], &mut wide[ch * pn..], simd);
+                }
+                (pn as isize, 1)
+            };
+            let block_in = Desc {
+                dims: [1, c, 1, pn],
+                t: [one.clone(), arith(c, cs)?, one.clone(), arith(pn, ps)?],
+                base: 0,
+            };
+            let block_out = Desc {
+                dims: [1, o, 1, pn],
+                t: [
+                    one.clone(),
+                    output.t[1].clone(),
+                    one.clone(),
+                    arith(pn, po)?,
+                ],
+                base: out0 + p0 as isize * po,
+            };
+            run::<f32>(
+                opts,
+                params,
+                &block_in,
+                &wide[..pn * c],
+                w,
+                cache,
+                bias,
+                &block_out,
+                dst,
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// One group's filters as the engine's Bᵀ (O/groups × K).
