@@ -619,8 +619,8 @@ proptest! {
 /// output channels (a masked channel tile), 32 input channels (the hand-scheduled AVX2 loop on
 /// whole 16-channel tiles, taps cut by the padding included), strides, dilations,
 /// groups, N = 2, every format
-/// pair of the strided formats and the blocked output, every available instruction set, one
-/// and two threads.
+/// pair of the strided formats (the reversed one included) and the blocked output, every
+/// available instruction set, one and two threads.
 #[test]
 fn taps_route_every_geometry() {
     let mut count = 0;
@@ -657,6 +657,9 @@ fn taps_route_every_geometry() {
                     (Format::Acdb, Format::Abcd),
                     (Format::Padded, Format::Acdb),
                     (Format::Acdb, Format::Blocked),
+                    // channels N apart, pixels N·C: merged runs read through a channel
+                    // stride, halo copies gathered element by element
+                    (Format::Dcba, Format::Acdb),
                 ] {
                     let input = tensor(fx, x, false, 5);
                     let weights = tensor(Format::Abcd, k, true, 6);

@@ -225,15 +225,21 @@ fn halo_item(
         let ih = (t.row0 + i as isize * dil) as usize;
         let in_row = t.in_g + g.input.t[2].off[ih] + g.w0;
         let row = &mut copy[q * span * c..(q + 1) * span * c];
-        for (p, px) in row.chunks_exact_mut(c).enumerate() {
-            let iw = iw0 + p as isize;
-            if 0 <= iw && iw < in_w as isize {
-                let at = in_row + iw * sw;
+        // the pixels inside the input: `p_lo .. p_hi` (an interval)
+        let p_lo = (-iw0).clamp(0, span as isize) as usize;
+        let p_hi = (in_w as isize - iw0).clamp(p_lo as isize, span as isize) as usize;
+        row[..p_lo * c].fill(0.0);
+        row[p_hi * c..].fill(0.0);
+        let at = in_row + (iw0 + p_lo as isize) * sw;
+        if sc == 1 {
+            // (merged: the next pixel is the next C channels) one run
+            let n = (p_hi - p_lo) * c;
+            row[p_lo * c..p_hi * c].copy_from_slice(&t.src[at as usize..at as usize + n]);
+        } else {
+            for (p, px) in row[p_lo * c..p_hi * c].chunks_exact_mut(c).enumerate() {
                 for (ch, v) in px.iter_mut().enumerate() {
-                    *v = t.src[(at + ch as isize * sc) as usize];
+                    *v = t.src[(at + p as isize * sw + ch as isize * sc) as usize];
                 }
-            } else {
-                px.fill(0.0);
             }
         }
     }
