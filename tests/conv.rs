@@ -511,7 +511,11 @@ fn half_inputs_match_f32() {
         // 1×1 over blocks of pixels widened one at a time (32 pixels of 2048 channels: 32 + 13)
         (Conv2d::default(), [2, 2048, 5, 9], [3, 2048, 1, 1]),
         // a first layer (the taps route's merged kernel rows, whole 16-channel tiles)
-        (Conv2d::default().stride(2).padding(3), [2, 3, 13, 30], [24, 3, 7, 7]),
+        (
+            Conv2d::default().stride(2).padding(3),
+            [2, 3, 13, 30],
+            [24, 3, 7, 7],
+        ),
     ];
     let cases = cases.map(|(p, x, k)| (p.groups(x[1] / k[1]), x, k));
     for (p, x, k) in cases {
@@ -542,14 +546,26 @@ fn half_inputs_match_f32() {
                 };
                 let mut got = tensor(Format::Abcd, dims, false, 0);
                 conv2d_with(opts, &p, &xb, &wb, None, &mut got).unwrap();
-                assert_eq!(got.as_slice(), want.as_slice(), "bf16 {isa:?} {p:?} {x:?} {f:?}");
+                assert_eq!(
+                    got.as_slice(),
+                    want.as_slice(),
+                    "bf16 {isa:?} {p:?} {x:?} {f:?}"
+                );
                 let mut got = tensor(Format::Abcd, dims, false, 0);
                 conv2d_with(opts, &p, &xh, &wh, None, &mut got).unwrap();
-                assert_eq!(got.as_slice(), want.as_slice(), "f16 {isa:?} {p:?} {x:?} {f:?}");
+                assert_eq!(
+                    got.as_slice(),
+                    want.as_slice(),
+                    "f16 {isa:?} {p:?} {x:?} {f:?}"
+                );
                 let packed = ConvWeights::new(&p, input.layout(), &wb).unwrap();
                 let mut got = tensor(Format::Abcd, dims, false, 0);
                 conv2d_prepared(opts, &p, &xb, &packed, None, &mut got).unwrap();
-                assert_eq!(got.as_slice(), want.as_slice(), "bf16 prepared {isa:?} {p:?} {f:?}");
+                assert_eq!(
+                    got.as_slice(),
+                    want.as_slice(),
+                    "bf16 prepared {isa:?} {p:?} {f:?}"
+                );
             }
         }
     }
@@ -613,6 +629,29 @@ proptest! {
     }
 }
 
+/// `out` (logical N, O, OH, OW) element by element against `want` (row-major over them).
+fn assert_is(out: &Tensor<Vec<f32>, DynLayout>, want: &[f32], what: impl Fn() -> String) {
+    let d = out.dims();
+    let mut at = 0;
+    for b in 0..d[0] {
+        for oc in 0..d[1] {
+            for i in 0..d[2] {
+                for j in 0..d[3] {
+                    assert_eq!(
+                        out[[b, oc, i, j]],
+                        want[at],
+                        "{} at {:?}",
+                        what(),
+                        [b, oc, i, j]
+                    );
+                    at += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(at, want.len(), "{}", what());
+}
+
 /// The taps route's cases by brute force: kernel rows merged into runs of S·C channels (NHWC,
 /// one group), halos of every width (taps cut inside full-width tiles), rows of 11 and 29
 /// pixels (tiles of even widths: 6 + 5, 5·5 + 4·1 … on AVX2, 12 + 12 + 5 on AVX-512), 21
@@ -673,22 +712,9 @@ fn taps_route_every_geometry() {
                             packing: Packing::Never,
                         };
                         conv2d_with(opts, &p, &input, &weights, None, &mut out).unwrap();
-                        let mut at = 0;
-                        for b in 0..dims[0] {
-                            for oc in 0..dims[1] {
-                                for i in 0..dims[2] {
-                                    for j in 0..dims[3] {
-                                        assert_eq!(
-                                            out[[b, oc, i, j]],
-                                            want[at],
-                                            "{isa:?} ×{threads} {p:?} {x:?} {k:?} {fx:?}/{fy:?} at {:?}",
-                                            [b, oc, i, j]
-                                        );
-                                        at += 1;
-                                    }
-                                }
-                            }
-                        }
+                        assert_is(&out, &want, || {
+                            format!("{isa:?} ×{threads} {p:?} {x:?} {k:?} {fx:?}/{fy:?}")
+                        });
                         count += 1;
                     }
                 }
@@ -729,22 +755,7 @@ fn taps_route_merged_rows_per_axis() {
                 packing: Packing::Never,
             };
             conv2d_with(opts, &p, &input, &weights, None, &mut out).unwrap();
-            let mut at = 0;
-            for b in 0..dims[0] {
-                for oc in 0..dims[1] {
-                    for i in 0..dims[2] {
-                        for j in 0..dims[3] {
-                            assert_eq!(
-                                out[[b, oc, i, j]],
-                                want[at],
-                                "{isa:?} {p:?} {k:?} at {:?}",
-                                [b, oc, i, j]
-                            );
-                            at += 1;
-                        }
-                    }
-                }
-            }
+            assert_is(&out, &want, || format!("{isa:?} {p:?} {k:?}"));
         }
     }
 }

@@ -289,14 +289,17 @@ where
         &mut store,
         false,
     )?;
-    run(
+    let job = Job {
         opts,
         params,
+        w: &f,
+        cache: None,
+        bias,
+    };
+    run(
+        &job,
         &ck.input,
         input.as_slice(),
-        &f,
-        None,
-        bias,
         &ck.output,
         output.as_mut_slice(),
     )
@@ -467,32 +470,42 @@ where
     }
     gemm::isa_checked("conv2d", opts.isa, f32::kernel(opts.isa).is_some())
         .map_err(ConvError::Gemm)?;
-    run(
+    let job = Job {
         opts,
         params,
-        &i,
-        input.as_slice(),
-        &weights.filters(),
-        Some(&weights.tapped),
+        w: &weights.filters(),
+        cache: Some(&weights.tapped),
         bias,
-        &out,
-        output.as_mut_slice(),
-    )
+    };
+    run(&job, &i, input.as_slice(), &out, output.as_mut_slice())
+}
+
+/// A convolution's call beside its input and output: the options and parameters, the filters
+/// (and, prepared, their regrouping for the taps route, made on first use), the bias.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    opts: Options,
+    params: &'a Conv2d,
+    w: &'a Filters<'a>,
+    cache: Option<&'a OnceLock<taps::Tapped>>,
+    bias: Option<&'a [f32]>,
 }
 
 /// Runs the convolution on checked descriptions.
-#[allow(clippy::too_many_arguments)]
 fn run<T: ConvElement>(
-    opts: Options,
-    params: &Conv2d,
+    job: &Job<'_>,
     input: &Desc,
     src: &[T],
-    w: &Filters<'_>,
-    cache: Option<&OnceLock<taps::Tapped>>,
-    bias: Option<&[f32]>,
     output: &Desc,
     dst: &mut [f32],
 ) -> Result<(), ConvError> {
+    let Job {
+        opts,
+        params,
+        w,
+        cache,
+        bias,
+    } = *job;
     let [n_img, c, h, wd] = input.dims;
     let [_, o, oh, ow] = output.dims;
     let groups = params.groups;
@@ -520,11 +533,11 @@ fn run<T: ConvElement>(
     {
         // (a 1×1 layer reads each input element once per block of output channels: widened
         // in blocks of pixels that stay in L2, not in one pass through memory)
-        return one_by_one_widened(opts, params, input, src, w, cache, bias, output, dst);
+        return one_by_one_widened(job, input, src, output, dst);
     }
     if T::as_f32(src).is_none() && taps_route {
         let (wide_in, wide) = widened(opts.isa, input, src)?;
-        return run::<f32>(opts, params, &wide_in, &wide, w, cache, bias, output, dst);
+        return run::<f32>(job, &wide_in, &wide, output, dst);
     }
     if let Some(src32) = T::as_f32(src)
         && taps_route
@@ -715,7 +728,10 @@ fn widened<T: ConvElement>(
     let mut d = input.clone();
     // (a tensor's elements lie inside its buffer: every sum below is an index of `src`)
     let ends = |pick: fn(&[isize]) -> Option<isize>| {
-        input.t.iter().try_fold(input.base, |at, t| Some(at + pick(&t.off)?))
+        input
+            .t
+            .iter()
+            .try_fold(input.base, |at, t| Some(at + pick(&t.off)?))
     };
     let (Some(lo), Some(hi)) = (
         ends(|o| o.iter().copied().min()),
@@ -761,18 +777,14 @@ fn arith(n: usize, step: isize) -> Result<AxisTab, ConvError> {
 /// widened into an `f32` copy of at most [`WIDE_BLOCK`] elements (pixel-major where the
 /// input's channels are unit stride, channel-major where its pixels are, so that the copy
 /// converts runs), each block a 1×1 convolution of a 1 × block image on the `f32` routes.
-#[allow(clippy::too_many_arguments)]
 fn one_by_one_widened<T: ConvElement>(
-    opts: Options,
-    params: &Conv2d,
+    job: &Job<'_>,
     input: &Desc,
     src: &[T],
-    w: &Filters<'_>,
-    cache: Option<&OnceLock<taps::Tapped>>,
-    bias: Option<&[f32]>,
     output: &Desc,
     dst: &mut [f32],
 ) -> Result<(), ConvError> {
+    let opts = job.opts;
     let [n_img, c, h, wd] = input.dims;
     let o = output.dims[1];
     let npix = h * wd;
@@ -796,7 +808,8 @@ fn one_by_one_widened<T: ConvElement>(
         let out0 = output.base + output.t[0].off[n] + output.t[2].off[0] + output.t[3].off[0];
         for p0 in (0..npix).step_by(block) {
             let pn = block.min(npix - p0);
-            let at = |p: usize, ch: usize| (in0 + (p0 + p) as isize * pi + input.t[1].off[ch]) as usize;
+            let at =
+                |p: usize, ch: usize| (in0 + (p0 + p) as isize * pi + input.t[1].off[ch]) as usize;
             let (cs, ps) = if pixel_major {
                 if sc == 1 && pi == c as isize {
                     // one run
@@ -834,17 +847,7 @@ fn one_by_one_widened<T: ConvElement>(
                 ],
                 base: out0 + p0 as isize * po,
             };
-            run::<f32>(
-                opts,
-                params,
-                &block_in,
-                &wide[..pn * c],
-                w,
-                cache,
-                bias,
-                &block_out,
-                dst,
-            )?;
+            run::<f32>(job, &block_in, &wide[..pn * c], &block_out, dst)?;
         }
     }
     Ok(())

@@ -777,7 +777,9 @@ mod x86 {
         let per_row = s
             .items
             .iter()
-            .fold(0usize, |t, it| t.saturating_add(it.k.saturating_mul(it.rows.max(1))))
+            .fold(0usize, |t, it| {
+                t.saturating_add(it.k.saturating_mul(it.rows.max(1)))
+            })
             .saturating_mul(size)
             .max(1);
         let nt = s.nt.clamp(1, NR);
