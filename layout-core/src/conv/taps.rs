@@ -164,6 +164,10 @@ const HALO_C_BELOW: usize = 16;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const HALO_MAX: usize = 1 << 15;
 
+/// A thread's buffers: a tile's items, and its halo copy.
+#[cfg(target_arch = "x86_64")]
+type Scratch = (Vec<crate::gemm::BatchItem<f32>>, Vec<f32>);
+
 /// The problem's geometry as [`halo_item`] reads it.
 #[cfg(target_arch = "x86_64")]
 struct Geometry<'a> {
@@ -417,7 +421,7 @@ fn rows(
     };
     // every part's item buffer (and halo copy), allocated before anything is written
     let cap = r * s;
-    let mut bufs: Vec<(Vec<Item<f32>>, Vec<f32>)> = Vec::new();
+    let mut bufs: Vec<Scratch> = Vec::new();
     bufs.try_reserve_exact(parts)
         .map_err(|_| ConvError::Allocation { elements: parts })?;
     for _ in 0..parts {
@@ -431,7 +435,7 @@ fn rows(
         copy.resize(len, 0.0);
         bufs.push((v, copy));
     }
-    let bufs: Vec<std::sync::Mutex<(Vec<Item<f32>>, Vec<f32>)>> =
+    let bufs: Vec<std::sync::Mutex<Scratch>> =
         bufs.into_iter().map(std::sync::Mutex::new).collect();
     let src_in = src;
     let ptrs = Ptrs {
@@ -441,7 +445,7 @@ fn rows(
     };
     let ptrs = &ptrs;
     let w0 = input.t[3].off.first().copied().unwrap_or(0);
-    let unit = |u: usize, (items, copy): &mut (Vec<Item<f32>>, Vec<f32>)| {
+    let unit = |u: usize, (items, copy): &mut Scratch| {
         let (src, wt, dst) = ptrs.get();
         let y = u % oh;
         let b = u / oh % blocks;
