@@ -508,6 +508,14 @@ fn half_inputs_match_f32() {
             [6, 3, 3, 2],
         ),
         (Conv2d::default(), [1, 16, 4, 5], [8, 16, 1, 1]),
+        // 1×1 over blocks of pixels widened one at a time (32 pixels of 2048 channels: 32 + 13)
+        (Conv2d::default(), [2, 2048, 5, 9], [3, 2048, 1, 1]),
+        // a first layer (the taps route's merged kernel rows, whole 16-channel tiles)
+        (
+            Conv2d::default().stride(2).padding(3),
+            [2, 3, 13, 30],
+            [24, 3, 7, 7],
+        ),
     ];
     let cases = cases.map(|(p, x, k)| (p.groups(x[1] / k[1]), x, k));
     for (p, x, k) in cases {
@@ -526,13 +534,39 @@ fn half_inputs_match_f32() {
             }
             let xb = conv(&input, bf16::from_f32);
             let wb = conv(&weights, bf16::from_f32);
-            let mut got = tensor(Format::Abcd, dims, false, 0);
-            conv2d(&p, &xb, &wb, None, &mut got).unwrap();
-            assert_eq!(got.as_slice(), want.as_slice(), "bf16 {p:?} {x:?} {f:?}");
             let xh = conv(&input, f16::from_f32);
             let wh = conv(&weights, f16::from_f32);
-            conv2d(&p, &xh, &wh, None, &mut got).unwrap();
-            assert_eq!(got.as_slice(), want.as_slice(), "f16 {p:?} {x:?} {f:?}");
+            // on every instruction set (the widened input on the taps route and the plain
+            // 1×1 GEMM; widened in packing elsewhere), filters packed per call and once
+            for isa in Isa::available() {
+                let opts = Options {
+                    isa,
+                    threads: 1,
+                    packing: Packing::Auto,
+                };
+                let mut got = tensor(Format::Abcd, dims, false, 0);
+                conv2d_with(opts, &p, &xb, &wb, None, &mut got).unwrap();
+                assert_eq!(
+                    got.as_slice(),
+                    want.as_slice(),
+                    "bf16 {isa:?} {p:?} {x:?} {f:?}"
+                );
+                let mut got = tensor(Format::Abcd, dims, false, 0);
+                conv2d_with(opts, &p, &xh, &wh, None, &mut got).unwrap();
+                assert_eq!(
+                    got.as_slice(),
+                    want.as_slice(),
+                    "f16 {isa:?} {p:?} {x:?} {f:?}"
+                );
+                let packed = ConvWeights::new(&p, input.layout(), &wb).unwrap();
+                let mut got = tensor(Format::Abcd, dims, false, 0);
+                conv2d_prepared(opts, &p, &xb, &packed, None, &mut got).unwrap();
+                assert_eq!(
+                    got.as_slice(),
+                    want.as_slice(),
+                    "bf16 prepared {isa:?} {p:?} {f:?}"
+                );
+            }
         }
     }
 }
@@ -595,14 +629,37 @@ proptest! {
     }
 }
 
+/// `out` (logical N, O, OH, OW) element by element against `want` (row-major over them).
+fn assert_is(out: &Tensor<Vec<f32>, DynLayout>, want: &[f32], what: impl Fn() -> String) {
+    let d = out.dims();
+    let mut at = 0;
+    for b in 0..d[0] {
+        for oc in 0..d[1] {
+            for i in 0..d[2] {
+                for j in 0..d[3] {
+                    assert_eq!(
+                        out[[b, oc, i, j]],
+                        want[at],
+                        "{} at {:?}",
+                        what(),
+                        [b, oc, i, j]
+                    );
+                    at += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(at, want.len(), "{}", what());
+}
+
 /// The taps route's cases by brute force: kernel rows merged into runs of S·C channels (NHWC,
 /// one group), halos of every width (taps cut inside full-width tiles), rows of 11 and 29
 /// pixels (tiles of even widths: 6 + 5, 5·5 + 4·1 … on AVX2, 12 + 12 + 5 on AVX-512), 21
 /// output channels (a masked channel tile), 32 input channels (the hand-scheduled AVX2 loop on
 /// whole 16-channel tiles, taps cut by the padding included), strides, dilations,
 /// groups, N = 2, every format
-/// pair of the strided formats and the blocked output, every available instruction set, one
-/// and two threads.
+/// pair of the strided formats (the reversed one included) and the blocked output, every
+/// available instruction set, one and two threads.
 #[test]
 fn taps_route_every_geometry() {
     let mut count = 0;
@@ -616,6 +673,10 @@ fn taps_route_every_geometry() {
                 (4, 22, 2, 29),
                 // whole 16-channel tiles, taps of 32 steps (cut ones too) in the asm loop
                 (32, 17, 1, 14),
+                // a first layer: whole kernel rows of S·3 channels merged into one item of
+                // several rows (the asm loop's row step) on whole 16-channel tiles, a masked
+                // 8-channel tile beside them
+                (3, 40, 1, 29),
             ] {
                 let p = Conv2d {
                     stride: [stride, stride],
@@ -635,6 +696,9 @@ fn taps_route_every_geometry() {
                     (Format::Acdb, Format::Abcd),
                     (Format::Padded, Format::Acdb),
                     (Format::Acdb, Format::Blocked),
+                    // channels N apart, pixels N·C: merged runs read through a channel
+                    // stride, halo copies gathered element by element
+                    (Format::Dcba, Format::Acdb),
                 ] {
                     let input = tensor(fx, x, false, 5);
                     let weights = tensor(Format::Abcd, k, true, 6);
@@ -648,22 +712,9 @@ fn taps_route_every_geometry() {
                             packing: Packing::Never,
                         };
                         conv2d_with(opts, &p, &input, &weights, None, &mut out).unwrap();
-                        let mut at = 0;
-                        for b in 0..dims[0] {
-                            for oc in 0..dims[1] {
-                                for i in 0..dims[2] {
-                                    for j in 0..dims[3] {
-                                        assert_eq!(
-                                            out[[b, oc, i, j]],
-                                            want[at],
-                                            "{isa:?} ×{threads} {p:?} {x:?} {k:?} {fx:?}/{fy:?} at {:?}",
-                                            [b, oc, i, j]
-                                        );
-                                        at += 1;
-                                    }
-                                }
-                            }
-                        }
+                        assert_is(&out, &want, || {
+                            format!("{isa:?} ×{threads} {p:?} {x:?} {k:?} {fx:?}/{fy:?}")
+                        });
                         count += 1;
                     }
                 }
@@ -671,4 +722,40 @@ fn taps_route_every_geometry() {
         }
     }
     assert!(count > 100, "{count} cases");
+}
+
+/// Merged kernel rows under a row dilation other than the column's (the row step is the
+/// dilation times the input's row stride), kernels taller and wider than each other, halos on
+/// all sides, by brute force on every instruction set.
+#[test]
+fn taps_route_merged_rows_per_axis() {
+    for (r, s, dil, stride, pad) in [
+        (7, 7, [2, 1], [2, 2], [3, 3]),
+        (5, 3, [3, 1], [1, 2], [4, 1]),
+        (3, 7, [1, 1], [1, 1], [0, 3]),
+    ] {
+        let p = Conv2d {
+            stride,
+            padding: pad,
+            dilation: dil,
+            groups: 1,
+            relu: false,
+        };
+        let x = [2, 3, 17, 33];
+        let k = [32, 3, r, s];
+        let dims = p.output_dims(x, k).unwrap();
+        let input = tensor(Format::Acdb, x, false, 8);
+        let weights = tensor(Format::Abcd, k, true, 9);
+        let want = reference(&p, &input, &weights, None, dims);
+        for isa in Isa::available() {
+            let mut out = tensor(Format::Acdb, dims, false, 7);
+            let opts = Options {
+                isa,
+                threads: 1,
+                packing: Packing::Never,
+            };
+            conv2d_with(opts, &p, &input, &weights, None, &mut out).unwrap();
+            assert_is(&out, &want, || format!("{isa:?} {p:?} {k:?}"));
+        }
+    }
 }

@@ -1158,7 +1158,9 @@ pub fn main(args: &[String]) {
                 {
                     continue;
                 }
-                conv_row(&d, name, p, nhwc, idx == 1, rounds);
+                // BF16=all: the bf16 pair on every layer (by default on the second only)
+                let bf16_too = idx == 1 || std::env::var("BF16").is_ok_and(|v| v == "all");
+                conv_row(&d, name, p, nhwc, bf16_too, rounds);
             }
         }
     }

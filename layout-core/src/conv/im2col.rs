@@ -230,12 +230,22 @@ mod sealed {
 }
 
 /// The element types a convolution reads: `f32`, and [`half::bf16`] / [`half::f16`]
-/// (widened to `f32` as the packer reads them; products and sums in `f32`).
+/// (widened to `f32`: the input once per call where the taps route or a plain 1×1 GEMM runs,
+/// else as the packer reads it; the filters once; products and sums in `f32`).
 pub trait ConvElement: sealed::Sealed + Copy + Send + Sync + 'static {
     /// The value as `f32` (exact).
     fn to_f32(self) -> f32;
     /// The slice itself when the elements are `f32` (read in place, moved by SIMD copies).
     fn as_f32(s: &[Self]) -> Option<&[f32]>;
+    /// `dst[i] = src[i].to_f32()` for `i < min(src.len(), dst.len())`, 8 at a time when
+    /// `simd` (the CPU has AVX2 and F16C, or NEON).
+    #[doc(hidden)]
+    fn widen(src: &[Self], dst: &mut [f32], simd: bool) {
+        let _ = simd;
+        for (o, x) in dst.iter_mut().zip(src) {
+            *o = x.to_f32();
+        }
+    }
 }
 
 impl ConvElement for f32 {
@@ -256,6 +266,10 @@ impl ConvElement for half::bf16 {
     fn as_f32(_: &[Self]) -> Option<&[f32]> {
         None
     }
+    fn widen(src: &[Self], dst: &mut [f32], simd: bool) {
+        let n = src.len().min(dst.len());
+        <Self as crate::gemm::Half>::widen_run(&src[..n], &mut dst[..n], simd);
+    }
 }
 
 impl ConvElement for half::f16 {
@@ -265,6 +279,10 @@ impl ConvElement for half::f16 {
     }
     fn as_f32(_: &[Self]) -> Option<&[f32]> {
         None
+    }
+    fn widen(src: &[Self], dst: &mut [f32], simd: bool) {
+        let n = src.len().min(dst.len());
+        <Self as crate::gemm::Half>::widen_run(&src[..n], &mut dst[..n], simd);
     }
 }
 

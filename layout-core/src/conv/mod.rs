@@ -23,8 +23,9 @@
 //! - the predicate evaluated once per output-row segment (the in-bounds columns are an
 //!   interval), not per element.
 //!
-//! On AVX2 and AVX-512, for `f32` inputs whose C and W axes (and the output's channel and W
-//! axes) are one stride each, on one thread, the taps are a batch-reduce instead
+//! On AVX2 and AVX-512, for inputs whose C and W axes (and the output's channel and W axes)
+//! are one stride each (`bf16` / `f16` ones widened to `f32` once per call first), the taps
+//! are a batch-reduce instead
 //! ([`gemm::batch_reduce`](crate::gemm::batch_reduce)): at a fixed tap (r, s) the layout's
 //! `(OW, C)` modes are a strided matrix over the input, read in place, and each output row
 //! segment sums one product per tap in registers (padding taps left out per segment).

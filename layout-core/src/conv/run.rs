@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 use std::vec::Vec;
 
 use super::error::{ConvError, ConvOperand};
-use super::geom::{Conv2d, Desc};
+use super::geom::{AxisTab, Conv2d, Desc};
 use super::im2col::ConvElement;
 use super::im2col::{KOrder, Windows, taps};
 use super::taps;
@@ -208,8 +208,8 @@ fn check<LI: AnyLayout, LW: AnyLayout, LO: AnyLayout>(
 /// Logical axes: the input is (N, C, H, W), the weights (O, C/groups, R, S), the output
 /// (N, O, OH, OW), whatever their layouts (NCHW, NHWC, `nChw16c`, OIHW, `OIhw16i16o`, …: the
 /// layout says where each element lives). The input and weights are `f32`, or `bf16` / `f16`
-/// ([`ConvElement`]: widened to `f32` as they are packed); the output, bias and every sum are
-/// `f32`. One thread, [`Options::default`]; see [`conv2d_with`].
+/// ([`ConvElement`]: widened to `f32`, the input once per call where the taps route or a 1×1
+/// GEMM runs it, else as it is packed); the output, bias and every sum are `f32`. One thread, [`Options::default`]; see [`conv2d_with`].
 ///
 /// ```
 /// use layout::{DynLayout, Tensor};
@@ -289,14 +289,17 @@ where
         &mut store,
         false,
     )?;
-    run(
+    let job = Job {
         opts,
         params,
+        w: &f,
+        cache: None,
+        bias,
+    };
+    run(
+        &job,
         &ck.input,
         input.as_slice(),
-        &f,
-        None,
-        bias,
         &ck.output,
         output.as_mut_slice(),
     )
@@ -467,32 +470,42 @@ where
     }
     gemm::isa_checked("conv2d", opts.isa, f32::kernel(opts.isa).is_some())
         .map_err(ConvError::Gemm)?;
-    run(
+    let job = Job {
         opts,
         params,
-        &i,
-        input.as_slice(),
-        &weights.filters(),
-        Some(&weights.tapped),
+        w: &weights.filters(),
+        cache: Some(&weights.tapped),
         bias,
-        &out,
-        output.as_mut_slice(),
-    )
+    };
+    run(&job, &i, input.as_slice(), &out, output.as_mut_slice())
+}
+
+/// A convolution's call beside its input and output: the options and parameters, the filters
+/// (and, prepared, their regrouping for the taps route, made on first use), the bias.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    opts: Options,
+    params: &'a Conv2d,
+    w: &'a Filters<'a>,
+    cache: Option<&'a OnceLock<taps::Tapped>>,
+    bias: Option<&'a [f32]>,
 }
 
 /// Runs the convolution on checked descriptions.
-#[allow(clippy::too_many_arguments)]
 fn run<T: ConvElement>(
-    opts: Options,
-    params: &Conv2d,
+    job: &Job<'_>,
     input: &Desc,
     src: &[T],
-    w: &Filters<'_>,
-    cache: Option<&OnceLock<taps::Tapped>>,
-    bias: Option<&[f32]>,
     output: &Desc,
     dst: &mut [f32],
 ) -> Result<(), ConvError> {
+    let Job {
+        opts,
+        params,
+        w,
+        cache,
+        bias,
+    } = *job;
     let [n_img, c, h, wd] = input.dims;
     let [_, o, oh, ow] = output.dims;
     let groups = params.groups;
@@ -504,15 +517,30 @@ fn run<T: ConvElement>(
     let geo = params.spatial([h, wd], [r, s])?;
     // (its threads split the output rows, the front's thread rule on the whole convolution. A
     // 1×1 layer over pixel-contiguous input is a plain GEMM below, measured faster)
-    let plain_nchw = r == 1
-        && s == 1
-        && params.stride == [1, 1]
-        && params.padding == [0, 0]
-        && input.merged_hw() == Some(1)
-        && input.t[1].step().is_some();
+    let one_by_one = r == 1 && s == 1 && params.stride == [1, 1] && params.padding == [0, 0];
+    let plain_nchw = one_by_one && input.merged_hw() == Some(1) && input.t[1].step().is_some();
+    let taps_route = !plain_nchw && taps::plan(opts.isa, input, output, &geo);
+    // 16-bit inputs on the taps route or a plain 1×1 GEMM: widened once, then the f32 routes
+    // (the conversion, once per input element, is amortised over the R·S taps and the output
+    // channels that read it)
+    let x86 = matches!(opts.isa, gemm::Isa::Avx2 | gemm::Isa::Avx512);
+    if T::as_f32(src).is_none()
+        && x86
+        && one_by_one
+        && input.merged_hw().is_some()
+        && input.t[1].step().is_some()
+        && output.merged_hw().is_some()
+    {
+        // (a 1×1 layer reads each input element once per block of output channels: widened
+        // in blocks of pixels that stay in L2, not in one pass through memory)
+        return one_by_one_widened(job, input, src, output, dst);
+    }
+    if T::as_f32(src).is_none() && taps_route {
+        let (wide_in, wide) = widened(opts.isa, input, src)?;
+        return run::<f32>(job, &wide_in, &wide, output, dst);
+    }
     if let Some(src32) = T::as_f32(src)
-        && !plain_nchw
-        && taps::plan(opts.isa, input, output, &geo)
+        && taps_route
     {
         let ob = taps::block(k, og);
         // the regrouped filters: made once per `ConvWeights`, else once per call
@@ -685,6 +713,141 @@ fn run<T: ConvElement>(
                 g,
                 og,
             );
+        }
+    }
+    Ok(())
+}
+
+/// The input widened to `f32`: its elements' span of the buffer (from the lowest offset of an
+/// element to the highest) converted into a new buffer, and its description moved to it.
+fn widened<T: ConvElement>(
+    isa: gemm::Isa,
+    input: &Desc,
+    src: &[T],
+) -> Result<(Desc, Vec<f32>), ConvError> {
+    let mut d = input.clone();
+    // (a tensor's elements lie inside its buffer: every sum below is an index of `src`)
+    let ends = |pick: fn(&[isize]) -> Option<isize>| {
+        input
+            .t
+            .iter()
+            .try_fold(input.base, |at, t| Some(at + pick(&t.off)?))
+    };
+    let (Some(lo), Some(hi)) = (
+        ends(|o| o.iter().copied().min()),
+        ends(|o| o.iter().copied().max()),
+    ) else {
+        // no elements
+        return Ok((d, Vec::new()));
+    };
+    let span = usize::try_from(lo)
+        .ok()
+        .zip(usize::try_from(hi).ok())
+        .and_then(|(lo, hi)| Some((lo, src.get(lo..=hi)?)));
+    let Some((lo, span)) = span else {
+        return Err(ConvError::Overflow { what: "an offset" });
+    };
+    let len = span.len();
+    let mut wide = Vec::new();
+    wide.try_reserve_exact(len)
+        .map_err(|_| ConvError::Allocation { elements: len })?;
+    wide.resize(len, 0.0);
+    T::widen(span, &mut wide, gemm::widen_simd(isa));
+    d.base -= lo as isize;
+    Ok((d, wide))
+}
+
+/// Elements of the `f32` copy of a block of pixels of a 1×1 layer's 16-bit input (256 KiB).
+const WIDE_BLOCK: usize = 1 << 16;
+
+/// An axis of `n` indices `step` apart from 0.
+fn arith(n: usize, step: isize) -> Result<AxisTab, ConvError> {
+    let mut off = Vec::new();
+    off.try_reserve_exact(n)
+        .map_err(|_| ConvError::Allocation { elements: n })?;
+    off.extend((0..n).map(|i| i as isize * step));
+    Ok(AxisTab {
+        off,
+        step: Some(if n > 1 { step } else { 0 }),
+    })
+}
+
+/// A 1×1 convolution (stride 1, no padding) of a 16-bit input whose pixels (H and W merged)
+/// and channels are strided, into an output whose pixels are: per image, blocks of pixels
+/// widened into an `f32` copy of at most [`WIDE_BLOCK`] elements (pixel-major where the
+/// input's channels are unit stride, channel-major where its pixels are, so that the copy
+/// converts runs), each block a 1×1 convolution of a 1 × block image on the `f32` routes.
+fn one_by_one_widened<T: ConvElement>(
+    job: &Job<'_>,
+    input: &Desc,
+    src: &[T],
+    output: &Desc,
+    dst: &mut [f32],
+) -> Result<(), ConvError> {
+    let opts = job.opts;
+    let [n_img, c, h, wd] = input.dims;
+    let o = output.dims[1];
+    let npix = h * wd;
+    let (pi, sc) = (
+        input.merged_hw().unwrap_or(0),
+        input.t[1].step().unwrap_or(0),
+    );
+    let po = output.merged_hw().unwrap_or(0);
+    let block = (WIDE_BLOCK / c.max(1)).clamp(16, npix.max(1));
+    let len = block.saturating_mul(c);
+    let mut wide = Vec::new();
+    wide.try_reserve_exact(len)
+        .map_err(|_| ConvError::Allocation { elements: len })?;
+    wide.resize(len, 0.0);
+    let simd = gemm::widen_simd(opts.isa);
+    let pixel_major = sc == 1 || pi != 1;
+    let one = arith(1, 0)?;
+    for n in 0..n_img {
+        // (elements of a validated tensor: every index below is inside `src` / `dst`)
+        let in0 = input.base + input.t[0].off[n] + input.t[2].off[0] + input.t[3].off[0];
+        let out0 = output.base + output.t[0].off[n] + output.t[2].off[0] + output.t[3].off[0];
+        for p0 in (0..npix).step_by(block) {
+            let pn = block.min(npix - p0);
+            let at =
+                |p: usize, ch: usize| (in0 + (p0 + p) as isize * pi + input.t[1].off[ch]) as usize;
+            let (cs, ps) = if pixel_major {
+                if sc == 1 && pi == c as isize {
+                    // one run
+                    T::widen(&src[at(0, 0)..at(0, 0) + pn * c], &mut wide, simd);
+                } else if sc == 1 {
+                    for p in 0..pn {
+                        T::widen(&src[at(p, 0)..at(p, 0) + c], &mut wide[p * c..], simd);
+                    }
+                } else {
+                    for p in 0..pn {
+                        for ch in 0..c {
+                            wide[p * c + ch] = src[at(p, ch)].to_f32();
+                        }
+                    }
+                }
+                (1, c as isize)
+            } else {
+                for ch in 0..c {
+                    T::widen(&src[at(0, ch)..at(0, ch) + pn], &mut wide[ch * pn..], simd);
+                }
+                (pn as isize, 1)
+            };
+            let block_in = Desc {
+                dims: [1, c, 1, pn],
+                t: [one.clone(), arith(c, cs)?, one.clone(), arith(pn, ps)?],
+                base: 0,
+            };
+            let block_out = Desc {
+                dims: [1, o, 1, pn],
+                t: [
+                    one.clone(),
+                    output.t[1].clone(),
+                    one.clone(),
+                    arith(pn, po)?,
+                ],
+                base: out0 + p0 as isize * po,
+            };
+            run::<f32>(job, &block_in, &wide[..pn * c], &block_out, dst)?;
         }
     }
     Ok(())

@@ -129,10 +129,12 @@ fn run<T: Element>(opts: Options, alpha: T, beta: T, p: Batch<'_, T>) {
     }
 }
 
-/// One item of an oriented batch: `A(i, p) = a + i + p·lda`, `B(p, j) = b + p·rsb + j·csb` for
-/// `p < k`, adding to the columns `lo ≤ j < hi` of C only (all of them in a public call; a
-/// convolution's tap that reads the padding for some pixels is cut there, and its B is read
-/// only inside the range: outside it the addresses need not exist).
+/// One item of an oriented batch: `rows` runs of `k` steps (one in a public call; a
+/// convolution's kernel rows in bounds over a whole tile, merged), step `p` of run `q` adding
+/// `A(i, q·k + p) · B(q, p, j)` with `A(i, t) = a + i + t·lda` (the runs' A one run) and
+/// `B(q, p, j) = b + q·rstep + p·rsb + j·csb`, to the columns `lo ≤ j < hi` of C only (all of
+/// them in a public call; a convolution's tap that reads the padding for some pixels is cut
+/// there, and its B is read only inside the range: outside it the addresses need not exist).
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 pub(crate) struct Item<T> {
@@ -142,6 +144,8 @@ pub(crate) struct Item<T> {
     pub rsb: isize,
     pub csb: isize,
     pub k: usize,
+    pub rows: usize,
+    pub rstep: isize,
     pub lo: usize,
     pub hi: usize,
 }
@@ -224,6 +228,8 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
                     rsb: b.at.rs,
                     csb: b.at.cs,
                     k,
+                    rows: 1,
+                    rstep: 0,
                     lo: 0,
                     hi: usize::MAX,
                 }
@@ -236,6 +242,8 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
                     rsb: a.at.cs,
                     csb: a.at.rs,
                     k,
+                    rows: 1,
+                    rstep: 0,
                     lo: 0,
                     hi: usize::MAX,
                 }
@@ -405,14 +413,15 @@ mod x86 {
         /// are instantiated apart from those that never do, whose Rust loops then keep their
         /// accumulators in registers).
         const ANY: bool = false;
-        /// Adds `Σ_{p<k} A(·, p)·B(p, j)` to `acc` (`A(·, p)` the `MV·LANES` elements at
-        /// `a + p·lda`, `B(p, j)` at `b + p + j·csb`) and returns `true`; `false`, nothing
-        /// read, where there is no such loop for `(MV, NR)`.
+        /// Adds `Σ_{q<rows} Σ_{p<k} A(·, q·k + p)·B(q, p, j)` to `acc` (`A(·, t)` the
+        /// `MV·LANES` elements at `a + t·lda`, `B(q, p, j)` at `b + q·rstep + p + j·csb`) and
+        /// returns `true`; `false`, nothing read, where there is no such loop for `(MV, NR)`.
         ///
         /// # Safety
-        /// The instruction set is available; for every `p < k` and `j < NR` those elements are
-        /// readable.
+        /// The instruction set is available; for every `q < rows`, `p < k` and `j < NR` those
+        /// elements are readable.
         #[inline(always)]
+        #[allow(clippy::too_many_arguments)]
         unsafe fn whole<const MV: usize, const NR: usize>(
             acc: &mut [[Self::V; MV]; NR],
             a: *const Self::E,
@@ -420,8 +429,10 @@ mod x86 {
             b: *const Self::E,
             csb: isize,
             k: usize,
+            rows: usize,
+            rstep: isize,
         ) -> bool {
-            let _ = (acc, a, lda, b, csb, k);
+            let _ = (acc, a, lda, b, csb, k, rows, rstep);
             false
         }
 
@@ -452,6 +463,7 @@ mod x86 {
     impl Whole for Avx2S {
         const ANY: bool = true;
         #[inline(always)]
+        #[allow(clippy::too_many_arguments)]
         unsafe fn whole<const MV: usize, const NR: usize>(
             acc: &mut [[Self::V; MV]; NR],
             a: *const f32,
@@ -459,6 +471,8 @@ mod x86 {
             b: *const f32,
             csb: isize,
             k: usize,
+            rows: usize,
+            rstep: isize,
         ) -> bool {
             use super::super::batch_avx2::{whole_4, whole_5, whole_6};
             if MV != 2 || !(4..=6).contains(&NR) {
@@ -473,9 +487,9 @@ mod x86 {
             // SAFETY: (each arm) the caller's contract is the loop's.
             unsafe {
                 match NR {
-                    4 => whole_4(&mut r, a, lda, b, csb, k),
-                    5 => whole_5(&mut r, a, lda, b, csb, k),
-                    _ => whole_6(&mut r, a, lda, b, csb, k),
+                    4 => whole_4(&mut r, a, lda, b, csb, k, rows, rstep),
+                    5 => whole_5(&mut r, a, lda, b, csb, k, rows, rstep),
+                    _ => whole_6(&mut r, a, lda, b, csb, k, rows, rstep),
                 }
             }
             for j in 0..NR {
@@ -523,12 +537,12 @@ mod x86 {
             // starts at `b` (column lo).
             unsafe {
                 match w {
-                    1 => whole_1(&mut r, a, lda, b, csb, k),
-                    2 => whole_2(&mut r, a, lda, b, csb, k),
-                    3 => whole_3(&mut r, a, lda, b, csb, k),
-                    4 => whole_4(&mut r, a, lda, b, csb, k),
-                    5 => whole_5(&mut r, a, lda, b, csb, k),
-                    _ => whole_6(&mut r, a, lda, b, csb, k),
+                    1 => whole_1(&mut r, a, lda, b, csb, k, 1, 0),
+                    2 => whole_2(&mut r, a, lda, b, csb, k, 1, 0),
+                    3 => whole_3(&mut r, a, lda, b, csb, k, 1, 0),
+                    4 => whole_4(&mut r, a, lda, b, csb, k, 1, 0),
+                    5 => whole_5(&mut r, a, lda, b, csb, k, 1, 0),
+                    _ => whole_6(&mut r, a, lda, b, csb, k, 1, 0),
                 }
             }
             macro_rules! back {
@@ -572,6 +586,7 @@ mod x86 {
         const NR: usize,
         const FULL: bool,
         const ASM: bool,
+        const RUNS: bool,
     >(
         s: &Shape<'_, L::E>,
         i: usize,
@@ -596,7 +611,10 @@ mod x86 {
                 let mut a = it.a.add(i);
                 // (outside the item's columns B's addresses need not exist: wrapping arithmetic,
                 // read only inside them)
-                let mut b = it.b.wrapping_offset(j as isize * it.csb);
+                let b = it.b.wrapping_offset(j as isize * it.csb);
+                // (a separate instantiation for items of several runs: the loops of the others
+                // stay as they were, their accumulators in registers)
+                let runs = if RUNS { it.rows.max(1) } else { 1 };
                 let load_a = |a: *const L::E| {
                     let mut av = [L::zero(); MV];
                     for v in 0..MV {
@@ -613,13 +631,14 @@ mod x86 {
                     && hi == NR
                     && FULL
                     && it.rsb == 1
-                    && L::whole(&mut acc, a, it.lda, b, it.csb, it.k)
+                    && L::whole(&mut acc, a, it.lda, b, it.csb, it.k, runs, it.rstep)
                 {
                     // the hand-scheduled loop of this tile ran the item
                 } else if ASM
                     && FULL
                     && it.rsb == 1
                     && it.k >= CUT_MIN_K
+                    && runs == 1
                     && (lo, hi) != (0, NR)
                     && L::cut(&mut acc, lo, hi, a, it.lda, b, it.csb, it.k)
                 {
@@ -627,34 +646,40 @@ mod x86 {
                 } else if lo == 0 && hi == NR {
                     // one base per column and one offset stepping along k: a single index
                     // update per k step, not one per broadcast
-                    let cols: [*const L::E; NR] =
-                        core::array::from_fn(|jj| b.wrapping_offset(jj as isize * it.csb));
-                    let mut off = 0isize;
-                    for _ in 0..it.k {
-                        let av = load_a(a);
-                        for jj in 0..NR {
-                            let bj = L::splat(*cols[jj].wrapping_offset(off));
-                            for v in 0..MV {
-                                acc[jj][v] = L::fma(av[v], bj, acc[jj][v]);
-                            }
-                        }
-                        a = a.offset(it.lda);
-                        off = off.wrapping_add(it.rsb);
-                    }
-                } else {
-                    // a tap cut by the padding: the tile's other columns skip it
-                    for _ in 0..it.k {
-                        let av = load_a(a);
-                        for jj in 0..NR {
-                            if lo <= jj && jj < hi {
-                                let bj = L::splat(*b.wrapping_offset(jj as isize * it.csb));
+                    for q in 0..runs {
+                        let bq = b.wrapping_offset(q as isize * it.rstep);
+                        let cols: [*const L::E; NR] =
+                            core::array::from_fn(|jj| bq.wrapping_offset(jj as isize * it.csb));
+                        let mut off = 0isize;
+                        for _ in 0..it.k {
+                            let av = load_a(a);
+                            for jj in 0..NR {
+                                let bj = L::splat(*cols[jj].wrapping_offset(off));
                                 for v in 0..MV {
                                     acc[jj][v] = L::fma(av[v], bj, acc[jj][v]);
                                 }
                             }
+                            a = a.offset(it.lda);
+                            off = off.wrapping_add(it.rsb);
                         }
-                        a = a.offset(it.lda);
-                        b = b.wrapping_offset(it.rsb);
+                    }
+                } else {
+                    // a tap cut by the padding: the tile's other columns skip it
+                    for q in 0..runs {
+                        let mut bq = b.wrapping_offset(q as isize * it.rstep);
+                        for _ in 0..it.k {
+                            let av = load_a(a);
+                            for jj in 0..NR {
+                                if lo <= jj && jj < hi {
+                                    let bj = L::splat(*bq.wrapping_offset(jj as isize * it.csb));
+                                    for v in 0..MV {
+                                        acc[jj][v] = L::fma(av[v], bj, acc[jj][v]);
+                                    }
+                                }
+                            }
+                            a = a.offset(it.lda);
+                            bq = bq.wrapping_offset(it.rsb);
+                        }
                     }
                 }
             }
@@ -708,8 +733,9 @@ mod x86 {
         }
     }
 
-    /// [`tile`] with `FULL` chosen from `rows`, and the instantiation that may call the
-    /// hand-scheduled loop where `asm` (every item's B rows unit stride) and the tile is full.
+    /// [`tile`] with `FULL` chosen from `rows`, the instantiation that may call the
+    /// hand-scheduled loop where `asm.0` (every item's B rows unit stride) and the tile is
+    /// full, and the one that reads items of several runs where `asm.1` (some item has them).
     ///
     /// # Safety
     /// As [`tile`].
@@ -719,18 +745,17 @@ mod x86 {
         i: usize,
         j: usize,
         rows: usize,
-        asm: bool,
+        (asm, runs): (bool, bool),
     ) {
         // SAFETY: forwarded contract.
         unsafe {
-            if rows == MV * L::LANES {
-                if L::ANY && asm {
-                    tile::<L, MV, NR, true, true>(s, i, j, rows)
-                } else {
-                    tile::<L, MV, NR, true, false>(s, i, j, rows)
-                }
-            } else {
-                tile::<L, MV, NR, false, false>(s, i, j, rows)
+            match (rows == MV * L::LANES, L::ANY && asm, runs) {
+                (true, true, false) => tile::<L, MV, NR, true, true, false>(s, i, j, rows),
+                (true, true, true) => tile::<L, MV, NR, true, true, true>(s, i, j, rows),
+                (true, false, false) => tile::<L, MV, NR, true, false, false>(s, i, j, rows),
+                (true, false, true) => tile::<L, MV, NR, true, false, true>(s, i, j, rows),
+                (false, _, false) => tile::<L, MV, NR, false, false, false>(s, i, j, rows),
+                (false, _, true) => tile::<L, MV, NR, false, false, true>(s, i, j, rows),
             }
         }
     }
@@ -752,7 +777,9 @@ mod x86 {
         let per_row = s
             .items
             .iter()
-            .fold(0usize, |t, it| t.saturating_add(it.k))
+            .fold(0usize, |t, it| {
+                t.saturating_add(it.k.saturating_mul(it.rows.max(1)))
+            })
             .saturating_mul(size)
             .max(1);
         let nt = s.nt.clamp(1, NR);
@@ -789,7 +816,7 @@ mod x86 {
                 i: usize,
                 j: usize,
                 rows: usize,
-                asm: bool,
+                asm: (bool, bool),
             ) {
                 // SAFETY: forwarded contract.
                 unsafe {
@@ -818,7 +845,11 @@ mod x86 {
                 const MV: usize = [$($mv),*].len();
                 // every item's B rows unit stride: the tiles that may take the
                 // hand-scheduled loop
-                let asm = s.items.iter().all(|it| it.rsb == 1);
+                // (and whether some item has several runs: those tiles instantiated apart)
+                let asm = (
+                    s.items.iter().all(|it| it.rsb == 1),
+                    s.items.iter().any(|it| it.rows > 1),
+                );
                 let by = |mv: usize, nr: usize, i: usize, j: usize, rows: usize| {
                     // SAFETY: the tile lies inside the part (rows ≤ mv·LANES, nr ≤ NR).
                     unsafe {

@@ -34,16 +34,19 @@ macro_rules! step {
 /// The whole-item loop of one tile width: `$name(acc, a, lda, b, csb, k)`.
 macro_rules! whole {
     ($name:ident, [$(($bx:literal, $t0:literal, $t1:literal, $c0:ident, $c1:ident, $j:literal)),*]) => {
-        /// `acc[j][v] += Σ_{p<k} A(v-th vector, p) · B(p, j)` for the columns `j < NR` of a
-        /// 16 × NR tile (the others untouched):
-        /// `A(·, p)` the 16 floats at `a + p·lda`, `B(p, j)` the float at `b + p + j·csb`.
+        /// `acc[j][v] += Σ_{q<rows} Σ_{p<k} A(v-th vector, q·k + p) · B(q, p, j)` for the
+        /// columns `j < NR` of a 16 × NR tile (the others untouched): `A(·, t)` the 16 floats
+        /// at `a + t·lda` (the rows' A one run), `B(q, p, j)` the float at
+        /// `b + q·rstep + p + j·csb` (each row of a kernel window `rstep` on from the last);
+        /// `rows` 0 counts as 1.
         ///
         /// # Safety
-        /// AVX2 and FMA are available; for every `p < k` and column `j`, the 16 floats from
-        /// `a + p·lda` and the float at `b + p + j·csb` are readable; `lda` and `csb` in
-        /// bytes (×4) fit `isize`.
+        /// AVX2 and FMA are available; for every `q < rows`, `p < k` and column `j`, the 16
+        /// floats from `a + (q·k + p)·lda` and the float at `b + q·rstep + p + j·csb` are
+        /// readable; `lda`, `csb` and `rstep` in bytes (×4) fit `isize`.
         #[target_feature(enable = "avx2,fma")]
         #[inline]
+        #[allow(clippy::too_many_arguments)]
         pub(super) unsafe fn $name(
             acc: &mut [[__m256; 2]; 6],
             a: *const f32,
@@ -51,17 +54,23 @@ macro_rules! whole {
             b: *const f32,
             csb: isize,
             k: usize,
+            rows: usize,
+            rstep: isize,
         ) {
             let (lda, cs) = (lda * 4, csb * 4);
             let b3 = b.wrapping_offset(3 * csb);
+            // after a row, B's pointers have moved k elements: on to the next row's first
+            let next = (rstep.wrapping_sub(k as isize)).wrapping_mul(4);
             // SAFETY: the caller's contract: every address the loop forms is one of the
-            // readable elements above (the unrolled step u reads A's row p + u and B's
-            // element p + u of each column, p + u < k); the asm reads memory only, keeps the
-            // stack, and writes only the registers it names.
+            // readable elements above (in row q the unrolled step u reads A's row q·k + p + u
+            // and B's element q·rstep + p + u of each column, p + u < k); the asm reads
+            // memory only, keeps the stack, and writes only the registers it names.
             unsafe {
                 asm!(
                     "/* column stride {cs} */",
-                    "test {n4}, {n4}",
+                    "6:",
+                    "mov {n4}, {k}",
+                    "shr {n4}, 2",
                     "jz 3f",
                     "2:",
                     step!("{a}", "0", [$(($bx, $t0, $t1)),*]),
@@ -74,7 +83,8 @@ macro_rules! whole {
                     "dec {n4}",
                     "jnz 2b",
                     "3:",
-                    "test {n1}, {n1}",
+                    "mov {n1}, {k}",
+                    "and {n1}, 3",
                     "jz 5f",
                     "4:",
                     step!("{a}", "0", [$(($bx, $t0, $t1)),*]),
@@ -84,14 +94,21 @@ macro_rules! whole {
                     "dec {n1}",
                     "jnz 4b",
                     "5:",
+                    "add {b0}, {next}",
+                    "add {b3}, {next}",
+                    "dec {rows}",
+                    "jnz 6b",
                     a = inout(reg) a => _,
                     lda = in(reg) lda,
                     lda3 = in(reg) 3 * lda,
                     b0 = inout(reg) b => _,
                     b3 = inout(reg) b3 => _,
                     cs = in(reg) cs,
-                    n4 = inout(reg) k / 4 => _,
-                    n1 = inout(reg) k % 4 => _,
+                    k = in(reg) k,
+                    next = in(reg) next,
+                    rows = inout(reg) rows.max(1) => _,
+                    n4 = out(reg) _,
+                    n1 = out(reg) _,
                     $(
                         $c0 = inout(ymm_reg) acc[$j][0],
                         $c1 = inout(ymm_reg) acc[$j][1],

@@ -138,6 +138,7 @@ pub(crate) use {
     maps::Mapped,
     pack::Panels,
     threads::split as split_threads,
+    widen::simd as widen_simd,
 };
 // the batch-reduce's register tiles, for the convolution's taps (`conv/taps.rs`)
 #[cfg(target_arch = "x86_64")]
