@@ -1,5 +1,5 @@
 //! GEMM on operands of every layout family, as a ratio to the same product on row-major
-//! tensors: f32, one thread, public API only (`gemm::gemm` on `Tensor`s), one process, the
+//! tensors: f32 (and f16 × f16 → f32 in NZ/ZN), one thread, public API only (`gemm::gemm` on `Tensor`s), one process, the
 //! families timed in turns round after round, medians of the per-round ratios.
 //!
 //! `cargo bench --bench gemm_layouts` (`-- 64 256` to pick sizes). The table in BENCHMARKS.md
@@ -40,6 +40,44 @@ where
     Box::new(move || {
         gemm::gemm(1.0f32, black_box(&a), black_box(&b), 0.0, &mut c).unwrap();
     })
+}
+
+/// [`product`] on f16 operands into an f32 C (the Ascend cube's pair).
+fn product_f16<LA, LB, LC>(la: LA, lb: LB, lc: LC, m: usize, k: usize, n: usize) -> Run
+where
+    LA: layout::AnyLayout + 'static,
+    LB: layout::AnyLayout + 'static,
+    LC: layout::AnyLayout + 'static,
+{
+    let h = |v: Vec<f32>| v.into_iter().map(half::f16::from_f32).collect::<Vec<_>>();
+    let a = Tensor::new(h(data(m * k, 1)), la).unwrap();
+    let b = Tensor::new(h(data(k * n, 2)), lb).unwrap();
+    let mut c = Tensor::new(vec![0f32; m * n], lc).unwrap();
+    Box::new(move || {
+        gemm::gemm(1.0f32, black_box(&a), black_box(&b), 0.0, &mut c).unwrap();
+    })
+}
+
+/// f16 × f16 → f32: row-major against the Ascend formats (C0 = 16 for 2-byte elements).
+fn half_families(s: usize) -> Vec<(&'static str, Run)> {
+    use half::f16;
+    vec![
+        (
+            "f16 row-major",
+            product_f16(rm(s, s), rm(s, s), rm(s, s), s, s, s),
+        ),
+        (
+            "f16 A NZ, B ZN, C NZ",
+            product_f16(
+                make_nz_layout::<f16>(s, s).unwrap(),
+                make_zn_layout::<f16>(s, s).unwrap(),
+                make_nz_layout::<f32>(s, s).unwrap(),
+                s,
+                s,
+                s,
+            ),
+        ),
+    ]
 }
 
 fn families(s: usize) -> Vec<(&'static str, Run)> {
@@ -226,14 +264,14 @@ fn main() {
     // each at every size, for a profiler (perf record, callgrind): no statistics printed
     if let Ok(only) = std::env::var("GEMM_LAYOUTS_PROFILE") {
         let calls: usize = std::env::var("GEMM_LAYOUTS_CALLS").map_or(20, |c| c.parse().unwrap());
-        for s in sizes {
-            for (_, mut run) in
-                families(s)
-                    .into_iter()
-                    .filter(|(f, _)| match only.strip_prefix('=') {
-                        Some(exact) => *f == exact,
-                        None => f.contains(&*only),
-                    })
+        for &s in &sizes {
+            for (_, mut run) in families(s)
+                .into_iter()
+                .chain(half_families(s))
+                .filter(|(f, _)| match only.strip_prefix('=') {
+                    Some(exact) => *f == exact,
+                    None => f.contains(&*only),
+                })
             {
                 for _ in 0..calls {
                     run();
@@ -247,8 +285,21 @@ fn main() {
     println!();
     println!("| layouts (f32, one thread) | n | GFLOP/s | × row-major |");
     println!("|---|---|---|---|");
-    for s in sizes {
-        let mut fam = families(s);
+    for s in &sizes {
+        table(*s, families(*s), rounds);
+    }
+    println!();
+    println!("| layouts (f16 × f16 → f32, one thread) | n | GFLOP/s | × f16 row-major |");
+    println!("|---|---|---|---|");
+    for s in &sizes {
+        table(*s, half_families(*s), rounds);
+    }
+}
+
+/// One size's rows of a table: each family timed in turns, its ratio to the first family's
+/// time in the same round, medians over the rounds.
+fn table(s: usize, mut fam: Vec<(&'static str, Run)>, rounds: usize) {
+    {
         let flop = 2.0 * (s * s * s) as f64;
         // repetitions per sample: about 20 ms of row-major work
         let t0 = Instant::now();
