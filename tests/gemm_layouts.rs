@@ -234,15 +234,18 @@ fn mismatched_run_time_extents_are_errors() {
     assert!(e.to_string().contains("A is 4×3, B is 4×3"), "{e}");
 }
 
-/// Ascend's operand formats with bf16 / f16 inputs: C(NZ, f32) ← A(ZZ) · B(ZN), exact on
-/// integer data, against the naive product through the tensors' indexing.
+/// Ascend's operand formats with bf16 / f16 inputs: C(NZ, f32) ← A(NZ or ZZ) · B(ZN), exact on
+/// integer data, against the naive product through the tensors' indexing, on every instruction
+/// set, one and two threads, k past one packed block, with nothing of C's buffer outside its
+/// layout written.
 #[test]
 fn ascend_formats_with_half_inputs() {
+    use gemm::{Isa, Options};
     use layout::named::{bf16, f16};
     macro_rules! case {
-        ($h:ty) => {{
-            let (m, k, n) = (32usize, 32usize, 32usize);
-            let la = make_zz_layout::<$h>(m, k).unwrap();
+        ($h:ty, $la:ident, $m:expr, $k:expr, $n:expr) => {{
+            let (m, k, n): (usize, usize, usize) = ($m, $k, $n);
+            let la = $la::<$h>(m, k).unwrap();
             let lb = make_zn_layout::<$h>(k, n).unwrap();
             let lc = make_nz_layout::<f32>(m, n).unwrap();
             let a: Vec<$h> = (0..la.cosize())
@@ -251,23 +254,53 @@ fn ascend_formats_with_half_inputs() {
             let b: Vec<$h> = (0..lb.cosize())
                 .map(|x| <$h>::from_f32((x % 7) as f32 - 3.0))
                 .collect();
-            let mut c = vec![f32::NAN; lc.cosize() as usize];
             let ta = Tensor::new(&a[..], la).unwrap();
             let tb = Tensor::new(&b[..], lb).unwrap();
-            let mut tc = Tensor::new(&mut c[..], lc).unwrap();
-            gemm::gemm(1.0, &ta, &tb, 0.0, &mut tc).unwrap();
-            for i in 0..m {
-                for j in 0..n {
-                    let s: f32 = (0..k)
-                        .map(|p| ta[[i, p]].to_f32() * tb[[p, j]].to_f32())
-                        .sum();
-                    assert_eq!(tc[[i, j]], s, "{} ({i},{j})", stringify!($h));
+            let c0 = vec![f32::NAN; lc.cosize() as usize];
+            for isa in Isa::available() {
+                for threads in [1, 2] {
+                    let mut c = c0.clone();
+                    let mut tc = Tensor::new(&mut c[..], lc).unwrap();
+                    let opts = Options {
+                        isa,
+                        threads,
+                        ..Options::default()
+                    };
+                    gemm::gemm_tensors_with(opts, 1.0, &ta, &tb, 0.0, &mut tc).unwrap();
+                    let what = format!(
+                        "{} {} {m}×{k}×{n} ({isa:?}, {threads} threads)",
+                        stringify!($h),
+                        stringify!($la)
+                    );
+                    let mut inside = vec![false; c0.len()];
+                    for i in 0..m {
+                        for j in 0..n {
+                            let s: f32 = (0..k)
+                                .map(|p| ta[[i, p]].to_f32() * tb[[p, j]].to_f32())
+                                .sum();
+                            assert_eq!(tc[[i, j]], s, "{what} at ({i},{j})");
+                            inside[lc.offset((i + j * m) as i64) as usize] = true;
+                        }
+                    }
+                    for (x, v) in c.iter().enumerate() {
+                        assert!(inside[x] || v.is_nan(), "{what}: offset {x} outside C written");
+                    }
                 }
             }
         }};
     }
-    case!(bf16);
-    case!(f16);
+    for (m, k, n) in [
+        (32, 32, 32),
+        (48, 64, 16),
+        (16, 16, 16),
+        (96, 80, 112),
+        (16, 272, 48),
+    ] {
+        case!(bf16, make_zz_layout, m, k, n);
+        case!(f16, make_zz_layout, m, k, n);
+        case!(bf16, make_nz_layout, m, k, n);
+        case!(f16, make_nz_layout, m, k, n);
+    }
 }
 
 /// A random rank-2 blocked layout of `rows × cols`: each axis split into (block, blocks), the

@@ -113,6 +113,45 @@ impl<H: Half> Panels<f32> for Rows<'_, H> {
                         )
                     };
                 }
+                Some(mp) if rows * kc <= STAGE => {
+                    // any affine layout: each row widened into the stage run by run along k
+                    // (an NZ/ZN fractal's C0 elements are one run: 8 at a time), then one
+                    // transpose into the panel
+                    for i in 0..rows {
+                        let row = self.origin + mp.rows.off[vbase + i];
+                        let mut p = 0;
+                        while p < kc {
+                            let pk = p0 + p;
+                            let lp = (mp.cols.run[pk] as usize).clamp(1, kc - p);
+                            let first = row + mp.cols.off[pk];
+                            let out = &mut stage[i * kc + p..][..lp];
+                            match mp.cols.step(pk) {
+                                1 => {
+                                    let at = first as usize;
+                                    H::widen_run(&self.src[at..at + lp], out, self.simd);
+                                }
+                                sk => {
+                                    for (q, o) in out.iter_mut().enumerate() {
+                                        *o = self.src[(first + q as isize * sk) as usize].to_f32();
+                                    }
+                                }
+                            }
+                            p += lp;
+                        }
+                    }
+                    // SAFETY: as for the strided stage above.
+                    unsafe {
+                        transpose(
+                            panel.as_mut_ptr(),
+                            r as isize,
+                            stage.as_ptr(),
+                            kc as isize,
+                            rows,
+                            kc,
+                            false,
+                        )
+                    };
+                }
                 _ => {
                     for (p, out) in panel.chunks_exact_mut(r).enumerate() {
                         for (i, o) in out[..rows].iter_mut().enumerate() {
