@@ -177,6 +177,13 @@ pub(crate) fn pack<T: Element>(
                     }
                 }
             }
+        } else if s.sk == 1
+            && rows == 6
+            && r == 6
+            && in_bounds(s, first, rows, kc)
+            && six(s, first, kc, panel)
+        {
+            // done: six rows through AVX registers (`six`)
         } else if s.sk == 1 && in_bounds(s, first, rows, kc) {
             // unit stride along k: a transpose of `rows` rows by `kc` steps into the panel
             // (panel row i, step p at `p·r + i`), through the copy engine's SIMD transposes
@@ -605,5 +612,203 @@ fn runs<T: Element, const R: usize>(panel: &mut [T], s: Rows<'_, T>, first: isiz
         let src: &[T; R] = s.src[at..at + R].try_into().expect("a run of R elements");
         let out: &mut [T; R] = out.try_into().expect("a run of R elements");
         *out = *src;
+    }
+}
+
+/// Packs six rows of unit stride along k (`first + i·sv + p`, all in bounds) into the
+/// micro-panel `panel` (`p·6 + i`) through AVX registers, for f32 and f64 on x86-64 with AVX:
+/// the copy engine's transposes work in 8 × 8 (4 × 4) squares and leave a six-row strip (the
+/// AVX2 kernels' NR) to their scalar edge. `false` (nothing written) elsewhere.
+#[allow(unused_variables)]
+fn six<T: Element>(s: Rows<'_, T>, first: isize, kc: usize, panel: &mut [T]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if crate::isa::Isa::selected() < crate::isa::Isa::Avx2 {
+            return false;
+        }
+        let w = core::mem::size_of::<T>();
+        debug_assert!(panel.len() >= 6 * kc);
+        // SAFETY: the caller checked every `first + i·sv + p` (i < 6, p < kc) inside `s.src`
+        // (`in_bounds`); `panel` holds 6·kc elements; AVX is available (the selected level is
+        // AVX2 or better); `T` is f32 or f64 (sealed `Element`), re-typed by its width.
+        unsafe {
+            let src = s.src.as_ptr().offset(first);
+            let dst = panel.as_mut_ptr();
+            match w {
+                4 => six32(src.cast(), s.sv, kc, dst.cast()),
+                8 => six64(src.cast(), s.sv, kc, dst.cast()),
+                _ => return false,
+            }
+        }
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// [`six`] for f32: eight k steps per round (six row loads, a 4 × 8 and a 2 × 8 transpose).
+///
+/// # Safety
+/// `src + i·sv + p` readable and `dst + p·6 + i` writable for `i < 6`, `p < kc`; AVX available.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn six32(src: *const f32, sv: isize, kc: usize, dst: *mut f32) {
+    use core::arch::x86_64::*;
+    // SAFETY: (whole body) the caller's contract bounds every load (row i, steps p .. p + 8
+    // with p + 8 ≤ kc) and store (steps p .. p + 8 of the panel); the shuffles move bits only.
+    unsafe {
+        let mut p = 0;
+        while p + 8 <= kc {
+            let r: [__m256; 6] =
+                core::array::from_fn(|i| _mm256_loadu_ps(src.offset(i as isize * sv).add(p)));
+            let (t0, t1) = (
+                _mm256_unpacklo_ps(r[0], r[1]),
+                _mm256_unpackhi_ps(r[0], r[1]),
+            );
+            let (t2, t3) = (
+                _mm256_unpacklo_ps(r[2], r[3]),
+                _mm256_unpackhi_ps(r[2], r[3]),
+            );
+            // rows 0-3 of steps (0, 4), (1, 5), (2, 6), (3, 7) in the low and high halves
+            let u = [
+                _mm256_shuffle_ps::<0x44>(t0, t2),
+                _mm256_shuffle_ps::<0xEE>(t0, t2),
+                _mm256_shuffle_ps::<0x44>(t1, t3),
+                _mm256_shuffle_ps::<0xEE>(t1, t3),
+            ];
+            // rows 4-5 as 64-bit pairs: steps (0, 1, 4, 5) and (2, 3, 6, 7)
+            let v0 = _mm256_castps_pd(_mm256_unpacklo_ps(r[4], r[5]));
+            let v1 = _mm256_castps_pd(_mm256_unpackhi_ps(r[4], r[5]));
+            let out = dst.add(p * 6);
+            for (q, &uq) in u.iter().enumerate() {
+                let lo = _mm256_castps256_ps128(uq);
+                let hi = _mm256_extractf128_ps::<1>(uq);
+                _mm_storeu_ps(out.add(q * 6), lo);
+                _mm_storeu_ps(out.add((q + 4) * 6), hi);
+            }
+            let (v0l, v0h) = (_mm256_castpd256_pd128(v0), _mm256_extractf128_pd::<1>(v0));
+            let (v1l, v1h) = (_mm256_castpd256_pd128(v1), _mm256_extractf128_pd::<1>(v1));
+            let pair = |q: usize| out.add(q * 6 + 4).cast::<f64>();
+            _mm_storel_pd(pair(0), v0l);
+            _mm_storeh_pd(pair(1), v0l);
+            _mm_storel_pd(pair(4), v0h);
+            _mm_storeh_pd(pair(5), v0h);
+            _mm_storel_pd(pair(2), v1l);
+            _mm_storeh_pd(pair(3), v1l);
+            _mm_storel_pd(pair(6), v1h);
+            _mm_storeh_pd(pair(7), v1h);
+            p += 8;
+        }
+        for p in p..kc {
+            for i in 0..6 {
+                *dst.add(p * 6 + i) = *src.offset(i as isize * sv).add(p);
+            }
+        }
+    }
+}
+
+/// [`six`] for f64: four k steps per round (six row loads, a 4 × 4 and a 2 × 4 transpose).
+///
+/// # Safety
+/// As [`six32`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn six64(src: *const f64, sv: isize, kc: usize, dst: *mut f64) {
+    use core::arch::x86_64::*;
+    // SAFETY: (whole body) as in `six32`, four steps per round.
+    unsafe {
+        let mut p = 0;
+        while p + 4 <= kc {
+            let r: [__m256d; 6] =
+                core::array::from_fn(|i| _mm256_loadu_pd(src.offset(i as isize * sv).add(p)));
+            let (t0, t1) = (
+                _mm256_unpacklo_pd(r[0], r[1]),
+                _mm256_unpackhi_pd(r[0], r[1]),
+            );
+            let (t2, t3) = (
+                _mm256_unpacklo_pd(r[2], r[3]),
+                _mm256_unpackhi_pd(r[2], r[3]),
+            );
+            let o = [
+                _mm256_permute2f128_pd::<0x20>(t0, t2),
+                _mm256_permute2f128_pd::<0x20>(t1, t3),
+                _mm256_permute2f128_pd::<0x31>(t0, t2),
+                _mm256_permute2f128_pd::<0x31>(t1, t3),
+            ];
+            let (v0, v1) = (
+                _mm256_unpacklo_pd(r[4], r[5]),
+                _mm256_unpackhi_pd(r[4], r[5]),
+            );
+            let w = [
+                _mm256_castpd256_pd128(v0),
+                _mm256_castpd256_pd128(v1),
+                _mm256_extractf128_pd::<1>(v0),
+                _mm256_extractf128_pd::<1>(v1),
+            ];
+            let out = dst.add(p * 6);
+            for (q, (&oq, &wq)) in o.iter().zip(&w).enumerate() {
+                _mm256_storeu_pd(out.add(q * 6), oq);
+                _mm_storeu_pd(out.add(q * 6 + 4), wq);
+            }
+            p += 4;
+        }
+        for p in p..kc {
+            for i in 0..6 {
+                *dst.add(p * 6 + i) = *src.offset(i as isize * sv).add(p);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Rows, pack};
+
+    /// Six-row strips of unit stride along k (`six32` / `six64` on AVX2, the copy engine
+    /// elsewhere) against the definition `dst[t·6·kc + p·6 + i] = X[v0 + t·6 + i][p0 + p]`, for
+    /// every k extent up to 40 (the 8- and 4-step rounds and every tail), several row strides
+    /// and offsets, one and two panels, with the buffer past the panels untouched.
+    fn six_rows<T: super::Element + From<u16>>() {
+        for kc in 1..=40usize {
+            for extra in [0usize, 1, 7] {
+                let sv = kc + extra + 2; // row stride (elements): a k-contiguous operand
+                for (v0, p0, len) in [(0, 0, 6), (1, 2, 6), (0, 1, 12), (3, 0, 12)] {
+                    let rows = v0 + len;
+                    let src: std::vec::Vec<T> = (0..rows * sv)
+                        .map(|x| T::from((x % 60_000) as u16 + 1))
+                        .collect();
+                    let s = Rows {
+                        src: &src,
+                        origin: 0,
+                        sv: sv as isize,
+                        sk: 1,
+                        map: None,
+                        simd: false,
+                    };
+                    let canary = T::from(0);
+                    let mut dst = std::vec![canary; len * kc + 9];
+                    pack(&mut dst, s, v0, p0, len, kc.min(sv - p0), 6);
+                    let kc = kc.min(sv - p0);
+                    for t in 0..len / 6 {
+                        for p in 0..kc {
+                            for i in 0..6 {
+                                assert_eq!(
+                                    dst[t * 6 * kc + p * 6 + i],
+                                    src[(v0 + t * 6 + i) * sv + p0 + p],
+                                    "kc {kc} sv {sv} v0 {v0} p0 {p0} panel {t} step {p} row {i}"
+                                );
+                            }
+                        }
+                    }
+                    assert!(dst[len * kc..].iter().all(|&x| x == canary), "kc {kc}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn six_row_panels_match_the_definition() {
+        six_rows::<f32>();
+        six_rows::<f64>();
     }
 }
