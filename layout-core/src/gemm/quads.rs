@@ -443,6 +443,30 @@ mod x86 {
         }
     }
 
+    /// One k quad `q` of [`dots`].
+    ///
+    /// # Safety
+    /// As [`dots`], for quad `q`.
+    #[inline(always)]
+    unsafe fn step<D: Dot, B: Quad>(
+        acc: &mut [[__m256i; 2]; TILE.1],
+        a: *const u8,
+        b: B,
+        q: usize,
+        ones: __m256i,
+    ) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let a0 = _mm256_loadu_si256(a.add(64 * q).cast());
+            let a1 = _mm256_loadu_si256(a.add(64 * q + 32).cast());
+            for (j, accj) in acc.iter_mut().enumerate() {
+                let bj = _mm256_set1_epi32(b.at(q, j).cast::<i32>().read_unaligned());
+                accj[0] = D::dot(accj[0], a0, bj, ones);
+                accj[1] = D::dot(accj[1], a1, bj, ones);
+            }
+        }
+    }
+
     /// The 16 × 6 quad kernel's k loop: 12 ymm accumulators, per k quad two row vectors
     /// (64 packed bytes at `a`) and six broadcast quads from `b`.
     ///
@@ -455,14 +479,15 @@ mod x86 {
         unsafe {
             let ones = _mm256_set1_epi16(1);
             let mut acc = [[_mm256_setzero_si256(); 2]; TILE.1];
-            for q in 0..k {
-                let a0 = _mm256_loadu_si256(a.add(64 * q).cast());
-                let a1 = _mm256_loadu_si256(a.add(64 * q + 32).cast());
-                for (j, accj) in acc.iter_mut().enumerate() {
-                    let bj = _mm256_set1_epi32(b.at(q, j).cast::<i32>().read_unaligned());
-                    accj[0] = D::dot(accj[0], a0, bj, ones);
-                    accj[1] = D::dot(accj[1], a1, bj, ones);
-                }
+            // two quads a trip: half the loop's counting
+            let mut q = 0;
+            while q + 2 <= k {
+                step::<D, B>(&mut acc, a, b, q, ones);
+                step::<D, B>(&mut acc, a, b, q + 1, ones);
+                q += 2;
+            }
+            if q < k {
+                step::<D, B>(&mut acc, a, b, q, ones);
             }
             acc
         }
@@ -536,9 +561,11 @@ mod x86 {
         // SAFETY: the caller guarantees the instruction sets, 64·k bytes at `a`, 4·k at each
         // of the six rows, and the tile of C.
         unsafe {
-            let rows = SixRows(core::array::from_fn(|j| {
+            // the six row starts opaque to the compiler, so each is a base register of its
+            // broadcasts (`[row + 4q]`) instead of recomputed from the first and the distance
+            let rows = SixRows(core::hint::black_box(core::array::from_fn(|j| {
                 t.b.wrapping_offset(j as isize * ld)
-            }));
+            })));
             store(t, &dots::<D, _>(t.a, t.k, rows))
         }
     }
