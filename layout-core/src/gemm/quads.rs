@@ -1545,13 +1545,39 @@ mod tests {
         };
         let (ars, acs) = if a_row_major { (k, 1) } else { (1, m) };
         let (rs, cs) = if c_row_major { (n, 1) } else { (1, m) };
+        let opts = Options {
+            isa,
+            threads,
+            packing: Packing::Always,
+        };
         force(Some(dot));
-        let r = crate::gemm::gemm_with(
-            Options {
-                isa,
-                threads,
-                packing: Packing::Always,
-            },
+        let r = call(
+            opts,
+            (m, k, n),
+            alpha,
+            (a, ars, acs),
+            (b, brs, bcs),
+            beta,
+            (&mut c, rs, cs),
+        );
+        force(None);
+        r.unwrap();
+        c
+    }
+
+    /// `gemm_with` on strided operands (element (i, j) of each at `i·rows + j·cols`).
+    #[allow(clippy::too_many_arguments)]
+    fn call<A: crate::gemm::Pair<i8, Out = i32>>(
+        opts: Options,
+        (m, k, n): (usize, usize, usize),
+        alpha: i32,
+        (a, ars, acs): (&[A], usize, usize),
+        (b, brs, bcs): (&[i8], usize, usize),
+        beta: i32,
+        (c, rs, cs): (&mut [i32], usize, usize),
+    ) -> Result<(), crate::gemm::GemmError> {
+        crate::gemm::gemm_with(
+            opts,
             alpha,
             MatRef {
                 data: a,
@@ -1569,16 +1595,13 @@ mod tests {
             },
             beta,
             MatMut {
-                data: &mut c,
+                data: c,
                 rows: m,
                 cols: n,
                 row_stride: rs as isize,
                 col_stride: cs as isize,
             },
-        );
-        force(None);
-        r.unwrap();
-        c
+        )
     }
 
     /// The definition in `i64`, reduced modulo 2³².
@@ -1941,36 +1964,13 @@ mod tests {
                     };
                     force(Some(Some(dot)));
                     let before = ROWS_RUNS.with(|r| r.get());
-                    let r = crate::gemm::gemm_with(
-                        Options {
-                            isa: Isa::Avx2,
-                            threads,
-                            packing: Packing::Auto,
-                        },
-                        alpha,
-                        MatRef {
-                            data: &a,
-                            rows: m,
-                            cols: k,
-                            row_stride: lda as isize,
-                            col_stride: 1,
-                        },
-                        MatRef {
-                            data: bd,
-                            rows: k,
-                            cols: n,
-                            row_stride: brs as isize,
-                            col_stride: bcs as isize,
-                        },
-                        beta,
-                        MatMut {
-                            data: &mut c,
-                            rows: m,
-                            cols: n,
-                            row_stride: ldc as isize,
-                            col_stride: 1,
-                        },
-                    );
+                    let opts = Options {
+                        isa: Isa::Avx2,
+                        threads,
+                        packing: Packing::Auto,
+                    };
+                    let (ab, cc) = ((&a[..], lda, 1), (&mut c[..], ldc, 1));
+                    let r = call(opts, (m, k, n), alpha, ab, (bd, brs, bcs), beta, cc);
                     force(None);
                     r.unwrap();
                     let what = std::format!("{dot:?} {m}x{k}x{n} t{threads} {b_row_major}");
