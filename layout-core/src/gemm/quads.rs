@@ -27,7 +27,7 @@ use std::cell::RefCell;
 use std::vec::Vec;
 
 use super::block::{Out, run_panels, transposes};
-use super::int8::Int8;
+use super::int8::{Int8, store_tile};
 use super::kernel::{Kern, KernelInfo, Tile};
 use super::pack::{Panels, Rows};
 use super::view::Product;
@@ -280,33 +280,12 @@ fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8, (r, step): (usize, usize))
     }
 }
 
-/// `C ← α·acc + β·C` for one tile (β = 0: C not read).
-///
-/// # Safety
-/// Every `t.c + i·rsc + j·csc` (`i < MR`, `j < NR`) is valid for a read and a write.
-#[inline(always)]
-unsafe fn store_tile<const MR: usize, const NR: usize>(t: &Tile<i32, u8>, acc: &[[i32; MR]; NR]) {
-    for (j, col) in acc.iter().enumerate() {
-        for (i, &x) in col.iter().enumerate() {
-            let x = x.wrapping_mul(t.alpha);
-            // SAFETY: the caller's contract.
-            unsafe {
-                let p = t.c.offset(i as isize * t.rsc + j as isize * t.csc);
-                *p = if t.beta == 0 {
-                    x
-                } else {
-                    Quads::mul_add(*p, t.beta, x)
-                };
-            }
-        }
-    }
-}
-
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use core::arch::x86_64::*;
 
-    use super::{Tile, store_tile};
+    use super::super::int8::avx2::store;
+    use super::Tile;
 
     /// Rows (two vectors of eight `i32`) by columns of the 256-bit tiles.
     pub(crate) const TILE: (usize, usize) = (16, 6);
@@ -490,48 +469,6 @@ mod x86 {
                 step::<D, B>(&mut acc, a, b, q, ones);
             }
             acc
-        }
-    }
-
-    /// `C ← α·acc + β·C` for the 16 × 6 tile of `t` (β = 0: C not read).
-    ///
-    /// # Safety
-    /// AVX2 available; the tile of C as [`super::super::kernel::Ukr`] with MR = 16, NR = 6.
-    #[inline(always)]
-    unsafe fn store(t: &Tile<i32, u8>, acc: &[[__m256i; 2]; TILE.1]) {
-        const NR: usize = TILE.1;
-        // SAFETY: (whole body) the caller guarantees AVX2 and the tile of C.
-        unsafe {
-            let alpha = _mm256_set1_epi32(t.alpha);
-            if t.rsc == 1 {
-                let beta = _mm256_set1_epi32(t.beta);
-                for (j, accj) in acc.iter().enumerate() {
-                    let cj = t.c.offset(j as isize * t.csc);
-                    for (v, &x) in accj.iter().enumerate() {
-                        let p = cj.add(8 * v).cast::<__m256i>();
-                        let x = if t.alpha == 1 {
-                            x
-                        } else {
-                            _mm256_mullo_epi32(x, alpha)
-                        };
-                        let r = if t.beta == 0 {
-                            x
-                        } else if t.beta == 1 {
-                            _mm256_add_epi32(_mm256_loadu_si256(p), x)
-                        } else {
-                            _mm256_add_epi32(_mm256_mullo_epi32(_mm256_loadu_si256(p), beta), x)
-                        };
-                        _mm256_storeu_si256(p, r);
-                    }
-                }
-            } else {
-                let mut tmp = [[0i32; 16]; NR];
-                for (j, accj) in acc.iter().enumerate() {
-                    _mm256_storeu_si256(tmp[j].as_mut_ptr().cast(), accj[0]);
-                    _mm256_storeu_si256(tmp[j].as_mut_ptr().add(8).cast(), accj[1]);
-                }
-                store_tile::<16, NR>(t, &tmp);
-            }
         }
     }
 
@@ -872,7 +809,7 @@ unsafe fn portable_ukr<const UV: bool>(t: &Tile<i32, u8>) {
         }
     }
     // SAFETY: the caller guarantees every C element of the tile.
-    unsafe { store_tile::<4, 4>(t, &acc) }
+    unsafe { store_tile::<4, 4, u8>(t, &acc) }
 }
 
 /// What the range scan measures of each byte: its bits XORed with a flip (a packed `u8`), or
