@@ -189,15 +189,19 @@ unsafe fn portable_body<const MR: usize, const NR: usize>(t: &Tile<i32, i16>) {
         }
     }
     // SAFETY: the caller guarantees every C element of the tile.
-    unsafe { store_tile::<MR, NR>(t, &acc) }
+    unsafe { store_tile::<MR, NR, i16>(t, &acc) }
 }
 
-/// `C ← α·acc + β·C` for one tile (β = 0: C not read).
+/// `C ← α·acc + β·C` for one tile (β = 0: C not read), wrapping; the integer kernels' store
+/// (this engine's and the quad kernels').
 ///
 /// # Safety
 /// Every `t.c + i·rsc + j·csc` (`i < MR`, `j < NR`) is valid for a read and a write.
 #[inline(always)]
-unsafe fn store_tile<const MR: usize, const NR: usize>(t: &Tile<i32, i16>, acc: &[[i32; MR]; NR]) {
+pub(crate) unsafe fn store_tile<const MR: usize, const NR: usize, P>(
+    t: &Tile<i32, P>,
+    acc: &[[i32; MR]; NR],
+) {
     for (j, col) in acc.iter().enumerate() {
         for (i, &x) in col.iter().enumerate() {
             let x = x.wrapping_mul(t.alpha);
@@ -224,7 +228,7 @@ unsafe fn portable_ukr(t: &Tile<i32, i16>) {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx2 {
+pub(crate) mod avx2 {
     use core::arch::x86_64::*;
 
     use super::{Tile, store_tile};
@@ -257,6 +261,22 @@ mod avx2 {
                 a = a.add(32);
                 b = b.add(NR);
             }
+            store(t, &acc);
+        }
+    }
+
+    /// `C ← α·acc + β·C` for a 16 × 6 tile of `i32` sums in 12 ymm (β = 0: C not read): by
+    /// vectors where C's columns are unit stride, else through [`store_tile`]. The integer
+    /// kernels' store (this engine's and the quad kernels').
+    ///
+    /// # Safety
+    /// AVX2 available; every `t.c + i·rsc + j·csc` (`i < 16`, `j < 6`) valid for a read and a
+    /// write.
+    #[inline(always)]
+    pub(crate) unsafe fn store<P>(t: &Tile<i32, P>, acc: &[[__m256i; 2]; TILE.1]) {
+        const NR: usize = TILE.1;
+        // SAFETY: (whole body) the caller guarantees AVX2 and the tile of C.
+        unsafe {
             let alpha = _mm256_set1_epi32(t.alpha);
             if t.rsc == 1 {
                 let beta = _mm256_set1_epi32(t.beta);
@@ -264,7 +284,11 @@ mod avx2 {
                     let cj = t.c.offset(j as isize * t.csc);
                     for (v, &x) in accj.iter().enumerate() {
                         let p = cj.add(8 * v).cast::<__m256i>();
-                        let x = _mm256_mullo_epi32(x, alpha);
+                        let x = if t.alpha == 1 {
+                            x
+                        } else {
+                            _mm256_mullo_epi32(x, alpha)
+                        };
                         let r = if t.beta == 0 {
                             x
                         } else if t.beta == 1 {
@@ -281,11 +305,7 @@ mod avx2 {
                     _mm256_storeu_si256(tmp[j].as_mut_ptr().cast(), accj[0]);
                     _mm256_storeu_si256(tmp[j].as_mut_ptr().add(8).cast(), accj[1]);
                 }
-                let unit = Tile {
-                    alpha: t.alpha,
-                    ..*t
-                };
-                store_tile::<16, NR>(&unit, &tmp);
+                store_tile::<16, NR, P>(t, &tmp);
             }
         }
     }

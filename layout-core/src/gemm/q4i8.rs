@@ -12,8 +12,11 @@
 //!   those 16 values, `|·| ≤ 16·8·127 = 16256`: the lanes wrap on the way (`vpaddw` is modular)
 //!   but end exact, and no offset is left for the epilogue.
 //! - GPTQ/AWQ (groups a multiple of 32): codes in [0, 15], `(c − z)·s` with `z`, `s` per group
-//!   and column: a lane sums `Σ c·q_a ≤ 16·15·127 = 30480` in `i16`, and the zero's term
-//!   `z·Σ q_a` is taken off in `f32` (exact while `|z·S_a| < 2²⁴`: `zero_exact`).
+//!   and column: a lane sums `Σ c·q_a ≤ 16·15·127 = 30480` in `i16`, so the block loop is
+//!   `Q4_0`'s without the offsets; the zeros' term is taken off in `f32` once per group, not
+//!   per block: `Σ_g (Σ_{blocks of g} d_a·S_a)·(s·z)` with `S_a = Σ q_a` (the AVX2 tiles;
+//!   the NEON and plain tiles take `z·S_a` off per block, exact while `|z·S_a| < 2²⁴`:
+//!   `zero_exact`).
 //! - `Q8_0`: codes in [−128, 127], one plane, the sign on the activation: `vpmaddubsw` of the
 //!   magnitude `|c| ≤ 128` (unsigned) and `sign(c)·q_a ∈ [−127, 127]` (`vpsignb`), so a pair
 //!   sum is at most 2·128·127 = 32512 < 2¹⁵, widened into `i32` at once (`vpmaddwd` by ones).
@@ -239,6 +242,13 @@ trait Weights: Sync {
     /// `codes` `[block][plane][quad][column][4]`, `scales` `[block][column]`, `zeros`
     /// `[block][column]` (`Kind::Zeros` only).
     fn unpack(&self, isa: Isa, jp: usize, blocks: Range<usize>, out: Out<'_>);
+    /// Blocks per group of a kind with zeros (`Kind::Zeros`), else 0.
+    fn group_blocks(&self) -> usize {
+        0
+    }
+    /// Panel `jp`'s zero terms `s·z` per group and column, `[group][column]` (columns past n:
+    /// 0); `Kind::Zeros` only.
+    fn zero_terms(&self, _jp: usize, _out: &mut [f32]) {}
 }
 
 /// The planes per block of a kind.
@@ -404,6 +414,20 @@ impl Weights for GgufMatrix<BlockQ8_0> {
 
 impl Weights for Group4Matrix {
     const KIND: Kind = Kind::Zeros;
+    fn group_blocks(&self) -> usize {
+        self.group() / QK
+    }
+    fn zero_terms(&self, jp: usize, out: &mut [f32]) {
+        let n = self.n();
+        let cols = NB.min(n - jp * NB);
+        for (gi, o) in out.chunks_exact_mut(NB).enumerate() {
+            o.fill(0.0);
+            for (c, x) in o.iter_mut().enumerate().take(cols) {
+                let j = jp * NB + c;
+                *x = self.scales()[gi * n + j] * self.zero(gi, j);
+            }
+        }
+    }
     fn k(&self) -> usize {
         Group4Matrix::k(self)
     }
@@ -562,6 +586,13 @@ fn run_with<W: Weights>(
     let panels = n.div_ceil(NB);
     let parts = threads.clamp(1, panels);
     let planes = planes(W::KIND);
+    // the AVX2 tiles leave the zeros' term of groups out of their block sums; it is taken off
+    // per group here: `Σ_g (Σ_{blocks of g} d_a·S_a)·(s·z)`
+    let groups = match b.group_blocks() {
+        0 => 0,
+        gb => kb / gb,
+    };
+    let zero_after = (groups > 0 && zeros_after(isa)).then(|| group_sums(&acts, m, groups));
     super::threads::split(parts, &|t| {
         // (KCB blocks of B's panel, unpacked once, stay in L1 while every tile of A passes;
         // A's KCB blocks of all rows stay in L2 while NCP panels pass; the f32 sums of those
@@ -595,6 +626,16 @@ fn run_with<W: Weights>(
                     }
                 }
             }
+            if let Some(ta) = &zero_after {
+                let mut sz = std::vec![0f32; groups * NB];
+                for jp in jps.clone() {
+                    b.zero_terms(jp, &mut sz);
+                    for i in 0..m {
+                        let accr = &mut acc[(i / MB) * NCP + (jp - jc)][i % MB];
+                        zero_pass(isa, &ta[i * groups..(i + 1) * groups], &sz, accr);
+                    }
+                }
+            }
             let mut bad = acts.bad.iter().peekable();
             for i in 0..m {
                 if bad.next_if_eq(&&i).is_some() {
@@ -613,6 +654,42 @@ fn run_with<W: Weights>(
         }
     });
     acts.bad
+}
+
+/// Whether the tiles of `isa` leave the zeros' term to [`zero_pass`] (the AVX2 tiles).
+fn zeros_after(isa: Isa) -> bool {
+    cfg!(target_arch = "x86_64") && isa >= Isa::Avx2
+}
+
+/// `T[i][g] = Σ_{blocks b of group g} d_a[i][b]·S_a[i][b]` for every row of A, `m × groups`.
+fn group_sums(acts: &Acts, m: usize, groups: usize) -> Vec<f32> {
+    let gb = acts.kb / groups;
+    let mut t = std::vec![0f32; m * groups];
+    for (i, ti) in t.chunks_exact_mut(groups).enumerate() {
+        let (tile, r) = (i / MB, i % MB);
+        for (bi, x) in (0..acts.kb).map(|bi| (bi, tile * acts.kb + bi)) {
+            ti[bi / gb] += acts.d[x * MB + r] * acts.sa[x * MB + r];
+        }
+    }
+    t
+}
+
+/// `acc[c] −= Σ_g ta[g]·sz[g][c]`: one row's zeros' term over a panel's 16 columns.
+fn zero_pass(isa: Isa, ta: &[f32], sz: &[f32], acc: &mut [f32; NB]) {
+    assert!(sz.len() >= ta.len() * NB);
+    #[cfg(target_arch = "x86_64")]
+    if isa >= Isa::Avx2 {
+        // SAFETY: AVX2 and FMA available (the front checked `isa`); `sz` holds
+        // `ta.len()·16` values (asserted).
+        unsafe { x86::zero_pass(ta, sz, acc) };
+        return;
+    }
+    let _ = isa;
+    for (g, &t) in ta.iter().enumerate() {
+        for (x, &z) in acc.iter_mut().zip(&sz[g * NB..(g + 1) * NB]) {
+            *x -= t * z;
+        }
+    }
 }
 
 /// One unpacked panel of B (see [`Weights::unpack`]).
@@ -961,31 +1038,33 @@ mod x86 {
 
     /// Three rows × sixteen columns of 4-bit codes over `kb` blocks: per block eight k quads
     /// of `vpmaddubsw`(codes, broadcast activations) added in `i16` lanes that start at A's
-    /// lane offsets (`Kind::Nibbles`; else at 0), one `vpmaddwd`(ones), the zero's term taken
-    /// off in `f32` (`Kind::Zeros`), converted and scaled by `d_b·d_a` into the `f32`
-    /// accumulators (`acc` on entry).
+    /// lane offsets (`Kind::Nibbles`; else at 0: the zeros' term of groups is taken off per
+    /// group afterwards, [`super::zero_pass`]), one `vpmaddwd`(ones), converted and scaled by
+    /// `d_b·d_a` into the `f32` accumulators (`acc` on entry).
     ///
     /// # Safety
-    /// AVX2 and FMA available; `qa` holds `kb·96` codes, `da`, `off`, `sa` `kb·3`, `codes`
-    /// `kb·512`, `scales` `kb·16`, `zeros` `kb·16` for `Kind::Zeros`.
+    /// AVX2 and FMA available; `qa` holds `kb·96` codes, `da`, `off` `kb·3`, `codes`
+    /// `kb·512`, `scales` `kb·16`.
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn tile_nibbles<W: Weights>(t: &Tile<'_>, acc: &mut [[f32; NB]; MB]) {
-        let zcol = W::KIND == Kind::Zeros;
-        t.check(1, zcol);
+        // Q4_0's lanes start at A's offsets; groups' at 0, their zeros' term left to
+        // `zero_pass`
+        let offsets = W::KIND == Kind::Nibbles;
+        t.check(1, false);
         // SAFETY: AVX2 and FMA (the caller's contract); every read is inside the slices
-        // (checked above: block `bi < kb` reads `qa[bi·96 .. +96]`, `da`/`off`/`sa`
-        // `[bi·3 .. +3]`, `codes[bi·512 .. +512]`, `scales`/`zeros` `[bi·16 .. +16]`).
+        // (checked above: block `bi < kb` reads `qa[bi·96 .. +96]`, `da`/`off` `[bi·3 .. +3]`,
+        // `codes[bi·512 .. +512]`, `scales[bi·16 .. +16]`).
         unsafe {
             let ones = _mm256_set1_epi16(1);
             let mut f = load_acc(acc);
             let (mut qa, mut cb) = (t.qa.as_ptr(), t.codes.as_ptr());
-            let (mut da, mut off, mut sa) = (t.da.as_ptr(), t.off.as_ptr(), t.sa.as_ptr());
-            let (mut sc, mut zp) = (t.scales.as_ptr(), t.zeros.as_ptr());
+            let (mut da, mut off) = (t.da.as_ptr(), t.off.as_ptr());
+            let mut sc = t.scales.as_ptr();
             for _ in 0..t.kb {
                 // Q4_0: each lane starts at −8·Σ q_a over its 16 k values and ends at
                 // Σ (c − 8)·q_a, |·| ≤ 16256 (wrapping on the way); groups: Σ c·q_a ≤ 30480
                 let mut s = [[_mm256_setzero_si256(); 2]; MB];
-                if !zcol {
+                if offsets {
                     for (r, sr) in s.iter_mut().enumerate() {
                         let o = _mm256_set1_epi32(*off.add(r));
                         *sr = [o, o];
@@ -1005,26 +1084,43 @@ mod x86 {
                 for (r, (fr, sr)) in f.iter_mut().zip(&s).enumerate() {
                     let d = _mm256_set1_ps(*da.add(r));
                     for h in 0..2 {
-                        let mut y = _mm256_cvtepi32_ps(_mm256_madd_epi16(sr[h], ones));
-                        if zcol {
-                            let z = _mm256_loadu_ps(zp.add(8 * h));
-                            y = _mm256_fnmadd_ps(z, _mm256_set1_ps(*sa.add(r)), y);
-                        }
+                        let y = _mm256_cvtepi32_ps(_mm256_madd_epi16(sr[h], ones));
                         let scale = _mm256_mul_ps(_mm256_loadu_ps(sc.add(8 * h)), d);
                         fr[h] = _mm256_fmadd_ps(y, scale, fr[h]);
                     }
                 }
                 cb = cb.add(PLANE);
                 sc = sc.add(NB);
-                if zcol {
-                    zp = zp.add(NB);
-                }
                 qa = qa.add(ATILE);
                 da = da.add(MB);
                 off = off.add(MB);
-                sa = sa.add(MB);
             }
             store_acc(acc, &f);
+        }
+    }
+
+    /// [`super::zero_pass`]: `acc[c] −= Σ_g ta[g]·sz[g][c]`, two vectors of eight columns.
+    ///
+    /// # Safety
+    /// AVX2 and FMA available; `sz` holds `ta.len()·16` values.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn zero_pass(ta: &[f32], sz: &[f32], acc: &mut [f32; NB]) {
+        // SAFETY: AVX2 and FMA (the caller's contract); group g reads `sz[16g .. 16g + 16]`,
+        // inside it (the caller's contract), and `acc` holds 16 values.
+        unsafe {
+            let mut x = [
+                _mm256_loadu_ps(acc.as_ptr()),
+                _mm256_loadu_ps(acc.as_ptr().add(8)),
+            ];
+            for (g, &t) in ta.iter().enumerate() {
+                let t = _mm256_set1_ps(t);
+                for (h, xh) in x.iter_mut().enumerate() {
+                    let z = _mm256_loadu_ps(sz.as_ptr().add(g * NB + 8 * h));
+                    *xh = _mm256_fnmadd_ps(t, z, *xh);
+                }
+            }
+            _mm256_storeu_ps(acc.as_mut_ptr(), x[0]);
+            _mm256_storeu_ps(acc.as_mut_ptr().add(8), x[1]);
         }
     }
 

@@ -27,7 +27,7 @@ use std::cell::RefCell;
 use std::vec::Vec;
 
 use super::block::{Out, run_panels, transposes};
-use super::int8::Int8;
+use super::int8::{Int8, store_tile};
 use super::kernel::{Kern, KernelInfo, Tile};
 use super::pack::{Panels, Rows};
 use super::view::Product;
@@ -37,6 +37,8 @@ use crate::isa::{Isa, Vnni};
 pub(crate) trait Byte: Copy + Sync {
     /// The element's bits.
     fn bits(self) -> u8;
+    /// A slice of elements as its bytes.
+    fn as_bytes(x: &[Self]) -> &[u8];
 }
 
 impl Byte for u8 {
@@ -44,12 +46,19 @@ impl Byte for u8 {
     fn bits(self) -> u8 {
         self
     }
+    fn as_bytes(x: &[u8]) -> &[u8] {
+        x
+    }
 }
 
 impl Byte for i8 {
     #[inline(always)]
     fn bits(self) -> u8 {
         self as u8
+    }
+    fn as_bytes(x: &[i8]) -> &[u8] {
+        // SAFETY: `i8` and `u8` have one size and alignment, and every bit pattern is a `u8`.
+        unsafe { core::slice::from_raw_parts(x.as_ptr().cast(), x.len()) }
     }
 }
 
@@ -271,33 +280,12 @@ fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8, (r, step): (usize, usize))
     }
 }
 
-/// `C ← α·acc + β·C` for one tile (β = 0: C not read).
-///
-/// # Safety
-/// Every `t.c + i·rsc + j·csc` (`i < MR`, `j < NR`) is valid for a read and a write.
-#[inline(always)]
-unsafe fn store_tile<const MR: usize, const NR: usize>(t: &Tile<i32, u8>, acc: &[[i32; MR]; NR]) {
-    for (j, col) in acc.iter().enumerate() {
-        for (i, &x) in col.iter().enumerate() {
-            let x = x.wrapping_mul(t.alpha);
-            // SAFETY: the caller's contract.
-            unsafe {
-                let p = t.c.offset(i as isize * t.rsc + j as isize * t.csc);
-                *p = if t.beta == 0 {
-                    x
-                } else {
-                    Quads::mul_add(*p, t.beta, x)
-                };
-            }
-        }
-    }
-}
-
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use core::arch::x86_64::*;
 
-    use super::{Tile, store_tile};
+    use super::super::int8::avx2::store;
+    use super::Tile;
 
     /// Rows (two vectors of eight `i32`) by columns of the 256-bit tiles.
     pub(crate) const TILE: (usize, usize) = (16, 6);
@@ -408,59 +396,114 @@ mod x86 {
         }
     }
 
-    /// The 16 × 6 quad kernel body: 12 ymm accumulators, per k quad two row vectors and six
-    /// broadcast column quads.
+    /// Where a 16 × 6 tile's broadcast quads are: column j's quad q at `at(q, j)`.
+    trait Quad: Copy {
+        /// The quad's address.
+        fn at(self, q: usize, j: usize) -> *const u8;
+    }
+
+    /// A packed panel: quad q of column j at `q·24 + 4j`.
+    #[derive(Clone, Copy)]
+    struct Panel(*const u8);
+    impl Quad for Panel {
+        #[inline(always)]
+        fn at(self, q: usize, j: usize) -> *const u8 {
+            self.0.wrapping_add(4 * (q * TILE.1 + j))
+        }
+    }
+
+    /// Six rows read where they are: quad q of row j at `rows[j] + 4q`.
+    #[derive(Clone, Copy)]
+    struct SixRows([*const u8; TILE.1]);
+    impl Quad for SixRows {
+        #[inline(always)]
+        fn at(self, q: usize, j: usize) -> *const u8 {
+            self.0[j].wrapping_add(4 * q)
+        }
+    }
+
+    /// One k quad `q` of [`dots`].
+    ///
+    /// # Safety
+    /// As [`dots`], for quad `q`.
+    #[inline(always)]
+    unsafe fn step<D: Dot, B: Quad>(
+        acc: &mut [[__m256i; 2]; TILE.1],
+        a: *const u8,
+        b: B,
+        q: usize,
+        ones: __m256i,
+    ) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let a0 = _mm256_loadu_si256(a.add(64 * q).cast());
+            let a1 = _mm256_loadu_si256(a.add(64 * q + 32).cast());
+            for (j, accj) in acc.iter_mut().enumerate() {
+                let bj = _mm256_set1_epi32(b.at(q, j).cast::<i32>().read_unaligned());
+                accj[0] = D::dot(accj[0], a0, bj, ones);
+                accj[1] = D::dot(accj[1], a1, bj, ones);
+            }
+        }
+    }
+
+    /// The 16 × 6 quad kernel's k loop: 12 ymm accumulators, per k quad two row vectors
+    /// (64 packed bytes at `a`) and six broadcast quads from `b`.
+    ///
+    /// # Safety
+    /// AVX2 and the instruction set of `D` available; `a` holds `64·k` bytes and every
+    /// `b.at(q, j)` (`q < k`, `j < 6`) four readable bytes (unaligned).
+    #[inline(always)]
+    unsafe fn dots<D: Dot, B: Quad>(a: *const u8, k: usize, b: B) -> [[__m256i; 2]; TILE.1] {
+        // SAFETY: (whole body) the caller's contract.
+        unsafe {
+            let ones = _mm256_set1_epi16(1);
+            let mut acc = [[_mm256_setzero_si256(); 2]; TILE.1];
+            // two quads a trip: half the loop's counting
+            let mut q = 0;
+            while q + 2 <= k {
+                step::<D, B>(&mut acc, a, b, q, ones);
+                step::<D, B>(&mut acc, a, b, q + 1, ones);
+                q += 2;
+            }
+            if q < k {
+                step::<D, B>(&mut acc, a, b, q, ones);
+            }
+            acc
+        }
+    }
+
+    /// The 16 × 6 quad kernel body on packed panels.
     ///
     /// # Safety
     /// As [`super::super::kernel::Ukr`] with MR = 16, NR = 6, `KSTEP = 4`; AVX2 and the
     /// instruction set of `D` available.
     #[inline(always)]
     unsafe fn body<D: Dot>(t: &Tile<i32, u8>) {
-        const NR: usize = TILE.1;
-        // SAFETY: (whole body) the caller guarantees the instruction sets, 64·k readable bytes
-        // at `a` and 24·k at `b` (read as 6·k `i32` words, unaligned), and the tile of C.
+        // SAFETY: the caller guarantees the instruction sets, 64·k readable bytes at `a` and
+        // 24·k at `b` (six quads per step), and the tile of C.
+        unsafe { store(t, &dots::<D, _>(t.a, t.k, Panel(t.b))) }
+    }
+
+    /// A 16 × 6 kernel whose broadcast operand is six rows read where they are: row j's quad
+    /// q at `t.b + j·ld + 4q` (a `u8` matrix whose rows run along k).
+    pub(crate) type UkrRows = unsafe fn(&Tile<i32, u8>, isize);
+
+    /// The 16 × 6 quad kernel body with six broadcast rows in place ([`UkrRows`]).
+    ///
+    /// # Safety
+    /// As [`body`], except that `b + j·ld` (`j < 6`) holds `4·k` readable bytes instead of
+    /// the packed panel.
+    #[inline(always)]
+    unsafe fn body_rows<D: Dot>(t: &Tile<i32, u8>, ld: isize) {
+        // SAFETY: the caller guarantees the instruction sets, 64·k bytes at `a`, 4·k at each
+        // of the six rows, and the tile of C.
         unsafe {
-            let ones = _mm256_set1_epi16(1);
-            let mut acc = [[_mm256_setzero_si256(); 2]; NR];
-            let mut a = t.a;
-            let mut b = t.b.cast::<i32>();
-            for _ in 0..t.k {
-                let a0 = _mm256_loadu_si256(a.cast());
-                let a1 = _mm256_loadu_si256(a.add(32).cast());
-                for (j, accj) in acc.iter_mut().enumerate() {
-                    let bj = _mm256_set1_epi32(b.add(j).read_unaligned());
-                    accj[0] = D::dot(accj[0], a0, bj, ones);
-                    accj[1] = D::dot(accj[1], a1, bj, ones);
-                }
-                a = a.add(64);
-                b = b.add(NR);
-            }
-            let alpha = _mm256_set1_epi32(t.alpha);
-            if t.rsc == 1 {
-                let beta = _mm256_set1_epi32(t.beta);
-                for (j, accj) in acc.iter().enumerate() {
-                    let cj = t.c.offset(j as isize * t.csc);
-                    for (v, &x) in accj.iter().enumerate() {
-                        let p = cj.add(8 * v).cast::<__m256i>();
-                        let x = _mm256_mullo_epi32(x, alpha);
-                        let r = if t.beta == 0 {
-                            x
-                        } else if t.beta == 1 {
-                            _mm256_add_epi32(_mm256_loadu_si256(p), x)
-                        } else {
-                            _mm256_add_epi32(_mm256_mullo_epi32(_mm256_loadu_si256(p), beta), x)
-                        };
-                        _mm256_storeu_si256(p, r);
-                    }
-                }
-            } else {
-                let mut tmp = [[0i32; 16]; NR];
-                for (j, accj) in acc.iter().enumerate() {
-                    _mm256_storeu_si256(tmp[j].as_mut_ptr().cast(), accj[0]);
-                    _mm256_storeu_si256(tmp[j].as_mut_ptr().add(8).cast(), accj[1]);
-                }
-                store_tile::<16, NR>(t, &tmp);
-            }
+            // the six row starts opaque to the compiler, so each is a base register of its
+            // broadcasts (`[row + 4q]`) instead of recomputed from the first and the distance
+            let rows = SixRows(core::hint::black_box(core::array::from_fn(|j| {
+                t.b.wrapping_offset(j as isize * ld)
+            })));
+            store(t, &dots::<D, _>(t.a, t.k, rows))
         }
     }
 
@@ -526,6 +569,73 @@ mod x86 {
         "avx2,avx512f,avx512vl,avx512vnni",
         "AVX512-VNNI `vpdpbusd` (ymm) 16 × 6, u8 panel broadcast."
     );
+
+    macro_rules! rows_wrapper {
+        ($name:ident, $dot:ty, $features:literal) => {
+            /// [`body_rows`] on this instruction set, u8 rows broadcast.
+            ///
+            /// # Safety
+            /// As [`body_rows`]; the instruction sets of its `target_feature` available.
+            #[target_feature(enable = $features)]
+            unsafe fn $name(t: &Tile<i32, u8>, ld: isize) {
+                // SAFETY: forwarded contract.
+                unsafe { body_rows::<$dot>(t, ld) }
+            }
+        };
+    }
+    rows_wrapper!(maddubs_rows, MaddubsB, "avx2");
+    rows_wrapper!(avxvnni_rows, AvxVnniB, "avx2,avxvnni");
+    rows_wrapper!(
+        avx512vnni_rows,
+        Avx512VnniB,
+        "avx2,avx512f,avx512vl,avx512vnni"
+    );
+
+    /// The in-place-rows kernel of a quad kernel choice (u8 broadcast), `None` for those
+    /// without one (the widening and portable kernels).
+    pub(crate) fn rows_kernel(dot: super::Dot) -> Option<UkrRows> {
+        use super::{Dot as D, Vnni};
+        Some(match dot {
+            D::Maddubs => maddubs_rows,
+            D::Vnni(Vnni::Avx) => avxvnni_rows,
+            D::Vnni(Vnni::Avx512) => avx512vnni_rows,
+            D::Widen | D::Portable => return None,
+        })
+    }
+
+    /// [`super::byte_max`] with AVX2: four running maxima of 32 bytes, 128 bytes a step.
+    ///
+    /// # Safety
+    /// AVX2 available.
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn byte_max(x: &[u8], key: super::Key) -> u8 {
+        let (flip, abs) = match key {
+            super::Key::Xor(f) => (f, false),
+            super::Key::Abs => (0, true),
+        };
+        let chunks = x.chunks_exact(128);
+        let rest = chunks.remainder();
+        let f = _mm256_set1_epi8(flip as i8);
+        let mut m = [_mm256_setzero_si256(); 4];
+        for c in chunks {
+            for (u, mu) in m.iter_mut().enumerate() {
+                // SAFETY: `c` holds 128 bytes, so `c[32u ..][..32]` is inside it.
+                let v = unsafe { _mm256_loadu_si256(c.as_ptr().add(32 * u).cast()) };
+                let v = if abs {
+                    _mm256_abs_epi8(v)
+                } else {
+                    _mm256_xor_si256(v, f)
+                };
+                *mu = _mm256_max_epu8(*mu, v);
+            }
+        }
+        let v = _mm256_max_epu8(_mm256_max_epu8(m[0], m[1]), _mm256_max_epu8(m[2], m[3]));
+        let mut lanes = [0u8; 32];
+        // SAFETY: `lanes` holds 32 bytes.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), v) };
+        let top = lanes.iter().fold(0u8, |a, &b| a.max(b));
+        rest.iter().fold(top, |a, &b| a.max(key.of(b)))
+    }
 
     /// A matrix × vector kernel over one pre-packed panel ([`super::gemv_packed`]).
     pub(crate) type Gemv = unsafe fn(*const u8, *const u8, usize, &mut [i32; 16]);
@@ -699,21 +809,58 @@ unsafe fn portable_ukr<const UV: bool>(t: &Tile<i32, u8>) {
         }
     }
     // SAFETY: the caller guarantees every C element of the tile.
-    unsafe { store_tile::<4, 4>(t, &acc) }
+    unsafe { store_tile::<4, 4, u8>(t, &acc) }
 }
 
-/// The largest `key(x)` over the `rows × k` operand `s`, slice by slice in its memory order
-/// where one of its axes is contiguous (a vectorised byte max), stopping once it passes
-/// `limit`.
-fn max_of<S: Copy>(
-    s: &Rows<'_, S>,
-    rows: usize,
-    k: usize,
-    key: impl Fn(S) -> u8 + Copy,
-    limit: u32,
-) -> u32 {
-    let slice_max = |x: &[S]| x.iter().fold(0u8, |m, &v| m.max(key(v)));
+/// What the range scan measures of each byte: its bits XORed with a flip (a packed `u8`), or
+/// the magnitude of the `i8` it holds.
+#[derive(Clone, Copy)]
+enum Key {
+    /// `x ⊕ f`.
+    Xor(u8),
+    /// `|x as i8|` (128 for −128).
+    Abs,
+}
+
+impl Key {
+    /// The key of one byte.
+    #[inline(always)]
+    fn of(self, x: u8) -> u8 {
+        match self {
+            Key::Xor(f) => x ^ f,
+            Key::Abs => (x as i8).unsigned_abs(),
+        }
+    }
+}
+
+/// The largest key of the bytes of `x`: 128 bytes a step with AVX2 where the CPU has it.
+fn byte_max(x: &[u8], key: Key) -> u8 {
+    #[cfg(target_arch = "x86_64")]
+    if x.len() >= 64 && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 was detected.
+        return unsafe { x86::byte_max(x, key) };
+    }
+    x.iter().fold(0u8, |m, &v| m.max(key.of(v)))
+}
+
+/// The largest key over the `rows × k` operand `s`, slice by slice in its memory order where
+/// one of its axes is contiguous (a vectorised byte max; a dense operand in 4 KiB slices),
+/// stopping once it passes `limit`.
+fn max_of<S: Byte>(s: &Rows<'_, S>, rows: usize, k: usize, key: Key, limit: u32) -> u32 {
+    let slice_max = |x: &[S]| byte_max(S::as_bytes(x), key);
     let mut m = 0u8;
+    let dense = (s.sv == 1 && s.sk == rows as isize) || (s.sk == 1 && s.sv == k as isize);
+    if s.map.is_none() && dense && s.origin >= 0 {
+        // one run of rows·k bytes
+        let at = s.origin as usize;
+        for x in s.src[at..at + rows * k].chunks(4096) {
+            m = m.max(slice_max(x));
+            if u32::from(m) > limit {
+                break;
+            }
+        }
+        return u32::from(m);
+    }
     if s.map.is_none() && s.sv == 1 && s.sk != 1 {
         // the rows' dimension contiguous: along it, one k step after another
         for p in 0..k {
@@ -731,7 +878,9 @@ fn max_of<S: Copy>(
             let at = r as usize;
             m = m.max(slice_max(&s.src[at..at + k]));
         } else {
-            m = (0..k).fold(m, |m, p| m.max(key(s.src[(r + s.col(p)) as usize])));
+            m = (0..k).fold(m, |m, p| {
+                m.max(key.of(s.src[(r + s.col(p)) as usize].bits()))
+            });
         }
         if u32::from(m) > limit {
             break;
@@ -759,7 +908,7 @@ fn a_fits<A: Byte>(a: &Rows<'_, A>, flip: u8, bmax: u32, m: usize, k: usize) -> 
         return true;
     }
     let amax = 32767 / (2 * bmax);
-    max_of(a, m, k, |x| x.bits() ^ flip, amax) <= amax
+    max_of(a, m, k, Key::Xor(flip), amax) <= amax
 }
 
 /// `Σₚ b[p][j]` for each column j of B (`bt` is Bᵀ, n × k), wrapping: along the rows of B
@@ -832,6 +981,12 @@ pub(crate) fn force(choice: Option<Option<Dot>>) {
 
 #[cfg(test)]
 std::thread_local! {
+    /// Calls of [`run_rows`] on this thread (tests: the route was taken).
+    static ROWS_RUNS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+}
+
+#[cfg(test)]
+std::thread_local! {
     static FORCED: core::cell::Cell<Option<Option<Dot>>> = const { core::cell::Cell::new(None) };
 }
 
@@ -880,6 +1035,10 @@ pub(crate) fn run<A: Byte + Int8>(p: Product<'_, A, i8, i32>, dot: Dot) {
         Some(cm) => (cm.rows.step(0), cm.cols.step(0)),
         None => (p.c.sc.rs, p.c.sc.cs),
     };
+    #[cfg(target_arch = "x86_64")]
+    if let Some(g) = rows_route(&p, dot) {
+        return run_rows(p, dot, g);
+    }
     let Some(ki) = kernel(dot, !transposes(m, n, crs, ccs)) else {
         unreachable!("`choice` checked the kernel")
     };
@@ -904,6 +1063,231 @@ pub(crate) fn run<A: Byte + Int8>(p: Product<'_, A, i8, i32>, dot: Dot) {
     }
 }
 
+/// The in-place-rows kernel for a product whose A is `u8` with rows running along k (a
+/// row-major A: each k quad is one 32-bit word where it is) and whose C is row-major (the
+/// engine's `Cᵀ = Bᵀ·Aᵀ`, A broadcast), k a multiple of 4, packing not forced: then A is read
+/// where it is ([`run_rows`]) and only B is packed. `None` otherwise.
+#[cfg(target_arch = "x86_64")]
+fn rows_route<A: Byte + Int8>(p: &Product<'_, A, i8, i32>, dot: Dot) -> Option<x86::UkrRows> {
+    let a = p.a.rows();
+    let [m, k, n] = p.mkn;
+    let c = &p.c;
+    let ok = !A::SIGNED
+        && p.packing != super::options::Packing::Always
+        && a.map.is_none()
+        && a.sk == 1
+        && k.is_multiple_of(4)
+        && c.cmap.is_none()
+        && c.sc.cs == 1
+        && transposes(m, n, c.sc.rs, c.sc.cs);
+    ok.then(|| x86::rows_kernel(dot)).flatten()
+}
+
+/// C's buffer, shared by the threads of one [`run_rows`] call.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct CBase(*mut i32);
+// SAFETY: the threads of one call write disjoint row or column ranges of a C checked to have no
+// two elements at one location, and the pointer does not outlive the call.
+#[cfg(target_arch = "x86_64")]
+unsafe impl Send for CBase {}
+// SAFETY: as for Send; the pointer itself is only copied.
+#[cfg(target_arch = "x86_64")]
+unsafe impl Sync for CBase {}
+
+/// A `u8` A read where it is ([`rows_route`]): B packed in 16-column panels as the engine packs
+/// it, each group of six rows of A broadcast straight from its rows by `g` (the last, partial
+/// group packed), on up to `threads` threads split along n (multiples of 16) or m (of 6) as
+/// the engine splits.
+#[cfg(target_arch = "x86_64")]
+fn run_rows<A: Byte + Int8>(p: Product<'_, A, i8, i32>, dot: Dot, g: x86::UkrRows) {
+    #[cfg(test)]
+    ROWS_RUNS.with(|r| r.set(r.get() + 1));
+    let Some(ki) = kernel(dot, false) else {
+        unreachable!("`rows_route` checked the kernel")
+    };
+    let a = p.a.rows();
+    let bsrc = Bytes {
+        rows: p.b.transposed().rows(),
+        flip: 0,
+    };
+    let [m, k, n] = p.mkn;
+    let Product {
+        alpha,
+        beta,
+        c,
+        threads,
+        ..
+    } = p;
+    let (sc, base) = (c.sc, CBase(c.c.as_mut_ptr()));
+    let threads = if m.saturating_mul(n).saturating_mul(k) < 64 * 64 * 64 {
+        1
+    } else {
+        threads.max(1)
+    };
+    let (along_n, len, unit) = if n >= m {
+        (true, n, x86::TILE.0)
+    } else {
+        (false, m, x86::TILE.1)
+    };
+    let units = len.div_ceil(unit);
+    let parts = threads.min(units);
+    let part = |t: usize| {
+        let lo = (units * t / parts * unit).min(len);
+        let hi = (units * (t + 1) / parts * unit).min(len);
+        let (rows, cols) = if along_n {
+            (0..m, lo..hi)
+        } else {
+            (lo..hi, 0..n)
+        };
+        let job = RowsJob {
+            ki: &ki,
+            g,
+            a: &a,
+            bsrc: &bsrc,
+            k,
+            alpha,
+            beta,
+            sc,
+            base,
+        };
+        job.run(rows, cols);
+    };
+    super::threads::split(parts, &part);
+}
+
+/// One thread's share of [`run_rows`].
+#[cfg(target_arch = "x86_64")]
+struct RowsJob<'a, A> {
+    ki: &'a KernelInfo<i32, u8>,
+    g: x86::UkrRows,
+    a: &'a Rows<'a, A>,
+    bsrc: &'a Bytes<'a, i8>,
+    k: usize,
+    alpha: i32,
+    beta: i32,
+    sc: super::check::Strided,
+    base: CBase,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<A: Byte> RowsJob<'_, A> {
+    /// Rows `rows` × columns `cols` of C: per KC block of k and MC block of B's columns, B's
+    /// block packed, then every group of six rows of A against each of its panels.
+    fn run(&self, rows: core::ops::Range<usize>, cols: core::ops::Range<usize>) {
+        const MR: usize = x86::TILE.0;
+        const NR: usize = x86::TILE.1;
+        let (ki, k, sc) = (self.ki, self.k, self.sc);
+        let kc = ki.kc.min(k);
+        let mc = ki.mc.min(cols.len().next_multiple_of(MR));
+        let aligned = |v: &mut Vec<u8>, len: usize| -> (usize, usize) {
+            if v.len() < len + 64 {
+                v.resize(len + 64, 0);
+            }
+            let off = v.as_ptr().align_offset(64).min(64);
+            (off, len)
+        };
+        Quads::with_buffers(|bstore, astore| {
+            let (bo, bl) = aligned(bstore, mc * kc);
+            let (ao, al) = aligned(astore, NR * kc);
+            let bbuf = &mut bstore[bo..bo + bl];
+            let abuf = &mut astore[ao..ao + al];
+            let mut scratch = [0i32; MR * NR];
+            for pc in (0..k).step_by(ki.kc) {
+                let kcb = ki.kc.min(k - pc);
+                let quads = kcb / 4;
+                let beta_pc = if pc == 0 { self.beta } else { 1 };
+                for ic in cols.clone().step_by(ki.mc) {
+                    let mcb = ki.mc.min(cols.end - ic);
+                    self.bsrc.pack(bbuf, ic, pc, mcb, kcb, MR);
+                    for jr in rows.clone().step_by(NR) {
+                        let nrb = NR.min(rows.end - jr);
+                        if nrb < NR {
+                            let part = Bytes {
+                                rows: *self.a,
+                                flip: 0,
+                            };
+                            part.pack(abuf, jr, pc, nrb, kcb, NR);
+                        }
+                        // A's row jr at k step pc (bytes: `A` is a byte type)
+                        let arow = self
+                            .a
+                            .src
+                            .as_ptr()
+                            .cast::<u8>()
+                            .wrapping_offset(self.a.row(jr) + pc as isize);
+                        for ir in (0..mcb).step_by(MR) {
+                            let mrb = MR.min(mcb - ir);
+                            let (i0, j0) = (ic + ir, jr);
+                            let ap = bbuf[ir * kcb..(ir + MR) * kcb].as_ptr();
+                            if mrb == MR && nrb == NR {
+                                let corner = sc.origin + j0 as isize * sc.rs + i0 as isize;
+                                let tile = Tile {
+                                    k: quads,
+                                    alpha: self.alpha,
+                                    beta: beta_pc,
+                                    a: ap,
+                                    b: arow,
+                                    // SAFETY: (j0, i0) is an element of the checked C (row
+                                    // j0 < m, column i0 < n), owned by this thread.
+                                    c: unsafe { self.base.0.offset(corner) },
+                                    rsc: 1,
+                                    csc: sc.rs,
+                                    vsc: 0,
+                                };
+                                // SAFETY: `ap` is a packed panel of 16·kcb bytes; rows j0 …
+                                // j0 + 5 of A hold kcb bytes each from k step pc (a checked
+                                // operand whose rows run along k), `sv` apart; the tile of C
+                                // (rows j0 … j0 + 5, columns i0 … i0 + 15, C's columns unit
+                                // stride) lies inside C; `rows_kernel` answered for the
+                                // checked level.
+                                unsafe { (self.g)(&tile, self.a.sv) };
+                                continue;
+                            }
+                            let tile = Tile {
+                                k: quads,
+                                alpha: self.alpha,
+                                beta: 0,
+                                a: ap,
+                                b: if nrb == NR { arow } else { abuf.as_ptr() },
+                                c: scratch.as_mut_ptr(),
+                                rsc: 1,
+                                csc: MR as isize,
+                                vsc: 0,
+                            };
+                            // SAFETY: as above for `ap` and A's rows (or the packed partial
+                            // group of 6·kcb bytes); C is the 16 × 6 scratch tile.
+                            unsafe {
+                                if nrb == NR {
+                                    (self.g)(&tile, self.a.sv)
+                                } else {
+                                    (ki.ukr)(&tile)
+                                }
+                            };
+                            for j in 0..nrb {
+                                for (i, &x) in scratch[j * MR..j * MR + mrb].iter().enumerate() {
+                                    let at =
+                                        sc.origin + (j0 + j) as isize * sc.rs + (i0 + i) as isize;
+                                    // SAFETY: (j0 + j, i0 + i) is an element of C owned by
+                                    // this thread.
+                                    unsafe {
+                                        let q = self.base.0.offset(at);
+                                        *q = if beta_pc == 0 {
+                                            x
+                                        } else {
+                                            Quads::mul_add(*q, beta_pc, x)
+                                        };
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
 /// The panel width (the kernels' MR) and KC of an `i8` B pre-packed for `isa` with `k` rows.
 pub(crate) fn packed_plan(isa: Isa, k: usize) -> Option<(usize, usize)> {
     let dot = if cfg!(target_arch = "x86_64") && isa >= Isa::Avx2 {
@@ -916,7 +1300,7 @@ pub(crate) fn packed_plan(isa: Isa, k: usize) -> Option<(usize, usize)> {
 
 /// The largest `|x|` of a `rows × k` operand.
 pub(crate) fn max_abs(s: &Rows<'_, i8>, rows: usize, k: usize) -> u32 {
-    max_of(s, rows, k, |x: i8| x.unsigned_abs(), u32::MAX)
+    max_of(s, rows, k, Key::Abs, u32::MAX)
 }
 
 /// `Σₚ b[p][j]` of each column of an `i8` B (read as Bᵀ, n × k): the `i8 × i8` correction,
@@ -1098,13 +1482,39 @@ mod tests {
         };
         let (ars, acs) = if a_row_major { (k, 1) } else { (1, m) };
         let (rs, cs) = if c_row_major { (n, 1) } else { (1, m) };
+        let opts = Options {
+            isa,
+            threads,
+            packing: Packing::Always,
+        };
         force(Some(dot));
-        let r = crate::gemm::gemm_with(
-            Options {
-                isa,
-                threads,
-                packing: Packing::Always,
-            },
+        let r = call(
+            opts,
+            (m, k, n),
+            alpha,
+            (a, ars, acs),
+            (b, brs, bcs),
+            beta,
+            (&mut c, rs, cs),
+        );
+        force(None);
+        r.unwrap();
+        c
+    }
+
+    /// `gemm_with` on strided operands (element (i, j) of each at `i·rows + j·cols`).
+    #[allow(clippy::too_many_arguments)]
+    fn call<A: crate::gemm::Pair<i8, Out = i32>>(
+        opts: Options,
+        (m, k, n): (usize, usize, usize),
+        alpha: i32,
+        (a, ars, acs): (&[A], usize, usize),
+        (b, brs, bcs): (&[i8], usize, usize),
+        beta: i32,
+        (c, rs, cs): (&mut [i32], usize, usize),
+    ) -> Result<(), crate::gemm::GemmError> {
+        crate::gemm::gemm_with(
+            opts,
             alpha,
             MatRef {
                 data: a,
@@ -1122,16 +1532,13 @@ mod tests {
             },
             beta,
             MatMut {
-                data: &mut c,
+                data: c,
                 rows: m,
                 cols: n,
                 row_stride: rs as isize,
                 col_stride: cs as isize,
             },
-        );
-        force(None);
-        r.unwrap();
-        c
+        )
     }
 
     /// The definition in `i64`, reduced modulo 2³².
@@ -1445,6 +1852,80 @@ mod tests {
                     }
                     check!(&au[..]);
                     check!(&ai[..]);
+                }
+            }
+        }
+    }
+    /// A row-major `u8` A read in place ([`run_rows`]): every quad kernel with an in-place
+    /// variant, A's and C's rows padded (so a wrong row distance reads or writes the padding),
+    /// B both ways, shapes crossing the six-row group, the 16-column panel and KC, one and two
+    /// threads, α and β of every kind; exact, the route taken, C's padding untouched.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn a_read_in_place_matches_the_definition() {
+        let mut g = Lcg(29);
+        let shapes = [
+            (6, 4, 16),
+            (7, 8, 17),
+            (12, 1028, 32),
+            (13, 2052, 35),
+            (70, 264, 40),
+            (35, 64, 90),
+        ];
+        for dot in choices().into_iter().flatten() {
+            if x86::rows_kernel(dot).is_none() {
+                continue;
+            }
+            for &(m, k, n) in &shapes {
+                let (lda, ldc) = (k + 5, n + 3);
+                let (blo, bhi) = if dot == Dot::Maddubs {
+                    (-64, 64)
+                } else {
+                    (-128, 127)
+                };
+                let b: Vec<i8> = (0..k * n).map(|_| g.range(blo, bhi) as i8).collect();
+                let b_rm: Vec<i8> = (0..k * n).map(|t| b[(t % n) * k + t / n]).collect();
+                let a: Vec<u8> = (0..m * lda).map(|_| g.range(0, 255) as u8).collect();
+                for (threads, b_row_major, (alpha, beta)) in [
+                    (1, true, (1, 0)),
+                    (2, false, (3, -2)),
+                    (2, true, (1, 1)),
+                    (1, false, (-7, 5)),
+                ] {
+                    let c0: Vec<i32> = (0..m * ldc).map(|_| g.range(-999, 999)).collect();
+                    let mut c = c0.clone();
+                    let (bd, brs, bcs) = if b_row_major {
+                        (&b_rm[..], n, 1)
+                    } else {
+                        (&b[..], 1, k)
+                    };
+                    force(Some(Some(dot)));
+                    let before = ROWS_RUNS.with(|r| r.get());
+                    let opts = Options {
+                        isa: Isa::Avx2,
+                        threads,
+                        packing: Packing::Auto,
+                    };
+                    let (ab, cc) = ((&a[..], lda, 1), (&mut c[..], ldc, 1));
+                    let r = call(opts, (m, k, n), alpha, ab, (bd, brs, bcs), beta, cc);
+                    force(None);
+                    r.unwrap();
+                    let what = std::format!("{dot:?} {m}x{k}x{n} t{threads} {b_row_major}");
+                    assert_eq!(ROWS_RUNS.with(|r| r.get()), before + 1, "{what}: route");
+                    for i in 0..m {
+                        for j in 0..ldc {
+                            let at = i * ldc + j;
+                            let want = if j < n {
+                                let s: i64 = (0..k)
+                                    .map(|p| i64::from(a[i * lda + p]) * i64::from(b[j * k + p]))
+                                    .sum();
+                                (i64::from(alpha) * s + i64::from(beta) * i64::from(c0[at])) as i32
+                            } else {
+                                c0[at]
+                            };
+                            assert_eq!(c[at], want, "{what} at ({i}, {j})");
+                        }
+                    }
                 }
             }
         }
