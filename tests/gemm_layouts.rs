@@ -560,3 +560,35 @@ fn f64_column_groups_on_every_isa_and_route() {
         }
     }
 }
+
+/// Swizzled operands are densified into buffers the thread keeps between calls: products of
+/// growing and shrinking sizes, β = 0 after β ≠ 0 and back, swizzled A, B and C in turn, each
+/// against the naive product (a stale buffer or a wrong length would show here).
+#[test]
+fn swizzled_operands_across_calls_of_every_size() {
+    let mut rng = Seeded(11);
+    let sw = Swizzle::new(3, 2, 3).unwrap();
+    let rm = |r: usize, c: usize| format!("({r},{c}):({c},1)").parse::<DynLayout>().unwrap();
+    for (s, (alpha, beta)) in [64usize, 32, 96, 40, 128, 8, 72]
+        .into_iter()
+        .zip(SCALARS.iter().copied().cycle())
+    {
+        let (m, k, n) = (s, s + 8, s / 2 + 4);
+        check(
+            &mut rng,
+            SwizzledLayout::new(sw, 0i64, rm(m, k)),
+            rm(k, n),
+            rm(m, n),
+            alpha,
+            beta,
+        );
+        check(
+            &mut rng,
+            rm(m, k),
+            SwizzledLayout::new(sw, 0i64, rm(k, n)),
+            SwizzledLayout::new(sw, 0i64, rm(m, n)),
+            alpha,
+            beta,
+        );
+    }
+}

@@ -58,6 +58,12 @@ impl Element for f32 {
         }
         with_cached(&BUFS, f)
     }
+    fn with_dense<R>(f: impl FnOnce(&mut [Vec<f32>; 3]) -> R) -> R {
+        std::thread_local! {
+            static DENSE: RefCell<[Vec<f32>; 3]> = const { RefCell::new([const { Vec::new() }; 3]) };
+        }
+        with_cached3(&DENSE, f)
+    }
     unpacked!(f32, Avx512S, Avx2S);
     fn kvec(p: &mut super::view::Product<'_, f32, f32, f32>) -> bool {
         super::kvec::try_run(p)
@@ -122,6 +128,12 @@ impl Element for f64 {
         }
         with_cached(&BUFS, f)
     }
+    fn with_dense<R>(f: impl FnOnce(&mut [Vec<f64>; 3]) -> R) -> R {
+        std::thread_local! {
+            static DENSE: RefCell<[Vec<f64>; 3]> = const { RefCell::new([const { Vec::new() }; 3]) };
+        }
+        with_cached3(&DENSE, f)
+    }
     unpacked!(f64, Avx512D, Avx2D);
     fn kvec(p: &mut super::view::Product<'_, f64, f64, f64>) -> bool {
         super::kvec::try_run(p)
@@ -181,6 +193,32 @@ impl Element for f64 {
             Isa::Neon => None,
         }
     }
+}
+
+/// [`with_cached`] for three buffers.
+pub(crate) fn with_cached3<T, R>(
+    cache: &'static std::thread::LocalKey<RefCell<[Vec<T>; 3]>>,
+    f: impl FnOnce(&mut [Vec<T>; 3]) -> R,
+) -> R {
+    let mut bufs = cache
+        .try_with(|c| {
+            c.try_borrow_mut()
+                .map(|mut b| core::mem::take(&mut *b))
+                .ok()
+        })
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let r = f(&mut bufs);
+    let bytes = bufs.iter().map(Vec::capacity).sum::<usize>() * core::mem::size_of::<T>();
+    if bytes <= 64 << 20 {
+        let _ = cache.try_with(|c| {
+            if let Ok(mut b) = c.try_borrow_mut() {
+                *b = bufs;
+            }
+        });
+    }
+    r
 }
 
 /// Lends the cached pair of buffers to `f`, or a fresh pair when the cache is busy (re-entrant

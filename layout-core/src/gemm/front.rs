@@ -467,17 +467,28 @@ where
     }
     // any other layout: read in place through the axis maps, or densified
     let threads = threads(&opts, mkn);
-    tensor::with_views(op, mkn, a, b, beta != A::Out::ZERO, c, |av, bv, out| {
-        route(Product {
+    A::with_dense(|da, db, dc| {
+        tensor::with_views(
+            op,
             mkn,
-            isa: opts.isa,
-            threads,
-            packing: opts.packing,
-            alpha,
-            beta,
-            a: av,
-            b: bv,
-            c: out,
-        })
+            a,
+            b,
+            beta != A::Out::ZERO,
+            c,
+            (da, db, dc),
+            |av, bv, out| {
+                route(Product {
+                    mkn,
+                    isa: opts.isa,
+                    threads,
+                    packing: opts.packing,
+                    alpha,
+                    beta,
+                    a: av,
+                    b: bv,
+                    c: out,
+                })
+            },
+        )
     })
 }

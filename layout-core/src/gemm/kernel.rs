@@ -100,6 +100,11 @@ pub trait Element:
     /// do not map and fault in fresh pages each time); fresh buffers when they are in use.
     #[doc(hidden)]
     fn with_buffers<R>(f: impl FnOnce(&mut Vec<Self>, &mut Vec<Self>) -> R) -> R;
+    /// Runs `f` with this thread's three buffers for dense copies of operands that are not
+    /// affine (A, B, C: a swizzled operand densified by the copy engine), kept between calls
+    /// like [`with_buffers`](Element::with_buffers)'s.
+    #[doc(hidden)]
+    fn with_dense<R>(f: impl FnOnce(&mut [Vec<Self>; 3]) -> R) -> R;
     /// The batch-reduce's register-tile kernels for `isa` (`batch.rs`), `None` where it has
     /// none.
     #[doc(hidden)]

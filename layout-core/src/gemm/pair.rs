@@ -7,6 +7,7 @@
 //! pair.
 
 use half::{bf16, f16};
+use std::vec::Vec;
 
 use super::block::{self, run_panels};
 use super::fixed;
@@ -117,6 +118,13 @@ pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
     #[doc(hidden)]
     fn blocked(p: Product<'_, Self, B, Self::Out>);
 
+    /// Runs `f` with buffers for dense copies of A, B and C (operands that are not affine),
+    /// kept by the thread between calls where the pair has them (fresh ones otherwise).
+    #[doc(hidden)]
+    fn with_dense<R>(f: impl FnOnce(&mut Vec<Self>, &mut Vec<B>, &mut Vec<Self::Out>) -> R) -> R {
+        f(&mut Vec::new(), &mut Vec::new(), &mut Vec::new())
+    }
+
     /// The product with a pre-packed B ([`PackedB`](super::PackedB)): checked, the rule
     /// applied, B packed for `p.isa`.
     #[doc(hidden)]
@@ -182,6 +190,10 @@ impl<T: Element> Pair<T> for T {
         T: Packable,
     {
         packed_b::run_float(p)
+    }
+
+    fn with_dense<R>(f: impl FnOnce(&mut Vec<T>, &mut Vec<T>, &mut Vec<T>) -> R) -> R {
+        T::with_dense(|[a, b, c]| f(a, b, c))
     }
 
     fn blocked(p: Product<'_, T, T, T>) {

@@ -181,16 +181,19 @@ fn access_cached(
     Ok(x)
 }
 
-/// The operand's elements copied, through the copy engine, into a dense buffer of the
-/// strided layout closest to its own memory order (for operands that are not affine: a
-/// swizzle is undone at copy speed, once, instead of once per packed element). Returns the
-/// buffer and its layout.
+/// The operand's elements copied, through the copy engine, into `v` (lent by the caller, kept
+/// between calls: no fresh pages each call) as a dense buffer of the strided layout closest to
+/// its own memory order (for operands that are not affine: a swizzle is undone at copy speed,
+/// once, instead of once per packed element). Returns the buffer's layout. Without `read` the
+/// buffer's values are whatever it held (C with β = 0: every element is written before the
+/// copy back).
 fn densify<T: Copy + Default, S: Storage<Elem = T>, L: AnyLayout>(
     op: &'static str,
     operand: Operand,
     t: &Tensor<S, L>,
     read: bool,
-) -> Result<(Vec<T>, DynLayout), GemmError> {
+    v: &mut Vec<T>,
+) -> Result<DynLayout, GemmError> {
     let (r, c) = extents(op, operand, t.layout())?;
     let elements = r.saturating_mul(c);
     // the inner layout's memory order: row-major when its columns are the closer ones
@@ -203,38 +206,40 @@ fn densify<T: Copy + Default, S: Storage<Elem = T>, L: AnyLayout>(
     let strides = if row_major { [ci, 1] } else { [1, ri] };
     let too_big = GemmError::Allocation { op, elements };
     let dl = DynLayout::from_flat(&[ri, ci], &strides).map_err(|_| too_big)?;
-    let mut v = Vec::new();
-    v.try_reserve_exact(elements)
+    // the length `elements`; a buffer already that long is not filled again (every element is
+    // written below, or by the engine before it is read)
+    v.truncate(elements);
+    v.try_reserve_exact(elements - v.len())
         .map_err(|_| GemmError::Allocation { op, elements })?;
     v.resize(elements, T::default());
     if read {
-        let mut dt = Tensor::new(v, dl).map_err(|_| too_big)?;
+        let mut dt = Tensor::new(&mut v[..], dl).map_err(|_| too_big)?;
         // same axis extents by construction: the copy cannot refuse
         dt.copy_from(t).map_err(|_| too_big)?;
-        v = dt.into_storage();
     }
-    Ok((v, dl))
+    Ok(dl)
 }
 
 /// An affine stand-in for one operand: `None` when its own layout is affine (read in place),
-/// else a dense copy made by the copy engine and its strided layout.
-type Dense<X> = Option<(Vec<X>, DynLayout)>;
+/// else the strided layout of its dense copy (made by the copy engine in the lent buffer).
+type Dense = Option<DynLayout>;
 
-/// The operand's affine form: its own layout when `affine`, else a dense copy (`read`: holding
-/// its values) — and how the engine reaches it.
+/// The operand's affine form: its own layout when `affine`, else a dense copy in `v` (`read`:
+/// holding its values) — and how the engine reaches it.
 fn affine_form<X: Copy + Default, S: Storage<Elem = X>, L: AnyLayout>(
     op: &'static str,
     operand: Operand,
     t: &Tensor<S, L>,
     read: bool,
-) -> Result<(Dense<X>, Rc<Access>), GemmError> {
+    v: &mut Vec<X>,
+) -> Result<(Dense, Rc<Access>), GemmError> {
     let dense = if L::AFFINE {
         None
     } else {
-        Some(densify(op, operand, t, read)?)
+        Some(densify(op, operand, t, read, v)?)
     };
-    let l = match &dense {
-        Some((_, dl)) => *dl,
+    let l = match dense {
+        Some(dl) => dl,
         None => t.layout().to_dyn().map_err(|_| GemmError::NotMatrix {
             op,
             operand,
@@ -271,9 +276,11 @@ fn parts(x: &Access, base: usize) -> (Strided, Option<Mapped<'_>>) {
 /// are read in place through their strides or axis maps (packing copies each run-by-run
 /// rectangle as a strided block; C is written from the microkernel's registers where its runs
 /// cover a tile, else merged from a stack tile through the maps). Operands that are not affine
-/// (swizzled) are first copied by the copy engine into a dense strided buffer (C copied back at
-/// the end). `engine` runs on the views; `c_read` says whether it reads C (β ≠ 0); `mkn` are the
-/// product's extents, checked by the caller ([`product_extents`]).
+/// (swizzled) are first copied by the copy engine into a dense strided buffer (`dense`: one
+/// lent buffer each for A, B and C; C copied back at the end). `engine` runs on the views;
+/// `c_read` says whether it reads C (β ≠ 0); `mkn` are the product's extents, checked by the
+/// caller ([`product_extents`]).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn with_views<TA, TB, TC, SA, LA, SB, LB, SC, LC>(
     op: &'static str,
     [m, _, n]: [usize; 3],
@@ -281,6 +288,7 @@ pub(crate) fn with_views<TA, TB, TC, SA, LA, SB, LB, SC, LC>(
     b: &Tensor<SB, LB>,
     c_read: bool,
     c: &mut Tensor<SC, LC>,
+    dense: (&mut Vec<TA>, &mut Vec<TB>, &mut Vec<TC>),
     engine: impl FnOnce(View<'_, TA>, View<'_, TB>, Out<'_, TC>),
 ) -> Result<(), GemmError>
 where
@@ -294,22 +302,23 @@ where
     LB: AnyLayout,
     LC: AnyLayout,
 {
-    let (dense_a, xa) = affine_form(op, Operand::A, a, true)?;
-    let (dense_b, xb) = affine_form(op, Operand::B, b, true)?;
-    let (mut dense_c, xc) = affine_form(op, Operand::C, c, c_read)?;
-    let (ad, abase) = match &dense_a {
-        Some((v, _)) => (&v[..], 0),
+    let (va, vb, vc) = dense;
+    let (dense_a, xa) = affine_form(op, Operand::A, a, true, va)?;
+    let (dense_b, xb) = affine_form(op, Operand::B, b, true, vb)?;
+    let (dense_c, xc) = affine_form(op, Operand::C, c, c_read, vc)?;
+    let (ad, abase) = match dense_a {
+        Some(_) => (&va[..], 0),
         None => (a.as_slice(), a.base_offset()),
     };
-    let (bd, bbase) = match &dense_b {
-        Some((v, _)) => (&v[..], 0),
+    let (bd, bbase) = match dense_b {
+        Some(_) => (&vb[..], 0),
         None => (b.as_slice(), b.base_offset()),
     };
     let (sa, ma) = parts(&xa, abase);
     let (sb, mb) = parts(&xb, bbase);
     {
-        let (cd, cbase) = match &mut dense_c {
-            Some((v, _)) => (&mut v[..], 0),
+        let (cd, cbase) = match dense_c {
+            Some(_) => (&mut vc[..], 0),
             None => {
                 let base = c.base_offset();
                 (c.as_mut_slice(), base)
@@ -333,10 +342,10 @@ where
             Out { c: cd, sc, cmap },
         );
     }
-    if let Some((v, dl)) = dense_c {
-        let src = Tensor::new(&v[..], dl).map_err(|_| GemmError::Allocation {
+    if let Some(dl) = dense_c {
+        let src = Tensor::new(&vc[..], dl).map_err(|_| GemmError::Allocation {
             op,
-            elements: v.len(),
+            elements: vc.len(),
         })?;
         // same axis extents by construction: the copy cannot refuse
         c.copy_from(&src).map_err(|_| GemmError::Allocation {

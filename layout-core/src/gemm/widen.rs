@@ -99,19 +99,7 @@ impl<H: Half> Panels<f32> for Rows<'_, H> {
                             self.simd,
                         );
                     }
-                    // SAFETY: the stage holds `rows` rows of `kc` (`rows·kc ≤ STAGE`), the panel
-                    // `r·kc ≥ (kc − 1)·r + rows` elements; they are distinct arrays.
-                    unsafe {
-                        transpose(
-                            panel.as_mut_ptr(),
-                            r as isize,
-                            stage.as_ptr(),
-                            kc as isize,
-                            rows,
-                            kc,
-                            false,
-                        )
-                    };
+                    down(&stage, panel, rows, kc, r);
                 }
                 Some(mp) if rows * kc <= STAGE => {
                     // any affine layout: each row widened into the stage run by run along k
@@ -139,18 +127,7 @@ impl<H: Half> Panels<f32> for Rows<'_, H> {
                             p += lp;
                         }
                     }
-                    // SAFETY: as for the strided stage above.
-                    unsafe {
-                        transpose(
-                            panel.as_mut_ptr(),
-                            r as isize,
-                            stage.as_ptr(),
-                            kc as isize,
-                            rows,
-                            kc,
-                            false,
-                        )
-                    };
+                    down(&stage, panel, rows, kc, r);
                 }
                 _ => {
                     for (p, out) in panel.chunks_exact_mut(r).enumerate() {
@@ -172,6 +149,25 @@ impl<H: Half> Panels<f32> for Rows<'_, H> {
             }
         }
     }
+}
+
+/// The stage's `rows` rows of `kc` widened values into the panel (row `i`, step `p` at
+/// `p·r + i`): one transpose.
+fn down(stage: &[f32; STAGE], panel: &mut [f32], rows: usize, kc: usize, r: usize) {
+    assert!(rows <= r && rows * kc <= STAGE && panel.len() >= r * kc);
+    // SAFETY: the stage holds `rows` rows of `kc` (`rows·kc ≤ STAGE`), the panel `r·kc ≥ (kc −
+    // 1)·r + rows` elements (checked above); they are distinct arrays.
+    unsafe {
+        transpose(
+            panel.as_mut_ptr(),
+            r as isize,
+            stage.as_ptr(),
+            kc as isize,
+            rows,
+            kc,
+            false,
+        )
+    };
 }
 
 /// Whether this CPU widens 16-bit floats 8 at a time (AVX2 and F16C; aarch64 NEON) at level
