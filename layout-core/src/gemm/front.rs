@@ -465,9 +465,10 @@ where
             },
         );
     }
-    // any other layout: read in place through the axis maps, or densified
+    // any other layout: read in place through the axis maps, or densified (into the thread's
+    // kept buffers, lent only where a layout type is not affine)
     let threads = threads(&opts, mkn);
-    A::with_dense(|da, db, dc| {
+    let mut go = |da: &mut Vec<A>, db: &mut Vec<B>, dc: &mut Vec<A::Out>| {
         tensor::with_views(
             op,
             mkn,
@@ -490,5 +491,10 @@ where
                 })
             },
         )
-    })
+    };
+    if const { LA::AFFINE && LB::AFFINE && LC::AFFINE } {
+        go(&mut Vec::new(), &mut Vec::new(), &mut Vec::new())
+    } else {
+        A::with_dense(go)
+    }
 }
