@@ -62,7 +62,7 @@ impl Element for f32 {
         std::thread_local! {
             static DENSE: RefCell<[Vec<f32>; 3]> = const { RefCell::new([const { Vec::new() }; 3]) };
         }
-        with_cached3(&DENSE, f)
+        lend(&DENSE, f)
     }
     unpacked!(f32, Avx512S, Avx2S);
     fn kvec(p: &mut super::view::Product<'_, f32, f32, f32>) -> bool {
@@ -132,7 +132,7 @@ impl Element for f64 {
         std::thread_local! {
             static DENSE: RefCell<[Vec<f64>; 3]> = const { RefCell::new([const { Vec::new() }; 3]) };
         }
-        with_cached3(&DENSE, f)
+        lend(&DENSE, f)
     }
     unpacked!(f64, Avx512D, Avx2D);
     fn kvec(p: &mut super::view::Product<'_, f64, f64, f64>) -> bool {
@@ -195,10 +195,32 @@ impl Element for f64 {
     }
 }
 
-/// [`with_cached`] for three buffers.
-pub(crate) fn with_cached3<T, R>(
-    cache: &'static std::thread::LocalKey<RefCell<[Vec<T>; 3]>>,
-    f: impl FnOnce(&mut [Vec<T>; 3]) -> R,
+/// Buffers a thread keeps between calls ([`lend`]): their capacity in bytes.
+pub(crate) trait Kept: Default {
+    /// Bytes held.
+    fn bytes(&self) -> usize;
+}
+
+impl<T> Kept for (Vec<T>, Vec<T>) {
+    fn bytes(&self) -> usize {
+        (self.0.capacity() + self.1.capacity()) * core::mem::size_of::<T>()
+    }
+}
+
+impl<T, const N: usize> Kept for [Vec<T>; N]
+where
+    [Vec<T>; N]: Default,
+{
+    fn bytes(&self) -> usize {
+        self.iter().map(Vec::capacity).sum::<usize>() * core::mem::size_of::<T>()
+    }
+}
+
+/// Lends the thread's cached buffers to `f`, or fresh ones when the cache is busy (re-entrant
+/// use) or gone (thread teardown). Buffers larger than 64 MiB in all are not kept.
+pub(crate) fn lend<C: Kept, R>(
+    cache: &'static std::thread::LocalKey<RefCell<C>>,
+    f: impl FnOnce(&mut C) -> R,
 ) -> R {
     let mut bufs = cache
         .try_with(|c| {
@@ -210,8 +232,7 @@ pub(crate) fn with_cached3<T, R>(
         .flatten()
         .unwrap_or_default();
     let r = f(&mut bufs);
-    let bytes = bufs.iter().map(Vec::capacity).sum::<usize>() * core::mem::size_of::<T>();
-    if bytes <= 64 << 20 {
+    if bufs.bytes() <= 64 << 20 {
         let _ = cache.try_with(|c| {
             if let Ok(mut b) = c.try_borrow_mut() {
                 *b = bufs;
@@ -221,29 +242,10 @@ pub(crate) fn with_cached3<T, R>(
     r
 }
 
-/// Lends the cached pair of buffers to `f`, or a fresh pair when the cache is busy (re-entrant
-/// use) or gone (thread teardown). Buffers larger than 64 MiB are not kept.
+/// [`lend`] for the packing buffers: a pair.
 pub(crate) fn with_cached<T, R>(
     cache: &'static std::thread::LocalKey<RefCell<(Vec<T>, Vec<T>)>>,
     f: impl FnOnce(&mut Vec<T>, &mut Vec<T>) -> R,
 ) -> R {
-    let mut pair = cache
-        .try_with(|c| {
-            c.try_borrow_mut()
-                .map(|mut b| core::mem::take(&mut *b))
-                .ok()
-        })
-        .ok()
-        .flatten()
-        .unwrap_or_default();
-    let r = f(&mut pair.0, &mut pair.1);
-    let keep = (pair.0.capacity() + pair.1.capacity()) * core::mem::size_of::<T>() <= 64 << 20;
-    if keep {
-        let _ = cache.try_with(|c| {
-            if let Ok(mut b) = c.try_borrow_mut() {
-                *b = pair;
-            }
-        });
-    }
-    r
+    lend(cache, |(a, b)| f(a, b))
 }
