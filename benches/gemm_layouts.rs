@@ -58,6 +58,48 @@ where
     })
 }
 
+/// [`product`] on u8 A and i8 B into an i32 C (the int8 inference pair; values 0..=8 and −4..=4).
+fn product_u8<LA, LB, LC>(la: LA, lb: LB, lc: LC, m: usize, k: usize, n: usize) -> Run
+where
+    LA: layout::AnyLayout + 'static,
+    LB: layout::AnyLayout + 'static,
+    LC: layout::AnyLayout + 'static,
+{
+    let a: Vec<u8> = data(m * k, 1)
+        .into_iter()
+        .map(|x| (x + 4.0) as u8)
+        .collect();
+    let b: Vec<i8> = data(k * n, 2).into_iter().map(|x| x as i8).collect();
+    let a = Tensor::new(a, la).unwrap();
+    let b = Tensor::new(b, lb).unwrap();
+    let mut c = Tensor::new(vec![0i32; m * n], lc).unwrap();
+    Box::new(move || {
+        gemm::gemm(1i32, black_box(&a), black_box(&b), 0, &mut c).unwrap();
+    })
+}
+
+/// u8 × i8 → i32: row-major against the Ascend formats (C0 = 32 for 1-byte elements: 16 × 32
+/// fractals; C in NZ with C0 = 8 for its 4-byte elements).
+fn int8_families(s: usize) -> Vec<(&'static str, Run)> {
+    vec![
+        (
+            "u8×i8 row-major",
+            product_u8(rm(s, s), rm(s, s), rm(s, s), s, s, s),
+        ),
+        (
+            "u8×i8 A NZ, B ZN, C NZ",
+            product_u8(
+                make_nz_layout::<u8>(s, s).unwrap(),
+                make_zn_layout::<i8>(s, s).unwrap(),
+                make_nz_layout::<i32>(s, s).unwrap(),
+                s,
+                s,
+                s,
+            ),
+        ),
+    ]
+}
+
 /// f16 × f16 → f32: row-major against the Ascend formats (C0 = 16 for 2-byte elements).
 fn half_families(s: usize) -> Vec<(&'static str, Run)> {
     use half::f16;
@@ -268,6 +310,7 @@ fn main() {
             for (_, mut run) in families(s)
                 .into_iter()
                 .chain(half_families(s))
+                .chain(int8_families(s))
                 .filter(|(f, _)| match only.strip_prefix('=') {
                     Some(exact) => *f == exact,
                     None => f.contains(&*only),
@@ -293,6 +336,12 @@ fn main() {
     println!("|---|---|---|---|");
     for s in &sizes {
         table(*s, half_families(*s), rounds);
+    }
+    println!();
+    println!("| layouts (u8 × i8 → i32, one thread) | n | GOP/s | × u8×i8 row-major |");
+    println!("|---|---|---|---|");
+    for s in &sizes {
+        table(*s, int8_families(*s), rounds);
     }
 }
 

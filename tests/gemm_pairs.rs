@@ -205,6 +205,93 @@ fn every_pair_on_blocked_fractal_and_swizzled_layouts() {
     all_pairs(&mut rng, sw, cm(32, 8), rm(16, 8), 1, -2);
 }
 
+/// u8 × i8 on Ascend fractals (A NZ, B ZN with 32-byte runs, C NZ of `i32` with 8-element runs)
+/// and on blocked layouts with gaps, on every instruction set: A's range is measured through
+/// the maps (a 7-bit A takes `vpmaddubsw`; one planted pair of 255s against B = −128 must be
+/// found by the scan wherever it lies, or `vpmaddubsw` would saturate on it and the sum be
+/// wrong), its k runs are packed as whole quads, and C's 8-element runs are stored from the
+/// registers.
+#[test]
+fn int8_fractals_measure_and_pack_every_element() {
+    let mut rng = Seeded(13);
+    for (m, k, n) in [(32, 64, 32), (48, 96, 48), (16, 32, 16), (64, 160, 80)] {
+        let la = make_nz_layout::<u8>(m, k).unwrap();
+        let lb = make_zn_layout::<i8>(k, n).unwrap();
+        let lc = make_nz_layout::<i32>(m, n).unwrap();
+        mapped_int8(&mut rng, la, lb, lc);
+    }
+    for (m, k, n) in [(24, 40, 18), (35, 72, 21), (16, 36, 16)] {
+        let (la, lb, lc) = (
+            blocked(&mut rng, m, k),
+            blocked(&mut rng, k, n),
+            blocked(&mut rng, m, n),
+        );
+        mapped_int8(&mut rng, la, lb, lc);
+    }
+}
+
+/// [`int8_fractals_measure_and_pack_every_element`] on one set of layouts.
+fn mapped_int8<LA, LB, LC>(rng: &mut Seeded, la: LA, lb: LB, lc: LC)
+where
+    LA: AnyLayout + core::fmt::Display,
+    LB: AnyLayout + core::fmt::Display,
+    LC: AnyLayout + core::fmt::Display,
+    [i64; 2]: TensorIndex<LA> + TensorIndex<LB> + TensorIndex<LC>,
+{
+    let size = |d: layout::DynTuple, i| d.mode(i).unwrap().size().unwrap();
+    let (m, k, n) = (
+        size(la.domain(), 0),
+        size(la.domain(), 1),
+        size(lb.domain(), 1),
+    );
+    for plant in [false, true] {
+        let mut a: Vec<u8> = values(rng, span(&la), 0, 128);
+        let b: Vec<i8> = if plant {
+            vec![-128; span(&lb)]
+        } else {
+            values(rng, span(&lb), -128, 128)
+        };
+        if plant {
+            let (i, p) = (rng.range(0, m), rng.range(0, k / 2) * 2);
+            for q in [p, p + 1] {
+                a[la.offset(i + m * q) as usize] = 255;
+            }
+        }
+        let ta = Tensor::new(&a[..], la).unwrap();
+        let tb = Tensor::new(&b[..], lb).unwrap();
+        for isa in Isa::available() {
+            for threads in [1, 2] {
+                let c0: Vec<i32> = values(rng, span(&lc), -50, 50);
+                let mut c = c0.clone();
+                let mut tc = Tensor::new(&mut c[..], lc).unwrap();
+                let opts = Options {
+                    isa,
+                    threads,
+                    packing: Packing::Auto,
+                };
+                gemm::gemm_tensors_with(opts, 1, &ta, &tb, 0, &mut tc).unwrap();
+                for i in 0..m {
+                    for j in 0..n {
+                        let s: i64 = (0..k).map(|p| ta[[i, p]].int() * tb[[p, j]].int()).sum();
+                        assert_eq!(
+                            tc[[i, j]].int(),
+                            s,
+                            "{la} × {lb} → {lc} ({isa:?}, {threads} threads, planted {plant}) at ({i},{j})"
+                        );
+                    }
+                }
+                let mut inside = vec![false; c.len()];
+                for x in 0..m * n {
+                    inside[lc.offset(x) as usize] = true;
+                }
+                for (x, (got, was)) in c.iter().zip(&c0).enumerate() {
+                    assert!(inside[x] || got == was, "{lc}: offset {x} written");
+                }
+            }
+        }
+    }
+}
+
 /// The strided-matrix entry takes the same pairs.
 #[test]
 fn gemm_with_takes_every_pair() {

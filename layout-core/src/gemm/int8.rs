@@ -271,7 +271,7 @@ pub(crate) mod avx2 {
     ///
     /// # Safety
     /// AVX2 available; every `t.c + i·rsc + j·csc` (`i < 16`, `j < 6`) valid for a read and a
-    /// write.
+    /// write — with `vsc ≠ 0` (then `rsc = 1`), every `t.c + (i / 8)·vsc + i % 8 + j·csc`.
     #[inline(always)]
     pub(crate) unsafe fn store<P>(t: &Tile<i32, P>, acc: &[[__m256i; 2]; TILE.1]) {
         const NR: usize = TILE.1;
@@ -280,10 +280,12 @@ pub(crate) mod avx2 {
             let alpha = _mm256_set1_epi32(t.alpha);
             if t.rsc == 1 {
                 let beta = _mm256_set1_epi32(t.beta);
+                // the second row vector 8 rows on, or `vsc` away (a C of 8-element runs)
+                let vstep = if t.vsc == 0 { 8 } else { t.vsc };
                 for (j, accj) in acc.iter().enumerate() {
                     let cj = t.c.offset(j as isize * t.csc);
                     for (v, &x) in accj.iter().enumerate() {
-                        let p = cj.add(8 * v).cast::<__m256i>();
+                        let p = cj.offset(v as isize * vstep).cast::<__m256i>();
                         let x = if t.alpha == 1 {
                             x
                         } else {
@@ -318,7 +320,7 @@ pub(crate) fn kernel(isa: Isa) -> KernelInfo<i32, i16> {
     let info = |mr: usize, nr: usize, ukr| KernelInfo::sized(mr, nr, 512, 384 << 10, ukr);
     match isa {
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 | Isa::Avx512 => info(avx2::TILE.0, avx2::TILE.1, avx2::ukr),
+        Isa::Avx2 | Isa::Avx512 => info(avx2::TILE.0, avx2::TILE.1, avx2::ukr).with_lanes(8),
         _ => info(4, 4, portable_ukr),
     }
 }

@@ -139,6 +139,8 @@ impl<S: Byte> Panels<u8> for Bytes<'_, S> {
             let vbase = v0 + t * r;
             if s.map.is_none() && s.sk == 1 {
                 pack_rows(panel, s, f, (vbase, rows, r), (p0, kc));
+            } else if let Some(mp) = s.map {
+                pack_mapped(panel, s, mp.cols, f, (vbase, rows, r), (p0, kc));
             } else {
                 let mut offs = [0isize; 64];
                 for (i, o) in offs[..rows].iter_mut().enumerate() {
@@ -191,6 +193,59 @@ fn pack_rows<S: Byte>(
                 *d = b.bits() ^ f;
             }
         }
+    }
+}
+
+/// The panel of rows `vbase .. vbase + rows` (of `r`), k steps `p0 .. p0 + kc`, of an operand
+/// read through axis maps (`cols`: k's map): along each unit-step run of k (the 32 contiguous
+/// bytes of an NZ/ZN fractal row), every whole k quad that starts at a quad of the panel is one
+/// 32-bit copy per row; the other k steps byte by byte.
+fn pack_mapped<S: Byte>(
+    panel: &mut [u8],
+    s: &Rows<'_, S>,
+    cols: &super::maps::AxisMap,
+    f: u8,
+    (vbase, rows, r): (usize, usize, usize),
+    (p0, kc): (usize, usize),
+) {
+    let mut offs = [0isize; 64];
+    for (i, o) in offs[..rows].iter_mut().enumerate() {
+        *o = s.row(vbase + i);
+    }
+    let offs = &offs[..rows];
+    let f4 = u32::from_ne_bytes([f; 4]);
+    let mut p = 0;
+    while p < kc {
+        let run = (cols.run[p0 + p] as usize).min(kc - p);
+        let quads = if p % 4 == 0 && cols.step(p0 + p) == 1 {
+            run / 4
+        } else {
+            0
+        };
+        if quads == 0 {
+            // one k step: its byte in every row
+            let co = cols.off[p0 + p];
+            let base = (p / 4) * 4 * r + (p & 3);
+            for (i, &ro) in offs.iter().enumerate() {
+                panel[base + 4 * i] = s.src[(ro + co) as usize].bits() ^ f;
+            }
+            p += 1;
+            continue;
+        }
+        let co = cols.off[p0 + p];
+        let q0 = p / 4;
+        // every write lands in `panel[4·((q0 + q)·r + i) ..][..4]`, q < quads, i < rows ≤ r
+        assert!(4 * ((q0 + quads) * r) <= panel.len());
+        for (i, &ro) in offs.iter().enumerate() {
+            let at = (ro + co) as usize;
+            let x = S::as_bytes(&s.src[at..at + 4 * quads]);
+            for (q, u) in x.chunks_exact(4).enumerate() {
+                let u = u32::from_ne_bytes([u[0], u[1], u[2], u[3]]) ^ f4;
+                let o = 4 * ((q0 + q) * r + i);
+                panel[o..o + 4].copy_from_slice(&u.to_ne_bytes());
+            }
+        }
+        p += 4 * quads;
     }
 }
 
@@ -764,7 +819,8 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
             (Dot::Portable, _) => return None,
         };
         let (mr, nr) = x86::TILE;
-        Some(KernelInfo::sized(mr, nr, KC, 256 << 10, ukr))
+        // every x86 tile stores through `int8::avx2::store`: row vectors of 8 at any distance
+        Some(KernelInfo::sized(mr, nr, KC, 256 << 10, ukr).with_lanes(8))
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -872,9 +928,12 @@ fn max_of<S: Byte>(s: &Rows<'_, S>, rows: usize, k: usize, key: Key, limit: u32)
         }
         return u32::from(m);
     }
+    if let Some(mp) = s.map {
+        return u32::from(mapped_max(s, mp, rows, k, key, limit));
+    }
     for v in 0..rows {
         let r = s.row(v);
-        if s.map.is_none() && s.sk == 1 {
+        if s.sk == 1 {
             let at = r as usize;
             m = m.max(slice_max(&s.src[at..at + k]));
         } else {
@@ -887,6 +946,63 @@ fn max_of<S: Byte>(s: &Rows<'_, S>, rows: usize, k: usize, key: Key, limit: u32)
         }
     }
     u32::from(m)
+}
+
+/// [`max_of`] for an operand read through axis maps (an NZ/ZN fractal, a blocked or interleaved
+/// format): where its `rows × k` elements fill their memory span exactly (no padding; the
+/// checked layout has no two elements at one location), the span is scanned as one slice;
+/// otherwise row by row along k's runs, each unit-step run as a slice.
+fn mapped_max<S: Byte>(
+    s: &Rows<'_, S>,
+    mp: super::maps::Mapped<'_>,
+    rows: usize,
+    k: usize,
+    key: Key,
+    limit: u32,
+) -> u8 {
+    if rows == 0 || k == 0 {
+        return 0;
+    }
+    let (ro, co) = (&mp.rows.off[..rows], &mp.cols.off[..k]);
+    let span = |o: &[isize]| {
+        o.iter().fold((isize::MAX, isize::MIN), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        })
+    };
+    let ((rlo, rhi), (clo, chi)) = (span(ro), span(co));
+    let (lo, hi) = (s.origin + rlo + clo, s.origin + rhi + chi);
+    // (lo ≥ 0 and hi in bounds: every element of the checked operand is)
+    if (hi - lo + 1) as usize == rows * k {
+        let all = &s.src[lo as usize..=hi as usize];
+        let mut m = 0u8;
+        for x in all.chunks(4096) {
+            m = m.max(byte_max(S::as_bytes(x), key));
+            if u32::from(m) > limit {
+                break;
+            }
+        }
+        return m;
+    }
+    let mut m = 0u8;
+    for &r in ro {
+        let r = s.origin + r;
+        let mut p = 0;
+        while p < k {
+            let run = (mp.cols.run[p] as usize).min(k - p);
+            if run > 1 && mp.cols.step(p) == 1 {
+                let at = (r + co[p]) as usize;
+                m = m.max(byte_max(S::as_bytes(&s.src[at..at + run]), key));
+                p += run;
+            } else {
+                m = m.max(key.of(s.src[(r + co[p]) as usize].bits()));
+                p += 1;
+            }
+        }
+        if u32::from(m) > limit {
+            break;
+        }
+    }
+    m
 }
 
 /// Whether `vpmaddubsw` is exact on A (`m × k`, its bits XORed with `flip`) times B: the
@@ -1429,6 +1545,82 @@ mod tests {
     use super::*;
     use crate::gemm::{MatMut, MatRef, Options, Packing};
     use std::vec;
+
+    /// The range scan of a mapped operand ([`mapped_max`], through [`max_of`]) against the
+    /// definition: for fractal maps that fill their span and blocked maps with gaps, one
+    /// element at a time holds the largest key (every element of the operand in turn), as
+    /// `u8` under a flip and as `i8` by magnitude; with a limit, the scan reports a value past
+    /// it whenever the true maximum is.
+    #[test]
+    fn mapped_scan_finds_every_element() {
+        use super::super::maps::{AxisMap, Mapped};
+        type Mode = (&'static [i64], &'static [i64]);
+        let cases: &[(Mode, Mode)] = &[
+            // NZ u8 32 × 64 (16 × 32 fractals): the span filled exactly
+            ((&[16, 2], &[32, 512]), (&[32, 2], &[1, 1024])),
+            // ZN-like: k runs of 8, rows 8 apart inside a block
+            ((&[4, 3], &[8, 32]), (&[8, 4], &[1, 96])),
+            // gaps: rows 7 apart for 6 columns, blocks 50 apart
+            ((&[3, 2], &[7, 50]), (&[3, 2], &[1, 3])),
+            // gaps between k runs of 4 (and between rows)
+            ((&[3], &[40]), (&[4, 3], &[1, 10])),
+            // a single column of k (no runs), rows contiguous
+            ((&[5], &[1]), (&[4], &[9])),
+        ];
+        for &((rs, rd), (cs, cd)) in cases {
+            let rows = AxisMap::new("test", rs, rd).unwrap();
+            let cols = AxisMap::new("test", cs, cd).unwrap();
+            let (r, k) = (rows.off.len(), cols.off.len());
+            let len =
+                (rows.off.iter().max().unwrap() + cols.off.iter().max().unwrap() + 1) as usize;
+            let origin = 3;
+            for (i, p) in (0..r).flat_map(|i| (0..k).map(move |p| (i, p))) {
+                let at = (origin + rows.off[i] + cols.off[p]) as usize;
+                // outside the operand: larger keys the scan must not see
+                let mut src = vec![250u8; len + origin as usize + 2];
+                for (ii, pp) in (0..r).flat_map(|ii| (0..k).map(move |pp| (ii, pp))) {
+                    src[(origin + rows.off[ii] + cols.off[pp]) as usize] = 5;
+                }
+                src[at] = 200;
+                let s = Rows {
+                    src: &src[..],
+                    origin,
+                    sv: 0,
+                    sk: 0,
+                    map: Some(Mapped {
+                        rows: &rows,
+                        cols: &cols,
+                    }),
+                    simd: false,
+                };
+                // (250 outside the operand: a scan that strays past it sees it)
+                assert_eq!(max_of(&s, r, k, Key::Xor(0), u32::MAX), 200, "({i},{p})");
+                // flipped: 200 ⊕ 0x80 = 72 and 5 ⊕ 0x80 = 133 (every element)
+                assert_eq!(max_of(&s, r, k, Key::Xor(0x80), u32::MAX), 133);
+                assert!(
+                    max_of(&s, r, k, Key::Xor(0), 100) > 100,
+                    "({i},{p}) past the limit"
+                );
+                // i8 by magnitude: −128 at one element
+                let b: Vec<i8> = src
+                    .iter()
+                    .map(|&x| if x == 200 { -128 } else { 3 })
+                    .collect();
+                let sb = Rows {
+                    src: &b[..],
+                    origin,
+                    sv: 0,
+                    sk: 0,
+                    map: Some(Mapped {
+                        rows: &rows,
+                        cols: &cols,
+                    }),
+                    simd: false,
+                };
+                assert_eq!(max_of(&sb, r, k, Key::Abs, u32::MAX), 128, "({i},{p})");
+            }
+        }
+    }
 
     /// A small deterministic generator.
     struct Lcg(u32);
