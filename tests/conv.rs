@@ -759,3 +759,55 @@ fn taps_route_merged_rows_per_axis() {
         }
     }
 }
+
+/// The taps route on wide layers by brute force: 64 to 256 input channels (taps of whole
+/// 16-channel runs, cut ones of 64 to 256 steps in the hand-scheduled loop), rows of 14
+/// output pixels (tiles of 5 + 5 + 4 on AVX2, 12 + 2 on AVX-512), 40 output channels (two
+/// whole channel tiles and a masked one), NHWC in, NHWC and padded NCHW out, on every
+/// instruction set with one and two threads; the output's gaps (padded rows, between images)
+/// keep their bytes.
+#[test]
+fn taps_route_wide_layers_keep_the_gaps() {
+    for (c, r, stride, pad) in [(64, 3, 1, 1), (256, 3, 1, 1), (64, 1, 2, 0), (96, 5, 2, 2)] {
+        let p = Conv2d::default().stride(stride).padding(pad);
+        let x = [1, c, 14 * stride, 14 * stride];
+        let k = [40, c, r, r];
+        let dims = p.output_dims(x, k).unwrap();
+        let input = tensor(Format::Acdb, x, false, 11);
+        let weights = tensor(Format::Abcd, k, true, 12);
+        let want = reference(&p, &input, &weights, None, dims);
+        for fy in [Format::Acdb, Format::Padded] {
+            let fresh = tensor(fy, dims, false, 13);
+            // the offsets of the output's elements; every other one must keep its value
+            let l = layout_of(fy, dims, false);
+            let mut inside = vec![false; fresh.as_slice().len()];
+            for b in 0..dims[0] {
+                for o in 0..dims[1] {
+                    for i in 0..dims[2] {
+                        for j in 0..dims[3] {
+                            let t = layout::DynTuple::from_slice(&[b, o, i, j].map(|v| v as i64))
+                                .unwrap();
+                            inside[l.offset_of(&t).unwrap() as usize] = true;
+                        }
+                    }
+                }
+            }
+            for (isa, threads) in Isa::available().flat_map(|i| [(i, 1), (i, 2)]) {
+                let mut out = tensor(fy, dims, false, 13);
+                let opts = Options {
+                    isa,
+                    threads,
+                    packing: Packing::Never,
+                };
+                conv2d_with(opts, &p, &input, &weights, None, &mut out).unwrap();
+                let what = || format!("{isa:?} ×{threads} C {c} {p:?} {fy:?}");
+                assert_is(&out, &want, what);
+                for (at, (&now, &was)) in out.as_slice().iter().zip(fresh.as_slice()).enumerate() {
+                    if !inside[at] {
+                        assert_eq!(now.to_bits(), was.to_bits(), "{} wrote offset {at}", what());
+                    }
+                }
+            }
+        }
+    }
+}

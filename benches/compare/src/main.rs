@@ -18,7 +18,8 @@
 //! (bf16 / f16 inputs), `tiles both 20` (static against `DynLayout` tiles), `par N` (1 against 2
 //! threads), `peak2` (the FMA peak of one and of both cores), `onednn [matmul|conv|threads]` (with
 //! `--features onednn`: oneDNN's matmul and convolution beside layout's, see `dnn.rs`), and for callgrind `count4
-//! layout|hand REPS`, `tiles static|dyn REPS`, `tiny N REPS`, and `overhead` (ns per call at 1³, 4³, 16³).
+//! layout|hand REPS`, `tiles static|dyn REPS`, `tiny N REPS`, and `overhead` (ns per call at 1³, 4³, 16³);
+//! `brtiles [ROUNDS]`: the batch-reduce's f32 register tiles by width, filters in L1 or from L2.
 //!
 //! With several threads, the idle threads of a system BLAS (OpenBLAS's pthreads, BLIS's OpenMP)
 //! keep spinning and take the cores from the libraries that run after them: merely loading
@@ -794,6 +795,75 @@ fn main() {
             eprintln!("the onednn mode needs `--features onednn` (and Debian's libdnnl-dev)");
             std::process::exit(2);
         }
+    }
+    if args.first().map(String::as_str) == Some("brtiles") {
+        // `brtiles [ROUNDS]`: the batch-reduce's f32 register tile (16 rows × w columns, the
+        // convolution's taps) over nine items of k = 256 (a 3×3 tap's input channels), the
+        // filters (A, rows 32 floats apart as the taps route's blocks of 32 output channels)
+        // either one block read by every item (L1-resident) or nine distinct blocks (295 KB,
+        // streamed from L2): GFLOP/s, best of ROUNDS samples (a busy machine slows samples,
+        // never speeds them), with the register-only FMA peak of the same process
+        use layout::gemm::{MatMut, MatRef, Options, batch_reduce};
+        let rounds: usize = args.get(1).map_or(40, |r| r.parse().unwrap());
+        let (lda, kk, items) = (32usize, 256usize, 9usize);
+        let a: Vec<f32> = data(lda * kk * items, 1);
+        let b: Vec<f32> = data(256 * 16 * items, 2);
+        let mut c = vec![0f32; 256 * 16];
+        let mut best = std::collections::BTreeMap::<(usize, bool), f64>::new();
+        let mut peak = 0f64;
+        for _ in 0..rounds {
+            peak = peak.max(fma_peak(false));
+            for w in [6usize, 5, 4, 3] {
+                for shared in [true, false] {
+                    let ar: Vec<MatRef<'_, f32>> = (0..items)
+                        .map(|t| MatRef {
+                            data: &a[if shared { 0 } else { t * lda * kk }..],
+                            rows: 16,
+                            cols: kk,
+                            row_stride: 1,
+                            col_stride: lda as isize,
+                        })
+                        .collect();
+                    // B: w pixels 256 channels apart (NHWC), each item its own tap
+                    let br: Vec<MatRef<'_, f32>> = (0..items)
+                        .map(|t| MatRef {
+                            data: &b[t * 256..],
+                            rows: kk,
+                            cols: w,
+                            row_stride: 1,
+                            col_stride: 256 * 9,
+                        })
+                        .collect();
+                    let reps = 300;
+                    let t = Instant::now();
+                    for _ in 0..reps {
+                        let cm = MatMut {
+                            data: &mut c[..],
+                            rows: 16,
+                            cols: w,
+                            row_stride: 1,
+                            col_stride: 256,
+                        };
+                        batch_reduce(Options::default(), 1.0f32, &ar, &br, 0.0, cm).unwrap();
+                    }
+                    let flop = 2.0 * (16 * w * kk * items * reps) as f64;
+                    let g = flop / t.elapsed().as_secs_f64() / 1e9;
+                    let e = best.entry((w, shared)).or_insert(0.0);
+                    *e = e.max(g);
+                }
+            }
+        }
+        println!("FMA peak {peak:.1} GFLOP/s (best of {rounds})");
+        for w in [6usize, 5, 4, 3] {
+            let (l1, l2) = (best[&(w, true)], best[&(w, false)]);
+            println!(
+                "16×{w}: A in L1 {l1:.1} GFLOP/s ({:.0} % of peak), A from L2 {l2:.1} ({:.0} %), L2 ÷ L1 {:.2}",
+                100.0 * l1 / peak,
+                100.0 * l2 / peak,
+                l2 / l1
+            );
+        }
+        return;
     }
     if args.first().map(String::as_str) == Some("packed") {
         // B row-major, packed on every call vs packed once (PackedB); f32, one thread
