@@ -59,6 +59,22 @@ fn axis(off: Vec<isize>) -> Option<AxisMap> {
     Some(AxisMap { off, run })
 }
 
+/// The inner offsets of one axis of an operand: `i·stride`, or a table (a hierarchical mode).
+enum Ax {
+    Strided(isize),
+    Table(Vec<isize>),
+}
+
+impl Ax {
+    #[inline]
+    fn at(&self, i: usize) -> isize {
+        match self {
+            Ax::Strided(s) => i as isize * s,
+            Ax::Table(t) => t[i],
+        }
+    }
+}
+
 /// Which axis of an operand its classes cut.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Cut {
@@ -72,144 +88,244 @@ enum Cut {
 
 /// One operand: the inner offsets of its two axes and how its classes cut it.
 struct Form {
-    rows: Vec<isize>,
-    cols: Vec<isize>,
+    rows: Ax,
+    cols: Ax,
     cut: Cut,
 }
 
-/// The number of distinct `x mod p` over `off`, or `None` past `limit`.
-fn classes(off: &[isize], p: i64, limit: usize) -> Option<usize> {
-    let mut seen: [i64; MAX_CELLS] = [0; MAX_CELLS];
-    let mut n = 0;
-    for &x in off {
-        let r = (x as i64).rem_euclid(p);
-        if !seen[..n].contains(&r) {
-            if n == limit.min(MAX_CELLS) {
-                return None;
-            }
-            seen[n] = r;
-            n += 1;
-        }
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
     }
-    Some(n)
+    a
 }
 
-/// The [`Form`] of a rank-2 layout, or `None` when its function has no period or its classes
-/// are more than [`MAX_CELLS`] along both axes.
-fn form<L: AnyLayout>(op: &'static str, l: &L) -> Option<Form> {
+/// The number of distinct `x mod p` over an axis of `len` offsets, or `None` past
+/// [`MAX_CELLS`]. A strided axis without building its table: `i·s mod p` repeats every
+/// `p / gcd(s, p)` indices.
+fn classes(ax: &Ax, len: usize, p: i64) -> Option<usize> {
+    match ax {
+        Ax::Strided(s) => {
+            let q = p as u64 / gcd((*s as i64).rem_euclid(p) as u64, p as u64);
+            let n = len.min(usize::try_from(q).unwrap_or(usize::MAX));
+            (n <= MAX_CELLS).then_some(n)
+        }
+        Ax::Table(off) => {
+            let mut seen: [i64; MAX_CELLS] = [0; MAX_CELLS];
+            let mut n = 0;
+            for &x in off {
+                let r = (x as i64).rem_euclid(p);
+                if !seen[..n].contains(&r) {
+                    if n == MAX_CELLS {
+                        return None;
+                    }
+                    seen[n] = r;
+                    n += 1;
+                }
+            }
+            Some(n)
+        }
+    }
+}
+
+/// One axis of a rank-2 layout: its extent and inner offsets (a table only for a
+/// hierarchical mode).
+fn ax(op: &'static str, axes: &Axes<'_>, k: usize) -> Option<(usize, Ax)> {
+    if let Some((e, s)) = axes.strided(k) {
+        return Some((
+            usize::try_from(e).ok()?,
+            Ax::Strided(isize::try_from(s).ok()?),
+        ));
+    }
+    let (s, d) = axes.leaves(k);
+    let off = AxisMap::new(op, s, d).ok()?.off;
+    Some((off.len(), Ax::Table(off)))
+}
+
+/// The [`Form`] of a rank-2 layout of extents `dims`, or `None` when its function has no
+/// period or its classes are more than [`MAX_CELLS`] along both axes.
+fn form<L: AnyLayout>(op: &'static str, l: &L, dims: [usize; 2]) -> Option<Form> {
     let inner: DynLayout = l.inner_layout().ok()?;
     let axes = Axes::new(&inner);
     if axes.rank != 2 {
         return None;
     }
-    let map = |k| {
-        let (s, d) = axes.leaves(k);
-        AxisMap::new(op, s, d).ok().map(|m| m.off)
-    };
-    let (rows, cols) = (map(0)?, map(1)?);
-    let cut = if L::AFFINE {
-        Cut::None
+    let period = if L::AFFINE {
+        None
     } else {
-        let p = l.post_period()?.period;
-        match (
-            classes(&rows, p, MAX_CELLS),
-            classes(&cols, p, MAX_CELLS),
-        ) {
+        Some(l.post_period()?.period)
+    };
+    let (m, rows) = ax(op, &axes, 0)?;
+    let (n, cols) = ax(op, &axes, 1)?;
+    if [m, n] != dims {
+        return None;
+    }
+    let cut = match period {
+        None => Cut::None,
+        Some(p) => match (classes(&rows, m, p), classes(&cols, n, p)) {
             (Some(r), Some(c)) if c < r => Cut::Cols(p),
             (Some(_), _) => Cut::Rows(p),
             (None, Some(_)) => Cut::Cols(p),
             (None, None) => return None,
-        }
+        },
     };
     Some(Form { rows, cols, cut })
 }
 
 /// Indices `0 .. len` of one product axis grouped by the classes of the (up to two) operand
 /// axes along it, each group in increasing order; `None` past `MAX_CELLS` groups.
-fn groups(len: usize, keys: [Option<(&[isize], i64)>; 2]) -> Option<Vec<Vec<usize>>> {
-    let key = |i: usize| keys.map(|k| k.map_or(0, |(off, p)| (off[i] as i64).rem_euclid(p)));
+fn groups(len: usize, keys: [Option<(&Ax, i64)>; 2]) -> Option<Vec<Vec<usize>>> {
     let mut out: Vec<([i64; 2], Vec<usize>)> = Vec::new();
-    for i in 0..len {
-        let k = key(i);
-        let full = out.len() == MAX_CELLS;
-        match out.iter_mut().find(|(g, _)| *g == k) {
-            Some((_, v)) => v.push(i),
-            None if full => return None,
-            None => {
-                let mut v = Vec::new();
-                v.try_reserve(len).ok()?;
-                v.push(i);
-                out.push((k, v));
+    if keys.iter().all(Option::is_none) {
+        let mut v = Vec::new();
+        v.try_reserve_exact(len).ok()?;
+        v.extend(0..len);
+        out.push(([0; 2], v));
+    } else {
+        for i in 0..len {
+            let k = keys.map(|k| k.map_or(0, |(ax, p)| (ax.at(i) as i64).rem_euclid(p)));
+            let full = out.len() == MAX_CELLS;
+            match out.iter_mut().find(|(g, _)| *g == k) {
+                Some((_, v)) => v.push(i),
+                None if full => return None,
+                None => {
+                    let mut v = Vec::new();
+                    v.try_reserve(len).ok()?;
+                    v.push(i);
+                    out.push((k, v));
+                }
             }
         }
     }
     Some(out.into_iter().map(|(_, v)| v).collect())
 }
 
-/// The operand's axis maps on rows `ri` and columns `ci` (each inside one of its classes):
-/// element (t, u) of the cell at `maps.0.off[t] + maps.1.off[u]` from the tensor's base.
-fn cell_maps<L: AnyLayout>(
+/// `(first, step)` when the indices are an arithmetic progression.
+fn progression(g: &[usize]) -> Option<(usize, isize)> {
+    let step = if g.len() > 1 {
+        g[1] as isize - g[0] as isize
+    } else {
+        1
+    };
+    g.windows(2)
+        .all(|w| w[1] as isize - w[0] as isize == step)
+        .then_some((g[0], step))
+}
+
+/// One operand of a cell: strided, or through two axis maps, from the tensor's base.
+enum Place {
+    Strided(Strided),
+    Maps(AxisMap, AxisMap),
+}
+
+/// The operand on rows `ri` and columns `ci` (each inside one of its classes): element (t, u)
+/// of the cell, with its offset from the tensor's base, strided when the operand is affine
+/// and strided and the indices are progressions.
+fn cell<L: AnyLayout>(
     l: &L,
     f: &Form,
-    ri: &[usize],
-    ci: &[usize],
-) -> Option<(AxisMap, AxisMap)> {
+    (ri, pr): (&[usize], Option<(usize, isize)>),
+    (ci, pc): (&[usize], Option<(usize, isize)>),
+) -> Option<Place> {
+    if let (Cut::None, Ax::Strided(rs), Ax::Strided(cs), Some((r0, dr)), Some((c0, dc))) =
+        (f.cut, &f.rows, &f.cols, pr, pc)
+    {
+        return Some(Place::Strided(Strided {
+            origin: r0 as isize * rs + c0 as isize * cs,
+            rs: rs * dr,
+            cs: cs * dc,
+        }));
+    }
     let post = |x: isize| l.post_offset(x as i64) as isize;
     let (r, c) = match f.cut {
         Cut::None => (
-            table(ri.len(), |t| f.rows[ri[t]])?,
-            table(ci.len(), |u| f.cols[ci[u]])?,
+            table(ri.len(), |t| f.rows.at(ri[t]))?,
+            table(ci.len(), |u| f.cols.at(ci[u]))?,
         ),
         Cut::Rows(_) => {
             // r(i) ≡ r₀ (mod P) for every row of the cell: W(r(i) + c) = r(i) − r₀ + W(r₀ + c)
-            let r0 = f.rows[ri[0]];
+            let r0 = f.rows.at(ri[0]);
             (
-                table(ri.len(), |t| f.rows[ri[t]] - r0)?,
-                table(ci.len(), |u| post(r0 + f.cols[ci[u]]))?,
+                table(ri.len(), |t| f.rows.at(ri[t]) - r0)?,
+                table(ci.len(), |u| post(r0 + f.cols.at(ci[u])))?,
             )
         }
         Cut::Cols(_) => {
-            let c0 = f.cols[ci[0]];
+            let c0 = f.cols.at(ci[0]);
             (
-                table(ri.len(), |t| post(f.rows[ri[t]] + c0))?,
-                table(ci.len(), |u| f.cols[ci[u]] - c0)?,
+                table(ri.len(), |t| post(f.rows.at(ri[t]) + c0))?,
+                table(ci.len(), |u| f.cols.at(ci[u]) - c0)?,
             )
         }
     };
-    Some((axis(r)?, axis(c)?))
+    Some(Place::Maps(axis(r)?, axis(c)?))
 }
 
-/// Whether every `base + rows.off[t] + cols.off[u]` lies in a buffer of `len` elements.
-fn inside(base: usize, (r, c): &(AxisMap, AxisMap), len: usize) -> bool {
-    let lo = |v: &[isize]| v.iter().copied().min().unwrap_or(0) as i128;
-    let hi = |v: &[isize]| v.iter().copied().max().unwrap_or(0) as i128;
+/// Whether every element of the operand's cell (`rows × cols`) lies in a buffer of `len`
+/// elements from `base`.
+fn inside(base: usize, p: &Place, [rows, cols]: [usize; 2], len: usize) -> bool {
+    let span = |v: &[isize]| {
+        let (mut lo, mut hi) = (0isize, 0isize);
+        if let Some(&x) = v.first() {
+            (lo, hi) = (x, x);
+        }
+        for &x in v {
+            lo = lo.min(x);
+            hi = hi.max(x);
+        }
+        (lo as i128, hi as i128)
+    };
+    let ((rl, rh), (cl, ch)) = match p {
+        Place::Strided(s) => {
+            let end = |n: usize, d: isize| {
+                let e = (n as i128 - 1) * d as i128;
+                (e.min(0), e.max(0))
+            };
+            let (a, b) = end(rows, s.rs);
+            let (c, d) = end(cols, s.cs);
+            let o = s.origin as i128;
+            ((o + a, o + b), (c, d))
+        }
+        Place::Maps(r, c) => (span(&r.off), span(&c.off)),
+    };
     let b = base as i128;
-    b + lo(&r.off) + lo(&c.off) >= 0 && b + hi(&r.off) + hi(&c.off) < len as i128
+    b + rl + cl >= 0 && b + rh + ch < len as i128
 }
 
 /// Where an operand of a cell is: strided when both maps are one arithmetic run (then the
 /// strided routes apply), else through its maps.
-fn place(base: usize, (r, c): &(AxisMap, AxisMap)) -> (Strided, Option<Mapped<'_>>) {
-    let one = |m: &AxisMap| m.off.len() <= 1 || m.run[0] as usize == m.off.len();
-    if one(r) && one(c) {
-        let step = |m: &AxisMap| if m.off.len() > 1 { m.step(0) } else { 0 };
-        (
+fn place(base: usize, p: &Place) -> (Strided, Option<Mapped<'_>>) {
+    match p {
+        Place::Strided(s) => (
             Strided {
-                origin: base as isize + r.off[0] + c.off[0],
-                rs: step(r),
-                cs: step(c),
+                origin: base as isize + s.origin,
+                ..*s
             },
             None,
-        )
-    } else {
-        (
-            Strided {
-                origin: base as isize,
-                rs: 0,
-                cs: 0,
-            },
-            Some(Mapped { rows: r, cols: c }),
-        )
+        ),
+        Place::Maps(r, c) => {
+            let one = |m: &AxisMap| m.off.len() <= 1 || m.run[0] as usize == m.off.len();
+            if one(r) && one(c) {
+                let step = |m: &AxisMap| if m.off.len() > 1 { m.step(0) } else { 0 };
+                (
+                    Strided {
+                        origin: base as isize + r.off[0] + c.off[0],
+                        rs: step(r),
+                        cs: step(c),
+                    },
+                    None,
+                )
+            } else {
+                (
+                    Strided {
+                        origin: base as isize,
+                        rs: 0,
+                        cs: 0,
+                    },
+                    Some(Mapped { rows: r, cols: c }),
+                )
+            }
+        }
     }
 }
 
@@ -238,24 +354,32 @@ where
     LB: AnyLayout,
     LC: AnyLayout,
 {
-    let (Some(fa), Some(fb), Some(fc)) = (form(op, a.layout()), form(op, b.layout()), form(op, c.layout()))
-    else {
-        return false;
+    // the operands that are not affine first: a product they decline costs no tables
+    let fa = || form(op, a.layout(), [m, k]);
+    let fb = || form(op, b.layout(), [k, n]);
+    let fc = || form(op, c.layout(), [m, n]);
+    let (fa, fb, fc) = if LA::AFFINE {
+        let (Some(fb), Some(fc)) = (fb(), fc()) else {
+            return false;
+        };
+        let Some(fa) = fa() else { return false };
+        (fa, fb, fc)
+    } else {
+        let Some(fa) = fa() else { return false };
+        let (Some(fb), Some(fc)) = (fb(), fc()) else {
+            return false;
+        };
+        (fa, fb, fc)
     };
-    if [fa.rows.len(), fa.cols.len(), fb.cols.len()] != [m, k, n]
-        || [fb.rows.len(), fc.rows.len(), fc.cols.len()] != [k, m, n]
-    {
-        return false;
-    }
-    fn rows_key(f: &Form) -> Option<(&[isize], i64)> {
+    fn rows_key(f: &Form) -> Option<(&Ax, i64)> {
         match f.cut {
-            Cut::Rows(p) => Some((&f.rows[..], p)),
+            Cut::Rows(p) => Some((&f.rows, p)),
             _ => None,
         }
     }
-    fn cols_key(f: &Form) -> Option<(&[isize], i64)> {
+    fn cols_key(f: &Form) -> Option<(&Ax, i64)> {
         match f.cut {
-            Cut::Cols(p) => Some((&f.cols[..], p)),
+            Cut::Cols(p) => Some((&f.cols, p)),
             _ => None,
         }
     }
@@ -269,28 +393,34 @@ where
     if gm.len() * gk.len() * gn.len() > MAX_CELLS {
         return false;
     }
-    // every cell's maps, built and checked before anything is written
+    type Group<'g> = (&'g [usize], Option<(usize, isize)>);
+    fn with(g: &[Vec<usize>]) -> Vec<Group<'_>> {
+        g.iter().map(|v| (&v[..], progression(v))).collect()
+    }
+    let (gm, gk, gn) = (with(&gm), with(&gk), with(&gn));
+    // every cell's operands, built and checked before anything is written
     let mut plan = Vec::new();
-    for ri in &gm {
-        for cj in &gn {
-            for (t, pk) in gk.iter().enumerate() {
-                let (Some(ma), Some(mb), Some(mc)) = (
-                    cell_maps(a.layout(), &fa, ri, pk),
-                    cell_maps(b.layout(), &fb, pk, cj),
-                    cell_maps(c.layout(), &fc, ri, cj),
+    for &ri in &gm {
+        for &cj in &gn {
+            for (t, &pk) in gk.iter().enumerate() {
+                let (Some(pa), Some(pb), Some(pc)) = (
+                    cell(a.layout(), &fa, ri, pk),
+                    cell(b.layout(), &fb, pk, cj),
+                    cell(c.layout(), &fc, ri, cj),
                 ) else {
                     return false;
                 };
+                let (mm, kk, nn) = (ri.0.len(), pk.0.len(), cj.0.len());
                 // the layouts' contract (`AnyLayout::post_period`) makes the maps the
                 // operands' own offsets; a cell outside a buffer is declined all the same
-                if !(inside(a.base_offset(), &ma, a.as_slice().len())
-                    && inside(b.base_offset(), &mb, b.as_slice().len())
-                    && inside(c.base_offset(), &mc, c.as_slice().len()))
+                if !(inside(a.base_offset(), &pa, [mm, kk], a.as_slice().len())
+                    && inside(b.base_offset(), &pb, [kk, nn], b.as_slice().len())
+                    && inside(c.base_offset(), &pc, [mm, nn], c.as_slice().len()))
                 {
                     return false;
                 }
                 let beta = if t == 0 { beta } else { TC::ONE };
-                plan.push(([ri.len(), pk.len(), cj.len()], beta, ma, mb, mc));
+                plan.push(([mm, kk, nn], beta, pa, pb, pc));
             }
         }
     }
