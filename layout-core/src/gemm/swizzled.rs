@@ -454,3 +454,55 @@ where
     }
     true
 }
+
+/// The runs of an operand that is not affine, for its dense copy (`tensor::densify`) and the
+/// copy back of a dense C: `visit(at, dense, len)` for each run of `len` elements that are
+/// consecutive both in the tensor's buffer (from `at`) and in the dense buffer (from `dense`,
+/// row-major when `row_major`, else column-major), covering every element once. Returns
+/// `false` before visiting anything when the inner layout is not strided with unit stride
+/// along the dense buffer's contiguous axis (then the copy engine copies).
+pub(crate) fn dense_runs<L: AnyLayout>(
+    l: &L,
+    base: usize,
+    row_major: bool,
+    mut visit: impl FnMut(isize, usize, usize) -> bool,
+) -> bool {
+    let Ok(inner) = l.inner_layout() else {
+        return false;
+    };
+    let axes = Axes::new(&inner);
+    if axes.rank != 2 {
+        return false;
+    }
+    let (Some((r, rs)), Some((c, cs))) = (axes.strided(0), axes.strided(1)) else {
+        return false;
+    };
+    // (outer extent, outer stride, inner extent): the inner axis contiguous in both buffers
+    let (outer, so, len, si) = if row_major {
+        (r, rs, c, cs)
+    } else {
+        (c, cs, r, rs)
+    };
+    if si != 1 && len > 1 {
+        return false;
+    }
+    let (Ok(outer), Ok(len)) = (usize::try_from(outer), usize::try_from(len)) else {
+        return false;
+    };
+    for o in 0..outer {
+        let x0 = o as i64 * so;
+        let mut j = 0usize;
+        while j < len {
+            let x = x0 + j as i64;
+            // `post_offset(x + t) == post_offset(x) + t` for `t < post_run(x)` (the
+            // layout's contract)
+            let run = (l.post_run(x).max(1) as usize).min(len - j);
+            let at = base as isize + l.post_offset(x) as isize;
+            if !visit(at, o * len + j, run) {
+                return true;
+            }
+            j += run;
+        }
+    }
+    true
+}
