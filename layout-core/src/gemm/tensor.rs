@@ -212,75 +212,12 @@ fn densify<T: Copy + Default, S: Storage<Elem = T>, L: AnyLayout>(
     v.try_reserve_exact(elements - v.len())
         .map_err(|_| GemmError::Allocation { op, elements })?;
     v.resize(elements, T::default());
-    if read && !copy_runs(t, row_major, &mut v[..]) {
+    if read {
         let mut dt = Tensor::new(&mut v[..], dl).map_err(|_| too_big)?;
         // same axis extents by construction: the copy cannot refuse
         dt.copy_from(t).map_err(|_| too_big)?;
     }
     Ok(dl)
-}
-
-/// Copies the operand's elements into the dense buffer `v` run by run
-/// ([`swizzled::dense_runs`](super::swizzled::dense_runs): runs of a swizzle's `2^M`, eight
-/// elements at a time where they are eight), `true` when done; `false` (then the copy engine
-/// copies) where its inner layout is not strided or a run leaves a buffer.
-fn copy_runs<T: Copy, S: Storage<Elem = T>, L: AnyLayout>(
-    t: &Tensor<S, L>,
-    row_major: bool,
-    v: &mut [T],
-) -> bool {
-    let src = t.as_slice();
-    let mut ok = true;
-    let done = super::swizzled::dense_runs(t.layout(), t.base_offset(), row_major, |at, d, len| {
-        let (Ok(at), Some(end)) = (usize::try_from(at), d.checked_add(len)) else {
-            ok = false;
-            return false;
-        };
-        match (src.get(at..at.saturating_add(len)), v.get_mut(d..end)) {
-            (Some(s), Some(o)) if len == 8 => {
-                let s: &[T; 8] = s.try_into().unwrap_or_else(|_| unreachable!("eight"));
-                o.copy_from_slice(s);
-            }
-            (Some(s), Some(o)) => o.copy_from_slice(s),
-            _ => {
-                ok = false;
-                return false;
-            }
-        }
-        true
-    });
-    done && ok
-}
-
-/// [`copy_runs`] the other way: the dense C back into the tensor, `true` when done. Every run
-/// is checked inside both buffers before anything is written (`false`: nothing written).
-fn copy_runs_back<T: Copy, S: StorageMut<Elem = T>, L: AnyLayout>(
-    c: &mut Tensor<S, L>,
-    row_major: bool,
-    v: &[T],
-) -> bool {
-    let (layout, base) = (*c.layout(), c.base_offset());
-    let n = c.as_slice().len();
-    let mut ok = true;
-    let inside = super::swizzled::dense_runs(&layout, base, row_major, |at, d, len| {
-        ok &= usize::try_from(at).is_ok_and(|a| a.saturating_add(len) <= n)
-            && d.saturating_add(len) <= v.len();
-        ok
-    });
-    if !(inside && ok) {
-        return false;
-    }
-    let dst = c.as_mut_slice();
-    super::swizzled::dense_runs(&layout, base, row_major, |at, d, len| {
-        // checked above: both ranges inside their buffers
-        let at = at as usize;
-        if len == 8 {
-            dst[at..at + 8].copy_from_slice(&v[d..d + 8]);
-        } else {
-            dst[at..at + len].copy_from_slice(&v[d..d + len]);
-        }
-        true
-    })
 }
 
 /// An affine stand-in for one operand: `None` when its own layout is affine (read in place),
@@ -406,10 +343,6 @@ where
         );
     }
     if let Some(dl) = dense_c {
-        let row_major = dl.stride_leaves().get(1) == Some(&1);
-        if copy_runs_back(c, row_major, &vc[..]) {
-            return Ok(());
-        }
         let src = Tensor::new(&vc[..], dl).map_err(|_| GemmError::Allocation {
             op,
             elements: vc.len(),
