@@ -355,21 +355,24 @@ where
     LC: AnyLayout,
 {
     // the operands that are not affine first: a product they decline costs no tables
-    let fa = || form(op, a.layout(), [m, k]);
-    let fb = || form(op, b.layout(), [k, n]);
-    let fc = || form(op, c.layout(), [m, n]);
-    let (fa, fb, fc) = if LA::AFFINE {
-        let (Some(fb), Some(fc)) = (fb(), fc()) else {
-            return false;
-        };
-        let Some(fa) = fa() else { return false };
-        (fa, fb, fc)
-    } else {
-        let Some(fa) = fa() else { return false };
-        let (Some(fb), Some(fc)) = (fb(), fc()) else {
-            return false;
-        };
-        (fa, fb, fc)
+    let forms = || -> Option<[Form; 3]> {
+        let mut f: [Option<Form>; 3] = [None, None, None];
+        for affine in [false, true] {
+            if LA::AFFINE == affine {
+                f[0] = Some(form(op, a.layout(), [m, k])?);
+            }
+            if LB::AFFINE == affine {
+                f[1] = Some(form(op, b.layout(), [k, n])?);
+            }
+            if LC::AFFINE == affine {
+                f[2] = Some(form(op, c.layout(), [m, n])?);
+            }
+        }
+        let [x, y, z] = f;
+        Some([x?, y?, z?])
+    };
+    let Some([fa, fb, fc]) = forms() else {
+        return false;
     };
     fn rows_key(f: &Form) -> Option<(&Ax, i64)> {
         match f.cut {
