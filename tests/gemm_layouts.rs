@@ -701,8 +701,8 @@ fn swizzled_operands_in_place_by_class_on_every_isa() {
         let sw = Swizzle::new(b, mm, s).unwrap();
         let p = 1i64 << (b + mm + s);
         for (m, k, n) in [(1i64, 1i64, 1i64), (7, 33, 5), (37, 16, 70), (96, 40, 23)] {
-            // leading dimensions: the period and multiples (1 class), halves and quarters (2
-            // and 4 classes), an eighth (8: densified), an odd one (many: densified)
+            // leading dimensions: the period and multiples (1 class), halves (2 classes), quarters
+            // and eighths (4 and 8: densified), an odd one (many: densified)
             for ld_of in [p, 2 * p, p / 2, p / 4, p / 8, p + 3] {
                 let (alpha, beta) = SCALARS[case % SCALARS.len()];
                 let o = [0i64, 5, 64][case % 3];

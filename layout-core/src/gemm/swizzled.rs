@@ -26,9 +26,13 @@ use crate::DynLayout;
 use crate::tensor::{Storage, StorageMut, Tensor};
 use crate::walk::{AnyLayout, Axes};
 
-/// The most sub-products a product is cut into; above it the operands are densified.
-/// (Measured, f32 AVX2, `Sw<3,3,3>` row-major A: see BENCHMARKS.md, issue 28 session 6.)
-pub(crate) const MAX_CELLS: usize = 4;
+/// The most sub-products a product is cut into; above it the operands are densified. Each cut
+/// along m (n) packs the vectorised operand once more (k·n or k·m elements), about what the
+/// dense copy it saves costs, so two cells break even (CPU time, f32 AVX2, `Sw<3,3,3>` A or C
+/// at 256³: 0.98–1.02× the dense route) and more would lose; one cell (a leading dimension
+/// that is a multiple of the period) wins (1024³: −9 %). See BENCHMARKS.md, issue 28
+/// session 6.
+pub(crate) const MAX_CELLS: usize = 2;
 
 /// A vector of `len` offsets `f(0), f(1), …`, or `None` when it cannot be allocated.
 fn table(len: usize, f: impl Fn(usize) -> isize) -> Option<Vec<isize>> {
