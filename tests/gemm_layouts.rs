@@ -592,3 +592,212 @@ fn swizzled_operands_across_calls_of_every_size() {
         );
     }
 }
+
+/// `gemm_tensors_with` on every instruction set, packing rule and 1 or 2 threads against the
+/// naive product read through `t[[i, j]]` (integer values: exact in any order), and every
+/// element of C's buffer outside its layout untouched.
+fn check_every_route<LA, LB, LC>(rng: &mut Seeded, la: LA, lb: LB, lc: LC, alpha: f32, beta: f32)
+where
+    LA: AnyLayout,
+    LB: AnyLayout,
+    LC: AnyLayout,
+    [i64; 2]: TensorIndex<LA> + TensorIndex<LB> + TensorIndex<LC>,
+{
+    use gemm::{Isa, Options, Packing};
+    let size = |d: layout::DynTuple, x: usize| d.mode(x).unwrap().size().unwrap();
+    let (m, k, n) = (
+        size(la.domain(), 0),
+        size(la.domain(), 1),
+        size(lb.domain(), 1),
+    );
+    let (a, b) = (buf(rng, span(&la)), buf(rng, span(&lb)));
+    let c = buf(rng, span(&lc));
+    let ta = Tensor::new(&a[..], la).unwrap();
+    let tb = Tensor::new(&b[..], lb).unwrap();
+    let c0 = Tensor::new(&c[..], lc).unwrap();
+    let want: Vec<f32> = (0..m * n)
+        .map(|x| {
+            let (i, j) = (x % m, x / m);
+            let s: f32 = (0..k).map(|p| ta[[i, p]] * tb[[p, j]]).sum();
+            if beta == 0.0 {
+                alpha * s
+            } else {
+                alpha * s + beta * c0[[i, j]]
+            }
+        })
+        .collect();
+    let mut inside = vec![false; c.len()];
+    for x in 0..m * n {
+        inside[lc.offset(x) as usize] = true;
+    }
+    for isa in Isa::available() {
+        for packing in [Packing::Auto, Packing::Always] {
+            for threads in [1, 2] {
+                let mut c2 = c.clone();
+                if beta == 0.0 {
+                    // β = 0 never reads C: NaN there must not leak into the result
+                    for x in 0..m * n {
+                        c2[lc.offset(x) as usize] = f32::NAN;
+                    }
+                }
+                let mut tc = Tensor::new(&mut c2[..], lc).unwrap();
+                let opts = Options {
+                    isa,
+                    threads,
+                    packing,
+                };
+                gemm::gemm_tensors_with(opts, alpha, &ta, &tb, beta, &mut tc).unwrap();
+                for x in 0..m * n {
+                    let (i, j) = (x % m, x / m);
+                    assert_eq!(
+                        tc[[i, j]],
+                        want[x as usize],
+                        "{la} × {lb} → {lc}, α={alpha} β={beta} ({isa:?}, {packing:?}, \
+                         {threads} threads) at ({i},{j})"
+                    );
+                }
+                for (x, (&got, &was)) in c2.iter().zip(&c).enumerate() {
+                    if !inside[x] {
+                        assert_eq!(got.to_bits(), was.to_bits(), "{lc}: offset {x} written");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A `rows × cols` operand with leading dimension `ld`, row-major or column-major, swizzled
+/// by `sw` after the offset `o`.
+fn swizzled(
+    sw: Swizzle,
+    o: i64,
+    rows: i64,
+    cols: i64,
+    ld: i64,
+    row_major: bool,
+) -> SwizzledLayout<DynLayout> {
+    let l: DynLayout = if row_major {
+        format!("({rows},{cols}):({ld},1)")
+    } else {
+        format!("({rows},{cols}):(1,{ld})")
+    }
+    .parse()
+    .unwrap();
+    SwizzledLayout::new(sw, o, l)
+}
+
+/// Swizzled operands whose rows (or columns) fall in few classes modulo the swizzle's period
+/// (`Sw<B,M,S>`: 2^(B+M+S)) are read in place, one sub-product per class (`gemm/swizzled.rs`);
+/// more classes are densified. Swizzles whose run is a vector, shorter than one
+/// (`Sw<2,1,3>`: 2, `Sw<3,0,3>`: 1) or longer, leading dimensions giving 1, 2, 4 and 8
+/// classes, offsets, row- and column-major inner layouts, A, B and C swizzled alone and
+/// together, edge sizes, every instruction set and route.
+#[test]
+fn swizzled_operands_in_place_by_class_on_every_isa() {
+    let mut rng = Seeded(28);
+    let swizzles = [(3, 3, 3), (2, 1, 3), (3, 0, 3), (2, 2, 2), (1, 4, 1)];
+    let mut case = 0usize;
+    for (b, mm, s) in swizzles {
+        let sw = Swizzle::new(b, mm, s).unwrap();
+        let p = 1i64 << (b + mm + s);
+        for (m, k, n) in [(1i64, 1i64, 1i64), (7, 33, 5), (37, 16, 70), (96, 40, 23)] {
+            // leading dimensions: the period and multiples (1 class), halves (2 classes), quarters
+            // and eighths (4 and 8: densified), an odd one (many: densified)
+            for ld_of in [p, 2 * p, p / 2, p / 4, p / 8, p + 3] {
+                let (alpha, beta) = SCALARS[case % SCALARS.len()];
+                let o = [0i64, 5, 64][case % 3];
+                let rm = case % 4 != 3;
+                case += 1;
+                let ld = |inner: i64, outer: i64| {
+                    let _ = outer;
+                    ld_of.max(inner).max(1)
+                };
+                let lay = |r: i64, c: i64| {
+                    let row_major = rm;
+                    let inner = if row_major { c } else { r };
+                    swizzled(sw, o, r, c, ld(inner, 0), row_major)
+                };
+                let plain =
+                    |r: i64, c: i64| -> DynLayout { format!("({r},{c}):({c},1)").parse().unwrap() };
+                match case % 4 {
+                    0 => check_every_route(
+                        &mut rng,
+                        lay(m, k),
+                        plain(k, n),
+                        plain(m, n),
+                        alpha,
+                        beta,
+                    ),
+                    1 => check_every_route(
+                        &mut rng,
+                        plain(m, k),
+                        plain(k, n),
+                        lay(m, n),
+                        alpha,
+                        beta,
+                    ),
+                    2 => check_every_route(
+                        &mut rng,
+                        plain(m, k),
+                        lay(k, n),
+                        plain(m, n),
+                        alpha,
+                        beta,
+                    ),
+                    _ => check_every_route(&mut rng, lay(m, k), lay(k, n), lay(m, n), alpha, beta),
+                }
+            }
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+    /// Random swizzles, offsets, leading dimensions and extents, each operand swizzled or not.
+    #[test]
+    fn swizzled_operands_random(
+        seed in proptest::prelude::any::<u64>(),
+        bms in (0i64..4, 0i64..4, 1i64..5),
+        exts in (1i64..80, 1i64..80, 1i64..80),
+        which in 1u8..8,
+        o in 0i64..40,
+    ) {
+        let mut rng = Seeded(seed);
+        let (b, mm, s) = bms;
+        let sw = Swizzle::new(b.min(s), mm, s).unwrap();
+        let p = 1i64 << (b.min(s) + mm + s);
+        let (m, k, n) = exts;
+        let (alpha, beta) = SCALARS[rng.below(3) as usize];
+        let mut dims = |r: i64, c: i64| {
+            let row_major = rng.coin();
+            let inner = if row_major { c } else { r };
+            // a multiple or a fraction of the period, or anything at least the extent
+            let ld = match rng.below(3) {
+                0 => (p << rng.below(2)).max(inner),
+                1 => (p >> (1 + rng.below(3))).max(inner),
+                _ => inner + rng.below(9) as i64,
+            };
+            (r, c, ld, row_major)
+        };
+        let (da, db, dc) = (dims(m, k), dims(k, n), dims(m, n));
+        let on = |(r, c, ld, row_major)| swizzled(sw, o, r, c, ld, row_major);
+        let off = |(r, c, ld, row_major): (i64, i64, i64, bool)| -> DynLayout {
+            let l = if row_major {
+                format!("({r},{c}):({ld},1)")
+            } else {
+                format!("({r},{c}):(1,{ld})")
+            };
+            l.parse().unwrap()
+        };
+        let r = &mut rng;
+        match which {
+            1 => check_every_route(r, on(da), off(db), off(dc), alpha, beta),
+            2 => check_every_route(r, off(da), on(db), off(dc), alpha, beta),
+            3 => check_every_route(r, on(da), on(db), off(dc), alpha, beta),
+            4 => check_every_route(r, off(da), off(db), on(dc), alpha, beta),
+            5 => check_every_route(r, on(da), off(db), on(dc), alpha, beta),
+            6 => check_every_route(r, off(da), on(db), on(dc), alpha, beta),
+            _ => check_every_route(r, on(da), on(db), on(dc), alpha, beta),
+        }
+    }
+}

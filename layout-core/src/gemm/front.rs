@@ -465,6 +465,26 @@ where
             },
         );
     }
+    // a layout that is not affine but affine on few classes of rows or columns (a swizzle):
+    // each class read in place through its axis maps, one sub-product per class, each routed
+    // here with its own thread rule (`swizzled::cells`; β for the first along k, then 1)
+    if const { !(LA::AFFINE && LB::AFFINE && LC::AFFINE) }
+        && super::swizzled::cells(op, mkn, a, b, beta, c, |mkn, beta, av, bv, out| {
+            route(Product {
+                mkn,
+                isa: opts.isa,
+                threads: threads(&opts, mkn),
+                packing: opts.packing,
+                alpha,
+                beta,
+                a: av,
+                b: bv,
+                c: out,
+            })
+        })
+    {
+        return Ok(());
+    }
     // any other layout: read in place through the axis maps, or densified (into the thread's
     // kept buffers, lent only where a layout type is not affine)
     let threads = threads(&opts, mkn);

@@ -102,6 +102,7 @@ mod q4i8;
 mod qgemv;
 mod quads;
 mod quant_b;
+mod swizzled;
 mod tensor;
 mod threads;
 mod view;
