@@ -53,21 +53,17 @@ impl AxisMap {
             }
         }
         off.truncate(len);
-        run.resize(len, 1);
-        if len >= 2 {
-            run[len - 2] = 2;
-            // from the back: a run continues while consecutive steps agree
-            let mut next = 2u32;
-            for i in (0..len - 2).rev() {
-                next = if off[i + 2] - off[i + 1] == off[i + 1] - off[i] {
-                    next + 1
-                } else {
-                    2
-                };
-                run[i] = next;
-            }
-        }
+        fill_runs(&off, &mut run);
         Ok(AxisMap { off, run })
+    }
+
+    /// The map of explicit offsets (`off[i]` for index `i`), its runs found as [`AxisMap::new`]
+    /// finds them; `None` when the run table cannot be allocated.
+    pub fn from_offsets(off: Vec<isize>) -> Option<AxisMap> {
+        let mut run = Vec::new();
+        run.try_reserve_exact(off.len()).ok()?;
+        fill_runs(&off, &mut run);
+        Some(AxisMap { off, run })
     }
 
     /// The step of the run starting at `i` (1 for a run of one index).
@@ -77,6 +73,25 @@ impl AxisMap {
             self.off[i + 1] - self.off[i]
         } else {
             1
+        }
+    }
+}
+
+/// `run[i]` for every offset of `off` (into an empty `run` with room reserved): from the back,
+/// a run continues while consecutive steps agree.
+fn fill_runs(off: &[isize], run: &mut Vec<u32>) {
+    let len = off.len();
+    run.resize(len, 1);
+    if len >= 2 {
+        run[len - 2] = 2;
+        let mut next = 2u32;
+        for i in (0..len - 2).rev() {
+            next = if off[i + 2] - off[i + 1] == off[i + 1] - off[i] {
+                next.saturating_add(1)
+            } else {
+                2
+            };
+            run[i] = next;
         }
     }
 }

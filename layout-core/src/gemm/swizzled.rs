@@ -42,27 +42,6 @@ fn table(len: usize, f: impl Fn(usize) -> isize) -> Option<Vec<isize>> {
     Some(v)
 }
 
-/// An axis map over explicit offsets: the runs computed as [`AxisMap::new`] does.
-fn axis(off: Vec<isize>) -> Option<AxisMap> {
-    let len = off.len();
-    let mut run = Vec::new();
-    run.try_reserve_exact(len).ok()?;
-    run.resize(len, 1u32);
-    if len >= 2 {
-        run[len - 2] = 2;
-        let mut next = 2u32;
-        for i in (0..len - 2).rev() {
-            next = if off[i + 2] - off[i + 1] == off[i + 1] - off[i] {
-                next.saturating_add(1)
-            } else {
-                2
-            };
-            run[i] = next;
-        }
-    }
-    Some(AxisMap { off, run })
-}
-
 /// The inner offsets of one axis of an operand: `i·stride`, or a table (a hierarchical mode).
 enum Ax {
     Strided(isize),
@@ -262,7 +241,7 @@ fn cell<L: AnyLayout>(
             )
         }
     };
-    Some(Place::Maps(axis(r)?, axis(c)?))
+    Some(Place::Maps(AxisMap::from_offsets(r)?, AxisMap::from_offsets(c)?))
 }
 
 /// Whether every element of the operand's cell (`rows × cols`) lies in a buffer of `len`
