@@ -10,7 +10,9 @@
 //!   kernel runs only when `2·max|a|·max|b| ≤ 32767` (7-bit activations with any `i8` weights,
 //!   any `u8` with weights in [−64, 64]); the ranges are measured before the product
 //!   ([`fits_i16`]: one pass over A and B, early exit), and otherwise the exact `i16` pair
-//!   engine runs. Both are exact, so the result is bit-identical whichever runs.
+//!   engine runs. Both are exact, so the result is bit-identical whichever runs. The tile is
+//!   16 × 4 (eight accumulators), as oneDNN's AVX2 tile: 16 × 6 left no register for the
+//!   product, and an accumulator went to the stack every quad.
 //! - **VNNI** (`vpdpbusd`: four u8 × i8 products added into an `i32` lane, nothing saturates):
 //!   exact on every input, 16 × 6 on 256-bit AVX-VNNI or AVX512-VNNI (with VL), chosen by
 //!   [`crate::isa::vnni`].
@@ -1122,9 +1124,9 @@ unsafe impl Send for CBase {}
 unsafe impl Sync for CBase {}
 
 /// A `u8` A read where it is ([`rows_route`]): B packed in 16-column panels as the engine packs
-/// it, each group of NR rows of A (the kernel's) broadcast straight from its rows by `g` (the last, partial
-/// group packed), on up to `threads` threads split along n (multiples of 16) or m (of NR) as
-/// the engine splits.
+/// it, each group of NR rows of A (the kernel's NR) broadcast straight from its rows by `g`
+/// (the last, partial group packed), on up to `threads` threads split along n (multiples of
+/// 16) or m (of NR) as the engine splits.
 #[cfg(target_arch = "x86_64")]
 fn run_rows<A: Byte + Int8>(p: Product<'_, A, i8, i32>, dot: Dot, g: x86::UkrRows) {
     #[cfg(test)]
@@ -1261,12 +1263,12 @@ impl<A: Byte> RowsJob<'_, A> {
                                     csc: sc.rs,
                                     vsc: 0,
                                 };
-                                // SAFETY: `ap` is a packed panel of 16·kcb bytes; rows j0 …
-                                // j0 + nr − 1 of A hold kcb bytes each from k step pc (a checked
-                                // operand whose rows run along k), `sv` apart; the tile of C
-                                // (rows j0 … j0 + nr − 1, columns i0 … i0 + 15, C's columns unit
-                                // stride) lies inside C; `rows_kernel` answered for the
-                                // checked level.
+                                // SAFETY: `ap` is a packed panel of 16·kcb bytes; rows j0
+                                // … j0 + nr − 1 of A hold kcb bytes each from k step pc (a
+                                // checked operand whose rows run along k), `sv` apart; the
+                                // tile of C (rows j0 … j0 + nr − 1, columns i0 … i0 + 15, C's
+                                // columns unit stride) lies inside C; `rows_kernel` answered
+                                // for the checked level (its NR is `ki.nr`).
                                 unsafe { (self.g)(&tile, self.a.sv) };
                                 continue;
                             }
@@ -1886,8 +1888,8 @@ mod tests {
     }
     /// A row-major `u8` A read in place ([`run_rows`]): every quad kernel with an in-place
     /// variant, A's and C's rows padded (so a wrong row distance reads or writes the padding),
-    /// B both ways, shapes crossing the six-row group, the 16-column panel and KC, one and two
-    /// threads, α and β of every kind; exact, the route taken, C's padding untouched.
+    /// B both ways, shapes crossing the row group (4 or 6), the 16-column panel and KC, one
+    /// and two threads, α and β of every kind; exact, the route taken, C's padding untouched.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn a_read_in_place_matches_the_definition() {
