@@ -294,9 +294,9 @@ mod x86 {
 
     /// The columns of the `vpmaddubsw` tiles: 16 × 4, eight accumulators, so that the panel's
     /// two vectors, the broadcast, the product and the ones stay in registers (16 × 6 left no
-    /// register for the product, and LLVM spilled an accumulator each quad; 16 × 4 measured
-    /// 7–10 % faster at 256³ to 2048³, as oneDNN's AVX2 tile). The VNNI and widening tiles
-    /// keep 16 × 6: `vpdpbusd` needs no product register.
+    /// register for the product, and LLVM spilled an accumulator each quad; 16 × 4, oneDNN's
+    /// AVX2 tile, measured 6–9 % faster at 256³, 6–11 % at 1024³). The VNNI and widening
+    /// tiles keep 16 × 6: `vpdpbusd` needs no product register.
     pub(crate) const MADDUBS_NR: usize = 4;
 
     /// One k quad of eight rows against one column: `acc + Σ₄ u·s` per `i32` lane, with `v`
