@@ -270,11 +270,10 @@ pub(crate) mod avx2 {
     /// kernels' store (this engine's and the quad kernels').
     ///
     /// # Safety
-    /// AVX2 available; every `t.c + i·rsc + j·csc` (`i < 16`, `j < 6`) valid for a read and a
-    /// write — with `vsc ≠ 0` (then `rsc = 1`), every `t.c + (i / 8)·vsc + i % 8 + j·csc`.
+    /// AVX2 available; every `t.c + i·rsc + j·csc` (`i < 16`, `j < NR`) valid for a read and
+    /// a write — with `vsc ≠ 0` (then `rsc = 1`), every `t.c + (i / 8)·vsc + i % 8 + j·csc`.
     #[inline(always)]
-    pub(crate) unsafe fn store<P>(t: &Tile<i32, P>, acc: &[[__m256i; 2]; TILE.1]) {
-        const NR: usize = TILE.1;
+    pub(crate) unsafe fn store<P, const NR: usize>(t: &Tile<i32, P>, acc: &[[__m256i; 2]; NR]) {
         // SAFETY: (whole body) the caller guarantees AVX2 and the tile of C.
         unsafe {
             let alpha = _mm256_set1_epi32(t.alpha);

@@ -10,7 +10,9 @@
 //!   kernel runs only when `2·max|a|·max|b| ≤ 32767` (7-bit activations with any `i8` weights,
 //!   any `u8` with weights in [−64, 64]); the ranges are measured before the product
 //!   ([`fits_i16`]: one pass over A and B, early exit), and otherwise the exact `i16` pair
-//!   engine runs. Both are exact, so the result is bit-identical whichever runs.
+//!   engine runs. Both are exact, so the result is bit-identical whichever runs. The tile is
+//!   16 × 4 (eight accumulators), as oneDNN's AVX2 tile: 16 × 6 left no register for the
+//!   product, and an accumulator went to the stack every quad.
 //! - **VNNI** (`vpdpbusd`: four u8 × i8 products added into an `i32` lane, nothing saturates):
 //!   exact on every input, 16 × 6 on 256-bit AVX-VNNI or AVX512-VNNI (with VL), chosen by
 //!   [`crate::isa::vnni`].
@@ -345,6 +347,13 @@ mod x86 {
     /// Rows (two vectors of eight `i32`) by columns of the 256-bit tiles.
     pub(crate) const TILE: (usize, usize) = (16, 6);
 
+    /// The columns of the `vpmaddubsw` tiles: 16 × 4, eight accumulators, so that the panel's
+    /// two vectors, the broadcast, the product and the ones stay in registers (16 × 6 left no
+    /// register for the product, and LLVM spilled an accumulator each quad; 16 × 4, oneDNN's
+    /// AVX2 tile, measured 6–9 % faster at 256³, 6–11 % at 1024³). The VNNI and widening
+    /// tiles keep 16 × 6: `vpdpbusd` needs no product register.
+    pub(crate) const MADDUBS_NR: usize = 4;
+
     /// One k quad of eight rows against one column: `acc + Σ₄ u·s` per `i32` lane, with `v`
     /// the packed rows and `b` the broadcast column quad.
     pub(crate) trait Dot {
@@ -451,26 +460,26 @@ mod x86 {
         }
     }
 
-    /// Where a 16 × 6 tile's broadcast quads are: column j's quad q at `at(q, j)`.
+    /// Where a 16 × NR tile's broadcast quads are: column j's quad q at `at(q, j)`.
     trait Quad: Copy {
         /// The quad's address.
         fn at(self, q: usize, j: usize) -> *const u8;
     }
 
-    /// A packed panel: quad q of column j at `q·24 + 4j`.
+    /// A packed panel of NR columns: quad q of column j at `4·(q·NR + j)`.
     #[derive(Clone, Copy)]
-    struct Panel(*const u8);
-    impl Quad for Panel {
+    struct Panel<const NR: usize>(*const u8);
+    impl<const NR: usize> Quad for Panel<NR> {
         #[inline(always)]
         fn at(self, q: usize, j: usize) -> *const u8 {
-            self.0.wrapping_add(4 * (q * TILE.1 + j))
+            self.0.wrapping_add(4 * (q * NR + j))
         }
     }
 
-    /// Six rows read where they are: quad q of row j at `rows[j] + 4q`.
+    /// NR rows read where they are: quad q of row j at `rows[j] + 4q`.
     #[derive(Clone, Copy)]
-    struct SixRows([*const u8; TILE.1]);
-    impl Quad for SixRows {
+    struct InPlaceRows<const NR: usize>([*const u8; NR]);
+    impl<const NR: usize> Quad for InPlaceRows<NR> {
         #[inline(always)]
         fn at(self, q: usize, j: usize) -> *const u8 {
             self.0[j].wrapping_add(4 * q)
@@ -482,8 +491,8 @@ mod x86 {
     /// # Safety
     /// As [`dots`], for quad `q`.
     #[inline(always)]
-    unsafe fn step<D: Dot, B: Quad>(
-        acc: &mut [[__m256i; 2]; TILE.1],
+    unsafe fn step<D: Dot, B: Quad, const NR: usize>(
+        acc: &mut [[__m256i; 2]; NR],
         a: *const u8,
         b: B,
         q: usize,
@@ -501,132 +510,145 @@ mod x86 {
         }
     }
 
-    /// The 16 × 6 quad kernel's k loop: 12 ymm accumulators, per k quad two row vectors
-    /// (64 packed bytes at `a`) and six broadcast quads from `b`.
+    /// The 16 × NR quad kernel's k loop: 2·NR ymm accumulators, per k quad two row vectors
+    /// (64 packed bytes at `a`) and NR broadcast quads from `b`.
     ///
     /// # Safety
     /// AVX2 and the instruction set of `D` available; `a` holds `64·k` bytes and every
-    /// `b.at(q, j)` (`q < k`, `j < 6`) four readable bytes (unaligned).
+    /// `b.at(q, j)` (`q < k`, `j < NR`) four readable bytes (unaligned).
     #[inline(always)]
-    unsafe fn dots<D: Dot, B: Quad>(a: *const u8, k: usize, b: B) -> [[__m256i; 2]; TILE.1] {
+    unsafe fn dots<D: Dot, B: Quad, const NR: usize>(
+        a: *const u8,
+        k: usize,
+        b: B,
+    ) -> [[__m256i; 2]; NR] {
         // SAFETY: (whole body) the caller's contract.
         unsafe {
             let ones = _mm256_set1_epi16(1);
-            let mut acc = [[_mm256_setzero_si256(); 2]; TILE.1];
+            let mut acc = [[_mm256_setzero_si256(); 2]; NR];
             // two quads a trip: half the loop's counting
             let mut q = 0;
             while q + 2 <= k {
-                step::<D, B>(&mut acc, a, b, q, ones);
-                step::<D, B>(&mut acc, a, b, q + 1, ones);
+                step::<D, B, NR>(&mut acc, a, b, q, ones);
+                step::<D, B, NR>(&mut acc, a, b, q + 1, ones);
                 q += 2;
             }
             if q < k {
-                step::<D, B>(&mut acc, a, b, q, ones);
+                step::<D, B, NR>(&mut acc, a, b, q, ones);
             }
             acc
         }
     }
 
-    /// The 16 × 6 quad kernel body on packed panels.
+    /// The 16 × NR quad kernel body on packed panels.
     ///
     /// # Safety
-    /// As [`super::super::kernel::Ukr`] with MR = 16, NR = 6, `KSTEP = 4`; AVX2 and the
+    /// As [`super::super::kernel::Ukr`] with MR = 16, NR, `KSTEP = 4`; AVX2 and the
     /// instruction set of `D` available.
     #[inline(always)]
-    unsafe fn body<D: Dot>(t: &Tile<i32, u8>) {
+    unsafe fn body<D: Dot, const NR: usize>(t: &Tile<i32, u8>) {
         // SAFETY: the caller guarantees the instruction sets, 64·k readable bytes at `a` and
-        // 24·k at `b` (six quads per step), and the tile of C.
-        unsafe { store(t, &dots::<D, _>(t.a, t.k, Panel(t.b))) }
+        // 4·NR·k at `b` (NR quads per step), and the tile of C.
+        unsafe { store(t, &dots::<D, _, NR>(t.a, t.k, Panel::<NR>(t.b))) }
     }
 
-    /// A 16 × 6 kernel whose broadcast operand is six rows read where they are: row j's quad
-    /// q at `t.b + j·ld + 4q` (a `u8` matrix whose rows run along k).
+    /// A 16 × NR kernel (NR that of [`super::kernel`] for the same choice) whose broadcast
+    /// operand is NR rows read where they are: row j's quad q at `t.b + j·ld + 4q` (a `u8`
+    /// matrix whose rows run along k).
     pub(crate) type UkrRows = unsafe fn(&Tile<i32, u8>, isize);
 
-    /// The 16 × 6 quad kernel body with six broadcast rows in place ([`UkrRows`]).
+    /// The 16 × NR quad kernel body with NR broadcast rows in place ([`UkrRows`]).
     ///
     /// # Safety
-    /// As [`body`], except that `b + j·ld` (`j < 6`) holds `4·k` readable bytes instead of
+    /// As [`body`], except that `b + j·ld` (`j < NR`) holds `4·k` readable bytes instead of
     /// the packed panel.
     #[inline(always)]
-    unsafe fn body_rows<D: Dot>(t: &Tile<i32, u8>, ld: isize) {
+    unsafe fn body_rows<D: Dot, const NR: usize>(t: &Tile<i32, u8>, ld: isize) {
         // SAFETY: the caller guarantees the instruction sets, 64·k bytes at `a`, 4·k at each
-        // of the six rows, and the tile of C.
+        // of the NR rows, and the tile of C.
         unsafe {
-            // the six row starts opaque to the compiler, so each is a base register of its
+            // the row starts opaque to the compiler, so each is a base register of its
             // broadcasts (`[row + 4q]`) instead of recomputed from the first and the distance
-            let rows = SixRows(core::hint::black_box(core::array::from_fn(|j| {
+            let rows = InPlaceRows::<NR>(core::hint::black_box(core::array::from_fn(|j| {
                 t.b.wrapping_offset(j as isize * ld)
             })));
-            store(t, &dots::<D, _>(t.a, t.k, rows))
+            store(t, &dots::<D, _, NR>(t.a, t.k, rows))
         }
     }
 
     macro_rules! wrapper {
-        ($name:ident, $dot:ty, $features:literal, $doc:literal) => {
+        ($name:ident, $dot:ty, $nr:expr, $features:literal, $doc:literal) => {
             #[doc = $doc]
             ///
             /// # Safety
-            /// As [`super::super::kernel::Ukr`] with MR = 16, NR = 6, `KSTEP = 4`; the
-            /// instruction sets named in its `target_feature` available.
+            /// As [`super::super::kernel::Ukr`] with MR = 16, the NR of its `body`,
+            /// `KSTEP = 4`; the instruction sets named in its `target_feature` available.
             #[target_feature(enable = $features)]
             pub(crate) unsafe fn $name(t: &Tile<i32, u8>) {
                 // SAFETY: forwarded contract.
-                unsafe { body::<$dot>(t) }
+                unsafe { body::<$dot, { $nr }>(t) }
             }
         };
     }
     wrapper!(
         maddubs_v,
         MaddubsV,
+        MADDUBS_NR,
         "avx2",
-        "`vpmaddubsw` 16 × 6, u8 panel in the vectors."
+        "`vpmaddubsw` 16 × 4, u8 panel in the vectors."
     );
     wrapper!(
         maddubs_b,
         MaddubsB,
+        MADDUBS_NR,
         "avx2",
-        "`vpmaddubsw` 16 × 6, u8 panel broadcast."
+        "`vpmaddubsw` 16 × 4, u8 panel broadcast."
     );
     wrapper!(
         widen_v,
         WidenV,
+        TILE.1,
         "avx2",
         "Exact widening 16 × 6, u8 panel in the vectors."
     );
     wrapper!(
         widen_b,
         WidenB,
+        TILE.1,
         "avx2",
         "Exact widening 16 × 6, u8 panel broadcast."
     );
     wrapper!(
         avxvnni_v,
         AvxVnniV,
+        TILE.1,
         "avx2,avxvnni",
         "AVX-VNNI `vpdpbusd` 16 × 6, u8 panel in the vectors."
     );
     wrapper!(
         avxvnni_b,
         AvxVnniB,
+        TILE.1,
         "avx2,avxvnni",
         "AVX-VNNI `vpdpbusd` 16 × 6, u8 panel broadcast."
     );
     wrapper!(
         avx512vnni_v,
         Avx512VnniV,
+        TILE.1,
         "avx2,avx512f,avx512vl,avx512vnni",
         "AVX512-VNNI `vpdpbusd` (ymm) 16 × 6, u8 panel in the vectors."
     );
     wrapper!(
         avx512vnni_b,
         Avx512VnniB,
+        TILE.1,
         "avx2,avx512f,avx512vl,avx512vnni",
         "AVX512-VNNI `vpdpbusd` (ymm) 16 × 6, u8 panel broadcast."
     );
 
     macro_rules! rows_wrapper {
-        ($name:ident, $dot:ty, $features:literal) => {
+        ($name:ident, $dot:ty, $nr:expr, $features:literal) => {
             /// [`body_rows`] on this instruction set, u8 rows broadcast.
             ///
             /// # Safety
@@ -634,15 +656,16 @@ mod x86 {
             #[target_feature(enable = $features)]
             unsafe fn $name(t: &Tile<i32, u8>, ld: isize) {
                 // SAFETY: forwarded contract.
-                unsafe { body_rows::<$dot>(t, ld) }
+                unsafe { body_rows::<$dot, { $nr }>(t, ld) }
             }
         };
     }
-    rows_wrapper!(maddubs_rows, MaddubsB, "avx2");
-    rows_wrapper!(avxvnni_rows, AvxVnniB, "avx2,avxvnni");
+    rows_wrapper!(maddubs_rows, MaddubsB, MADDUBS_NR, "avx2");
+    rows_wrapper!(avxvnni_rows, AvxVnniB, TILE.1, "avx2,avxvnni");
     rows_wrapper!(
         avx512vnni_rows,
         Avx512VnniB,
+        TILE.1,
         "avx2,avx512f,avx512vl,avx512vnni"
     );
 
@@ -818,7 +841,12 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
             (Dot::Widen, false) => x86::widen_b,
             (Dot::Portable, _) => return None,
         };
-        let (mr, nr) = x86::TILE;
+        let mr = x86::TILE.0;
+        let nr = if dot == Dot::Maddubs {
+            x86::MADDUBS_NR
+        } else {
+            x86::TILE.1
+        };
         // every x86 tile stores through `int8::avx2::store`: row vectors of 8 at any distance
         Some(KernelInfo::sized(mr, nr, KC, 256 << 10, ukr).with_lanes(8))
     }
@@ -1212,9 +1240,9 @@ unsafe impl Send for CBase {}
 unsafe impl Sync for CBase {}
 
 /// A `u8` A read where it is ([`rows_route`]): B packed in 16-column panels as the engine packs
-/// it, each group of six rows of A broadcast straight from its rows by `g` (the last, partial
-/// group packed), on up to `threads` threads split along n (multiples of 16) or m (of 6) as
-/// the engine splits.
+/// it, each group of NR rows of A (the kernel's NR) broadcast straight from its rows by `g`
+/// (the last, partial group packed), on up to `threads` threads split along n (multiples of
+/// 16) or m (of NR) as the engine splits.
 #[cfg(target_arch = "x86_64")]
 fn run_rows<A: Byte + Int8>(p: Product<'_, A, i8, i32>, dot: Dot, g: x86::UkrRows) {
     #[cfg(test)]
@@ -1242,9 +1270,9 @@ fn run_rows<A: Byte + Int8>(p: Product<'_, A, i8, i32>, dot: Dot, g: x86::UkrRow
         threads.max(1)
     };
     let (along_n, len, unit) = if n >= m {
-        (true, n, x86::TILE.0)
+        (true, n, ki.mr)
     } else {
-        (false, m, x86::TILE.1)
+        (false, m, ki.nr)
     };
     let units = len.div_ceil(unit);
     let parts = threads.min(units);
@@ -1289,11 +1317,11 @@ struct RowsJob<'a, A> {
 #[cfg(target_arch = "x86_64")]
 impl<A: Byte> RowsJob<'_, A> {
     /// Rows `rows` × columns `cols` of C: per KC block of k and MC block of B's columns, B's
-    /// block packed, then every group of six rows of A against each of its panels.
+    /// block packed, then every group of NR rows of A against each of its panels.
     fn run(&self, rows: core::ops::Range<usize>, cols: core::ops::Range<usize>) {
         const MR: usize = x86::TILE.0;
-        const NR: usize = x86::TILE.1;
         let (ki, k, sc) = (self.ki, self.k, self.sc);
+        let nr = ki.nr;
         let kc = ki.kc.min(k);
         let mc = ki.mc.min(cols.len().next_multiple_of(MR));
         let aligned = |v: &mut Vec<u8>, len: usize| -> (usize, usize) {
@@ -1305,10 +1333,10 @@ impl<A: Byte> RowsJob<'_, A> {
         };
         Quads::with_buffers(|bstore, astore| {
             let (bo, bl) = aligned(bstore, mc * kc);
-            let (ao, al) = aligned(astore, NR * kc);
+            let (ao, al) = aligned(astore, nr * kc);
             let bbuf = &mut bstore[bo..bo + bl];
             let abuf = &mut astore[ao..ao + al];
-            let mut scratch = [0i32; MR * NR];
+            let mut scratch = [0i32; MR * x86::TILE.1];
             for pc in (0..k).step_by(ki.kc) {
                 let kcb = ki.kc.min(k - pc);
                 let quads = kcb / 4;
@@ -1316,14 +1344,14 @@ impl<A: Byte> RowsJob<'_, A> {
                 for ic in cols.clone().step_by(ki.mc) {
                     let mcb = ki.mc.min(cols.end - ic);
                     self.bsrc.pack(bbuf, ic, pc, mcb, kcb, MR);
-                    for jr in rows.clone().step_by(NR) {
-                        let nrb = NR.min(rows.end - jr);
-                        if nrb < NR {
+                    for jr in rows.clone().step_by(nr) {
+                        let nrb = nr.min(rows.end - jr);
+                        if nrb < nr {
                             let part = Bytes {
                                 rows: *self.a,
                                 flip: 0,
                             };
-                            part.pack(abuf, jr, pc, nrb, kcb, NR);
+                            part.pack(abuf, jr, pc, nrb, kcb, nr);
                         }
                         // A's row jr at k step pc (bytes: `A` is a byte type)
                         let arow = self
@@ -1336,7 +1364,7 @@ impl<A: Byte> RowsJob<'_, A> {
                             let mrb = MR.min(mcb - ir);
                             let (i0, j0) = (ic + ir, jr);
                             let ap = bbuf[ir * kcb..(ir + MR) * kcb].as_ptr();
-                            if mrb == MR && nrb == NR {
+                            if mrb == MR && nrb == nr {
                                 let corner = sc.origin + j0 as isize * sc.rs + i0 as isize;
                                 let tile = Tile {
                                     k: quads,
@@ -1351,12 +1379,12 @@ impl<A: Byte> RowsJob<'_, A> {
                                     csc: sc.rs,
                                     vsc: 0,
                                 };
-                                // SAFETY: `ap` is a packed panel of 16·kcb bytes; rows j0 …
-                                // j0 + 5 of A hold kcb bytes each from k step pc (a checked
-                                // operand whose rows run along k), `sv` apart; the tile of C
-                                // (rows j0 … j0 + 5, columns i0 … i0 + 15, C's columns unit
-                                // stride) lies inside C; `rows_kernel` answered for the
-                                // checked level.
+                                // SAFETY: `ap` is a packed panel of 16·kcb bytes; rows j0
+                                // … j0 + nr − 1 of A hold kcb bytes each from k step pc (a
+                                // checked operand whose rows run along k), `sv` apart; the
+                                // tile of C (rows j0 … j0 + nr − 1, columns i0 … i0 + 15, C's
+                                // columns unit stride) lies inside C; `rows_kernel` answered
+                                // for the checked level (its NR is `ki.nr`).
                                 unsafe { (self.g)(&tile, self.a.sv) };
                                 continue;
                             }
@@ -1365,16 +1393,16 @@ impl<A: Byte> RowsJob<'_, A> {
                                 alpha: self.alpha,
                                 beta: 0,
                                 a: ap,
-                                b: if nrb == NR { arow } else { abuf.as_ptr() },
+                                b: if nrb == nr { arow } else { abuf.as_ptr() },
                                 c: scratch.as_mut_ptr(),
                                 rsc: 1,
                                 csc: MR as isize,
                                 vsc: 0,
                             };
                             // SAFETY: as above for `ap` and A's rows (or the packed partial
-                            // group of 6·kcb bytes); C is the 16 × 6 scratch tile.
+                            // group of nr·kcb bytes); C is the 16 × nr scratch tile.
                             unsafe {
-                                if nrb == NR {
+                                if nrb == nr {
                                     (self.g)(&tile, self.a.sv)
                                 } else {
                                     (ki.ukr)(&tile)
@@ -1471,6 +1499,8 @@ pub(crate) fn run_packed<A: Byte + Int8>(
     let Some(ki) = kernel(dot, false) else {
         unreachable!("every level has a quad kernel")
     };
+    // k blocked as B was packed (the plan's tile may have other columns than this kernel's)
+    let ki = KernelInfo { kc, ..ki };
     let super::packed_b::PackedRun {
         mkn,
         alpha,
@@ -2050,8 +2080,8 @@ mod tests {
     }
     /// A row-major `u8` A read in place ([`run_rows`]): every quad kernel with an in-place
     /// variant, A's and C's rows padded (so a wrong row distance reads or writes the padding),
-    /// B both ways, shapes crossing the six-row group, the 16-column panel and KC, one and two
-    /// threads, α and β of every kind; exact, the route taken, C's padding untouched.
+    /// B both ways, shapes crossing the row group (4 or 6), the 16-column panel and KC, one
+    /// and two threads, α and β of every kind; exact, the route taken, C's padding untouched.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn a_read_in_place_matches_the_definition() {
