@@ -241,7 +241,10 @@ fn cell<L: AnyLayout>(
             )
         }
     };
-    Some(Place::Maps(AxisMap::from_offsets(r)?, AxisMap::from_offsets(c)?))
+    Some(Place::Maps(
+        AxisMap::from_offsets(r)?,
+        AxisMap::from_offsets(c)?,
+    ))
 }
 
 /// Whether every element of the operand's cell (`rows × cols`) lies in a buffer of `len`
