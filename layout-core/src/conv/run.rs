@@ -542,7 +542,7 @@ fn run<T: ConvElement>(
     if let Some(src32) = T::as_f32(src)
         && taps_route
     {
-        let ob = taps::block(k, og);
+        let ob = taps::block(opts.isa, k, og);
         // the regrouped filters: made once per `ConvWeights`, else once per call
         let local;
         if let Some(c) = cache

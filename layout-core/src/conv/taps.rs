@@ -65,10 +65,17 @@ fn columns(s: usize, geo: &Spatial, in_w: usize, out_w: usize) -> (usize, usize)
 }
 
 /// Output channels per block for filters of `k` taps per channel, `og` per group: a block's
-/// filters stay in L2 across the output rows; a multiple of 32 (MR of AVX-512, twice AVX2's).
-pub(super) fn block(k: usize, og: usize) -> usize {
+/// filters stay in L2 across the output rows; a multiple of 32 (MR of AVX-512, twice AVX2's),
+/// or on AVX2 of 16 (its MR) where 32 channels' filters exceed the L2 budget: one row tile per
+/// block, its filters one contiguous stream (3×3 256→256 14², NHWC 0.91–0.92 → 0.92–0.96 of
+/// oneDNN, NCHW 1.02–1.04 → 1.08–1.10; BENCHMARKS.md, issue 30 session 6b).
+pub(super) fn block(isa: Isa, k: usize, og: usize) -> usize {
     let per_o = k.saturating_mul(4).max(1);
-    let unit = 32;
+    let unit = if isa == Isa::Avx2 && per_o.saturating_mul(32) > FILTER_BLOCK_BYTES {
+        16
+    } else {
+        32
+    };
     ((FILTER_BLOCK_BYTES / per_o) / unit * unit)
         .max(unit)
         .min(og)
