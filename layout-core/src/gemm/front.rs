@@ -468,8 +468,9 @@ where
     // a layout that is not affine but affine on few classes of rows or columns (a swizzle):
     // each class read in place through its axis maps, one sub-product per class, each routed
     // here with its own thread rule (`swizzled::cells`; β for the first along k, then 1)
-    if const { !(LA::AFFINE && LB::AFFINE && LC::AFFINE) }
-        && super::swizzled::cells(op, mkn, a, b, beta, c, |mkn, beta, av, bv, out| {
+    // (the product of views, the same for a cell and for the whole)
+    let product =
+        |mkn: [usize; 3], beta: A::Out, a: View<'_, A>, b: View<'_, B>, c: Out<'_, A::Out>| {
             route(Product {
                 mkn,
                 isa: opts.isa,
@@ -477,17 +478,18 @@ where
                 packing: opts.packing,
                 alpha,
                 beta,
-                a: av,
-                b: bv,
-                c: out,
+                a,
+                b,
+                c,
             })
-        })
+        };
+    if const { !(LA::AFFINE && LB::AFFINE && LC::AFFINE) }
+        && super::swizzled::cells(op, mkn, a, b, beta, c, product)
     {
         return Ok(());
     }
     // any other layout: read in place through the axis maps, or densified (into the thread's
     // kept buffers, lent only where a layout type is not affine)
-    let threads = threads(&opts, mkn);
     let mut go = |da: &mut Vec<A>, db: &mut Vec<B>, dc: &mut Vec<A::Out>| {
         tensor::with_views(
             op,
@@ -497,19 +499,7 @@ where
             beta != A::Out::ZERO,
             c,
             (da, db, dc),
-            |av, bv, out| {
-                route(Product {
-                    mkn,
-                    isa: opts.isa,
-                    threads,
-                    packing: opts.packing,
-                    alpha,
-                    beta,
-                    a: av,
-                    b: bv,
-                    c: out,
-                })
-            },
+            |av, bv, out| product(mkn, beta, av, bv, out),
         )
     };
     if const { LA::AFFINE && LB::AFFINE && LC::AFFINE } {
