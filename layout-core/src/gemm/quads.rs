@@ -1604,6 +1604,22 @@ mod tests {
             let len =
                 (rows.off.iter().max().unwrap() + cols.off.iter().max().unwrap() + 1) as usize;
             let origin = 3;
+            // the operand through the two maps, from `origin`
+            fn over<'a, S>(
+                src: &'a [S],
+                origin: isize,
+                rows: &'a AxisMap,
+                cols: &'a AxisMap,
+            ) -> Rows<'a, S> {
+                Rows {
+                    src,
+                    origin,
+                    sv: 0,
+                    sk: 0,
+                    map: Some(Mapped { rows, cols }),
+                    simd: false,
+                }
+            }
             for (i, p) in (0..r).flat_map(|i| (0..k).map(move |p| (i, p))) {
                 let at = (origin + rows.off[i] + cols.off[p]) as usize;
                 // outside the operand: larger keys the scan must not see
@@ -1612,17 +1628,7 @@ mod tests {
                     src[(origin + rows.off[ii] + cols.off[pp]) as usize] = 5;
                 }
                 src[at] = 200;
-                let s = Rows {
-                    src: &src[..],
-                    origin,
-                    sv: 0,
-                    sk: 0,
-                    map: Some(Mapped {
-                        rows: &rows,
-                        cols: &cols,
-                    }),
-                    simd: false,
-                };
+                let s = over(&src[..], origin, &rows, &cols);
                 // (250 outside the operand: a scan that strays past it sees it)
                 assert_eq!(max_of(&s, r, k, Key::Xor(0), u32::MAX), 200, "({i},{p})");
                 // flipped: 200 ⊕ 0x80 = 72 and 5 ⊕ 0x80 = 133 (every element)
@@ -1636,17 +1642,7 @@ mod tests {
                     .iter()
                     .map(|&x| if x == 200 { -128 } else { 3 })
                     .collect();
-                let sb = Rows {
-                    src: &b[..],
-                    origin,
-                    sv: 0,
-                    sk: 0,
-                    map: Some(Mapped {
-                        rows: &rows,
-                        cols: &cols,
-                    }),
-                    simd: false,
-                };
+                let sb = over(&b[..], origin, &rows, &cols);
                 assert_eq!(max_of(&sb, r, k, Key::Abs, u32::MAX), 128, "({i},{p})");
             }
         }
