@@ -21,6 +21,13 @@
 //!   magnitude `|c| ≤ 128` (unsigned) and `sign(c)·q_a ∈ [−127, 127]` (`vpsignb`), so a pair
 //!   sum is at most 2·128·127 = 32512 < 2¹⁵, widened into `i32` at once (`vpmaddwd` by ones).
 //!   (The sign cannot go on the weight: −(−128) is not an `i8`.)
+//! - `Q8_0` with 7-bit activations ([`Codes::Seven`]: `QuantB::int7_activations`, codes in
+//!   [−63, 63]), AVX2: A's codes stored +64 (in [1, 127]) are `vpmaddubsw`'s unsigned operand
+//!   and B's codes as stored the signed one, oneDNN's u8×s8 step (`vpmaddubsw`, `vpmaddwd`
+//!   ones, `vpaddd`: 3 µops per 32 multiply-adds against the sign's 4): a pair sum is at most
+//!   2·127·128 = 32512. The `i32` sums start at `−64·Σ c` (per block and column, summed once
+//!   per unpacked panel), so they end at `Σ c·q_a`. Elsewhere (NEON, plain) the 7-bit codes go
+//!   through the 8-bit tiles unshifted.
 //!
 //! So `C[i][j] = Σ_blocks d_a·d_b·(Σ₃₂ c'·q_a)` with an exact integer inner sum, one
 //! conversion and one scaling per block, row and column vector.
@@ -99,7 +106,10 @@ impl Codes {
 /// Whether `Q8_0` (`kind`) with `codes` takes the u8 × i8 tile ([`x86::tile_u7`]): A's codes
 /// stored shifted by +64 (unsigned), B's codes read as they are.
 fn unsigned_acts(isa: Isa, kind: Kind, codes: Codes) -> bool {
-    cfg!(target_arch = "x86_64") && isa >= Isa::Avx2 && kind == Kind::Signed && codes == Codes::Seven
+    cfg!(target_arch = "x86_64")
+        && isa >= Isa::Avx2
+        && kind == Kind::Signed
+        && codes == Codes::Seven
 }
 
 /// A quantized per row and block, packed per tile of `MB` rows (rows past m are zeros):
@@ -761,7 +771,10 @@ fn code_sums(isa: Isa, codes: &[u8], kb: usize, sums: &mut [i32]) {
     for (bi, s) in sums.chunks_exact_mut(NB).take(kb).enumerate() {
         let plane = &codes[(2 * bi + 1) * PLANE..(2 * bi + 2) * PLANE];
         for (c, x) in s.iter_mut().enumerate() {
-            *x = -64 * (0..QK).map(|e| i32::from(plane[slot(e, c)] as i8)).sum::<i32>();
+            *x = -64
+                * (0..QK)
+                    .map(|e| i32::from(plane[slot(e, c)] as i8))
+                    .sum::<i32>();
         }
     }
 }
@@ -1507,9 +1520,9 @@ mod neon {
 
 #[cfg(test)]
 mod tests {
+    use super::Codes;
     use crate::DynLayout;
     use crate::gemm::{MatMut, MatRef, Options, Packing, QuantB, gemm_quant};
-    use super::Codes;
     use crate::isa::Isa;
     use crate::packed::{
         Group4Format, Group4Matrix, GroupQuant, PackedFormat, PackedVec, QuantRef, QuantizedB,
@@ -1800,7 +1813,10 @@ mod tests {
                     rel
                 });
                 let ratio = rel[1] / rel[0];
-                assert!((1.4..3.0).contains(&ratio), "{name} {isa:?}: 7-bit ÷ 8-bit {ratio}");
+                assert!(
+                    (1.4..3.0).contains(&ratio),
+                    "{name} {isa:?}: 7-bit ÷ 8-bit {ratio}"
+                );
             }
         }
     }
@@ -2028,7 +2044,8 @@ mod tests {
                             (1.5, 0.5),
                         )
                     };
-                    let (c8, c32, c8clean) = (go(&ab, Some(codes)), go(&ab, None), go(&ac, Some(codes)));
+                    let (c8, c32, c8clean) =
+                        (go(&ab, Some(codes)), go(&ab, None), go(&ac, Some(codes)));
                     for i in 0..m {
                         let mut nonfinite = false;
                         for j in 0..n {

@@ -22,7 +22,8 @@ use crate::packed::{Group4Matrix, Q4_0Matrix, Q8_0Matrix, QuantRef, QuantizedB};
 
 /// The quantized B of [`gemm_quant`] and how its activations multiply it: in `f32` (the
 /// default: B dequantized inside packing, the f32 kernels) or, for prefill, quantized to 8
-/// bits per row and 32-block ([`QuantB::int8_activations`]). Any
+/// (or 7) bits per row and 32-block ([`QuantB::int8_activations`],
+/// [`QuantB::int7_activations`]). Any
 /// [`QuantRef`] or reference to a quantized matrix converts into the default.
 ///
 /// ```
