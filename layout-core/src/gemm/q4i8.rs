@@ -1711,9 +1711,8 @@ mod tests {
         ] {
             for (name, q) in integer_weights(k, n, &mut g) {
                 let w = quant_ref(&q).dequantize().unwrap();
-                for (isa, codes) in Isa::available()
-                    .into_iter()
-                    .flat_map(|i| [(i, Codes::Eight), (i, Codes::Seven)])
+                for (isa, codes) in
+                    Isa::available().flat_map(|i| [(i, Codes::Eight), (i, Codes::Seven)])
                 {
                     let top = codes.max() as i32;
                     for (threads, a_cm, c_cm, ab) in [
@@ -1962,10 +1961,7 @@ mod tests {
         }
         let q = Q8_0Matrix::from_bytes(k, n, &bytes).unwrap();
         assert!(q.blocks().iter().any(|b| b.qs.contains(&-128)));
-        for (isa, codes) in Isa::available()
-            .into_iter()
-            .flat_map(|i| [(i, Codes::Eight), (i, Codes::Seven)])
-        {
+        for (isa, codes) in Isa::available().flat_map(|i| [(i, Codes::Eight), (i, Codes::Seven)]) {
             let top = codes.max() as i32;
             for threads in [1, 2] {
                 // two of every six values ±top, so each block's d_a is 1
@@ -2016,9 +2012,8 @@ mod tests {
         let same = |x: f32, y: f32| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan());
         for q in &qs {
             let qr = quant_ref(q);
-            for (isa, codes) in Isa::available()
-                .into_iter()
-                .flat_map(|i| [(i, Codes::Eight), (i, Codes::Seven)])
+            for (isa, codes) in
+                Isa::available().flat_map(|i| [(i, Codes::Eight), (i, Codes::Seven)])
             {
                 for (threads, cm) in [(1, false), (2, true)] {
                     let c0: Vec<f32> = (0..m * n).map(|_| g.int(-50, 50) as f32).collect();
