@@ -753,7 +753,8 @@ struct Panel<'a> {
     scales: &'a [f32],
     zeros: &'a [f32],
     /// `−64·Σ c` per `[block][column]` over the `Q8_0` codes' plane (the tiles of
-    /// [`unsigned_acts`] only).
+    /// [`unsigned_acts`] only: x86).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     sums: &'a [i32],
 }
 
