@@ -83,11 +83,16 @@ impl<'a> QuantB<'a> {
     /// use layout::gemm::{MatMut, MatRef, Options, QuantB, gemm_quant};
     /// use layout::packed::quantize_q8_0;
     /// let (m, k, n) = (16, 64, 8);
-    /// // weights that Q8_0 stores exactly (each block holding ±127: scale 1)
-    /// let w: Vec<f32> = (0..k * n).map(|i| if i % 32 == 0 { -127.0 } else { (i % 19) as f32 - 9.0 }).collect();
+    /// // weights that Q8_0 stores exactly (each 32-block of a column starting at −127:
+    /// // scale 1)
+    /// let w: Vec<f32> = (0..k * n)
+    ///     .map(|i| if (i / n) % 32 == 0 { -127.0 } else { (i % 19) as f32 - 9.0 })
+    ///     .collect();
     /// let q = quantize_q8_0(k, n, &w).unwrap();
-    /// // activations that 7 bits hold exactly: integers, each 32-block reaching ±63
-    /// let a: Vec<f32> = (0..m * k).map(|i| if i % 32 == 1 { 63.0 } else { (i % 11) as f32 - 5.0 }).collect();
+    /// // activations that 7 bits hold exactly: integers, each 32-block reaching 63
+    /// let a: Vec<f32> = (0..m * k)
+    ///     .map(|i| if i % 32 == 1 { 63.0 } else { (i % 11) as f32 - 5.0 })
+    ///     .collect();
     /// let mut c = vec![0f32; m * n];
     /// gemm_quant(Options::default(), 1.0,
     ///     MatRef { data: &a, rows: m, cols: k, row_stride: k as isize, col_stride: 1 },
