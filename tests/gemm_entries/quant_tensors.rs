@@ -273,7 +273,7 @@ fn int7_activations_through_the_tensor_entry() {
     for (exact, top) in [(true, 63.0), (false, 2.7)] {
         let value = |i: usize, p: usize| {
             if p % 32 == 7 {
-                if i % 2 == 0 { top } else { -top }
+                if i.is_multiple_of(2) { top } else { -top }
             } else if exact {
                 ((i * 3 + p * 7) % 127) as f32 - 63.0
             } else {
@@ -283,7 +283,7 @@ fn int7_activations_through_the_tensor_entry() {
             }
         };
         let data: Vec<f32> = (0..m * k).map(|t| value(t % m, t / m)).collect();
-        let a = Tensor::new(data, col_major.clone()).unwrap();
+        let a = Tensor::new(data, col_major).unwrap();
         let want = a.matmul(&q).unwrap();
         let run = |b: QuantB<'_>| {
             let mut c = Tensor::from_vec(vec![f32::NAN; m * n], &[m, n]).unwrap();
