@@ -256,6 +256,61 @@ fn int8_activations_through_the_tensor_entry() {
     }
 }
 
+/// 7-bit activations on Q8_0 prefill through the tensor entry, A in a column-major layout: on
+/// integer-valued A whose 32-blocks reach ±63 and weights Q8_0 stores exactly, the f32 route's
+/// result exactly; on other data about twice the 8-bit route's error (relative Frobenius).
+#[test]
+fn int7_activations_through_the_tensor_entry() {
+    let (m, k, n) = (19, 96, 24);
+    let w: Vec<f32> = (0..k * n)
+        .map(|i| match (i / n) % 32 {
+            0 => -127.0,
+            p => ((i * 5 + p) % 255) as f32 - 127.0,
+        })
+        .collect();
+    let q = quantize_q8_0(k, n, &w).unwrap();
+    let col_major = DynLayout::strided(&[m, k], &[1, m as isize]).unwrap();
+    for (exact, top) in [(true, 63.0), (false, 2.7)] {
+        let value = |i: usize, p: usize| {
+            if p % 32 == 7 {
+                if i.is_multiple_of(2) { top } else { -top }
+            } else if exact {
+                ((i * 3 + p * 7) % 127) as f32 - 63.0
+            } else {
+                // a hash of (i, p) in [−top, top): rounding errors that do not line up
+                let h = ((i * 131 + p * 977) as u64).wrapping_mul(2_654_435_761) % (1 << 32);
+                (h as f32 / 2f32.powi(31) - 1.0) * top
+            }
+        };
+        let data: Vec<f32> = (0..m * k).map(|t| value(t % m, t / m)).collect();
+        let a = Tensor::new(data, col_major).unwrap();
+        let want = a.matmul(&q).unwrap();
+        let run = |b: QuantB<'_>| {
+            let mut c = Tensor::from_vec(vec![f32::NAN; m * n], &[m, n]).unwrap();
+            gemm(1.0, &a, &b, 0.0, &mut c).unwrap();
+            c.iter().copied().collect::<Vec<f32>>()
+        };
+        let c7 = run(QuantB::int7_activations(&q));
+        if exact {
+            assert!(c7.iter().zip(want.iter()).all(|(x, y)| x == y));
+        } else {
+            // relative Frobenius errors: the 7-bit step (max|a|/63 per block) is twice the 8-bit
+            let rel = |c: &[f32]| {
+                let num: f64 = c
+                    .iter()
+                    .zip(want.iter())
+                    .map(|(x, y)| f64::from(x - y).powi(2))
+                    .sum();
+                let den: f64 = want.iter().map(|y| f64::from(*y).powi(2)).sum();
+                (num / den).sqrt()
+            };
+            let (r7, r8) = (rel(&c7), rel(&run(QuantB::int8_activations(&q))));
+            assert!(r7 < 5e-2 && r8 < 2.5e-2, "relative errors {r7} {r8}");
+            assert!((1.4..3.0).contains(&(r7 / r8)), "relative errors {r7} {r8}");
+        }
+    }
+}
+
 /// Operands that do not agree are refused before anything is read, gathered or written.
 #[test]
 fn mismatched_shapes_are_refused_and_c_untouched() {

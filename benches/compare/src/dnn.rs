@@ -130,7 +130,8 @@ pub mod ours {
 
     /// Quantized weights on 8-bit activations (issue 29): `b` (row-major f32, k × n) quantized
     /// once to `Q4_0`, `Q8_0` or AWQ groups of 128, then `gemm_quant` with
-    /// `QuantB::int8_activations` (A quantized per row and 32-block on every call).
+    /// `QuantB::int8_activations` (A quantized per row and 32-block on every call); a name
+    /// ending in "7-bit" takes `QuantB::int7_activations` instead.
     #[allow(clippy::type_complexity)]
     pub fn quant_int8(
         fmt: &str,
@@ -146,7 +147,8 @@ pub mod ours {
             Q8(layout::packed::Q8_0Matrix),
             G(layout::packed::Group4Matrix),
         }
-        let q = match fmt {
+        let seven = fmt.ends_with("7-bit");
+        let q = match fmt.trim_end_matches(" 7-bit") {
             "Q4_0" => Q::Q4(quantize_q4_0(k, n, b).unwrap()),
             "Q8_0" => Q::Q8(quantize_q8_0(k, n, b).unwrap()),
             _ => Q::G(quantize_group4(k, n, b, 128, Group4Format::Awq).unwrap()),
@@ -157,11 +159,16 @@ pub mod ours {
                 Q::Q8(x) => x.into(),
                 Q::G(x) => x.into(),
             };
+            let qb = if seven {
+                layout::gemm::QuantB::int7_activations(r)
+            } else {
+                layout::gemm::QuantB::int8_activations(r)
+            };
             layout::gemm::gemm_quant(
                 Isa::selected_for_gemm(),
                 1.0,
                 rm(a, m, k),
-                layout::gemm::QuantB::int8_activations(r),
+                qb,
                 0.0,
                 rm_mut(c, m, n),
             )
@@ -660,7 +667,7 @@ fn matmul_rows(d: &Dnnl, (m, k, n): (usize, usize, usize), packed: bool, rounds:
         }
         // prefill on quantized weights with 8-bit activations (issue 29), beside oneDNN's int8
         let quants = if packed && m >= 64 {
-            vec!["Q4_0", "Q8_0", "AWQ g128"]
+            vec!["Q4_0", "Q8_0", "Q8_0 7-bit", "AWQ g128"]
         } else {
             vec![]
         };
@@ -680,8 +687,10 @@ fn matmul_rows(d: &Dnnl, (m, k, n): (usize, usize, usize), packed: bool, rounds:
         let gq = g.split_off(g.len() - quants.len());
         let g_d = op.is_ok().then(|| g[0]);
         for (name, gq) in quants.iter().zip(&gq) {
+            let bits = if name.ends_with("7-bit") { 7 } else { 8 };
             println!(
-                "| {name} weights × f32 A, 8-bit activations (GFLOP/s) | {shape} | oneDNN u8×s8 as the row below | {} | {gq:.1} (`gemm_quant`, `QuantB::int8_activations`) | {} |",
+                "| {} weights × f32 A, {bits}-bit activations (GFLOP/s) | {shape} | oneDNN u8×s8 as the row below | {} | {gq:.1} (`gemm_quant`, `QuantB::int{bits}_activations`) | {} |",
+                name.trim_end_matches(" 7-bit"),
                 fmt(g_d),
                 ratio(Some(*gq), g_d)
             );

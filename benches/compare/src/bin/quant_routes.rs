@@ -2,6 +2,7 @@
 //! process, the two alternating: `quant_routes Q4_0|Q8_0|AWQ M K N REPS` prints both best wall
 //! times and the 8-bit route's relative error against the dequantized product (a sample of C).
 //! Also the program callgrind counts: `valgrind --tool=callgrind quant_routes Q4_0 192 4096 4096 1`.
+//! `BITS=7`: 7-bit activations (`QuantB::int7_activations`) instead of 8-bit.
 use layout::gemm::{MatMut, MatRef, QuantB, gemm_quant};
 use layout::isa::Isa;
 use layout::packed::{
@@ -40,6 +41,7 @@ fn main() {
         Q::Q8(x) => x.into(),
         Q::G(x) => (&**x).into(),
     };
+    let seven = std::env::var("BITS").is_ok_and(|b| b == "7");
     let mut c = vec![0f32; m * n];
     let mut best = f64::MAX;
     let mut best32 = f64::MAX;
@@ -57,7 +59,9 @@ fn main() {
                     row_stride: k as isize,
                     col_stride: 1,
                 },
-                if int8 {
+                if int8 && seven {
+                    QuantB::int7_activations(qr)
+                } else if int8 {
                     QuantB::int8_activations(qr)
                 } else {
                     qr.into()
