@@ -263,7 +263,8 @@ fn blocks<K: Kern>(
                             Some(_) => None,
                         }
                     };
-                    for (t, ir) in steps(0..mcb, mr).enumerate() {
+                    for t in 0..mcb.div_ceil(mr) {
+                        let ir = t * mr;
                         let mrb = mr.min(mcb - ir);
                         let prepacked = if ctx.prepacked {
                             ctx.asrc.prepacked(ic + ir, pc, kcb)
