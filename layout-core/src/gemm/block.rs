@@ -517,3 +517,94 @@ unsafe fn merge_mapped<K: Kern>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gemm::kernel::Element;
+    use crate::gemm::pack::Rows;
+    use crate::isa::Isa;
+    use std::vec;
+
+    /// Blocks of more row tiles than the per-block table of their places in C ([`ROW_MEMO`]):
+    /// the tiles past it find their place one by one. A strided (column-major) C and an NZ-like
+    /// mapped C (runs of 8 rows, each kernel vector stored where its run is), every instruction
+    /// set, one and two threads, against the naive product; the guard elements around C untouched.
+    #[test]
+    fn blocks_of_more_row_tiles_than_the_memo() {
+        for isa in Isa::available() {
+            let Some(mut ki) = <f32 as Element>::kernel(isa) else {
+                continue;
+            };
+            let tiles = ROW_MEMO + 6;
+            ki.mc = ki.mr * tiles;
+            // m: whole NZ runs of 8 rows, the last tile an edge one where MR > 8
+            let (m, k, n) = ((ki.mr * (tiles - 1) + 8).next_multiple_of(8), 5, 7);
+            let val = |x: usize| ((x * 7 + 3) % 9) as f32 - 4.0;
+            // A column-major (m × k), B column-major (k × n): the packer reads Bᵀ by rows
+            let a: Vec<f32> = (0..m * k).map(val).collect();
+            let b: Vec<f32> = (0..k * n).map(|x| val(x + 11)).collect();
+            let want =
+                |i: usize, j: usize| (0..k).map(|p| a[i + p * m] * b[p + j * k]).sum::<f32>();
+            let asrc = Rows {
+                src: &a[..],
+                origin: 0,
+                sv: 1,
+                sk: m as isize,
+                map: None,
+                simd: false,
+            };
+            let bsrc = Rows {
+                src: &b[..],
+                origin: 0,
+                sv: k as isize,
+                sk: 1,
+                map: None,
+                simd: false,
+            };
+            // C's element (i, j): column-major, or NZ-like (8-row runs, runs 8·n apart)
+            let rows_nz = AxisMap::new("test", &[8, (m / 8) as i64], &[1, 8 * n as i64]).unwrap();
+            let cols_nz = AxisMap::new("test", &[n as i64], &[8]).unwrap();
+            let guard = 16usize;
+            for mapped in [false, true] {
+                for threads in [1, 2] {
+                    let at = |i: usize, j: usize| {
+                        guard
+                            + if mapped {
+                                (rows_nz.off[i] + cols_nz.off[j]) as usize
+                            } else {
+                                i + j * m
+                            }
+                    };
+                    let mut c = vec![f32::NAN; m * n + 2 * guard];
+                    let cmap = mapped.then_some(Mapped {
+                        rows: &rows_nz,
+                        cols: &cols_nz,
+                    });
+                    let out = Out {
+                        c: &mut c[..],
+                        sc: Strided {
+                            origin: guard as isize,
+                            rs: 1,
+                            cs: m as isize,
+                        },
+                        cmap,
+                    };
+                    run_panels::<f32>(&ki, [m, k, n], 1.0, &asrc, &bsrc, 0.0, out, threads);
+                    for j in 0..n {
+                        for i in 0..m {
+                            assert_eq!(
+                                c[at(i, j)],
+                                want(i, j),
+                                "{isa:?}, mapped {mapped}, {threads} threads: C({i},{j})"
+                            );
+                        }
+                    }
+                    for x in (0..guard).chain(guard + m * n..m * n + 2 * guard) {
+                        assert!(c[x].is_nan(), "{isa:?}, mapped {mapped}: guard {x} written");
+                    }
+                }
+            }
+        }
+    }
+}
