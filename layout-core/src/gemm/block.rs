@@ -7,8 +7,8 @@ use super::kernel::{InPlace, Kern, KernelInfo, MAX_TILE, NARROW_IN_PLACE, Tile};
 use super::maps::{AxisMap, Mapped};
 use super::pack::{Panels, Where};
 
-/// Row tiles of a block whose C vector distances ([`vector_runs`]) are found once per block.
-const VSC_MEMO: usize = 64;
+/// Row tiles of a block whose place in C ([`row_place`]) is found once per block.
+const ROW_MEMO: usize = 64;
 
 /// A 64-byte-aligned stack tile for edge tiles.
 #[repr(align(64))]
@@ -229,13 +229,11 @@ fn blocks<K: Kern>(
                 if !ctx.prepacked {
                     ctx.asrc.pack(abuf, ic, pc, mcb, kcb, mr);
                 }
-                // a mapped C: where each whole tile's row vectors are (`vector_runs`), found
-                // once per row tile of the block instead of once per tile
-                let mut vsc_of = [None; VSC_MEMO];
-                if let Some(cm) = ctx.cmap {
-                    for (t, v) in vsc_of.iter_mut().enumerate().take(mcb / mr) {
-                        *v = vector_runs(cm.rows, ic + t * mr, mr, ki.lanes);
-                    }
+                // where each whole row tile of the block starts in C and its row steps, found
+                // once per block instead of once per tile (a mapped C: `vector_runs`)
+                let mut rows_at = [None; ROW_MEMO];
+                for (t, r) in rows_at.iter_mut().enumerate().take(mcb / mr) {
+                    *r = row_place(ctx.cmap, sc, ic + t * mr, mr, ki.lanes);
                 }
                 for jr in steps(0..ncb, nr) {
                     let nrb = nr.min(ncb - jr);
@@ -251,41 +249,44 @@ fn blocks<K: Kern>(
                         Some((_, b)) => b.nr,
                         None => nr,
                     };
-                    for (t, ir) in steps(0..mcb, mr).enumerate() {
+                    let j0 = jc + jr;
+                    // where the tile column's C columns are, when they run arithmetically over
+                    // the whole tile width (the same for every tile of the micro-panel)
+                    let cols_at = if nrb != tw {
+                        None
+                    } else {
+                        match ctx.cmap {
+                            None => Some((sc.origin + j0 as isize * sc.cs, sc.cs)),
+                            Some(cm) if cm.cols.run[j0] as usize >= tw => {
+                                Some((sc.origin + cm.cols.off[j0], cm.cols.step(j0)))
+                            }
+                            Some(_) => None,
+                        }
+                    };
+                    for t in 0..mcb.div_ceil(mr) {
+                        let ir = t * mr;
                         let mrb = mr.min(mcb - ir);
-                        let ap = match ctx.asrc.prepacked(ic + ir, pc, kcb) {
+                        let prepacked = if ctx.prepacked {
+                            ctx.asrc.prepacked(ic + ir, pc, kcb)
+                        } else {
+                            None
+                        };
+                        let ap = match prepacked {
                             Some(panel) => panel.as_ptr(),
                             None => abuf[ir * kcp..(ir + mr) * kcp].as_ptr(),
                         };
-                        let (i0, j0) = (ic + ir, jc + jr);
+                        let i0 = ic + ir;
                         // where the tile's corner is and its strides, when C runs
-                        // arithmetically over the whole tile
-                        let direct = match ctx.cmap {
-                            None => Some((
-                                sc.origin + i0 as isize * sc.rs + j0 as isize * sc.cs,
-                                sc.rs,
-                                sc.cs,
-                                0,
-                            )),
-                            Some(cm) if cm.cols.run[j0] as usize >= tw => {
-                                let corner = sc.origin + cm.rows.off[i0] + cm.cols.off[j0];
-                                if cm.rows.run[i0] as usize >= mr {
-                                    Some((corner, cm.rows.step(i0), cm.cols.step(j0), 0))
-                                } else if mrb == mr {
-                                    match vsc_of.get(t) {
-                                        Some(&v) => v,
-                                        None => vector_runs(cm.rows, i0, mr, ki.lanes),
-                                    }
-                                    .map(|vsc| (corner, 1, cm.cols.step(j0), vsc))
-                                } else {
-                                    None
-                                }
+                        // arithmetically over the whole tile (its row vectors `vsc` apart)
+                        let direct = match cols_at {
+                            Some((co, csc)) if mrb == mr => match rows_at.get(t) {
+                                Some(&r) => r,
+                                None => row_place(ctx.cmap, sc, i0, mr, ki.lanes),
                             }
-                            Some(_) => None,
+                            .map(|(ro, rsc, vsc)| (ro + co, rsc, csc, vsc)),
+                            _ => None,
                         };
-                        if let (Some((corner, rsc, csc, vsc)), true) =
-                            (direct, mrb == mr && nrb == tw)
-                        {
+                        if let Some((corner, rsc, csc, vsc)) = direct {
                             let tile = Tile {
                                 k: ksteps,
                                 alpha,
@@ -417,6 +418,31 @@ static STEPS: [isize; 1024] = {
     s
 };
 
+/// Where the whole row tile `i0 .. i0 + mr` of C is, relative to a column's start: `(offset
+/// of row i0, step down a column, vsc)` when its rows run arithmetically over the tile, or
+/// (a mapped C, a kernel with `lanes`) are `mr / lanes` vectors equally spaced
+/// ([`vector_runs`], then the step is 1 and `vsc` their distance); `None` otherwise.
+#[inline]
+fn row_place(
+    cmap: Option<Mapped<'_>>,
+    sc: Strided,
+    i0: usize,
+    mr: usize,
+    lanes: usize,
+) -> Option<(isize, isize, isize)> {
+    match cmap {
+        None => Some((i0 as isize * sc.rs, sc.rs, 0)),
+        Some(cm) => {
+            let off = *cm.rows.off.get(i0)?;
+            if cm.rows.run[i0] as usize >= mr {
+                Some((off, cm.rows.step(i0), 0))
+            } else {
+                vector_runs(cm.rows, i0, mr, lanes).map(|vsc| (off, 1, vsc))
+            }
+        }
+    }
+}
+
 /// Whether rows `i0 .. i0 + mr` of a mapped C are `mr / lanes` unit-stride runs of `lanes` rows
 /// (vectors) whose starts are equally spaced: the distance between them ([`Tile::vsc`]), for a
 /// kernel that stores its row vectors at any distance (`lanes > 0`).
@@ -488,6 +514,97 @@ unsafe fn merge_mapped<K: Kern>(
         for (&o, &x) in offs.iter().zip(x) {
             // SAFETY: the caller's contract.
             unsafe { *c.offset(col + o) = K::mul_add(*c.offset(col + o), beta, x) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gemm::kernel::Element;
+    use crate::gemm::pack::Rows;
+    use crate::isa::Isa;
+    use std::vec;
+
+    /// Blocks of more row tiles than the per-block table of their places in C ([`ROW_MEMO`]):
+    /// the tiles past it find their place one by one. A strided (column-major) C and an NZ-like
+    /// mapped C (runs of 8 rows, each kernel vector stored where its run is), every instruction
+    /// set, one and two threads, against the naive product; the guard elements around C untouched.
+    #[test]
+    fn blocks_of_more_row_tiles_than_the_memo() {
+        for isa in Isa::available() {
+            let Some(mut ki) = <f32 as Element>::kernel(isa) else {
+                continue;
+            };
+            let tiles = ROW_MEMO + 6;
+            ki.mc = ki.mr * tiles;
+            // m: whole NZ runs of 8 rows, the last tile an edge one where MR > 8
+            let (m, k, n) = ((ki.mr * (tiles - 1) + 8).next_multiple_of(8), 5, 7);
+            let val = |x: usize| ((x * 7 + 3) % 9) as f32 - 4.0;
+            // A column-major (m × k), B column-major (k × n): the packer reads Bᵀ by rows
+            let a: Vec<f32> = (0..m * k).map(val).collect();
+            let b: Vec<f32> = (0..k * n).map(|x| val(x + 11)).collect();
+            let want =
+                |i: usize, j: usize| (0..k).map(|p| a[i + p * m] * b[p + j * k]).sum::<f32>();
+            let asrc = Rows {
+                src: &a[..],
+                origin: 0,
+                sv: 1,
+                sk: m as isize,
+                map: None,
+                simd: false,
+            };
+            let bsrc = Rows {
+                src: &b[..],
+                origin: 0,
+                sv: k as isize,
+                sk: 1,
+                map: None,
+                simd: false,
+            };
+            // C's element (i, j): column-major, or NZ-like (8-row runs, runs 8·n apart)
+            let rows_nz = AxisMap::new("test", &[8, (m / 8) as i64], &[1, 8 * n as i64]).unwrap();
+            let cols_nz = AxisMap::new("test", &[n as i64], &[8]).unwrap();
+            let guard = 16usize;
+            for mapped in [false, true] {
+                for threads in [1, 2] {
+                    let at = |i: usize, j: usize| {
+                        guard
+                            + if mapped {
+                                (rows_nz.off[i] + cols_nz.off[j]) as usize
+                            } else {
+                                i + j * m
+                            }
+                    };
+                    let mut c = vec![f32::NAN; m * n + 2 * guard];
+                    let cmap = mapped.then_some(Mapped {
+                        rows: &rows_nz,
+                        cols: &cols_nz,
+                    });
+                    let out = Out {
+                        c: &mut c[..],
+                        sc: Strided {
+                            origin: guard as isize,
+                            rs: 1,
+                            cs: m as isize,
+                        },
+                        cmap,
+                    };
+                    run_panels::<f32>(&ki, [m, k, n], 1.0, &asrc, &bsrc, 0.0, out, threads);
+                    for j in 0..n {
+                        for i in 0..m {
+                            assert_eq!(
+                                c[at(i, j)],
+                                want(i, j),
+                                "{isa:?}, mapped {mapped}, {threads} threads: C({i},{j})"
+                            );
+                        }
+                    }
+                    for x in (0..guard).chain(guard + m * n..m * n + 2 * guard) {
+                        assert!(c[x].is_nan(), "{isa:?}, mapped {mapped}: guard {x} written");
+                    }
+                }
+            }
         }
     }
 }

@@ -158,6 +158,24 @@ fn form<L: AnyLayout>(op: &'static str, l: &L, dims: [usize; 2]) -> Option<Form>
 /// Indices `0 .. len` of one product axis grouped by the classes of the (up to two) operand
 /// axes along it, each group in increasing order; `None` past `MAX_CELLS` groups.
 fn groups(len: usize, keys: [Option<(&Ax, i64)>; 2]) -> Option<Vec<Vec<usize>>> {
+    // one strided operand axis (a swizzled row-major operand's rows): `i·s mod p` repeats
+    // every `q = p / gcd(s, p)` indices, so its classes are the residues of `i` modulo `q`,
+    // listed without a division per index (the first index of each class is its key)
+    if let [Some((Ax::Strided(st), p)), None] | [None, Some((Ax::Strided(st), p))] = keys {
+        let q = p as u64 / gcd((*st as i64).rem_euclid(p) as u64, p as u64);
+        let q = usize::try_from(q).unwrap_or(usize::MAX).min(len);
+        if q > MAX_CELLS {
+            return None;
+        }
+        let mut out = Vec::new();
+        for c in 0..q {
+            let mut v = Vec::new();
+            v.try_reserve_exact(len.div_ceil(q)).ok()?;
+            v.extend((c..len).step_by(q));
+            out.push(v);
+        }
+        return Some(out);
+    }
     let mut out: Vec<([i64; 2], Vec<usize>)> = Vec::new();
     if keys.iter().all(Option::is_none) {
         let mut v = Vec::new();
