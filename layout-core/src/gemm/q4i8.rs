@@ -1108,6 +1108,32 @@ mod x86 {
         })
     }
 
+    /// One block's `i32` sums `s` converted and scaled by `d_b·d_a` (`da`: the tile's three
+    /// row scales, `sc`: the panel's sixteen column scales) into the `f32` accumulators `f`.
+    ///
+    /// # Safety
+    /// AVX2 and FMA available; `da` points at 3 values, `sc` at 16.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn scale_sums(
+        f: &mut [[__m256; 2]; MB],
+        s: &[[__m256i; 2]; MB],
+        da: *const f32,
+        sc: *const f32,
+    ) {
+        for (r, (fr, sr)) in f.iter_mut().zip(s).enumerate() {
+            // SAFETY: `r < 3` and `8h + 8 ≤ 16` (the caller's contract).
+            unsafe {
+                let d = _mm256_set1_ps(*da.add(r));
+                for h in 0..2 {
+                    let y = _mm256_cvtepi32_ps(sr[h]);
+                    let scale = _mm256_mul_ps(_mm256_loadu_ps(sc.add(8 * h)), d);
+                    fr[h] = _mm256_fmadd_ps(y, scale, fr[h]);
+                }
+            }
+        }
+    }
+
     /// [`load_acc`]'s inverse.
     ///
     /// # Safety
@@ -1248,14 +1274,7 @@ mod x86 {
                     }
                     pin(&mut s);
                 }
-                for (r, (fr, sr)) in f.iter_mut().zip(&s).enumerate() {
-                    let d = _mm256_set1_ps(*da.add(r));
-                    for h in 0..2 {
-                        let y = _mm256_cvtepi32_ps(sr[h]);
-                        let scale = _mm256_mul_ps(_mm256_loadu_ps(sc.add(8 * h)), d);
-                        fr[h] = _mm256_fmadd_ps(y, scale, fr[h]);
-                    }
-                }
+                scale_sums(&mut f, &s, da, sc);
                 cb = cb.add(2 * PLANE);
                 sc = sc.add(NB);
                 qa = qa.add(ATILE);
@@ -1338,14 +1357,7 @@ mod x86 {
                     }
                     pin(&mut s);
                 }
-                for (r, (fr, sr)) in f.iter_mut().zip(&s).enumerate() {
-                    let d = _mm256_set1_ps(*da.add(r));
-                    for h in 0..2 {
-                        let y = _mm256_cvtepi32_ps(sr[h]);
-                        let scale = _mm256_mul_ps(_mm256_loadu_ps(sc.add(8 * h)), d);
-                        fr[h] = _mm256_fmadd_ps(y, scale, fr[h]);
-                    }
-                }
+                scale_sums(&mut f, &s, da, sc);
                 cb = cb.add(2 * PLANE);
                 sc = sc.add(NB);
                 su = su.add(NB);
