@@ -811,3 +811,112 @@ fn taps_route_wide_layers_keep_the_gaps() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases::cases(64)))]
+
+    /// Two output rows in one tile (AVX2: rows of at most 16 pixels that 6 does not divide, 3
+    /// pixels of each row on the 16 × 6 loop) on random geometry: odd and even heights (the
+    /// last row alone), padding (the first and last rows, whose kernel rows differ from their
+    /// neighbour's, alone; taps cut at the left and right edges in both halves), strides 1 and
+    /// 2, dilation, 16 to 48 input channels (whole, merged and cut taps in the hand-scheduled
+    /// loop) and fewer (the halo copy, unpaired), every available instruction set with one and
+    /// two threads; exact against the reference, and every position of the output buffer that
+    /// is not an output element keeps its sentinel.
+    #[test]
+    fn two_row_tiles_random_geometry(
+        n in 1usize..3,
+        c in prop_oneof![16usize..49, 1usize..16],
+        o in 1usize..41,
+        (h, w) in (1usize..12, 1usize..34),
+        (r, s) in (1usize..5, 1usize..5),
+        (st, pad, dil) in (1usize..3, 0usize..3, 1usize..3),
+        fx in prop_oneof![Just(Format::Acdb), Just(Format::Abcd), Just(Format::Padded), Just(Format::Dcba)],
+        fy in 0usize..5,
+    ) {
+        let p = Conv2d {
+            stride: [st, st],
+            padding: [pad, pad],
+            dilation: [dil, dil],
+            groups: 1,
+            relu: false,
+        };
+        let x = [n, c, h, w];
+        let k = [o, c, r, s];
+        let Ok(dims) = p.output_dims(x, k) else {
+            return Ok(());
+        };
+        let input = tensor(fx, x, false, 21);
+        let weights = tensor(Format::Abcd, k, true, 22);
+        let want = reference(&p, &input, &weights, None, dims);
+        let l = layout_of(FORMATS[fy], dims, false);
+        let (_, hi) = l.offset_range();
+        let sentinel = -777.25f32;
+        let mut is_elem = vec![false; hi as usize + 8];
+        for i in 0..dims.iter().product::<usize>() {
+            is_elem[l.offset(i as i64) as usize] = true;
+        }
+        for (isa, threads) in Isa::available().flat_map(|i| [(i, 1), (i, 2)]) {
+            let opts = Options { isa, threads, packing: Packing::Never };
+            let mut out = Tensor::new(vec![sentinel; hi as usize + 8], l).unwrap();
+            conv2d_with(opts, &p, &input, &weights, None, &mut out).unwrap();
+            let mut at = 0;
+            for b in 0..dims[0] {
+                for oc in 0..dims[1] {
+                    for i in 0..dims[2] {
+                        for j in 0..dims[3] {
+                            prop_assert_eq!(
+                                out[[b, oc, i, j]], want[at],
+                                "{:?} ×{} {:?} {:?} {:?} {:?}/{:?} at {:?}",
+                                isa, threads, p, x, k, fx, FORMATS[fy], [b, oc, i, j]
+                            );
+                            at += 1;
+                        }
+                    }
+                }
+            }
+            for (idx, (&v, &e)) in out.as_slice().iter().zip(&is_elem).enumerate() {
+                prop_assert!(e || v == sentinel, "{:?}: index {} outside the output written", isa, idx);
+            }
+        }
+    }
+}
+
+/// Two-row tiles by brute force on the shapes they are for: 3×3 (stride 1, padding 1) and
+/// stride 2 over output rows of 1 to 16 pixels and heights 1 to 7 (odd ones: the last row
+/// alone), 32 input channels, 40 output channels (two whole channel tiles and a masked one),
+/// NHWC in, NHWC and padded NCHW out, every instruction set.
+#[test]
+fn two_row_tiles_every_short_row() {
+    for (st, pad, r) in [(1, 1, 3), (2, 1, 3), (1, 0, 3), (1, 2, 5), (1, 0, 1)] {
+        for ow in 1..=16usize {
+            for oh in 1..=7usize {
+                let p = Conv2d::default().stride(st).padding(pad);
+                let x = [
+                    1,
+                    32,
+                    (oh - 1) * st + r - 2 * pad,
+                    (ow - 1) * st + r - 2 * pad,
+                ];
+                let k = [40, 32, r, r];
+                let dims = p.output_dims(x, k).unwrap();
+                assert_eq!([dims[2], dims[3]], [oh, ow]);
+                let input = tensor(Format::Acdb, x, false, 31);
+                let weights = tensor(Format::Abcd, k, true, 32);
+                let want = reference(&p, &input, &weights, None, dims);
+                for fy in [Format::Acdb, Format::Padded] {
+                    for isa in Isa::available() {
+                        let mut out = tensor(fy, dims, false, 33);
+                        let opts = Options {
+                            isa,
+                            threads: 1,
+                            packing: Packing::Never,
+                        };
+                        conv2d_with(opts, &p, &input, &weights, None, &mut out).unwrap();
+                        assert_is(&out, &want, || format!("{isa:?} {p:?} {x:?} {fy:?}"));
+                    }
+                }
+            }
+        }
+    }
+}

@@ -162,6 +162,35 @@ fn tile_runs(ow: usize, nr: usize) -> [(usize, usize, usize); 2] {
     ]
 }
 
+/// The widest output row whose tiles hold two rows ([`pair_rows`]).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const PAIR_MAX_OW: usize = 16;
+
+/// Whether output rows of `ow` pixels run two rows per tile (3 pixels of each on AVX2's
+/// 16 × 6 loop, a row of 14 in tiles of 6, 6, 6, 6 and 4 columns for two rows rather than
+/// 5, 5 and 4 for one): on AVX2 (whose hand-scheduled loop reads a tile's halves from two
+/// pointers: input channels unit stride), without a halo copy, for rows of at most [`PAIR_MAX_OW`] pixels that 6-column
+/// tiles do not divide.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn pair_rows(isa: Isa, nr: usize, halo: bool, sc: isize, ow: usize) -> bool {
+    isa == Isa::Avx2 && nr == 6 && !halo && sc == 1 && ow <= PAIR_MAX_OW && !ow.is_multiple_of(nr)
+}
+
+/// The units of output rows, `(y, two)` in order: row `y` alone, or rows `y` and `y + 1` in
+/// one tile where `pairs` and `same(y)` (both rows read the same kernel rows: the first and
+/// last rows at a padding stay alone); the last row of an odd count alone.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn row_units(oh: usize, pairs: bool, same: impl Fn(usize) -> bool) -> Vec<(usize, bool)> {
+    let mut v = Vec::with_capacity(oh);
+    let mut y = 0;
+    while y < oh {
+        let two = pairs && y + 1 < oh && same(y);
+        v.push((y, two));
+        y += if two { 2 } else { 1 };
+    }
+    v
+}
+
 /// The input channels below which tiles at the padding read a halo copy (the batch-reduce's
 /// hand-scheduled loop takes cut taps of at least 16 steps).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
@@ -265,6 +294,7 @@ fn halo_item(
         rstep: (span * c) as isize,
         lo: 0,
         hi: usize::MAX,
+        b2: None,
     });
 }
 
@@ -407,8 +437,6 @@ fn rows(
     let nr = nr_f32(isa);
     let runs = tile_runs(ow, nr);
     let blocks = og.div_ceil(ob.max(1));
-    let units = n_img * groups * blocks * oh;
-    let parts = threads.clamp(1, units.max(1));
     // where merged and the channels are few (a first layer: taps cut by the padding too short
     // for the hand-scheduled loop, run by the Rust loops), a tile some of whose taps reach
     // into the padding reads the pixels of its windows from a halo copy instead (the in-bounds
@@ -426,8 +454,32 @@ fn rows(
     } else {
         None
     };
+    // the output rows in units: one row, or two in one tile ([`row_units`])
+    let pairs = pair_rows(isa, nr, halo.is_some(), sc, ow);
+    // the pixels every column tap reads inside: where that leaves one pixel at each end and a
+    // multiple of 3 between, a row pair's ends are one tile of 4 columns (both rows' first
+    // and last pixels, a cut tap's columns contiguous) and the rest tiles of 3 + 3
+    let (xa, xb) = cols
+        .iter()
+        .fold((0, ow), |(a, b), &(lo, hi)| (a.max(lo), b.min(hi)));
+    let ends_ok =
+        pairs && ow >= 2 && xa == 1 && xb + 1 == ow && xb > xa && (xb - xa).is_multiple_of(3);
+    let runs_ends = [(xa, 3, (xb - xa) / 3), (0, 0, 0)];
+    let runs2 = tile_runs(ow, nr / 2);
+    let in_rows = |y: usize| {
+        let first = y as isize * geo.st[0] - geo.pad[0];
+        (0..r)
+            .map(|i| {
+                let ih = first + i as isize * geo.dil[0];
+                0 <= ih && ih < h as isize
+            })
+            .collect::<Vec<bool>>()
+    };
+    let ys = row_units(oh, pairs, |y| in_rows(y) == in_rows(y + 1));
+    let units = n_img * groups * blocks * ys.len();
+    let parts = threads.clamp(1, units.max(1));
     // every part's item buffer (and halo copy), allocated before anything is written
-    let cap = r * s;
+    let cap = 2 * r * s;
     let mut bufs: Vec<Scratch> = Vec::new();
     bufs.try_reserve_exact(parts)
         .map_err(|_| ConvError::Allocation { elements: parts })?;
@@ -454,10 +506,11 @@ fn rows(
     let w0 = input.t[3].off.first().copied().unwrap_or(0);
     let unit = |u: usize, (items, copy): &mut Scratch| {
         let (src, wt, dst) = ptrs.get();
-        let y = u % oh;
-        let b = u / oh % blocks;
-        let g = u / oh / blocks % groups;
-        let n = u / oh / blocks / groups;
+        let (y, two) = ys[u % ys.len()];
+        let u = u / ys.len();
+        let b = u % blocks;
+        let g = u / blocks % groups;
+        let n = u / blocks / groups;
         let o0 = b * ob;
         let on = ob.min(og - o0);
         let wblock = (g * og + o0) * k;
@@ -465,9 +518,80 @@ fn rows(
         let out_row =
             output.base + output.t[0].off[n] + output.t[1].off[g * og + o0] + output.t[2].off[y];
         let row0 = y as isize * geo.st[0] - geo.pad[0];
+        // paired: the second row's output `c2` on, its input rows `st` on (the same kernel
+        // rows in bounds as the first's); its tiles `width` pixels of each row
+        let c2 = if two {
+            output.t[2].off[y + 1] - output.t[2].off[y]
+        } else {
+            0
+        };
+        let ends = two && ends_ok;
+        let runs = if ends {
+            &runs_ends
+        } else if two {
+            &runs2
+        } else {
+            &runs
+        };
+        if ends {
+            // the ends tile: columns (pixel 0, row y), (0, y + 1), (ow − 1, y), (ow − 1, y + 1)
+            // — B's columns one input row apart, its halves `xr·st` pixels; C's the same
+            items.clear();
+            let xr = ow - 1;
+            for i in 0..r {
+                let ih = row0 + i as isize * geo.dil[0];
+                if ih < 0 || ih >= h as isize {
+                    continue;
+                }
+                let in_row = in_g + input.t[2].off[ih as usize] + w0;
+                let brow = input.t[2].off[(ih + geo.st[0]) as usize] - input.t[2].off[ih as usize];
+                for (j, &(c_lo, c_hi)) in cols.iter().enumerate() {
+                    let ok = |x: usize| c_lo <= x && x < c_hi;
+                    let (lo, hi) = match (ok(0), ok(xr)) {
+                        (true, true) => (0, usize::MAX),
+                        (true, false) => (0, 2),
+                        (false, true) => (2, 4),
+                        (false, false) => continue,
+                    };
+                    let iw = j as isize * geo.dil[1] - geo.pad[1];
+                    items.push(Item {
+                        // SAFETY: the block's tap j of row i is inside the regrouped filters
+                        a: unsafe { wt.add(wblock + (i * s + j) * cg * on) },
+                        lda: on as isize,
+                        b: src.wrapping_offset(in_row + iw * sw),
+                        rsb: sc,
+                        csb: brow,
+                        k: cg,
+                        rows: 1,
+                        rstep: 0,
+                        lo,
+                        hi,
+                        b2: Some(xr as isize * geo.st[1] * sw),
+                    });
+                }
+            }
+            let shape = Shape {
+                pair: Some((2, output.t[3].off[xr] - output.t[3].off[0])),
+                m: on,
+                n: 4,
+                nt: 4,
+                alpha: 1.0f32,
+                beta: 0.0,
+                items,
+                c: dst.wrapping_offset(out_row + output.t[3].off[0]),
+                ldc: c2,
+                crs: so,
+            };
+            // SAFETY: as the tiles' call below: every input element read is a pixel 0 or
+            // `ow − 1` of one of the two rows, at a tap in bounds for it (the item's columns),
+            // in an in-bounds input row (both rows read the same kernel rows); every C element
+            // is the output element (n, channel, y or y + 1, 0 or ow − 1), written by this unit
+            // only.
+            unsafe { tiles_f32(isa, &shape) };
+        }
         // a tile every tap of which is in bounds over all its pixels
         let inside = |x0: usize, x1: usize| cols.iter().all(|&(lo, hi)| lo <= x0 && x1 <= hi);
-        for &(start, width, count) in &runs {
+        for &(start, width, count) in runs {
             let mut t = 0;
             while t < count {
                 let x0 = start + t * width;
@@ -516,6 +640,10 @@ fn rows(
                         continue;
                     }
                     let in_row = in_g + input.t[2].off[ih as usize] + w0;
+                    // (paired: the second row's input row, in bounds as this one is)
+                    let b2 = two.then(|| {
+                        input.t[2].off[(ih + geo.st[0]) as usize] - input.t[2].off[ih as usize]
+                    });
                     // tap j's item from output column x0 (its first input column may lie in
                     // the padding: the item is then cut to the columns inside)
                     let item = |j: usize, kk: usize, lo: usize, hi: usize| {
@@ -532,6 +660,7 @@ fn rows(
                             rstep: 0,
                             lo,
                             hi,
+                            b2,
                         }
                     };
                     // the taps in bounds over the whole tile: an interval (the bounds move
@@ -562,6 +691,10 @@ fn rows(
                             j += 1;
                         } else if !full(j) {
                             items.push(item(j, cg, lo - x0, hi - x0));
+                            if two {
+                                // the second row's pixels: the tile's second half
+                                items.push(item(j, cg, width + lo - x0, width + hi - x0));
+                            }
                             j += 1;
                         } else if merge_s {
                             let mut e = j + 1;
@@ -577,9 +710,10 @@ fn rows(
                     }
                 }
                 let shape = Shape {
+                    pair: two.then_some((width, c2)),
                     m: on,
-                    n: width * tiles,
-                    nt: width,
+                    n: width * tiles * if two { 2 } else { 1 },
+                    nt: width * if two { 2 } else { 1 },
                     alpha: 1.0f32,
                     beta: 0.0,
                     items,
@@ -587,6 +721,8 @@ fn rows(
                     ldc: sow,
                     crs: so,
                 };
+                // (paired: the second half's pixels the same columns of row y + 1, from its
+                // input rows `st` on, in bounds as row y's; C's `c2` on, row y + 1's)
                 // SAFETY: `plan` admitted AVX2 or AVX-512, checked available by the caller;
                 // every filter element read is inside the regrouped block (on channels × the
                 // item's runs of k taps·channels, a merged item's runs the consecutive kernel

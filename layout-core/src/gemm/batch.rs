@@ -135,9 +135,12 @@ fn run<T: Element>(opts: Options, alpha: T, beta: T, p: Batch<'_, T>) {
 /// `B(q, p, j) = b + q·rstep + p·rsb + j·csb`, to the columns `lo ≤ j < hi` of C only (all of
 /// them in a public call; a convolution's tap that reads the padding for some pixels is cut
 /// there, and its B is read only inside the range: outside it the addresses need not exist).
+/// In a paired shape ([`Shape::pair`]) the columns of a tile's second half read B from `b2`
+/// elements on (the next output row's input): see there.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 pub(crate) struct Item<T> {
+    pub b2: Option<isize>,
     pub a: *const T,
     pub lda: isize,
     pub b: *const T,
@@ -160,8 +163,17 @@ unsafe impl<T: Sync> Send for Item<T> {}
 /// `C(i, j) = c + i·crs + j·ldc`; the columns run in tiles of `nt` (at most the kernel's NR:
 /// a caller that knows its width spreads it over tiles of even widths, so that no narrow tile,
 /// bound by the FMA latency, is left at the end).
+///
+/// `pair: Some((h, c2))` (a convolution's two output rows in one tile; only through
+/// [`tiles_f32`], all of C, `nt = 2·h ≤ NR`, n a multiple of `nt`): tile `t` (columns
+/// `2·h·t ..`) holds pixels `p = h·t .. p + h` of two rows, its column `j < h` at C column
+/// `p + j` and B column `p + j` (`b + (p + j)·csb`), its column `h + j` at C's `c2` elements
+/// on from column `p + j` and B at `b + b2 + (p + j)·csb` (an item without `b2`: at
+/// `b + (p + h + j)·csb`, as unpaired); an item's `lo .. hi` are the tile's columns (one
+/// tile a call where some item is cut).
 #[cfg(target_arch = "x86_64")]
 pub(crate) struct Shape<'s, T> {
+    pub pair: Option<(usize, isize)>,
     pub m: usize,
     pub n: usize,
     pub nt: usize,
@@ -232,6 +244,7 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
                     rstep: 0,
                     lo: 0,
                     hi: usize::MAX,
+                    b2: None,
                 }
             } else {
                 // Cᵀ = Σ Bᵢᵀ·Aᵢᵀ: Bᵢᵀ (n × k) is the vectorised operand, Aᵢᵀ (k × m) broadcast
@@ -246,12 +259,14 @@ fn fast<T: Element>(isa: Isa, alpha: T, beta: T, p: &Batch<'_, T>) -> bool {
                     rstep: 0,
                     lo: 0,
                     hi: usize::MAX,
+                    b2: None,
                 }
             });
         }
         // SAFETY: the origin of a checked C is its element (0, 0), inside its slice.
         let cptr = unsafe { p.c.c.as_ptr().offset(sc.origin) as *mut T };
         let s = Shape {
+            pair: None,
             m: if as_is { m } else { n },
             n: if as_is { n } else { m },
             nt: usize::MAX,
@@ -414,25 +429,27 @@ mod x86 {
         /// accumulators in registers).
         const ANY: bool = false;
         /// Adds `Σ_{q<rows} Σ_{p<k} A(·, q·k + p)·B(q, p, j)` to `acc` (`A(·, t)` the
-        /// `MV·LANES` elements at `a + t·lda`, `B(q, p, j)` at `b + q·rstep + p + j·csb`) and
-        /// returns `true`; `false`, nothing read, where there is no such loop for `(MV, NR)`.
+        /// `MV·LANES` elements at `a + t·lda`, `B(q, p, j)` at `col(j) + q·rstep + p`, where
+        /// `col(j)` is `b + j·csb` for `j < h` and `b_hi + (j − h)·csb` after: `h ≥ NR` for an
+        /// unpaired tile) and returns `true`; `false`, nothing read, where there is no such
+        /// loop for `(MV, NR, h)`.
         ///
         /// # Safety
         /// The instruction set is available; for every `q < rows`, `p < k` and `j < NR` those
         /// elements are readable.
         #[inline(always)]
         #[allow(clippy::too_many_arguments)]
-        unsafe fn whole<const MV: usize, const NR: usize>(
+        unsafe fn whole<const MV: usize, const NR: usize, const PAIR: bool>(
             acc: &mut [[Self::V; MV]; NR],
             a: *const Self::E,
             lda: isize,
-            b: *const Self::E,
+            (b, b_hi, h): (*const Self::E, *const Self::E, usize),
             csb: isize,
             k: usize,
             rows: usize,
             rstep: isize,
         ) -> bool {
-            let _ = (acc, a, lda, b, csb, k, rows, rstep);
+            let _ = (acc, a, lda, b, b_hi, h, csb, k, rows, rstep);
             false
         }
 
@@ -464,20 +481,46 @@ mod x86 {
         const ANY: bool = true;
         #[inline(always)]
         #[allow(clippy::too_many_arguments)]
-        unsafe fn whole<const MV: usize, const NR: usize>(
+        unsafe fn whole<const MV: usize, const NR: usize, const PAIR: bool>(
             acc: &mut [[Self::V; MV]; NR],
             a: *const f32,
             lda: isize,
-            b: *const f32,
+            (b, b_hi, h): (*const f32, *const f32, usize),
             csb: isize,
             k: usize,
             rows: usize,
             rstep: isize,
         ) -> bool {
-            use super::super::batch_avx2::{whole_4, whole_5, whole_6};
+            use super::super::batch_avx2::{whole_4, whole_4p, whole_5, whole_6, whole_6p};
             if MV != 2 || !(4..=6).contains(&NR) {
                 return false;
             }
+            // the loop's second pointer: column 3 unpaired, the second half's first column
+            // for two halves of 3 (`whole_6`) or of 2 (`whole_4p`); other halves have none
+            // (a paired tile's loops are functions of their own: the unpaired tiles inline
+            // theirs as before)
+            if PAIR {
+                // SAFETY: (each arm) the caller's contract is the loop's.
+                unsafe {
+                    let mut r = [[acc[0][0]; 2]; 6];
+                    for j in 0..NR {
+                        r[j] = [acc[j][0], acc[j][1]];
+                    }
+                    match (NR, h) {
+                        (6, 3) => whole_6p(&mut r, a, lda, b, b_hi, csb, k, rows, rstep),
+                        (4, 2) => whole_4p(&mut r, a, lda, b, b_hi, csb, k, rows, rstep),
+                        _ => return false,
+                    }
+                    for j in 0..NR {
+                        [acc[j][0], acc[j][1]] = r[j];
+                    }
+                }
+                return true;
+            }
+            if h < NR {
+                return false;
+            }
+            let b3 = b.wrapping_offset(3 * csb);
             // element by element into the loop's fixed shape and back (no cast of `acc`: its
             // vectors stay registers, in this loop and in the Rust loops beside it)
             let mut r = [[acc[0][0]; 2]; 6];
@@ -487,9 +530,9 @@ mod x86 {
             // SAFETY: (each arm) the caller's contract is the loop's.
             unsafe {
                 match NR {
-                    4 => whole_4(&mut r, a, lda, b, csb, k, rows, rstep),
-                    5 => whole_5(&mut r, a, lda, b, csb, k, rows, rstep),
-                    _ => whole_6(&mut r, a, lda, b, csb, k, rows, rstep),
+                    4 => whole_4(&mut r, a, lda, b, b3, csb, k, rows, rstep),
+                    5 => whole_5(&mut r, a, lda, b, b3, csb, k, rows, rstep),
+                    _ => whole_6(&mut r, a, lda, b, b3, csb, k, rows, rstep),
                 }
             }
             for j in 0..NR {
@@ -509,8 +552,9 @@ mod x86 {
             csb: isize,
             k: usize,
         ) -> bool {
-            use super::super::batch_avx2::{whole_1, whole_2, whole_3, whole_4, whole_5, whole_6};
-            if MV != 2 || NR > 6 || lo >= hi || hi > NR {
+            use super::super::batch_avx2::{whole_1, whole_2, whole_3, whole_4, whole_5};
+            // (never all 6 columns: those are a whole item's)
+            if MV != 2 || NR > 6 || lo >= hi || hi > NR || hi - lo >= 6 {
                 return false;
             }
             let w = hi - lo;
@@ -533,16 +577,17 @@ mod x86 {
             }
             by_lo!(0 1 2 3 4 5);
             let b = b.wrapping_offset(lo as isize * csb);
+            let b3 = b.wrapping_offset(3 * csb);
             // SAFETY: (each arm) the caller's contract for the columns lo .. hi, whose B
             // starts at `b` (column lo).
             unsafe {
                 match w {
-                    1 => whole_1(&mut r, a, lda, b, csb, k, 1, 0),
-                    2 => whole_2(&mut r, a, lda, b, csb, k, 1, 0),
-                    3 => whole_3(&mut r, a, lda, b, csb, k, 1, 0),
-                    4 => whole_4(&mut r, a, lda, b, csb, k, 1, 0),
-                    5 => whole_5(&mut r, a, lda, b, csb, k, 1, 0),
-                    _ => whole_6(&mut r, a, lda, b, csb, k, 1, 0),
+                    1 => whole_1(&mut r, a, lda, b, b3, csb, k, 1, 0),
+                    2 => whole_2(&mut r, a, lda, b, b3, csb, k, 1, 0),
+                    3 => whole_3(&mut r, a, lda, b, b3, csb, k, 1, 0),
+                    4 => whole_4(&mut r, a, lda, b, b3, csb, k, 1, 0),
+                    5 => whole_5(&mut r, a, lda, b, b3, csb, k, 1, 0),
+                    _ => return false,
                 }
             }
             macro_rules! back {
@@ -587,6 +632,7 @@ mod x86 {
         const FULL: bool,
         const ASM: bool,
         const RUNS: bool,
+        const PAIR: bool,
     >(
         s: &Shape<'_, L::E>,
         i: usize,
@@ -599,6 +645,14 @@ mod x86 {
             let mask = L::mask(rows - (MV - 1) * L::LANES);
             let whole = |v: usize| FULL || v + 1 < MV;
             let mut acc = [[L::zero(); MV]; NR];
+            // the tile's first pixel `p` and its halves: columns `jj < h` at pixel `p + jj`,
+            // the others (a paired shape) at pixel `p + jj − h` of the second row (`h = NR`
+            // unpaired: one row)
+            // (a separate instantiation for paired shapes: the others' addressing as it was)
+            let (h, p, c2) = match s.pair {
+                Some((h, c2)) if PAIR => (h.max(1), j / (2 * h.max(1)) * h.max(1), c2),
+                _ => (NR, j, 0),
+            };
             for it in s.items {
                 // the item's columns inside this tile, from its first
                 let (lo, hi) = (
@@ -611,7 +665,27 @@ mod x86 {
                 let mut a = it.a.add(i);
                 // (outside the item's columns B's addresses need not exist: wrapping arithmetic,
                 // read only inside them)
-                let b = it.b.wrapping_offset(j as isize * it.csb);
+                let b = it.b.wrapping_offset(p as isize * it.csb);
+                let b_hi = match it.b2 {
+                    Some(d) => it.b.wrapping_offset(d).wrapping_offset(p as isize * it.csb),
+                    None => b.wrapping_offset(h as isize * it.csb),
+                };
+                let col = |jj: usize| {
+                    if jj < h {
+                        b.wrapping_offset(jj as isize * it.csb)
+                    } else {
+                        b_hi.wrapping_offset((jj - h) as isize * it.csb)
+                    }
+                };
+                // a cut item's columns from one base (inside one half, or an item whose
+                // halves are one B): the hand-scheduled cut loop's addressing
+                let cut_base = if hi <= h || it.b2.is_none() {
+                    Some(b)
+                } else if lo >= h {
+                    Some(b_hi.wrapping_offset(-(h as isize) * it.csb))
+                } else {
+                    None
+                };
                 // (a separate instantiation for items of several runs: the loops of the others
                 // stay as they were, their accumulators in registers)
                 let runs = if RUNS { it.rows.max(1) } else { 1 };
@@ -631,7 +705,16 @@ mod x86 {
                     && hi == NR
                     && FULL
                     && it.rsb == 1
-                    && L::whole(&mut acc, a, it.lda, b, it.csb, it.k, runs, it.rstep)
+                    && L::whole::<MV, NR, PAIR>(
+                        &mut acc,
+                        a,
+                        it.lda,
+                        (b, b_hi, h),
+                        it.csb,
+                        it.k,
+                        runs,
+                        it.rstep,
+                    )
                 {
                     // the hand-scheduled loop of this tile ran the item
                 } else if ASM
@@ -640,16 +723,22 @@ mod x86 {
                     && it.k >= CUT_MIN_K
                     && runs == 1
                     && (lo, hi) != (0, NR)
-                    && L::cut(&mut acc, lo, hi, a, it.lda, b, it.csb, it.k)
+                    && let Some(cb) = cut_base
+                    && L::cut(&mut acc, lo, hi, a, it.lda, cb, it.csb, it.k)
                 {
                     // the hand-scheduled loop on the columns the tap keeps
                 } else if lo == 0 && hi == NR {
                     // one base per column and one offset stepping along k: a single index
                     // update per k step, not one per broadcast
                     for q in 0..runs {
-                        let bq = b.wrapping_offset(q as isize * it.rstep);
-                        let cols: [*const L::E; NR] =
-                            core::array::from_fn(|jj| bq.wrapping_offset(jj as isize * it.csb));
+                        let cols: [*const L::E; NR] = if h >= NR {
+                            let bq = b.wrapping_offset(q as isize * it.rstep);
+                            core::array::from_fn(|jj| bq.wrapping_offset(jj as isize * it.csb))
+                        } else {
+                            core::array::from_fn(|jj| {
+                                col(jj).wrapping_offset(q as isize * it.rstep)
+                            })
+                        };
                         let mut off = 0isize;
                         for _ in 0..it.k {
                             let av = load_a(a);
@@ -666,19 +755,28 @@ mod x86 {
                 } else {
                     // a tap cut by the padding: the tile's other columns skip it
                     for q in 0..runs {
-                        let mut bq = b.wrapping_offset(q as isize * it.rstep);
+                        // (from one base where the columns have one: one pointer stepping)
+                        let cols: [*const L::E; NR] = match cut_base {
+                            Some(cb) => core::array::from_fn(|jj| {
+                                cb.wrapping_offset(q as isize * it.rstep + jj as isize * it.csb)
+                            }),
+                            None => core::array::from_fn(|jj| {
+                                col(jj).wrapping_offset(q as isize * it.rstep)
+                            }),
+                        };
+                        let mut off = 0isize;
                         for _ in 0..it.k {
                             let av = load_a(a);
                             for jj in 0..NR {
                                 if lo <= jj && jj < hi {
-                                    let bj = L::splat(*bq.wrapping_offset(jj as isize * it.csb));
+                                    let bj = L::splat(*cols[jj].wrapping_offset(off));
                                     for v in 0..MV {
                                         acc[jj][v] = L::fma(av[v], bj, acc[jj][v]);
                                     }
                                 }
                             }
                             a = a.offset(it.lda);
-                            bq = bq.wrapping_offset(it.rsb);
+                            off = off.wrapping_add(it.rsb);
                         }
                     }
                 }
@@ -686,9 +784,17 @@ mod x86 {
             let alpha = L::splat(s.alpha);
             let read_c = s.beta != <L::E as Scalar>::ZERO;
             let beta = L::splat(s.beta);
+            // C's column of tile column `jj` (the second row's `c2` on, paired)
+            let c_col = |jj: usize| {
+                if jj < h {
+                    s.c.offset((p + jj) as isize * s.ldc)
+                } else {
+                    s.c.offset(c2 + (p + jj - h) as isize * s.ldc)
+                }
+            };
             if s.crs == 1 {
                 for jj in 0..NR {
-                    let col = s.c.offset((j + jj) as isize * s.ldc).add(i);
+                    let col = c_col(jj).add(i);
                     for v in 0..MV {
                         let p = col.add(v * L::LANES);
                         let mut r = L::vmul(alpha, acc[jj][v]);
@@ -712,7 +818,7 @@ mod x86 {
                 // a stack vector (the same arithmetic as above, lane by lane in memory)
                 let mut lanes = [<L::E as Scalar>::ZERO; 16];
                 for jj in 0..NR {
-                    let col = s.c.offset((j + jj) as isize * s.ldc);
+                    let col = c_col(jj);
                     for v in 0..MV {
                         let n = (rows - v * L::LANES).min(L::LANES);
                         let at = |l: usize| col.offset((i + v * L::LANES + l) as isize * s.crs);
@@ -740,7 +846,7 @@ mod x86 {
     /// # Safety
     /// As [`tile`].
     #[inline(always)]
-    unsafe fn tile_any<L: Whole, const MV: usize, const NR: usize>(
+    unsafe fn tile_any<L: Whole, const MV: usize, const NR: usize, const PAIR: bool>(
         s: &Shape<'_, L::E>,
         i: usize,
         j: usize,
@@ -750,12 +856,12 @@ mod x86 {
         // SAFETY: forwarded contract.
         unsafe {
             match (rows == MV * L::LANES, L::ANY && asm, runs) {
-                (true, true, false) => tile::<L, MV, NR, true, true, false>(s, i, j, rows),
-                (true, true, true) => tile::<L, MV, NR, true, true, true>(s, i, j, rows),
-                (true, false, false) => tile::<L, MV, NR, true, false, false>(s, i, j, rows),
-                (true, false, true) => tile::<L, MV, NR, true, false, true>(s, i, j, rows),
-                (false, _, false) => tile::<L, MV, NR, false, false, false>(s, i, j, rows),
-                (false, _, true) => tile::<L, MV, NR, false, false, true>(s, i, j, rows),
+                (true, true, false) => tile::<L, MV, NR, true, true, false, PAIR>(s, i, j, rows),
+                (true, true, true) => tile::<L, MV, NR, true, true, true, PAIR>(s, i, j, rows),
+                (true, false, false) => tile::<L, MV, NR, true, false, false, PAIR>(s, i, j, rows),
+                (true, false, true) => tile::<L, MV, NR, true, false, true, PAIR>(s, i, j, rows),
+                (false, _, false) => tile::<L, MV, NR, false, false, false, PAIR>(s, i, j, rows),
+                (false, _, true) => tile::<L, MV, NR, false, false, true, PAIR>(s, i, j, rows),
             }
         }
     }
@@ -810,7 +916,7 @@ mod x86 {
             /// # Safety
             /// As [`tile`] with NR = `nr`.
             #[inline(always)]
-            unsafe fn $name<L: Whole, const MV: usize>(
+            unsafe fn $name<L: Whole, const MV: usize, const PAIR: bool>(
                 nr: usize,
                 s: &Shape<'_, L::E>,
                 i: usize,
@@ -821,7 +927,7 @@ mod x86 {
                 // SAFETY: forwarded contract.
                 unsafe {
                     match nr {
-                        $($nrs => tile_any::<L, MV, $nrs>(s, i, j, rows, asm),)*
+                        $($nrs => tile_any::<L, MV, $nrs, PAIR>(s, i, j, rows, asm),)*
                         _ => unreachable!("a tile of {nr} columns"),
                     }
                 }
@@ -842,25 +948,53 @@ mod x86 {
             /// no other thread writes it.
             #[target_feature(enable = $feat)]
             pub(super) unsafe fn $name(s: &Shape<'_, <$l as Lanes>::E>, range: [usize; 4]) {
-                const MV: usize = [$($mv),*].len();
-                // every item's B rows unit stride: the tiles that may take the
-                // hand-scheduled loop
-                // (and whether some item has several runs: those tiles instantiated apart)
-                let asm = (
-                    s.items.iter().all(|it| it.rsb == 1),
-                    s.items.iter().any(|it| it.rows > 1),
-                );
-                let by = |mv: usize, nr: usize, i: usize, j: usize, rows: usize| {
-                    // SAFETY: the tile lies inside the part (rows ≤ mv·LANES, nr ≤ NR).
-                    unsafe {
-                        match mv {
-                            $($mv => $by::<$l, $mv>(nr, s, i, j, rows, asm),)*
-                            _ => unreachable!("a tile of {mv} vectors"),
+                /// The tiles, paired (two output rows) or not.
+                ///
+                /// # Safety
+                /// As the entry.
+                #[target_feature(enable = $feat)]
+                #[inline]
+                unsafe fn body<const PAIR: bool>(
+                    s: &Shape<'_, <$l as Lanes>::E>,
+                    range: [usize; 4],
+                ) {
+                    const MV: usize = [$($mv),*].len();
+                    // every item's B rows unit stride: the tiles that may take the
+                    // hand-scheduled loop
+                    // (and whether some item has several runs: those tiles instantiated apart)
+                    let asm = (
+                        s.items.iter().all(|it| it.rsb == 1),
+                        s.items.iter().any(|it| it.rows > 1),
+                    );
+                    let by = |mv: usize, nr: usize, i: usize, j: usize, rows: usize| {
+                        // SAFETY: the tile lies inside the part (rows ≤ mv·LANES, nr ≤ NR).
+                        unsafe {
+                            match mv {
+                                $($mv => $by::<$l, $mv, PAIR>(nr, s, i, j, rows, asm),)*
+                                _ => unreachable!("a tile of {mv} vectors"),
+                            }
                         }
-                    }
-                };
-                // SAFETY: forwarded contract; the instruction set is enabled here.
-                unsafe { part::<$l, MV, $nr>(s, range, by) }
+                    };
+                    // SAFETY: forwarded contract; the instruction set is enabled here.
+                    unsafe { part::<$l, MV, $nr>(s, range, by) }
+                }
+                /// The paired shapes' tiles, a function apart (the other tiles' loops
+                /// compiled as without them).
+                ///
+                /// # Safety
+                /// As the entry.
+                #[target_feature(enable = $feat)]
+                #[inline(never)]
+                unsafe fn paired(s: &Shape<'_, <$l as Lanes>::E>, range: [usize; 4]) {
+                    // SAFETY: forwarded contract.
+                    unsafe { body::<true>(s, range) }
+                }
+                if s.pair.is_some() {
+                    // SAFETY: forwarded contract; the instruction set is enabled here.
+                    return unsafe { paired(s, range) };
+                }
+                // SAFETY: forwarded contract.
+                unsafe { body::<false>(s, range) }
             }
         };
     }

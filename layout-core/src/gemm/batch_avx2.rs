@@ -37,12 +37,14 @@ macro_rules! whole {
         /// `acc[j][v] += Σ_{q<rows} Σ_{p<k} A(v-th vector, q·k + p) · B(q, p, j)` for the
         /// columns `j < NR` of a 16 × NR tile (the others untouched): `A(·, t)` the 16 floats
         /// at `a + t·lda` (the rows' A one run), `B(q, p, j)` the float at
-        /// `b + q·rstep + p + j·csb` (each row of a kernel window `rstep` on from the last);
-        /// `rows` 0 counts as 1.
+        /// `col(j) + q·rstep + p` (each row of a kernel window `rstep` on from the last), the
+        /// columns addressed from `b` and `b3` as the loop's list names them (`b + j·csb` for
+        /// the first three, `b3 + (j − 3)·csb` after; `whole_4p`: `b`, `b + csb`, `b3`,
+        /// `b3 + csb`, two pixels of two output rows); `rows` 0 counts as 1.
         ///
         /// # Safety
         /// AVX2 and FMA are available; for every `q < rows`, `p < k` and column `j`, the 16
-        /// floats from `a + (q·k + p)·lda` and the float at `b + q·rstep + p + j·csb` are
+        /// floats from `a + (q·k + p)·lda` and the float at `col(j) + q·rstep + p` are
         /// readable; `lda`, `csb` and `rstep` in bytes (×4) fit `isize`.
         #[target_feature(enable = "avx2,fma")]
         #[inline]
@@ -52,13 +54,13 @@ macro_rules! whole {
             a: *const f32,
             lda: isize,
             b: *const f32,
+            b3: *const f32,
             csb: isize,
             k: usize,
             rows: usize,
             rstep: isize,
         ) {
             let (lda, cs) = (lda * 4, csb * 4);
-            let b3 = b.wrapping_offset(3 * csb);
             // after a row, B's pointers have moved k elements: on to the next row's first
             let next = (rstep.wrapping_sub(k as isize)).wrapping_mul(4);
             // SAFETY: the caller's contract: every address the loop forms is one of the
@@ -149,6 +151,15 @@ whole!(
     ]
 );
 whole!(
+    whole_4p,
+    [
+        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
+        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
+        ("{b3}", "{x2}", "{y2}", x2, y2, 2),
+        ("{b3} + {cs}", "{x3}", "{y3}", x3, y3, 3)
+    ]
+);
+whole!(
     whole_5,
     [
         ("{b0}", "{x0}", "{y0}", x0, y0, 0),
@@ -160,6 +171,18 @@ whole!(
 );
 whole!(
     whole_6,
+    [
+        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
+        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
+        ("{b0} + {cs}*2", "{x2}", "{y2}", x2, y2, 2),
+        ("{b3}", "{x3}", "{y3}", x3, y3, 3),
+        ("{b3} + {cs}", "{x4}", "{y4}", x4, y4, 4),
+        ("{b3} + {cs}*2", "{x5}", "{y5}", x5, y5, 5)
+    ]
+);
+
+whole!(
+    whole_6p,
     [
         ("{b0}", "{x0}", "{y0}", x0, y0, 0),
         ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
