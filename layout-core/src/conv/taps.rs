@@ -464,7 +464,7 @@ fn rows(
         .fold((0, ow), |(a, b), &(lo, hi)| (a.max(lo), b.min(hi)));
     let ends_ok =
         pairs && ow >= 2 && xa == 1 && xb + 1 == ow && xb > xa && (xb - xa).is_multiple_of(3);
-    let runs_ends = [(xa, 3, (xb - xa) / 3), (0, 0, 0)];
+    let runs_ends = [(xa, 3, xb.saturating_sub(xa) / 3), (0, 0, 0)];
     let runs2 = tile_runs(ow, nr / 2);
     let in_rows = |y: usize| {
         let first = y as isize * geo.st[0] - geo.pad[0];
