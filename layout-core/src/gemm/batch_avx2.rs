@@ -181,6 +181,9 @@ whole!(
     ]
 );
 
+// `whole_6`'s loop again, under its own name: only the paired tiles (two output rows) call it,
+// so the unpaired tiles' `whole_6` keeps its inlining and machine code (one function shared
+// by both was no longer inlined and cost 7×7 up to 2 %: BENCHMARKS, issue 30 session 7b)
 whole!(
     whole_6p,
     [
