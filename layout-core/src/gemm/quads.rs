@@ -552,27 +552,40 @@ mod x86 {
         unsafe { store(t, &dots::<D, _, NR>(t.a, t.k, Panel::<NR>(t.b))) }
     }
 
-    /// A 16 × NR kernel (NR that of [`super::kernel`] for the same choice) whose broadcast
-    /// operand is NR rows read where they are: row j's quad q at `t.b + j·ld + 4q` (a `u8`
-    /// matrix whose rows run along k).
-    pub(crate) type UkrRows = unsafe fn(&Tile<i32, u8>, isize);
+    /// A strip of 16 × NR kernels (NR that of [`super::kernel`] for the same choice) whose
+    /// broadcast operand is NR rows read where they are: row j's quad q at `t.b + j·ld + 4q` (a
+    /// `u8` matrix whose rows run along k), against `panels` packed panels of 16 vectors, panel
+    /// p at `t.a + 64·k·p` writing C's 16 columns from `t.c + 16p` (C's columns unit stride,
+    /// `t.rsc == 1`). One call per strip: the row pointers, the call and the tile loop's work
+    /// are paid once per `panels` tiles.
+    pub(crate) type UkrRows = unsafe fn(&Tile<i32, u8>, isize, usize);
 
-    /// The 16 × NR quad kernel body with NR broadcast rows in place ([`UkrRows`]).
+    /// The 16 × NR quad kernel body with NR broadcast rows in place, over a strip of panels
+    /// ([`UkrRows`]).
     ///
     /// # Safety
-    /// As [`body`], except that `b + j·ld` (`j < NR`) holds `4·k` readable bytes instead of
-    /// the packed panel.
+    /// As [`body`] for each panel p < `panels` (its 64·k bytes at `t.a + 64·k·p`, its tile of C
+    /// at `t.c + 16p`), except that `b + j·ld` (`j < NR`) holds `4·k` readable bytes instead
+    /// of the packed panel.
     #[inline(always)]
-    unsafe fn body_rows<D: Dot, const NR: usize>(t: &Tile<i32, u8>, ld: isize) {
-        // SAFETY: the caller guarantees the instruction sets, 64·k bytes at `a`, 4·k at each
-        // of the NR rows, and the tile of C.
+    unsafe fn body_rows<D: Dot, const NR: usize>(t: &Tile<i32, u8>, ld: isize, panels: usize) {
+        // SAFETY: the caller guarantees the instruction sets, 64·k bytes at each panel, 4·k at
+        // each of the NR rows, and each panel's tile of C.
         unsafe {
             // the row starts opaque to the compiler, so each is a base register of its
             // broadcasts (`[row + 4q]`) instead of recomputed from the first and the distance
             let rows = InPlaceRows::<NR>(core::hint::black_box(core::array::from_fn(|j| {
                 t.b.wrapping_offset(j as isize * ld)
             })));
-            store(t, &dots::<D, _, NR>(t.a, t.k, rows))
+            let step = 64 * t.k;
+            for p in 0..panels {
+                let acc = dots::<D, _, NR>(t.a.wrapping_add(p * step), t.k, rows);
+                let tile = Tile {
+                    c: t.c.wrapping_add(16 * p),
+                    ..*t
+                };
+                store(&tile, &acc);
+            }
         }
     }
 
@@ -654,9 +667,9 @@ mod x86 {
             /// # Safety
             /// As [`body_rows`]; the instruction sets of its `target_feature` available.
             #[target_feature(enable = $features)]
-            unsafe fn $name(t: &Tile<i32, u8>, ld: isize) {
+            unsafe fn $name(t: &Tile<i32, u8>, ld: isize, panels: usize) {
                 // SAFETY: forwarded contract.
-                unsafe { body_rows::<$dot, { $nr }>(t, ld) }
+                unsafe { body_rows::<$dot, { $nr }>(t, ld, panels) }
             }
         };
     }
@@ -1360,34 +1373,36 @@ impl<A: Byte> RowsJob<'_, A> {
                             .as_ptr()
                             .cast::<u8>()
                             .wrapping_offset(self.a.row(jr) + pc as isize);
-                        for ir in (0..mcb).step_by(MR) {
+                        // the whole 16-column panels of the block in one strip call
+                        let whole = if nrb == nr { mcb / MR } else { 0 };
+                        if whole > 0 {
+                            let corner = sc.origin + jr as isize * sc.rs + ic as isize;
+                            let tile = Tile {
+                                k: quads,
+                                alpha: self.alpha,
+                                beta: beta_pc,
+                                a: bbuf.as_ptr(),
+                                b: arow,
+                                // SAFETY: (jr, ic) is an element of the checked C (row jr < m,
+                                // column ic < n), owned by this thread.
+                                c: unsafe { self.base.0.offset(corner) },
+                                rsc: 1,
+                                csc: sc.rs,
+                                vsc: 0,
+                            };
+                            // SAFETY: `bbuf` holds the block's packed panels, panel p's 16·kcb
+                            // bytes at 16·kcb·p (p < whole ≤ mcb / 16); rows jr … jr + nr − 1
+                            // of A hold kcb bytes each from k step pc (a checked operand whose
+                            // rows run along k), `sv` apart; each panel's tile of C (rows jr …
+                            // jr + nr − 1, columns ic + 16p … ic + 16p + 15, C's columns unit
+                            // stride) lies inside C; `rows_kernel` answered for the checked
+                            // level (its NR is `ki.nr`).
+                            unsafe { (self.g)(&tile, self.a.sv, whole) };
+                        }
+                        for ir in (whole * MR..mcb).step_by(MR) {
                             let mrb = MR.min(mcb - ir);
                             let (i0, j0) = (ic + ir, jr);
                             let ap = bbuf[ir * kcb..(ir + MR) * kcb].as_ptr();
-                            if mrb == MR && nrb == nr {
-                                let corner = sc.origin + j0 as isize * sc.rs + i0 as isize;
-                                let tile = Tile {
-                                    k: quads,
-                                    alpha: self.alpha,
-                                    beta: beta_pc,
-                                    a: ap,
-                                    b: arow,
-                                    // SAFETY: (j0, i0) is an element of the checked C (row
-                                    // j0 < m, column i0 < n), owned by this thread.
-                                    c: unsafe { self.base.0.offset(corner) },
-                                    rsc: 1,
-                                    csc: sc.rs,
-                                    vsc: 0,
-                                };
-                                // SAFETY: `ap` is a packed panel of 16·kcb bytes; rows j0
-                                // … j0 + nr − 1 of A hold kcb bytes each from k step pc (a
-                                // checked operand whose rows run along k), `sv` apart; the
-                                // tile of C (rows j0 … j0 + nr − 1, columns i0 … i0 + 15, C's
-                                // columns unit stride) lies inside C; `rows_kernel` answered
-                                // for the checked level (its NR is `ki.nr`).
-                                unsafe { (self.g)(&tile, self.a.sv) };
-                                continue;
-                            }
                             let tile = Tile {
                                 k: quads,
                                 alpha: self.alpha,
@@ -1403,7 +1418,7 @@ impl<A: Byte> RowsJob<'_, A> {
                             // group of nr·kcb bytes); C is the 16 × nr scratch tile.
                             unsafe {
                                 if nrb == nr {
-                                    (self.g)(&tile, self.a.sv)
+                                    (self.g)(&tile, self.a.sv, 1)
                                 } else {
                                     (ki.ukr)(&tile)
                                 }
