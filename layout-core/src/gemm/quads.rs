@@ -301,6 +301,30 @@ fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8, (r, step): (usize, usize))
     );
     // panel by panel: rows t0 … t0 + rows − 1 at `base + 4j`
     let (mut t0, mut base) = (0, 0);
+    // panels of 16 rows (the AVX2 tiles' MR): one SSE2 step per whole panel, no loop inside it
+    #[cfg(target_arch = "x86_64")]
+    if r == 16 {
+        use core::arch::x86_64::*;
+        // SAFETY: SSE2 is part of x86-64.
+        let flip = unsafe { _mm_set1_epi8(f as i8) };
+        while t0 + 16 <= len {
+            // SAFETY: each row holds `len ≥ t0 + 16` bytes; rows t0 … t0 + 15 are one whole
+            // panel at `base = place(t0)`, so `out[base ..][..64]` ends at `place(t0 + 15) + 4 ≤
+            // place(len − 1) + 4 ≤ out.len()` (asserted above); `S` is a byte (`u8` or `i8`).
+            unsafe {
+                let v = x.map(|r| _mm_xor_si128(_mm_loadu_si128(r.as_ptr().add(t0).cast()), flip));
+                let (a, b) = (_mm_unpacklo_epi8(v[0], v[1]), _mm_unpackhi_epi8(v[0], v[1]));
+                let (c, d) = (_mm_unpacklo_epi8(v[2], v[3]), _mm_unpackhi_epi8(v[2], v[3]));
+                let o = out.as_mut_ptr().add(base).cast::<__m128i>();
+                _mm_storeu_si128(o, _mm_unpacklo_epi16(a, c));
+                _mm_storeu_si128(o.add(1), _mm_unpackhi_epi16(a, c));
+                _mm_storeu_si128(o.add(2), _mm_unpacklo_epi16(b, d));
+                _mm_storeu_si128(o.add(3), _mm_unpackhi_epi16(b, d));
+            }
+            t0 += 16;
+            base += step;
+        }
+    }
     while t0 < len {
         let rows = r.min(len - t0);
         // (advanced by the SSE2 loop on x86-64 only)
@@ -2104,6 +2128,10 @@ mod tests {
             (13, 2052, 35),
             (70, 264, 40),
             (35, 64, 90),
+            // two k blocks; with MC = 256, two blocks of B's columns (256 + 44: strips of 16
+            // and 2 whole panels, each block ending in a partial one); two whole row groups
+            // and a partial one
+            (9, 1028, 300),
         ];
         for dot in choices().into_iter().flatten() {
             if x86::rows_kernel(dot).is_none() {
