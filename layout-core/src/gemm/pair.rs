@@ -23,6 +23,13 @@ use super::view::Product;
 use crate::isa::Isa;
 use crate::walk::AnyLayout;
 
+/// The runner of [`Pair::with_shared_b`]: a product in, `None` when it ran.
+#[doc(hidden)]
+pub type SharedRunner<'r, A, B> = dyn FnMut(
+        Product<'_, A, B, <A as Pair<B>>::Out>,
+    ) -> Option<Product<'_, A, B, <A as Pair<B>>::Out>>
+    + 'r;
+
 mod sealed {
     pub trait Sealed<B> {}
 }
@@ -118,6 +125,17 @@ pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
     #[doc(hidden)]
     fn blocked(p: Product<'_, Self, B, Self::Out>);
 
+    /// Products that read one B (`k × n`: the cells of an operand cut along m,
+    /// `swizzled::Plan`), each handed to the runner `f` is given: the runner multiplies a cell
+    /// on the blocked engine with B packed once for every cell (`None`), or hands the cell back
+    /// for the front to route (`Some`: the pair packs B per product, or the cell does not run
+    /// as `Cᵀ = Bᵀ·Aᵀ` on the pair's kernel).
+    #[doc(hidden)]
+    fn with_shared_b(isa: Isa, kn: [usize; 2], f: &mut dyn FnMut(&mut SharedRunner<'_, Self, B>)) {
+        let _ = (isa, kn);
+        f(&mut |p| Some(p))
+    }
+
     /// Runs `f` with buffers for dense copies of A, B and C (operands that are not affine),
     /// kept by the thread between calls where the pair has them (fresh ones otherwise).
     #[doc(hidden)]
@@ -197,6 +215,73 @@ impl<T: Element> Pair<T> for T {
     }
 
     fn blocked(p: Product<'_, T, T, T>) {
+        let ki = kernel_for(&p);
+        let asrc = p.a.rows();
+        let bsrc = p.b.transposed().rows();
+        run_panels::<T>(&ki, p.mkn, p.alpha, &asrc, &bsrc, p.beta, p.c, p.threads);
+    }
+
+    fn with_shared_b(isa: Isa, [k, n]: [usize; 2], f: &mut dyn FnMut(&mut SharedRunner<'_, T, T>)) {
+        T::with_dense(|[_, store, _]| {
+            // where B is and the kernel (MR, KC) it is packed for, from the first cell that runs
+            let mut packed: Option<(*const T, (isize, isize, isize), (usize, usize))> = None;
+            f(&mut |p| {
+                let ki = kernel_for(&p);
+                let [m, pk, pn] = p.mkn;
+                let (crs, ccs) = match p.c.cmap {
+                    Some(cm) => (cm.rows.step(0), cm.cols.step(0)),
+                    None => (p.c.sc.rs, p.c.sc.cs),
+                };
+                let b = (p.b.data.as_ptr(), (p.b.at.origin, p.b.at.rs, p.b.at.cs));
+                // B packed once serves cells that read that B and run as Cᵀ = Bᵀ·Aᵀ (B
+                // vectorised, as `run_panels` runs a pre-packed B) on the kernel it was
+                // packed for
+                if p.isa != isa
+                    || [pk, pn] != [k, n]
+                    || p.b.map.is_some()
+                    || !block::transposes(m, n, crs, ccs)
+                    || packed.is_some_and(|(data, at, kern)| {
+                        (data, at, kern) != (b.0, b.1, (ki.mr, ki.kc))
+                    })
+                {
+                    return Some(p);
+                }
+                if packed.is_none() {
+                    block::pack_shared::<T>(&ki, &p.b.transposed().rows(), [k, n], store);
+                    packed = Some((b.0, b.1, (ki.mr, ki.kc)));
+                }
+                let shared = block::shared(&ki, [k, n], store);
+                run_panels::<T>(&ki, p.mkn, p.alpha, &p.a.rows(), &shared, p.beta, p.c, p.threads);
+                None
+            })
+        })
+    }
+
+    #[inline(always)]
+    fn fixed<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
+        isa: Isa,
+        alpha: T,
+        a: &[T],
+        b: &[T],
+        beta: T,
+        c: &mut [T],
+    ) -> bool {
+        // all three layouts static and the product small (at most 8³): the unrolled kernel over
+        // constant offsets (decided at compile time: `fixed::applies` is a const fn of the
+        // layout types); larger ones take the run-time routes, compiled once per pair
+        let _ = isa;
+        if const { fixed::applies::<LA, LB, LC>() } {
+            return fixed::kernel::<T, LA, LB, LC>(alpha, a, b, beta, c);
+        }
+        false
+    }
+}
+
+/// The blocked engine's kernel for a product of `T`: the instruction set's, or for a C whose
+/// runs along the vectorised dimension are shorter than its MR and not whole vectors, the
+/// kernel whose MR is that run.
+fn kernel_for<T: Element>(p: &Product<'_, T, T, T>) -> super::kernel::KernelInfo<T> {
+    {
         let Some(mut ki) = T::kernel(p.isa) else {
             unreachable!(
                 "the front checked that the pair has kernels for {:?}",
@@ -226,28 +311,7 @@ impl<T: Element> Pair<T> for T {
                 ki = narrow;
             }
         }
-        let asrc = p.a.rows();
-        let bsrc = p.b.transposed().rows();
-        run_panels::<T>(&ki, p.mkn, p.alpha, &asrc, &bsrc, p.beta, p.c, p.threads);
-    }
-
-    #[inline(always)]
-    fn fixed<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>(
-        isa: Isa,
-        alpha: T,
-        a: &[T],
-        b: &[T],
-        beta: T,
-        c: &mut [T],
-    ) -> bool {
-        // all three layouts static and the product small (at most 8³): the unrolled kernel over
-        // constant offsets (decided at compile time: `fixed::applies` is a const fn of the
-        // layout types); larger ones take the run-time routes, compiled once per pair
-        let _ = isa;
-        if const { fixed::applies::<LA, LB, LC>() } {
-            return fixed::kernel::<T, LA, LB, LC>(alpha, a, b, beta, c);
-        }
-        false
+        ki
     }
 }
 
