@@ -263,10 +263,7 @@ fn blocks<K: Kern>(
         (Some(f), Some(src))
             if K::KSTEP == 1
                 && match src {
-                    Where::Mapped(_, mp) => {
-                        rows.len() <= IN_PLACE_PANELS * mr
-                            && spread::<K::P>(mp.cols, k.min(ki.kc))
-                    }
+                    Where::Mapped(..) => rows.len() <= IN_PLACE_PANELS * mr,
                     Where::Strided(..) => {
                         rows.len() <= IN_PLACE_PANELS_STRIDED * mr && ki.kc <= STEPS.len()
                     }
@@ -434,52 +431,6 @@ fn blocks<K: Kern>(
 /// than a packed one. Measured, f32 AVX2, × the packed route: NZ/ZZ, interleaved and
 /// block-linear operands 1.02–1.21 at 64³–256³ (4–16 panels), 0.96–1.04 at 1024³ (64).)
 const IN_PLACE_PANELS: usize = 16;
-
-/// The most cache lines of one column's k block (read in place) that may fall in one set of
-/// an L1d of 64 sets (a 4 KiB period: Zen 3's 32 KiB 8-way, Sapphire Rapids' 48 KiB 12-way).
-/// A `kc`-step column of an NZ A at 256 rows jumps 8 KiB from fractal to fractal, so its 32
-/// lines share one set: six such columns evict each other and the packed micro-panel the tile
-/// streams (cachegrind, 256³ NZ: 272 k L1d read misses a call against row-major's 193 k and
-/// ZZ's 197 k, whose fractals are 512 B apart: 4 lines a set). Such an operand is packed.
-const IN_PLACE_SET_LINES: u32 = 4;
-
-/// Whether the first `kc` k steps of an operand read in place through its k map `koff`
-/// ([`Where::Mapped`]) spread over the L1d sets: at most [`IN_PLACE_SET_LINES`] lines of one
-/// column in any set (the same for every column: the columns add one offset each). One step
-/// per arithmetic run of the map.
-fn spread<P>(koff: &AxisMap, kc: usize) -> bool {
-    let size = core::mem::size_of::<P>() as isize;
-    let mut per_set = [0u32; 64];
-    let mut p = 0;
-    while p < kc.min(koff.off.len()) {
-        let run = (koff.run[p] as usize).clamp(1, kc - p);
-        let (first, last) = (koff.off[p], koff.off[p + run - 1]);
-        let (lo, hi) = (first.min(last) * size, first.max(last) * size + size - 1);
-        // a run more than 64 lines long covers every set alike
-        let lines = (hi.div_euclid(64) - lo.div_euclid(64) + 1).min(64);
-        let step = if run > 1 { koff.step(p).unsigned_abs() } else { 1 };
-        if step as isize * size > 64 {
-            // a strided run: one line per step
-            for q in p..p + run {
-                let s = &mut per_set[(koff.off[q] * size).div_euclid(64).rem_euclid(64) as usize];
-                *s += 1;
-                if *s > IN_PLACE_SET_LINES {
-                    return false;
-                }
-            }
-        } else {
-            for l in 0..lines {
-                let s = &mut per_set[(lo.div_euclid(64) + l).rem_euclid(64) as usize];
-                *s += 1;
-                if *s > IN_PLACE_SET_LINES {
-                    return false;
-                }
-            }
-        }
-        p += run;
-    }
-    true
-}
 
 /// The broadcast operand's micro-panel of columns `j0 .. j0 + nrb` and k steps `pc .. pc + kcb`
 /// where it is (the columns past an edge panel's width read its first column; the kernel's
