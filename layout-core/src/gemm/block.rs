@@ -56,6 +56,13 @@ fn shared_len<C, P>(ki: &KernelInfo<C, P>, [k, n]: [usize; 2]) -> usize {
     n.div_ceil(ki.mr) * ki.mr * k
 }
 
+/// Whether B of `[k, n]` is packed once for several products ([`pack_shared`]): its panels
+/// fit the L2 (256³ f32: 256 KiB, Zen 3's L2 512 KiB). Larger ones are packed block by block
+/// per product, each block used while it is in L2 (and by every thread).
+pub(crate) fn shares<C, P>(ki: &KernelInfo<C, P>, kn: [usize; 2]) -> bool {
+    shared_len(ki, kn).saturating_mul(core::mem::size_of::<P>()) <= crate::isa::Caches::get().l2
+}
+
 /// Packs `bsrc` (X = Bᵀ, `n × k`) into `store` for `ki`'s kernel, as [`shared`] reads it.
 pub(crate) fn pack_shared<K: Kern>(
     ki: &KernelInfo<K::C, K::P>,

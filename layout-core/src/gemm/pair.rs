@@ -25,9 +25,7 @@ use crate::walk::AnyLayout;
 
 /// The runner of [`Pair::with_shared_b`]: a product in, `None` when it ran.
 #[doc(hidden)]
-pub type SharedRunner<'r, A, B> = dyn FnMut(
-        Product<'_, A, B, <A as Pair<B>>::Out>,
-    ) -> Option<Product<'_, A, B, <A as Pair<B>>::Out>>
+pub type SharedRunner<'r, A, B> = dyn FnMut(Product<'_, A, B, <A as Pair<B>>::Out>) -> Option<Product<'_, A, B, <A as Pair<B>>::Out>>
     + 'r;
 
 mod sealed {
@@ -223,8 +221,10 @@ impl<T: Element> Pair<T> for T {
 
     fn with_shared_b(isa: Isa, [k, n]: [usize; 2], f: &mut dyn FnMut(&mut SharedRunner<'_, T, T>)) {
         T::with_dense(|[_, store, _]| {
-            // where B is and the kernel (MR, KC) it is packed for, from the first cell that runs
-            let mut packed: Option<(*const T, (isize, isize, isize), (usize, usize))> = None;
+            // where B is (its data, origin and strides) and the kernel (MR, KC) it is packed
+            // for, from the first cell that runs
+            type Key<T> = (*const T, (isize, isize, isize), (usize, usize));
+            let mut packed: Option<Key<T>> = None;
             f(&mut |p| {
                 let ki = kernel_for(&p);
                 let [m, pk, pn] = p.mkn;
@@ -240,6 +240,7 @@ impl<T: Element> Pair<T> for T {
                     || [pk, pn] != [k, n]
                     || p.b.map.is_some()
                     || !block::transposes(m, n, crs, ccs)
+                    || !block::shares(&ki, [k, n])
                     || packed.is_some_and(|(data, at, kern)| {
                         (data, at, kern) != (b.0, b.1, (ki.mr, ki.kc))
                     })
@@ -251,7 +252,16 @@ impl<T: Element> Pair<T> for T {
                     packed = Some((b.0, b.1, (ki.mr, ki.kc)));
                 }
                 let shared = block::shared(&ki, [k, n], store);
-                run_panels::<T>(&ki, p.mkn, p.alpha, &p.a.rows(), &shared, p.beta, p.c, p.threads);
+                run_panels::<T>(
+                    &ki,
+                    p.mkn,
+                    p.alpha,
+                    &p.a.rows(),
+                    &shared,
+                    p.beta,
+                    p.c,
+                    p.threads,
+                );
                 None
             })
         })
