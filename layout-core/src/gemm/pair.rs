@@ -124,10 +124,11 @@ pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
     fn blocked(p: Product<'_, Self, B, Self::Out>);
 
     /// Products that read one B (`k × n`: the cells of an operand cut along m,
-    /// `swizzled::Plan`), each handed to the runner `f` is given: the runner multiplies a cell
-    /// on the blocked engine with B packed once for every cell (`None`), or hands the cell back
-    /// for the front to route (`Some`: the pair packs B per product, or the cell does not run
-    /// as `Cᵀ = Bᵀ·Aᵀ` on the pair's kernel).
+    /// `swizzled::Plan`). `f` is called once with a runner and hands it each product in turn.
+    /// The runner either multiplies the product on the blocked engine, on B packed once for
+    /// every product (returns `None`), or hands it back for the front to route (`Some`: a pair
+    /// that packs B per product, or a product that does not run as `Cᵀ = Bᵀ·Aᵀ` on the pair's
+    /// kernel, or whose packed B would not fit L2).
     #[doc(hidden)]
     fn with_shared_b(isa: Isa, kn: [usize; 2], f: &mut dyn FnMut(&mut SharedRunner<'_, Self, B>)) {
         let _ = (isa, kn);
@@ -291,38 +292,36 @@ impl<T: Element> Pair<T> for T {
 /// runs along the vectorised dimension are shorter than its MR and not whole vectors, the
 /// kernel whose MR is that run.
 fn kernel_for<T: Element>(p: &Product<'_, T, T, T>) -> super::kernel::KernelInfo<T> {
-    {
-        let Some(mut ki) = T::kernel(p.isa) else {
-            unreachable!(
-                "the front checked that the pair has kernels for {:?}",
-                p.isa
-            )
+    let Some(mut ki) = T::kernel(p.isa) else {
+        unreachable!(
+            "the front checked that the pair has kernels for {:?}",
+            p.isa
+        )
+    };
+    let [m, _, n] = p.mkn;
+    // a C whose contiguous runs (along the dimension the kernel vectorises) are shorter
+    // than the kernel's MR — an NZ fractal row of C0 elements — keeps the kernel when its
+    // runs are whole vectors (it stores each vector where its run is: AVX2's 16 × 6 and
+    // 8 × 6 for f32 / f64 NZ), else takes the kernel whose MR is that run, so every tile is
+    // stored from its registers
+    if let Some(cm) = p.c.cmap {
+        let (rs, cs) = (cm.rows.step(0), cm.cols.step(0));
+        let (run, step) = if block::transposes(m, n, rs, cs) {
+            (cm.cols.run[0] as usize, cs)
+        } else {
+            (cm.rows.run[0] as usize, rs)
         };
-        let [m, _, n] = p.mkn;
-        // a C whose contiguous runs (along the dimension the kernel vectorises) are shorter
-        // than the kernel's MR — an NZ fractal row of C0 elements — keeps the kernel when its
-        // runs are whole vectors (it stores each vector where its run is: AVX2's 16 × 6 and
-        // 8 × 6 for f32 / f64 NZ), else takes the kernel whose MR is that run, so every tile is
-        // stored from its registers
-        if let Some(cm) = p.c.cmap {
-            let (rs, cs) = (cm.rows.step(0), cm.cols.step(0));
-            let (run, step) = if block::transposes(m, n, rs, cs) {
-                (cm.cols.run[0] as usize, cs)
-            } else {
-                (cm.rows.run[0] as usize, rs)
-            };
-            let whole_vectors =
-                ki.lanes > 0 && run.is_multiple_of(ki.lanes) && ki.mr.is_multiple_of(run);
-            if step == 1
-                && run < ki.mr
-                && !whole_vectors
-                && let Some(narrow) = T::kernel_for_run(p.isa, run)
-            {
-                ki = narrow;
-            }
+        let whole_vectors =
+            ki.lanes > 0 && run.is_multiple_of(ki.lanes) && ki.mr.is_multiple_of(run);
+        if step == 1
+            && run < ki.mr
+            && !whole_vectors
+            && let Some(narrow) = T::kernel_for_run(p.isa, run)
+        {
+            ki = narrow;
         }
-        ki
     }
+    ki
 }
 
 macro_rules! half_pair {
