@@ -801,3 +801,40 @@ proptest::proptest! {
         }
     }
 }
+
+/// A swizzled A or C whose rows fall in two classes (a leading dimension of half the period
+/// modulo the period) with a row-major B: the two cells read one B, packed once for both
+/// (`Pair::with_shared_b`, `block::SharedPanels`). Several k blocks (k past KC, the last one
+/// partial), n past MC and not a multiple of the tile, m odd, every instruction set, packing
+/// `Auto` and `Always`, one and two threads, against the naive product; elements outside C
+/// untouched.
+#[test]
+fn swizzled_cells_share_one_packed_b() {
+    let mut rng = Seeded(2808);
+    let sw = Swizzle::new(3, 3, 3).unwrap();
+    // row offsets `i·ld` with `ld ≡ 256 (mod 512)`: two classes of rows
+    let ld = |inner: i64| (256i64..).step_by(512).find(|&l| l >= inner).unwrap();
+    let plain = |r: i64, c: i64| -> DynLayout { format!("({r},{c}):({c},1)").parse().unwrap() };
+    for (case, (m, k, n)) in [(70i64, 1100i64, 45i64), (33, 300, 261), (131, 517, 300)]
+        .into_iter()
+        .enumerate()
+    {
+        let (alpha, beta) = SCALARS[case % SCALARS.len()];
+        check_every_route(
+            &mut rng,
+            swizzled(sw, 0, m, k, ld(k), true),
+            plain(k, n),
+            plain(m, n),
+            alpha,
+            beta,
+        );
+        check_every_route(
+            &mut rng,
+            plain(m, k),
+            plain(k, n),
+            swizzled(sw, 0, m, n, ld(n), true),
+            alpha,
+            beta,
+        );
+    }
+}

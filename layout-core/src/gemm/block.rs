@@ -25,6 +25,73 @@ fn aligned_buf<P: Copy + Default>(store: &mut Vec<P>, len: usize) -> &mut [P] {
     &mut store[off..off + len]
 }
 
+/// Bᵀ (`n × k`) packed once for several products that read the same B (the cells of an
+/// operand cut along m, `swizzled::Plan`): blocks of KC k steps one after another, each
+/// `⌈n/MR⌉` micro-panels of MR columns by the block's k steps, as [`Panels::pack`] writes
+/// them. The engine reads it as a pre-packed source, in the role the kernel vectorises (so
+/// the product runs as `Cᵀ = Bᵀ·Aᵀ`).
+pub(crate) struct SharedPanels<'a, P> {
+    data: &'a [P],
+    mr: usize,
+    panels: usize,
+}
+
+impl<P: Sync> Panels<P> for SharedPanels<'_, P> {
+    fn pack(&self, _: &mut [P], _: usize, _: usize, _: usize, _: usize, _: usize) {
+        // the engine asks `prepacked` first and never packs a prepacked source
+        debug_assert!(false, "shared panels are never packed again");
+    }
+    fn prepacked(&self, v: usize, p0: usize, kc: usize) -> Option<&[P]> {
+        // the blocks before `p0` (a multiple of KC: the engine's k loop) hold `p0` steps
+        let at = p0 * self.panels * self.mr + v / self.mr * self.mr * kc;
+        self.data.get(at..at + self.mr * kc)
+    }
+    fn is_prepacked(&self) -> bool {
+        true
+    }
+}
+
+/// The elements of [`SharedPanels`] for `ki` and B of `[k, n]`.
+fn shared_len<C, P>(ki: &KernelInfo<C, P>, [k, n]: [usize; 2]) -> usize {
+    n.div_ceil(ki.mr) * ki.mr * k
+}
+
+/// Whether B of `[k, n]` is packed once for several products ([`pack_shared`]): its panels
+/// fit the L2 (256³ f32: 256 KiB, Zen 3's L2 512 KiB). Larger ones are packed block by block
+/// per product, each block used while it is in L2 (and by every thread).
+pub(crate) fn shares<C, P>(ki: &KernelInfo<C, P>, kn: [usize; 2]) -> bool {
+    shared_len(ki, kn).saturating_mul(core::mem::size_of::<P>()) <= crate::isa::Caches::get().l2
+}
+
+/// Packs `bsrc` (X = Bᵀ, `n × k`) into `store` for `ki`'s kernel, as [`shared`] reads it.
+pub(crate) fn pack_shared<K: Kern>(
+    ki: &KernelInfo<K::C, K::P>,
+    bsrc: &dyn Panels<K::P>,
+    [k, n]: [usize; 2],
+    store: &mut Vec<K::P>,
+) {
+    debug_assert!(K::KSTEP == 1, "shared panels hold one k value per step");
+    let panels = n.div_ceil(ki.mr);
+    let buf = aligned_buf(store, shared_len(ki, [k, n]));
+    for pc in steps(0..k, ki.kc) {
+        let kcb = ki.kc.min(k - pc);
+        bsrc.pack(&mut buf[pc * panels * ki.mr..], 0, pc, n, kcb, ki.mr);
+    }
+}
+
+/// The panels [`pack_shared`] left in `store` for `ki` and B of `[k, n]`.
+pub(crate) fn shared<'s, C, P: Copy + Default>(
+    ki: &KernelInfo<C, P>,
+    kn: [usize; 2],
+    store: &'s mut Vec<P>,
+) -> SharedPanels<'s, P> {
+    SharedPanels {
+        panels: kn[1].div_ceil(ki.mr),
+        mr: ki.mr,
+        data: aligned_buf(store, shared_len(ki, kn)),
+    }
+}
+
 /// C as the engine writes it: element (i, j) at `c[sc.origin + i·sc.rs + j·sc.cs]`, or through
 /// `cmap` (from `sc.origin`) for C of any affine layout. Checked: every element in bounds, no
 /// two at one location.

@@ -467,25 +467,61 @@ where
     }
     // a layout that is not affine but affine on few classes of rows or columns (a swizzle):
     // each class read in place through its axis maps, one sub-product per class, each routed
-    // here with its own thread rule (`swizzled::cells`; β for the first along k, then 1)
+    // here with its own thread rule (`swizzled::plan`; β for the first along k, then 1)
     // (the product of views, the same for a cell and for the whole)
-    let product =
-        |mkn: [usize; 3], beta: A::Out, a: View<'_, A>, b: View<'_, B>, c: Out<'_, A::Out>| {
-            route(Product {
-                mkn,
-                isa: opts.isa,
-                threads: threads(&opts, mkn),
-                packing: opts.packing,
-                alpha,
-                beta,
-                a,
-                b,
-                c,
-            })
-        };
+    #[allow(clippy::too_many_arguments)]
+    fn product<'p, A: Pair<B>, B>(
+        opts: &Options,
+        alpha: A::Out,
+        mkn: [usize; 3],
+        beta: A::Out,
+        a: View<'p, A>,
+        b: View<'p, B>,
+        c: Out<'p, A::Out>,
+    ) -> Product<'p, A, B, A::Out> {
+        Product {
+            mkn,
+            isa: opts.isa,
+            threads: threads(opts, mkn),
+            packing: opts.packing,
+            alpha,
+            beta,
+            a,
+            b,
+            c,
+        }
+    }
     if const { !(LA::AFFINE && LB::AFFINE && LC::AFFINE) }
-        && super::swizzled::cells(op, mkn, a, b, beta, c, product)
+        && let Some(plan) = super::swizzled::plan(op, mkn, a, b, beta, &*c)
     {
+        let [_, k, n] = mkn;
+        match plan.same_b(b) {
+            // cells that differ in A's and C's rows alone read one B: the pair packs it once
+            // for every cell on the blocked engine. Only for a B whose rows are contiguous
+            // along n (so it is packed by runs, and the k-vector route, which needs k
+            // contiguous, declines) and cells the unpacked routes do not take (not strided)
+            Some(bv)
+                if opts.packing != Packing::Never
+                    && bv.at.cs == 1
+                    && bv.at.rs != 1
+                    && k > 1
+                    && n > 1 =>
+            {
+                A::with_shared_b(opts.isa, [k, n], &mut |run| {
+                    plan.run(a, b, c, |mkn, beta, av, bv, out| {
+                        let p = product(&opts, alpha, mkn, beta, av, bv, out);
+                        if p.packing != Packing::Always && p.strided() {
+                            route(p);
+                        } else if let Some(p) = run(p) {
+                            route(p);
+                        }
+                    })
+                });
+            }
+            _ => plan.run(a, b, c, |mkn, beta, av, bv, out| {
+                route(product(&opts, alpha, mkn, beta, av, bv, out))
+            }),
+        }
         return Ok(());
     }
     // any other layout: read in place through the axis maps, or densified (into the thread's
@@ -499,7 +535,7 @@ where
             beta != A::Out::ZERO,
             c,
             (da, db, dc),
-            |av, bv, out| product(mkn, beta, av, bv, out),
+            |av, bv, out| route(product(&opts, alpha, mkn, beta, av, bv, out)),
         )
     };
     if const { LA::AFFINE && LB::AFFINE && LC::AFFINE } {

@@ -23,6 +23,11 @@ use super::view::Product;
 use crate::isa::Isa;
 use crate::walk::AnyLayout;
 
+/// The runner of [`Pair::with_shared_b`]: a product in, `None` when it ran.
+#[doc(hidden)]
+pub type SharedRunner<'r, A, B> = dyn FnMut(Product<'_, A, B, <A as Pair<B>>::Out>) -> Option<Product<'_, A, B, <A as Pair<B>>::Out>>
+    + 'r;
+
 mod sealed {
     pub trait Sealed<B> {}
 }
@@ -118,6 +123,18 @@ pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
     #[doc(hidden)]
     fn blocked(p: Product<'_, Self, B, Self::Out>);
 
+    /// Products that read one B (`k × n`: the cells of an operand cut along m,
+    /// `swizzled::Plan`). `f` is called once with a runner and hands it each product in turn.
+    /// The runner either multiplies the product on the blocked engine, on B packed once for
+    /// every product (returns `None`), or hands it back for the front to route (`Some`: a pair
+    /// that packs B per product, or a product that does not run as `Cᵀ = Bᵀ·Aᵀ` on the pair's
+    /// kernel, or whose packed B would not fit L2).
+    #[doc(hidden)]
+    fn with_shared_b(isa: Isa, kn: [usize; 2], f: &mut dyn FnMut(&mut SharedRunner<'_, Self, B>)) {
+        let _ = (isa, kn);
+        f(&mut |p| Some(p))
+    }
+
     /// Runs `f` with buffers for dense copies of A, B and C (operands that are not affine),
     /// kept by the thread between calls where the pair has them (fresh ones otherwise).
     #[doc(hidden)]
@@ -197,38 +214,58 @@ impl<T: Element> Pair<T> for T {
     }
 
     fn blocked(p: Product<'_, T, T, T>) {
-        let Some(mut ki) = T::kernel(p.isa) else {
-            unreachable!(
-                "the front checked that the pair has kernels for {:?}",
-                p.isa
-            )
-        };
-        let [m, _, n] = p.mkn;
-        // a C whose contiguous runs (along the dimension the kernel vectorises) are shorter
-        // than the kernel's MR — an NZ fractal row of C0 elements — keeps the kernel when its
-        // runs are whole vectors (it stores each vector where its run is: AVX2's 16 × 6 and
-        // 8 × 6 for f32 / f64 NZ), else takes the kernel whose MR is that run, so every tile is
-        // stored from its registers
-        if let Some(cm) = p.c.cmap {
-            let (rs, cs) = (cm.rows.step(0), cm.cols.step(0));
-            let (run, step) = if block::transposes(m, n, rs, cs) {
-                (cm.cols.run[0] as usize, cs)
-            } else {
-                (cm.rows.run[0] as usize, rs)
-            };
-            let whole_vectors =
-                ki.lanes > 0 && run.is_multiple_of(ki.lanes) && ki.mr.is_multiple_of(run);
-            if step == 1
-                && run < ki.mr
-                && !whole_vectors
-                && let Some(narrow) = T::kernel_for_run(p.isa, run)
-            {
-                ki = narrow;
-            }
-        }
+        let ki = kernel_for(&p);
         let asrc = p.a.rows();
         let bsrc = p.b.transposed().rows();
         run_panels::<T>(&ki, p.mkn, p.alpha, &asrc, &bsrc, p.beta, p.c, p.threads);
+    }
+
+    fn with_shared_b(isa: Isa, [k, n]: [usize; 2], f: &mut dyn FnMut(&mut SharedRunner<'_, T, T>)) {
+        T::with_dense(|[_, store, _]| {
+            // where B is (its data, origin and strides) and the kernel (MR, KC) it is packed
+            // for, from the first cell that runs
+            type Key<T> = (*const T, (isize, isize, isize), (usize, usize));
+            let mut packed: Option<Key<T>> = None;
+            f(&mut |p| {
+                let ki = kernel_for(&p);
+                let [m, pk, pn] = p.mkn;
+                let (crs, ccs) = match p.c.cmap {
+                    Some(cm) => (cm.rows.step(0), cm.cols.step(0)),
+                    None => (p.c.sc.rs, p.c.sc.cs),
+                };
+                let b = (p.b.data.as_ptr(), (p.b.at.origin, p.b.at.rs, p.b.at.cs));
+                // B packed once serves cells that read that B and run as Cᵀ = Bᵀ·Aᵀ (B
+                // vectorised, as `run_panels` runs a pre-packed B) on the kernel it was
+                // packed for
+                if p.isa != isa
+                    || [pk, pn] != [k, n]
+                    || p.b.map.is_some()
+                    || !block::transposes(m, n, crs, ccs)
+                    || !block::shares(&ki, [k, n])
+                    || packed.is_some_and(|(data, at, kern)| {
+                        (data, at, kern) != (b.0, b.1, (ki.mr, ki.kc))
+                    })
+                {
+                    return Some(p);
+                }
+                if packed.is_none() {
+                    block::pack_shared::<T>(&ki, &p.b.transposed().rows(), [k, n], store);
+                    packed = Some((b.0, b.1, (ki.mr, ki.kc)));
+                }
+                let shared = block::shared(&ki, [k, n], store);
+                run_panels::<T>(
+                    &ki,
+                    p.mkn,
+                    p.alpha,
+                    &p.a.rows(),
+                    &shared,
+                    p.beta,
+                    p.c,
+                    p.threads,
+                );
+                None
+            })
+        })
     }
 
     #[inline(always)]
@@ -249,6 +286,42 @@ impl<T: Element> Pair<T> for T {
         }
         false
     }
+}
+
+/// The blocked engine's kernel for a product of `T`: the instruction set's, or for a C whose
+/// runs along the vectorised dimension are shorter than its MR and not whole vectors, the
+/// kernel whose MR is that run.
+fn kernel_for<T: Element>(p: &Product<'_, T, T, T>) -> super::kernel::KernelInfo<T> {
+    let Some(mut ki) = T::kernel(p.isa) else {
+        unreachable!(
+            "the front checked that the pair has kernels for {:?}",
+            p.isa
+        )
+    };
+    let [m, _, n] = p.mkn;
+    // a C whose contiguous runs (along the dimension the kernel vectorises) are shorter
+    // than the kernel's MR — an NZ fractal row of C0 elements — keeps the kernel when its
+    // runs are whole vectors (it stores each vector where its run is: AVX2's 16 × 6 and
+    // 8 × 6 for f32 / f64 NZ), else takes the kernel whose MR is that run, so every tile is
+    // stored from its registers
+    if let Some(cm) = p.c.cmap {
+        let (rs, cs) = (cm.rows.step(0), cm.cols.step(0));
+        let (run, step) = if block::transposes(m, n, rs, cs) {
+            (cm.cols.run[0] as usize, cs)
+        } else {
+            (cm.rows.run[0] as usize, rs)
+        };
+        let whole_vectors =
+            ki.lanes > 0 && run.is_multiple_of(ki.lanes) && ki.mr.is_multiple_of(run);
+        if step == 1
+            && run < ki.mr
+            && !whole_vectors
+            && let Some(narrow) = T::kernel_for_run(p.isa, run)
+        {
+            ki = narrow;
+        }
+    }
+    ki
 }
 
 macro_rules! half_pair {

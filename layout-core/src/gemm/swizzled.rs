@@ -14,7 +14,9 @@
 //! columns fall in several classes: each cell reads every operand through its own maps, C is
 //! written where it is, k cells after the first accumulate (β = 1). No dense copy is made. When
 //! the cut would give more than [`MAX_CELLS`] cells (or an operand's function has no period),
-//! [`cells`] declines and the front densifies as before.
+//! [`plan`] declines and the front densifies as before. Cells cut along m alone read one B
+//! ([`Plan::same_b`]): the front then lets the element pair pack it once for all of them
+//! (`Pair::with_shared_b`).
 
 use std::vec::Vec;
 
@@ -333,27 +335,33 @@ fn place(base: usize, p: &Place) -> (Strided, Option<Mapped<'_>>) {
     }
 }
 
-/// `C ← α·A·B + β·C` for operands of which at least one is not affine, without dense copies:
-/// the product cut into at most [`MAX_CELLS`] cells (see the module), `engine(mkn, β, a, b, c)`
-/// run on each (β for the first cell along k, 1 after it). Returns `false`, having touched
-/// nothing, when an operand's layout has no period or the cut would give more cells: the
-/// caller then densifies. `mkn` are the checked extents (every one positive: BLAS's rule has
-/// run).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn cells<TA, TB, TC, SA, LA, SB, LB, SC, LC>(
+/// The cells of a product whose operands are read in place by class (see the module), built
+/// and checked by [`plan`] before anything is written, run by [`Plan::run`].
+pub(crate) struct Plan<C> {
+    /// Each cell: its extents, its β, and where its A, B and C are.
+    cells: Vec<([usize; 3], C, Place, Place, Place)>,
+    /// Every cell reads the same B (the cut is along m alone).
+    same_b: bool,
+}
+
+/// The cells of `C ← α·A·B + β·C` for operands of which at least one is not affine, without
+/// dense copies: the product cut into at most [`MAX_CELLS`] cells (see the module), β for the
+/// first cell along k, 1 after it. `None`, having touched nothing, when an operand's layout has
+/// no period or the cut would give more cells: the caller then densifies. `mkn` are the checked
+/// extents (every one positive: BLAS's rule has run).
+pub(crate) fn plan<TA, TB, TC, SA, LA, SB, LB, SC, LC>(
     op: &'static str,
     [m, k, n]: [usize; 3],
     a: &Tensor<SA, LA>,
     b: &Tensor<SB, LB>,
     beta: TC,
-    c: &mut Tensor<SC, LC>,
-    mut engine: impl FnMut([usize; 3], TC, View<'_, TA>, View<'_, TB>, Out<'_, TC>),
-) -> bool
+    c: &Tensor<SC, LC>,
+) -> Option<Plan<TC>>
 where
     TC: Scalar,
     SA: Storage<Elem = TA>,
     SB: Storage<Elem = TB>,
-    SC: StorageMut<Elem = TC>,
+    SC: Storage<Elem = TC>,
     LA: AnyLayout,
     LB: AnyLayout,
     LC: AnyLayout,
@@ -375,9 +383,7 @@ where
         let [x, y, z] = f;
         Some([x?, y?, z?])
     };
-    let Some([fa, fb, fc]) = forms() else {
-        return false;
-    };
+    let [fa, fb, fc] = forms()?;
     fn rows_key(f: &Form) -> Option<(&Ax, i64)> {
         match f.cut {
             Cut::Rows(p) => Some((&f.rows, p)),
@@ -390,33 +396,26 @@ where
             _ => None,
         }
     }
-    let (Some(gm), Some(gk), Some(gn)) = (
-        groups(m, [rows_key(&fa), rows_key(&fc)]),
-        groups(k, [cols_key(&fa), rows_key(&fb)]),
-        groups(n, [cols_key(&fb), cols_key(&fc)]),
-    ) else {
-        return false;
-    };
+    let gm = groups(m, [rows_key(&fa), rows_key(&fc)])?;
+    let gk = groups(k, [cols_key(&fa), rows_key(&fb)])?;
+    let gn = groups(n, [cols_key(&fb), cols_key(&fc)])?;
     if gm.len() * gk.len() * gn.len() > MAX_CELLS {
-        return false;
+        return None;
     }
     type Group<'g> = (&'g [usize], Option<(usize, isize)>);
     fn with(g: &[Vec<usize>]) -> Vec<Group<'_>> {
         g.iter().map(|v| (&v[..], progression(v))).collect()
     }
+    let same_b = gm.len() > 1 && gk.len() == 1 && gn.len() == 1;
     let (gm, gk, gn) = (with(&gm), with(&gk), with(&gn));
     // every cell's operands, built and checked before anything is written
-    let mut plan = Vec::new();
+    let mut cells = Vec::new();
     for &ri in &gm {
         for &cj in &gn {
             for (t, &pk) in gk.iter().enumerate() {
-                let (Some(pa), Some(pb), Some(pc)) = (
-                    cell(a.layout(), &fa, ri, pk),
-                    cell(b.layout(), &fb, pk, cj),
-                    cell(c.layout(), &fc, ri, cj),
-                ) else {
-                    return false;
-                };
+                let pa = cell(a.layout(), &fa, ri, pk)?;
+                let pb = cell(b.layout(), &fb, pk, cj)?;
+                let pc = cell(c.layout(), &fc, ri, cj)?;
                 let (mm, kk, nn) = (ri.0.len(), pk.0.len(), cj.0.len());
                 // the layouts' contract (`AnyLayout::post_period`) makes the maps the
                 // operands' own offsets; a cell outside a buffer is declined all the same
@@ -424,40 +423,75 @@ where
                     && inside(b.base_offset(), &pb, [kk, nn], b.as_slice().len())
                     && inside(c.base_offset(), &pc, [mm, nn], c.as_slice().len()))
                 {
-                    return false;
+                    return None;
                 }
                 let beta = if t == 0 { beta } else { TC::ONE };
-                plan.push(([mm, kk, nn], beta, pa, pb, pc));
+                cells.push(([mm, kk, nn], beta, pa, pb, pc));
             }
         }
     }
-    let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
-    for (mkn, beta, ma, mb, mc) in &plan {
-        let (sa, pa) = place(ab, ma);
-        let (sb, pb) = place(bb, mb);
-        let (sc, pc) = place(cb, mc);
-        // every element of a cell is an element of its tensor (the maps are its offsets,
-        // inside its buffer), so C's cell is injective as C is; the cells of C are disjoint
-        // (m and n cells partition the rows and columns) and run one after another
-        engine(
-            *mkn,
-            *beta,
-            View {
-                data: a.as_slice(),
-                at: sa,
-                map: pa,
-            },
-            View {
-                data: b.as_slice(),
-                at: sb,
-                map: pb,
-            },
-            Out {
-                c: c.as_mut_slice(),
-                sc,
-                cmap: pc,
-            },
-        );
+    Some(Plan { cells, same_b })
+}
+
+impl<TC: Scalar> Plan<TC> {
+    /// The B that every cell reads (`k × n`, the whole of it) when the cells differ in A's and
+    /// C's rows alone: its packed panels do not depend on the cell.
+    pub(crate) fn same_b<'b, TB, SB: Storage<Elem = TB>, LB: AnyLayout>(
+        &self,
+        b: &'b Tensor<SB, LB>,
+    ) -> Option<View<'b, TB>> {
+        let (_, _, _, pb, _) = self.cells.first().filter(|_| self.same_b)?;
+        let (at, map) = place(b.base_offset(), pb);
+        // a cell's maps borrow the plan; a shared B is offered strided only
+        map.is_none().then_some(View {
+            data: b.as_slice(),
+            at,
+            map: None,
+        })
     }
-    true
+
+    /// Runs `engine(mkn, β, a, b, c)` on each cell in turn.
+    pub(crate) fn run<TA, TB, SA, SB, SC, LA, LB, LC>(
+        &self,
+        a: &Tensor<SA, LA>,
+        b: &Tensor<SB, LB>,
+        c: &mut Tensor<SC, LC>,
+        mut engine: impl FnMut([usize; 3], TC, View<'_, TA>, View<'_, TB>, Out<'_, TC>),
+    ) where
+        SA: Storage<Elem = TA>,
+        SB: Storage<Elem = TB>,
+        SC: StorageMut<Elem = TC>,
+        LA: AnyLayout,
+        LB: AnyLayout,
+        LC: AnyLayout,
+    {
+        let (ab, bb, cb) = (a.base_offset(), b.base_offset(), c.base_offset());
+        for (mkn, beta, ma, mb, mc) in &self.cells {
+            let (sa, pa) = place(ab, ma);
+            let (sb, pb) = place(bb, mb);
+            let (sc, pc) = place(cb, mc);
+            // every element of a cell is an element of its tensor (the maps are its offsets,
+            // inside its buffer), so C's cell is injective as C is; the cells of C are
+            // disjoint (m and n cells partition the rows and columns) and run one after another
+            engine(
+                *mkn,
+                *beta,
+                View {
+                    data: a.as_slice(),
+                    at: sa,
+                    map: pa,
+                },
+                View {
+                    data: b.as_slice(),
+                    at: sb,
+                    map: pb,
+                },
+                Out {
+                    c: c.as_mut_slice(),
+                    sc,
+                    cmap: pc,
+                },
+            );
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! Tensor operands as the GEMM's front reads them: the extents of a rank-2 layout, its strided
 //! form where each axis is one `(extent, stride)` (read in place), its axis maps where it is
 //! any other affine layout, and a dense copy made by the copy engine where it is not affine (a
-//! swizzle undone once at copy speed, C copied back at the end) and `swizzled::cells` did not
+//! swizzle undone once at copy speed, C copied back at the end) and `swizzled::plan` did not
 //! read it in place.
 
 use std::cell::RefCell;
