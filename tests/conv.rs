@@ -920,3 +920,56 @@ fn two_row_tiles_every_short_row() {
         }
     }
 }
+
+/// The edge columns (AVX2, NHWC-like input: the pixels at the left and right padding in tiles
+/// down the image, the rows between them in whole 6-column tiles) by brute force: 3×3 and 5×5,
+/// padding 1 and 2, strides 1 and 2, output rows whose inside pixels 6 divides (8, 14, 20) and
+/// does not (9, 11), heights 1 to 8 (rows at the padding above and below, one or several
+/// column tiles down an edge, a tile of 1 to 5 rows), 16 and 24 input channels, two images,
+/// 40 output channels (two whole channel tiles and a masked one), NHWC and padded NCHW out,
+/// every instruction set with one and two threads; the output's gaps keep their bytes.
+#[test]
+fn edge_columns_every_geometry() {
+    for (st, pad, r) in [(1, 1, 3), (2, 1, 3), (1, 2, 5), (1, 1, 5), (2, 2, 5)] {
+        for ow in [8usize, 14, 20, 9, 11] {
+            for oh in 1..=8usize {
+                for c in [16usize, 24] {
+                    let p = Conv2d::default().stride(st).padding(pad);
+                    let side = |o: usize| ((o - 1) * st + r).saturating_sub(2 * pad).max(1);
+                    let x = [2, c, side(oh), side(ow)];
+                    let k = [40, c, r, r];
+                    let dims = p.output_dims(x, k).unwrap();
+                    let input = tensor(Format::Acdb, x, false, 41);
+                    let weights = tensor(Format::Abcd, k, true, 42);
+                    let want = reference(&p, &input, &weights, None, dims);
+                    for fy in [Format::Acdb, Format::Padded] {
+                        let fresh = tensor(fy, dims, false, 43);
+                        let l = layout_of(fy, dims, false);
+                        let mut inside = vec![false; fresh.as_slice().len()];
+                        for i in 0..dims.iter().product::<usize>() {
+                            inside[l.offset(i as i64) as usize] = true;
+                        }
+                        for (isa, threads) in Isa::available().flat_map(|i| [(i, 1), (i, 2)]) {
+                            let mut out = tensor(fy, dims, false, 43);
+                            let opts = Options {
+                                isa,
+                                threads,
+                                packing: Packing::Never,
+                            };
+                            conv2d_with(opts, &p, &input, &weights, None, &mut out).unwrap();
+                            let what = || format!("{isa:?} ×{threads} {p:?} {x:?} {fy:?}");
+                            assert_is(&out, &want, what);
+                            for (at, (&now, &was)) in
+                                out.as_slice().iter().zip(fresh.as_slice()).enumerate()
+                            {
+                                if !inside[at] {
+                                    assert_eq!(now.to_bits(), was.to_bits(), "{} wrote {at}", what());
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
