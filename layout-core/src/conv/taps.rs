@@ -192,7 +192,8 @@ fn row_units(oh: usize, pairs: bool, same: impl Fn(usize) -> bool) -> Vec<(usize
 }
 
 /// A unit of a row driver's work: output row `y` alone or with `y + 1` (`Row(y, two)`), or
-/// the edge column `x` over the rows every kernel row reads inside (`Edge(x)`, [`edge_columns`]).
+/// the edge column `x` over the rows every kernel row reads inside (`Edge(x)`,
+/// [`edge_columns`]).
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 enum Unit {
@@ -201,12 +202,16 @@ enum Unit {
 }
 
 /// Whether the pixels at the left and right padding (columns outside `xa .. xb`, those some
-/// column tap reads outside the input for) run as tiles down the image, over the rows `ya ..
-/// yb` every kernel row reads inside, and those rows' tiles only from `xa` to `xb`: on AVX2
-/// with NHWC-like inputs of unit channel stride (no halo copy), where `xb − xa` is a multiple
-/// of the 6-column tile. A row's ends then no longer cut its tiles' taps (a tile of 5 or 4
-/// columns, a cut tap on 5, 4 or 3, or the two-row ends tile of 4): a 3×3 layer at 14² or
-/// 56² runs every pixel of those rows and columns in whole 16 × 6 tiles.
+/// column tap reads outside the input for) and the inside columns beyond a multiple of 6
+/// from `xa` run as tiles down the image (edge columns), over the rows `ya .. yb` every
+/// kernel row reads inside, those rows' tiles then only whole 6-column tiles from `xa`: on
+/// AVX2 with NHWC-like inputs of unit channel stride (no halo copy), where the rows have
+/// columns at the padding, at least one whole tile between, and `yb − ya` rows make tiles
+/// down the image of at least 5. A row's ends then no longer cut its tiles' taps (tiles of 5
+/// or 4 columns, a cut tap on 5, 4 or 3, or the two-row ends tile of 4): 3×3 256→256 14²
+/// and 3×3 64→64 56² run every pixel of those rows in whole 16 × 6 tiles, 3×3 128→128 28²
+/// all but 4 columns of 26 rows (down the image in tiles of 6 and 5); BENCHMARKS.md,
+/// issue 30 session 8.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn edge_columns(
     isa: Isa,
@@ -216,18 +221,14 @@ fn edge_columns(
     [xa, xb, ow]: [usize; 3],
     [ya, yb]: [usize; 2],
 ) -> bool {
-    let on = match std::env::var("LAYOUT_CONV_EDGES").as_deref() {
-        Ok("off") => return false,
-        Ok("any") => true,
-        _ => xb.saturating_sub(xa).is_multiple_of(nr.max(1)),
-    };
-    on && isa == Isa::Avx2
+    isa == Isa::Avx2
         && nr == 6
         && !halo
         && nhwc
-        && xa < xb
+        && xb.saturating_sub(xa) >= nr
         && (xa > 0 || xb < ow)
         && ya < yb
+        && tile_runs(yb - ya, nr)[1].1 + 1 >= nr
 }
 
 /// The input channels below which tiles at the padding read a halo copy (the batch-reduce's
@@ -511,15 +512,25 @@ fn rows(
     let ya = (0..oh).find(all_in).unwrap_or(oh);
     let yb = (ya..oh).find(|y| !all_in(y)).unwrap_or(oh);
     // the edge columns down the image ([`edge_columns`]): the rows `ya .. yb` only from `xa`
-    // to `xb`, their pixels outside in column units, the pixels `st·sH` apart
+    // to `xm`, their other pixels in column units (a column's pixels `st·sH` apart in the
+    // input, `soh` in the output)
     let col_steps = match (input.t[2].step(), output.t[2].step()) {
         (Some(sh), Some(soh)) => geo.st[0].checked_mul(sh).map(|csb| (csb, soh)),
         _ => None,
     };
     let edges = col_steps.filter(|_| {
-        edge_columns(isa, nr, halo.is_some(), merge_s && sc == 1, [xa, xb, ow], [ya, yb])
+        edge_columns(
+            isa,
+            nr,
+            halo.is_some(),
+            merge_s && sc == 1,
+            [xa, xb, ow],
+            [ya, yb],
+        )
     });
-    let runs_mid = tile_runs(xb.saturating_sub(xa), nr).map(|(a, w, n)| (xa + a, w, n));
+    // (the inside columns beyond a multiple of 6 from `xa` go down the image too)
+    let xm = xa + xb.saturating_sub(xa) / nr.max(1) * nr.max(1);
+    let runs_mid = [(xa, nr, (xm - xa) / nr.max(1)), (xm, 0, 0)];
     // the output rows in units: one row, or two in one tile ([`row_units`])
     let pairs = pair_rows(isa, nr, halo.is_some(), sc, ow) && edges.is_none();
     // where every column tap reading inside leaves one pixel at each end and a multiple of 3
@@ -534,7 +545,7 @@ fn rows(
         .map(|(y, two)| Unit::Row(y, two))
         .collect();
     if edges.is_some() {
-        ys.extend((0..xa).chain(xb..ow).map(Unit::Edge));
+        ys.extend((0..xa).chain(xm..ow).map(Unit::Edge));
     }
     let units = n_img * groups * blocks * ys.len();
     let parts = threads.clamp(1, units.max(1));
@@ -579,9 +590,12 @@ fn rows(
             Unit::Row(y, two) => (y, two),
             Unit::Edge(x) => {
                 let Some((csb, soh)) = edges else { return };
-                // column x, rows ya .. yb: per kernel row (all in bounds) one item of the
-                // column taps in bounds at x (an interval, one run of channels: NHWC-like)
-                let j_lo = (0..s).find(|&j| cols[j].0 <= x && x < cols[j].1).unwrap_or(s);
+                // column x, rows ya .. yb in tiles down the image: per kernel row (all in
+                // bounds) one item of the column taps in bounds at x (an interval, one run of
+                // channels: NHWC-like)
+                let j_lo = (0..s)
+                    .find(|&j| cols[j].0 <= x && x < cols[j].1)
+                    .unwrap_or(s);
                 let j_hi = (j_lo..s)
                     .find(|&j| !(cols[j].0 <= x && x < cols[j].1))
                     .unwrap_or(s);
@@ -593,7 +607,10 @@ fn rows(
                     let y0 = ya + start;
                     let row0 = y0 as isize * geo.st[0] - geo.pad[0];
                     items.clear();
-                    for i in (0..r).filter(|_| j_lo < j_hi) {
+                    // (every tap in bounds: the kernel rows one item of runs `rstep` apart
+                    // where the input's H axis is one stride, as the row tiles' merged items)
+                    let merged = (j_lo, j_hi) == (0, s) && rstep.is_some();
+                    for i in (0..r).filter(|&i| j_lo < j_hi && (i == 0 || !merged)) {
                         let ih = (row0 + i as isize * geo.dil[0]) as usize;
                         items.push(Item {
                             // SAFETY: the block's tap (i, j_lo) is inside the regrouped filters
@@ -603,8 +620,8 @@ fn rows(
                             rsb: sc,
                             csb,
                             k: (j_hi - j_lo) * cg,
-                            rows: 1,
-                            rstep: 0,
+                            rows: if merged { r } else { 1 },
+                            rstep: if merged { rstep.unwrap_or(0) } else { 0 },
                             lo: 0,
                             hi: usize::MAX,
                             b2: None,
@@ -631,7 +648,9 @@ fn rows(
                     // `y0 ..` (`soh` apart in C, `st·sH` in the input): every input element
                     // read is at a row every kernel row reads inside (`ya .. yb`) and a tap
                     // in bounds at column x (`j_lo .. j_hi`), its channels `< C` (one run of
-                    // `(j_hi − j_lo)·C`: NHWC-like, the next pixel the next C channels); every
+                    // `(j_hi − j_lo)·C`: NHWC-like, the next pixel the next C channels; a
+                    // merged item's runs the kernel rows, `rstep` apart, its filters the
+                    // block's taps in order); every
                     // C element is the output element (n, channel, y0 + t, x), written by
                     // this unit only (the row units leave column x of these rows alone).
                     unsafe { tiles_f32(isa, &shape) };
