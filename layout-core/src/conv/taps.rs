@@ -507,10 +507,15 @@ fn rows(
             })
             .collect::<Vec<bool>>()
     };
-    // the rows every kernel row reads inside (an interval)
+    // the rows every kernel row reads inside (an interval; sought only where edge columns
+    // may run: the other layers' set-up as before)
     let all_in = |y: &usize| in_rows(*y).iter().all(|&v| v);
-    let ya = (0..oh).find(all_in).unwrap_or(oh);
-    let yb = (ya..oh).find(|y| !all_in(y)).unwrap_or(oh);
+    let (ya, yb) = if isa == Isa::Avx2 && halo.is_none() && merge_s && sc == 1 {
+        let ya = (0..oh).find(all_in).unwrap_or(oh);
+        (ya, (ya..oh).find(|y| !all_in(y)).unwrap_or(oh))
+    } else {
+        (0, 0)
+    };
     // the edge columns down the image ([`edge_columns`]): the rows `ya .. yb` only from `xa`
     // to `xm`, their other pixels in column units (a column's pixels `st·sH` apart in the
     // input, `soh` in the output)
