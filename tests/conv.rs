@@ -920,3 +920,130 @@ fn two_row_tiles_every_short_row() {
         }
     }
 }
+
+/// The edge columns (AVX2, NHWC-like input: the pixels at the left and right padding, and the
+/// inside ones beyond a multiple of 6, in tiles down the image; the rows between in whole
+/// 6-column tiles) by brute force: 3×3 and 5×5, padding 1 and 2, strides 1 and 2, output rows
+/// whose inside pixels 6 divides (8, 14) and does not (9, 11: columns inside the input down
+/// the image too), heights from 1 (no edge columns: too few rows inside) to 14 (one or two
+/// tiles down an edge, of 5 or 6 rows; rows at the padding above and below), two images, 40
+/// output channels (two whole channel tiles and a masked one), NHWC and padded NCHW out,
+/// every instruction set with one and two threads; the output's gaps keep their bytes.
+#[test]
+fn edge_columns_every_geometry() {
+    for (st, pad, r) in [(1, 1, 3), (2, 1, 3), (1, 2, 5), (1, 1, 5), (2, 2, 5)] {
+        for ow in [8usize, 14, 9, 11] {
+            for oh in [1usize, 7, 8, 12, 13, 14] {
+                {
+                    let c = 16usize;
+                    let p = Conv2d::default().stride(st).padding(pad);
+                    let side = |o: usize| ((o - 1) * st + r).saturating_sub(2 * pad).max(1);
+                    let x = [2, c, side(oh), side(ow)];
+                    let k = [40, c, r, r];
+                    let dims = p.output_dims(x, k).unwrap();
+                    let input = tensor(Format::Acdb, x, false, 41);
+                    let weights = tensor(Format::Abcd, k, true, 42);
+                    let want = reference(&p, &input, &weights, None, dims);
+                    for fy in [Format::Acdb, Format::Padded] {
+                        let fresh = tensor(fy, dims, false, 43);
+                        let l = layout_of(fy, dims, false);
+                        let mut inside = vec![false; fresh.as_slice().len()];
+                        for i in 0..dims.iter().product::<usize>() {
+                            inside[l.offset(i as i64) as usize] = true;
+                        }
+                        for (isa, threads) in Isa::available().flat_map(|i| [(i, 1), (i, 2)]) {
+                            let mut out = tensor(fy, dims, false, 43);
+                            let opts = Options {
+                                isa,
+                                threads,
+                                packing: Packing::Never,
+                            };
+                            conv2d_with(opts, &p, &input, &weights, None, &mut out).unwrap();
+                            let what = || format!("{isa:?} ×{threads} {p:?} {x:?} {fy:?}");
+                            assert_is(&out, &want, what);
+                            for (at, (&now, &was)) in
+                                out.as_slice().iter().zip(fresh.as_slice()).enumerate()
+                            {
+                                if !inside[at] {
+                                    assert_eq!(
+                                        now.to_bits(),
+                                        was.to_bits(),
+                                        "{} wrote {at}",
+                                        what()
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases::cases(24)))]
+
+    /// The edge columns on random geometry: heights whose rows inside make tiles of 5 or 6
+    /// down the image (and others, without), widths whose inside pixels 6 divides or not, odd
+    /// and even sizes, padding, kernels 1 to 5, strides 1 and 2, dilation, 16 to 40 input
+    /// channels (whole and merged taps in the hand-scheduled loop), NHWC input, every output
+    /// format, every available instruction set with one and two threads; exact against the
+    /// reference, and every position of the output buffer that is not an output element keeps
+    /// its sentinel.
+    #[test]
+    fn edge_columns_random_geometry(
+        c in 16usize..41,
+        o in 1usize..41,
+        (h, w) in (5usize..22, 5usize..30),
+        (r, s) in (1usize..6, 1usize..6),
+        (st, pad, dil) in (1usize..3, 0usize..3, 1usize..3),
+        fy in 0usize..5,
+    ) {
+        let p = Conv2d {
+            stride: [st, st],
+            padding: [pad, pad],
+            dilation: [dil, dil],
+            groups: 1,
+            relu: false,
+        };
+        let x = [1, c, h, w];
+        let k = [o, c, r, s];
+        let Ok(dims) = p.output_dims(x, k) else {
+            return Ok(());
+        };
+        let input = tensor(Format::Acdb, x, false, 51);
+        let weights = tensor(Format::Abcd, k, true, 52);
+        let want = reference(&p, &input, &weights, None, dims);
+        let l = layout_of(FORMATS[fy], dims, false);
+        let (_, hi) = l.offset_range();
+        let sentinel = -777.25f32;
+        let mut is_elem = vec![false; hi as usize + 8];
+        for i in 0..dims.iter().product::<usize>() {
+            is_elem[l.offset(i as i64) as usize] = true;
+        }
+        for (isa, threads) in Isa::available().flat_map(|i| [(i, 1), (i, 2)]) {
+            let opts = Options { isa, threads, packing: Packing::Never };
+            let mut out = Tensor::new(vec![sentinel; hi as usize + 8], l).unwrap();
+            conv2d_with(opts, &p, &input, &weights, None, &mut out).unwrap();
+            let mut at = 0;
+            for b in 0..dims[0] {
+                for oc in 0..dims[1] {
+                    for i in 0..dims[2] {
+                        for j in 0..dims[3] {
+                            prop_assert_eq!(
+                                out[[b, oc, i, j]], want[at],
+                                "{:?} ×{} {:?} {:?} {:?} {:?} at {:?}",
+                                isa, threads, p, x, k, FORMATS[fy], [b, oc, i, j]
+                            );
+                            at += 1;
+                        }
+                    }
+                }
+            }
+            for (idx, (&v, &e)) in out.as_slice().iter().zip(&is_elem).enumerate() {
+                prop_assert!(e || v == sentinel, "{:?}: index {} outside the output written", isa, idx);
+            }
+        }
+    }
+}

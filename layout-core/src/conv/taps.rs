@@ -191,6 +191,46 @@ fn row_units(oh: usize, pairs: bool, same: impl Fn(usize) -> bool) -> Vec<(usize
     v
 }
 
+/// A unit of a row driver's work: output row `y` alone or with `y + 1` (`Row(y, two)`), or
+/// the edge column `x` over the rows every kernel row reads inside (`Edge(x)`,
+/// [`edge_columns`]).
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+enum Unit {
+    Row(usize, bool),
+    Edge(usize),
+}
+
+/// Whether the pixels at the left and right padding (columns outside `xa .. xb`, those some
+/// column tap reads outside the input for) and the inside columns beyond a multiple of 6
+/// from `xa` run as tiles down the image (edge columns), over the rows `ya .. yb` every
+/// kernel row reads inside, those rows' tiles then only whole 6-column tiles from `xa`: on
+/// AVX2 with NHWC-like inputs of unit channel stride (no halo copy), where the rows have
+/// columns at the padding, at least one whole tile between, and `yb − ya` rows make tiles
+/// down the image of at least 5. A row's ends then no longer cut its tiles' taps (tiles of 5
+/// or 4 columns, a cut tap on 5, 4 or 3, or the two-row ends tile of 4): 3×3 256→256 14²
+/// and 3×3 64→64 56² run every pixel of those rows in whole 16 × 6 tiles, 3×3 128→128 28²
+/// all but 4 columns of 26 rows (down the image in tiles of 6 and 5); BENCHMARKS.md,
+/// issue 30 session 8.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn edge_columns(
+    isa: Isa,
+    nr: usize,
+    halo: bool,
+    nhwc: bool,
+    [xa, xb, ow]: [usize; 3],
+    [ya, yb]: [usize; 2],
+) -> bool {
+    isa == Isa::Avx2
+        && nr == 6
+        && !halo
+        && nhwc
+        && xb.saturating_sub(xa) >= nr
+        && (xa > 0 || xb < ow)
+        && ya < yb
+        && tile_runs(yb - ya, nr)[1].1 + 1 >= nr
+}
+
 /// The input channels below which tiles at the padding read a halo copy (the batch-reduce's
 /// hand-scheduled loop takes cut taps of at least 16 steps).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
@@ -454,18 +494,10 @@ fn rows(
     } else {
         None
     };
-    // the output rows in units: one row, or two in one tile ([`row_units`])
-    let pairs = pair_rows(isa, nr, halo.is_some(), sc, ow);
-    // the pixels every column tap reads inside: where that leaves one pixel at each end and a
-    // multiple of 3 between, a row pair's ends are one tile of 4 columns (both rows' first
-    // and last pixels, a cut tap's columns contiguous) and the rest tiles of 3 + 3
+    // the pixels every column tap reads inside
     let (xa, xb) = cols
         .iter()
         .fold((0, ow), |(a, b), &(lo, hi)| (a.max(lo), b.min(hi)));
-    let ends_ok =
-        pairs && ow >= 2 && xa == 1 && xb + 1 == ow && xb > xa && (xb - xa).is_multiple_of(3);
-    let runs_ends = [(xa, 3, xb.saturating_sub(xa) / 3), (0, 0, 0)];
-    let runs2 = tile_runs(ow, nr / 2);
     let in_rows = |y: usize| {
         let first = y as isize * geo.st[0] - geo.pad[0];
         (0..r)
@@ -475,7 +507,51 @@ fn rows(
             })
             .collect::<Vec<bool>>()
     };
-    let ys = row_units(oh, pairs, |y| in_rows(y) == in_rows(y + 1));
+    // the rows every kernel row reads inside (an interval; sought only where edge columns
+    // may run: the other layers' set-up as before)
+    let all_in = |y: &usize| in_rows(*y).iter().all(|&v| v);
+    let (ya, yb) = if isa == Isa::Avx2 && halo.is_none() && merge_s && sc == 1 {
+        let ya = (0..oh).find(all_in).unwrap_or(oh);
+        (ya, (ya..oh).find(|y| !all_in(y)).unwrap_or(oh))
+    } else {
+        (0, 0)
+    };
+    // the edge columns down the image ([`edge_columns`]): the rows `ya .. yb` only from `xa`
+    // to `xm`, their other pixels in column units (a column's pixels `st·sH` apart in the
+    // input, `soh` in the output)
+    let col_steps = match (input.t[2].step(), output.t[2].step()) {
+        (Some(sh), Some(soh)) => geo.st[0].checked_mul(sh).map(|csb| (csb, soh)),
+        _ => None,
+    };
+    let edges = col_steps.filter(|_| {
+        edge_columns(
+            isa,
+            nr,
+            halo.is_some(),
+            merge_s && sc == 1,
+            [xa, xb, ow],
+            [ya, yb],
+        )
+    });
+    // (the inside columns beyond a multiple of 6 from `xa` go down the image too)
+    let xm = xa + xb.saturating_sub(xa) / nr.max(1) * nr.max(1);
+    let runs_mid = [(xa, nr, (xm - xa) / nr.max(1)), (xm, 0, 0)];
+    // the output rows in units: one row, or two in one tile ([`row_units`])
+    let pairs = pair_rows(isa, nr, halo.is_some(), sc, ow) && edges.is_none();
+    // where every column tap reading inside leaves one pixel at each end and a multiple of 3
+    // between, a row pair's ends are one tile of 4 columns (both rows' first and last
+    // pixels, a cut tap's columns contiguous) and the rest tiles of 3 + 3
+    let ends_ok =
+        pairs && ow >= 2 && xa == 1 && xb + 1 == ow && xb > xa && (xb - xa).is_multiple_of(3);
+    let runs_ends = [(xa, 3, xb.saturating_sub(xa) / 3), (0, 0, 0)];
+    let runs2 = tile_runs(ow, nr / 2);
+    let mut ys: Vec<Unit> = row_units(oh, pairs, |y| in_rows(y) == in_rows(y + 1))
+        .into_iter()
+        .map(|(y, two)| Unit::Row(y, two))
+        .collect();
+    if edges.is_some() {
+        ys.extend((0..xa).chain(xm..ow).map(Unit::Edge));
+    }
     let units = n_img * groups * blocks * ys.len();
     let parts = threads.clamp(1, units.max(1));
     // every part's item buffer (and halo copy), allocated before anything is written
@@ -506,7 +582,7 @@ fn rows(
     let w0 = input.t[3].off.first().copied().unwrap_or(0);
     let unit = |u: usize, (items, copy): &mut Scratch| {
         let (src, wt, dst) = ptrs.get();
-        let (y, two) = ys[u % ys.len()];
+        let work = ys[u % ys.len()];
         let u = u / ys.len();
         let b = u % blocks;
         let g = u / blocks % groups;
@@ -515,6 +591,78 @@ fn rows(
         let on = ob.min(og - o0);
         let wblock = (g * og + o0) * k;
         let in_g = input.base + input.t[0].off[n] + input.t[1].off[g * cg];
+        let (y, two) = match work {
+            Unit::Row(y, two) => (y, two),
+            Unit::Edge(x) => {
+                let Some((csb, soh)) = edges else { return };
+                // column x, rows ya .. yb in tiles down the image: per kernel row (all in
+                // bounds) one item of the column taps in bounds at x (an interval, one run of
+                // channels: NHWC-like)
+                let j_lo = (0..s)
+                    .find(|&j| cols[j].0 <= x && x < cols[j].1)
+                    .unwrap_or(s);
+                let j_hi = (j_lo..s)
+                    .find(|&j| !(cols[j].0 <= x && x < cols[j].1))
+                    .unwrap_or(s);
+                let iw = x as isize * geo.st[1] + j_lo as isize * geo.dil[1] - geo.pad[1];
+                for (start, width, count) in tile_runs(yb - ya, nr) {
+                    if count == 0 {
+                        continue;
+                    }
+                    let y0 = ya + start;
+                    let row0 = y0 as isize * geo.st[0] - geo.pad[0];
+                    items.clear();
+                    // (every tap in bounds: the kernel rows one item of runs `rstep` apart
+                    // where the input's H axis is one stride, as the row tiles' merged items)
+                    let merged = (j_lo, j_hi) == (0, s) && rstep.is_some();
+                    for i in (0..r).filter(|&i| j_lo < j_hi && (i == 0 || !merged)) {
+                        let ih = (row0 + i as isize * geo.dil[0]) as usize;
+                        items.push(Item {
+                            // SAFETY: the block's tap (i, j_lo) is inside the regrouped filters
+                            a: unsafe { wt.add(wblock + (i * s + j_lo) * cg * on) },
+                            lda: on as isize,
+                            b: src.wrapping_offset(in_g + input.t[2].off[ih] + w0 + iw * sw),
+                            rsb: sc,
+                            csb,
+                            k: (j_hi - j_lo) * cg,
+                            rows: if merged { r } else { 1 },
+                            rstep: if merged { rstep.unwrap_or(0) } else { 0 },
+                            lo: 0,
+                            hi: usize::MAX,
+                            b2: None,
+                        });
+                    }
+                    let out_at = output.base
+                        + output.t[0].off[n]
+                        + output.t[1].off[g * og + o0]
+                        + output.t[2].off[y0]
+                        + output.t[3].off[x];
+                    let shape = Shape {
+                        pair: None,
+                        m: on,
+                        n: width * count,
+                        nt: width,
+                        alpha: 1.0f32,
+                        beta: 0.0,
+                        items,
+                        c: dst.wrapping_offset(out_at),
+                        ldc: soh,
+                        crs: so,
+                    };
+                    // SAFETY: as the tiles' call below, the tile's columns output rows
+                    // `y0 ..` (`soh` apart in C, `st·sH` in the input): every input element
+                    // read is at a row every kernel row reads inside (`ya .. yb`) and a tap
+                    // in bounds at column x (`j_lo .. j_hi`), its channels `< C` (one run of
+                    // `(j_hi − j_lo)·C`: NHWC-like, the next pixel the next C channels; a
+                    // merged item's runs the kernel rows, `rstep` apart, its filters the
+                    // block's taps in order); every
+                    // C element is the output element (n, channel, y0 + t, x), written by
+                    // this unit only (the row units leave column x of these rows alone).
+                    unsafe { tiles_f32(isa, &shape) };
+                }
+                return;
+            }
+        };
         let out_row =
             output.base + output.t[0].off[n] + output.t[1].off[g * og + o0] + output.t[2].off[y];
         let row0 = y as isize * geo.st[0] - geo.pad[0];
@@ -530,6 +678,9 @@ fn rows(
             &runs_ends
         } else if two {
             &runs2
+        } else if edges.is_some() && (ya..yb).contains(&y) {
+            // (the edge units take the pixels outside `xa .. xb`)
+            &runs_mid
         } else {
             &runs
         };
