@@ -740,17 +740,22 @@ mod x86 {
                             })
                         };
                         let mut off = 0isize;
+                        // the accumulators and steps in locals for the loop: written through
+                        // `acc` (borrowed by the hand-scheduled paths above), the AVX-512
+                        // 32 × 12 tile stored all 24 registers to the stack every k step
+                        let (mut r, lda, rsb) = (acc, it.lda, it.rsb);
                         for _ in 0..it.k {
                             let av = load_a(a);
                             for jj in 0..NR {
                                 let bj = L::splat(*cols[jj].wrapping_offset(off));
                                 for v in 0..MV {
-                                    acc[jj][v] = L::fma(av[v], bj, acc[jj][v]);
+                                    r[jj][v] = L::fma(av[v], bj, r[jj][v]);
                                 }
                             }
-                            a = a.offset(it.lda);
-                            off = off.wrapping_add(it.rsb);
+                            a = a.offset(lda);
+                            off = off.wrapping_add(rsb);
                         }
+                        acc = r;
                     }
                 } else {
                     // a tap cut by the padding: the tile's other columns skip it
@@ -765,19 +770,22 @@ mod x86 {
                             }),
                         };
                         let mut off = 0isize;
+                        // (locals for the loop, as above)
+                        let (mut r, lda, rsb) = (acc, it.lda, it.rsb);
                         for _ in 0..it.k {
                             let av = load_a(a);
                             for jj in 0..NR {
                                 if lo <= jj && jj < hi {
                                     let bj = L::splat(*cols[jj].wrapping_offset(off));
                                     for v in 0..MV {
-                                        acc[jj][v] = L::fma(av[v], bj, acc[jj][v]);
+                                        r[jj][v] = L::fma(av[v], bj, r[jj][v]);
                                     }
                                 }
                             }
-                            a = a.offset(it.lda);
-                            off = off.wrapping_add(it.rsb);
+                            a = a.offset(lda);
+                            off = off.wrapping_add(rsb);
                         }
+                        acc = r;
                     }
                 }
             }
