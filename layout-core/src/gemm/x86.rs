@@ -5,7 +5,9 @@
 
 use core::arch::x86_64::*;
 
-use super::kernel::{InPlace, Simd, Tile, tile_body, tile_body_in_place};
+use super::kernel::{
+    InPlace, Simd, Tile, tile_body, tile_body_in_place, tile_body_in_place_halves,
+};
 
 /// AVX-512F, 16 × f32.
 pub(crate) struct Avx512F32;
@@ -201,7 +203,7 @@ pub(crate) unsafe fn fractal_f64(t: &Tile<f64>) {
 /// The kernels above with their broadcast operand read in place (`UkrInPlace`): one function
 /// per kernel, the same body over a different source of B's values.
 macro_rules! in_place {
-    ($($name:ident, $feat:literal, $t:ty, $s:ty, $mv:literal, $nr:literal;)*) => {$(
+    ($($name:ident, $feat:literal, $t:ty, $s:ty, $mv:literal, $nr:literal $(/ $h:literal)?;)*) => {$(
         /// The kernel of the same shape reading its broadcast operand in place.
         ///
         /// # Safety
@@ -209,12 +211,19 @@ macro_rules! in_place {
         #[target_feature(enable = $feat)]
         pub(crate) unsafe fn $name(t: &Tile<$t>, b: &InPlace<$t>) {
             // SAFETY: forwarded contract; the features are enabled on this function.
-            unsafe { tile_body_in_place::<$t, $s, $mv, $nr>(t, b) }
+            unsafe { in_place!(@body $t, $s, $mv, $nr $(/ $h)?; t, b) }
         }
     )*};
+    (@body $t:ty, $s:ty, $mv:literal, $nr:literal; $tile:ident, $b:ident) => {
+        tile_body_in_place::<$t, $s, $mv, $nr>($tile, $b)
+    };
+    (@body $t:ty, $s:ty, $mv:literal, $nr:literal / $h:literal; $tile:ident, $b:ident) => {
+        tile_body_in_place_halves::<$t, $s, $mv, $nr, $h>($tile, $b)
+    };
 }
 in_place! {
-    avx512_f32_in_place, "avx512f,fma", f32, Avx512F32, 2, 12;
+    // (12 column pointers spill the accumulators: two halves of 6, `tile_body_in_place_halves`)
+    avx512_f32_in_place, "avx512f,fma", f32, Avx512F32, 2, 12 / 6;
     avx512_f64_in_place, "avx512f,fma", f64, Avx512F64, 4, 6;
     avx2_f32_in_place, "avx2,fma", f32, Avx2F32, 2, 6;
     avx2_f64_in_place, "avx2,fma", f64, Avx2F64, 2, 6;
