@@ -272,7 +272,9 @@ fn blocks<K: Kern>(
                 && match src {
                     Where::Mapped(..) => rows.len() <= IN_PLACE_PANELS * mr,
                     Where::Strided(..) => {
-                        rows.len() <= IN_PLACE_PANELS_STRIDED * mr && ki.kc <= STEPS.len()
+                        ki.strided_in_place
+                            && rows.len() <= IN_PLACE_PANELS_STRIDED * mr
+                            && ki.kc <= STEPS.len()
                     }
                 } =>
         {

@@ -98,7 +98,8 @@ impl Element for f32 {
                 Some(
                     info(mr, nr, super::x86::avx512_f32)
                         .with_lanes(16)
-                        .with_in_place(super::x86::avx512_f32_in_place),
+                        .with_in_place(super::x86::avx512_f32_in_place)
+                        .without_strided_in_place(),
                 )
             }
             #[cfg(target_arch = "aarch64")]
@@ -176,7 +177,8 @@ impl Element for f64 {
                 Some(
                     info(mr, nr, super::x86::avx512_f64)
                         .with_lanes(8)
-                        .with_in_place(super::x86::avx512_f64_in_place),
+                        .with_in_place(super::x86::avx512_f64_in_place)
+                        .without_strided_in_place(),
                 )
             }
             #[cfg(target_arch = "aarch64")]

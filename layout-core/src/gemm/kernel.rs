@@ -211,6 +211,10 @@ pub struct KernelInfo<T, P = T> {
     /// Rows per vector register when the kernel stores C's row vectors at any distance
     /// ([`Tile::vsc`]); 0 when it needs them contiguous.
     pub(crate) lanes: usize,
+    /// Whether [`in_place`](Self::in_place) also serves a strided broadcast operand with k
+    /// contiguous (its packing a transpose); `false` where packing it measured faster
+    /// ([`without_strided_in_place`](Self::without_strided_in_place)).
+    pub(crate) strided_in_place: bool,
 }
 
 impl<T, P> KernelInfo<T, P> {
@@ -239,6 +243,7 @@ impl<T, P> KernelInfo<T, P> {
             ukr,
             in_place: None,
             lanes: 0,
+            strided_in_place: true,
         }
     }
 
@@ -250,6 +255,18 @@ impl<T, P> KernelInfo<T, P> {
     pub(crate) fn with_in_place(self, f: UkrInPlace<T, P>) -> Self {
         KernelInfo {
             in_place: Some(f),
+            ..self
+        }
+    }
+
+    /// The same kernel, with a strided broadcast operand always packed (its in-place variant
+    /// kept for operands with axis maps). The AVX-512 kernels: on the Intel Xeon (Sapphire
+    /// Rapids), CPU time of packing B ÷ reading it in place at 1024³–2048³, about 0.9 for f32
+    /// and 0.75 for f64 (BENCHMARKS.md, session 9); on AVX2 reading it in place wins.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn without_strided_in_place(self) -> Self {
+        KernelInfo {
+            strided_in_place: false,
             ..self
         }
     }

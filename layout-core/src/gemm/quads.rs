@@ -862,6 +862,7 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
             ukr,
             in_place: None,
             lanes: 0,
+            strided_in_place: false,
         });
     }
     #[cfg(target_arch = "x86_64")]
