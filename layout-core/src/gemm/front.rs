@@ -335,7 +335,17 @@ pub(crate) fn strided<A: Pair<B>, B>(
 /// kernels for small strided products → the blocked engine. [`Packing::Always`] goes straight
 /// to the blocked engine; the element pair declines a route it has no kernel for.
 #[inline]
-pub(crate) fn route<A: Pair<B>, B>(mut p: Product<'_, A, B, A::Out>) {
+pub(crate) fn route<A: Pair<B>, B>(p: Product<'_, A, B, A::Out>) {
+    route_with(p, A::blocked)
+}
+
+/// [`route`] with `blocked` as its last step (the swizzled cells that share one packed B run
+/// their blocked step through the pair's shared runner).
+#[inline]
+fn route_with<'p, A: Pair<B>, B>(
+    mut p: Product<'p, A, B, A::Out>,
+    blocked: impl FnOnce(Product<'p, A, B, A::Out>),
+) {
     if p.packing != Packing::Always && p.strided() {
         let [m, _, n] = p.mkn;
         if (m == 1 || n == 1) && A::gemv(&mut p) {
@@ -348,7 +358,7 @@ pub(crate) fn route<A: Pair<B>, B>(mut p: Product<'_, A, B, A::Out>) {
     if p.packing != Packing::Always && A::kvec(&mut p) {
         return;
     }
-    A::blocked(p);
+    blocked(p);
 }
 
 /// Whether all three layout types are `DynLayout` (then [`tensors`] runs as it is).
@@ -509,12 +519,12 @@ where
             {
                 A::with_shared_b(opts.isa, [k, n], &mut |run| {
                     plan.run(a, b, c, |mkn, beta, av, bv, out| {
-                        let p = product(&opts, alpha, mkn, beta, av, bv, out);
-                        if p.packing != Packing::Always && p.strided() {
-                            route(p);
-                        } else if let Some(p) = run(p) {
-                            route(p);
-                        }
+                        route_with(product(&opts, alpha, mkn, beta, av, bv, out), |p| {
+                            // (the runner hands back a cell it does not take)
+                            if let Some(p) = run(p) {
+                                A::blocked(p);
+                            }
+                        })
                     })
                 });
             }
