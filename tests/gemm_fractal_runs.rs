@@ -3,10 +3,10 @@
 //! tensor indexing, with every element of C's buffer outside its layout untouched.
 //!
 //! On AVX-512 such a C takes the 32-row zmm tile that stores each zmm in two runs
-//! (`x86::avx512_f32_runs` / `avx512_f64_runs`, B packed or read in place); on AVX2 the 16 × 6 /
-//! 8 × 6 tiles, whose ymm is a run; the sizes cross the 32-row tile (edge tiles through the
-//! stack tile), the 12- and 6-column tiles, the k blocking (KC = 256), and the in-place limit
-//! (more than 16 row panels: B packed).
+//! (`x86::avx512_f32_runs` / `avx512_f64_runs`, B packed); on AVX2 the 16 × 6 / 8 × 6 tiles,
+//! whose ymm is a run (B packed or read in place); the sizes cross the 32-row tile (edge tiles
+//! through the stack tile), the 12- and 6-column tiles, the k blocking (KC = 256), and AVX2's
+//! in-place limit (more than 16 row panels: B packed).
 
 #[path = "support/cases.rs"]
 mod cases;
@@ -188,17 +188,19 @@ fn cases() -> impl Strategy<Value = Case> {
         (1i64..5, 1i64..20, 1i64..40, 0i64..3),
         (any::<bool>(), any::<bool>(), -2i64..3, -2i64..3),
     )
-        .prop_map(|((m1, n1, k8, gap), (a_fractal, b_fractal, alpha, beta))| Case {
-            m1,
-            n1,
-            // k a multiple of 8 (whole column groups for both C0s)
-            k: 8 * k8,
-            gap,
-            a_fractal,
-            b_fractal,
-            alpha: if alpha == 0 { 1 } else { alpha },
-            beta,
-        })
+        .prop_map(
+            |((m1, n1, k8, gap), (a_fractal, b_fractal, alpha, beta))| Case {
+                m1,
+                n1,
+                // k a multiple of 8 (whole column groups for both C0s)
+                k: 8 * k8,
+                gap,
+                a_fractal,
+                b_fractal,
+                alpha: if alpha == 0 { 1 } else { alpha },
+                beta,
+            },
+        )
 }
 
 proptest! {

@@ -73,11 +73,7 @@ impl Element for f32 {
         #[cfg(target_arch = "x86_64")]
         if isa == Isa::Avx512 && run == super::x86::HALVES_RUN_F32 {
             let (mr, nr) = super::x86::AVX512_F32;
-            return Some(
-                info(mr, nr, super::x86::avx512_f32_runs)
-                    .with_lanes(run)
-                    .with_in_place(super::x86::avx512_f32_runs_in_place),
-            );
+            return Some(info(mr, nr, super::x86::avx512_f32_runs).with_lanes(run));
         }
         #[cfg(target_arch = "x86_64")]
         if isa >= Isa::Avx2 && run == super::x86::FRACTAL_F32.0 {
@@ -153,11 +149,7 @@ impl Element for f64 {
         #[cfg(target_arch = "x86_64")]
         if isa == Isa::Avx512 && run == super::x86::HALVES_RUN_F64 {
             let (mr, nr) = super::x86::AVX512_F64;
-            return Some(
-                info(mr, nr, super::x86::avx512_f64_runs)
-                    .with_lanes(run)
-                    .with_in_place(super::x86::avx512_f64_runs_in_place),
-            );
+            return Some(info(mr, nr, super::x86::avx512_f64_runs).with_lanes(run));
         }
         #[cfg(target_arch = "x86_64")]
         if isa >= Isa::Avx2 && run == super::x86::FRACTAL_F64.0 {

@@ -282,7 +282,9 @@ impl Halves<f64> for Avx512F64 {
     }
 }
 
-/// A packed B micro-panel for [`halves_body`]: NR values per k step, contiguous.
+/// A packed B micro-panel for [`halves_body`]: NR values per k step, contiguous. (No
+/// in-place variant: B read in place through 12 column pointers spills general registers, the
+/// in-place AVX-512 32 × 12 kernel's known cost; measured slower than packing B here.)
 struct PackedSteps<T>(*const T);
 
 impl<T: Copy, const NR: usize> super::kernel::BSource<T, NR> for PackedSteps<T> {
@@ -295,28 +297,6 @@ impl<T: Copy, const NR: usize> super::kernel::BSource<T, NR> for PackedSteps<T> 
     unsafe fn advance(&mut self, steps: usize) {
         // SAFETY: the caller's contract.
         self.0 = unsafe { self.0.add(steps * NR) };
-    }
-}
-
-/// B read in place for [`halves_body`] ([`InPlace`]'s first NR columns).
-struct ColumnSteps<T, const NR: usize> {
-    cols: [*const T; NR],
-    koff: *const isize,
-}
-
-impl<T: Copy, const NR: usize> super::kernel::BSource<T, NR> for ColumnSteps<T, NR> {
-    #[inline(always)]
-    unsafe fn step(&self, u: usize) -> [T; NR] {
-        // SAFETY: the caller's contract: step `u` of every column is readable.
-        unsafe {
-            let o = *self.koff.add(u);
-            core::array::from_fn(|j| *self.cols[j].offset(o))
-        }
-    }
-    #[inline(always)]
-    unsafe fn advance(&mut self, steps: usize) {
-        // SAFETY: the caller's contract.
-        self.koff = unsafe { self.koff.add(steps) };
     }
 }
 
@@ -454,49 +434,6 @@ unsafe fn halves_body<
     }
 }
 
-/// [`halves_body`] reading B in place, at the tile's own width for a narrow edge tile
-/// (`b.nr ≤ NARROW_IN_PLACE`), as the other in-place kernels do.
-///
-/// # Safety
-/// As [`halves_body`] with every `b.cols[j].offset(koff[p])` (`j < b.nr`, `p < k`) readable.
-#[inline(always)]
-unsafe fn halves_in_place<
-    T: super::kernel::Element,
-    S: Halves<T>,
-    const MV: usize,
-    const NR: usize,
->(
-    t: &Tile<T>,
-    b: &InPlace<T>,
-) {
-    const { assert!(NR <= super::kernel::MAX_NR_IN_PLACE) };
-    #[inline(always)]
-    unsafe fn narrow<T: super::kernel::Element, S: Halves<T>, const MV: usize, const N: usize>(
-        t: &Tile<T>,
-        b: &InPlace<T>,
-    ) {
-        let src = ColumnSteps::<T, N> {
-            cols: core::array::from_fn(|j| b.cols[j]),
-            koff: b.koff,
-        };
-        // SAFETY: forwarded contract (every column's k steps readable).
-        unsafe { halves_body::<T, S, MV, N, _>(t, src) }
-    }
-    const { assert!(super::kernel::NARROW_IN_PLACE == 5) };
-    // SAFETY: (every arm) forwarded contract, the arm's width at most NR (an edge tile's own
-    // columns; `b.nr` is NR or at most `NARROW_IN_PLACE`).
-    unsafe {
-        match b.nr {
-            1 if NR > 1 => narrow::<T, S, MV, 1>(t, b),
-            2 if NR > 2 => narrow::<T, S, MV, 2>(t, b),
-            3 if NR > 3 => narrow::<T, S, MV, 3>(t, b),
-            4 if NR > 4 => narrow::<T, S, MV, 4>(t, b),
-            5 if NR > 5 => narrow::<T, S, MV, 5>(t, b),
-            _ => narrow::<T, S, MV, NR>(t, b),
-        }
-    }
-}
-
 /// The runs (elements) of C the half-vector kernels store apart: 32 bytes, one ymm.
 pub(crate) const HALVES_RUN_F32: usize = 8;
 /// As [`HALVES_RUN_F32`] for f64.
@@ -514,16 +451,6 @@ pub(crate) unsafe fn avx512_f32_runs(t: &Tile<f32>) {
     unsafe { halves_body::<f32, Avx512F32, 2, 12, _>(t, PackedSteps(t.b)) }
 }
 
-/// [`avx512_f32_runs`] reading B in place.
-///
-/// # Safety
-/// As `UkrInPlace` and [`avx512_f32_runs`]; AVX-512F and FMA are available.
-#[target_feature(enable = "avx512f,fma")]
-pub(crate) unsafe fn avx512_f32_runs_in_place(t: &Tile<f32>, b: &InPlace<f32>) {
-    // SAFETY: forwarded contract; the features are enabled on this function.
-    unsafe { halves_in_place::<f32, Avx512F32, 2, 12>(t, b) }
-}
-
 /// AVX-512 f64 32 × 6 microkernel storing C in 4-element runs ([`Halves`]; the kernel's
 /// `lanes` is 4).
 ///
@@ -534,14 +461,4 @@ pub(crate) unsafe fn avx512_f32_runs_in_place(t: &Tile<f32>, b: &InPlace<f32>) {
 pub(crate) unsafe fn avx512_f64_runs(t: &Tile<f64>) {
     // SAFETY: forwarded contract; the features are enabled on this function.
     unsafe { halves_body::<f64, Avx512F64, 4, 6, _>(t, PackedSteps(t.b)) }
-}
-
-/// [`avx512_f64_runs`] reading B in place.
-///
-/// # Safety
-/// As `UkrInPlace` and [`avx512_f64_runs`]; AVX-512F and FMA are available.
-#[target_feature(enable = "avx512f,fma")]
-pub(crate) unsafe fn avx512_f64_runs_in_place(t: &Tile<f64>, b: &InPlace<f64>) {
-    // SAFETY: forwarded contract; the features are enabled on this function.
-    unsafe { halves_in_place::<f64, Avx512F64, 4, 6>(t, b) }
 }
