@@ -309,6 +309,8 @@ impl<T: Copy, const NR: usize> super::kernel::BSource<T, NR> for PackedSteps<T> 
 /// As [`Ukr`](super::kernel::Ukr) with MR = `MV·S::LANES` (with `vsc ≠ 0`, every half-vector's
 /// run `LANES / 2` elements long at the place above), the broadcast values of every k step of
 /// the tile readable from `b`; the instruction set of `S` is available.
+// (index loops over the register tile, as in `kernel.rs`)
+#[allow(clippy::needless_range_loop)]
 #[inline(always)]
 unsafe fn halves_body<
     T: super::kernel::Element,
