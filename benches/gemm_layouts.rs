@@ -123,10 +123,7 @@ fn f64_families(s: usize) -> Vec<(&'static str, Run)> {
             "f64 row-major",
             product_f64(rm(s, s), rm(s, s), rm(s, s), s, s, s),
         ),
-        (
-            "f64 A NZ, B ZN, C NZ",
-            product_f64(nz.clone(), zn, nz, s, s, s),
-        ),
+        ("f64 A NZ, B ZN, C NZ", product_f64(nz, zn, nz, s, s, s)),
     ]
 }
 

@@ -89,9 +89,9 @@ macro_rules! check {
                 // β = 0: C is never read (a NaN would leak into the product)
                 c.iter_mut().for_each(|x| *x = <$t>::NAN);
             }
-            let ta = Tensor::new(&a[..], la.clone()).unwrap();
-            let tb = Tensor::new(&b[..], lb.clone()).unwrap();
-            let c0t = Tensor::new(&c[..], lc.clone()).unwrap();
+            let ta = Tensor::new(&a[..], la).unwrap();
+            let tb = Tensor::new(&b[..], lb).unwrap();
+            let c0t = Tensor::new(&c[..], lc).unwrap();
             let mut want = vec![0 as $t; (m * n) as usize];
             for i in 0..m {
                 for j in 0..n {
@@ -111,7 +111,7 @@ macro_rules! check {
                 for packing in [Packing::Auto, Packing::Always] {
                     for threads in [1, 2] {
                         let mut c2 = c.clone();
-                        let mut tc = Tensor::new(&mut c2[..], lc.clone()).unwrap();
+                        let mut tc = Tensor::new(&mut c2[..], lc).unwrap();
                         let opts = Options {
                             isa,
                             threads,
