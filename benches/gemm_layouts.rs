@@ -100,6 +100,33 @@ fn int8_families(s: usize) -> Vec<(&'static str, Run)> {
     ]
 }
 
+/// [`product`] on f64 operands.
+fn product_f64(la: DynLayout, lb: DynLayout, lc: DynLayout, m: usize, k: usize, n: usize) -> Run {
+    let f = |v: Vec<f32>| v.into_iter().map(f64::from).collect::<Vec<_>>();
+    let a = Tensor::new(f(data(m * k, 1)), la).unwrap();
+    let b = Tensor::new(f(data(k * n, 2)), lb).unwrap();
+    let mut c = Tensor::new(vec![0f64; m * n], lc).unwrap();
+    Box::new(move || {
+        gemm::gemm(1.0f64, black_box(&a), black_box(&b), 0.0, &mut c).unwrap();
+    })
+}
+
+/// f64: row-major against the Ascend formats with C0 = 4 (32-byte fractal rows; `s` a
+/// multiple of 16): A NZ, B ZN, C NZ.
+fn f64_families(s: usize) -> Vec<(&'static str, Run)> {
+    let d = |t: String| t.parse::<DynLayout>().unwrap();
+    let (s16, s4) = (s / 16, s / 4);
+    let nz = d(format!("((16,{s16}),(4,{s4})):((4,64),(1,{}))", 4 * s));
+    let zn = d(format!("((4,{s4}),(16,{s16})):((1,{}),(4,64))", 4 * s));
+    vec![
+        (
+            "f64 row-major",
+            product_f64(rm(s, s), rm(s, s), rm(s, s), s, s, s),
+        ),
+        ("f64 A NZ, B ZN, C NZ", product_f64(nz, zn, nz, s, s, s)),
+    ]
+}
+
 /// f16 × f16 → f32: row-major against the Ascend formats (C0 = 16 for 2-byte elements).
 fn half_families(s: usize) -> Vec<(&'static str, Run)> {
     use half::f16;
@@ -187,6 +214,19 @@ fn families(s: usize) -> Vec<(&'static str, Run)> {
         (
             "C Sw<3,3,3> o row-major",
             product(rm(m, k), rm(k, n), sw(rm(m, n)), m, k, n, 0),
+        ),
+        (
+            // the broadcast operand packed (never read in place): the packed route's speed
+            "A column-major (packed)",
+            product(
+                format!("({m},{k}):(1,{m})").parse::<DynLayout>().unwrap(),
+                rm(k, n),
+                rm(m, n),
+                m,
+                k,
+                n,
+                0,
+            ),
         ),
         (
             "A padded rows (ld = k + 16)",
@@ -310,6 +350,7 @@ fn main() {
             for (_, mut run) in families(s)
                 .into_iter()
                 .chain(half_families(s))
+                .chain(f64_families(s))
                 .chain(int8_families(s))
                 .filter(|(f, _)| match only.strip_prefix('=') {
                     Some(exact) => *f == exact,
@@ -336,6 +377,12 @@ fn main() {
     println!("|---|---|---|---|");
     for s in &sizes {
         table(*s, half_families(*s), rounds);
+    }
+    println!();
+    println!("| layouts (f64, one thread) | n | GFLOP/s | × f64 row-major |");
+    println!("|---|---|---|---|");
+    for s in &sizes {
+        table(*s, f64_families(*s), rounds);
     }
     println!();
     println!("| layouts (u8 × i8 → i32, one thread) | n | GOP/s | × u8×i8 row-major |");

@@ -195,6 +195,45 @@ pub(crate) fn transposes(m: usize, n: usize, crs: isize, ccs: isize) -> bool {
     crs != 1 && (ccs == 1 || rs_eff > cs_eff)
 }
 
+/// The blocked engine's kernel for `T` on `isa` writing an `m × n` C (`cmap`: C's axis maps,
+/// for a C of any affine layout): the instruction set's, or for a C whose runs along the
+/// vectorised dimension are shorter than its MR and not whole vectors, the kernel for that
+/// run ([`Element::kernel_for_run`](super::kernel::Element::kernel_for_run)). The f32 kernel
+/// of the 16-bit float pairs is chosen here too.
+pub(crate) fn kernel_for<T: super::kernel::Element>(
+    isa: crate::isa::Isa,
+    [m, n]: [usize; 2],
+    cmap: Option<Mapped<'_>>,
+) -> KernelInfo<T> {
+    let Some(mut ki) = T::kernel(isa) else {
+        unreachable!("the front checked that the pair has kernels for {isa:?}")
+    };
+    // a C whose contiguous runs (along the dimension the kernel vectorises) are shorter
+    // than the kernel's MR — an NZ fractal row of C0 elements — keeps the kernel when its
+    // runs are whole vectors (it stores each vector where its run is: AVX2's 16 × 6 and
+    // 8 × 6 for f32 / f64 NZ), else takes the kernel for that run (AVX-512: the same tile
+    // storing each zmm in two runs; NEON f64 with runs of two vectors: its fractal-row tile), so
+    // every tile is stored from its registers
+    if let Some(cm) = cmap {
+        let (rs, cs) = (cm.rows.step(0), cm.cols.step(0));
+        let (run, step) = if transposes(m, n, rs, cs) {
+            (cm.cols.run[0] as usize, cs)
+        } else {
+            (cm.rows.run[0] as usize, rs)
+        };
+        let whole_vectors =
+            ki.lanes > 0 && run.is_multiple_of(ki.lanes) && ki.mr.is_multiple_of(run);
+        if step == 1
+            && run < ki.mr
+            && !whole_vectors
+            && let Some(narrow) = T::kernel_for_run(isa, run)
+        {
+            ki = narrow;
+        }
+    }
+    ki
+}
+
 /// The base pointer of C, shared by the threads of one call.
 #[derive(Clone, Copy)]
 struct CPtr<T>(*mut T);

@@ -69,13 +69,11 @@ impl Element for f32 {
         super::kvec::try_run(p)
     }
     fn kernel_for_run(isa: Isa, run: usize) -> Option<KernelInfo<f32>> {
+        // AVX-512: the 32 × 12 zmm tile storing each zmm in two 8-element runs (an NZ C)
         #[cfg(target_arch = "x86_64")]
-        if isa >= Isa::Avx2 && run == super::x86::FRACTAL_F32.0 {
-            let (mr, nr) = super::x86::FRACTAL_F32;
-            return Some(
-                info(mr, nr, super::x86::fractal_f32)
-                    .with_in_place(super::x86::fractal_f32_in_place),
-            );
+        if isa == Isa::Avx512 && run == super::x86::HALVES_RUN_F32 {
+            let (mr, nr) = super::x86::AVX512_F32;
+            return Some(info(mr, nr, super::x86::avx512_f32_runs).with_lanes(run));
         }
         let _ = (isa, run);
         None
@@ -140,13 +138,11 @@ impl Element for f64 {
         super::kvec::try_run(p)
     }
     fn kernel_for_run(isa: Isa, run: usize) -> Option<KernelInfo<f64>> {
+        // AVX-512: the 32 × 6 zmm tile storing each zmm in two 4-element runs (an NZ C)
         #[cfg(target_arch = "x86_64")]
-        if isa >= Isa::Avx2 && run == super::x86::FRACTAL_F64.0 {
-            let (mr, nr) = super::x86::FRACTAL_F64;
-            return Some(
-                info(mr, nr, super::x86::fractal_f64)
-                    .with_in_place(super::x86::fractal_f64_in_place),
-            );
+        if isa == Isa::Avx512 && run == super::x86::HALVES_RUN_F64 {
+            let (mr, nr) = super::x86::AVX512_F64;
+            return Some(info(mr, nr, super::x86::avx512_f64_runs).with_lanes(run));
         }
         #[cfg(target_arch = "aarch64")]
         if isa == Isa::Neon && run == super::neon::FRACTAL_F64.0 {

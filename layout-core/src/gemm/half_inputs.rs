@@ -36,9 +36,9 @@ pub(crate) fn run_widened<H: Half>(p: Product<'_, H, H, f32>) {
     if kstep::<H>(p.isa) == 4 {
         return super::neon_bf16::run(p);
     }
-    let Some(ki) = <f32 as super::Element>::kernel(p.isa) else {
-        unreachable!("the front checked that f32 has kernels for {:?}", p.isa)
-    };
+    // (a C of short runs, an NZ C, takes the kernel that stores them from its registers)
+    let [m, _, n] = p.mkn;
+    let ki = super::block::kernel_for::<f32>(p.isa, [m, n], p.c.cmap);
     let simd = super::widen::simd(p.isa);
     let (mut asrc, mut bsrc) = (p.a.rows(), p.b.transposed().rows());
     (asrc.simd, bsrc.simd) = (simd, simd);

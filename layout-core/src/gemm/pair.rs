@@ -288,40 +288,10 @@ impl<T: Element> Pair<T> for T {
     }
 }
 
-/// The blocked engine's kernel for a product of `T`: the instruction set's, or for a C whose
-/// runs along the vectorised dimension are shorter than its MR and not whole vectors, the
-/// kernel whose MR is that run.
+/// The blocked engine's kernel for a product of `T` ([`block::kernel_for`]).
 fn kernel_for<T: Element>(p: &Product<'_, T, T, T>) -> super::kernel::KernelInfo<T> {
-    let Some(mut ki) = T::kernel(p.isa) else {
-        unreachable!(
-            "the front checked that the pair has kernels for {:?}",
-            p.isa
-        )
-    };
     let [m, _, n] = p.mkn;
-    // a C whose contiguous runs (along the dimension the kernel vectorises) are shorter
-    // than the kernel's MR — an NZ fractal row of C0 elements — keeps the kernel when its
-    // runs are whole vectors (it stores each vector where its run is: AVX2's 16 × 6 and
-    // 8 × 6 for f32 / f64 NZ), else takes the kernel whose MR is that run, so every tile is
-    // stored from its registers
-    if let Some(cm) = p.c.cmap {
-        let (rs, cs) = (cm.rows.step(0), cm.cols.step(0));
-        let (run, step) = if block::transposes(m, n, rs, cs) {
-            (cm.cols.run[0] as usize, cs)
-        } else {
-            (cm.rows.run[0] as usize, rs)
-        };
-        let whole_vectors =
-            ki.lanes > 0 && run.is_multiple_of(ki.lanes) && ki.mr.is_multiple_of(run);
-        if step == 1
-            && run < ki.mr
-            && !whole_vectors
-            && let Some(narrow) = T::kernel_for_run(p.isa, run)
-        {
-            ki = narrow;
-        }
-    }
-    ki
+    block::kernel_for(p.isa, [m, n], p.c.cmap)
 }
 
 macro_rules! half_pair {

@@ -172,34 +172,6 @@ pub(crate) unsafe fn avx2_f64(t: &Tile<f64>) {
     unsafe { tile_body::<f64, Avx2F64, 2, 6>(t) }
 }
 
-/// The fractal-row tile for f32 (AVX2 or better): one ymm × 12 columns = 8 × 12. An Ascend NZ
-/// fractal row of f32 is C0 = 8 contiguous elements, so with a C in NZ every tile of this kernel
-/// lies in one run and is stored from the registers (the 16-row tile straddles two fractal rows
-/// and would go through the stack tile).
-pub(crate) const FRACTAL_F32: (usize, usize) = (8, 12);
-/// The fractal-row tile for f64: one ymm × 12 columns = 4 × 12 (C0 = 4).
-pub(crate) const FRACTAL_F64: (usize, usize) = (4, 12);
-
-/// f32 microkernel of the fractal-row tile, 8 × 12.
-///
-/// # Safety
-/// As `Ukr`; AVX2 and FMA are available.
-#[target_feature(enable = "avx2,fma")]
-pub(crate) unsafe fn fractal_f32(t: &Tile<f32>) {
-    // SAFETY: forwarded contract; the features are enabled on this function.
-    unsafe { tile_body::<f32, Avx2F32, 1, 12>(t) }
-}
-
-/// f64 microkernel of the fractal-row tile, 4 × 12.
-///
-/// # Safety
-/// As `Ukr`; AVX2 and FMA are available.
-#[target_feature(enable = "avx2,fma")]
-pub(crate) unsafe fn fractal_f64(t: &Tile<f64>) {
-    // SAFETY: forwarded contract; the features are enabled on this function.
-    unsafe { tile_body::<f64, Avx2F64, 1, 12>(t) }
-}
-
 /// The kernels above with their broadcast operand read in place (`UkrInPlace`): one function
 /// per kernel, the same body over a different source of B's values.
 macro_rules! in_place {
@@ -227,6 +199,247 @@ in_place! {
     avx512_f64_in_place, "avx512f,fma", f64, Avx512F64, 4, 6;
     avx2_f32_in_place, "avx2,fma", f32, Avx2F32, 2, 6;
     avx2_f64_in_place, "avx2,fma", f64, Avx2F64, 2, 6;
-    fractal_f32_in_place, "avx2,fma", f32, Avx2F32, 1, 12;
-    fractal_f64_in_place, "avx2,fma", f64, Avx2F64, 1, 12;
+}
+
+// ---------------------------------------------------------------------------------------------
+// AVX-512 tiles for a C of 32-byte runs (issue 28): an NZ fractal row of f32 (C0 = 8) or f64
+// (C0 = 4) is half a zmm. The tile is the AVX-512 one (f32 32 × 12, f64 32 × 6, zmm FMAs), and
+// each zmm of C is stored as two 256-bit halves, each where its run is: an NZ C keeps the full
+// AVX-512 width instead of AVX2's one-ymm fractal-row tile (half the FMA width; removed in session 9).
+
+/// A zmm type whose two 256-bit halves are loaded and stored apart.
+pub(crate) trait Halves<T: super::kernel::Element>: super::kernel::Simd<T> {
+    /// Stores the low half of `v` at `lo` and the high half at `hi`.
+    ///
+    /// # Safety
+    /// The instruction set is available; `lo` and `hi` are each valid for `LANES / 2` writes.
+    unsafe fn store_halves(lo: *mut T, hi: *mut T, v: Self::V);
+    /// The vector whose low half is read from `lo` and high half from `hi`.
+    ///
+    /// # Safety
+    /// The instruction set is available; `lo` and `hi` are each valid for `LANES / 2` reads.
+    unsafe fn load_halves(lo: *const T, hi: *const T) -> Self::V;
+}
+
+impl Halves<f32> for Avx512F32 {
+    #[inline(always)]
+    unsafe fn store_halves(lo: *mut f32, hi: *mut f32, v: __m512) {
+        // SAFETY: the caller guarantees AVX-512F and 8 writable f32 at `lo` and at `hi`.
+        unsafe {
+            _mm256_storeu_ps(lo, _mm512_castps512_ps256(v));
+            let h = _mm512_extractf64x4_pd::<1>(_mm512_castps_pd(v));
+            _mm256_storeu_ps(hi, _mm256_castpd_ps(h));
+        }
+    }
+    #[inline(always)]
+    unsafe fn load_halves(lo: *const f32, hi: *const f32) -> __m512 {
+        // SAFETY: the caller guarantees AVX-512F and 8 readable f32 at `lo` and at `hi`.
+        unsafe {
+            let l = _mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(lo)));
+            let h = _mm256_castps_pd(_mm256_loadu_ps(hi));
+            _mm512_castpd_ps(_mm512_insertf64x4::<1>(l, h))
+        }
+    }
+}
+
+impl Halves<f64> for Avx512F64 {
+    #[inline(always)]
+    unsafe fn store_halves(lo: *mut f64, hi: *mut f64, v: __m512d) {
+        // SAFETY: the caller guarantees AVX-512F and 4 writable f64 at `lo` and at `hi`.
+        unsafe {
+            _mm256_storeu_pd(lo, _mm512_castpd512_pd256(v));
+            _mm256_storeu_pd(hi, _mm512_extractf64x4_pd::<1>(v));
+        }
+    }
+    #[inline(always)]
+    unsafe fn load_halves(lo: *const f64, hi: *const f64) -> __m512d {
+        // SAFETY: the caller guarantees AVX-512F and 4 readable f64 at `lo` and at `hi`.
+        unsafe {
+            let l = _mm512_castpd256_pd512(_mm256_loadu_pd(lo));
+            _mm512_insertf64x4::<1>(l, _mm256_loadu_pd(hi))
+        }
+    }
+}
+
+/// A packed B micro-panel for [`halves_body`]: NR values per k step, contiguous. (No
+/// in-place variant: B read in place through 12 column pointers spills general registers, the
+/// in-place AVX-512 32 × 12 kernel's known cost; measured slower than packing B here.)
+struct PackedSteps<T>(*const T);
+
+impl<T: Copy, const NR: usize> super::kernel::BSource<T, NR> for PackedSteps<T> {
+    #[inline(always)]
+    unsafe fn step(&self, u: usize) -> [T; NR] {
+        // SAFETY: the caller's contract: NR readable values at step `u`.
+        core::array::from_fn(|j| unsafe { *self.0.add(u * NR + j) })
+    }
+    #[inline(always)]
+    unsafe fn advance(&mut self, steps: usize) {
+        // SAFETY: the caller's contract.
+        self.0 = unsafe { self.0.add(steps * NR) };
+    }
+}
+
+/// The tile body of MV zmm × NR columns whose C row vectors are stored in halves: with
+/// `t.vsc ≠ 0` (then `t.rsc == 1`) half-vector `h` (rows `h·LANES/2 ..`) of column `j` is at
+/// `t.c + h·vsc + j·csc`; with `vsc == 0` and `rsc == 1` the column is contiguous; otherwise C
+/// goes through a stack tile element by element.
+///
+/// # Safety
+/// As [`Ukr`](super::kernel::Ukr) with MR = `MV·S::LANES` (with `vsc ≠ 0`, every half-vector's
+/// run `LANES / 2` elements long at the place above), the broadcast values of every k step of
+/// the tile readable from `b`; the instruction set of `S` is available.
+// (index loops over the register tile, as in `kernel.rs`)
+#[allow(clippy::needless_range_loop)]
+#[inline(always)]
+unsafe fn halves_body<
+    T: super::kernel::Element,
+    S: Halves<T>,
+    const MV: usize,
+    const NR: usize,
+    B: super::kernel::BSource<T, NR>,
+>(
+    t: &Tile<T>,
+    mut b: B,
+) {
+    let lanes = S::LANES;
+    let half = lanes / 2;
+    let mr = MV * lanes;
+    // SAFETY: (whole body) the caller guarantees the ISA and the extents of a, b and c.
+    unsafe {
+        // half-vector h of a column at h·hstep from its start (rsc == 1)
+        let hstep = if t.vsc == 0 { half as isize } else { t.vsc };
+        if t.rsc == 1 {
+            for j in 0..NR {
+                let cj = t.c.wrapping_offset(j as isize * t.csc);
+                for h in 0..2 * MV {
+                    let ch = cj.wrapping_offset(h as isize * hstep);
+                    S::prefetch(ch);
+                    S::prefetch(ch.wrapping_add(half - 1));
+                }
+            }
+        }
+        let mut acc = [[S::zero(); MV]; NR];
+        let mut a = t.a;
+        /// One k step: MV vector loads of A, NR broadcasts of B, MV·NR multiply-adds.
+        ///
+        /// # Safety
+        /// As [`halves_body`] for the k step at `a` (MR elements) and step `u` of `b`.
+        #[inline(always)]
+        unsafe fn step<
+            T: super::kernel::Element,
+            S: Halves<T>,
+            const MV: usize,
+            const NR: usize,
+            B: super::kernel::BSource<T, NR>,
+        >(
+            acc: &mut [[S::V; MV]; NR],
+            a: *const T,
+            b: &B,
+            u: usize,
+        ) {
+            // SAFETY: the caller guarantees the ISA, MR readable elements at `a` and step `u`.
+            unsafe {
+                let mut av = [S::zero(); MV];
+                for v in 0..MV {
+                    av[v] = S::load(a.add(v * S::LANES));
+                }
+                let row = b.step(u);
+                for j in 0..NR {
+                    let bj = S::splat(row[j]);
+                    for v in 0..MV {
+                        acc[j][v] = S::fma(av[v], bj, acc[j][v]);
+                    }
+                }
+            }
+        }
+        for _ in 0..t.k / 4 {
+            for u in 0..4 {
+                step::<T, S, MV, NR, B>(&mut acc, a.add(u * mr), &b, u);
+            }
+            a = a.add(4 * mr);
+            b.advance(4);
+        }
+        for _ in 0..t.k % 4 {
+            step::<T, S, MV, NR, B>(&mut acc, a, &b, 0);
+            a = a.add(mr);
+            b.advance(1);
+        }
+        let alpha = S::splat(t.alpha);
+        if t.rsc == 1 {
+            let beta = S::splat(t.beta);
+            for j in 0..NR {
+                let cj = t.c.offset(j as isize * t.csc);
+                for v in 0..MV {
+                    let lo = cj.offset(2 * v as isize * hstep);
+                    let hi = lo.offset(hstep);
+                    let x = S::mul(acc[j][v], alpha);
+                    let r = if t.beta == T::ZERO {
+                        x
+                    } else if t.beta == T::ONE {
+                        S::add(S::load_halves(lo, hi), x)
+                    } else {
+                        S::fma(S::load_halves(lo, hi), beta, x)
+                    };
+                    if t.vsc == 0 {
+                        S::store(lo, r);
+                    } else {
+                        S::store_halves(lo, hi, r);
+                    }
+                }
+            }
+        } else {
+            let mut tmp = [T::ZERO; super::kernel::MAX_TILE];
+            debug_assert!(mr * NR <= super::kernel::MAX_TILE);
+            for j in 0..NR {
+                for v in 0..MV {
+                    S::store(
+                        tmp.as_mut_ptr().add(j * mr + v * lanes),
+                        S::mul(acc[j][v], alpha),
+                    );
+                }
+            }
+            for j in 0..NR {
+                for i in 0..mr {
+                    let p = t.c.offset(i as isize * t.rsc + j as isize * t.csc);
+                    let x = tmp[j * mr + i];
+                    *p = if t.beta == T::ZERO {
+                        x
+                    } else if t.beta == T::ONE {
+                        *p + x
+                    } else {
+                        *p * t.beta + x
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// The runs (elements) of C the half-vector kernels store apart: 32 bytes, one ymm.
+pub(crate) const HALVES_RUN_F32: usize = 8;
+/// As [`HALVES_RUN_F32`] for f64.
+pub(crate) const HALVES_RUN_F64: usize = 4;
+
+/// AVX-512 f32 32 × 12 microkernel storing C in 8-element runs ([`Halves`]; the kernel's
+/// `lanes` is 8).
+///
+/// # Safety
+/// As `Ukr` (with `vsc ≠ 0`: every 8-row run at `c + (i / 8)·vsc + j·csc`); AVX-512F and FMA
+/// are available.
+#[target_feature(enable = "avx512f,fma")]
+pub(crate) unsafe fn avx512_f32_runs(t: &Tile<f32>) {
+    // SAFETY: forwarded contract; the features are enabled on this function.
+    unsafe { halves_body::<f32, Avx512F32, 2, 12, _>(t, PackedSteps(t.b)) }
+}
+
+/// AVX-512 f64 32 × 6 microkernel storing C in 4-element runs ([`Halves`]; the kernel's
+/// `lanes` is 4).
+///
+/// # Safety
+/// As `Ukr` (with `vsc ≠ 0`: every 4-row run at `c + (i / 4)·vsc + j·csc`); AVX-512F and FMA
+/// are available.
+#[target_feature(enable = "avx512f,fma")]
+pub(crate) unsafe fn avx512_f64_runs(t: &Tile<f64>) {
+    // SAFETY: forwarded contract; the features are enabled on this function.
+    unsafe { halves_body::<f64, Avx512F64, 4, 6, _>(t, PackedSteps(t.b)) }
 }
