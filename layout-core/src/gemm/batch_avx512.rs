@@ -1,11 +1,12 @@
 //! The AVX-512 `f32` register tile of the batch-reduce (32 rows × 1 to 12 columns) with its k
 //! loop scheduled by hand (`asm!`), as `batch_avx2.rs` does for AVX2's 16 × 6: the
 //! accumulators held in up to 24 zmm registers, k unrolled by four, every operand addressed by
-//! displacement from one pointer per operand per unrolled step — A's rows at `a`, `a + lda`,
-//! `a + 2·lda`, `a + 3·lda` (`lda3` a register), B's columns at `b0`, `b0 + csb`,
+//! displacement from one pointer per operand per unrolled step — A's rows at `a` and
+//! `a + lda`, `a` moved two rows after each pair (eleven general registers: a twelfth did not
+//! fit a debug build's allocation), B's columns at `b0`, `b0 + csb`,
 //! `b0 + 2·csb`, `b0 + 3·csb` (`cs3` a register) and the same from `b4 = b0 + 4·csb` and
 //! `b8 = b0 + 8·csb`, with k at `+4·u` bytes — so that a k step is 2 loads, NR broadcasts and
-//! 2·NR FMAs, and four steps share six pointer and counter updates. The Rust loop of the same
+//! 2·NR FMAs, and four steps share seven pointer and counter updates. The Rust loop of the same
 //! arithmetic (`batch.rs`) formed one column address per broadcast from the last (an `add` or
 //! `lea` per column and k step, 12 integer µops beside the 24 FMAs).
 //!
@@ -21,12 +22,12 @@ use core::arch::x86_64::__m512;
 macro_rules! step {
     ($ax:literal, $d:literal, [$(($bx:literal, $c0:literal, $c1:literal)),*]) => {
         concat!(
-            "vmovups {va}, zmmword ptr [", $ax, "]\n",
-            "vmovups {vb}, zmmword ptr [", $ax, " + 64]\n",
+            "vmovups zmm24, zmmword ptr [", $ax, "]\n",
+            "vmovups zmm25, zmmword ptr [", $ax, " + 64]\n",
             $(
-                "vbroadcastss {vt}, dword ptr [", $bx, " + ", $d, "]\n",
-                "vfmadd231ps ", $c0, ", {va}, {vt}\n",
-                "vfmadd231ps ", $c1, ", {vb}, {vt}\n",
+                "vbroadcastss zmm26, dword ptr [", $bx, " + ", $d, "]\n",
+                "vfmadd231ps ", $c0, ", zmm24, zmm26\n",
+                "vfmadd231ps ", $c1, ", zmm25, zmm26\n",
             )*
         )
     };
@@ -34,7 +35,7 @@ macro_rules! step {
 
 /// The whole-item loop of one tile width: `$name(acc, a, lda, b, csb, k, rows, rstep)`.
 macro_rules! whole {
-    ($name:ident, [$(($bx:literal, $t0:literal, $t1:literal, $c0:ident, $c1:ident, $j:literal)),*]) => {
+    ($name:ident, [$(($bx:literal, $t0:tt, $t1:tt, $c0:ident, $c1:ident, $j:literal)),*]) => {
         /// `acc[j][v] += Σ_{q<rows} Σ_{p<k} A(v-th vector, q·k + p) · B(q, p, j)` for the
         /// columns `j` of a 32-row tile this loop names (`j < NR`, the others untouched):
         /// `A(·, t)` the 32 floats at `a + t·lda` (the rows' A one run), `B(q, p, j)` the
@@ -71,9 +72,14 @@ macro_rules! whole {
             // q·k + p + u and B's element q·rstep + p + u of each of its columns, p + u < k);
             // the asm reads memory only, keeps the stack, and writes only the registers it
             // names.
+            // (the accumulators in locals: with `acc` itself as the operands, a debug build
+            // keeps its address in a register through the asm, one more than there are)
+            $(
+                let (mut $c0, mut $c1) = (acc[$j][0], acc[$j][1]);
+            )*
             unsafe {
                 asm!(
-                    "/* bases {b4} {b8}, column strides {cs} {cs3}, a {lda3} */",
+                    "/* bases {b4} {b8}, column strides {cs} {cs3} */",
                     "6:",
                     "mov {n}, {k}",
                     "shr {n}, 2",
@@ -81,9 +87,10 @@ macro_rules! whole {
                     "2:",
                     step!("{a}", "0", [$(($bx, $t0, $t1)),*]),
                     step!("{a} + {lda}", "4", [$(($bx, $t0, $t1)),*]),
-                    step!("{a} + {lda}*2", "8", [$(($bx, $t0, $t1)),*]),
-                    step!("{a} + {lda3}", "12", [$(($bx, $t0, $t1)),*]),
-                    "lea {a}, [{a} + {lda}*4]",
+                    "lea {a}, [{a} + {lda}*2]",
+                    step!("{a}", "8", [$(($bx, $t0, $t1)),*]),
+                    step!("{a} + {lda}", "12", [$(($bx, $t0, $t1)),*]),
+                    "lea {a}, [{a} + {lda}*2]",
                     "add {b0}, 16",
                     "add {b4}, 16",
                     "add {b8}, 16",
@@ -109,7 +116,6 @@ macro_rules! whole {
                     "jnz 6b",
                     a = inout(reg) a => _,
                     lda = in(reg) lda,
-                    lda3 = in(reg) 3 * lda,
                     b0 = inout(reg) b => _,
                     b4 = inout(reg) b4 => _,
                     b8 = inout(reg) b8 => _,
@@ -120,15 +126,18 @@ macro_rules! whole {
                     rows = inout(reg) rows.max(1) => _,
                     n = out(reg) _,
                     $(
-                        $c0 = inout(zmm_reg) acc[$j][0],
-                        $c1 = inout(zmm_reg) acc[$j][1],
+                        inout($t0) $c0,
+                        inout($t1) $c1,
                     )*
-                    va = out(zmm_reg) _,
-                    vb = out(zmm_reg) _,
-                    vt = out(zmm_reg) _,
+                    out("zmm24") _,
+                    out("zmm25") _,
+                    out("zmm26") _,
                     options(nostack, readonly),
                 );
             }
+            $(
+                acc[$j] = [$c0, $c1];
+            )*
         }
     };
 }
@@ -136,138 +145,138 @@ macro_rules! whole {
 whole!(
     whole_1,
     [
-        ("{b0}", "{x0}", "{y0}", x0, y0, 0)
+        ("{b0}", "zmm0", "zmm1", x0, y0, 0)
     ]
 );
 whole!(
     whole_2,
     [
-        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
-        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1)
+        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1)
     ]
 );
 whole!(
     whole_3,
     [
-        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
-        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
-        ("{b0} + {cs}*2", "{x2}", "{y2}", x2, y2, 2)
+        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2)
     ]
 );
 whole!(
     whole_4,
     [
-        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
-        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
-        ("{b0} + {cs}*2", "{x2}", "{y2}", x2, y2, 2),
-        ("{b0} + {cs3}", "{x3}", "{y3}", x3, y3, 3)
+        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3)
     ]
 );
 whole!(
     whole_5,
     [
-        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
-        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
-        ("{b0} + {cs}*2", "{x2}", "{y2}", x2, y2, 2),
-        ("{b0} + {cs3}", "{x3}", "{y3}", x3, y3, 3),
-        ("{b4}", "{x4}", "{y4}", x4, y4, 4)
+        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
+        ("{b4}", "zmm8", "zmm9", x4, y4, 4)
     ]
 );
 whole!(
     whole_6,
     [
-        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
-        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
-        ("{b0} + {cs}*2", "{x2}", "{y2}", x2, y2, 2),
-        ("{b0} + {cs3}", "{x3}", "{y3}", x3, y3, 3),
-        ("{b4}", "{x4}", "{y4}", x4, y4, 4),
-        ("{b4} + {cs}", "{x5}", "{y5}", x5, y5, 5)
+        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
+        ("{b4}", "zmm8", "zmm9", x4, y4, 4),
+        ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5)
     ]
 );
 whole!(
     whole_7,
     [
-        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
-        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
-        ("{b0} + {cs}*2", "{x2}", "{y2}", x2, y2, 2),
-        ("{b0} + {cs3}", "{x3}", "{y3}", x3, y3, 3),
-        ("{b4}", "{x4}", "{y4}", x4, y4, 4),
-        ("{b4} + {cs}", "{x5}", "{y5}", x5, y5, 5),
-        ("{b4} + {cs}*2", "{x6}", "{y6}", x6, y6, 6)
+        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
+        ("{b4}", "zmm8", "zmm9", x4, y4, 4),
+        ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
+        ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6)
     ]
 );
 whole!(
     whole_8,
     [
-        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
-        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
-        ("{b0} + {cs}*2", "{x2}", "{y2}", x2, y2, 2),
-        ("{b0} + {cs3}", "{x3}", "{y3}", x3, y3, 3),
-        ("{b4}", "{x4}", "{y4}", x4, y4, 4),
-        ("{b4} + {cs}", "{x5}", "{y5}", x5, y5, 5),
-        ("{b4} + {cs}*2", "{x6}", "{y6}", x6, y6, 6),
-        ("{b4} + {cs3}", "{x7}", "{y7}", x7, y7, 7)
+        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
+        ("{b4}", "zmm8", "zmm9", x4, y4, 4),
+        ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
+        ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6),
+        ("{b4} + {cs3}", "zmm14", "zmm15", x7, y7, 7)
     ]
 );
 whole!(
     whole_9,
     [
-        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
-        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
-        ("{b0} + {cs}*2", "{x2}", "{y2}", x2, y2, 2),
-        ("{b0} + {cs3}", "{x3}", "{y3}", x3, y3, 3),
-        ("{b4}", "{x4}", "{y4}", x4, y4, 4),
-        ("{b4} + {cs}", "{x5}", "{y5}", x5, y5, 5),
-        ("{b4} + {cs}*2", "{x6}", "{y6}", x6, y6, 6),
-        ("{b4} + {cs3}", "{x7}", "{y7}", x7, y7, 7),
-        ("{b8}", "{x8}", "{y8}", x8, y8, 8)
+        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
+        ("{b4}", "zmm8", "zmm9", x4, y4, 4),
+        ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
+        ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6),
+        ("{b4} + {cs3}", "zmm14", "zmm15", x7, y7, 7),
+        ("{b8}", "zmm16", "zmm17", x8, y8, 8)
     ]
 );
 whole!(
     whole_10,
     [
-        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
-        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
-        ("{b0} + {cs}*2", "{x2}", "{y2}", x2, y2, 2),
-        ("{b0} + {cs3}", "{x3}", "{y3}", x3, y3, 3),
-        ("{b4}", "{x4}", "{y4}", x4, y4, 4),
-        ("{b4} + {cs}", "{x5}", "{y5}", x5, y5, 5),
-        ("{b4} + {cs}*2", "{x6}", "{y6}", x6, y6, 6),
-        ("{b4} + {cs3}", "{x7}", "{y7}", x7, y7, 7),
-        ("{b8}", "{x8}", "{y8}", x8, y8, 8),
-        ("{b8} + {cs}", "{x9}", "{y9}", x9, y9, 9)
+        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
+        ("{b4}", "zmm8", "zmm9", x4, y4, 4),
+        ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
+        ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6),
+        ("{b4} + {cs3}", "zmm14", "zmm15", x7, y7, 7),
+        ("{b8}", "zmm16", "zmm17", x8, y8, 8),
+        ("{b8} + {cs}", "zmm18", "zmm19", x9, y9, 9)
     ]
 );
 whole!(
     whole_11,
     [
-        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
-        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
-        ("{b0} + {cs}*2", "{x2}", "{y2}", x2, y2, 2),
-        ("{b0} + {cs3}", "{x3}", "{y3}", x3, y3, 3),
-        ("{b4}", "{x4}", "{y4}", x4, y4, 4),
-        ("{b4} + {cs}", "{x5}", "{y5}", x5, y5, 5),
-        ("{b4} + {cs}*2", "{x6}", "{y6}", x6, y6, 6),
-        ("{b4} + {cs3}", "{x7}", "{y7}", x7, y7, 7),
-        ("{b8}", "{x8}", "{y8}", x8, y8, 8),
-        ("{b8} + {cs}", "{x9}", "{y9}", x9, y9, 9),
-        ("{b8} + {cs}*2", "{x10}", "{y10}", x10, y10, 10)
+        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
+        ("{b4}", "zmm8", "zmm9", x4, y4, 4),
+        ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
+        ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6),
+        ("{b4} + {cs3}", "zmm14", "zmm15", x7, y7, 7),
+        ("{b8}", "zmm16", "zmm17", x8, y8, 8),
+        ("{b8} + {cs}", "zmm18", "zmm19", x9, y9, 9),
+        ("{b8} + {cs}*2", "zmm20", "zmm21", x10, y10, 10)
     ]
 );
 whole!(
     whole_12,
     [
-        ("{b0}", "{x0}", "{y0}", x0, y0, 0),
-        ("{b0} + {cs}", "{x1}", "{y1}", x1, y1, 1),
-        ("{b0} + {cs}*2", "{x2}", "{y2}", x2, y2, 2),
-        ("{b0} + {cs3}", "{x3}", "{y3}", x3, y3, 3),
-        ("{b4}", "{x4}", "{y4}", x4, y4, 4),
-        ("{b4} + {cs}", "{x5}", "{y5}", x5, y5, 5),
-        ("{b4} + {cs}*2", "{x6}", "{y6}", x6, y6, 6),
-        ("{b4} + {cs3}", "{x7}", "{y7}", x7, y7, 7),
-        ("{b8}", "{x8}", "{y8}", x8, y8, 8),
-        ("{b8} + {cs}", "{x9}", "{y9}", x9, y9, 9),
-        ("{b8} + {cs}*2", "{x10}", "{y10}", x10, y10, 10),
-        ("{b8} + {cs3}", "{x11}", "{y11}", x11, y11, 11)
+        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
+        ("{b4}", "zmm8", "zmm9", x4, y4, 4),
+        ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
+        ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6),
+        ("{b4} + {cs3}", "zmm14", "zmm15", x7, y7, 7),
+        ("{b8}", "zmm16", "zmm17", x8, y8, 8),
+        ("{b8} + {cs}", "zmm18", "zmm19", x9, y9, 9),
+        ("{b8} + {cs}*2", "zmm20", "zmm21", x10, y10, 10),
+        ("{b8} + {cs3}", "zmm22", "zmm23", x11, y11, 11)
     ]
 );
