@@ -576,19 +576,3 @@ mod tests {
         assert!(Isa::selected().is_available() && Isa::selected_for_gemm().is_available());
     }
 }
-
-/// TEMPORARY (session 9 A/B, removed before merge): `LAYOUT_TMP_OFF` bits switch new paths off.
-#[doc(hidden)]
-pub fn tmp_off(bit: u32) -> bool {
-    #[cfg(not(feature = "std"))]
-    return bit == 0;
-    #[cfg(feature = "std")]
-    static V: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *V.get_or_init(|| {
-        std::env::var("LAYOUT_TMP_OFF")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    }) & bit
-        != 0
-}

@@ -225,7 +225,7 @@ fn edge_columns(
     // accumulators still cover the FMA latency)
     let min = match (isa, nr) {
         (Isa::Avx2, 6) => 5,
-        (Isa::Avx512, 12) if !crate::isa::tmp_off(16) => 8,
+        (Isa::Avx512, 12) => 8,
         _ => return false,
     };
     !halo
@@ -474,7 +474,7 @@ fn rows(
     // them one run at a time), consecutive kernel rows whole over a tile, one item of several
     // runs (their filters are one run: tap (i + 1, 0) follows tap (i, S − 1)), where the
     // input's H axis is one stride
-    let runs_ok = merge_s && (isa == Isa::Avx2 || (isa == Isa::Avx512 && !crate::isa::tmp_off(2)));
+    let runs_ok = merge_s && matches!(isa, Isa::Avx2 | Isa::Avx512);
     let rstep = match input.t[2].step() {
         Some(sh) if runs_ok => Some(sh * geo.dil[0]),
         _ => None,
@@ -489,7 +489,7 @@ fn rows(
     // `span·C` apart), whole rows again, one item; at most `HALO_MAX` elements. (With more
     // channels the cut taps run in the hand-scheduled loop, and copying costs more: 3×3
     // 128→128 28², NHWC, 119 → 103–108 GFLOP/s with a halo copy.)
-    let halo = if runs_ok && c < HALO_C_BELOW && !(isa == Isa::Avx512 && crate::isa::tmp_off(4)) {
+    let halo = if runs_ok && c < HALO_C_BELOW {
         ((nr - 1) as isize)
             .checked_mul(geo.st[1])
             .and_then(|v| usize::try_from(v).ok())
@@ -515,7 +515,8 @@ fn rows(
     // the rows every kernel row reads inside (an interval; sought only where edge columns
     // may run: the other layers' set-up as before)
     let all_in = |y: &usize| in_rows(*y).iter().all(|&v| v);
-    let (ya, yb) = if matches!(isa, Isa::Avx2 | Isa::Avx512) && halo.is_none() && merge_s && sc == 1 {
+    let (ya, yb) = if matches!(isa, Isa::Avx2 | Isa::Avx512) && halo.is_none() && merge_s && sc == 1
+    {
         let ya = (0..oh).find(all_in).unwrap_or(oh);
         (ya, (ya..oh).find(|y| !all_in(y)).unwrap_or(oh))
     } else {

@@ -490,7 +490,7 @@ mod x86 {
             rstep: isize,
         ) -> bool {
             // (unpaired tiles of two vectors: the conv's row pairs are AVX2's)
-            if MV != 2 || NR > 12 || PAIR || h < NR || crate::isa::tmp_off(1) {
+            if MV != 2 || NR > 12 || PAIR || h < NR {
                 return false;
             }
             // element by element into the loop's fixed shape and back (no cast of `acc`: its
@@ -518,7 +518,7 @@ mod x86 {
             csb: isize,
             k: usize,
         ) -> bool {
-            if MV != 2 || NR > 12 || lo >= hi || hi > NR || crate::isa::tmp_off(8) {
+            if MV != 2 || NR > 12 || lo >= hi || hi > NR {
                 return false;
             }
             let w = hi - lo;

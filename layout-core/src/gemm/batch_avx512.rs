@@ -142,12 +142,7 @@ macro_rules! whole {
     };
 }
 
-whole!(
-    whole_1,
-    [
-        ("{b0}", "zmm0", "zmm1", x0, y0, 0)
-    ]
-);
+whole!(whole_1, [("{b0}", "zmm0", "zmm1", x0, y0, 0)]);
 whole!(
     whole_2,
     [
