@@ -11,7 +11,10 @@
 //! - on AVX2 + FMA (16 × 6 f32, 8 × 6 f64) and AVX-512 (32 × 12 f32, 32 × 6 f64) one tile of C
 //!   is accumulated in registers over every `(i, p)` — A loaded as vectors (masked at the m
 //!   edge), B broadcast at any strides — and written once with α and β; rows of C are blocked
-//!   so that a block of every `Aᵢ` stays in L2 while the columns stream;
+//!   so that a block of every `Aᵢ` stays in L2 while the columns stream; where B's rows are
+//!   unit stride and the tile's rows whole, the f32 k loop is scheduled by hand
+//!   (`batch_avx2.rs`: 16 × 4 to 6 and the narrower cut taps; `batch_avx512.rs`: 32 × 1 to
+//!   12);
 //! - otherwise (the portable kernels, or strides that suit neither orientation) each `Aᵢ·Bᵢ` runs
 //!   through the GEMM's route in turn, C accumulating in memory (β for the first, then 1).
 //!
