@@ -2,11 +2,11 @@
 //! loop scheduled by hand (`asm!`), as `batch_avx2.rs` does for AVX2's 16 × 6: the
 //! accumulators held in up to 24 zmm registers, k unrolled by four, every operand addressed by
 //! displacement from one pointer per operand per unrolled step — A's rows at `a` and
-//! `a + lda`, `a` moved two rows after each pair (eleven general registers: a twelfth did not
-//! fit a debug build's allocation), B's columns at `b0`, `b0 + csb`,
-//! `b0 + 2·csb`, `b0 + 3·csb` (`cs3` a register) and the same from `b4 = b0 + 4·csb` and
-//! `b8 = b0 + 8·csb`, with k at `+4·u` bytes — so that a k step is 2 loads, NR broadcasts and
-//! 2·NR FMAs, and four steps share seven pointer and counter updates. The Rust loop of the same
+//! `a + lda`, `a` moved two rows after each pair (eleven general registers), B's columns at
+//! `b0`, `b0 + csb`, `b0 + 2·csb`, `b0 + 3·csb` (`cs3` a register) and the same from
+//! `b4 = b0 + 4·csb` and `b8 = b0 + 8·csb`, with k at `+4·u` bytes — so that a k step is 2
+//! loads, NR broadcasts and 2·NR FMAs, and four steps share seven pointer and counter
+//! updates. The Rust loop of the same
 //! arithmetic (`batch.rs`) formed one column address per broadcast from the last (an `add` or
 //! `lea` per column and k step, 12 integer µops beside the 24 FMAs).
 //!
@@ -67,16 +67,17 @@ macro_rules! whole {
             // such columns)
             let b4 = b.wrapping_offset(4 * csb);
             let b8 = b.wrapping_offset(8 * csb);
+            // (the accumulators in locals, moved into the loop's fixed registers: a debug
+            // build's register allocator placed no more than 16 zmm operands of a register
+            // class, so each has its own named register)
+            $(
+                let (mut $c0, mut $c1) = (acc[$j][0], acc[$j][1]);
+            )*
             // SAFETY: the caller's contract: every address the loop reads is one of the
             // readable elements above (in row q the unrolled step u reads A's row
             // q·k + p + u and B's element q·rstep + p + u of each of its columns, p + u < k);
             // the asm reads memory only, keeps the stack, and writes only the registers it
             // names.
-            // (the accumulators in locals: with `acc` itself as the operands, a debug build
-            // keeps its address in a register through the asm, one more than there are)
-            $(
-                let (mut $c0, mut $c1) = (acc[$j][0], acc[$j][1]);
-            )*
             unsafe {
                 asm!(
                     "/* bases {b4} {b8}, column strides {cs} {cs3} */",
