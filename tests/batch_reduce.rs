@@ -309,6 +309,44 @@ fn every_unroll_remainder() {
     }
 }
 
+/// The shapes of the hand-scheduled AVX-512 loop (32-row tiles of 1 to 12 columns, B's rows
+/// unit stride, k unrolled by four: every width's loop, as a row splits into tiles of 12 and
+/// the rest) with every k remainder, on 32 and 64 rows (whole tiles) and 45 (a masked tile
+/// beside, in the Rust loop), every instruction set, one and two threads, brute force.
+#[test]
+fn every_avx512_tile_width() {
+    let mut seed = 500;
+    for m in [32, 64, 45] {
+        for n in (1..=25).chain([36]) {
+            for k in [1, 3, 4, 6, 9, 13] {
+                seed += 1;
+                let case = Case {
+                    m,
+                    k,
+                    n,
+                    batch: 2,
+                    kinds: vec![(0, 0), (0, 0)],
+                    ckind: (seed % 4) as u8,
+                    pad: (seed % 3) as usize,
+                    alpha: 1.0,
+                    beta: if seed % 2 == 0 { 0.0 } else { -0.5 },
+                    seed,
+                };
+                for isa in Isa::available() {
+                    for threads in [1, 2] {
+                        let opts = Options {
+                            isa,
+                            threads,
+                            packing: Packing::Never,
+                        };
+                        check::<f32>(&case, opts).unwrap();
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// A batch large enough to block C's rows (the A items do not fit one L2 block) and to run on
 /// two threads under the default packing.
 #[test]

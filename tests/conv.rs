@@ -921,19 +921,20 @@ fn two_row_tiles_every_short_row() {
     }
 }
 
-/// The edge columns (AVX2, NHWC-like input: the pixels at the left and right padding, and the
-/// inside ones beyond a multiple of 6, in tiles down the image; the rows between in whole
-/// 6-column tiles) by brute force: 3×3 and 5×5, padding 1 and 2, strides 1 and 2, output rows
-/// whose inside pixels 6 divides (8, 14) and does not (9, 11: columns inside the input down
-/// the image too), heights from 1 (no edge columns: too few rows inside) to 14 (one or two
-/// tiles down an edge, of 5 or 6 rows; rows at the padding above and below), two images, 40
+/// The edge columns (AVX2 and AVX-512, NHWC-like input: the pixels at the left and right
+/// padding, and the inside ones beyond a multiple of 6 or 12, in tiles down the image; the
+/// rows between in whole 6- or 12-column tiles) by brute force: 3×3 and 5×5, padding 1 and 2,
+/// strides 1 and 2, output rows whose inside pixels 6 divides (8, 14) and does not (9, 11, 26:
+/// columns inside the input down the image too; 26 two 12-column tiles and the rest down the
+/// image on AVX-512), heights from 1 (no edge columns: too few rows inside) to 23 (one or two
+/// tiles down an edge, of 5 to 12 rows; rows at the padding above and below), two images, 40
 /// output channels (two whole channel tiles and a masked one), NHWC and padded NCHW out,
 /// every instruction set with one and two threads; the output's gaps keep their bytes.
 #[test]
 fn edge_columns_every_geometry() {
     for (st, pad, r) in [(1, 1, 3), (2, 1, 3), (1, 2, 5), (1, 1, 5), (2, 2, 5)] {
-        for ow in [8usize, 14, 9, 11] {
-            for oh in [1usize, 7, 8, 12, 13, 14] {
+        for ow in [8usize, 14, 9, 11, 26] {
+            for oh in [1usize, 7, 8, 12, 13, 14, 23] {
                 {
                     let c = 16usize;
                     let p = Conv2d::default().stride(st).padding(pad);

@@ -202,16 +202,17 @@ enum Unit {
 }
 
 /// Whether the pixels at the left and right padding (columns outside `xa .. xb`, those some
-/// column tap reads outside the input for) and the inside columns beyond a multiple of 6
+/// column tap reads outside the input for) and the inside columns beyond a multiple of NR
 /// from `xa` run as tiles down the image (edge columns), over the rows `ya .. yb` every
-/// kernel row reads inside, those rows' tiles then only whole 6-column tiles from `xa`: on
-/// AVX2 with NHWC-like inputs of unit channel stride (no halo copy), where the rows have
-/// columns at the padding, at least one whole tile between, and `yb − ya` rows make tiles
-/// down the image of at least 5. A row's ends then no longer cut its tiles' taps (tiles of 5
-/// or 4 columns, a cut tap on 5, 4 or 3, or the two-row ends tile of 4): 3×3 256→256 14²
-/// and 3×3 64→64 56² run every pixel of those rows in whole 16 × 6 tiles, 3×3 128→128 28²
-/// all but 4 columns of 26 rows (down the image in tiles of 6 and 5); BENCHMARKS.md,
-/// issue 30 session 8.
+/// kernel row reads inside, those rows' tiles then only whole NR-column tiles from `xa`: on
+/// AVX2 (NR 6) and AVX-512 (NR 12) with NHWC-like inputs of unit channel stride (no halo
+/// copy), where the rows have columns at the padding, at least one whole tile between, and
+/// `yb − ya` rows make tiles down the image of at least 5 (AVX2) or 8 (AVX-512) columns. A
+/// row's ends then no longer cut its tiles' taps (tiles of 5 or 4 columns, a cut tap on 5, 4
+/// or 3, or the two-row ends tile of 4): on AVX2 3×3 256→256 14² and 3×3 64→64 56² run every
+/// pixel of those rows in whole 16 × 6 tiles, 3×3 128→128 28² all but 4 columns of 26 rows
+/// (down the image in tiles of 6 and 5); BENCHMARKS.md, issue 30 session 8. On AVX-512 the
+/// three 3×3 layers run those rows in whole 32 × 12 tiles, 3–5 % faster (issue 30 session 9).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn edge_columns(
     isa: Isa,
@@ -221,14 +222,19 @@ fn edge_columns(
     [xa, xb, ow]: [usize; 3],
     [ya, yb]: [usize; 2],
 ) -> bool {
-    isa == Isa::Avx2
-        && nr == 6
-        && !halo
+    // the narrowest tile down the image: AVX2's 5 of 6 columns, AVX-512's 8 of 12 (16
+    // accumulators still cover the FMA latency)
+    let min = match (isa, nr) {
+        (Isa::Avx2, 6) => 5,
+        (Isa::Avx512, 12) => 8,
+        _ => return false,
+    };
+    !halo
         && nhwc
         && xb.saturating_sub(xa) >= nr
         && (xa > 0 || xb < ow)
         && ya < yb
-        && tile_runs(yb - ya, nr)[1].1 + 1 >= nr
+        && tile_runs(yb - ya, nr)[1].1 >= min
 }
 
 /// The input channels below which tiles at the padding read a halo copy (the batch-reduce's
@@ -465,11 +471,11 @@ fn rows(
     // NHWC-like inputs (the next pixel is the next C channels: one group, no dilation along W):
     // a kernel row's taps in bounds over a whole tile are one run of channels, one item
     let merge_s = groups == 1 && geo.dil[1] == 1 && sw == c as isize * sc;
-    // and, on AVX2 (whose hand-scheduled loop runs them; elsewhere the Rust loops would take
+    // and, on AVX2 and AVX-512 (whose hand-scheduled loops run them; the Rust loops would take
     // them one run at a time), consecutive kernel rows whole over a tile, one item of several
     // runs (their filters are one run: tap (i + 1, 0) follows tap (i, S − 1)), where the
     // input's H axis is one stride
-    let runs_ok = merge_s && isa == Isa::Avx2;
+    let runs_ok = merge_s && matches!(isa, Isa::Avx2 | Isa::Avx512);
     let rstep = match input.t[2].step() {
         Some(sh) if runs_ok => Some(sh * geo.dil[0]),
         _ => None,
@@ -510,7 +516,7 @@ fn rows(
     // the rows every kernel row reads inside (an interval; sought only where edge columns
     // may run: the other layers' set-up as before)
     let all_in = |y: &usize| in_rows(*y).iter().all(|&v| v);
-    let (ya, yb) = if isa == Isa::Avx2 && halo.is_none() && merge_s && sc == 1 {
+    let (ya, yb) = if halo.is_none() && merge_s && sc == 1 {
         let ya = (0..oh).find(all_in).unwrap_or(oh);
         (ya, (ya..oh).find(|y| !all_in(y)).unwrap_or(oh))
     } else {

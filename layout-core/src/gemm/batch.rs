@@ -11,7 +11,10 @@
 //! - on AVX2 + FMA (16 × 6 f32, 8 × 6 f64) and AVX-512 (32 × 12 f32, 32 × 6 f64) one tile of C
 //!   is accumulated in registers over every `(i, p)` — A loaded as vectors (masked at the m
 //!   edge), B broadcast at any strides — and written once with α and β; rows of C are blocked
-//!   so that a block of every `Aᵢ` stays in L2 while the columns stream;
+//!   so that a block of every `Aᵢ` stays in L2 while the columns stream; where B's rows are
+//!   unit stride and the tile's rows whole, the f32 k loop is scheduled by hand
+//!   (`batch_avx2.rs`: 16 × 4 to 6 and the narrower cut taps; `batch_avx512.rs`: 32 × 1 to
+//!   12);
 //! - otherwise (the portable kernels, or strides that suit neither orientation) each `Aᵢ·Bᵢ` runs
 //!   through the GEMM's route in turn, C accumulating in memory (β for the first, then 1).
 //!
@@ -475,7 +478,130 @@ mod x86 {
         }
     }
     impl Whole for Avx2D {}
-    impl Whole for Avx512S {}
+    impl Whole for Avx512S {
+        const ANY: bool = true;
+        #[inline(always)]
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn whole<const MV: usize, const NR: usize, const PAIR: bool>(
+            acc: &mut [[Self::V; MV]; NR],
+            a: *const f32,
+            lda: isize,
+            (b, _, h): (*const f32, *const f32, usize),
+            csb: isize,
+            k: usize,
+            rows: usize,
+            rstep: isize,
+        ) -> bool {
+            // (unpaired tiles of two vectors: the conv's row pairs are AVX2's)
+            if MV != 2 || NR > 12 || PAIR || h < NR {
+                return false;
+            }
+            // element by element into the loop's fixed shape and back (no cast of `acc`: its
+            // vectors stay registers, in this loop and in the Rust loops beside it)
+            let mut r = [[acc[0][0]; 2]; 12];
+            for j in 0..NR {
+                r[j] = [acc[j][0], acc[j][1]];
+            }
+            // SAFETY: (each arm) the caller's contract is the loop's (its columns `j < NR`).
+            unsafe { avx512_cols(NR, &mut r, a, lda, b, csb, k, rows, rstep) };
+            for j in 0..NR {
+                [acc[j][0], acc[j][1]] = r[j];
+            }
+            true
+        }
+
+        #[inline(always)]
+        unsafe fn cut<const MV: usize, const NR: usize>(
+            acc: &mut [[Self::V; MV]; NR],
+            lo: usize,
+            hi: usize,
+            a: *const f32,
+            lda: isize,
+            b: *const f32,
+            csb: isize,
+            k: usize,
+        ) -> bool {
+            if MV != 2 || NR > 12 || lo >= hi || hi > NR {
+                return false;
+            }
+            let w = hi - lo;
+            // columns lo .. hi moved to 0 .. w and back, each index a constant (one arm per
+            // `lo`, the columns under a `t < w` test), so that `acc` stays in registers
+            let mut r = [[acc[0][0]; 2]; 12];
+            macro_rules! by_lo {
+                ($($lo:literal)*) => {
+                    match lo {
+                        $($lo => {
+                            for t in 0..12 {
+                                if t < w && $lo + t < NR {
+                                    r[t] = [acc[$lo + t][0], acc[$lo + t][1]];
+                                }
+                            }
+                        })*
+                        _ => return false,
+                    }
+                };
+            }
+            by_lo!(0 1 2 3 4 5 6 7 8 9 10 11);
+            let b = b.wrapping_offset(lo as isize * csb);
+            // SAFETY: the caller's contract for the columns lo .. hi, whose B starts at `b`
+            // (column lo).
+            unsafe { avx512_cols(w, &mut r, a, lda, b, csb, k, 1, 0) };
+            macro_rules! back {
+                ($($lo:literal)*) => {
+                    match lo {
+                        $($lo => {
+                            for t in 0..12 {
+                                if t < w && $lo + t < NR {
+                                    [acc[$lo + t][0], acc[$lo + t][1]] = r[t];
+                                }
+                            }
+                        })*
+                        _ => {}
+                    }
+                };
+            }
+            back!(0 1 2 3 4 5 6 7 8 9 10 11);
+            true
+        }
+    }
+
+    /// The hand-scheduled AVX-512 loop of `w` columns (1 to 12) on `r`'s first `w`.
+    ///
+    /// # Safety
+    /// As the loops of `batch_avx512.rs` for the columns `j < w`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn avx512_cols(
+        w: usize,
+        r: &mut [[core::arch::x86_64::__m512; 2]; 12],
+        a: *const f32,
+        lda: isize,
+        b: *const f32,
+        csb: isize,
+        k: usize,
+        rows: usize,
+        rstep: isize,
+    ) {
+        use super::super::batch_avx512 as l;
+        // SAFETY: (each arm) the caller's contract is the loop's.
+        unsafe {
+            match w {
+                1 => l::whole_1(r, a, lda, b, csb, k, rows, rstep),
+                2 => l::whole_2(r, a, lda, b, csb, k, rows, rstep),
+                3 => l::whole_3(r, a, lda, b, csb, k, rows, rstep),
+                4 => l::whole_4(r, a, lda, b, csb, k, rows, rstep),
+                5 => l::whole_5(r, a, lda, b, csb, k, rows, rstep),
+                6 => l::whole_6(r, a, lda, b, csb, k, rows, rstep),
+                7 => l::whole_7(r, a, lda, b, csb, k, rows, rstep),
+                8 => l::whole_8(r, a, lda, b, csb, k, rows, rstep),
+                9 => l::whole_9(r, a, lda, b, csb, k, rows, rstep),
+                10 => l::whole_10(r, a, lda, b, csb, k, rows, rstep),
+                11 => l::whole_11(r, a, lda, b, csb, k, rows, rstep),
+                _ => l::whole_12(r, a, lda, b, csb, k, rows, rstep),
+            }
+        }
+    }
     impl Whole for Avx512D {}
     impl Whole for Avx2S {
         const ANY: bool = true;

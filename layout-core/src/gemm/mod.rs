@@ -70,6 +70,8 @@ mod batch;
 #[cfg(target_arch = "x86_64")]
 mod batch_avx2;
 #[cfg(target_arch = "x86_64")]
+mod batch_avx512;
+#[cfg(target_arch = "x86_64")]
 mod bf16;
 mod block;
 mod check;
