@@ -262,6 +262,7 @@ proptest! {
 fn layer_shapes() {
     let cases = [
         (Conv2d::default().padding(1), [1, 64, 9, 14], [40, 64, 3, 3]),
+        (Conv2d::default().padding(1), [1, 64, 7, 30], [96, 64, 3, 3]),
         (Conv2d::default(), [2, 96, 5, 7], [70, 96, 1, 1]),
         (Conv2d::default().stride(2).padding(3), [1, 3, 20, 23], [33, 3, 7, 7]),
         (Conv2d::default().padding(2).dilation(2), [1, 18, 11, 13], [12, 18, 3, 3]),

@@ -46,15 +46,8 @@ pub(super) fn dot_route(isa: Isa) -> bool {
     match std::env::var("LAYOUT_CONV_BF16").as_deref() {
         Ok("dot") => true,
         Ok("widen") => false,
-        _ => !has_amx(),
+        _ => !crate::isa::has_amx(),
     }
-}
-
-/// Whether the CPU has AMX tiles (CPUID leaf 7: AMX-TILE).
-fn has_amx() -> bool {
-    // (leaf 7 exists on every CPU with AVX-512, which the caller checked)
-    let l7 = core::arch::x86_64::__cpuid_count(7, 0);
-    l7.edx & (1 << 24) != 0
 }
 
 /// Whether the pair tile can run this convolution: the output's channel and W axes strided
