@@ -120,8 +120,7 @@ fn reference(
                                     continue;
                                 }
                                 let t = w[[oc, ci, u, v]].to_f32() as f64
-                                    * x[[b, g * cg + ci, ih as usize, iw as usize]].to_f32()
-                                        as f64;
+                                    * x[[b, g * cg + ci, ih as usize, iw as usize]].to_f32() as f64;
                                 acc += t;
                                 m += t.abs();
                             }
@@ -174,7 +173,11 @@ fn check(
                 } else {
                     conv2d_with(opts, &p, &input, &weights, None, &mut y).unwrap();
                 }
-                let what = || format!("{isa:?} t{threads} prep {prepared} {p:?} x {x:?} k {k:?} formats {fx}/{fw}/{fy}");
+                let what = || {
+                    format!(
+                        "{isa:?} t{threads} prep {prepared} {p:?} x {x:?} k {k:?} formats {fx}/{fw}/{fy}"
+                    )
+                };
                 let mut is_out = vec![false; len];
                 for b in 0..dims[0] {
                     for o in 0..dims[1] {
@@ -264,9 +267,21 @@ fn layer_shapes() {
         (Conv2d::default().padding(1), [1, 64, 9, 14], [40, 64, 3, 3]),
         (Conv2d::default().padding(1), [1, 64, 7, 30], [96, 64, 3, 3]),
         (Conv2d::default(), [2, 96, 5, 7], [70, 96, 1, 1]),
-        (Conv2d::default().stride(2).padding(3), [1, 3, 20, 23], [33, 3, 7, 7]),
-        (Conv2d::default().padding(2).dilation(2), [1, 18, 11, 13], [12, 18, 3, 3]),
-        (Conv2d::default().padding(1).groups(4), [1, 20, 6, 9], [8, 5, 3, 3]),
+        (
+            Conv2d::default().stride(2).padding(3),
+            [1, 3, 20, 23],
+            [33, 3, 7, 7],
+        ),
+        (
+            Conv2d::default().padding(2).dilation(2),
+            [1, 18, 11, 13],
+            [12, 18, 3, 3],
+        ),
+        (
+            Conv2d::default().padding(1).groups(4),
+            [1, 20, 6, 9],
+            [8, 5, 3, 3],
+        ),
     ];
     for (t, (p, x, k)) in cases.into_iter().enumerate() {
         for (fx, fy) in [(1, 1), (0, 0), (1, 4), (3, 2)] {
@@ -298,11 +313,19 @@ fn the_pair_tile_runs_and_flushes_denormals() {
         y.as_slice()[0]
     };
     if tile_here() {
-        assert_eq!(run(Isa::Avx512), 0.0, "the pair tile flushes the denormal input");
+        assert_eq!(
+            run(Isa::Avx512),
+            0.0,
+            "the pair tile flushes the denormal input"
+        );
     }
     if Isa::Avx2.is_available() {
         // pixel (0, 0): 2×2 window in bounds, 4 channels: 16 products of 2⁻¹³³
-        assert_eq!(run(Isa::Avx2), 16.0 * tiny.to_f32(), "the widened route is exact");
+        assert_eq!(
+            run(Isa::Avx2),
+            16.0 * tiny.to_f32(),
+            "the widened route is exact"
+        );
     }
 }
 
@@ -339,7 +362,8 @@ fn prepared_f32_filters_stay_exact() {
                     for c in 0..6 {
                         for u in 0..3 {
                             for v in 0..3 {
-                                let (ih, iw) = (i as isize + u as isize - 1, j as isize + v as isize - 1);
+                                let (ih, iw) =
+                                    (i as isize + u as isize - 1, j as isize + v as isize - 1);
                                 if ih < 0 || iw < 0 || ih >= 4 || iw >= 5 {
                                     continue;
                                 }
@@ -349,7 +373,10 @@ fn prepared_f32_filters_stay_exact() {
                         }
                     }
                     let got = y[[0, o, i, j]] as f64;
-                    assert!((got - want).abs() <= 1e-4 * (1.0 + want.abs()), "{isa:?} ({o}, {i}, {j}) got {got} want {want}");
+                    assert!(
+                        (got - want).abs() <= 1e-4 * (1.0 + want.abs()),
+                        "{isa:?} ({o}, {i}, {j}) got {got} want {want}"
+                    );
                     // rounded filters would be off by far more
                 }
             }

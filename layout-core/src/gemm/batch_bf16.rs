@@ -115,7 +115,7 @@ unsafe fn by_shape(s: &PairShape<'_>, i: usize, j: usize, rows: usize, nr: usize
             }
         };
     }
-    match (rows.div_ceil(LANES), rows % LANES == 0) {
+    match (rows.div_ceil(LANES), rows.is_multiple_of(LANES)) {
         (2, true) => widths!(2, true; 1 2 3 4 5 6 7 8 9 10 11 12),
         (2, false) => widths!(2, false; 1 2 3 4 5 6 7 8 9 10 11 12),
         (_, true) => widths!(1, true; 1 2 3 4 5 6 7 8 9 10 11 12),
@@ -285,8 +285,18 @@ mod tests {
     use std::vec::Vec;
 
     /// Runs a random batch against the naive sum of the bf16 values in f64 (exact: small
-    /// integers), with C strided and NaN outside it.
-    fn check(m: usize, n: usize, nt: usize, k2s: &[usize], cut: &[(usize, usize)], crs1: bool, beta: f32, seed: u64) {
+    /// integers), C strided inside a larger buffer whose other elements must keep their values.
+    #[allow(clippy::too_many_arguments)]
+    fn check(
+        m: usize,
+        n: usize,
+        nt: usize,
+        k2s: &[usize],
+        cut: &[(usize, usize)],
+        crs1: bool,
+        beta: f32,
+        seed: u64,
+    ) {
         if !available(crate::isa::Isa::Avx512) {
             return;
         }
@@ -311,7 +321,11 @@ mod tests {
                     .collect(),
             );
             let csb = 2 * k2 + 1;
-            b_store.push((0..n * csb + 1).map(|_| bf16::from_f32(next()).to_bits()).collect());
+            b_store.push(
+                (0..n * csb + 1)
+                    .map(|_| bf16::from_f32(next()).to_bits())
+                    .collect(),
+            );
         }
         let items: Vec<PairItem> = k2s
             .iter()
@@ -348,7 +362,8 @@ mod tests {
                         let csb = 2 * k2 + 1;
                         for h in 0..2 {
                             let av = bf16::from_bits((w >> (16 * h)) as u16).to_f32() as f64;
-                            let bv = bf16::from_bits(b_store[t][jj * csb + 2 * p + h]).to_f32() as f64;
+                            let bv =
+                                bf16::from_bits(b_store[t][jj * csb + 2 * p + h]).to_f32() as f64;
                             sum += av * bv;
                         }
                     }
@@ -372,7 +387,10 @@ mod tests {
         // SAFETY: AVX-512 BF16 checked; every A word and B pair of every item's columns is
         // inside its store (k2 pairs of m rows; n columns of 2·k2 + 1), C inside `c`.
         unsafe { tiles_bf16(&shape) };
-        assert_eq!(c, want, "m {m} n {n} nt {nt} k2s {k2s:?} cut {cut:?} crs1 {crs1} beta {beta}");
+        assert_eq!(
+            c, want,
+            "m {m} n {n} nt {nt} k2s {k2s:?} cut {cut:?} crs1 {crs1} beta {beta}"
+        );
     }
 
     #[test]
@@ -383,7 +401,16 @@ mod tests {
                     for (crs1, beta) in [(true, 0.0), (false, 0.0), (true, 0.5), (false, -1.0)] {
                         let k2s = [3, 1, 7];
                         let cut = [(0, usize::MAX), (n / 2, n), (1, usize::MAX)];
-                        check(m, n, nt, &k2s, &cut, crs1, beta, (m * 131 + n * 7 + nt) as u64);
+                        check(
+                            m,
+                            n,
+                            nt,
+                            &k2s,
+                            &cut,
+                            crs1,
+                            beta,
+                            (m * 131 + n * 7 + nt) as u64,
+                        );
                     }
                 }
             }
