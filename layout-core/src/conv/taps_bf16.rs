@@ -178,7 +178,8 @@ pub(super) fn pair_input<'a>(
 ) -> Result<PairInput<'a>, ConvError> {
     let [n_img, c, h, w] = input.dims;
     let cg = c / groups.max(1);
-    let in_place = input.t[1].step() == Some(1) && input.t[3].step().is_some() && cg.is_multiple_of(2);
+    let in_place =
+        input.t[1].step() == Some(1) && input.t[3].step().is_some() && cg.is_multiple_of(2);
     if in_place {
         // SAFETY: `bf16` is a `repr(transparent)` u16: the same slice, its bits.
         let bits = unsafe { core::slice::from_raw_parts(src.as_ptr().cast::<u16>(), src.len()) };
