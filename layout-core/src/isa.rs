@@ -267,6 +267,22 @@ pub(crate) fn has_avx512_bf16(level: Isa) -> bool {
     }
 }
 
+/// Whether the CPU has AMX tiles (CPUID leaf 7, EDX bit 24: AMX-TILE). Nothing here runs AMX;
+/// it marks the Intel cores (Sapphire Rapids and later) whose `vdpbf16ps` issues once per two
+/// cycles, half the f32 FMA ports' multiply-adds (the bf16 convolution's route choice).
+#[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
+pub(crate) fn has_amx() -> bool {
+    #[cfg(all(target_arch = "x86_64", feature = "std"))]
+    {
+        core::arch::x86_64::__get_cpuid_max(0).0 >= 7
+            && core::arch::x86_64::__cpuid_count(7, 0).edx & (1 << 24) != 0
+    }
+    #[cfg(not(all(target_arch = "x86_64", feature = "std")))]
+    {
+        false
+    }
+}
+
 /// A VNNI extension (`vpdpbusd`: four `u8 × i8` products added into each `i32` lane).
 #[cfg_attr(
     any(not(feature = "std"), not(target_arch = "x86_64")),

@@ -237,6 +237,12 @@ pub trait ConvElement: sealed::Sealed + Copy + Send + Sync + 'static {
     fn to_f32(self) -> f32;
     /// The slice itself when the elements are `f32` (read in place, moved by SIMD copies).
     fn as_f32(s: &[Self]) -> Option<&[f32]>;
+    /// The slice itself when the elements are `bf16` (the `vdpbf16ps` taps read it in place).
+    #[doc(hidden)]
+    fn as_bf16(s: &[Self]) -> Option<&[half::bf16]> {
+        let _ = s;
+        None
+    }
     /// `dst[i] = src[i].to_f32()` for `i < min(src.len(), dst.len())`, 8 at a time when
     /// `simd` (the CPU has AVX2 and F16C, or NEON).
     #[doc(hidden)]
@@ -265,6 +271,9 @@ impl ConvElement for half::bf16 {
     }
     fn as_f32(_: &[Self]) -> Option<&[f32]> {
         None
+    }
+    fn as_bf16(s: &[Self]) -> Option<&[half::bf16]> {
+        Some(s)
     }
     fn widen(src: &[Self], dst: &mut [f32], simd: bool) {
         let n = src.len().min(dst.len());

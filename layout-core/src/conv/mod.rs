@@ -66,6 +66,8 @@ mod geom;
 mod im2col;
 mod run;
 mod taps;
+#[cfg(target_arch = "x86_64")]
+mod taps_bf16;
 
 pub use error::{ConvError, ConvOperand};
 pub use geom::Conv2d;

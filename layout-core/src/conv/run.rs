@@ -294,6 +294,8 @@ where
         params,
         w: &f,
         cache: None,
+        #[cfg(target_arch = "x86_64")]
+        paired: None,
         bias,
     };
     run(
@@ -343,6 +345,10 @@ pub struct ConvWeights {
     /// The filters regrouped for the taps route (`taps::tapped`) with their block size, made on
     /// first use.
     tapped: OnceLock<taps::Tapped>,
+    /// The filters in k pairs for the bf16 pair tile (`taps_bf16::paired`; `None` where they
+    /// are not bf16 values), made on first use.
+    #[cfg(target_arch = "x86_64")]
+    paired: OnceLock<Option<super::taps_bf16::Paired>>,
 }
 
 impl ConvWeights {
@@ -398,6 +404,8 @@ impl ConvWeights {
             dims: w.dims,
             groups: g,
             tapped: OnceLock::new(),
+            #[cfg(target_arch = "x86_64")]
+            paired: OnceLock::new(),
         })
     }
 
@@ -475,6 +483,8 @@ where
         params,
         w: &weights.filters(),
         cache: Some(&weights.tapped),
+        #[cfg(target_arch = "x86_64")]
+        paired: Some(&weights.paired),
         bias,
     };
     run(&job, &i, input.as_slice(), &out, output.as_mut_slice())
@@ -488,6 +498,9 @@ struct Job<'a> {
     params: &'a Conv2d,
     w: &'a Filters<'a>,
     cache: Option<&'a OnceLock<taps::Tapped>>,
+    /// Prepared: the filters in k pairs (`taps_bf16`), made on first use.
+    #[cfg(target_arch = "x86_64")]
+    paired: Option<&'a OnceLock<Option<super::taps_bf16::Paired>>>,
     bias: Option<&'a [f32]>,
 }
 
@@ -505,6 +518,7 @@ fn run<T: ConvElement>(
         w,
         cache,
         bias,
+        ..
     } = *job;
     let [n_img, c, h, wd] = input.dims;
     let [_, o, oh, ow] = output.dims;
@@ -524,6 +538,15 @@ fn run<T: ConvElement>(
     // (the conversion, once per input element, is amortised over the R·S taps and the output
     // channels that read it)
     let x86 = matches!(opts.isa, gemm::Isa::Avx2 | gemm::Isa::Avx512);
+    // bf16 on AVX-512 BF16 where the dot products pay: the pair tile, nothing widened
+    #[cfg(target_arch = "x86_64")]
+    if let Some(src16) = T::as_bf16(src)
+        && super::taps_bf16::dot_route(opts.isa)
+        && super::taps_bf16::plan(output, &geo)
+        && pair_route(job, input, src16, output, dst, &geo)?
+    {
+        return Ok(());
+    }
     if T::as_f32(src).is_none()
         && x86
         && one_by_one
@@ -716,6 +739,60 @@ fn run<T: ConvElement>(
         }
     }
     Ok(())
+}
+
+/// The bf16 convolution on the pair tile (`taps_bf16`): `false`, nothing written, where the
+/// filters are not bf16 values (prepared from `f32`).
+#[cfg(target_arch = "x86_64")]
+fn pair_route(
+    job: &Job<'_>,
+    input: &Desc,
+    src: &[half::bf16],
+    output: &Desc,
+    dst: &mut [f32],
+    geo: &super::geom::Spatial,
+) -> Result<bool, ConvError> {
+    use super::taps_bf16 as tb;
+    let groups = job.params.groups;
+    let [n_img, c, _, _] = input.dims;
+    let [_, o, oh, ow] = output.dims;
+    let og = o / groups;
+    let [r, s] = job.w.rs;
+    let k2 = r * s * (c / groups).div_ceil(2);
+    let ob = tb::pair_block(k2, og);
+    // the paired filters: made once per `ConvWeights`, else once per call
+    let local;
+    if let Some(p) = job.paired
+        && p.get().is_none()
+    {
+        let _ = p.set(tb::paired(job.w, groups, og, ob)?);
+    }
+    let wt: &tb::Paired = match job.paired.and_then(|p| p.get()) {
+        Some(None) => return Ok(false),
+        Some(Some(t)) if t.ob == ob => t,
+        _ => match tb::paired(job.w, groups, og, ob)? {
+            Some(t) => {
+                local = t;
+                &local
+            }
+            None => return Ok(false),
+        },
+    };
+    let pin = tb::pair_input(input, src, groups)?;
+    let problem = tb::Problem {
+        threads: gemm::threads(&job.opts, [(oh * ow).saturating_mul(n_img), job.w.k, o]),
+        groups,
+        geo,
+        rs: [r, s],
+        og,
+    };
+    tb::run(&problem, &pin, wt, output, dst)?;
+    for n in 0..n_img {
+        for g in 0..groups {
+            epilogue(job.params, output, dst, &[], false, job.bias, n, g, og);
+        }
+    }
+    Ok(true)
 }
 
 /// The input widened to `f32`: its elements' span of the buffer (from the lowest offset of an

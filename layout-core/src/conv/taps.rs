@@ -43,7 +43,7 @@ pub(super) fn plan(isa: Isa, input: &Desc, output: &Desc, geo: &Spatial) -> bool
 
 /// The `[lo, hi)` output columns for which column tap `s` reads inside the input.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-fn columns(s: usize, geo: &Spatial, in_w: usize, out_w: usize) -> (usize, usize) {
+pub(super) fn columns(s: usize, geo: &Spatial, in_w: usize, out_w: usize) -> (usize, usize) {
     // in i128: products and sums of isize values cannot overflow it
     let (st, pad, dil) = (
         geo.st[1].max(1) as i128,
@@ -152,7 +152,7 @@ pub(super) fn tapped(
 /// tile narrower than about 4 columns has too few accumulators to hide the FMA latency).
 /// `(start, width, count)` of each run of equal widths.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-fn tile_runs(ow: usize, nr: usize) -> [(usize, usize, usize); 2] {
+pub(super) fn tile_runs(ow: usize, nr: usize) -> [(usize, usize, usize); 2] {
     let tiles = ow.div_ceil(nr.max(1)).max(1);
     let (base, extra) = (ow / tiles, ow % tiles);
     // `extra` tiles of base + 1, then the rest of base: (start, width, count)

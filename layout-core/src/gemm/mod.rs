@@ -72,6 +72,8 @@ mod batch_avx2;
 #[cfg(target_arch = "x86_64")]
 mod batch_avx512;
 #[cfg(target_arch = "x86_64")]
+mod batch_bf16;
+#[cfg(target_arch = "x86_64")]
 mod bf16;
 mod block;
 mod check;
@@ -146,3 +148,8 @@ pub(crate) use {
 // the batch-reduce's register tiles, for the convolution's taps (`conv/taps.rs`)
 #[cfg(target_arch = "x86_64")]
 pub(crate) use batch::{Item as BatchItem, Shape as BatchShape, nr_f32, tiles_f32};
+// the bf16 pair tile (`vdpbf16ps`), for the convolution's bf16 taps (`conv/taps_bf16.rs`)
+#[cfg(target_arch = "x86_64")]
+pub(crate) use batch_bf16::{
+    NR as PAIR_NR, PairItem, PairShape, available as pairs_available, tiles_bf16,
+};
