@@ -335,7 +335,7 @@ macro_rules! half_pair {
                 r: usize,
                 k: usize,
             ) -> Result<crate::DynLayout, crate::LayoutError> {
-                super::pack::panel_layout(half_inputs::kstep::<$t>(isa), r, k)
+                super::pack::panel_layout(half_inputs::panel_kstep::<$t>(isa, r), r, k)
             }
             fn has_kernel(isa: Isa) -> bool {
                 <f32 as Element>::kernel(isa).is_some()
