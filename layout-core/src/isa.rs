@@ -6,6 +6,8 @@
 //! force each one on one machine: `LAYOUT_ISA=portable` moves every element through plain Rust
 //! code. `LAYOUT_GEMM_ISA` (the older name) caps the GEMM alone. An unknown or unavailable
 //! name falls back to the best set the CPU has, never to an instruction it lacks.
+//! `LAYOUT_GEMM_AMX=off` keeps the GEMM off the AMX tiles (which it uses only at the AVX-512
+//! level), as `LAYOUT_GEMM_VNNI=off` keeps it off `vpdpbusd`.
 //!
 //! On aarch64 the level is [`Isa::Neon`] (every aarch64 CPU has Advanced SIMD) and the optional
 //! extensions ([`Ext`]: `dotprod`, `i8mm`, `bf16`, `fp16`) are detected one by one;

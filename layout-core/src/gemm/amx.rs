@@ -40,7 +40,10 @@ pub(crate) const NR: usize = 32;
 /// k values per tile step (one tile row of bf16 is 64 bytes).
 pub(crate) const KCHUNK: usize = 32;
 
-const _: () = assert!(MR != NR, "the packer tells the two panel layouts apart by their width");
+const _: () = assert!(
+    MR != NR,
+    "the packer tells the two panel layouts apart by their width"
+);
 
 /// Whether the AMX bf16 kernel runs at `isa` (see [`crate::isa::has_amx_bf16`]).
 pub(crate) fn usable(isa: Isa) -> bool {
@@ -351,7 +354,13 @@ mod tests {
         let guard = 7;
         let clen = guard + (m - 1) * crs + (n - 1) * ccs + 1 + guard;
         let c0: Vec<f32> = (0..clen)
-            .map(|x| if beta == 0.0 { f32::NAN } else { (x % 7) as f32 - 3.0 })
+            .map(|x| {
+                if beta == 0.0 {
+                    f32::NAN
+                } else {
+                    (x % 7) as f32 - 3.0
+                }
+            })
             .collect();
         let at = |i: usize, j: usize| guard + i * crs + j * ccs;
         for isa in Isa::available() {
@@ -391,7 +400,12 @@ mod tests {
                         let s: f32 = (0..k)
                             .map(|p| a[i * ars + p * acs].to_f32() * b[p * brs + j * bcs].to_f32())
                             .sum();
-                        let want = alpha * s + if beta == 0.0 { 0.0 } else { beta * c0[at(i, j)] };
+                        let want = alpha * s
+                            + if beta == 0.0 {
+                                0.0
+                            } else {
+                                beta * c0[at(i, j)]
+                            };
                         assert_eq!(
                             c[at(i, j)],
                             want,
@@ -433,7 +447,15 @@ mod tests {
             for (alpha, beta) in [(1.0, 0.0), (1.0, 1.0), (2.0, 0.0), (1.0, -2.0), (-3.0, 1.0)] {
                 for c_rows_unit in [true, false] {
                     seed += 1;
-                    strided(mkn, seed % 2 == 0, seed % 3 == 0, c_rows_unit, alpha, beta, seed);
+                    strided(
+                        mkn,
+                        seed % 2 == 0,
+                        seed % 3 == 0,
+                        c_rows_unit,
+                        alpha,
+                        beta,
+                        seed,
+                    );
                 }
             }
         }

@@ -25,7 +25,10 @@ pub(crate) fn run_widened<H: Half>(p: Product<'_, H, H, f32>) {
     if kstep::<H>(p.isa) == super::amx::KCHUNK {
         // SAFETY: H is bf16 (`kstep` is 32 only for bf16 on AMX).
         let (a, b) = unsafe { (as_bf16(p.a), as_bf16(p.b)) };
-        let (asrc, bsrc) = (super::amx::AmxRows(a.rows()), super::amx::AmxRows(b.transposed().rows()));
+        let (asrc, bsrc) = (
+            super::amx::AmxRows(a.rows()),
+            super::amx::AmxRows(b.transposed().rows()),
+        );
         run_panels::<super::amx::AmxBf16>(
             &super::amx::kernel(),
             p.mkn,
