@@ -6,6 +6,8 @@
 //! force each one on one machine: `LAYOUT_ISA=portable` moves every element through plain Rust
 //! code. `LAYOUT_GEMM_ISA` (the older name) caps the GEMM alone. An unknown or unavailable
 //! name falls back to the best set the CPU has, never to an instruction it lacks.
+//! `LAYOUT_GEMM_AMX=off` keeps the GEMM off the AMX tiles (which it uses only at the AVX-512
+//! level), as `LAYOUT_GEMM_VNNI=off` keeps it off `vpdpbusd`.
 //!
 //! On aarch64 the level is [`Isa::Neon`] (every aarch64 CPU has Advanced SIMD) and the optional
 //! extensions ([`Ext`]: `dotprod`, `i8mm`, `bf16`, `fp16`) are detected one by one;
@@ -281,6 +283,81 @@ pub(crate) fn has_amx() -> bool {
     {
         false
     }
+}
+
+/// Whether the AMX bf16 tile multiply (`tdpbf16ps`) may run at `level`: the level is AVX-512
+/// and available (so `LAYOUT_GEMM_ISA=avx2|portable` keeps AMX off), the CPU has AMX-TILE and
+/// AMX-BF16, Linux granted this process the tile data state, and `LAYOUT_GEMM_AMX` is not
+/// `off` (or `0`). Detected once.
+#[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
+pub(crate) fn has_amx_bf16(level: Isa) -> bool {
+    amx(level).0
+}
+
+/// `(bf16, int8)`: which AMX tile multiplies may run at `level` ([`has_amx_bf16`]; the int8
+/// one, AMX-INT8's `tdpbusd`, has no kernel yet).
+#[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
+fn amx(level: Isa) -> (bool, bool) {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux", feature = "std"))]
+    {
+        static HAS: std::sync::OnceLock<(bool, bool)> = std::sync::OnceLock::new();
+        let (bf16, int8) = *HAS.get_or_init(|| {
+            let off = std::env::var("LAYOUT_GEMM_AMX").is_ok_and(|v| v == "off" || v == "0");
+            if off || !Isa::Avx512.is_available() {
+                return (false, false);
+            }
+            #[allow(unused_unsafe)]
+            // SAFETY: CPUID exists on every x86-64 CPU; leaf 7 is read only below the maximum
+            // basic leaf it reports.
+            let (max, edx) = unsafe {
+                let max = core::arch::x86_64::__cpuid(0).eax;
+                (max, core::arch::x86_64::__cpuid_count(7, 0).edx)
+            };
+            // CPUID.(7, 0).EDX: bit 22 AMX-BF16, bit 24 AMX-TILE, bit 25 AMX-INT8
+            let bit = |b: u32| max >= 7 && edx & (1 << b) != 0;
+            if !bit(24) || !request_tile_data() {
+                return (false, false);
+            }
+            (bit(22), bit(25))
+        });
+        if level == Isa::Avx512 && level.is_available() {
+            (bf16, int8)
+        } else {
+            (false, false)
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux", feature = "std")))]
+    {
+        let _ = level;
+        (false, false)
+    }
+}
+
+/// Asks Linux for the AMX tile data state (`arch_prctl(ARCH_REQ_XCOMP_PERM,
+/// XFEATURE_XTILEDATA)`), which a process must hold before its first tile instruction (the
+/// kernel then enlarges each thread's saved state on first use). `false` when refused (a kernel
+/// before 5.16, or a sandbox that forbids it): the GEMM then keeps its AVX-512 kernels.
+#[cfg(all(target_arch = "x86_64", target_os = "linux", feature = "std"))]
+fn request_tile_data() -> bool {
+    const SYS_ARCH_PRCTL: usize = 158;
+    const ARCH_REQ_XCOMP_PERM: usize = 0x1023;
+    const XFEATURE_XTILEDATA: usize = 18;
+    let ret: isize;
+    // SAFETY: the arch_prctl system call with two integer arguments; it reads and writes no
+    // memory of ours. The `syscall` instruction clobbers rcx and r11 (declared) and the kernel
+    // preserves every other register.
+    unsafe {
+        core::arch::asm!(
+            "syscall",
+            inlateout("rax") SYS_ARCH_PRCTL as isize => ret,
+            in("rdi") ARCH_REQ_XCOMP_PERM,
+            in("rsi") XFEATURE_XTILEDATA,
+            lateout("rcx") _,
+            lateout("r11") _,
+            options(nostack),
+        );
+    }
+    ret == 0
 }
 
 /// A VNNI extension (`vpdpbusd`: four `u8 × i8` products added into each `i32` lane).

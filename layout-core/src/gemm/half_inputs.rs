@@ -20,6 +20,27 @@ use super::widen::Half;
 /// `f32` inside packing and the `f32` kernels of the product's instruction set, or (bf16 on
 /// AVX-512 BF16) paired along k for the `vdpbf16ps` kernel.
 pub(crate) fn run_widened<H: Half>(p: Product<'_, H, H, f32>) {
+    // bf16 on AMX: tiles of 32 k (`amx.rs`)
+    #[cfg(target_arch = "x86_64")]
+    if kstep::<H>(p.isa) == super::amx::KCHUNK {
+        // SAFETY: H is bf16 (`kstep` is 32 only for bf16 on AMX).
+        let (a, b) = unsafe { (as_bf16(p.a), as_bf16(p.b)) };
+        let (asrc, bsrc) = (
+            super::amx::AmxRows(a.rows()),
+            super::amx::AmxRows(b.transposed().rows()),
+        );
+        run_panels::<super::amx::AmxBf16>(
+            &super::amx::kernel(),
+            p.mkn,
+            p.alpha,
+            &asrc,
+            &bsrc,
+            p.beta,
+            p.c,
+            p.threads,
+        );
+        return;
+    }
     #[cfg(target_arch = "x86_64")]
     if kstep::<H>(p.isa) == 2 {
         // SAFETY: H is bf16 (`kstep` is 2 only for bf16 on AVX-512 BF16).
@@ -61,8 +82,9 @@ unsafe fn as_bf16<H: Half>(v: View<'_, H>) -> View<'_, half::bf16> {
     }
 }
 
-/// k values per packed step for the 16-bit type `H` on `isa`: 2 where bf16 runs `vdpbf16ps`,
-/// 4 where it runs `bfmmla` (aarch64 with bf16), else 1 (widened to f32).
+/// k values per packed step for the 16-bit type `H` on `isa`: 32 where bf16 runs AMX's
+/// `tdpbf16ps`, 2 where it runs `vdpbf16ps`, 4 where it runs `bfmmla` (aarch64 with bf16), else
+/// 1 (widened to f32).
 #[cfg_attr(
     not(any(target_arch = "x86_64", target_arch = "aarch64")),
     allow(clippy::extra_unused_type_parameters)
@@ -75,6 +97,12 @@ pub(crate) fn kstep<H: Half>(isa: super::Isa) -> usize {
         return 4;
     }
     #[cfg(target_arch = "x86_64")]
+    if super::amx::usable(isa)
+        && core::any::TypeId::of::<H>() == core::any::TypeId::of::<half::bf16>()
+    {
+        return super::amx::KCHUNK;
+    }
+    #[cfg(target_arch = "x86_64")]
     if isa == super::Isa::Avx512
         && super::bf16::available()
         && core::any::TypeId::of::<H>() == core::any::TypeId::of::<half::bf16>()
@@ -83,4 +111,18 @@ pub(crate) fn kstep<H: Half>(isa: super::Isa) -> usize {
     }
     let _ = isa;
     1
+}
+
+/// The k values per step of a packed panel of `r` rows for the 16-bit type `H` on `isa`
+/// ([`Pair::panel_layout`](super::Pair::panel_layout)): as [`kstep`], except that on AMX the
+/// vectorised operand's panels ([`amx::MR`](super::amx::MR) rows) hold k in pairs (the
+/// broadcast operand's in groups of 32).
+pub(crate) fn panel_kstep<H: Half>(isa: super::Isa, r: usize) -> usize {
+    let g = kstep::<H>(isa);
+    #[cfg(target_arch = "x86_64")]
+    if g == super::amx::KCHUNK && r == super::amx::MR {
+        return 2;
+    }
+    let _ = r;
+    g
 }

@@ -66,6 +66,8 @@
 //! assert_eq!(c, [4.0, 5.0, 10.0, 11.0]);
 //! ```
 
+#[cfg(target_arch = "x86_64")]
+mod amx;
 mod batch;
 #[cfg(target_arch = "x86_64")]
 mod batch_avx2;

@@ -40,7 +40,7 @@ mod sealed {
 /// |---|---|---|---|
 /// | `f32` | `f32` | `f32` | FMA tiles (AVX-512 32×12, AVX2 16×6, portable 4×4); unpacked tiles for small products |
 /// | `f64` | `f64` | `f64` | FMA tiles (32×6, 8×6, 4×4); unpacked tiles for small products |
-/// | `bf16` | `bf16` | `f32` | `vdpbf16ps` on k pairs (AVX-512 BF16); else widened in packing, f32 tiles |
+/// | `bf16` | `bf16` | `f32` | AMX `tdpbf16ps` on tiles of 32 k (AMX); `vdpbf16ps` on k pairs (AVX-512 BF16); else widened in packing, f32 tiles |
 /// | `f16` | `f16` | `f32` | widened in packing (F16C), f32 tiles |
 /// | `u8`/`i8` | `i8` | `i32` | byte k-quads: `vpdpbusd` 16×6 (VNNI), `vpmaddubsw` 16×6 (AVX2, when `2·max a·max\|b\| ≤ 32767`), else as below; `i8` A shifted by +128 and corrected |
 /// | `u8`/`i8` | `u8` | `i32` | `i16` k-pairs, `vpmaddwd` 16×6 (AVX2), portable 4×4 |
@@ -73,7 +73,9 @@ pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
     /// `k` steps of the reduction, as the kernels of `isa` read this pair: element (row i, step p)
     /// of the panel at its offset. One k value per step for `f32`, `f64` and widened 16-bit
     /// floats: `(r, k) : (1, r)`; k in pairs for the integer pairs and for bf16 on AVX-512 BF16
-    /// (`vpmaddwd`, `vdpbf16ps`): `(r, (2, ⌈k/2⌉)) : (2, (1, 2r))` over k padded to even; k in
+    /// (`vpmaddwd`, `vdpbf16ps`): `(r, (2, ⌈k/2⌉)) : (2, (1, 2r))` over k padded to even; bf16 on
+    /// AMX: that for r = 16 and k in groups of 32 for other r, `(r, (32, ⌈k/32⌉)) : (32, (1,
+    /// 32r))`, both over k padded to a multiple of 32; k in
     /// quads for the integer pairs on aarch64 with the dot products (`sdot`/`udot`):
     /// `(r, (4, ⌈k/4⌉)) : (4, (1, 4r))`; in octets with the matrix multiply-adds
     /// (`smmla`/`ummla`/`usmmla`, i8mm): `(r, (8, ⌈k/8⌉)) : (8, (1, 8r))`; in sixteens on
@@ -305,7 +307,7 @@ macro_rules! half_pair {
                 r: usize,
                 k: usize,
             ) -> Result<crate::DynLayout, crate::LayoutError> {
-                super::pack::panel_layout(half_inputs::kstep::<$t>(isa), r, k)
+                super::pack::panel_layout(half_inputs::panel_kstep::<$t>(isa, r), r, k)
             }
             fn has_kernel(isa: Isa) -> bool {
                 <f32 as Element>::kernel(isa).is_some()
