@@ -546,6 +546,7 @@ pub(crate) unsafe fn tile_body_in_place<
 /// # Safety
 /// As [`tile_body_in_place`], with `2·H == NR`.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) unsafe fn tile_body_in_place_halves<
     T: Element,
     S: Simd<T>,
