@@ -582,6 +582,45 @@ pub(crate) unsafe fn tile_body_in_place_halves<
     }
 }
 
+/// The k loop of a tile: `Σ_p A(·, p)·B(p, j)` over the tile's `t.k` steps, A's micro-panel
+/// at `t.a`, B's steps from `b`, in MV × NR registers (four steps per trip).
+///
+/// # Safety
+/// As [`tile_body`], with the broadcast values of every k step of the tile readable from `b`.
+#[inline(always)]
+pub(crate) unsafe fn accumulate<
+    T: Element,
+    S: Simd<T>,
+    const MV: usize,
+    const NR: usize,
+    B: BSource<T, NR>,
+>(
+    t: &Tile<T>,
+    mut b: B,
+) -> [[S::V; MV]; NR] {
+    let mr = MV * S::LANES;
+    let mut a = t.a;
+    // SAFETY: the caller guarantees the ISA and MR·k readable elements of A at `t.a`, and
+    // every k step of `b`.
+    unsafe {
+        let mut acc = [[S::zero(); MV]; NR];
+        // four k steps per trip (one pointer update and branch per four)
+        for _ in 0..t.k / 4 {
+            for u in 0..4 {
+                k_step::<T, S, MV, NR, B>(&mut acc, a.add(u * mr), &b, u);
+            }
+            a = a.add(4 * mr);
+            b.advance(4);
+        }
+        for _ in 0..t.k % 4 {
+            k_step::<T, S, MV, NR, B>(&mut acc, a, &b, 0);
+            a = a.add(mr);
+            b.advance(1);
+        }
+        acc
+    }
+}
+
 /// The microkernel body over any source of the broadcast operand.
 ///
 /// # Safety
@@ -595,7 +634,7 @@ unsafe fn tile_body_from<
     B: BSource<T, NR>,
 >(
     t: &Tile<T>,
-    mut b: B,
+    b: B,
 ) {
     let lanes = S::LANES;
     let mr = MV * lanes;
@@ -617,21 +656,7 @@ unsafe fn tile_body_from<
                 }
             }
         }
-        let mut acc = [[S::zero(); MV]; NR];
-        let mut a = t.a;
-        // four k steps per trip (one pointer update and branch per four)
-        for _ in 0..t.k / 4 {
-            for u in 0..4 {
-                k_step::<T, S, MV, NR, B>(&mut acc, a.add(u * mr), &b, u);
-            }
-            a = a.add(4 * mr);
-            b.advance(4);
-        }
-        for _ in 0..t.k % 4 {
-            k_step::<T, S, MV, NR, B>(&mut acc, a, &b, 0);
-            a = a.add(mr);
-            b.advance(1);
-        }
+        let acc = accumulate::<T, S, MV, NR, B>(t, b);
         let alpha = S::splat(t.alpha);
         if t.rsc == 1 {
             // columns of the tile are contiguous: vector loads and stores of C

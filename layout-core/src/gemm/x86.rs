@@ -299,7 +299,7 @@ unsafe fn halves_body<
     B: super::kernel::BSource<T, NR>,
 >(
     t: &Tile<T>,
-    mut b: B,
+    b: B,
 ) {
     let lanes = S::LANES;
     let half = lanes / 2;
@@ -318,52 +318,7 @@ unsafe fn halves_body<
                 }
             }
         }
-        let mut acc = [[S::zero(); MV]; NR];
-        let mut a = t.a;
-        /// One k step: MV vector loads of A, NR broadcasts of B, MV·NR multiply-adds.
-        ///
-        /// # Safety
-        /// As [`halves_body`] for the k step at `a` (MR elements) and step `u` of `b`.
-        #[inline(always)]
-        unsafe fn step<
-            T: super::kernel::Element,
-            S: Halves<T>,
-            const MV: usize,
-            const NR: usize,
-            B: super::kernel::BSource<T, NR>,
-        >(
-            acc: &mut [[S::V; MV]; NR],
-            a: *const T,
-            b: &B,
-            u: usize,
-        ) {
-            // SAFETY: the caller guarantees the ISA, MR readable elements at `a` and step `u`.
-            unsafe {
-                let mut av = [S::zero(); MV];
-                for v in 0..MV {
-                    av[v] = S::load(a.add(v * S::LANES));
-                }
-                let row = b.step(u);
-                for j in 0..NR {
-                    let bj = S::splat(row[j]);
-                    for v in 0..MV {
-                        acc[j][v] = S::fma(av[v], bj, acc[j][v]);
-                    }
-                }
-            }
-        }
-        for _ in 0..t.k / 4 {
-            for u in 0..4 {
-                step::<T, S, MV, NR, B>(&mut acc, a.add(u * mr), &b, u);
-            }
-            a = a.add(4 * mr);
-            b.advance(4);
-        }
-        for _ in 0..t.k % 4 {
-            step::<T, S, MV, NR, B>(&mut acc, a, &b, 0);
-            a = a.add(mr);
-            b.advance(1);
-        }
+        let acc = super::kernel::accumulate::<T, S, MV, NR, B>(t, b);
         let alpha = S::splat(t.alpha);
         if t.rsc == 1 {
             let beta = S::splat(t.beta);
