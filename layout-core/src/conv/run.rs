@@ -870,7 +870,8 @@ fn one_by_one_widened<T: ConvElement>(
         input.t[1].step().unwrap_or(0),
     );
     let po = output.merged_hw().unwrap_or(0);
-    let block = (WIDE_BLOCK / c.max(1)).clamp(16, npix.max(1));
+    // (at least 16 pixels, at most the image: `clamp` would panic on an image under 16)
+    let block = (WIDE_BLOCK / c.max(1)).max(16).min(npix.max(1));
     let len = block.saturating_mul(c);
     let mut wide = Vec::new();
     wide.try_reserve_exact(len)
