@@ -384,9 +384,12 @@ pub(crate) fn taps(
         if a.dh == b.dh && a.dw == b.dw && b.coff == a.coff + 1 {
             v[p].run = b.run + 1;
         }
+        // (offsets of extreme dilations may not fit `isize`: such taps are not a run)
+        let at = |t: Tap, sw: isize| t.dw.checked_mul(sw)?.checked_add(t.coff);
         if let Some(sw) = sw
             && a.dh == b.dh
-            && b.coff + b.dw * sw == a.coff + a.dw * sw + 1
+            && let (Some(ao), Some(bo)) = (at(a, sw), at(b, sw))
+            && ao.checked_add(1) == Some(bo)
         {
             v[p].wide = b.wide + 1;
         }

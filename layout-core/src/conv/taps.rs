@@ -316,6 +316,12 @@ fn halo_item(
         let p_hi = (in_w as isize - iw0).clamp(p_lo as isize, span as isize) as usize;
         row[..p_lo * c].fill(0.0);
         row[p_hi * c..].fill(0.0);
+        if p_lo == p_hi {
+            // no pixel inside (and with extreme strides and padding, `iw0 + p_lo` is no
+            // input column: its offset need not fit `isize`)
+            continue;
+        }
+        // (an input column: its offset is inside the buffer)
         let at = in_row + (iw0 + p_lo as isize) * sw;
         if sc == 1 {
             // (merged: the next pixel is the next C channels) one run
