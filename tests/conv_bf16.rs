@@ -26,7 +26,14 @@ fn force_dot() {
 
 /// Whether the pair tile can run here (at `Isa::Avx512`).
 fn tile_here() -> bool {
-    Isa::Avx512.is_available() && std::arch::is_x86_feature_detected!("avx512bf16")
+    #[cfg(target_arch = "x86_64")]
+    {
+        Isa::Avx512.is_available() && std::arch::is_x86_feature_detected!("avx512bf16")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// NCHW, NHWC, the reverse (W H C N), NCHW with padded rows and gaps, nChw4c / OIhw4i4o.
