@@ -225,6 +225,8 @@ fn shapes() -> Vec<(usize, usize, usize)> {
         (65, 257, 37), // one full KC block and one of 1
         (401, 3, 29),  // crosses MC for every kernel
         (3, 2, 4100),  // crosses NC
+        (70, 9, 16),   // 16 columns: the narrow tiles where a kernel has them (2 × 8, not 12 + 4)
+        (16, 300, 70), // 16 rows, C row-major runs Cᵀ: narrow again, two k blocks
     ]
 }
 
@@ -625,6 +627,7 @@ fn packed_b_matches_the_reference_and_round_trips() {
             (5, 3, 40),
             (1, 300, 70),
             (2, 513, 33),
+            (16, 300, 70), // the small-batch shape: 16 columns of Cᵀ, narrow tiles
         ] {
             let a: Vec<f32> = (0..m * k).map(|_| rng.range(-4, 5) as f32).collect();
             let b: Vec<f32> = (0..k * n).map(|_| rng.range(-4, 5) as f32).collect();

@@ -144,6 +144,9 @@ pub(crate) fn run_panels<'s, K: Kern>(
             cs: sc.rs,
         };
     }
+    // few columns: the kernel's narrow variant where its tiles waste fewer of them
+    let fitted = ki.fit(n);
+    let ki = &fitted;
     let ctx = Ctx {
         k,
         alpha,

@@ -95,6 +95,7 @@ impl Element for f32 {
                 let (mr, nr) = super::x86::AVX512_F32;
                 Some(
                     info(mr, nr, super::x86::avx512_f32)
+                        .with_narrow(super::x86::AVX512_F32_NARROW, super::x86::avx512_f32_narrow)
                         .with_lanes(16)
                         .with_in_place(super::x86::avx512_f32_in_place)
                         .without_strided_in_place(),

@@ -215,6 +215,10 @@ pub struct KernelInfo<T, P = T> {
     /// contiguous (its packing a transpose); `false` where packing it measured faster
     /// ([`without_strided_in_place`](Self::without_strided_in_place)).
     pub(crate) strided_in_place: bool,
+    /// The same MR with fewer columns (`(NR', kernel)`, NR' < NR), for a product whose
+    /// broadcast extent is small: [`fit`](Self::fit) picks it where its tiles waste fewer
+    /// columns (16 columns: two 8-column tiles instead of 12 + a 4-column edge).
+    pub(crate) narrow: Option<(usize, Ukr<T, P>)>,
 }
 
 impl<T, P> KernelInfo<T, P> {
@@ -244,6 +248,45 @@ impl<T, P> KernelInfo<T, P> {
             in_place: None,
             lanes: 0,
             strided_in_place: true,
+            narrow: None,
+        }
+    }
+
+    /// The same kernel, with `ukr` its variant of `nr` columns (fewer than its NR) for
+    /// products with few columns ([`fit`](Self::fit)).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn with_narrow(self, nr: usize, ukr: Ukr<T, P>) -> Self {
+        debug_assert!(nr < self.nr && nr > 0);
+        KernelInfo {
+            narrow: Some((nr, ukr)),
+            ..self
+        }
+    }
+
+    /// The kernel for a product of `n` columns (the broadcast operand's extent): the narrow
+    /// variant where `n` is at most [`NARROW_MAX_N`] and its tiles cover fewer padded columns
+    /// than NR's (16 columns: 2 × 8 against 2 × 12), else this one. The narrow tile keeps MR,
+    /// KC and MC (a B packed ahead of time for MR stays valid) and reads its broadcast operand
+    /// packed.
+    pub(crate) fn fit(&self, n: usize) -> Self
+    where
+        T: Copy,
+        P: Copy,
+    {
+        match self.narrow {
+            Some((nr, ukr))
+                if n <= NARROW_MAX_N && n.div_ceil(nr) * nr < n.div_ceil(self.nr) * self.nr =>
+            {
+                KernelInfo {
+                    nr,
+                    ukr,
+                    nc: (self.nc / nr).max(1) * nr,
+                    in_place: None,
+                    narrow: None,
+                    ..*self
+                }
+            }
+            _ => *self,
         }
     }
 
@@ -278,6 +321,10 @@ impl<T, P> KernelInfo<T, P> {
         KernelInfo { lanes, ..self }
     }
 }
+
+/// The most columns for which [`KernelInfo::fit`] takes a narrow kernel: the decode and
+/// small-batch shapes, where the padding of the last tile is a large share of the work.
+pub(crate) const NARROW_MAX_N: usize = 64;
 
 /// [`KernelInfo::sized`]'s `[KC, MC, NC]` for caches `c`, an `mr × nr` tile of `p`-byte packed
 /// elements.

@@ -863,6 +863,7 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
             in_place: None,
             lanes: 0,
             strided_in_place: false,
+            narrow: None,
         });
     }
     #[cfg(target_arch = "x86_64")]

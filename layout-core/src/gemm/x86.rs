@@ -142,6 +142,20 @@ pub(crate) unsafe fn avx512_f32(t: &Tile<f32>) {
     unsafe { tile_body::<f32, Avx512F32, 2, 12>(t) }
 }
 
+/// The columns of [`avx512_f32_narrow`].
+pub(crate) const AVX512_F32_NARROW: usize = 8;
+
+/// AVX-512 f32 microkernel, 32 × 8: the narrow variant of [`avx512_f32`] for products of few
+/// columns (`KernelInfo::fit`: 16 columns as two tiles, not 12 + 4).
+///
+/// # Safety
+/// As `Ukr`; AVX-512F and FMA are available.
+#[target_feature(enable = "avx512f,fma")]
+pub(crate) unsafe fn avx512_f32_narrow(t: &Tile<f32>) {
+    // SAFETY: forwarded contract; the features are enabled on this function.
+    unsafe { tile_body::<f32, Avx512F32, 2, AVX512_F32_NARROW>(t) }
+}
+
 /// AVX-512 f64 microkernel, 32 × 6.
 ///
 /// # Safety
