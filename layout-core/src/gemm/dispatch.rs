@@ -13,6 +13,28 @@ use super::kernel::{Direct, Element, KernelInfo, PORTABLE_MR, PORTABLE_NR, porta
 /// aarch64 NEON f32 8 × 12 / f64 8 × 6.
 pub use crate::isa::Isa;
 
+/// An element type's kernels by instruction set, each made once ([`KernelInfo::sized`] divides
+/// the cache sizes: a cost the small products of the unpacked route would otherwise pay on every
+/// call).
+struct Memo<T>([std::sync::OnceLock<Option<KernelInfo<T>>>; 4]);
+
+impl<T: Copy> Memo<T> {
+    const fn new() -> Self {
+        Memo([const { std::sync::OnceLock::new() }; 4])
+    }
+
+    /// `make(isa)`, made on the first call for `isa`.
+    fn get(&self, isa: Isa, make: fn(Isa) -> Option<KernelInfo<T>>) -> Option<KernelInfo<T>> {
+        let slot = match isa {
+            Isa::Portable => 0,
+            Isa::Neon => 1,
+            Isa::Avx2 => 2,
+            Isa::Avx512 => 3,
+        };
+        *self.0[slot].get_or_init(|| make(isa))
+    }
+}
+
 /// The f32/f64 kernels' blocking ([`KernelInfo::sized`]): KC at most 256, the A block at most
 /// 384 KiB.
 fn info<T>(mr: usize, nr: usize, ukr: super::kernel::Ukr<T>) -> KernelInfo<T> {
@@ -79,41 +101,45 @@ impl Element for f32 {
         None
     }
     fn kernel(isa: Isa) -> Option<KernelInfo<f32>> {
-        match isa {
-            Isa::Portable => Some(info(PORTABLE_MR, PORTABLE_NR, portable_ukr::<f32>)),
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => {
-                let (mr, nr) = super::x86::AVX2_F32;
-                Some(
-                    info(mr, nr, super::x86::avx2_f32)
-                        .with_lanes(8)
-                        .with_in_place(super::x86::avx2_f32_in_place),
-                )
-            }
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => {
-                let (mr, nr) = super::x86::AVX512_F32;
-                Some(
-                    info(mr, nr, super::x86::avx512_f32)
-                        .with_narrow(super::x86::AVX512_F32_NARROW, super::x86::avx512_f32_narrow)
-                        .with_lanes(16)
-                        .with_in_place(super::x86::avx512_f32_in_place)
-                        .without_strided_in_place(),
-                )
-            }
-            #[cfg(target_arch = "aarch64")]
-            Isa::Neon => {
-                let (mr, nr) = super::neon::NEON_F32;
-                Some(
-                    info(mr, nr, super::neon::neon_f32)
-                        .with_in_place(super::neon::neon_f32_in_place),
-                )
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            Isa::Avx2 | Isa::Avx512 => None,
-            #[cfg(not(target_arch = "aarch64"))]
-            Isa::Neon => None,
+        static TABLE: Memo<f32> = Memo::new();
+        TABLE.get(isa, kernel_of_f32)
+    }
+}
+
+/// The f32 kernel of `isa` with its blocking, as [`Element::kernel`] returns it (once per
+/// instruction set: [`Memo`]).
+fn kernel_of_f32(isa: Isa) -> Option<KernelInfo<f32>> {
+    match isa {
+        Isa::Portable => Some(info(PORTABLE_MR, PORTABLE_NR, portable_ukr::<f32>)),
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => {
+            let (mr, nr) = super::x86::AVX2_F32;
+            Some(
+                info(mr, nr, super::x86::avx2_f32)
+                    .with_lanes(8)
+                    .with_in_place(super::x86::avx2_f32_in_place),
+            )
         }
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => {
+            let (mr, nr) = super::x86::AVX512_F32;
+            Some(
+                info(mr, nr, super::x86::avx512_f32)
+                    .with_narrow(super::x86::AVX512_F32_NARROW, super::x86::avx512_f32_narrow)
+                    .with_lanes(16)
+                    .with_in_place(super::x86::avx512_f32_in_place)
+                    .without_strided_in_place(),
+            )
+        }
+        #[cfg(target_arch = "aarch64")]
+        Isa::Neon => {
+            let (mr, nr) = super::neon::NEON_F32;
+            Some(info(mr, nr, super::neon::neon_f32).with_in_place(super::neon::neon_f32_in_place))
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        Isa::Avx2 | Isa::Avx512 => None,
+        #[cfg(not(target_arch = "aarch64"))]
+        Isa::Neon => None,
     }
 }
 
@@ -157,40 +183,44 @@ impl Element for f64 {
         None
     }
     fn kernel(isa: Isa) -> Option<KernelInfo<f64>> {
-        match isa {
-            Isa::Portable => Some(info(PORTABLE_MR, PORTABLE_NR, portable_ukr::<f64>)),
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => {
-                let (mr, nr) = super::x86::AVX2_F64;
-                Some(
-                    info(mr, nr, super::x86::avx2_f64)
-                        .with_lanes(4)
-                        .with_in_place(super::x86::avx2_f64_in_place),
-                )
-            }
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => {
-                let (mr, nr) = super::x86::AVX512_F64;
-                Some(
-                    info(mr, nr, super::x86::avx512_f64)
-                        .with_lanes(8)
-                        .with_in_place(super::x86::avx512_f64_in_place)
-                        .without_strided_in_place(),
-                )
-            }
-            #[cfg(target_arch = "aarch64")]
-            Isa::Neon => {
-                let (mr, nr) = super::neon::NEON_F64;
-                Some(
-                    info(mr, nr, super::neon::neon_f64)
-                        .with_in_place(super::neon::neon_f64_in_place),
-                )
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            Isa::Avx2 | Isa::Avx512 => None,
-            #[cfg(not(target_arch = "aarch64"))]
-            Isa::Neon => None,
+        static TABLE: Memo<f64> = Memo::new();
+        TABLE.get(isa, kernel_of_f64)
+    }
+}
+
+/// The f64 kernel of `isa` with its blocking, as [`Element::kernel`] returns it (once per
+/// instruction set: [`Memo`]).
+fn kernel_of_f64(isa: Isa) -> Option<KernelInfo<f64>> {
+    match isa {
+        Isa::Portable => Some(info(PORTABLE_MR, PORTABLE_NR, portable_ukr::<f64>)),
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => {
+            let (mr, nr) = super::x86::AVX2_F64;
+            Some(
+                info(mr, nr, super::x86::avx2_f64)
+                    .with_lanes(4)
+                    .with_in_place(super::x86::avx2_f64_in_place),
+            )
         }
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => {
+            let (mr, nr) = super::x86::AVX512_F64;
+            Some(
+                info(mr, nr, super::x86::avx512_f64)
+                    .with_lanes(8)
+                    .with_in_place(super::x86::avx512_f64_in_place)
+                    .without_strided_in_place(),
+            )
+        }
+        #[cfg(target_arch = "aarch64")]
+        Isa::Neon => {
+            let (mr, nr) = super::neon::NEON_F64;
+            Some(info(mr, nr, super::neon::neon_f64).with_in_place(super::neon::neon_f64_in_place))
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        Isa::Avx2 | Isa::Avx512 => None,
+        #[cfg(not(target_arch = "aarch64"))]
+        Isa::Neon => None,
     }
 }
 
