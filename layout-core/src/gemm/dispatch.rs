@@ -207,6 +207,7 @@ fn kernel_of_f64(isa: Isa) -> Option<KernelInfo<f64>> {
             let (mr, nr) = super::x86::AVX512_F64;
             Some(
                 info(mr, nr, super::x86::avx512_f64)
+                    .with_narrow(super::x86::AVX512_F64_NARROW, super::x86::avx512_f64_narrow)
                     .with_lanes(8)
                     .with_in_place(super::x86::avx512_f64_in_place)
                     .without_strided_in_place(),

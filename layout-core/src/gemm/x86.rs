@@ -156,6 +156,20 @@ pub(crate) unsafe fn avx512_f32_narrow(t: &Tile<f32>) {
     unsafe { tile_body::<f32, Avx512F32, 2, AVX512_F32_NARROW>(t) }
 }
 
+/// The columns of [`avx512_f64_narrow`].
+pub(crate) const AVX512_F64_NARROW: usize = 4;
+
+/// AVX-512 f64 microkernel, 32 × 4: the narrow variant of [`avx512_f64`] (16 columns as four
+/// tiles, not 6 + 6 + 4).
+///
+/// # Safety
+/// As `Ukr`; AVX-512F and FMA are available.
+#[target_feature(enable = "avx512f,fma")]
+pub(crate) unsafe fn avx512_f64_narrow(t: &Tile<f64>) {
+    // SAFETY: forwarded contract; the features are enabled on this function.
+    unsafe { tile_body::<f64, Avx512F64, 4, AVX512_F64_NARROW>(t) }
+}
+
 /// AVX-512 f64 microkernel, 32 × 6.
 ///
 /// # Safety
