@@ -95,7 +95,14 @@ impl Element for f32 {
         #[cfg(target_arch = "x86_64")]
         if isa == Isa::Avx512 && run == super::x86::HALVES_RUN_F32 {
             let (mr, nr) = super::x86::AVX512_F32;
-            return Some(info(mr, nr, super::x86::avx512_f32_runs).with_lanes(run));
+            return Some(
+                info(mr, nr, super::x86::avx512_f32_runs)
+                    .with_narrow(
+                        super::x86::AVX512_F32_NARROW,
+                        super::x86::avx512_f32_runs_narrow,
+                    )
+                    .with_lanes(run),
+            );
         }
         let _ = (isa, run);
         None
@@ -169,7 +176,14 @@ impl Element for f64 {
         #[cfg(target_arch = "x86_64")]
         if isa == Isa::Avx512 && run == super::x86::HALVES_RUN_F64 {
             let (mr, nr) = super::x86::AVX512_F64;
-            return Some(info(mr, nr, super::x86::avx512_f64_runs).with_lanes(run));
+            return Some(
+                info(mr, nr, super::x86::avx512_f64_runs)
+                    .with_narrow(
+                        super::x86::AVX512_F64_NARROW,
+                        super::x86::avx512_f64_runs_narrow,
+                    )
+                    .with_lanes(run),
+            );
         }
         #[cfg(target_arch = "aarch64")]
         if isa == Isa::Neon && run == super::neon::FRACTAL_F64.0 {

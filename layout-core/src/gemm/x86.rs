@@ -415,6 +415,26 @@ pub(crate) unsafe fn avx512_f32_runs(t: &Tile<f32>) {
     unsafe { halves_body::<f32, Avx512F32, 2, 12, _>(t, PackedSteps(t.b)) }
 }
 
+/// [`avx512_f32_runs`] on 8 columns: its narrow variant (`KernelInfo::fit`).
+///
+/// # Safety
+/// As [`avx512_f32_runs`].
+#[target_feature(enable = "avx512f,fma")]
+pub(crate) unsafe fn avx512_f32_runs_narrow(t: &Tile<f32>) {
+    // SAFETY: forwarded contract; the features are enabled on this function.
+    unsafe { halves_body::<f32, Avx512F32, 2, AVX512_F32_NARROW, _>(t, PackedSteps(t.b)) }
+}
+
+/// [`avx512_f64_runs`] on 4 columns: its narrow variant (`KernelInfo::fit`).
+///
+/// # Safety
+/// As [`avx512_f64_runs`].
+#[target_feature(enable = "avx512f,fma")]
+pub(crate) unsafe fn avx512_f64_runs_narrow(t: &Tile<f64>) {
+    // SAFETY: forwarded contract; the features are enabled on this function.
+    unsafe { halves_body::<f64, Avx512F64, 4, AVX512_F64_NARROW, _>(t, PackedSteps(t.b)) }
+}
+
 /// AVX-512 f64 32 × 6 microkernel storing C in 4-element runs ([`Halves`]; the kernel's
 /// `lanes` is 4).
 ///
