@@ -409,7 +409,14 @@ fn prepared_f32_filters_stay_exact() {
 fn every_pair_tile_width_and_k_remainder() {
     let mut t = 0u64;
     for ow in 1..=24 {
-        for (c, r, o) in [(2, 1, 32), (4, 1, 64), (6, 1, 32), (8, 1, 32), (5, 1, 32), (2, 3, 32)] {
+        for (c, r, o) in [
+            (2, 1, 32),
+            (4, 1, 64),
+            (6, 1, 32),
+            (8, 1, 32),
+            (5, 1, 32),
+            (2, 3, 32),
+        ] {
             let p = Conv2d::default().padding(r / 2);
             let (x, k) = ([1, c, 2, ow], [o, c, r, r]);
             for (fx, fy) in [(1, 1), (0, 0)] {
