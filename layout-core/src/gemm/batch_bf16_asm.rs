@@ -42,7 +42,7 @@ macro_rules! pairs {
         /// of a pair added into each f32 lane) for the columns `j` of a 32-row tile this loop
         /// names (`j < NR`, the others untouched): `A(v, p)` the 16 words at
         /// `a + p·lda + 16v` (a word the bf16 pair of k = 2p, 2p + 1 of one row), `B(p, j)`
-        /// the two bf16 at `b + j·csb + 2p`.
+        /// the two bf16 at `b + j·csb + 2p`; `acc` holds at least the loop's columns.
         ///
         /// # Safety
         /// AVX-512 BF16 is available; for every `p < k2` and column `j`, the 32 words from
@@ -51,7 +51,7 @@ macro_rules! pairs {
         #[target_feature(enable = "avx512bf16,avx512f")]
         #[inline]
         pub(super) unsafe fn $name(
-            acc: &mut [[__m512; 2]; 12],
+            acc: &mut [[__m512; 2]],
             a: *const u32,
             lda: isize,
             b: *const u16,
@@ -262,7 +262,8 @@ pairs!(
     ]
 );
 
-/// The hand-scheduled loop of `w` columns (1 to 12) on `r`'s first `w`.
+/// The hand-scheduled loop of `w` columns (1 to 12) on `r`'s first `w` (`r` has at least
+/// `w`: the accumulators of the columns the loop reads, a cut item's from its first).
 ///
 /// # Safety
 /// As the loops above for the columns `j < w`.
@@ -270,7 +271,7 @@ pairs!(
 #[inline]
 pub(super) unsafe fn cols(
     w: usize,
-    r: &mut [[__m512; 2]; 12],
+    r: &mut [[__m512; 2]],
     a: *const u32,
     lda: isize,
     b: *const u16,
