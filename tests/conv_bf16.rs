@@ -14,10 +14,18 @@ use layout::named::blocked::{nchw_blocked, oihw_blocked};
 use layout::{DynLayout, Tensor};
 use proptest::prelude::*;
 
-/// Sets `LAYOUT_CONV_BF16=dot` once, before any test of this binary convolves.
+#[path = "support/runner.rs"]
+mod runner;
+
+/// Sets `LAYOUT_CONV_BF16=dot` once, before any test of this binary convolves, unless the
+/// environment already names a route (the child processes of
+/// [`every_route_and_instruction_set_override`]).
 fn force_dot() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
+        if std::env::var_os("LAYOUT_CONV_BF16").is_some() {
+            return;
+        }
         // SAFETY: every test of this binary calls this first and waits on `ONCE`; no thread of
         // the process reads the environment while it is written.
         unsafe { std::env::set_var("LAYOUT_CONV_BF16", "dot") }
@@ -387,6 +395,66 @@ fn prepared_f32_filters_stay_exact() {
                     // rounded filters would be off by far more
                 }
             }
+        }
+    }
+}
+
+/// Every width of the pair tile's hand-scheduled loops (rows of 1 to 24 output pixels: tiles
+/// of 1 to 12 columns) on whole 32-channel blocks (32 and 64 output channels), every
+/// remainder of their four-pair unrolling (1×1 over 2, 4, 6, 8 channels: 1 to 4 pairs; 5
+/// channels: 3 pairs, the last with the zero pad channel), and taps cut by the padding (3×3,
+/// padding 1: cut items of one pair beside merged rows), NHWC in place and NCHW through the
+/// copy, small integers: exact.
+#[test]
+fn every_pair_tile_width_and_k_remainder() {
+    let mut t = 0u64;
+    for ow in 1..=24 {
+        for (c, r, o) in [
+            (2, 1, 32),
+            (4, 1, 64),
+            (6, 1, 32),
+            (8, 1, 32),
+            (5, 1, 32),
+            (2, 3, 32),
+        ] {
+            let p = Conv2d::default().padding(r / 2);
+            let (x, k) = ([1, c, 2, ow], [o, c, r, r]);
+            for (fx, fy) in [(1, 1), (0, 0)] {
+                check(p, x, k, fx, 0, fy, true, t);
+                t += 1;
+            }
+        }
+    }
+}
+
+/// The test above in child processes of this executable under every route override
+/// (`LAYOUT_CONV_BF16=dot|widen`) and every instruction-set cap (`LAYOUT_ISA`), so that the
+/// pair tile, the widened `f32` taps and the portable kernels each run it.
+#[test]
+fn every_route_and_instruction_set_override() {
+    let exe = std::env::current_exe().unwrap();
+    for route in ["dot", "widen"] {
+        for isa in ["avx512", "avx2", "portable"] {
+            let out = runner::command(&exe)
+                .args([
+                    "--exact",
+                    "every_pair_tile_width_and_k_remainder",
+                    "--test-threads=1",
+                ])
+                .env("LAYOUT_CONV_BF16", route)
+                .env("LAYOUT_ISA", isa)
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success(),
+                "LAYOUT_CONV_BF16={route} LAYOUT_ISA={isa}: {text}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                text.contains("1 passed"),
+                "LAYOUT_CONV_BF16={route} LAYOUT_ISA={isa}: the test did not run: {text}"
+            );
         }
     }
 }

@@ -146,6 +146,14 @@ unsafe fn tile<const MV: usize, const NR: usize, const FULL: bool>(
     };
     let whole = |v: usize| FULL || v + 1 < MV;
     let mut acc = [[_mm512_setzero_ps(); MV]; NR];
+    if MV == 2 && FULL {
+        // 32 whole rows: the hand-scheduled loops (`batch_bf16_asm.rs`)
+        // SAFETY: the caller's contract (rows i .. i + 32 of A, the tile's columns of C).
+        unsafe { tile_asm::<MV, NR>(s, i, j, &mut acc) };
+        // SAFETY: (the stores) every C element of the tile is the caller's.
+        unsafe { write::<MV, NR, FULL>(s, &acc, i, j, rows, mask) };
+        return;
+    }
     for it in s.items {
         // the item's columns inside this tile, from its first
         let (lo, hi) = (
@@ -199,6 +207,56 @@ unsafe fn tile<const MV: usize, const NR: usize, const FULL: bool>(
     }
     // SAFETY: (the stores) every C element of the tile is the caller's.
     unsafe { write::<MV, NR, FULL>(s, &acc, i, j, rows, mask) };
+}
+
+/// The accumulation of [`tile`] for 32 whole rows (`MV = 2`) on the hand-scheduled loops of
+/// `batch_bf16_asm.rs`: an item over all the tile's columns is the loop of `NR` columns, an
+/// item cut to columns `lo .. hi` the loop of `hi − lo` columns on those accumulators (in
+/// place: a copy of the twelve columns to the loop's first and back was a `memmove` call
+/// each way, 9 % of the first layer's time).
+///
+/// # Safety
+/// AVX-512 BF16 is available; `MV = 2`; rows `i .. i + 32` are inside A's rows; every A word
+/// and B pair of the tile's columns of every item are elements of their operands (the
+/// contract of [`tiles_bf16`]).
+#[target_feature(enable = "avx512bf16,avx512f")]
+#[inline]
+unsafe fn tile_asm<const MV: usize, const NR: usize>(
+    s: &PairShape<'_>,
+    i: usize,
+    j: usize,
+    acc: &mut [[__m512; MV]; NR],
+) {
+    use super::batch_bf16_asm::cols;
+    let mut r = [[_mm512_setzero_ps(); 2]; 12];
+    for it in s.items {
+        // the item's columns inside this tile, from its first
+        let (lo, hi) = (
+            it.lo.saturating_sub(j).min(NR),
+            it.hi.saturating_sub(j).min(NR),
+        );
+        if lo >= hi {
+            continue;
+        }
+        // (column lo's B: inside the item's columns, an element of B)
+        let b = it.b.wrapping_offset((j + lo) as isize * it.csb);
+        // SAFETY: row i of A is inside it (the caller's contract: i < m).
+        let a = unsafe { it.a.add(i) };
+        if lo == 0 && hi == NR {
+            // SAFETY: every pair p < k2 of rows i .. i + 32 and of the columns j .. j + NR is
+            // the caller's (the item covers the whole tile).
+            unsafe { cols(NR, &mut r[..NR], a, it.lda, b, it.csb, it.k2) };
+        } else {
+            // SAFETY: as above for the item's columns j + lo .. j + hi, whose first is `b`
+            // (their accumulators from `r[lo]`).
+            unsafe { cols(hi - lo, &mut r[lo..hi], a, it.lda, b, it.csb, it.k2) };
+        }
+    }
+    for jj in 0..NR {
+        for v in 0..MV.min(2) {
+            acc[jj][v] = r[jj][v];
+        }
+    }
 }
 
 /// Whether column `jj` of a tile is inside an item's columns `lo .. hi`.
@@ -411,6 +469,36 @@ mod tests {
                             beta,
                             (m * 131 + n * 7 + nt) as u64,
                         );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The hand-scheduled loops (32 whole rows, `batch_bf16_asm.rs`): every tile width 1 to
+    /// 12, every remainder of the four-pair unrolling (0 to 9 pairs), whole items and items
+    /// cut to every column range of the tile, one or two 32-row blocks, C both ways.
+    #[test]
+    fn every_asm_width_k_remainder_and_cut() {
+        for nt in 1..=NR {
+            for m in [32, 64] {
+                for k2 in 0..10 {
+                    // a whole item, then one cut to each (lo, hi) of the tile, after a
+                    // whole item (the cut accumulates onto it)
+                    check(m, nt, nt, &[k2], &[(0, usize::MAX)], true, 0.0, k2 as u64);
+                    for lo in 0..nt {
+                        for hi in lo + 1..=nt {
+                            check(
+                                m,
+                                nt,
+                                nt,
+                                &[k2 + 1, k2],
+                                &[(0, usize::MAX), (lo, hi)],
+                                hi % 2 == 0,
+                                if lo % 2 == 0 { 0.0 } else { 1.0 },
+                                (nt * 1000 + lo * 20 + hi) as u64,
+                            );
+                        }
                     }
                 }
             }

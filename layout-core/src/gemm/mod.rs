@@ -76,6 +76,8 @@ mod batch_avx512;
 #[cfg(target_arch = "x86_64")]
 mod batch_bf16;
 #[cfg(target_arch = "x86_64")]
+mod batch_bf16_asm;
+#[cfg(target_arch = "x86_64")]
 mod bf16;
 mod block;
 mod check;
