@@ -347,3 +347,135 @@ unsafe fn dot_panel(x: &[u32], panel: &[f32], sums: &mut [f32; MR]) {
         }
     }
 }
+
+/// The most rows of A that [`small_m_pairs`] takes (B pre-packed, one thread).
+pub(crate) const SMALL_M: usize = 48;
+
+/// A few rows of A (m ≤ [`SMALL_M`]) times a bf16 B pre-packed in k pairs (as
+/// [`gemv_pairs`]): `C ← α·A·B + β·C` (β = 0: C not read). The rows run in groups of equal
+/// height (at most 12: m = 16 is two groups of 8, where the engine's 32 × 12 tiles would run a
+/// second tile of 12 for 4 rows), each group a tile of that exact height over every k block of
+/// one 32-column panel, A's k pairs read as words from a copy of A's rows.
+///
+/// `a` is A (element (i, q) at `origin + i·rs + q·cs`), `c` C (element (i, j) at
+/// `origin + i·rs + j·cs`), both checked by the front; 0 < m ≤ [`SMALL_M`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn small_m_pairs(
+    alpha: f32,
+    (a, sa): (&[half::bf16], super::check::Strided),
+    m: usize,
+    (words, kcw, k, n): (&[f32], usize, usize, usize),
+    beta: f32,
+    (c, sc): (&mut [f32], super::check::Strided),
+) {
+    let kw = k.div_ceil(2);
+    let at = |i: usize, q: usize| {
+        a[(sa.origin + i as isize * sa.rs + q as isize * sa.cs) as usize].to_bits()
+    };
+    // A's rows as k-pair words (an odd last k value beside a zero), row i at `i·kw`
+    let mut x = Vec::with_capacity(m * kw);
+    for i in 0..m {
+        x.extend((0..kw).map(|q| {
+            let hi = if 2 * q + 1 < k { at(i, 2 * q + 1) } else { 0 };
+            u32::from(at(i, 2 * q)) | u32::from(hi) << 16
+        }));
+    }
+    let groups = m.div_ceil(NR);
+    let h = m.div_ceil(groups);
+    let panels = n.div_ceil(MR);
+    let kcw = kcw.max(1);
+    let block = panels * MR * kcw;
+    let mut out = [[0f32; MR]; NR];
+    for t in 0..panels {
+        for i0 in (0..m).step_by(h) {
+            let rows = h.min(m - i0);
+            out[..rows].iter_mut().for_each(|r| *r = [0.0; MR]);
+            for (bi, q0) in (0..kw).step_by(kcw).enumerate() {
+                let kwb = kcw.min(kw - q0);
+                let at = bi * block + t * MR * kcw;
+                let panel = &words[at..at + kwb * MR];
+                let xs = &x[i0 * kw + q0..];
+                // SAFETY: the caller runs this only where AVX-512 BF16 was detected (pairs are
+                // packed only there); `panel` holds `kwb` steps of 32 words; row r < rows of
+                // the group reads `xs[r·kw + q]`, q < kwb, inside `x` (i0 + r < m).
+                unsafe { rows_tile(rows, xs, kw, panel, kwb, &mut out) };
+            }
+            for (r, sums) in out[..rows].iter().enumerate() {
+                let row = sc.origin + (i0 + r) as isize * sc.rs;
+                for (j, &s) in sums.iter().enumerate().take(n - t * MR) {
+                    let y = alpha * s;
+                    let o = &mut c[(row + (t * MR + j) as isize * sc.cs) as usize];
+                    *o = if beta == 0.0 { y } else { y + beta * *o };
+                }
+            }
+        }
+    }
+}
+
+/// `out[r][j] += Σ_q xs[r·kw + q]·panel[q][j]` for `rows ≤ NR` rows over `steps` k pairs: the
+/// tile of exactly `rows` rows.
+///
+/// # Safety
+/// AVX-512 BF16 is available; `panel.len() ≥ 32·steps`; `xs[r·kw + q]` exists for
+/// `r < rows`, `q < steps`.
+#[target_feature(enable = "avx512bf16,avx512f")]
+unsafe fn rows_tile(
+    rows: usize,
+    xs: &[u32],
+    kw: usize,
+    panel: &[f32],
+    steps: usize,
+    out: &mut [[f32; MR]; NR],
+) {
+    debug_assert!(panel.len() >= MR * steps && (rows == 0 || xs.len() >= (rows - 1) * kw + steps));
+    macro_rules! arms {
+        ($($n:literal)*) => {
+            match rows {
+                // SAFETY: (each arm) forwarded contract with N = rows.
+                $($n => unsafe { rows_body::<$n>(xs.as_ptr(), kw, panel.as_ptr(), steps, out) },)*
+                _ => {}
+            }
+        };
+    }
+    arms!(1 2 3 4 5 6 7 8 9 10 11 12);
+}
+
+/// [`rows_tile`] for `N` rows: 2·N accumulators, per k pair two vector loads of the panel and
+/// N broadcast words of A.
+///
+/// # Safety
+/// As [`rows_tile`] with `rows == N ≤ NR`, `xs` and `panel` the slices' starts.
+#[inline(always)]
+unsafe fn rows_body<const N: usize>(
+    xs: *const u32,
+    kw: usize,
+    panel: *const f32,
+    steps: usize,
+    out: &mut [[f32; MR]; NR],
+) {
+    let bh = |v: __m512i| -> __m512bh {
+        // SAFETY: a bit-for-bit reinterpretation of 512 bits.
+        unsafe { core::mem::transmute::<__m512i, __m512bh>(v) }
+    };
+    // SAFETY: (whole body) the caller's contract: AVX-512 BF16; step q < steps of the panel
+    // and word q of each of the N rows are readable; `out` holds NR ≥ N rows.
+    unsafe {
+        let mut acc = [[_mm512_setzero_ps(); 2]; N];
+        let p = panel.cast::<i32>();
+        for q in 0..steps {
+            let b0 = bh(_mm512_loadu_si512(p.add(MR * q).cast()));
+            let b1 = bh(_mm512_loadu_si512(p.add(MR * q + 16).cast()));
+            for (r, acc) in acc.iter_mut().enumerate() {
+                let w = bh(_mm512_set1_epi32(*xs.add(r * kw + q) as i32));
+                acc[0] = _mm512_dpbf16_ps(acc[0], b0, w);
+                acc[1] = _mm512_dpbf16_ps(acc[1], b1, w);
+            }
+        }
+        for (r, acc) in acc.iter().enumerate() {
+            for (h, &v) in acc.iter().enumerate() {
+                let o = out[r].as_mut_ptr().add(16 * h);
+                _mm512_storeu_ps(o, _mm512_add_ps(_mm512_loadu_ps(o), v));
+            }
+        }
+    }
+}
