@@ -1,6 +1,7 @@
 //! Pack once, multiply many times: B packed into the blocked kernel's micro-panels ahead of
 //! time, for weights reused across calls — for every element pair: `f32` and `f64` as they
-//! are, `bf16`/`f16` widened to the `f32` panels, `i8` weights as bytes in k quads (the
+//! are, `f16` widened to the `f32` panels, `bf16` in k pairs for `vdpbf16ps` on AVX-512 BF16
+//! (widened elsewhere), `i8` weights as bytes in k quads (the
 //! `vpmaddubsw`/`vpdpbusd` panels, with their largest magnitude measured once), `u8` weights
 //! as `i16` k pairs (the `vpmaddwd` panels).
 //!
