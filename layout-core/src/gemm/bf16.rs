@@ -381,11 +381,10 @@ unsafe fn dot_panel(x: &[u32], panel: &[f32], sums: &mut [f32; MR]) {
 pub(crate) const SMALL_M: usize = 48;
 
 /// A few rows of A (m ≤ [`SMALL_M`]) times a bf16 B pre-packed in k pairs (as
-/// [`gemv_pairs`]): `C ← α·A·B + β·C` (β = 0: C not read). Tiles of exactly the rows' height
-/// (where the engine's 32 × 12 tiles would run m = 16 as 12 + a padded 12): up to 24 rows one
-/// tile per half panel (16 columns, B read once per panel), more in groups of equal height ≤ 12
-/// over whole panels; each tile over every k block of its panel, A's k pairs read as words
-/// from a copy of A's rows.
+/// [`gemv_pairs`]): `C ← α·A·B + β·C` (β = 0: C not read). The rows run in groups of equal
+/// height (at most 12: m = 16 is two groups of 8, where the engine's 32 × 12 tiles would run a
+/// second tile of 12 for 4 rows), each group a tile of that exact height over every k block of
+/// one 32-column panel, A's k pairs read as words from a copy of A's rows.
 ///
 /// `a` is A (element (i, q) at `origin + i·rs + q·cs`), `c` C (element (i, j) at
 /// `origin + i·rs + j·cs`), both checked by the front; 0 < m ≤ [`SMALL_M`].
@@ -410,33 +409,25 @@ pub(crate) fn small_m_pairs(
             u32::from(at(i, 2 * q)) | u32::from(hi) << 16
         }));
     }
-    // up to TALL rows: one group, each panel in two halves of 16 columns (TALL accumulators,
-    // B read once per panel); more: groups of equal height ≤ NR over whole panels
-    let (h, halves): (usize, &[Option<usize>]) = if m <= TALL {
-        (m, &[Some(0), Some(1)])
-    } else {
-        (m.div_ceil(m.div_ceil(NR)), &[None])
-    };
+    let groups = m.div_ceil(NR);
+    let h = m.div_ceil(groups);
     let panels = n.div_ceil(MR);
     let kcw = kcw.max(1);
     let block = panels * MR * kcw;
-    let mut out = [[0f32; MR]; TALL];
+    let mut out = [[0f32; MR]; NR];
     for t in 0..panels {
         for i0 in (0..m).step_by(h) {
             let rows = h.min(m - i0);
             out[..rows].iter_mut().for_each(|r| *r = [0.0; MR]);
-            for &half in halves {
-                for (bi, q0) in (0..kw).step_by(kcw).enumerate() {
-                    let kwb = kcw.min(kw - q0);
-                    let at = bi * block + t * MR * kcw;
-                    let panel = &words[at..at + kwb * MR];
-                    let xs = &x[i0 * kw + q0..];
-                    // SAFETY: the caller runs this only where AVX-512 BF16 was detected (pairs
-                    // are packed only there); `panel` holds `kwb` steps of 32 words; row
-                    // r < rows of the group reads `xs[r·kw + q]`, q < kwb, inside `x`
-                    // (i0 + r < m); rows ≤ NR for whole panels, ≤ TALL for halves.
-                    unsafe { rows_tile(rows, half, xs, kw, panel, kwb, &mut out) };
-                }
+            for (bi, q0) in (0..kw).step_by(kcw).enumerate() {
+                let kwb = kcw.min(kw - q0);
+                let at = bi * block + t * MR * kcw;
+                let panel = &words[at..at + kwb * MR];
+                let xs = &x[i0 * kw + q0..];
+                // SAFETY: the caller runs this only where AVX-512 BF16 was detected (pairs are
+                // packed only there); `panel` holds `kwb` steps of 32 words; row r < rows of
+                // the group reads `xs[r·kw + q]`, q < kwb, inside `x` (i0 + r < m).
+                unsafe { rows_tile(rows, xs, kw, panel, kwb, &mut out) };
             }
             for (r, sums) in out[..rows].iter().enumerate() {
                 let row = sc.origin + (i0 + r) as isize * sc.rs;
@@ -450,103 +441,53 @@ pub(crate) fn small_m_pairs(
     }
 }
 
-/// The most rows of a [`small_m_pairs`] tile over half a panel (16 columns): 24 accumulators.
-const TALL: usize = 24;
-
-/// `out[r][j] += Σ_q xs[r·kw + q]·panel[q][j]` for `rows` rows over `steps` k pairs: the tile
-/// of exactly `rows` rows, over the whole 32-column panel (`half` `None`, rows ≤ NR) or over
-/// columns `16·h .. 16·h + 16` (`Some(h)`, rows ≤ [`TALL`]).
+/// `out[r][j] += Σ_q xs[r·kw + q]·panel[q][j]` for `rows ≤ NR` rows over `steps` k pairs: the
+/// tile of exactly `rows` rows.
 ///
 /// # Safety
 /// AVX-512 BF16 is available; `panel.len() ≥ 32·steps`; `xs[r·kw + q]` exists for
-/// `r < rows`, `q < steps`; h < 2.
+/// `r < rows`, `q < steps`.
 #[target_feature(enable = "avx512bf16,avx512f")]
 unsafe fn rows_tile(
     rows: usize,
-    half: Option<usize>,
     xs: &[u32],
     kw: usize,
     panel: &[f32],
     steps: usize,
-    out: &mut [[f32; MR]; TALL],
+    out: &mut [[f32; MR]; NR],
 ) {
     debug_assert!(panel.len() >= MR * steps && (rows == 0 || xs.len() >= (rows - 1) * kw + steps));
-    let (x, p) = (xs.as_ptr(), panel.as_ptr());
     macro_rules! arms {
-        ($body:ident, $($n:literal)*) => {
+        ($($n:literal)*) => {
             match rows {
                 // SAFETY: (each arm) forwarded contract with N = rows.
-                $($n => unsafe { $body::<$n>(x, kw, p, steps, out, half.unwrap_or(0)) },)*
+                $($n => unsafe { rows_body::<$n>(xs.as_ptr(), kw, panel.as_ptr(), steps, out) },)*
                 _ => {}
             }
         };
     }
-    match half {
-        None => arms!(rows_body, 1 2 3 4 5 6 7 8 9 10 11 12),
-        Some(_) => {
-            arms!(rows_half_body, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24)
-        }
-    }
-}
-
-/// [`rows_tile`] over half a panel for `N ≤ TALL` rows: N accumulators, per k pair one vector
-/// load of the panel and N broadcast words of A.
-///
-/// # Safety
-/// As [`rows_tile`] with `rows == N`, `xs` and `panel` the slices' starts, `h < 2`.
-#[inline(always)]
-unsafe fn rows_half_body<const N: usize>(
-    xs: *const u32,
-    kw: usize,
-    panel: *const f32,
-    steps: usize,
-    out: &mut [[f32; MR]; TALL],
-    h: usize,
-) {
-    let bh = |v: __m512i| -> __m512bh {
-        // SAFETY: a bit-for-bit reinterpretation of 512 bits.
-        unsafe { core::mem::transmute::<__m512i, __m512bh>(v) }
-    };
-    // SAFETY: (whole body) the caller's contract: AVX-512 BF16; step q < steps of the panel
-    // and word q of each of the N rows are readable; `out` holds TALL ≥ N rows.
-    unsafe {
-        let mut acc = [_mm512_setzero_ps(); N];
-        let p = panel.cast::<i32>().add(16 * h);
-        for q in 0..steps {
-            let b = bh(_mm512_loadu_si512(p.add(MR * q).cast()));
-            for (r, acc) in acc.iter_mut().enumerate() {
-                let w = bh(_mm512_set1_epi32(*xs.add(r * kw + q) as i32));
-                *acc = _mm512_dpbf16_ps(*acc, b, w);
-            }
-        }
-        for (r, &v) in acc.iter().enumerate() {
-            let o = out[r].as_mut_ptr().add(16 * h);
-            _mm512_storeu_ps(o, _mm512_add_ps(_mm512_loadu_ps(o), v));
-        }
-    }
+    arms!(1 2 3 4 5 6 7 8 9 10 11 12);
 }
 
 /// [`rows_tile`] for `N` rows: 2·N accumulators, per k pair two vector loads of the panel and
 /// N broadcast words of A.
 ///
 /// # Safety
-/// As [`rows_tile`] with `rows == N ≤ NR` (the whole panel), `xs` and `panel` the slices'
-/// starts.
+/// As [`rows_tile`] with `rows == N ≤ NR`, `xs` and `panel` the slices' starts.
 #[inline(always)]
 unsafe fn rows_body<const N: usize>(
     xs: *const u32,
     kw: usize,
     panel: *const f32,
     steps: usize,
-    out: &mut [[f32; MR]; TALL],
-    _h: usize,
+    out: &mut [[f32; MR]; NR],
 ) {
     let bh = |v: __m512i| -> __m512bh {
         // SAFETY: a bit-for-bit reinterpretation of 512 bits.
         unsafe { core::mem::transmute::<__m512i, __m512bh>(v) }
     };
     // SAFETY: (whole body) the caller's contract: AVX-512 BF16; step q < steps of the panel
-    // and word q of each of the N rows are readable; `out` holds TALL ≥ N rows.
+    // and word q of each of the N rows are readable; `out` holds NR ≥ N rows.
     unsafe {
         let mut acc = [[_mm512_setzero_ps(); 2]; N];
         let p = panel.cast::<i32>();
