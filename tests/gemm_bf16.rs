@@ -208,7 +208,7 @@ fn bf16_pairs_on_every_isa_edges_and_blocks() {
 fn bf16_packed_b_decode_and_prefill_on_every_isa() {
     let mut rng = Seeded(0x9acb);
     for isa in isas() {
-        for &m in &[1usize, 2, 12, 13, 16, 33] {
+        for &m in &[1usize, 2, 12, 13, 16, 24, 25, 33, 48] {
             for &(k, n) in &[(1usize, 5usize), (3, 32), (511, 33), (512, 64), (1029, 40)] {
                 for (rm, gap) in [(true, 0), (false, 1)] {
                     let ga = Geo {
