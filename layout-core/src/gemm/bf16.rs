@@ -346,15 +346,15 @@ unsafe fn dot_panel(x: &[u32], panel: &[f32], sums: &mut [f32; MR]) {
     // SAFETY: (whole body) every step q < steps reads words 32·q .. 32·q + 32 of the panel.
     unsafe {
         for q4 in 0..steps / 4 {
-            for u in 0..4 {
+            for (u, acc) in acc.iter_mut().enumerate() {
                 let q = 4 * q4 + u;
                 let w = bh(_mm512_set1_epi32(*x.get_unchecked(q) as i32));
                 let (b0, b1) = (
                     _mm512_loadu_si512(p.add(MR * q).cast()),
                     _mm512_loadu_si512(p.add(MR * q + 16).cast()),
                 );
-                acc[u][0] = _mm512_dpbf16_ps(acc[u][0], bh(b0), w);
-                acc[u][1] = _mm512_dpbf16_ps(acc[u][1], bh(b1), w);
+                acc[0] = _mm512_dpbf16_ps(acc[0], bh(b0), w);
+                acc[1] = _mm512_dpbf16_ps(acc[1], bh(b1), w);
             }
         }
         for q in steps / 4 * 4..steps {
@@ -366,11 +366,8 @@ unsafe fn dot_panel(x: &[u32], panel: &[f32], sums: &mut [f32; MR]) {
             acc[0][0] = _mm512_dpbf16_ps(acc[0][0], bh(b0), w);
             acc[0][1] = _mm512_dpbf16_ps(acc[0][1], bh(b1), w);
         }
-        for h in 0..2 {
-            let s = _mm512_add_ps(
-                _mm512_add_ps(acc[0][h], acc[1][h]),
-                _mm512_add_ps(acc[2][h], acc[3][h]),
-            );
+        for (h, [a0, a1, a2, a3]) in [0, 1].map(|h| acc.map(|a| a[h])).into_iter().enumerate() {
+            let s = _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3));
             let old = _mm512_loadu_ps(sums.as_ptr().add(16 * h));
             _mm512_storeu_ps(sums.as_mut_ptr().add(16 * h), _mm512_add_ps(old, s));
         }
