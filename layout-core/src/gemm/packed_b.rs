@@ -87,7 +87,8 @@ pub struct PackedB<T: Packable> {
     /// k values per packed step (1; 2 for `i16` pairs; 4 for byte quads).
     kstep: usize,
     /// bf16 B stored as k pairs for `vdpbf16ps` (each stored `f32` slot one 32-bit pair of
-    /// bf16 bits; `kc` and `kstep` then count pairs: `kstep` 1).
+    /// bf16 bits; `kc` and `kstep` then count pairs: `kstep` 1). Never set off x86-64.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pairs: bool,
     k: usize,
     n: usize,
