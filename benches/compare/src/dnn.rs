@@ -89,7 +89,8 @@ pub mod ours {
         .unwrap();
     }
 
-    /// bf16 with B packed once: `PackedB<bf16>` (widened to the f32 panels once) +
+    /// bf16 with B packed once: `PackedB<bf16>` (k-pair panels on AVX-512 BF16, else widened
+    /// to the f32 panels once) +
     /// `gemm_packed`.
     #[allow(clippy::type_complexity)]
     pub fn bf16_packed(

@@ -45,7 +45,10 @@ pub(crate) fn run_widened<H: Half>(p: Product<'_, H, H, f32>) {
     if kstep::<H>(p.isa) == 2 {
         // SAFETY: H is bf16 (`kstep` is 2 only for bf16 on AVX-512 BF16).
         let (a, b) = unsafe { (as_bf16(p.a), as_bf16(p.b)) };
-        let (asrc, bsrc) = (a.rows(), b.transposed().rows());
+        let (asrc, bsrc) = (
+            super::bf16::PairRows(a.rows()),
+            super::bf16::PairRows(b.transposed().rows()),
+        );
         let ki = super::bf16::kernel();
         run_panels::<super::bf16::Bf16Pairs>(
             &ki, p.mkn, p.alpha, &asrc, &bsrc, p.beta, p.c, p.threads,
@@ -71,7 +74,7 @@ pub(crate) fn run_widened<H: Half>(p: Product<'_, H, H, f32>) {
 /// # Safety
 /// `H` is `half::bf16`.
 #[cfg(target_arch = "x86_64")]
-unsafe fn as_bf16<H: Half>(v: View<'_, H>) -> View<'_, half::bf16> {
+pub(crate) unsafe fn as_bf16<H: Half>(v: View<'_, H>) -> View<'_, half::bf16> {
     View {
         // SAFETY: H is bf16 (the caller's contract): the same slice, its own type.
         data: unsafe {
@@ -79,6 +82,27 @@ unsafe fn as_bf16<H: Half>(v: View<'_, H>) -> View<'_, half::bf16> {
         },
         at: v.at,
         map: v.map,
+    }
+}
+
+/// A 16-bit operand's packing source seen as bf16.
+///
+/// # Safety
+/// `H` is `half::bf16`.
+#[cfg(target_arch = "x86_64")]
+pub(crate) unsafe fn rows_as_bf16<H: Half>(
+    r: super::pack::Rows<'_, H>,
+) -> super::pack::Rows<'_, half::bf16> {
+    super::pack::Rows {
+        // SAFETY: H is bf16 (the caller's contract): the same slice, its own type.
+        src: unsafe {
+            core::slice::from_raw_parts(r.src.as_ptr().cast::<half::bf16>(), r.src.len())
+        },
+        origin: r.origin,
+        sv: r.sv,
+        sk: r.sk,
+        map: r.map,
+        simd: r.simd,
     }
 }
 

@@ -1,6 +1,7 @@
 //! Pack once, multiply many times: B packed into the blocked kernel's micro-panels ahead of
 //! time, for weights reused across calls — for every element pair: `f32` and `f64` as they
-//! are, `bf16`/`f16` widened to the `f32` panels, `i8` weights as bytes in k quads (the
+//! are, `f16` widened to the `f32` panels, `bf16` in k pairs for `vdpbf16ps` on AVX-512 BF16
+//! (widened elsewhere), `i8` weights as bytes in k quads (the
 //! `vpmaddubsw`/`vpdpbusd` panels, with their largest magnitude measured once), `u8` weights
 //! as `i16` k pairs (the `vpmaddwd` panels).
 //!
@@ -85,6 +86,10 @@ pub struct PackedB<T: Packable> {
     kc: usize,
     /// k values per packed step (1; 2 for `i16` pairs; 4 for byte quads).
     kstep: usize,
+    /// bf16 B stored as k pairs for `vdpbf16ps` (each stored `f32` slot one 32-bit pair of
+    /// bf16 bits; `kc` and `kstep` then count pairs: `kstep` 1). Never set off x86-64.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pairs: bool,
     k: usize,
     n: usize,
     /// The largest `|b|` (integer B; the `vpmaddubsw` bound), 0 for floats.
@@ -237,6 +242,7 @@ impl<T: Packable> PackedB<T> {
             nr: plan.nr,
             kc: plan.kc,
             kstep: plan.kstep,
+            pairs: false,
             k,
             n,
             bmax: 0,
@@ -324,7 +330,8 @@ float_packable!(f64);
 
 macro_rules! half_packable {
     ($t:ty) => {
-        /// Widened to the `f32` kernel's panels once.
+        /// Widened to the `f32` kernel's panels once (bf16 on AVX-512 BF16: k pairs for
+        /// `vdpbf16ps`, see [`PackedB`]).
         impl Packable for $t {
             type Stored = f32;
             fn pack_b(isa: Isa, b: MatRef<'_, $t>) -> Result<PackedB<$t>, GemmError> {
@@ -333,13 +340,19 @@ macro_rules! half_packable {
                     Some(ki) if isa.is_available() => ki,
                     _ => return Err(GemmError::IsaUnavailable { op, isa }),
                 };
+                let sb = checked(op, &b)?;
+                let mut src = rows_of(&b, sb);
+                #[cfg(target_arch = "x86_64")]
+                if super::half_inputs::kstep::<$t>(isa) == 2 {
+                    // SAFETY: kstep is 2 only for bf16.
+                    let src = unsafe { super::half_inputs::rows_as_bf16(src) };
+                    return pack_pairs(op, isa, [b.rows, b.cols], src);
+                }
                 let plan = Plan {
                     nr: ki.mr,
                     kc: ki.kc.min(b.rows).max(1),
                     kstep: 1,
                 };
-                let sb = checked(op, &b)?;
-                let mut src = rows_of(&b, sb);
                 src.simd = super::widen::simd(isa);
                 let built = build(op, [b.rows, b.cols], &plan, &src)?;
                 Ok(PackedB::of(isa, &plan, [b.rows, b.cols], built))
@@ -349,6 +362,126 @@ macro_rules! half_packable {
 }
 half_packable!(bf16);
 half_packable!(f16);
+
+/// bf16 B in k pairs for the `vdpbf16ps` kernel (`bf16.rs`): its 32-column panels of KC k
+/// values, each pair one 32-bit word, stored in the `f32` slots (bits, not values): the
+/// layout of [`build`] counted in pairs (KC/2 words per panel row, ⌈k/2⌉ rows).
+#[cfg(target_arch = "x86_64")]
+fn pack_pairs<T: Packable<Stored = f32>>(
+    op: &'static str,
+    isa: Isa,
+    [k, n]: [usize; 2],
+    src: super::pack::Rows<'_, bf16>,
+) -> Result<PackedB<T>, GemmError> {
+    let ki = super::bf16::kernel();
+    let kc = ki.kc.min(k).max(1);
+    // KC is even (a multiple of 16) unless k < KC: then one block of ⌈k/2⌉ pairs
+    let plan = Plan {
+        nr: ki.mr,
+        kc: kc.div_ceil(2),
+        kstep: 1,
+    };
+    let words = PairWords {
+        rows: super::bf16::PairRows(src),
+        k,
+    };
+    let built = build(op, [k.div_ceil(2), n], &plan, &words)?;
+    let mut pb = PackedB::of(isa, &plan, [k, n], built);
+    pb.pairs = true;
+    Ok(pb)
+}
+
+/// A bf16 B's pair panels written into `f32` slots ([`pack_pairs`]): rows and steps counted in
+/// pairs of k.
+#[cfg(target_arch = "x86_64")]
+struct PairWords<'a> {
+    rows: super::bf16::PairRows<'a>,
+    /// k values of B.
+    k: usize,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Panels<f32> for PairWords<'_> {
+    fn pack(&self, dst: &mut [f32], v0: usize, w0: usize, len: usize, kw: usize, r: usize) {
+        let p0 = 2 * w0;
+        let kc = (2 * kw).min(self.k - p0);
+        // SAFETY: the same bytes as 16-bit lanes (any bits are valid for both types, and an
+        // f32 slot's alignment is a multiple of an i16's); the borrow of `dst` is moved into
+        // the new slice for its lifetime.
+        let lanes = unsafe {
+            core::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<i16>(), 2 * dst.len())
+        };
+        self.rows.pack(lanes, v0, p0, len, kc, r);
+    }
+}
+
+/// A bf16 B's pair panels as the engine reads them (k values counted as the engine counts
+/// them; the pieces are the stored words as 16-bit lanes).
+#[cfg(target_arch = "x86_64")]
+struct PairPanels<'a, T: Packable<Stored = f32>>(&'a PackedB<T>);
+
+#[cfg(target_arch = "x86_64")]
+impl<T: Packable<Stored = f32>> Panels<i16> for PairPanels<'_, T> {
+    fn pack(&self, _: &mut [i16], _: usize, _: usize, _: usize, _: usize, _: usize) {
+        debug_assert!(false, "a PackedB is never packed again");
+    }
+    fn prepacked(&self, v: usize, p0: usize, kc: usize) -> Option<&[i16]> {
+        // the engine's blocks are the packed ones (the same KC): p0 a multiple of KC, even
+        let words = self.0.piece(v, p0 / 2, kc.div_ceil(2));
+        // SAFETY: the same bytes as 16-bit lanes (see `PairWords::pack`).
+        Some(unsafe { core::slice::from_raw_parts(words.as_ptr().cast::<i16>(), 2 * words.len()) })
+    }
+    fn is_prepacked(&self) -> bool {
+        true
+    }
+}
+
+/// bf16 with B pre-packed in k pairs: one row of A streams the panels once through the
+/// `vdpbf16ps` matrix × vector kernel (`bf16::gemv_pairs`), others run the loop nest on
+/// `Bf16Pairs` with A paired while packing.
+#[cfg(target_arch = "x86_64")]
+fn run_bf16_pairs<H: super::widen::Half + Packable<Stored = f32>>(p: PackedRun<'_, H, H, f32>) {
+    let b = p.b;
+    // SAFETY: only a bf16 B is packed in pairs, and A's element is B's (the pair is H × H).
+    let a = unsafe { super::half_inputs::as_bf16(p.a) };
+    if p.mkn[0] == 1 && p.packing != Packing::Always {
+        let [_, k, n] = p.mkn;
+        let len = n.div_ceil(b.nr) * b.nr * k.div_ceil(2).div_ceil(b.kc) * b.kc;
+        super::bf16::gemv_pairs(
+            p.alpha,
+            (a.data, a.at),
+            (&b.store[b.start..b.start + len], b.kc, k, n),
+            p.beta,
+            (p.c.c, p.c.sc),
+        );
+        return;
+    }
+    // a few rows on one thread: tiles of their exact height (`bf16::small_m_pairs`)
+    if p.mkn[0] <= super::bf16::SMALL_M && p.threads == 1 && p.packing != Packing::Always {
+        let [m, k, n] = p.mkn;
+        let len = n.div_ceil(b.nr) * b.nr * k.div_ceil(2).div_ceil(b.kc) * b.kc;
+        super::bf16::small_m_pairs(
+            p.alpha,
+            (a.data, a.at),
+            m,
+            (&b.store[b.start..b.start + len], b.kc, k, n),
+            p.beta,
+            (p.c.c, p.c.sc),
+        );
+        return;
+    }
+    let ki = super::bf16::kernel();
+    run_panels::<super::bf16::Bf16Pairs>(
+        &ki,
+        p.mkn,
+        p.alpha,
+        &super::bf16::PairRows(a.rows()),
+        &PairPanels(b),
+        p.beta,
+        p.c,
+        p.threads,
+    );
+}
 
 /// `i8` weights: bytes in k quads for the quad kernels (`vpdpbusd`, `vpmaddubsw` where the
 /// activations' range allows, the exact widening kernel otherwise), `|b|` measured once; the
@@ -491,6 +624,10 @@ impl<T: Element> Panels<T> for FloatPanels<'_, T> {
 pub(crate) fn run_half<H: super::widen::Half + Packable<Stored = f32>>(
     p: PackedRun<'_, H, H, f32>,
 ) {
+    #[cfg(target_arch = "x86_64")]
+    if p.b.pairs {
+        return run_bf16_pairs(p);
+    }
     let Some(ki) = <f32 as Element>::kernel(p.isa).filter(|ki| ki.mr == p.b.nr) else {
         unreachable!("gemm_packed checked the kernel")
     };
