@@ -814,10 +814,13 @@ fn tile<W: Weights>(
             sums: b.sums,
             kb,
         };
-        // SAFETY: AVX2 and FMA available (the front checked `isa`); the slices hold `kb`
-        // blocks of the tile and of the panel (the asserts above and the slicing).
+        // SAFETY: AVX2 and FMA available (the front checked `isa`), AVX512-VNNI with VL
+        // where `vnni` answered it; the slices hold `kb` blocks of the tile and of the panel
+        // (the asserts above and the slicing).
         unsafe {
-            if u7 {
+            if crate::isa::vnni(isa) == Some(crate::isa::Vnni::Avx512) {
+                x86::tile_vnni::<W>(&t, acc, u7);
+            } else if u7 {
                 x86::tile_u7(&t, acc);
             } else if W::KIND == Kind::Signed {
                 x86::tile_signed(&t, acc);
@@ -1205,6 +1208,97 @@ mod x86 {
                 }
                 cb = cb.add(PLANE);
                 sc = sc.add(NB);
+                qa = qa.add(ATILE);
+                da = da.add(MB);
+                off = off.add(MB);
+            }
+            store_acc(acc, &f);
+        }
+    }
+
+    /// Every kind's tile on AVX512-VNNI (the AVX-512 level): per block eight k quads of
+    /// `vpdpbusd` on ymm (EVEX), exact in `i32` lanes, in two sets of six sums (even and odd
+    /// quads: twelve independent chains hide its latency) added at the block's end, then
+    /// [`scale_sums`]. The same integer sums as the `vpmaddubsw` tiles:
+    /// - `Q4_0` and groups: `vpdpbusd`(codes, broadcast activations), `Q4_0`'s lanes starting
+    ///   at A's whole offset `−8·Σq` (the two `i16` halves of `off` added), groups' at 0;
+    /// - `Q8_0`: `vpdpbusd`(|c|, `vpsignb`(activations, c));
+    /// - `Q8_0` on 7-bit activations (`u7`): `vpdpbusd`(activations, codes) from `−64·Σc`.
+    ///
+    /// # Safety
+    /// AVX2, FMA and AVX512-VNNI with VL available; the slices as for [`tile_nibbles`]
+    /// (`Kind::Nibbles`, `Kind::Zeros`), [`tile_signed`] or [`tile_u7`] (`u7`).
+    #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512vnni")]
+    pub(super) unsafe fn tile_vnni<W: Weights>(
+        t: &Tile<'_>,
+        acc: &mut [[f32; NB]; MB],
+        u7: bool,
+    ) {
+        let planes = if u7 || W::KIND == Kind::Signed { 2 } else { 1 };
+        t.check(planes, false);
+        assert!(!u7 || t.sums.len() >= t.kb * NB);
+        let signed = W::KIND == Kind::Signed && !u7;
+        let offsets = W::KIND == Kind::Nibbles && !u7;
+        // SAFETY: AVX2, FMA, AVX512-VNNI with VL (the caller's contract); every read is
+        // inside the slices (checked above: block `bi < kb` reads `qa[bi·96 .. +96]`,
+        // `da`/`off` `[bi·3 .. +3]`, `codes[bi·planes·512 .. +planes·512]`, `scales[bi·16 ..
+        // +16]`, with `u7` `sums[bi·16 .. +16]`).
+        unsafe {
+            let mut f = load_acc(acc);
+            let (mut qa, mut cb) = (t.qa.as_ptr(), t.codes.as_ptr());
+            let (mut da, mut off) = (t.da.as_ptr(), t.off.as_ptr());
+            let (mut sc, mut su) = (t.scales.as_ptr(), t.sums.as_ptr());
+            for _ in 0..t.kb {
+                let mut s = [[[_mm256_setzero_si256(); 2]; MB]; 2];
+                if offsets {
+                    for (r, sr) in s[0].iter_mut().enumerate() {
+                        let o = *off.add(r);
+                        let o = _mm256_set1_epi32(i32::from(o as i16) + (o >> 16));
+                        *sr = [o, o];
+                    }
+                } else if u7 {
+                    let z = [
+                        _mm256_loadu_si256(su.cast()),
+                        _mm256_loadu_si256(su.add(8).cast()),
+                    ];
+                    s[0] = [z; MB];
+                }
+                for q in 0..QK / 4 {
+                    let sq = &mut s[q % 2];
+                    // the quad's unsigned plane (u7: the codes, second plane) and, for
+                    // `Q8_0`, its signs (the codes, second plane)
+                    let u = cb.add(if u7 { PLANE } else { 0 } + q * 4 * NB);
+                    let bv = [_mm256_loadu_si256(u.cast()), _mm256_loadu_si256(u.add(32).cast())];
+                    let sg = if signed {
+                        let g = cb.add(PLANE + q * 4 * NB);
+                        [_mm256_loadu_si256(g.cast()), _mm256_loadu_si256(g.add(32).cast())]
+                    } else {
+                        bv
+                    };
+                    for (r, sr) in sq.iter_mut().enumerate() {
+                        let a4 = qa.add(r * QK + q * 4).cast::<i32>().read_unaligned();
+                        let a = _mm256_set1_epi32(a4);
+                        for h in 0..2 {
+                            sr[h] = if u7 {
+                                _mm256_dpbusd_epi32(sr[h], a, bv[h])
+                            } else if signed {
+                                _mm256_dpbusd_epi32(sr[h], bv[h], _mm256_sign_epi8(a, sg[h]))
+                            } else {
+                                _mm256_dpbusd_epi32(sr[h], bv[h], a)
+                            };
+                        }
+                    }
+                }
+                let mut tot = s[0];
+                for (tr, or) in tot.iter_mut().zip(&s[1]) {
+                    for (x, &y) in tr.iter_mut().zip(or) {
+                        *x = _mm256_add_epi32(*x, y);
+                    }
+                }
+                scale_sums(&mut f, &tot, da, sc);
+                cb = cb.add(planes * PLANE);
+                sc = sc.add(NB);
+                su = su.add(if u7 { NB } else { 0 });
                 qa = qa.add(ATILE);
                 da = da.add(MB);
                 off = off.add(MB);
