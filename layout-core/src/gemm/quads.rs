@@ -2015,9 +2015,23 @@ mod tests {
                 routes.push((Isa::Avx2, Some(Some(Dot::Vnni(x)))));
             }
         }
+        // the AVX-512 level's own choice: with AVX512-VNNI, 32-column panels for the zmm tile
+        // and its matrix × vector kernel
+        if crate::isa::vnni(Isa::Avx512) == Some(Vnni::Avx512) {
+            assert_eq!(packed_plan(Isa::Avx512, 100), Some((32, 100)));
+            routes.push((Isa::Avx512, None));
+        }
         for (isa, forced) in routes {
             let narrow = forced == Some(Some(Dot::Maddubs));
-            for &(m, k, n) in &[(1, 5, 3), (1, 2090, 37), (7, 1031, 20), (33, 64, 17)] {
+            let shapes = [
+                (1, 5, 3),
+                (1, 2090, 37),
+                (7, 1031, 20),
+                (33, 64, 17),
+                (13, 130, 65),
+                (25, 4, 32),
+            ];
+            for &(m, k, n) in &shapes {
                 let b: Vec<i8> = (0..k * n)
                     .map(|_| if narrow { g.range(-64, 64) } else { g.range(-128, 127) } as i8)
                     .collect();
@@ -2093,6 +2107,91 @@ mod tests {
             }
         }
     }
+    /// The AVX512-VNNI zmm 32 × 12 tile (forced) on every edge: m and n below, at and past
+    /// its 12 and 32 (both orientations: C column-major puts A's u8 panel in the vectors, C
+    /// row-major B's i8 panel), k remainders of the quad and past KC (1024), α and β of every
+    /// kind, one and two threads, packed or read in place, u8 × i8 and i8 × i8; C gapped (its
+    /// leading dimension 3 past its extent, the gaps holding a sentinel that must survive).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn zmm_tile_on_every_edge() {
+        if !crate::isa::has_vnni(Vnni::Avx512) {
+            return;
+        }
+        let dot = Dot::Vnni(Vnni::Avx512);
+        assert_eq!(kernel(dot, true).map(|ki| (ki.mr, ki.nr)), Some((32, 12)));
+        let mut g = Lcg(41);
+        let ms = [1, 11, 12, 13, 31, 32, 33, 45];
+        let ks = [1, 3, 4, 5, 64, 1025, 2051];
+        let abs = [(1, 0), (1, 1), (-3, 2), (2, -1), (7, 0), (1, 5)];
+        let mut case = 0usize;
+        for &m in &ms {
+            for &n in &ms {
+                case += 1;
+                let k = ks[case % ks.len()];
+                let (alpha, beta) = abs[case % abs.len()];
+                let threads = 1 + case % 2;
+                let b: Vec<i8> = (0..k * n).map(|_| g.range(-128, 127) as i8).collect();
+                let au: Vec<u8> = (0..m * k).map(|_| g.range(0, 255) as u8).collect();
+                let ai: Vec<i8> = (0..m * k).map(|_| g.range(-128, 127) as i8).collect();
+                for (c_rm, a_rm, packing) in [
+                    (true, true, Packing::Auto),
+                    (false, true, Packing::Always),
+                    (true, false, Packing::Always),
+                    (false, false, Packing::Auto),
+                ] {
+                    let (rows, cols) = if c_rm { (m, n) } else { (n, m) };
+                    let ld = cols + 3;
+                    let (rs, cs) = if c_rm { (ld, 1) } else { (1, ld) };
+                    let c0: Vec<i32> = (0..rows * ld).map(|_| g.range(-999, 999)).collect();
+                    let (ars, acs) = if a_rm { (k, 1) } else { (1, m) };
+                    let at = |i: usize, p: usize| if a_rm { i * k + p } else { i + p * m };
+                    let what = std::format!(
+                        "{m}x{k}x{n} t{threads} a{alpha} b{beta} c_rm {c_rm} a_rm {a_rm} {packing:?}"
+                    );
+                    macro_rules! check {
+                        ($a:expr, $name:literal) => {{
+                            let a = $a;
+                            let mut c = c0.clone();
+                            force(Some(Some(dot)));
+                            let opts = Options {
+                                isa: Isa::Avx2,
+                                threads,
+                                packing,
+                            };
+                            let r = call(
+                                opts,
+                                (m, k, n),
+                                alpha,
+                                (a, ars, acs),
+                                (&b[..], 1, k),
+                                beta,
+                                (&mut c[..], rs, cs),
+                            );
+                            force(None);
+                            r.unwrap();
+                            for (t, (&got, &was)) in c.iter().zip(&c0).enumerate() {
+                                let (r, q) = (t / ld, t % ld);
+                                let want = if q < cols {
+                                    let (i, j) = if c_rm { (r, q) } else { (q, r) };
+                                    let s: i64 = (0..k)
+                                        .map(|p| i64::from(a[at(i, p)]) * i64::from(b[j * k + p]))
+                                        .sum();
+                                    (i64::from(alpha) * s + i64::from(beta) * i64::from(was)) as i32
+                                } else {
+                                    was
+                                };
+                                assert_eq!(got, want, "{} {what} at {t}", $name);
+                            }
+                        }};
+                    }
+                    check!(&au[..], "u8×i8");
+                    check!(&ai[..], "i8×i8");
+                }
+            }
+        }
+    }
+
     /// A row-major `u8` A read in place ([`run_rows`]): every quad kernel with an in-place
     /// variant, A's and C's rows padded (so a wrong row distance reads or writes the padding),
     /// B both ways, shapes crossing the row group (4 or 6), the 16-column panel and KC, one
@@ -2112,6 +2211,10 @@ mod tests {
             // and 2 whole panels, each block ending in a partial one); two whole row groups
             // and a partial one
             (9, 1028, 300),
+            // the zmm tile's 12-row groups and 32-column panels, each with a remainder
+            (25, 1028, 33),
+            (12, 8, 64),
+            (24, 12, 95),
         ];
         for dot in choices().into_iter().flatten() {
             if x86::rows_kernel(dot).is_none() {
