@@ -1240,10 +1240,16 @@ mod x86 {
         unsafe {
             // the quad's unsigned plane (`U7`: the codes, in the second plane)
             let u = cb.add(if MODE == U7 { PLANE } else { 0 } + q * 4 * NB);
-            let bv = [_mm256_loadu_si256(u.cast()), _mm256_loadu_si256(u.add(32).cast())];
+            let bv = [
+                _mm256_loadu_si256(u.cast()),
+                _mm256_loadu_si256(u.add(32).cast()),
+            ];
             let sg = if MODE == SIGNED {
                 let g = cb.add(PLANE + q * 4 * NB);
-                [_mm256_loadu_si256(g.cast()), _mm256_loadu_si256(g.add(32).cast())]
+                [
+                    _mm256_loadu_si256(g.cast()),
+                    _mm256_loadu_si256(g.add(32).cast()),
+                ]
             } else {
                 bv
             };
@@ -1274,11 +1280,7 @@ mod x86 {
     /// AVX2, FMA and AVX512-VNNI with VL available; the slices as for [`tile_nibbles`]
     /// (`Kind::Nibbles`, `Kind::Zeros`), [`tile_signed`] or [`tile_u7`] (`u7`).
     #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512vnni")]
-    pub(super) unsafe fn tile_vnni<W: Weights>(
-        t: &Tile<'_>,
-        acc: &mut [[f32; NB]; MB],
-        u7: bool,
-    ) {
+    pub(super) unsafe fn tile_vnni<W: Weights>(t: &Tile<'_>, acc: &mut [[f32; NB]; MB], u7: bool) {
         // SAFETY: forwarded contract.
         unsafe {
             if u7 {

@@ -14,8 +14,9 @@
 //!   16 × 4 (eight accumulators), as oneDNN's AVX2 tile: 16 × 6 left no register for the
 //!   product, and an accumulator went to the stack every quad.
 //! - **VNNI** (`vpdpbusd`: four u8 × i8 products added into an `i32` lane, nothing saturates):
-//!   exact on every input, 16 × 6 on 256-bit AVX-VNNI or AVX512-VNNI (with VL), chosen by
-//!   [`crate::isa::vnni`].
+//!   exact on every input, chosen by [`crate::isa::vnni`]: 16 × 6 on 256-bit AVX-VNNI (the
+//!   AVX2 level), 32 × 12 on zmm AVX512-VNNI (the AVX-512 level, [`super::quads_zmm`]; a
+//!   `PackedB` for that level holds 32-column panels).
 //!
 //! `i8 × i8`: A shifted by +128 into `u8` while packing (`a ⊕ 0x80`), and `128·Σₚ b[p][j]`
 //! subtracted from every column afterwards, as oneDNN's s8s8 does — exact modulo 2³².

@@ -208,7 +208,12 @@ unsafe fn store<P, const NR: usize>(t: &Tile<i32, P>, acc: &[[__m512i; V]; NR]) 
 unsafe fn body<D: Dot>(t: &Tile<i32, u8>) {
     // SAFETY: the caller guarantees the instruction sets, 128·k readable bytes at `a` and
     // 48·k at `b`, and the tile of C.
-    unsafe { store(t, &dots::<D, _, { TILE.1 }>(t.a, t.k, Panel::<{ TILE.1 }>(t.b))) }
+    unsafe {
+        store(
+            t,
+            &dots::<D, _, { TILE.1 }>(t.a, t.k, Panel::<{ TILE.1 }>(t.b)),
+        )
+    }
 }
 
 /// The zmm tile with the twelve broadcast rows read where they are (row j's quad q at
@@ -300,11 +305,9 @@ pub(crate) unsafe fn gemv(p: *const u8, a: *const u8, quads: usize, acc: *mut i3
             s[0][1] = VnniB::dot(s[0][1], _mm512_loadu_si512(at.add(64).cast()), av);
             q += 1;
         }
-        for h in 0..V {
-            let t = _mm512_add_epi32(
-                _mm512_add_epi32(s[0][h], s[1][h]),
-                _mm512_add_epi32(s[2][h], s[3][h]),
-            );
+        let [s0, s1, s2, s3] = s;
+        for (h, ((x0, x1), (x2, x3))) in s0.iter().zip(&s1).zip(s2.iter().zip(&s3)).enumerate() {
+            let t = _mm512_add_epi32(_mm512_add_epi32(*x0, *x1), _mm512_add_epi32(*x2, *x3));
             let o = acc.add(16 * h);
             _mm512_storeu_si512(o.cast(), _mm512_add_epi32(_mm512_loadu_si512(o.cast()), t));
         }
