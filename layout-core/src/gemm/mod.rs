@@ -109,6 +109,8 @@ mod pair;
 mod q4i8;
 mod qgemv;
 mod quads;
+#[cfg(target_arch = "x86_64")]
+mod quads_zmm;
 mod quant_b;
 mod swizzled;
 mod tensor;

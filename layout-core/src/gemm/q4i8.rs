@@ -814,10 +814,13 @@ fn tile<W: Weights>(
             sums: b.sums,
             kb,
         };
-        // SAFETY: AVX2 and FMA available (the front checked `isa`); the slices hold `kb`
-        // blocks of the tile and of the panel (the asserts above and the slicing).
+        // SAFETY: AVX2 and FMA available (the front checked `isa`), AVX512-VNNI with VL
+        // where `vnni` answered it; the slices hold `kb` blocks of the tile and of the panel
+        // (the asserts above and the slicing).
         unsafe {
-            if u7 {
+            if crate::isa::vnni(isa) == Some(crate::isa::Vnni::Avx512) {
+                x86::tile_vnni::<W>(&t, acc, u7);
+            } else if u7 {
                 x86::tile_u7(&t, acc);
             } else if W::KIND == Kind::Signed {
                 x86::tile_signed(&t, acc);
@@ -1205,6 +1208,146 @@ mod x86 {
                 }
                 cb = cb.add(PLANE);
                 sc = sc.add(NB);
+                qa = qa.add(ATILE);
+                da = da.add(MB);
+                off = off.add(MB);
+            }
+            store_acc(acc, &f);
+        }
+    }
+
+    /// What [`tile_vnni`] multiplies: the codes (u8: `Q4_0`, groups) by the activations, the
+    /// codes' magnitudes by the activations under the codes' signs (`Q8_0`), or the 7-bit
+    /// activations (u8) by the codes (`Q8_0` on 7-bit activations).
+    const UNSIGNED: u8 = 0;
+    /// See [`UNSIGNED`].
+    const SIGNED: u8 = 1;
+    /// See [`UNSIGNED`].
+    const U7: u8 = 2;
+
+    /// One k quad `q` of [`vnni_loop`] into the sums `s`.
+    ///
+    /// # Safety
+    /// As [`vnni_loop`] for the block at `cb` and `qa`.
+    #[inline(always)]
+    unsafe fn vnni_quad<const MODE: u8>(
+        s: &mut [[__m256i; 2]; MB],
+        cb: *const u8,
+        qa: *const i8,
+        q: usize,
+    ) {
+        // SAFETY: the caller's contract (the block's planes at `cb`, its 96 codes at `qa`).
+        unsafe {
+            // the quad's unsigned plane (`U7`: the codes, in the second plane)
+            let u = cb.add(if MODE == U7 { PLANE } else { 0 } + q * 4 * NB);
+            let bv = [
+                _mm256_loadu_si256(u.cast()),
+                _mm256_loadu_si256(u.add(32).cast()),
+            ];
+            let sg = if MODE == SIGNED {
+                let g = cb.add(PLANE + q * 4 * NB);
+                [
+                    _mm256_loadu_si256(g.cast()),
+                    _mm256_loadu_si256(g.add(32).cast()),
+                ]
+            } else {
+                bv
+            };
+            for (r, sr) in s.iter_mut().enumerate() {
+                let a4 = qa.add(r * QK + q * 4).cast::<i32>().read_unaligned();
+                let a = _mm256_set1_epi32(a4);
+                for h in 0..2 {
+                    sr[h] = match MODE {
+                        U7 => _mm256_dpbusd_epi32(sr[h], a, bv[h]),
+                        SIGNED => _mm256_dpbusd_epi32(sr[h], bv[h], _mm256_sign_epi8(a, sg[h])),
+                        _ => _mm256_dpbusd_epi32(sr[h], bv[h], a),
+                    };
+                }
+            }
+        }
+    }
+
+    /// Every kind's tile on AVX512-VNNI (the AVX-512 level): per block eight k quads of
+    /// `vpdpbusd` on ymm (EVEX), exact in `i32` lanes, in two sets of six sums (even and odd
+    /// quads: twelve independent chains hide its latency) added at the block's end, then
+    /// [`scale_sums`]. The same integer sums as the `vpmaddubsw` tiles:
+    /// - `Q4_0` and groups: `vpdpbusd`(codes, broadcast activations), `Q4_0`'s lanes starting
+    ///   at A's whole offset `−8·Σq` (the two `i16` halves of `off` added), groups' at 0;
+    /// - `Q8_0`: `vpdpbusd`(|c|, `vpsignb`(activations, c));
+    /// - `Q8_0` on 7-bit activations (`u7`): `vpdpbusd`(activations, codes) from `−64·Σc`.
+    ///
+    /// # Safety
+    /// AVX2, FMA and AVX512-VNNI with VL available; the slices as for [`tile_nibbles`]
+    /// (`Kind::Nibbles`, `Kind::Zeros`), [`tile_signed`] or [`tile_u7`] (`u7`).
+    #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512vnni")]
+    pub(super) unsafe fn tile_vnni<W: Weights>(t: &Tile<'_>, acc: &mut [[f32; NB]; MB], u7: bool) {
+        // SAFETY: forwarded contract.
+        unsafe {
+            if u7 {
+                vnni_loop::<U7, false>(t, acc);
+            } else if W::KIND == Kind::Signed {
+                vnni_loop::<SIGNED, false>(t, acc);
+            } else if W::KIND == Kind::Nibbles {
+                vnni_loop::<UNSIGNED, true>(t, acc);
+            } else {
+                vnni_loop::<UNSIGNED, false>(t, acc);
+            }
+        }
+    }
+
+    /// [`tile_vnni`]'s block loop for one `MODE`, the sums starting at A's offsets where
+    /// `OFFSETS` (`Q4_0`).
+    ///
+    /// # Safety
+    /// As [`tile_vnni`].
+    #[inline(always)]
+    unsafe fn vnni_loop<const MODE: u8, const OFFSETS: bool>(
+        t: &Tile<'_>,
+        acc: &mut [[f32; NB]; MB],
+    ) {
+        let planes = if MODE == UNSIGNED { 1 } else { 2 };
+        t.check(planes, false);
+        assert!(MODE != U7 || t.sums.len() >= t.kb * NB);
+        // SAFETY: AVX2, FMA, AVX512-VNNI with VL (the caller's contract); every read is
+        // inside the slices (checked above: block `bi < kb` reads `qa[bi·96 .. +96]`,
+        // `da`/`off` `[bi·3 .. +3]`, `codes[bi·planes·512 .. +planes·512]`, `scales[bi·16 ..
+        // +16]`, `U7`: `sums[bi·16 .. +16]`).
+        unsafe {
+            let mut f = load_acc(acc);
+            let (mut qa, mut cb) = (t.qa.as_ptr(), t.codes.as_ptr());
+            let (mut da, mut off) = (t.da.as_ptr(), t.off.as_ptr());
+            let (mut sc, mut su) = (t.scales.as_ptr(), t.sums.as_ptr());
+            for _ in 0..t.kb {
+                let mut s0 = [[_mm256_setzero_si256(); 2]; MB];
+                let mut s1 = s0;
+                if OFFSETS {
+                    for (r, sr) in s0.iter_mut().enumerate() {
+                        let o = *off.add(r);
+                        let o = _mm256_set1_epi32(i32::from(o as i16) + (o >> 16));
+                        *sr = [o, o];
+                    }
+                } else if MODE == U7 {
+                    let z = [
+                        _mm256_loadu_si256(su.cast()),
+                        _mm256_loadu_si256(su.add(8).cast()),
+                    ];
+                    s0 = [z; MB];
+                }
+                for q in (0..QK / 4).step_by(2) {
+                    vnni_quad::<MODE>(&mut s0, cb, qa, q);
+                    vnni_quad::<MODE>(&mut s1, cb, qa, q + 1);
+                }
+                for (tr, or) in s0.iter_mut().zip(&s1) {
+                    for (x, &y) in tr.iter_mut().zip(or) {
+                        *x = _mm256_add_epi32(*x, y);
+                    }
+                }
+                scale_sums(&mut f, &s0, da, sc);
+                cb = cb.add(planes * PLANE);
+                sc = sc.add(NB);
+                if MODE == U7 {
+                    su = su.add(NB);
+                }
                 qa = qa.add(ATILE);
                 da = da.add(MB);
                 off = off.add(MB);

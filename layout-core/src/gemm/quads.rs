@@ -14,8 +14,9 @@
 //!   16 × 4 (eight accumulators), as oneDNN's AVX2 tile: 16 × 6 left no register for the
 //!   product, and an accumulator went to the stack every quad.
 //! - **VNNI** (`vpdpbusd`: four u8 × i8 products added into an `i32` lane, nothing saturates):
-//!   exact on every input, 16 × 6 on 256-bit AVX-VNNI or AVX512-VNNI (with VL), chosen by
-//!   [`crate::isa::vnni`].
+//!   exact on every input, chosen by [`crate::isa::vnni`]: 16 × 6 on 256-bit AVX-VNNI (the
+//!   AVX2 level), 32 × 12 on zmm AVX512-VNNI (the AVX-512 level, [`super::quads_zmm`]; a
+//!   `PackedB` for that level holds 32-column panels).
 //!
 //! `i8 × i8`: A shifted by +128 into `u8` while packing (`a ⊕ 0x80`), and `128·Σₚ b[p][j]`
 //! subtracted from every column afterwards, as oneDNN's s8s8 does — exact modulo 2³².
@@ -396,10 +397,6 @@ mod x86 {
     pub(crate) struct AvxVnniV;
     /// AVX-VNNI `vpdpbusd` (VEX), u8 broadcast.
     pub(crate) struct AvxVnniB;
-    /// AVX512-VNNI `vpdpbusd` on ymm (EVEX, AVX512VL), u8 in the vectors.
-    pub(crate) struct Avx512VnniV;
-    /// AVX512-VNNI `vpdpbusd` on ymm, u8 broadcast.
-    pub(crate) struct Avx512VnniB;
 
     impl Dot for MaddubsV {
         #[inline(always)]
@@ -427,20 +424,6 @@ mod x86 {
         unsafe fn dot(acc: __m256i, v: __m256i, b: __m256i, _: __m256i) -> __m256i {
             // SAFETY: AVX-VNNI (the caller's contract).
             unsafe { _mm256_dpbusd_avx_epi32(acc, b, v) }
-        }
-    }
-    impl Dot for Avx512VnniV {
-        #[inline(always)]
-        unsafe fn dot(acc: __m256i, v: __m256i, b: __m256i, _: __m256i) -> __m256i {
-            // SAFETY: AVX512-VNNI with VL (the caller's contract).
-            unsafe { _mm256_dpbusd_epi32(acc, v, b) }
-        }
-    }
-    impl Dot for Avx512VnniB {
-        #[inline(always)]
-        unsafe fn dot(acc: __m256i, v: __m256i, b: __m256i, _: __m256i) -> __m256i {
-            // SAFETY: AVX512-VNNI with VL (the caller's contract).
-            unsafe { _mm256_dpbusd_epi32(acc, b, v) }
         }
     }
 
@@ -576,12 +559,12 @@ mod x86 {
         unsafe { store(t, &dots::<D, _, NR>(t.a, t.k, Panel::<NR>(t.b))) }
     }
 
-    /// A strip of 16 × NR kernels (NR that of [`super::kernel`] for the same choice) whose
-    /// broadcast operand is NR rows read where they are: row j's quad q at `t.b + j·ld + 4q` (a
-    /// `u8` matrix whose rows run along k), against `panels` packed panels of 16 vectors, panel
-    /// p at `t.a + 64·k·p` writing C's 16 columns from `t.c + 16p` (C's columns unit stride,
-    /// `t.rsc == 1`). One call per strip: the row pointers, the call and the tile loop's work
-    /// are paid once per `panels` tiles.
+    /// A strip of MR × NR kernels (MR and NR those of [`super::kernel`] for the same choice:
+    /// 16 × NR here, 32 × 12 for the zmm tile) whose broadcast operand is NR rows read where
+    /// they are: row j's quad q at `t.b + j·ld + 4q` (a `u8` matrix whose rows run along k),
+    /// against `panels` packed panels of MR rows, panel p at `t.a + 4·MR·k·p` writing C's MR
+    /// columns from `t.c + MR·p` (C's columns unit stride, `t.rsc == 1`). One call per strip:
+    /// the row pointers, the call and the tile loop's work are paid once per `panels` tiles.
     pub(crate) type UkrRows = unsafe fn(&Tile<i32, u8>, isize, usize);
 
     /// The 16 × NR quad kernel body with NR broadcast rows in place, over a strip of panels
@@ -669,20 +652,6 @@ mod x86 {
         "avx2,avxvnni",
         "AVX-VNNI `vpdpbusd` 16 × 6, u8 panel broadcast."
     );
-    wrapper!(
-        avx512vnni_v,
-        Avx512VnniV,
-        TILE.1,
-        "avx2,avx512f,avx512vl,avx512vnni",
-        "AVX512-VNNI `vpdpbusd` (ymm) 16 × 6, u8 panel in the vectors."
-    );
-    wrapper!(
-        avx512vnni_b,
-        Avx512VnniB,
-        TILE.1,
-        "avx2,avx512f,avx512vl,avx512vnni",
-        "AVX512-VNNI `vpdpbusd` (ymm) 16 × 6, u8 panel broadcast."
-    );
 
     macro_rules! rows_wrapper {
         ($name:ident, $dot:ty, $nr:expr, $features:literal) => {
@@ -699,12 +668,6 @@ mod x86 {
     }
     rows_wrapper!(maddubs_rows, MaddubsB, MADDUBS_NR, "avx2");
     rows_wrapper!(avxvnni_rows, AvxVnniB, TILE.1, "avx2,avxvnni");
-    rows_wrapper!(
-        avx512vnni_rows,
-        Avx512VnniB,
-        TILE.1,
-        "avx2,avx512f,avx512vl,avx512vnni"
-    );
 
     /// The in-place-rows kernel of a quad kernel choice (u8 broadcast), `None` for those
     /// without one (the widening and portable kernels).
@@ -713,7 +676,7 @@ mod x86 {
         Some(match dot {
             D::Maddubs => maddubs_rows,
             D::Vnni(Vnni::Avx) => avxvnni_rows,
-            D::Vnni(Vnni::Avx512) => avx512vnni_rows,
+            D::Vnni(Vnni::Avx512) => super::super::quads_zmm::vnni_rows,
             D::Widen | D::Portable => return None,
         })
     }
@@ -752,17 +715,19 @@ mod x86 {
         rest.iter().fold(top, |a, &b| a.max(key.of(b)))
     }
 
-    /// A matrix × vector kernel over one pre-packed panel ([`super::gemv_packed`]).
-    pub(crate) type Gemv = unsafe fn(*const u8, *const u8, usize, &mut [i32; 16]);
+    /// A matrix × vector kernel over one pre-packed panel ([`super::gemv_packed`]):
+    /// `(panel, row, quads, acc)`, adding into the panel's width of `i32` at `acc`.
+    pub(crate) type Gemv = unsafe fn(*const u8, *const u8, usize, *mut i32);
 
     /// `acc[j] += Σ_q Σ₄ a[4q + e]·p[64q + 4j + e]` over `quads` k quads of one 16-column
     /// panel `p` (signed, in the vectors) and the row `a` (unsigned, broadcast): four
     /// independent accumulator pairs, so `vpdpbusd`'s latency is hidden.
     ///
     /// # Safety
-    /// `p` holds `64·quads` bytes, `a` `4·quads`; AVX2 and the instruction set of `D`.
+    /// `p` holds `64·quads` bytes, `a` `4·quads`, `acc` 16 `i32`; AVX2 and the instruction
+    /// set of `D`.
     #[inline(always)]
-    unsafe fn gemv_body<D: Dot>(p: *const u8, a: *const u8, quads: usize, acc: &mut [i32; 16]) {
+    unsafe fn gemv_body<D: Dot>(p: *const u8, a: *const u8, quads: usize, acc: *mut i32) {
         // SAFETY: the caller's contract (every read inside `p` and `a`).
         unsafe {
             let ones = _mm256_set1_epi16(1);
@@ -788,7 +753,7 @@ mod x86 {
             for (h, ((x0, x1), (x2, x3))) in s0.iter().zip(&s1).zip(s2.iter().zip(&s3)).enumerate()
             {
                 let t = _mm256_add_epi32(_mm256_add_epi32(*x0, *x1), _mm256_add_epi32(*x2, *x3));
-                let o = acc.as_mut_ptr().add(8 * h).cast::<__m256i>();
+                let o = acc.add(8 * h).cast::<__m256i>();
                 _mm256_storeu_si256(o, _mm256_add_epi32(_mm256_loadu_si256(o), t));
             }
         }
@@ -801,7 +766,7 @@ mod x86 {
             /// # Safety
             /// As [`gemv_body`]; the instruction sets of its `target_feature` available.
             #[target_feature(enable = $features)]
-            unsafe fn $name(p: *const u8, a: *const u8, quads: usize, acc: &mut [i32; 16]) {
+            unsafe fn $name(p: *const u8, a: *const u8, quads: usize, acc: *mut i32) {
                 // SAFETY: forwarded contract.
                 unsafe { gemv_body::<$dot>(p, a, quads, acc) }
             }
@@ -810,21 +775,19 @@ mod x86 {
     gemv_wrapper!(gemv_maddubs, MaddubsB, "avx2");
     gemv_wrapper!(gemv_widen, WidenB, "avx2");
     gemv_wrapper!(gemv_avxvnni, AvxVnniB, "avx2,avxvnni");
-    gemv_wrapper!(
-        gemv_avx512vnni,
-        Avx512VnniB,
-        "avx2,avx512f,avx512vl,avx512vnni"
-    );
 
-    /// The matrix × vector kernel of a quad kernel choice (the unsigned row broadcast), `None`
-    /// for the portable one.
-    pub(crate) fn gemv_kernel(dot: super::Dot) -> Option<Gemv> {
+    /// The matrix × vector kernel of a quad kernel choice (the unsigned row broadcast) with
+    /// the width of the panels it reads (its tile's MR), `None` for the portable one.
+    pub(crate) fn gemv_kernel(dot: super::Dot) -> Option<(Gemv, usize)> {
         use super::{Dot as D, Vnni};
         Some(match dot {
-            D::Maddubs => gemv_maddubs,
-            D::Widen => gemv_widen,
-            D::Vnni(Vnni::Avx) => gemv_avxvnni,
-            D::Vnni(Vnni::Avx512) => gemv_avx512vnni,
+            D::Maddubs => (gemv_maddubs, TILE.0),
+            D::Widen => (gemv_widen, TILE.0),
+            D::Vnni(Vnni::Avx) => (gemv_avxvnni, TILE.0),
+            D::Vnni(Vnni::Avx512) => (
+                super::super::quads_zmm::gemv,
+                super::super::quads_zmm::TILE.0,
+            ),
             D::Portable => return None,
         })
     }
@@ -874,20 +837,20 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
             (Dot::Maddubs, false) => x86::maddubs_b,
             (Dot::Vnni(Vnni::Avx), true) => x86::avxvnni_v,
             (Dot::Vnni(Vnni::Avx), false) => x86::avxvnni_b,
-            (Dot::Vnni(Vnni::Avx512), true) => x86::avx512vnni_v,
-            (Dot::Vnni(Vnni::Avx512), false) => x86::avx512vnni_b,
+            (Dot::Vnni(Vnni::Avx512), true) => super::quads_zmm::vnni_v,
+            (Dot::Vnni(Vnni::Avx512), false) => super::quads_zmm::vnni_b,
             (Dot::Widen, true) => x86::widen_v,
             (Dot::Widen, false) => x86::widen_b,
             (Dot::Portable, _) => return None,
         };
-        let mr = x86::TILE.0;
-        let nr = if dot == Dot::Maddubs {
-            x86::MADDUBS_NR
-        } else {
-            x86::TILE.1
+        let (mr, nr) = match dot {
+            Dot::Vnni(Vnni::Avx512) => super::quads_zmm::TILE,
+            Dot::Maddubs => (x86::TILE.0, x86::MADDUBS_NR),
+            _ => x86::TILE,
         };
-        // every x86 tile stores through `int8::avx2::store`: row vectors of 8 at any distance
-        Some(KernelInfo::sized(mr, nr, KC, 256 << 10, ukr).with_lanes(8))
+        // every x86 tile stores row vectors of 8 at any distance (`int8::avx2::store`, the
+        // zmm tile's store in ymm halves)
+        Some(KernelInfo::sized(mr, nr, KC, A_MAX, ukr).with_lanes(8))
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -899,6 +862,10 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
 /// KC of the quad kernels, in k values (quads: KC/4 panel steps): a B micro-panel of NR·KC
 /// bytes stays in L1 (6 KiB), the A block MC·KC bytes = 256 KiB in L2.
 const KC: usize = 1024;
+
+/// The most bytes of the packed block of the vectorised operand (MC·KC), kept in L2.
+#[cfg(target_arch = "x86_64")]
+const A_MAX: usize = 256 << 10;
 
 /// The portable quad kernel: `acc[j][i] += Σ₄ a·b` with the u8 panel in the vectors
 /// (`UV`, A's role) or broadcast.
@@ -1278,10 +1245,10 @@ unsafe impl Send for CBase {}
 #[cfg(target_arch = "x86_64")]
 unsafe impl Sync for CBase {}
 
-/// A `u8` A read where it is ([`rows_route`]): B packed in 16-column panels as the engine packs
+/// A `u8` A read where it is ([`rows_route`]): B packed in MR-column panels as the engine packs
 /// it, each group of NR rows of A (the kernel's NR) broadcast straight from its rows by `g`
 /// (the last, partial group packed), on up to `threads` threads split along n (multiples of
-/// 16) or m (of NR) as the engine splits.
+/// MR) or m (of NR) as the engine splits.
 #[cfg(target_arch = "x86_64")]
 fn run_rows<A: Byte + Int8>(p: Product<'_, A, i8, i32>, dot: Dot, g: x86::UkrRows) {
     #[cfg(test)]
@@ -1358,11 +1325,10 @@ impl<A: Byte> RowsJob<'_, A> {
     /// Rows `rows` × columns `cols` of C: per KC block of k and MC block of B's columns, B's
     /// block packed, then every group of NR rows of A against each of its panels.
     fn run(&self, rows: core::ops::Range<usize>, cols: core::ops::Range<usize>) {
-        const MR: usize = x86::TILE.0;
         let (ki, k, sc) = (self.ki, self.k, self.sc);
-        let nr = ki.nr;
+        let (mr, nr) = (ki.mr, ki.nr);
         let kc = ki.kc.min(k);
-        let mc = ki.mc.min(cols.len().next_multiple_of(MR));
+        let mc = ki.mc.min(cols.len().next_multiple_of(mr));
         let aligned = |v: &mut Vec<u8>, len: usize| -> (usize, usize) {
             if v.len() < len + 64 {
                 v.resize(len + 64, 0);
@@ -1375,14 +1341,16 @@ impl<A: Byte> RowsJob<'_, A> {
             let (ao, al) = aligned(astore, nr * kc);
             let bbuf = &mut bstore[bo..bo + bl];
             let abuf = &mut astore[ao..ao + al];
-            let mut scratch = [0i32; MR * x86::TILE.1];
+            // the largest tile (the zmm one's 32 × 12)
+            let mut scratch = [0i32; 32 * 12];
+            debug_assert!(mr * nr <= scratch.len());
             for pc in (0..k).step_by(ki.kc) {
                 let kcb = ki.kc.min(k - pc);
                 let quads = kcb / 4;
                 let beta_pc = if pc == 0 { self.beta } else { 1 };
                 for ic in cols.clone().step_by(ki.mc) {
                     let mcb = ki.mc.min(cols.end - ic);
-                    self.bsrc.pack(bbuf, ic, pc, mcb, kcb, MR);
+                    self.bsrc.pack(bbuf, ic, pc, mcb, kcb, mr);
                     for jr in rows.clone().step_by(nr) {
                         let nrb = nr.min(rows.end - jr);
                         if nrb < nr {
@@ -1399,8 +1367,8 @@ impl<A: Byte> RowsJob<'_, A> {
                             .as_ptr()
                             .cast::<u8>()
                             .wrapping_offset(self.a.row(jr) + pc as isize);
-                        // the whole 16-column panels of the block in one strip call
-                        let whole = if nrb == nr { mcb / MR } else { 0 };
+                        // the whole MR-column panels of the block in one strip call
+                        let whole = if nrb == nr { mcb / mr } else { 0 };
                         if whole > 0 {
                             let corner = sc.origin + jr as isize * sc.rs + ic as isize;
                             let tile = Tile {
@@ -1416,19 +1384,19 @@ impl<A: Byte> RowsJob<'_, A> {
                                 csc: sc.rs,
                                 vsc: 0,
                             };
-                            // SAFETY: `bbuf` holds the block's packed panels, panel p's 16·kcb
-                            // bytes at 16·kcb·p (p < whole ≤ mcb / 16); rows jr … jr + nr − 1
+                            // SAFETY: `bbuf` holds the block's packed panels, panel p's mr·kcb
+                            // bytes at mr·kcb·p (p < whole ≤ mcb / mr); rows jr … jr + nr − 1
                             // of A hold kcb bytes each from k step pc (a checked operand whose
                             // rows run along k), `sv` apart; each panel's tile of C (rows jr …
-                            // jr + nr − 1, columns ic + 16p … ic + 16p + 15, C's columns unit
-                            // stride) lies inside C; `rows_kernel` answered for the checked
-                            // level (its NR is `ki.nr`).
+                            // jr + nr − 1, columns ic + mr·p … ic + mr·p + mr − 1, C's columns
+                            // unit stride) lies inside C; `rows_kernel` answered for the
+                            // checked level (its MR and NR are `ki`'s).
                             unsafe { (self.g)(&tile, self.a.sv, whole) };
                         }
-                        for ir in (whole * MR..mcb).step_by(MR) {
-                            let mrb = MR.min(mcb - ir);
+                        for ir in (whole * mr..mcb).step_by(mr) {
+                            let mrb = mr.min(mcb - ir);
                             let (i0, j0) = (ic + ir, jr);
-                            let ap = bbuf[ir * kcb..(ir + MR) * kcb].as_ptr();
+                            let ap = bbuf[ir * kcb..(ir + mr) * kcb].as_ptr();
                             let tile = Tile {
                                 k: quads,
                                 alpha: self.alpha,
@@ -1437,11 +1405,11 @@ impl<A: Byte> RowsJob<'_, A> {
                                 b: if nrb == nr { arow } else { abuf.as_ptr() },
                                 c: scratch.as_mut_ptr(),
                                 rsc: 1,
-                                csc: MR as isize,
+                                csc: mr as isize,
                                 vsc: 0,
                             };
                             // SAFETY: as above for `ap` and A's rows (or the packed partial
-                            // group of nr·kcb bytes); C is the 16 × nr scratch tile.
+                            // group of nr·kcb bytes); C is the mr × nr scratch tile.
                             unsafe {
                                 if nrb == nr {
                                     (self.g)(&tile, self.a.sv, 1)
@@ -1450,7 +1418,7 @@ impl<A: Byte> RowsJob<'_, A> {
                                 }
                             };
                             for j in 0..nrb {
-                                for (i, &x) in scratch[j * MR..j * MR + mrb].iter().enumerate() {
+                                for (i, &x) in scratch[j * mr..j * mr + mrb].iter().enumerate() {
                                     let at =
                                         sc.origin + (j0 + j) as isize * sc.rs + (i0 + i) as isize;
                                     // SAFETY: (j0 + j, i0 + i) is an element of C owned by
@@ -1473,10 +1441,15 @@ impl<A: Byte> RowsJob<'_, A> {
     }
 }
 
-/// The panel width (the kernels' MR) and KC of an `i8` B pre-packed for `isa` with `k` rows.
+/// The panel width (the kernels' MR) and KC of an `i8` B pre-packed for `isa` with `k` rows:
+/// the zmm tile's where the level has AVX512-VNNI, else the 256-bit tiles' (which every AVX2
+/// quad kernel shares), the portable kernel's below AVX2.
 pub(crate) fn packed_plan(isa: Isa, k: usize) -> Option<(usize, usize)> {
     let dot = if cfg!(target_arch = "x86_64") && isa >= Isa::Avx2 {
-        Dot::Widen
+        match crate::isa::vnni(isa) {
+            Some(Vnni::Avx512) => Dot::Vnni(Vnni::Avx512),
+            _ => Dot::Widen,
+        }
     } else {
         Dot::Portable
     };
@@ -1512,7 +1485,14 @@ pub(crate) fn run_packed<A: Byte + Int8>(
     let [m, k, _] = p.mkn;
     let fits = || a_fits(&asrc.rows, flip, bmax, m, k);
     let dot = if cfg!(target_arch = "x86_64") && p.isa >= Isa::Avx2 {
-        choose(p.isa, fits).unwrap_or(Dot::Widen)
+        let dot = choose(p.isa, fits).unwrap_or(Dot::Widen);
+        // the kernel of the packed panels' width: the zmm tile's 32 columns were packed where
+        // the level has AVX512-VNNI (`packed_plan`), 16 for the 256-bit tiles
+        match kernel(dot, false) {
+            Some(ki) if ki.mr == nr => dot,
+            _ if nr == 32 => Dot::Vnni(Vnni::Avx512),
+            _ => Dot::Widen,
+        }
     } else {
         Dot::Portable
     };
@@ -1521,7 +1501,7 @@ pub(crate) fn run_packed<A: Byte + Int8>(
     if m == 1
         && p.packing != super::options::Packing::Always
         && p.c.cmap.is_none()
-        && let Some(g) = x86::gemv_kernel(dot).filter(|_| nr == x86::TILE.0)
+        && let Some(g) = x86::gemv_kernel(dot).filter(|g| nr == g.1)
     {
         let mut c = p.c;
         gemv_packed(
@@ -1563,18 +1543,17 @@ pub(crate) fn run_packed<A: Byte + Int8>(
 }
 
 /// `c ← α·a·B + β·c` for one row `a` (1 × k, its bytes flipped as packed) and a pre-packed
-/// B (panels of `x86::TILE.0` columns, KC blocks of `kc`): each panel's quads streamed once
-/// through `g`, the row's k quads broadcast. C unmapped (any strides).
+/// B (panels of `g.1` columns, KC blocks of `kc`): each panel's quads streamed once through
+/// `g.0`, the row's k quads broadcast. C unmapped (any strides).
 #[cfg(target_arch = "x86_64")]
 fn gemv_packed<S: Byte>(
-    g: x86::Gemv,
+    (g, nr): (x86::Gemv, usize),
     a: &Bytes<'_, S>,
     (k, n): (usize, usize),
     (b, kc): (&super::PackedB<i8>, usize),
     (alpha, beta): (i32, i32),
     c: &mut Out<'_, i32>,
 ) {
-    const NR: usize = x86::TILE.0;
     let kcp = kc.next_multiple_of(4);
     let blocks = k.div_ceil(kc);
     // A's row as bytes, each KC block padded with zeros to whole quads
@@ -1584,8 +1563,9 @@ fn gemv_packed<S: Byte>(
         let at = (r0 + a.rows.col(p)) as usize;
         ab[(p / kc) * kcp + p % kc] = a.rows.src[at].bits() ^ a.flip;
     }
-    for j0 in (0..n).step_by(NR) {
-        let mut acc = [0i32; NR];
+    for j0 in (0..n).step_by(nr) {
+        let mut acc = [0i32; 32];
+        assert!(nr <= acc.len());
         for (bi, pc) in (0..k).step_by(kc).enumerate() {
             let kcb = kc.min(k - pc);
             let quads = kcb.div_ceil(4);
@@ -1593,13 +1573,13 @@ fn gemv_packed<S: Byte>(
                 unreachable!("a PackedB is prepacked")
             };
             let ap = &ab[bi * kcp..bi * kcp + 4 * quads];
-            assert!(piece.len() >= quads * 4 * NR);
+            assert!(piece.len() >= quads * 4 * nr);
             // SAFETY: the level's instruction sets are available (`gemv_kernel` answered for
-            // the checked level); `piece` holds `quads` steps of 64 bytes and `ap` `quads`
-            // quads (asserted and sliced above).
-            unsafe { g(piece.as_ptr(), ap.as_ptr(), quads, &mut acc) };
+            // the checked level); `piece` holds `quads` steps of 4·nr bytes, `ap` `quads`
+            // quads and `acc` at least nr `i32` (asserted and sliced above).
+            unsafe { g(piece.as_ptr(), ap.as_ptr(), quads, acc.as_mut_ptr()) };
         }
-        for (jj, &x) in acc.iter().enumerate().take(NR.min(n - j0)) {
+        for (jj, &x) in acc.iter().enumerate().take(nr.min(n - j0)) {
             let at = (c.sc.origin + (j0 + jj) as isize * c.sc.cs) as usize;
             let x = x.wrapping_mul(alpha);
             c.c[at] = if beta == 0 {
@@ -2037,9 +2017,23 @@ mod tests {
                 routes.push((Isa::Avx2, Some(Some(Dot::Vnni(x)))));
             }
         }
+        // the AVX-512 level's own choice: with AVX512-VNNI, 32-column panels for the zmm tile
+        // and its matrix × vector kernel
+        if crate::isa::vnni(Isa::Avx512) == Some(Vnni::Avx512) {
+            assert_eq!(packed_plan(Isa::Avx512, 100), Some((32, 100)));
+            routes.push((Isa::Avx512, None));
+        }
         for (isa, forced) in routes {
             let narrow = forced == Some(Some(Dot::Maddubs));
-            for &(m, k, n) in &[(1, 5, 3), (1, 2090, 37), (7, 1031, 20), (33, 64, 17)] {
+            let shapes = [
+                (1, 5, 3),
+                (1, 2090, 37),
+                (7, 1031, 20),
+                (33, 64, 17),
+                (13, 130, 65),
+                (25, 4, 32),
+            ];
+            for &(m, k, n) in &shapes {
                 let b: Vec<i8> = (0..k * n)
                     .map(|_| if narrow { g.range(-64, 64) } else { g.range(-128, 127) } as i8)
                     .collect();
@@ -2115,6 +2109,91 @@ mod tests {
             }
         }
     }
+    /// The AVX512-VNNI zmm 32 × 12 tile (forced) on every edge: m and n below, at and past
+    /// its 12 and 32 (both orientations: C column-major puts A's u8 panel in the vectors, C
+    /// row-major B's i8 panel), k remainders of the quad and past KC (1024), α and β of every
+    /// kind, one and two threads, packed or read in place, u8 × i8 and i8 × i8; C gapped (its
+    /// leading dimension 3 past its extent, the gaps holding a sentinel that must survive).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn zmm_tile_on_every_edge() {
+        if !crate::isa::has_vnni(Vnni::Avx512) {
+            return;
+        }
+        let dot = Dot::Vnni(Vnni::Avx512);
+        assert_eq!(kernel(dot, true).map(|ki| (ki.mr, ki.nr)), Some((32, 12)));
+        let mut g = Lcg(41);
+        let ms = [1, 11, 12, 13, 31, 32, 33, 45];
+        let ks = [1, 3, 4, 5, 64, 1025, 2051];
+        let abs = [(1, 0), (1, 1), (-3, 2), (2, -1), (7, 0), (1, 5)];
+        let mut case = 0usize;
+        for &m in &ms {
+            for &n in &ms {
+                case += 1;
+                let k = ks[case % ks.len()];
+                let (alpha, beta) = abs[case % abs.len()];
+                let threads = 1 + case % 2;
+                let b: Vec<i8> = (0..k * n).map(|_| g.range(-128, 127) as i8).collect();
+                let au: Vec<u8> = (0..m * k).map(|_| g.range(0, 255) as u8).collect();
+                let ai: Vec<i8> = (0..m * k).map(|_| g.range(-128, 127) as i8).collect();
+                for (c_rm, a_rm, packing) in [
+                    (true, true, Packing::Auto),
+                    (false, true, Packing::Always),
+                    (true, false, Packing::Always),
+                    (false, false, Packing::Auto),
+                ] {
+                    let (rows, cols) = if c_rm { (m, n) } else { (n, m) };
+                    let ld = cols + 3;
+                    let (rs, cs) = if c_rm { (ld, 1) } else { (1, ld) };
+                    let c0: Vec<i32> = (0..rows * ld).map(|_| g.range(-999, 999)).collect();
+                    let (ars, acs) = if a_rm { (k, 1) } else { (1, m) };
+                    let at = |i: usize, p: usize| if a_rm { i * k + p } else { i + p * m };
+                    let what = std::format!(
+                        "{m}x{k}x{n} t{threads} a{alpha} b{beta} c_rm {c_rm} a_rm {a_rm} {packing:?}"
+                    );
+                    macro_rules! check {
+                        ($a:expr, $name:literal) => {{
+                            let a = $a;
+                            let mut c = c0.clone();
+                            force(Some(Some(dot)));
+                            let opts = Options {
+                                isa: Isa::Avx2,
+                                threads,
+                                packing,
+                            };
+                            let r = call(
+                                opts,
+                                (m, k, n),
+                                alpha,
+                                (a, ars, acs),
+                                (&b[..], 1, k),
+                                beta,
+                                (&mut c[..], rs, cs),
+                            );
+                            force(None);
+                            r.unwrap();
+                            for (t, (&got, &was)) in c.iter().zip(&c0).enumerate() {
+                                let (r, q) = (t / ld, t % ld);
+                                let want = if q < cols {
+                                    let (i, j) = if c_rm { (r, q) } else { (q, r) };
+                                    let s: i64 = (0..k)
+                                        .map(|p| i64::from(a[at(i, p)]) * i64::from(b[j * k + p]))
+                                        .sum();
+                                    (i64::from(alpha) * s + i64::from(beta) * i64::from(was)) as i32
+                                } else {
+                                    was
+                                };
+                                assert_eq!(got, want, "{} {what} at {t}", $name);
+                            }
+                        }};
+                    }
+                    check!(&au[..], "u8×i8");
+                    check!(&ai[..], "i8×i8");
+                }
+            }
+        }
+    }
+
     /// A row-major `u8` A read in place ([`run_rows`]): every quad kernel with an in-place
     /// variant, A's and C's rows padded (so a wrong row distance reads or writes the padding),
     /// B both ways, shapes crossing the row group (4 or 6), the 16-column panel and KC, one
@@ -2134,6 +2213,10 @@ mod tests {
             // and 2 whole panels, each block ending in a partial one); two whole row groups
             // and a partial one
             (9, 1028, 300),
+            // the zmm tile's 12-row groups and 32-column panels, each with a remainder
+            (25, 1028, 33),
+            (12, 8, 64),
+            (24, 12, 95),
         ];
         for dot in choices().into_iter().flatten() {
             if x86::rows_kernel(dot).is_none() {
