@@ -850,7 +850,17 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
         };
         // every x86 tile stores row vectors of 8 at any distance (`int8::avx2::store`, the
         // zmm tile's store in ymm halves)
-        Some(KernelInfo::sized(mr, nr, KC, A_MAX, ukr).with_lanes(8))
+        let ki = KernelInfo::sized(mr, nr, KC, A_MAX, ukr).with_lanes(8);
+        // the zmm tile's 8-column variant, for products of few columns (`KernelInfo::fit`)
+        Some(match (dot, unsigned_vectors) {
+            (Dot::Vnni(Vnni::Avx512), true) => {
+                ki.with_narrow(super::quads_zmm::NARROW, super::quads_zmm::vnni_v_narrow)
+            }
+            (Dot::Vnni(Vnni::Avx512), false) => {
+                ki.with_narrow(super::quads_zmm::NARROW, super::quads_zmm::vnni_b_narrow)
+            }
+            _ => ki,
+        })
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

@@ -200,21 +200,20 @@ unsafe fn store<P, const NR: usize>(t: &Tile<i32, P>, acc: &[[__m512i; V]; NR]) 
     }
 }
 
-/// The 32 × 12 zmm tile on packed panels.
+/// The 32 × NR zmm tile on packed panels (NR = 12, or [`NARROW`]).
 ///
 /// # Safety
-/// As [`super::kernel::Ukr`] with MR = 32, NR = 12, `KSTEP = 4`; AVX512-VNNI available.
+/// As [`super::kernel::Ukr`] with MR = 32, `KSTEP = 4`; AVX512-VNNI available.
 #[inline(always)]
-unsafe fn body<D: Dot>(t: &Tile<i32, u8>) {
+unsafe fn body<D: Dot, const NR: usize>(t: &Tile<i32, u8>) {
     // SAFETY: the caller guarantees the instruction sets, 128·k readable bytes at `a` and
-    // 48·k at `b`, and the tile of C.
-    unsafe {
-        store(
-            t,
-            &dots::<D, _, { TILE.1 }>(t.a, t.k, Panel::<{ TILE.1 }>(t.b)),
-        )
-    }
+    // 4·NR·k at `b`, and the tile of C.
+    unsafe { store(t, &dots::<D, _, NR>(t.a, t.k, Panel::<NR>(t.b))) }
 }
+
+/// The columns of the narrow tile ([`vnni_v_narrow`], [`vnni_b_narrow`]): 16 columns (a
+/// `PackedB` under 16 rows of A) as two tiles, not 12 and a padded 12 (`KernelInfo::fit`).
+pub(crate) const NARROW: usize = 8;
 
 /// The zmm tile with the twelve broadcast rows read where they are (row j's quad q at
 /// `t.b + j·ld + 4q`, a `u8` matrix whose rows run along k) against `panels` packed panels of
@@ -254,7 +253,7 @@ unsafe fn body_rows<D: Dot>(t: &Tile<i32, u8>, ld: isize, panels: usize) {
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vnni")]
 pub(crate) unsafe fn vnni_v(t: &Tile<i32, u8>) {
     // SAFETY: forwarded contract.
-    unsafe { body::<VnniV>(t) }
+    unsafe { body::<VnniV, { TILE.1 }>(t) }
 }
 
 /// The zmm tile, the unsigned (u8) panel broadcast.
@@ -264,7 +263,28 @@ pub(crate) unsafe fn vnni_v(t: &Tile<i32, u8>) {
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vnni")]
 pub(crate) unsafe fn vnni_b(t: &Tile<i32, u8>) {
     // SAFETY: forwarded contract.
-    unsafe { body::<VnniB>(t) }
+    unsafe { body::<VnniB, { TILE.1 }>(t) }
+}
+
+/// [`vnni_v`] on [`NARROW`] columns.
+///
+/// # Safety
+/// As [`super::kernel::Ukr`] with MR = 32, NR = [`NARROW`], `KSTEP = 4`; AVX512-VNNI
+/// available.
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vnni")]
+pub(crate) unsafe fn vnni_v_narrow(t: &Tile<i32, u8>) {
+    // SAFETY: forwarded contract.
+    unsafe { body::<VnniV, NARROW>(t) }
+}
+
+/// [`vnni_b`] on [`NARROW`] columns.
+///
+/// # Safety
+/// As [`vnni_v_narrow`].
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vnni")]
+pub(crate) unsafe fn vnni_b_narrow(t: &Tile<i32, u8>) {
+    // SAFETY: forwarded contract.
+    unsafe { body::<VnniB, NARROW>(t) }
 }
 
 /// [`body_rows`], the u8 rows broadcast.
