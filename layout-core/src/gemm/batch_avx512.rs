@@ -143,136 +143,142 @@ macro_rules! whole {
     };
 }
 
-whole!(whole_1, [("{b0}", "zmm0", "zmm1", x0, y0, 0)]);
-whole!(
-    whole_2,
+/// Invokes `$m!(name, [columns])` for each tile width 1 to 12, with the names given: the column
+/// table of the hand-scheduled 32-row loops (each column's B address in the loop's registers,
+/// its two accumulator registers, their Rust names, its index), shared by this file's `f32`
+/// loops and `batch_bf16_asm.rs`'s bf16 pair loops.
+macro_rules! tile_widths {
+    ($m:ident, [$n1:ident, $n2:ident, $n3:ident, $n4:ident, $n5:ident, $n6:ident, $n7:ident, $n8:ident, $n9:ident, $n10:ident, $n11:ident, $n12:ident]) => {
+        $m!($n1, [("{b0}", "zmm0", "zmm1", x0, y0, 0)]);
+        $m!($n2,
+            [
+                ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+                ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1)
+            ]
+        );
+        $m!($n3,
+            [
+                ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+                ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+                ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2)
+            ]
+        );
+        $m!($n4,
+            [
+                ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+                ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+                ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+                ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3)
+            ]
+        );
+        $m!($n5,
+            [
+                ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+                ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+                ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+                ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
+                ("{b4}", "zmm8", "zmm9", x4, y4, 4)
+            ]
+        );
+        $m!($n6,
+            [
+                ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+                ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+                ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+                ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
+                ("{b4}", "zmm8", "zmm9", x4, y4, 4),
+                ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5)
+            ]
+        );
+        $m!($n7,
+            [
+                ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+                ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+                ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+                ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
+                ("{b4}", "zmm8", "zmm9", x4, y4, 4),
+                ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
+                ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6)
+            ]
+        );
+        $m!($n8,
+            [
+                ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+                ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+                ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+                ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
+                ("{b4}", "zmm8", "zmm9", x4, y4, 4),
+                ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
+                ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6),
+                ("{b4} + {cs3}", "zmm14", "zmm15", x7, y7, 7)
+            ]
+        );
+        $m!($n9,
+            [
+                ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+                ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+                ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+                ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
+                ("{b4}", "zmm8", "zmm9", x4, y4, 4),
+                ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
+                ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6),
+                ("{b4} + {cs3}", "zmm14", "zmm15", x7, y7, 7),
+                ("{b8}", "zmm16", "zmm17", x8, y8, 8)
+            ]
+        );
+        $m!($n10,
+            [
+                ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+                ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+                ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+                ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
+                ("{b4}", "zmm8", "zmm9", x4, y4, 4),
+                ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
+                ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6),
+                ("{b4} + {cs3}", "zmm14", "zmm15", x7, y7, 7),
+                ("{b8}", "zmm16", "zmm17", x8, y8, 8),
+                ("{b8} + {cs}", "zmm18", "zmm19", x9, y9, 9)
+            ]
+        );
+        $m!($n11,
+            [
+                ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+                ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+                ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+                ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
+                ("{b4}", "zmm8", "zmm9", x4, y4, 4),
+                ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
+                ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6),
+                ("{b4} + {cs3}", "zmm14", "zmm15", x7, y7, 7),
+                ("{b8}", "zmm16", "zmm17", x8, y8, 8),
+                ("{b8} + {cs}", "zmm18", "zmm19", x9, y9, 9),
+                ("{b8} + {cs}*2", "zmm20", "zmm21", x10, y10, 10)
+            ]
+        );
+        $m!($n12,
+            [
+                ("{b0}", "zmm0", "zmm1", x0, y0, 0),
+                ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
+                ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
+                ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
+                ("{b4}", "zmm8", "zmm9", x4, y4, 4),
+                ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
+                ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6),
+                ("{b4} + {cs3}", "zmm14", "zmm15", x7, y7, 7),
+                ("{b8}", "zmm16", "zmm17", x8, y8, 8),
+                ("{b8} + {cs}", "zmm18", "zmm19", x9, y9, 9),
+                ("{b8} + {cs}*2", "zmm20", "zmm21", x10, y10, 10),
+                ("{b8} + {cs3}", "zmm22", "zmm23", x11, y11, 11)
+            ]
+        );
+    };
+}
+pub(super) use tile_widths;
+
+tile_widths!(
+    whole,
     [
-        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
-        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1)
-    ]
-);
-whole!(
-    whole_3,
-    [
-        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
-        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
-        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2)
-    ]
-);
-whole!(
-    whole_4,
-    [
-        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
-        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
-        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
-        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3)
-    ]
-);
-whole!(
-    whole_5,
-    [
-        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
-        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
-        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
-        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
-        ("{b4}", "zmm8", "zmm9", x4, y4, 4)
-    ]
-);
-whole!(
-    whole_6,
-    [
-        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
-        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
-        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
-        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
-        ("{b4}", "zmm8", "zmm9", x4, y4, 4),
-        ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5)
-    ]
-);
-whole!(
-    whole_7,
-    [
-        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
-        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
-        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
-        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
-        ("{b4}", "zmm8", "zmm9", x4, y4, 4),
-        ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
-        ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6)
-    ]
-);
-whole!(
-    whole_8,
-    [
-        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
-        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
-        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
-        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
-        ("{b4}", "zmm8", "zmm9", x4, y4, 4),
-        ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
-        ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6),
-        ("{b4} + {cs3}", "zmm14", "zmm15", x7, y7, 7)
-    ]
-);
-whole!(
-    whole_9,
-    [
-        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
-        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
-        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
-        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
-        ("{b4}", "zmm8", "zmm9", x4, y4, 4),
-        ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
-        ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6),
-        ("{b4} + {cs3}", "zmm14", "zmm15", x7, y7, 7),
-        ("{b8}", "zmm16", "zmm17", x8, y8, 8)
-    ]
-);
-whole!(
-    whole_10,
-    [
-        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
-        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
-        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
-        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
-        ("{b4}", "zmm8", "zmm9", x4, y4, 4),
-        ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
-        ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6),
-        ("{b4} + {cs3}", "zmm14", "zmm15", x7, y7, 7),
-        ("{b8}", "zmm16", "zmm17", x8, y8, 8),
-        ("{b8} + {cs}", "zmm18", "zmm19", x9, y9, 9)
-    ]
-);
-whole!(
-    whole_11,
-    [
-        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
-        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
-        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
-        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
-        ("{b4}", "zmm8", "zmm9", x4, y4, 4),
-        ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
-        ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6),
-        ("{b4} + {cs3}", "zmm14", "zmm15", x7, y7, 7),
-        ("{b8}", "zmm16", "zmm17", x8, y8, 8),
-        ("{b8} + {cs}", "zmm18", "zmm19", x9, y9, 9),
-        ("{b8} + {cs}*2", "zmm20", "zmm21", x10, y10, 10)
-    ]
-);
-whole!(
-    whole_12,
-    [
-        ("{b0}", "zmm0", "zmm1", x0, y0, 0),
-        ("{b0} + {cs}", "zmm2", "zmm3", x1, y1, 1),
-        ("{b0} + {cs}*2", "zmm4", "zmm5", x2, y2, 2),
-        ("{b0} + {cs3}", "zmm6", "zmm7", x3, y3, 3),
-        ("{b4}", "zmm8", "zmm9", x4, y4, 4),
-        ("{b4} + {cs}", "zmm10", "zmm11", x5, y5, 5),
-        ("{b4} + {cs}*2", "zmm12", "zmm13", x6, y6, 6),
-        ("{b4} + {cs3}", "zmm14", "zmm15", x7, y7, 7),
-        ("{b8}", "zmm16", "zmm17", x8, y8, 8),
-        ("{b8} + {cs}", "zmm18", "zmm19", x9, y9, 9),
-        ("{b8} + {cs}*2", "zmm20", "zmm21", x10, y10, 10),
-        ("{b8} + {cs3}", "zmm22", "zmm23", x11, y11, 11)
+        whole_1, whole_2, whole_3, whole_4, whole_5, whole_6, whole_7, whole_8, whole_9, whole_10,
+        whole_11, whole_12
     ]
 );
