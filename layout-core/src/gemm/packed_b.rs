@@ -444,30 +444,17 @@ fn run_bf16_pairs<H: super::widen::Half + Packable<Stored = f32>>(p: PackedRun<'
     let b = p.b;
     // SAFETY: only a bf16 B is packed in pairs, and A's element is B's (the pair is H × H).
     let a = unsafe { super::half_inputs::as_bf16(p.a) };
-    if p.mkn[0] == 1 && p.packing != Packing::Always {
-        let [_, k, n] = p.mkn;
-        let len = n.div_ceil(b.nr) * b.nr * k.div_ceil(2).div_ceil(b.kc) * b.kc;
-        super::bf16::gemv_pairs(
-            p.alpha,
-            (a.data, a.at),
-            (&b.store[b.start..b.start + len], b.kc, k, n),
-            p.beta,
-            (p.c.c, p.c.sc),
-        );
+    let [m, k, n] = p.mkn;
+    // the pair panels as the row kernels read them: (panels, KC in pairs, k, n)
+    let len = n.div_ceil(b.nr) * b.nr * k.div_ceil(2).div_ceil(b.kc) * b.kc;
+    let panels = (&b.store[b.start..b.start + len], b.kc, k, n);
+    if m == 1 && p.packing != Packing::Always {
+        super::bf16::gemv_pairs(p.alpha, (a.data, a.at), panels, p.beta, (p.c.c, p.c.sc));
         return;
     }
     // a few rows on one thread: tiles of their exact height (`bf16::small_m_pairs`)
-    if p.mkn[0] <= super::bf16::SMALL_M && p.threads == 1 && p.packing != Packing::Always {
-        let [m, k, n] = p.mkn;
-        let len = n.div_ceil(b.nr) * b.nr * k.div_ceil(2).div_ceil(b.kc) * b.kc;
-        super::bf16::small_m_pairs(
-            p.alpha,
-            (a.data, a.at),
-            m,
-            (&b.store[b.start..b.start + len], b.kc, k, n),
-            p.beta,
-            (p.c.c, p.c.sc),
-        );
+    if m <= super::bf16::SMALL_M && p.threads == 1 && p.packing != Packing::Always {
+        super::bf16::small_m_pairs(p.alpha, (a.data, a.at), m, panels, p.beta, (p.c.c, p.c.sc));
         return;
     }
     let ki = super::bf16::kernel();

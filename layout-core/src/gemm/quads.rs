@@ -362,6 +362,10 @@ fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8, (r, step): (usize, usize))
     }
 }
 
+/// The broadcast-quad addressing, shared with `quads_zmm`'s 32-row tile.
+#[cfg(target_arch = "x86_64")]
+pub(super) use x86::{InPlaceRows, Panel, Quad};
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use core::arch::x86_64::*;
@@ -467,15 +471,16 @@ mod x86 {
         }
     }
 
-    /// Where a 16 × NR tile's broadcast quads are: column j's quad q at `at(q, j)`.
-    trait Quad: Copy {
+    /// Where a tile's broadcast quads are: column j's quad q at `at(q, j)` (this file's
+    /// 16-row tiles and `quads_zmm`'s 32-row one).
+    pub(in crate::gemm) trait Quad: Copy {
         /// The quad's address.
         fn at(self, q: usize, j: usize) -> *const u8;
     }
 
     /// A packed panel of NR columns: quad q of column j at `4·(q·NR + j)`.
     #[derive(Clone, Copy)]
-    struct Panel<const NR: usize>(*const u8);
+    pub(in crate::gemm) struct Panel<const NR: usize>(pub(in crate::gemm) *const u8);
     impl<const NR: usize> Quad for Panel<NR> {
         #[inline(always)]
         fn at(self, q: usize, j: usize) -> *const u8 {
@@ -485,7 +490,7 @@ mod x86 {
 
     /// NR rows read where they are: quad q of row j at `rows[j] + 4q`.
     #[derive(Clone, Copy)]
-    struct InPlaceRows<const NR: usize>([*const u8; NR]);
+    pub(in crate::gemm) struct InPlaceRows<const NR: usize>(pub(in crate::gemm) [*const u8; NR]);
     impl<const NR: usize> Quad for InPlaceRows<NR> {
         #[inline(always)]
         fn at(self, q: usize, j: usize) -> *const u8 {

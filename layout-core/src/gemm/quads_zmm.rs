@@ -15,6 +15,7 @@ use core::arch::x86_64::*;
 
 use super::int8::store_tile;
 use super::kernel::Tile;
+use super::quads::{InPlaceRows, Panel, Quad};
 
 /// Rows (vectors of sixteen `i32`) by columns of the zmm tile.
 pub(crate) const TILE: (usize, usize) = (32, 12);
@@ -49,32 +50,6 @@ impl Dot for VnniB {
     unsafe fn dot(acc: __m512i, v: __m512i, b: __m512i) -> __m512i {
         // SAFETY: AVX512-VNNI (the caller's contract).
         unsafe { _mm512_dpbusd_epi32(acc, b, v) }
-    }
-}
-
-/// Where a tile's broadcast quads are: column j's quad q at `at(q, j)`.
-trait Quad: Copy {
-    /// The quad's address.
-    fn at(self, q: usize, j: usize) -> *const u8;
-}
-
-/// A packed panel of NR columns: quad q of column j at `4·(q·NR + j)`.
-#[derive(Clone, Copy)]
-struct Panel<const NR: usize>(*const u8);
-impl<const NR: usize> Quad for Panel<NR> {
-    #[inline(always)]
-    fn at(self, q: usize, j: usize) -> *const u8 {
-        self.0.wrapping_add(4 * (q * NR + j))
-    }
-}
-
-/// NR rows read where they are: quad q of row j at `rows[j] + 4q`.
-#[derive(Clone, Copy)]
-struct InPlaceRows<const NR: usize>([*const u8; NR]);
-impl<const NR: usize> Quad for InPlaceRows<NR> {
-    #[inline(always)]
-    fn at(self, q: usize, j: usize) -> *const u8 {
-        self.0[j].wrapping_add(4 * q)
     }
 }
 
