@@ -101,7 +101,9 @@ impl Element for f32 {
                         super::x86::AVX512_F32_NARROW,
                         super::x86::avx512_f32_runs_narrow,
                     )
-                    .with_lanes(run),
+                    .with_lanes(run)
+                    .with_in_place(super::x86::avx512_f32_runs_in_place)
+                    .with_narrow_in_place(super::x86::avx512_f32_runs_narrow_in_place),
             );
         }
         let _ = (isa, run);
@@ -182,7 +184,9 @@ impl Element for f64 {
                         super::x86::AVX512_F64_NARROW,
                         super::x86::avx512_f64_runs_narrow,
                     )
-                    .with_lanes(run),
+                    .with_lanes(run)
+                    .with_in_place(super::x86::avx512_f64_runs_in_place)
+                    .with_narrow_in_place(super::x86::avx512_f64_runs_narrow_in_place),
             );
         }
         #[cfg(target_arch = "aarch64")]
