@@ -135,6 +135,7 @@ fn kernel_of_f32(isa: Isa) -> Option<KernelInfo<f32>> {
             Some(
                 info(mr, nr, super::x86::avx512_f32)
                     .with_narrow(super::x86::AVX512_F32_NARROW, super::x86::avx512_f32_narrow)
+                    .with_narrow_in_place(super::x86::avx512_f32_narrow_in_place)
                     .with_lanes(16)
                     .with_in_place(super::x86::avx512_f32_in_place)
                     .without_strided_in_place(),
@@ -226,6 +227,7 @@ fn kernel_of_f64(isa: Isa) -> Option<KernelInfo<f64>> {
             Some(
                 info(mr, nr, super::x86::avx512_f64)
                     .with_narrow(super::x86::AVX512_F64_NARROW, super::x86::avx512_f64_narrow)
+                    .with_narrow_in_place(super::x86::avx512_f64_narrow_in_place)
                     .with_lanes(8)
                     .with_in_place(super::x86::avx512_f64_in_place)
                     .without_strided_in_place(),

@@ -226,6 +226,9 @@ in_place! {
     // (12 column pointers spill the accumulators: two halves of 6, `tile_body_in_place_halves`)
     avx512_f32_in_place, "avx512f,fma", f32, Avx512F32, 2, 12 / 6;
     avx512_f64_in_place, "avx512f,fma", f64, Avx512F64, 4, 6;
+    // the narrow tiles (`KernelInfo::fit`): 8 and 4 column pointers stay in registers
+    avx512_f32_narrow_in_place, "avx512f,fma", f32, Avx512F32, 2, 8;
+    avx512_f64_narrow_in_place, "avx512f,fma", f64, Avx512F64, 4, 4;
     avx2_f32_in_place, "avx2,fma", f32, Avx2F32, 2, 6;
     avx2_f64_in_place, "avx2,fma", f64, Avx2F64, 2, 6;
 }
