@@ -536,9 +536,7 @@ pub(crate) unsafe fn avx512_f32_runs_in_place(t: &Tile<f32>, b: &InPlace<f32>) {
 #[target_feature(enable = "avx512f,fma")]
 pub(crate) unsafe fn avx512_f32_runs_narrow_in_place(t: &Tile<f32>, b: &InPlace<f32>) {
     // SAFETY: forwarded contract; the features are enabled on this function.
-    unsafe {
-        halves_in_place::<f32, Avx512F32, 2, AVX512_F32_NARROW, AVX512_F32_NARROW>(t, b)
-    }
+    unsafe { halves_in_place::<f32, Avx512F32, 2, AVX512_F32_NARROW, AVX512_F32_NARROW>(t, b) }
 }
 
 /// [`avx512_f64_runs_narrow`] reading its broadcast operand in place.
@@ -548,9 +546,7 @@ pub(crate) unsafe fn avx512_f32_runs_narrow_in_place(t: &Tile<f32>, b: &InPlace<
 #[target_feature(enable = "avx512f,fma")]
 pub(crate) unsafe fn avx512_f64_runs_narrow_in_place(t: &Tile<f64>, b: &InPlace<f64>) {
     // SAFETY: forwarded contract; the features are enabled on this function.
-    unsafe {
-        halves_in_place::<f64, Avx512F64, 4, AVX512_F64_NARROW, AVX512_F64_NARROW>(t, b)
-    }
+    unsafe { halves_in_place::<f64, Avx512F64, 4, AVX512_F64_NARROW, AVX512_F64_NARROW>(t, b) }
 }
 
 /// [`avx512_f64_runs`] reading its broadcast operand in place (an NZ/ZZ A under an NZ C).
