@@ -293,9 +293,9 @@ impl Halves<f64> for Avx512F64 {
     }
 }
 
-/// A packed B micro-panel for [`halves_body`]: NR values per k step, contiguous. (No
-/// in-place variant: B read in place through 12 column pointers spills general registers, the
-/// in-place AVX-512 32 × 12 kernel's known cost; measured slower than packing B here.)
+/// A packed B micro-panel for [`halves_body`]: NR values per k step, contiguous. (Read in
+/// place, B goes through [`halves_in_place`]: 12 column pointers in one body spilled general
+/// registers and ran slower than packing (session 9); two 6-column parts do not.)
 struct PackedSteps<T>(*const T);
 
 impl<T: Copy, const NR: usize> super::kernel::BSource<T, NR> for PackedSteps<T> {
@@ -495,7 +495,7 @@ unsafe fn halves_in_place<
         // their C columns `csc` apart from the tile's corner.
         unsafe { halves_body::<T, S, MV, N, _>(&t, src) }
     }
-    const { assert!(NR <= MAX_NR_IN_PLACE && NR % H == 0 && (H == NR || H > NARROW_IN_PLACE)) };
+    const { assert!(NR <= MAX_NR_IN_PLACE && NR.is_multiple_of(H) && (H == NR || H > NARROW_IN_PLACE)) };
     const { assert!(NARROW_IN_PLACE == 5) };
     // SAFETY: (every arm) forwarded contract; an edge tile's `b.nr` columns are each readable
     // and stored, a whole tile's NR columns are covered by its parts.
