@@ -3,7 +3,9 @@
 //! tensor indexing, with every element of C's buffer outside its layout untouched.
 //!
 //! On AVX-512 such a C takes the 32-row zmm tile that stores each zmm in two runs
-//! (`x86::avx512_f32_runs` / `avx512_f64_runs`, B packed); on AVX2 the 16 × 6 / 8 × 6 tiles,
+//! (`x86::avx512_f32_runs` / `avx512_f64_runs`, B packed, or — a fractal A with at most 16
+//! row panels and `Packing::Auto` — read in place by their `_in_place` forms, wide and
+//! narrow); on AVX2 the 16 × 6 / 8 × 6 tiles,
 //! whose ymm is a run (B packed or read in place); the sizes cross the 32-row tile (edge tiles
 //! through the stack tile), the 12- and 6-column tiles, the k blocking (KC = 256), and AVX2's
 //! in-place limit (more than 16 row panels: B packed).
@@ -159,6 +161,11 @@ fn nz_outputs_at_the_tile_edges_on_every_isa() {
         (1, 12, 264),
         (4, 13, 40),
         (1, 65, 8),
+        // past the narrow tiles' 64 columns (A read in place by the wide in-place tiles: f32
+        // 12 columns, an 8-column edge through the stack tile; f64 6, a 2-column edge at its
+        // own width), and one more k block
+        (5, 3, 40),
+        (7, 2, 264),
     ];
     let mut seed = 1;
     for &(m1, n1, k) in sizes {
@@ -185,7 +192,7 @@ fn nz_outputs_at_the_tile_edges_on_every_isa() {
 
 fn cases() -> impl Strategy<Value = Case> {
     (
-        (1i64..5, 1i64..20, 1i64..40, 0i64..3),
+        (1i64..8, 1i64..20, 1i64..40, 0i64..3),
         (any::<bool>(), any::<bool>(), -2i64..3, -2i64..3),
     )
         .prop_map(

@@ -101,7 +101,9 @@ impl Element for f32 {
                         super::x86::AVX512_F32_NARROW,
                         super::x86::avx512_f32_runs_narrow,
                     )
-                    .with_lanes(run),
+                    .with_lanes(run)
+                    .with_in_place(super::x86::avx512_f32_runs_in_place)
+                    .with_narrow_in_place(super::x86::avx512_f32_runs_narrow_in_place),
             );
         }
         let _ = (isa, run);
@@ -133,6 +135,7 @@ fn kernel_of_f32(isa: Isa) -> Option<KernelInfo<f32>> {
             Some(
                 info(mr, nr, super::x86::avx512_f32)
                     .with_narrow(super::x86::AVX512_F32_NARROW, super::x86::avx512_f32_narrow)
+                    .with_narrow_in_place(super::x86::avx512_f32_narrow_in_place)
                     .with_lanes(16)
                     .with_in_place(super::x86::avx512_f32_in_place)
                     .without_strided_in_place(),
@@ -182,7 +185,9 @@ impl Element for f64 {
                         super::x86::AVX512_F64_NARROW,
                         super::x86::avx512_f64_runs_narrow,
                     )
-                    .with_lanes(run),
+                    .with_lanes(run)
+                    .with_in_place(super::x86::avx512_f64_runs_in_place)
+                    .with_narrow_in_place(super::x86::avx512_f64_runs_narrow_in_place),
             );
         }
         #[cfg(target_arch = "aarch64")]
@@ -222,6 +227,7 @@ fn kernel_of_f64(isa: Isa) -> Option<KernelInfo<f64>> {
             Some(
                 info(mr, nr, super::x86::avx512_f64)
                     .with_narrow(super::x86::AVX512_F64_NARROW, super::x86::avx512_f64_narrow)
+                    .with_narrow_in_place(super::x86::avx512_f64_narrow_in_place)
                     .with_lanes(8)
                     .with_in_place(super::x86::avx512_f64_in_place)
                     .without_strided_in_place(),

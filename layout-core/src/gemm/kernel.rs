@@ -219,6 +219,9 @@ pub struct KernelInfo<T, P = T> {
     /// broadcast extent is small: [`fit`](Self::fit) picks it where its tiles waste fewer
     /// columns (16 columns: two 8-column tiles instead of 12 + a 4-column edge).
     pub(crate) narrow: Option<(usize, Ukr<T, P>)>,
+    /// The narrow kernel reading its broadcast operand in place, where it has one (the
+    /// AVX-512 NZ-C tiles: a small NZ/ZZ A read through its axis maps).
+    pub(crate) narrow_in_place: Option<UkrInPlace<T, P>>,
 }
 
 impl<T, P> KernelInfo<T, P> {
@@ -249,6 +252,7 @@ impl<T, P> KernelInfo<T, P> {
             lanes: 0,
             strided_in_place: true,
             narrow: None,
+            narrow_in_place: None,
         }
     }
 
@@ -267,7 +271,8 @@ impl<T, P> KernelInfo<T, P> {
     /// variant where `n` is at most [`NARROW_MAX_N`] and its tiles cover fewer padded columns
     /// than NR's (16 columns: 2 × 8 against 2 × 12), else this one. The narrow tile keeps MR,
     /// KC and MC (a B packed ahead of time for MR stays valid) and reads its broadcast operand
-    /// packed.
+    /// packed, or in place where it has a variant for that
+    /// ([`with_narrow_in_place`](Self::with_narrow_in_place)).
     pub(crate) fn fit(&self, n: usize) -> Self
     where
         T: Copy,
@@ -281,12 +286,24 @@ impl<T, P> KernelInfo<T, P> {
                     nr,
                     ukr,
                     nc: (self.nc / nr).max(1) * nr,
-                    in_place: None,
+                    in_place: self.narrow_in_place,
                     narrow: None,
+                    narrow_in_place: None,
                     ..*self
                 }
             }
             _ => *self,
+        }
+    }
+
+    /// The same kernel, with `f` the variant of its narrow kernel
+    /// ([`with_narrow`](Self::with_narrow)) reading the broadcast operand in place.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn with_narrow_in_place(self, f: UkrInPlace<T, P>) -> Self {
+        debug_assert!(self.narrow.is_some());
+        KernelInfo {
+            narrow_in_place: Some(f),
+            ..self
         }
     }
 
@@ -474,9 +491,11 @@ impl<T: Copy, const NR: usize> BSource<T, NR> for Packed<T> {
 }
 
 /// The operand in place ([`InPlace`], the first NR columns).
-struct Columns<T, const NR: usize> {
-    cols: [*const T; NR],
-    koff: *const isize,
+pub(crate) struct Columns<T, const NR: usize> {
+    /// Column `j`'s element at k offset 0.
+    pub(crate) cols: [*const T; NR],
+    /// The k offsets of the remaining k steps.
+    pub(crate) koff: *const isize,
 }
 
 impl<T: Copy, const NR: usize> BSource<T, NR> for Columns<T, NR> {

@@ -316,10 +316,16 @@ fn rect<T: Element>(
                 }
             }
         }
-    } else if b.sk == 1 && rows * cols < 256 && out.len() >= (cols - 1) * ld + rows {
+    } else if b.sk == 1
+        && (rows * cols < 256 || fractal_rows(simd, b, cols))
+        && out.len() >= (cols - 1) * ld + rows
+    {
         // a small block with contiguous source rows (an NZ fractal's C0 columns): read each
         // source row once, write it down the panel (the transpose kernel's set-up costs more
-        // than the block); whole 8 × 8 f32 / 4 × 4 f64 squares through registers on AVX2
+        // than the block); whole 8 × 8 f32 / 4 × 4 f64 squares through registers on AVX2, for
+        // blocks of any height (a compact ZN B's rows run arithmetically over its whole n, so
+        // an f32 32-row panel is one 32 × 8 block: through the copy engine's transpose it was
+        // a tenth of a 64³ NZ × ZN call)
         #[cfg(target_arch = "x86_64")]
         if simd && fractal_simd::<T>(cols) && b.sv >= cols as isize {
             // the block's source rows `t·sv .. t·sv + cols` (`t < rows`), bounds-checked
@@ -371,6 +377,19 @@ fn rect<T: Element>(
                 *o = b.src[(at + t as isize * b.sv) as usize];
             }
         }
+    }
+}
+
+/// Whether a block of `cols` contiguous source columns whose rows are at least `cols` apart
+/// goes through [`down_simd`] whatever its height (`simd`: AVX2 selected).
+#[inline]
+fn fractal_rows<T: Element>(simd: bool, b: Rows<'_, T>, cols: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return simd && fractal_simd::<T>(cols) && b.sv >= cols as isize;
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (simd, b, cols);
+        false
     }
 }
 

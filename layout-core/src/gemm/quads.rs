@@ -832,6 +832,7 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
             lanes: 0,
             strided_in_place: false,
             narrow: None,
+            narrow_in_place: None,
         });
     }
     #[cfg(target_arch = "x86_64")]

@@ -6,7 +6,8 @@
 use core::arch::x86_64::*;
 
 use super::kernel::{
-    InPlace, Simd, Tile, tile_body, tile_body_in_place, tile_body_in_place_halves,
+    Columns, InPlace, MAX_NR_IN_PLACE, NARROW_IN_PLACE, Simd, Tile, tile_body, tile_body_in_place,
+    tile_body_in_place_halves,
 };
 
 /// AVX-512F, 16 × f32.
@@ -225,6 +226,9 @@ in_place! {
     // (12 column pointers spill the accumulators: two halves of 6, `tile_body_in_place_halves`)
     avx512_f32_in_place, "avx512f,fma", f32, Avx512F32, 2, 12 / 6;
     avx512_f64_in_place, "avx512f,fma", f64, Avx512F64, 4, 6;
+    // the narrow tiles (`KernelInfo::fit`): 8 and 4 column pointers stay in registers
+    avx512_f32_narrow_in_place, "avx512f,fma", f32, Avx512F32, 2, 8;
+    avx512_f64_narrow_in_place, "avx512f,fma", f64, Avx512F64, 4, 4;
     avx2_f32_in_place, "avx2,fma", f32, Avx2F32, 2, 6;
     avx2_f64_in_place, "avx2,fma", f64, Avx2F64, 2, 6;
 }
@@ -289,9 +293,9 @@ impl Halves<f64> for Avx512F64 {
     }
 }
 
-/// A packed B micro-panel for [`halves_body`]: NR values per k step, contiguous. (No
-/// in-place variant: B read in place through 12 column pointers spills general registers, the
-/// in-place AVX-512 32 × 12 kernel's known cost; measured slower than packing B here.)
+/// A packed B micro-panel for [`halves_body`]: NR values per k step, contiguous. (Read in
+/// place, B goes through [`halves_in_place`]: 12 column pointers in one body spilled general
+/// registers and ran slower than packing (session 9); two 6-column parts do not.)
 struct PackedSteps<T>(*const T);
 
 impl<T: Copy, const NR: usize> super::kernel::BSource<T, NR> for PackedSteps<T> {
@@ -445,4 +449,112 @@ pub(crate) unsafe fn avx512_f64_runs_narrow(t: &Tile<f64>) {
 pub(crate) unsafe fn avx512_f64_runs(t: &Tile<f64>) {
     // SAFETY: forwarded contract; the features are enabled on this function.
     unsafe { halves_body::<f64, Avx512F64, 4, 6, _>(t, PackedSteps(t.b)) }
+}
+
+/// [`halves_body`] with its broadcast operand read in place ([`InPlace`], as
+/// `tile_body_in_place`): an edge tile of at most `NARROW_IN_PLACE` columns (`b.nr < NR`) at
+/// its own width, a whole tile as `NR / H` tiles of H columns (H < NR: the f32 tile's 12
+/// column pointers with A, C and the k offsets exceed the general registers and spill the
+/// accumulators, see `tile_body_in_place_halves`; each part keeps its H pointers and the
+/// A micro-panel is re-read from L1).
+///
+/// # Safety
+/// As `UkrInPlace` for [`halves_body`]'s tile (MR = `MV·S::LANES`, C's half-vectors where
+/// `t.vsc` says), NR ≤ `MAX_NR_IN_PLACE`, `H` divides NR; the instruction set of `S` is
+/// available.
+#[inline(always)]
+unsafe fn halves_in_place<
+    T: super::kernel::Element,
+    S: Halves<T>,
+    const MV: usize,
+    const NR: usize,
+    const H: usize,
+>(
+    t: &Tile<T>,
+    b: &InPlace<T>,
+) {
+    /// `N` columns of the tile from column `j0` on.
+    ///
+    /// # Safety
+    /// As [`halves_in_place`] for columns `j0 .. j0 + N` (each readable and stored).
+    #[inline(always)]
+    unsafe fn part<T: super::kernel::Element, S: Halves<T>, const MV: usize, const N: usize>(
+        t: &Tile<T>,
+        b: &InPlace<T>,
+        j0: usize,
+    ) {
+        let src = Columns::<T, N> {
+            cols: core::array::from_fn(|j| b.cols[j0 + j]),
+            koff: b.koff,
+        };
+        let t = Tile {
+            c: t.c.wrapping_offset(j0 as isize * t.csc),
+            ..*t
+        };
+        // SAFETY: forwarded contract: columns `j0 .. j0 + N` of B readable at every k step,
+        // their C columns `csc` apart from the tile's corner.
+        unsafe { halves_body::<T, S, MV, N, _>(&t, src) }
+    }
+    const { assert!(NR <= MAX_NR_IN_PLACE && NR.is_multiple_of(H) && (H == NR || H > NARROW_IN_PLACE)) };
+    const { assert!(NARROW_IN_PLACE == 5) };
+    // SAFETY: (every arm) forwarded contract; an edge tile's `b.nr` columns are each readable
+    // and stored, a whole tile's NR columns are covered by its parts.
+    unsafe {
+        match b.nr {
+            1 if NR > 1 => part::<T, S, MV, 1>(t, b, 0),
+            2 if NR > 2 => part::<T, S, MV, 2>(t, b, 0),
+            3 if NR > 3 => part::<T, S, MV, 3>(t, b, 0),
+            4 if NR > 4 => part::<T, S, MV, 4>(t, b, 0),
+            5 if NR > 5 => part::<T, S, MV, 5>(t, b, 0),
+            _ => {
+                let mut j0 = 0;
+                while j0 < NR {
+                    part::<T, S, MV, H>(t, b, j0);
+                    j0 += H;
+                }
+            }
+        }
+    }
+}
+
+/// [`avx512_f32_runs`] reading its broadcast operand in place (an NZ/ZZ A under an NZ C, read
+/// through its axis maps): two 6-column halves per whole tile.
+///
+/// # Safety
+/// As `UkrInPlace` for [`avx512_f32_runs`]; AVX-512F and FMA are available.
+#[target_feature(enable = "avx512f,fma")]
+pub(crate) unsafe fn avx512_f32_runs_in_place(t: &Tile<f32>, b: &InPlace<f32>) {
+    // SAFETY: forwarded contract; the features are enabled on this function.
+    unsafe { halves_in_place::<f32, Avx512F32, 2, 12, 6>(t, b) }
+}
+
+/// [`avx512_f32_runs_narrow`] reading its broadcast operand in place (8 column pointers, no
+/// halves).
+///
+/// # Safety
+/// As `UkrInPlace` for [`avx512_f32_runs_narrow`]; AVX-512F and FMA are available.
+#[target_feature(enable = "avx512f,fma")]
+pub(crate) unsafe fn avx512_f32_runs_narrow_in_place(t: &Tile<f32>, b: &InPlace<f32>) {
+    // SAFETY: forwarded contract; the features are enabled on this function.
+    unsafe { halves_in_place::<f32, Avx512F32, 2, AVX512_F32_NARROW, AVX512_F32_NARROW>(t, b) }
+}
+
+/// [`avx512_f64_runs_narrow`] reading its broadcast operand in place.
+///
+/// # Safety
+/// As `UkrInPlace` for [`avx512_f64_runs_narrow`]; AVX-512F and FMA are available.
+#[target_feature(enable = "avx512f,fma")]
+pub(crate) unsafe fn avx512_f64_runs_narrow_in_place(t: &Tile<f64>, b: &InPlace<f64>) {
+    // SAFETY: forwarded contract; the features are enabled on this function.
+    unsafe { halves_in_place::<f64, Avx512F64, 4, AVX512_F64_NARROW, AVX512_F64_NARROW>(t, b) }
+}
+
+/// [`avx512_f64_runs`] reading its broadcast operand in place (an NZ/ZZ A under an NZ C).
+///
+/// # Safety
+/// As `UkrInPlace` for [`avx512_f64_runs`]; AVX-512F and FMA are available.
+#[target_feature(enable = "avx512f,fma")]
+pub(crate) unsafe fn avx512_f64_runs_in_place(t: &Tile<f64>, b: &InPlace<f64>) {
+    // SAFETY: forwarded contract; the features are enabled on this function.
+    unsafe { halves_in_place::<f64, Avx512F64, 4, 6, 6>(t, b) }
 }
