@@ -441,6 +441,35 @@ pub(crate) fn has_avx() -> bool {
     }
 }
 
+/// Whether the CPU is AMD's (CPUID leaf 0's vendor string `AuthenticAMD`): the GEMM's kernel
+/// table takes a few per-vendor choices measured on both (see `gemm::dispatch`).
+#[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
+pub(crate) fn is_amd() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::sync::atomic::{AtomicU8, Ordering};
+        // 0: not asked yet (CPUID traps to the hypervisor in a virtual machine: ask once)
+        static AMD: AtomicU8 = AtomicU8::new(0);
+        match AMD.load(Ordering::Relaxed) {
+            1 => false,
+            2 => true,
+            _ => {
+                #[allow(unused_unsafe)]
+                // SAFETY: CPUID exists on every x86-64 CPU and leaf 0 on every CPU with CPUID.
+                let r = unsafe { core::arch::x86_64::__cpuid(0) };
+                // "Auth" "enti" "cAMD" in EBX, EDX, ECX
+                let amd = (r.ebx, r.edx, r.ecx) == (0x6874_7541, 0x6974_6E65, 0x444D_4163);
+                AMD.store(1 + u8::from(amd), Ordering::Relaxed);
+                amd
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Whether the CPU converts `f16` in hardware (F16C; every AVX2 CPU has it).
 #[cfg_attr(not(all(target_arch = "x86_64", feature = "std")), allow(dead_code))]
 pub(crate) fn has_f16c() -> bool {

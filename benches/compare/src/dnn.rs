@@ -412,21 +412,6 @@ type Case<'a> = (String, Box<dyn FnMut() + 'a>);
 /// Whether `bench` reads the wall clock (`--wall`) instead of this thread's CPU time.
 static WALL: AtomicBool = AtomicBool::new(false);
 
-/// `struct timespec` on x86-64 Linux.
-#[repr(C)]
-struct Timespec {
-    sec: i64,
-    nsec: i64,
-}
-
-unsafe extern "C" {
-    /// glibc's `clock_gettime` (libc is linked into every Rust program on Linux).
-    fn clock_gettime(clock: std::ffi::c_int, ts: *mut Timespec) -> std::ffi::c_int;
-}
-
-/// `CLOCK_THREAD_CPUTIME_ID` (Linux).
-const CLOCK_THREAD_CPUTIME_ID: std::ffi::c_int = 3;
-
 /// Seconds on the clock `bench` uses: the calling thread's CPU time (default: on a shared
 /// machine it leaves out the time this thread waits descheduled; one-thread oneDNN and layout
 /// both compute on the calling thread, which `onednn threads` checks), or the wall clock.
@@ -435,11 +420,7 @@ fn now() -> f64 {
     if WALL.load(Ordering::Relaxed) {
         return START.get_or_init(Instant::now).elapsed().as_secs_f64();
     }
-    let mut ts = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: `ts` is a valid out-pointer; the clock id exists on every Linux since 2.6.12.
-    let r = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(r, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    ts.sec as f64 + ts.nsec as f64 * 1e-9
+    crate::clock::thread_cpu_seconds()
 }
 
 /// Medians of seconds per call, interleaved: each round runs every case in turn (the order

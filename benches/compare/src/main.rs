@@ -29,6 +29,7 @@
 //! alternating processes: `ONLY=layout BLAS=none …`, `ONLY=gemm BLAS=none …`,
 //! `ONLY=OpenBLAS BLAS=OpenBLAS …` (the table's first column is then that library).
 
+mod clock;
 #[cfg(feature = "onednn")]
 mod dnn;
 #[cfg(feature = "onednn")]
@@ -594,6 +595,8 @@ fn measure<T: Elem>(
         );
     }
     let mut c = vec![<T as Elem>::zero(); m * n];
+    // CPU_TIME=1: this thread's CPU time per call (one thread only), not the wall clock
+    let cpu_time = threads <= 1 && std::env::var_os("CPU_TIME").is_some();
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); libs.len()];
     let mut peaks = Vec::new();
     let nl = libs.len();
@@ -602,11 +605,16 @@ fn measure<T: Elem>(
         for slot in 0..nl {
             let i = (slot + round) % nl;
             let f = &mut libs[i].1;
-            let t = Instant::now();
+            let (t, c0) = (Instant::now(), clock::thread_cpu_seconds());
             for _ in 0..reps {
                 f(black_box(&a), black_box(&b), black_box(&mut c));
             }
-            times[i].push(t.elapsed().as_secs_f64() / reps as f64);
+            let secs = if cpu_time {
+                clock::thread_cpu_seconds() - c0
+            } else {
+                t.elapsed().as_secs_f64()
+            };
+            times[i].push(secs / reps as f64);
         }
         peaks.push(fma_peak(T::F64) * threads.max(1) as f64);
     }

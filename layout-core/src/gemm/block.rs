@@ -314,9 +314,7 @@ fn blocks<K: Kern>(
                 && match src {
                     Where::Mapped(..) => rows.len() <= IN_PLACE_PANELS * mr,
                     Where::Strided(..) => {
-                        ki.strided_in_place
-                            && rows.len() <= IN_PLACE_PANELS_STRIDED * mr
-                            && ki.kc <= STEPS.len()
+                        rows.len() <= ki.strided_in_place * mr && ki.kc <= STEPS.len()
                     }
                 } =>
         {
@@ -510,12 +508,6 @@ fn columns<P>(
         nr: if nrb <= NARROW_IN_PLACE { nrb } else { nr },
     }
 }
-
-/// [`IN_PLACE_PANELS`] for a strided operand with k contiguous, whose packing is a transpose
-/// (about eleven instructions an element, against one more load per k step read in place).
-/// Measured, f32 AVX2 row-major, CPU time × the packed route (16 panels): 512³ (32 panels)
-/// 0.93, 1024³ (64) 0.965, 2048³ (128) 0.985.
-const IN_PLACE_PANELS_STRIDED: usize = 128;
 
 /// The k offsets `0, 1, 2, …` of a strided operand read in place with k contiguous (the
 /// kernel adds `koff[p]` to each column's start), for k blocks up to this long.

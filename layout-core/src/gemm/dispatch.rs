@@ -35,6 +35,25 @@ impl<T: Copy> Memo<T> {
     }
 }
 
+/// The most A micro-panels (32 rows each: 1024 rows) for which the AVX-512 f32 kernel reads a
+/// strided B with k contiguous in place on an AMD CPU
+/// ([`KernelInfo::with_strided_in_place`]). Zen 5, CPU time, session 11 (BENCHMARKS.md):
+/// column-major f32 1024³ 208–210 → 221–223 GFLOP/s and 512³ 232–244 → 244–249 in place;
+/// 2048³ row-major measured 0.96–0.98 of packing, hence the bound. f64 measured even
+/// (512³ +2 %, 1024³ −2 %) and keeps packing; on an Intel Xeon (Sapphire Rapids) both pack.
+#[cfg(target_arch = "x86_64")]
+const AMD_AVX512_F32_STRIDED_PANELS: usize = 32;
+
+/// [`AMD_AVX512_F32_STRIDED_PANELS`] on AMD, else 0 (packed).
+#[cfg(target_arch = "x86_64")]
+fn avx512_f32_strided_panels() -> usize {
+    if crate::isa::is_amd() {
+        AMD_AVX512_F32_STRIDED_PANELS
+    } else {
+        0
+    }
+}
+
 /// The f32/f64 kernels' blocking ([`KernelInfo::sized`]): KC at most 256, the A block at most
 /// 384 KiB.
 fn info<T>(mr: usize, nr: usize, ukr: super::kernel::Ukr<T>) -> KernelInfo<T> {
@@ -103,7 +122,8 @@ impl Element for f32 {
                     )
                     .with_lanes(run)
                     .with_in_place(super::x86::avx512_f32_runs_in_place)
-                    .with_narrow_in_place(super::x86::avx512_f32_runs_narrow_in_place),
+                    .with_narrow_in_place(super::x86::avx512_f32_runs_narrow_in_place)
+                    .with_strided_in_place(avx512_f32_strided_panels()),
             );
         }
         let _ = (isa, run);
@@ -138,7 +158,7 @@ fn kernel_of_f32(isa: Isa) -> Option<KernelInfo<f32>> {
                     .with_narrow_in_place(super::x86::avx512_f32_narrow_in_place)
                     .with_lanes(16)
                     .with_in_place(super::x86::avx512_f32_in_place)
-                    .without_strided_in_place(),
+                    .with_strided_in_place(avx512_f32_strided_panels()),
             )
         }
         #[cfg(target_arch = "aarch64")]
@@ -187,7 +207,8 @@ impl Element for f64 {
                     )
                     .with_lanes(run)
                     .with_in_place(super::x86::avx512_f64_runs_in_place)
-                    .with_narrow_in_place(super::x86::avx512_f64_runs_narrow_in_place),
+                    .with_narrow_in_place(super::x86::avx512_f64_runs_narrow_in_place)
+                    .without_strided_in_place(),
             );
         }
         #[cfg(target_arch = "aarch64")]

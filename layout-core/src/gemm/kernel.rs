@@ -211,10 +211,11 @@ pub struct KernelInfo<T, P = T> {
     /// Rows per vector register when the kernel stores C's row vectors at any distance
     /// ([`Tile::vsc`]); 0 when it needs them contiguous.
     pub(crate) lanes: usize,
-    /// Whether [`in_place`](Self::in_place) also serves a strided broadcast operand with k
-    /// contiguous (its packing a transpose); `false` where packing it measured faster
+    /// The most micro-panels of the vectorised operand (rows ÷ MR) for which
+    /// [`in_place`](Self::in_place) also serves a strided broadcast operand with k contiguous
+    /// (its packing a transpose); 0 where packing it measured faster
     /// ([`without_strided_in_place`](Self::without_strided_in_place)).
-    pub(crate) strided_in_place: bool,
+    pub(crate) strided_in_place: usize,
     /// The same MR with fewer columns (`(NR', kernel)`, NR' < NR), for a product whose
     /// broadcast extent is small: [`fit`](Self::fit) picks it where its tiles waste fewer
     /// columns (16 columns: two 8-column tiles instead of 12 + a 4-column edge).
@@ -250,7 +251,7 @@ impl<T, P> KernelInfo<T, P> {
             ukr,
             in_place: None,
             lanes: 0,
-            strided_in_place: true,
+            strided_in_place: IN_PLACE_PANELS_STRIDED,
             narrow: None,
             narrow_in_place: None,
         }
@@ -320,13 +321,20 @@ impl<T, P> KernelInfo<T, P> {
     }
 
     /// The same kernel, with a strided broadcast operand always packed (its in-place variant
-    /// kept for operands with axis maps). The AVX-512 kernels: on the Intel Xeon (Sapphire
-    /// Rapids), CPU time of packing B ÷ reading it in place at 1024³–2048³, about 0.9 for f32
+    /// kept for operands with axis maps). The AVX-512 kernels on an Intel Xeon (Sapphire
+    /// Rapids): CPU time of packing B ÷ reading it in place at 1024³–2048³, about 0.9 for f32
     /// and 0.75 for f64 (BENCHMARKS.md, session 9); on AVX2 reading it in place wins.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) fn without_strided_in_place(self) -> Self {
+        self.with_strided_in_place(0)
+    }
+
+    /// The same kernel, reading a strided broadcast operand with k contiguous in place while
+    /// the vectorised operand makes at most `panels` micro-panels (0: always packed).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn with_strided_in_place(self, panels: usize) -> Self {
         KernelInfo {
-            strided_in_place: false,
+            strided_in_place: panels,
             ..self
         }
     }
@@ -338,6 +346,13 @@ impl<T, P> KernelInfo<T, P> {
         KernelInfo { lanes, ..self }
     }
 }
+
+/// `block::IN_PLACE_PANELS` for a strided operand with k contiguous, whose packing is a transpose
+/// (about eleven instructions an element, against one more load per k step read in place).
+/// Measured, f32 AVX2 row-major, CPU time × the packed route (16 panels): 512³ (32 panels)
+/// 0.93, 1024³ (64) 0.965, 2048³ (128) 0.985. The default of
+/// [`KernelInfo::strided_in_place`].
+pub(crate) const IN_PLACE_PANELS_STRIDED: usize = 128;
 
 /// The most columns for which [`KernelInfo::fit`] takes a narrow kernel: the decode and
 /// small-batch shapes, where the padding of the last tile is a large share of the work.

@@ -830,7 +830,7 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
             ukr,
             in_place: None,
             lanes: 0,
-            strided_in_place: false,
+            strided_in_place: 0,
             narrow: None,
             narrow_in_place: None,
         });
