@@ -78,6 +78,16 @@ impl Profile {
         self.len == 1
     }
 
+    /// `true` for the profile of a pair of integers, `(a, b)`: a flat rank-2 shape.
+    #[inline]
+    pub(crate) const fn is_flat_pair(&self) -> bool {
+        self.len == 4
+            && self.toks[0] == OPEN
+            && self.toks[1] == LEAF
+            && self.toks[2] == LEAF
+            && self.toks[3] == CLOSE
+    }
+
     /// Number of leaves.
     pub const fn leaves(&self) -> usize {
         let mut n = 0;

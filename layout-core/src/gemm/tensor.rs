@@ -11,7 +11,7 @@ use std::vec::Vec;
 use super::check::Strided;
 use super::error::{GemmError, Operand};
 use super::maps::{AxisMap, Mapped};
-use super::options::MatRef;
+use super::options::{MatMut, MatRef};
 use super::view::{Out, View};
 use crate::DynLayout;
 use crate::tensor::{Storage, StorageMut, Tensor};
@@ -38,6 +38,45 @@ impl Geometry {
             col_stride: self.cs,
         }
     }
+
+    /// The operand as a writable strided matrix over `data` (the buffer from its lowest
+    /// element).
+    pub fn mat_mut<'a, X>(&self, data: &'a mut [X]) -> MatMut<'a, X> {
+        MatMut {
+            data,
+            rows: self.rows,
+            cols: self.cols,
+            row_stride: self.rs,
+            col_stride: self.cs,
+        }
+    }
+}
+
+/// [`geometry`] read straight off a flat rank-2 [`DynLayout`], `(rows, cols):(rs, cs)` — the
+/// common run-time form of a tensor operand — without copying the layout or walking its
+/// profile; `None` for any other layout (then [`geometry`] decides). Equal to [`geometry`]
+/// wherever it answers (each axis is one leaf, so its `(extent, stride)` is that leaf's).
+#[inline]
+pub(crate) fn flat_geometry<L: AnyLayout>(layout: &L, base: usize) -> Option<Geometry> {
+    let l = layout.as_dyn()?;
+    if !l.profile().is_flat_pair() {
+        return None;
+    }
+    let (&[r, c], &[rs, cs]) = (l.shape_leaves(), l.stride_leaves()) else {
+        return None;
+    };
+    // a valid layout's extents are positive and its offsets fit in i64, so these do not
+    // overflow i128
+    let lowest = base as i128
+        + (r as i128 - 1) * (rs.min(0) as i128)
+        + (c as i128 - 1) * (cs.min(0) as i128);
+    Some(Geometry {
+        rows: usize::try_from(r).ok()?,
+        cols: usize::try_from(c).ok()?,
+        rs: isize::try_from(rs).ok()?,
+        cs: isize::try_from(cs).ok()?,
+        lowest: usize::try_from(lowest).ok()?,
+    })
 }
 
 /// The strided form of a rank-2 layout with base offset `base`, or `NotMatrix` when an axis is
