@@ -395,3 +395,51 @@ where
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gemm::error::Operand;
+
+    /// `flat_geometry` answers exactly for the flat pairs, and agrees with `geometry` there;
+    /// nested, rank-1 and rank-3 layouts are left to `geometry`.
+    #[test]
+    fn flat_geometry_is_geometry_on_flat_pairs() {
+        let flat = [
+            "(3,4):(1,3)",
+            "(3,4):(4,1)",
+            "(1,1):(0,0)",
+            "(5,2):(-1,7)",
+            "(2,6):(9,-2)",
+            "(4,4):(0,1)",
+            "(1,7):(5,1)",
+        ];
+        for s in flat {
+            let l: DynLayout = s.parse().unwrap();
+            for base in [0usize, 3, 20] {
+                let g = geometry("t", Operand::A, &l, base);
+                match (flat_geometry(&l, base), g) {
+                    (Some(f), Ok(g)) => {
+                        assert_eq!(
+                            (f.rows, f.cols, f.rs, f.cs, f.lowest),
+                            (g.rows, g.cols, g.rs, g.cs, g.lowest),
+                            "{s} base {base}"
+                        );
+                    }
+                    // a negative lowest index: both refuse
+                    (None, Err(_)) => {}
+                    (f, g) => panic!("{s} base {base}: {:?} vs {:?}", f.is_some(), g.is_ok()),
+                }
+            }
+        }
+        for s in [
+            "((3,2),4):((1,3),6)",
+            "(3,(2,2)):(1,(3,6))",
+            "12:1",
+            "(2,3,4):(1,2,6)",
+        ] {
+            let l: DynLayout = s.parse().unwrap();
+            assert!(flat_geometry(&l, 0).is_none(), "{s}");
+        }
+    }
+}
