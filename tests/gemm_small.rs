@@ -1,5 +1,5 @@
-//! Small products on every instruction set this CPU has: the unpacked tiles (columns cut into
-//! blocks of nearly equal width) and the tensor entry's flat run-time layouts read in place,
+//! Small products on every instruction set this CPU has: the unpacked tiles (every tile width
+//! and edge) and the tensor entry's flat run-time layouts read in place,
 //! checked against the product by definition over whole small domains, odd strides, negative
 //! strides, base offsets, and BLAS's α/β rules (α = 0 reads neither A nor B, β = 0 never reads
 //! C). Integer-valued data: every route is exact.
@@ -189,7 +189,7 @@ fn small_strided_products_match_the_definition() {
     }
 }
 
-/// Two threads split the columns at multiples of the tile; each part cuts its own blocks.
+/// Two threads split the columns at multiples of the tile; each part runs its own edge tiles.
 #[test]
 fn small_products_on_two_threads() {
     for isa in Isa::available() {

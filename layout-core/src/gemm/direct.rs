@@ -489,11 +489,8 @@ pub(crate) struct Shape<T> {
     sc: Strided,
 }
 
-/// The outer-product loop nest: j blocks of at most `NR` columns, i blocks of `MV·LANES` rows,
-/// each tile dispatched on its vector count (`by_mv`) and width. The columns are cut into
-/// `⌈n/NR⌉` blocks of nearly equal width (16 f32 columns under a 12-wide tile: 8 + 8, not
-/// 12 + 4), so no narrow edge tile waits on the FMA latency with few accumulators; each element
-/// of C is the same sum in the same order whatever its tile.
+/// The outer-product loop nest: j blocks of `NR` columns, i blocks of `MV·LANES` rows, each
+/// tile dispatched on its vector count (`by_mv`) and width.
 ///
 /// # Safety
 /// The instruction set of `L`; A and C rows unit stride; every element of the operands in
@@ -506,16 +503,9 @@ unsafe fn outer<L: Lanes, const MV: usize, const NR: usize>(
     let mr = MV * L::LANES;
     // SAFETY: offsets address elements (i, j), i < m, j < n, in bounds by the caller's contract.
     unsafe {
-        // blocks of `wide` columns, then of `wide − 1` (`extra` of them are wide)
-        if s.n == 0 {
-            return;
-        }
-        let blocks = s.n.div_ceil(NR);
-        let wide = s.n.div_ceil(blocks);
-        let extra = s.n - (wide - 1) * blocks;
         let mut j = 0;
-        for blk in 0..blocks {
-            let nr = if blk < extra { wide } else { wide - 1 };
+        while j < s.n {
+            let nr = (s.n - j).min(NR);
             let mut i = 0;
             while i < s.m {
                 let rows = (s.m - i).min(mr);
@@ -535,7 +525,7 @@ unsafe fn outer<L: Lanes, const MV: usize, const NR: usize>(
                 by_mv(rows.div_ceil(L::LANES), nr, t);
                 i += mr;
             }
-            j += nr;
+            j += NR;
         }
     }
 }
