@@ -211,7 +211,7 @@ fn small_products_on_two_threads() {
 /// A rank-2 `DynLayout` of `(rows, cols):(rs, cs)` (or nested, `((r0, r1), cols)`, when
 /// `nested`), and the buffer length it needs past `base`.
 fn layout(g: Geom, nested: bool) -> DynLayout {
-    let s = if nested && g.rows % 2 == 0 && g.rows > 2 {
+    let s = if nested && g.rows.is_multiple_of(2) && g.rows > 2 {
         format!(
             "(({},2),{}):(({},{}),{})",
             g.rows / 2,
@@ -261,12 +261,8 @@ fn check_tensor(
         beta,
         (&c[base..], gc),
     );
-    // a tensor's base offset is element (0, 0)'s index
-    let t = |v: &[f64], g: Geom| -> Vec<f32> {
-        let _ = g;
-        v.iter().map(|&x| x as f32).collect()
-    };
-    let (ta, tb, mut tc) = (t(&a, ga), t(&b, gb), t(&c, gc));
+    let t = |v: &[f64]| -> Vec<f32> { v.iter().map(|&x| x as f32).collect() };
+    let (ta, tb, mut tc) = (t(&a), t(&b), t(&c));
     let c_before = tc.clone();
     let r = {
         let xa =

@@ -79,6 +79,7 @@ impl Profile {
     }
 
     /// `true` for the profile of a pair of integers, `(a, b)`: a flat rank-2 shape.
+    #[cfg_attr(not(feature = "std"), allow(dead_code))] // (read by the GEMM)
     #[inline]
     pub(crate) const fn is_flat_pair(&self) -> bool {
         self.len == 4
