@@ -78,6 +78,17 @@ impl Profile {
         self.len == 1
     }
 
+    /// `true` for the profile of a pair of integers, `(a, b)`: a flat rank-2 shape.
+    #[cfg_attr(not(feature = "std"), allow(dead_code))] // (read by the GEMM)
+    #[inline]
+    pub(crate) const fn is_flat_pair(&self) -> bool {
+        self.len == 4
+            && self.toks[0] == OPEN
+            && self.toks[1] == LEAF
+            && self.toks[2] == LEAF
+            && self.toks[3] == CLOSE
+    }
+
     /// Number of leaves.
     pub const fn leaves(&self) -> usize {
         let mut n = 0;

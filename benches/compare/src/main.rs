@@ -18,7 +18,8 @@
 //! (bf16 / f16 inputs), `tiles both 20` (static against `DynLayout` tiles), `par N` (1 against 2
 //! threads), `peak2` (the FMA peak of one and of both cores), `onednn [matmul|conv|threads]` (with
 //! `--features onednn`: oneDNN's matmul and convolution beside layout's, see `dnn.rs`), and for callgrind `count4
-//! layout|hand REPS`, `tiles static|dyn REPS`, `tiny N REPS`, and `overhead` (ns per call at 1³, 4³, 16³);
+//! layout|hand REPS`, `tiles static|dyn REPS`, `tiny N REPS`, `entries [ROUNDS]` (ns per call of
+//! each public entry and of matrixmultiply/libxsmm at small shapes), and `overhead` (ns per call at 1³, 4³, 16³);
 //! `brtiles [ROUNDS]`: the batch-reduce's f32 register tiles by width, filters in L1 or from L2.
 //!
 //! With several threads, the idle threads of a system BLAS (OpenBLAS's pthreads, BLIS's OpenMP)
@@ -1428,6 +1429,85 @@ fn main() {
             run::<f64>(n, reps, packed)
         } else {
             run::<f32>(n, reps, packed)
+        }
+        return;
+    }
+    if args.first().map(String::as_str) == Some("entries") {
+        // `entries [ROUNDS]`: ns per call of each public entry on small products — `sgemm`/`dgemm`
+        // and `gemm_with` (column-major), `gemm::gemm` on `DynLayout` row-major tensors — against
+        // matrixmultiply and libxsmm (column-major), f32 and f64; interleaved rounds, medians
+        let rounds: usize = args.get(1).map_or(7, |r| r.parse().unwrap());
+        #[cfg(feature = "libxsmm")]
+        // SAFETY: initialises libxsmm's registry; called once before any dispatch.
+        unsafe {
+            xsmm::libxsmm_init()
+        };
+        fn go<T: Elem>(m: usize, k: usize, n: usize, rounds: usize) {
+            use layout::gemm::{MatMut, MatRef, Options};
+            use layout::{DynLayout, Tensor};
+            let a: Vec<T> = data(m * k, 1);
+            let b: Vec<T> = data(k * n, 2);
+            let mut c = vec![<T as Elem>::zero(); m * n];
+            let rm = |r: usize, c: usize| -> DynLayout { format!("({r},{c}):({c},1)").parse().unwrap() };
+            let ta = Tensor::new(a.clone(), rm(m, k)).unwrap();
+            let tb = Tensor::new(b.clone(), rm(k, n)).unwrap();
+            let mut tc = Tensor::new(c.clone(), rm(m, n)).unwrap();
+            let (one, zero) = (<T as Elem>::one(), <T as Elem>::zero());
+            let mut libs: Vec<(&str, Run<'_, T>)> = vec![
+                ("blas", Box::new(move |a, b, c| T::layout(1, m, k, n, a, b, c))),
+                (
+                    "with",
+                    Box::new(move |a, b, c| {
+                        let (mi, ki) = (m as isize, k as isize);
+                        layout::gemm::gemm_with(
+                            Options::default(),
+                            one,
+                            MatRef { data: a, rows: m, cols: k, row_stride: 1, col_stride: mi },
+                            MatRef { data: b, rows: k, cols: n, row_stride: 1, col_stride: ki },
+                            zero,
+                            MatMut { data: c, rows: m, cols: n, row_stride: 1, col_stride: mi },
+                        )
+                        .unwrap()
+                    }),
+                ),
+                (
+                    "tensor",
+                    // (its own tensors, made once: the call alone is timed)
+                    Box::new(move |_, _, _| {
+                        layout::gemm::gemm(one, black_box(&ta), black_box(&tb), zero, &mut tc)
+                            .unwrap()
+                    }),
+                ),
+                ("mm", Box::new(move |a, b, c| T::mm(m, k, n, a, b, c))),
+            ];
+            #[cfg(feature = "libxsmm")]
+            if let Some(f) = T::xsmm(m, k, n) {
+                libs.push(("xsmm", Box::new(move |a, b, c| f(a, b, c))));
+            }
+            let reps = (2e6 / (2.0 * (m * n * k) as f64 + 200.0)) as usize + 1000;
+            let nl = libs.len();
+            let mut times: Vec<Vec<f64>> = vec![Vec::new(); nl];
+            for round in 0..rounds {
+                for slot in 0..nl {
+                    let i = (slot + round) % nl;
+                    let f = &mut libs[i].1;
+                    let t = Instant::now();
+                    for _ in 0..reps {
+                        f(black_box(&a), black_box(&b), black_box(&mut c));
+                    }
+                    times[i].push(t.elapsed().as_secs_f64() / reps as f64 * 1e9);
+                }
+            }
+            let mut line = format!("{m}x{k}x{n} {}", T::NAME);
+            for (i, (name, _)) in libs.iter().enumerate() {
+                times[i].sort_by(f64::total_cmp);
+                line += &format!("  {name} {:.1}", times[i][rounds / 2]);
+            }
+            println!("{line}  (ns per call)");
+        }
+        for (m, k, n) in [(4, 4, 4), (8, 8, 8), (16, 16, 16), (32, 32, 32), (8, 8, 64), (64, 8, 8)] {
+            go::<f32>(m, k, n, rounds);
+            go::<f64>(m, k, n, rounds);
         }
         return;
     }

@@ -437,6 +437,29 @@ where
         };
         return tensors(op, opts, alpha, &av, &bv, beta, &mut cv);
     }
+    // run-time flat rank-2 layouts, `(rows, cols):(rs, cs)`: strided operands read off the
+    // layouts in place, straight to the strided front, whose checks and rules are the ones
+    // below (on validated tensors the bounds and overlap checks cannot fail, so the errors and
+    // the writes are those of the general form)
+    if const { is_dyn::<LA, LB, LC>() }
+        && let (Some(ga), Some(gb), Some(gc)) = (
+            tensor::flat_geometry(a.layout(), a.base_offset()),
+            tensor::flat_geometry(b.layout(), b.base_offset()),
+            tensor::flat_geometry(c.layout(), c.base_offset()),
+        )
+        && let (Some(ad), Some(bd)) = (a.as_slice().get(ga.lowest..), b.as_slice().get(gb.lowest..))
+        && let Some(cd) = c.as_mut_slice().get_mut(gc.lowest..)
+    {
+        return strided(
+            op,
+            opts,
+            alpha,
+            ga.mat(ad),
+            gb.mat(bd),
+            beta,
+            gc.mat_mut(cd),
+        );
+    }
     let mkn = tensor::product_extents(op, a.layout(), b.layout(), c.layout())?;
     isa_checked(op, opts.isa, A::has_kernel(opts.isa))?;
     let [m, _, n] = mkn;
@@ -466,13 +489,7 @@ where
             ga.mat(ad),
             gb.mat(bd),
             beta,
-            MatMut {
-                data: cd,
-                rows: gc.rows,
-                cols: gc.cols,
-                row_stride: gc.rs,
-                col_stride: gc.cs,
-            },
+            gc.mat_mut(cd),
         );
     }
     // a layout that is not affine but affine on few classes of rows or columns (a swizzle):

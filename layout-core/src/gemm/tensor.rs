@@ -11,7 +11,7 @@ use std::vec::Vec;
 use super::check::Strided;
 use super::error::{GemmError, Operand};
 use super::maps::{AxisMap, Mapped};
-use super::options::MatRef;
+use super::options::{MatMut, MatRef};
 use super::view::{Out, View};
 use crate::DynLayout;
 use crate::tensor::{Storage, StorageMut, Tensor};
@@ -38,6 +38,45 @@ impl Geometry {
             col_stride: self.cs,
         }
     }
+
+    /// The operand as a writable strided matrix over `data` (the buffer from its lowest
+    /// element).
+    pub fn mat_mut<'a, X>(&self, data: &'a mut [X]) -> MatMut<'a, X> {
+        MatMut {
+            data,
+            rows: self.rows,
+            cols: self.cols,
+            row_stride: self.rs,
+            col_stride: self.cs,
+        }
+    }
+}
+
+/// [`geometry`] read straight off a flat rank-2 [`DynLayout`], `(rows, cols):(rs, cs)` — the
+/// common run-time form of a tensor operand — without copying the layout or walking its
+/// profile; `None` for any other layout (then [`geometry`] decides). Equal to [`geometry`]
+/// wherever it answers (each axis is one leaf, so its `(extent, stride)` is that leaf's).
+#[inline]
+pub(crate) fn flat_geometry<L: AnyLayout>(layout: &L, base: usize) -> Option<Geometry> {
+    let l = layout.as_dyn()?;
+    if !l.profile().is_flat_pair() {
+        return None;
+    }
+    let (&[r, c], &[rs, cs]) = (l.shape_leaves(), l.stride_leaves()) else {
+        return None;
+    };
+    // a valid layout's extents are positive and its offsets fit in i64, so these do not
+    // overflow i128
+    let lowest = base as i128
+        + (r as i128 - 1) * (rs.min(0) as i128)
+        + (c as i128 - 1) * (cs.min(0) as i128);
+    Some(Geometry {
+        rows: usize::try_from(r).ok()?,
+        cols: usize::try_from(c).ok()?,
+        rs: isize::try_from(rs).ok()?,
+        cs: isize::try_from(cs).ok()?,
+        lowest: usize::try_from(lowest).ok()?,
+    })
 }
 
 /// The strided form of a rank-2 layout with base offset `base`, or `NotMatrix` when an axis is
@@ -355,4 +394,52 @@ where
         })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gemm::error::Operand;
+
+    /// `flat_geometry` answers exactly for the flat pairs, and agrees with `geometry` there;
+    /// nested, rank-1 and rank-3 layouts are left to `geometry`.
+    #[test]
+    fn flat_geometry_is_geometry_on_flat_pairs() {
+        let flat = [
+            "(3,4):(1,3)",
+            "(3,4):(4,1)",
+            "(1,1):(0,0)",
+            "(5,2):(-1,7)",
+            "(2,6):(9,-2)",
+            "(4,4):(0,1)",
+            "(1,7):(5,1)",
+        ];
+        for s in flat {
+            let l: DynLayout = s.parse().unwrap();
+            for base in [0usize, 3, 20] {
+                let g = geometry("t", Operand::A, &l, base);
+                match (flat_geometry(&l, base), g) {
+                    (Some(f), Ok(g)) => {
+                        assert_eq!(
+                            (f.rows, f.cols, f.rs, f.cs, f.lowest),
+                            (g.rows, g.cols, g.rs, g.cs, g.lowest),
+                            "{s} base {base}"
+                        );
+                    }
+                    // a negative lowest index: both refuse
+                    (None, Err(_)) => {}
+                    (f, g) => panic!("{s} base {base}: {:?} vs {:?}", f.is_some(), g.is_ok()),
+                }
+            }
+        }
+        for s in [
+            "((3,2),4):((1,3),6)",
+            "(3,(2,2)):(1,(3,6))",
+            "12:1",
+            "(2,3,4):(1,2,6)",
+        ] {
+            let l: DynLayout = s.parse().unwrap();
+            assert!(flat_geometry(&l, 0).is_none(), "{s}");
+        }
+    }
 }

@@ -90,6 +90,15 @@ pub unsafe trait AnyLayout: Copy + fmt::Display {
     #[doc(hidden)]
     const IS_DYN: bool = false;
 
+    /// The layout itself when it is a [`DynLayout`] (`None` for every other type): generic
+    /// kernels read a run-time layout in place instead of copying it through
+    /// [`to_dyn`](AnyLayout::to_dyn).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn as_dyn(&self) -> Option<&DynLayout> {
+        None
+    }
+
     /// The shape of the domain.
     fn domain(&self) -> DynTuple;
 
@@ -189,6 +198,10 @@ pub unsafe trait AnyLayout: Copy + fmt::Display {
 // layout itself, and `offset` is its offset function.
 unsafe impl AnyLayout for DynLayout {
     const IS_DYN: bool = true;
+    #[inline(always)]
+    fn as_dyn(&self) -> Option<&DynLayout> {
+        Some(self)
+    }
     fn domain(&self) -> DynTuple {
         self.shape()
     }
