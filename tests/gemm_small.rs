@@ -149,7 +149,8 @@ fn check<T: layout::gemm::Element + Into<f64>>(
 }
 
 /// Every m ≤ 17, n ≤ 26 (one to three column blocks of every width) and a few k, on every
-/// available instruction set, several stride orders, and the α/β kinds (with
+/// available instruction set, several stride orders, and the α/β kinds (one per case, rotating;
+/// all four with `LAYOUT_FULL_SWEEP`) (with
 /// [`Packing::Auto`]: every shape here is small enough for the unpacked tiles;
 /// `Packing::Never` is in the proptest below).
 #[test]
@@ -176,8 +177,13 @@ fn small_strided_products_match_the_definition() {
                                 geom(m, n, (order + 2) % 6),
                             ),
                         ];
-                        for g in gs {
-                            for (alpha, beta) in [(1.0, 0.0), (-2.0, 0.5), (0.0, 0.0), (0.5, 1.0)] {
+                        for (gi, g) in gs.into_iter().enumerate() {
+                            // every α/β kind under LAYOUT_FULL_SWEEP (CI), else one per case,
+                            // rotating so each kind meets every shape and order across the sweep
+                            let kinds = [(1.0, 0.0), (-2.0, 0.5), (0.0, 0.0), (0.5, 1.0)];
+                            let first = (m + 2 * n + k + gi) % 4;
+                            let count = if full_sweep() { 4 } else { 1 };
+                            for &(alpha, beta) in kinds.iter().cycle().skip(first).take(count) {
                                 check::<f32>(|x| x as f32, opts, [m, k, n], g, alpha, beta);
                                 check::<f64>(|x| x, opts, [m, k, n], g, alpha, beta);
                             }
@@ -187,6 +193,11 @@ fn small_strided_products_match_the_definition() {
             }
         }
     }
+}
+
+/// Whether every case runs (`LAYOUT_FULL_SWEEP`, as CI's full sweep sets it).
+fn full_sweep() -> bool {
+    std::env::var_os("LAYOUT_FULL_SWEEP").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// Two threads split the columns at multiples of the tile; each part runs its own edge tiles.
