@@ -402,6 +402,14 @@ where
     if gm.len() * gk.len() * gn.len() > MAX_CELLS {
         return None;
     }
+    // a swizzled C cut into cells: each cell's C is a map of short runs in a changing order
+    // (`Sw<3,3,3>` on 256 columns: runs of 8, 16 and 64), so most of its tiles are merged from
+    // stack tiles on the blocked engine, while the dense C of the copy route takes the
+    // unpacked tiles of a row-major product: densified it ran faster (Zen 5, AVX-512, f32
+    // 256³; BENCHMARKS.md, session 11)
+    if fc.cut != Cut::None && gm.len() * gn.len() > 1 {
+        return None;
+    }
     type Group<'g> = (&'g [usize], Option<(usize, isize)>);
     fn with(g: &[Vec<usize>]) -> Vec<Group<'_>> {
         g.iter().map(|v| (&v[..], progression(v))).collect()
