@@ -229,14 +229,22 @@ fn every_pair_on_blocked_fractal_and_swizzled_layouts() {
 fn every_pair_on_fractals_of_any_size() {
     let mut rng = Seeded(17);
     let nzlike = |r: i64, mb: i64, c0: i64, kb: i64| -> DynLayout {
-        format!("(({r},{mb}),({c0},{kb})):(({c0},{}),(1,{}))", r * c0, r * c0 * mb)
-            .parse()
-            .unwrap()
+        format!(
+            "(({r},{mb}),({c0},{kb})):(({c0},{}),(1,{}))",
+            r * c0,
+            r * c0 * mb
+        )
+        .parse()
+        .unwrap()
     };
     let znlike = |c0: i64, kb: i64, r: i64, nb: i64| -> DynLayout {
-        format!("(({c0},{kb}),({r},{nb})):((1,{}),({c0},{}))", r * c0 * nb, r * c0)
-            .parse()
-            .unwrap()
+        format!(
+            "(({c0},{kb}),({r},{nb})):((1,{}),({c0},{}))",
+            r * c0 * nb,
+            r * c0
+        )
+        .parse()
+        .unwrap()
     };
     for (r, c0, mb, kb, nb) in [
         (1, 1, 1, 1, 1),

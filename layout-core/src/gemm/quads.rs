@@ -1303,10 +1303,7 @@ pub(crate) fn run<A: Byte + Int8>(p: Product<'_, A, i8, i32>, dot: Dot) {
     // AVX2 may move mapped operands' quads in 8 × 8 squares (`pack_mapped`)
     let simd = cfg!(target_arch = "x86_64") && p.isa >= Isa::Avx2;
     let asrc = Bytes {
-        rows: Rows {
-            simd,
-            ..p.a.rows()
-        },
+        rows: Rows { simd, ..p.a.rows() },
         flip,
     };
     let bt = Rows {

@@ -290,14 +290,24 @@ unsafe fn squares<H: Half>(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(crate) unsafe fn tr8(
-    r: [core::arch::x86_64::__m256; 8],
-) -> [core::arch::x86_64::__m256; 8] {
+pub(crate) unsafe fn tr8(r: [core::arch::x86_64::__m256; 8]) -> [core::arch::x86_64::__m256; 8] {
     use core::arch::x86_64::*;
-    let (t0, t1) = (_mm256_unpacklo_ps(r[0], r[1]), _mm256_unpackhi_ps(r[0], r[1]));
-    let (t2, t3) = (_mm256_unpacklo_ps(r[2], r[3]), _mm256_unpackhi_ps(r[2], r[3]));
-    let (t4, t5) = (_mm256_unpacklo_ps(r[4], r[5]), _mm256_unpackhi_ps(r[4], r[5]));
-    let (t6, t7) = (_mm256_unpacklo_ps(r[6], r[7]), _mm256_unpackhi_ps(r[6], r[7]));
+    let (t0, t1) = (
+        _mm256_unpacklo_ps(r[0], r[1]),
+        _mm256_unpackhi_ps(r[0], r[1]),
+    );
+    let (t2, t3) = (
+        _mm256_unpacklo_ps(r[2], r[3]),
+        _mm256_unpackhi_ps(r[2], r[3]),
+    );
+    let (t4, t5) = (
+        _mm256_unpacklo_ps(r[4], r[5]),
+        _mm256_unpackhi_ps(r[4], r[5]),
+    );
+    let (t6, t7) = (
+        _mm256_unpacklo_ps(r[6], r[7]),
+        _mm256_unpackhi_ps(r[6], r[7]),
+    );
     let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
     let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
     let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
