@@ -265,6 +265,32 @@ fn every_pair_on_fractals_of_any_size() {
     }
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+    /// [`every_pair_on_fractals_of_any_size`] for f16 and u8 × i8 on random fractal sizes and
+    /// counts (the mapped packers' squares and leftovers at random places).
+    #[test]
+    fn half_and_int8_fractals_match_the_definition(
+        r in 1i64..20, c0 in 1i64..40, mb in 1i64..3, kb in 1i64..4, nb in 1i64..3, seed in 0u64..1000,
+    ) {
+        let mut rng = Seeded(seed);
+        let nzlike = |r: i64, mb: i64, c0: i64, kb: i64| -> DynLayout {
+            format!("(({r},{mb}),({c0},{kb})):(({c0},{}),(1,{}))", r * c0, r * c0 * mb)
+                .parse()
+                .unwrap()
+        };
+        let znlike = |c0: i64, kb: i64, r: i64, nb: i64| -> DynLayout {
+            format!("(({c0},{kb}),({r},{nb})):((1,{}),({c0},{}))", r * c0 * nb, r * c0)
+                .parse()
+                .unwrap()
+        };
+        let (a, b, c) = (nzlike(r, mb, c0, kb), znlike(c0, kb, r, nb), nzlike(r, mb, r, nb));
+        let small = (-8, 9);
+        check::<f16, f16, _, _, _>(&mut rng, small, small, a.clone(), b.clone(), c.clone(), 1, -1);
+        check::<u8, i8, _, _, _>(&mut rng, (0, 256), (-128, 128), a, b, c, 1, 0);
+    }
+}
+
 /// u8 × i8 on Ascend fractals (A NZ, B ZN with 32-byte runs, C NZ of `i32` with 8-element runs)
 /// and on blocked layouts with gaps, on every instruction set: A's range is measured through
 /// the maps (a 7-bit A takes `vpmaddubsw`; one planted pair of 255s against B = −128 must be
