@@ -14,9 +14,10 @@
 //! columns fall in several classes: each cell reads every operand through its own maps, C is
 //! written where it is, k cells after the first accumulate (β = 1). No dense copy is made. When
 //! the cut would give more than [`MAX_CELLS`] cells (or an operand's function has no period),
-//! [`plan`] declines and the front densifies as before. Cells cut along m alone read one B
-//! ([`Plan::same_b`]): the front then lets the element pair pack it once for all of them
-//! (`Pair::with_shared_b`).
+//! [`plan`] declines and the front densifies as before; it declines too where C itself would be
+//! cut (its cells store through maps of short runs; the dense C is faster). Cells cut along m
+//! alone read one B ([`Plan::same_b`]): the front then lets the element pair pack it once for
+//! all of them (`Pair::with_shared_b`).
 
 use std::vec::Vec;
 
