@@ -256,11 +256,11 @@ fn every_pair_on_fractals_of_any_size() {
         (8, 8, 1, 1, 1),
     ] {
         let (a, b) = (nzlike(r, mb, c0, kb), znlike(c0, kb, r, nb));
-        all_pairs(&mut rng, a.clone(), b.clone(), nzlike(r, mb, r, nb), 1, 0);
+        all_pairs(&mut rng, a, b, nzlike(r, mb, r, nb), 1, 0);
         all_pairs(&mut rng, a, b, cm(r * mb, r * nb), -2, 3);
         // A ZN-like and B NZ-like: each operand's runs on the other side of the kernel
         let (a, b) = (znlike(r, mb, c0, kb), nzlike(c0, kb, r, nb));
-        all_pairs(&mut rng, a.clone(), b.clone(), cm(r * mb, r * nb), 1, 1);
+        all_pairs(&mut rng, a, b, cm(r * mb, r * nb), 1, 1);
         all_pairs(&mut rng, a, b, rm(r * mb, r * nb), 1, -1);
     }
 }
@@ -286,7 +286,7 @@ proptest::proptest! {
         };
         let (a, b, c) = (nzlike(r, mb, c0, kb), znlike(c0, kb, r, nb), nzlike(r, mb, r, nb));
         let small = (-8, 9);
-        check::<f16, f16, _, _, _>(&mut rng, small, small, a.clone(), b.clone(), c.clone(), 1, -1);
+        check::<f16, f16, _, _, _>(&mut rng, small, small, a, b, c, 1, -1);
         check::<u8, i8, _, _, _>(&mut rng, (0, 256), (-128, 128), a, b, c, 1, 0);
     }
 }
