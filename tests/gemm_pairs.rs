@@ -217,6 +217,80 @@ fn every_pair_on_blocked_fractal_and_swizzled_layouts() {
     all_pairs(&mut rng, sw, cm(32, 8), rm(16, 8), 1, -2);
 }
 
+/// Fractal layouts of any fractal size: NZ-like `((R, mb), (C0, kb)) : ((C0, R·C0), (1, R·C0·mb))`
+/// (fractals of R rows by C0 contiguous columns) and ZN-like `((C0, kb), (R, nb)) : ((1,
+/// R·C0·nb), (C0, R·C0))` (its transpose), with R and C0 not multiples of 8 (1, odd) beside
+/// Ascend's (16 × 32 for 8-bit types, 16 × 16 for 16-bit ones), under a C of the same kind and
+/// a column-major one (the engine's swap either way): the mapped packers' register squares,
+/// with rows and k steps left over on every side, against the definition — every pair,
+/// instruction set and thread count, nothing outside C written. Run once more with
+/// `LAYOUT_GEMM_VNNI=off` for the AVX2 quad tiles (16 × 4 and 16 × 6 panels).
+#[test]
+fn every_pair_on_fractals_of_any_size() {
+    let mut rng = Seeded(17);
+    let nzlike = |r: i64, mb: i64, c0: i64, kb: i64| -> DynLayout {
+        format!(
+            "(({r},{mb}),({c0},{kb})):(({c0},{}),(1,{}))",
+            r * c0,
+            r * c0 * mb
+        )
+        .parse()
+        .unwrap()
+    };
+    let znlike = |c0: i64, kb: i64, r: i64, nb: i64| -> DynLayout {
+        format!(
+            "(({c0},{kb}),({r},{nb})):((1,{}),({c0},{}))",
+            r * c0 * nb,
+            r * c0
+        )
+        .parse()
+        .unwrap()
+    };
+    for (r, c0, mb, kb, nb) in [
+        (1, 1, 1, 1, 1),
+        (16, 32, 1, 2, 1),
+        (16, 16, 1, 2, 2),
+        (17, 11, 1, 3, 1),
+        (9, 24, 2, 1, 3),
+        (13, 40, 1, 1, 2),
+        (8, 8, 1, 1, 1),
+    ] {
+        let (a, b) = (nzlike(r, mb, c0, kb), znlike(c0, kb, r, nb));
+        all_pairs(&mut rng, a, b, nzlike(r, mb, r, nb), 1, 0);
+        all_pairs(&mut rng, a, b, cm(r * mb, r * nb), -2, 3);
+        // A ZN-like and B NZ-like: each operand's runs on the other side of the kernel
+        let (a, b) = (znlike(r, mb, c0, kb), nzlike(c0, kb, r, nb));
+        all_pairs(&mut rng, a, b, cm(r * mb, r * nb), 1, 1);
+        all_pairs(&mut rng, a, b, rm(r * mb, r * nb), 1, -1);
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+    /// [`every_pair_on_fractals_of_any_size`] for f16 and u8 × i8 on random fractal sizes and
+    /// counts (the mapped packers' squares and leftovers at random places).
+    #[test]
+    fn half_and_int8_fractals_match_the_definition(
+        r in 1i64..20, c0 in 1i64..40, mb in 1i64..3, kb in 1i64..4, nb in 1i64..3, seed in 0u64..1000,
+    ) {
+        let mut rng = Seeded(seed);
+        let nzlike = |r: i64, mb: i64, c0: i64, kb: i64| -> DynLayout {
+            format!("(({r},{mb}),({c0},{kb})):(({c0},{}),(1,{}))", r * c0, r * c0 * mb)
+                .parse()
+                .unwrap()
+        };
+        let znlike = |c0: i64, kb: i64, r: i64, nb: i64| -> DynLayout {
+            format!("(({c0},{kb}),({r},{nb})):((1,{}),({c0},{}))", r * c0 * nb, r * c0)
+                .parse()
+                .unwrap()
+        };
+        let (a, b, c) = (nzlike(r, mb, c0, kb), znlike(c0, kb, r, nb), nzlike(r, mb, r, nb));
+        let small = (-8, 9);
+        check::<f16, f16, _, _, _>(&mut rng, small, small, a, b, c, 1, -1);
+        check::<u8, i8, _, _, _>(&mut rng, (0, 256), (-128, 128), a, b, c, 1, 0);
+    }
+}
+
 /// u8 × i8 on Ascend fractals (A NZ, B ZN with 32-byte runs, C NZ of `i32` with 8-element runs)
 /// and on blocked layouts with gaps, on every instruction set: A's range is measured through
 /// the maps (a 7-bit A takes `vpmaddubsw`; one planted pair of 255s against B = −128 must be

@@ -143,7 +143,7 @@ impl<S: Byte> Panels<u8> for Bytes<'_, S> {
             if s.map.is_none() && s.sk == 1 {
                 pack_rows(panel, s, f, (vbase, rows, r), (p0, kc));
             } else if let Some(mp) = s.map {
-                pack_mapped(panel, s, mp.cols, f, (vbase, rows, r), (p0, kc));
+                pack_mapped(panel, s, mp, f, (vbase, rows, r), (p0, kc));
             } else {
                 let mut offs = [0isize; 64];
                 for (i, o) in offs[..rows].iter_mut().enumerate() {
@@ -202,15 +202,18 @@ fn pack_rows<S: Byte>(
 /// The panel of rows `vbase .. vbase + rows` (of `r`), k steps `p0 .. p0 + kc`, of an operand
 /// read through axis maps (`cols`: k's map): along each unit-step run of k (the 32 contiguous
 /// bytes of an NZ/ZN fractal row), every whole k quad that starts at a quad of the panel is one
-/// 32-bit copy per row; the other k steps byte by byte.
+/// 32-bit copy per row; the other k steps byte by byte. With `s.simd` (AVX2), rows that run
+/// arithmetically (an NZ fractal's 16 rows, 32 bytes apart) by 8 such quads move as 8 × 8
+/// squares of 32-bit quads transposed in registers ([`quad_squares`]).
 fn pack_mapped<S: Byte>(
     panel: &mut [u8],
     s: &Rows<'_, S>,
-    cols: &super::maps::AxisMap,
+    mp: super::maps::Mapped<'_>,
     f: u8,
     (vbase, rows, r): (usize, usize, usize),
     (p0, kc): (usize, usize),
 ) {
+    let cols = mp.cols;
     let mut offs = [0isize; 64];
     for (i, o) in offs[..rows].iter_mut().enumerate() {
         *o = s.row(vbase + i);
@@ -239,7 +242,16 @@ fn pack_mapped<S: Byte>(
         let q0 = p / 4;
         // every write lands in `panel[4·((q0 + q)·r + i) ..][..4]`, q < quads, i < rows ≤ r
         assert!(4 * ((q0 + quads) * r) <= panel.len());
-        for (i, &ro) in offs.iter().enumerate() {
+        // rows in 8 × 8 squares first (AVX2): `done` rows of the run finished
+        #[cfg(target_arch = "x86_64")]
+        let done = if s.simd && quads >= 8 {
+            squares_of(panel, s, mp.rows, f, (vbase, rows, r), (co, q0, quads))
+        } else {
+            0
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let done = 0;
+        for (i, &ro) in offs.iter().enumerate().skip(done) {
             let at = (ro + co) as usize;
             let x = S::as_bytes(&s.src[at..at + 4 * quads]);
             for (q, u) in x.chunks_exact(4).enumerate() {
@@ -250,6 +262,66 @@ fn pack_mapped<S: Byte>(
         }
         p += 4 * quads;
     }
+}
+
+/// The first rows of a panel (see [`pack_mapped`]) whose quads `q0 .. q0 + quads` start `co`
+/// bytes into each row, moved in 8 × 8 squares of quads while the rows run arithmetically
+/// with a positive step (the quads past the last whole 8 of those rows one by one); returns
+/// the number of leading rows done, the caller packing the rows after them.
+#[cfg(target_arch = "x86_64")]
+fn squares_of<S: Byte>(
+    panel: &mut [u8],
+    s: &Rows<'_, S>,
+    rmap: &super::maps::AxisMap,
+    f: u8,
+    (vbase, rows, r): (usize, usize, usize),
+    (co, q0, quads): (isize, usize, usize),
+) -> usize {
+    let mut i = 0;
+    // squares only while the rows' run holds 8 more; the caller does every quad of the rest
+    while i + 8 <= rows {
+        let vi = vbase + i;
+        let li = (rmap.run[vi] as usize).min(rows - i) / 8 * 8;
+        let sv = rmap.step(vi);
+        if li == 0 || sv <= 0 {
+            break;
+        }
+        let first = s.origin + rmap.off[vi] + co;
+        let last = first + (li as isize - 1) * sv + 4 * quads as isize - 1;
+        if first < 0 || last as usize >= s.src.len() {
+            break;
+        }
+        let out = &mut panel[4 * (q0 * r + i)..];
+        assert!(out.len() >= 4 * ((quads - 1) * r + li));
+        // SAFETY: AVX2 is available (`s.simd`, set only where it is); every source quad
+        // `first + t·sv + 4q` (t < li, q < quads) lies in `s.src` (`sv > 0`, first ≥ 0,
+        // last < len, checked), every destination `4·(q·r + t)` in `out` (asserted); `out` is
+        // a `&mut` slice, distinct from the source.
+        unsafe {
+            x86::quad_squares(
+                out.as_mut_ptr(),
+                r,
+                S::as_bytes(s.src).as_ptr().offset(first),
+                sv as usize,
+                (li, quads / 8 * 8),
+                f,
+            )
+        };
+        // the quads past the last whole 8, row by row
+        for t in i..i + li {
+            let ro = s.row(vbase + t) + co;
+            for q in quads / 8 * 8..quads {
+                let at = (ro + 4 * q as isize) as usize;
+                let x = S::as_bytes(&s.src[at..at + 4]);
+                let o = 4 * ((q0 + q) * r + t);
+                for (d, &b) in panel[o..o + 4].iter_mut().zip(x) {
+                    *d = b ^ f;
+                }
+            }
+        }
+        i += li;
+    }
+    i
 }
 
 /// `panel[4·(q·R + i) ..][..4] = x[i][4q ..][..4] ⊕ f` for `q < whole`: the whole k quads of
@@ -673,6 +745,46 @@ mod x86 {
     }
     rows_wrapper!(maddubs_rows, MaddubsB, MADDUBS_NR, "avx2");
     rows_wrapper!(avxvnni_rows, AvxVnniB, TILE.1, "avx2,avxvnni");
+
+    /// `out[4·(q·ld + t) ..][..4] = src[t·sv + 4q ..][..4] ⊕ f` for `t < rows`, `q < quads`
+    /// (both multiples of 8): 8 × 8 squares of 32-bit quads, one 32-byte load per source row,
+    /// XORed with the flip and transposed in registers, one 32-byte store per quad.
+    ///
+    /// # Safety
+    /// AVX2 is available; `rows` and `quads` are multiples of 8; `src` is readable for every
+    /// `t·sv + 4q .. + 4` and `out` writable for every `4·(q·ld + t) .. + 4`; they do not
+    /// overlap.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn quad_squares(
+        out: *mut u8,
+        ld: usize,
+        src: *const u8,
+        sv: usize,
+        (rows, quads): (usize, usize),
+        f: u8,
+    ) {
+        // SAFETY: (whole body) the caller's contract: each load reads one row's 8 quads of the
+        // block, each store one quad's 8 rows.
+        unsafe {
+            let flip = _mm256_set1_epi8(f as i8);
+            let mut q = 0;
+            while q < quads {
+                let mut t = 0;
+                while t < rows {
+                    let x: [__m256; 8] = core::array::from_fn(|u| {
+                        let v = _mm256_loadu_si256(src.add((t + u) * sv + 4 * q).cast());
+                        _mm256_castsi256_ps(_mm256_xor_si256(v, flip))
+                    });
+                    let y = super::super::widen::tr8(x);
+                    for (u, v) in y.into_iter().enumerate() {
+                        _mm256_storeu_ps(out.add(4 * ((q + u) * ld + t)).cast(), v);
+                    }
+                    t += 8;
+                }
+                q += 8;
+            }
+        }
+    }
 
     /// The in-place-rows kernel of a quad kernel choice (u8 broadcast), `None` for those
     /// without one (the widening and portable kernels).
@@ -1189,11 +1301,16 @@ pub(crate) fn choice<A: Byte + Int8>(p: &Product<'_, A, i8, i32>) -> Option<Dot>
 /// Runs a checked product with `i8` B on the quad kernel `dot` ([`choice`]).
 pub(crate) fn run<A: Byte + Int8>(p: Product<'_, A, i8, i32>, dot: Dot) {
     let flip = if A::SIGNED { 0x80 } else { 0 };
+    // AVX2 may move mapped operands' quads in 8 × 8 squares (`pack_mapped`)
+    let simd = cfg!(target_arch = "x86_64") && p.isa >= Isa::Avx2;
     let asrc = Bytes {
-        rows: p.a.rows(),
+        rows: Rows { simd, ..p.a.rows() },
         flip,
     };
-    let bt = p.b.transposed().rows();
+    let bt = Rows {
+        simd,
+        ..p.b.transposed().rows()
+    };
     let [m, _, n] = p.mkn;
     // the engine computes Cᵀ = Bᵀ·Aᵀ (B's panels in the vectors) for C whose rows are its
     // contiguous dimension, exactly as `run_panels` decides

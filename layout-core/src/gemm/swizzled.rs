@@ -14,9 +14,10 @@
 //! columns fall in several classes: each cell reads every operand through its own maps, C is
 //! written where it is, k cells after the first accumulate (β = 1). No dense copy is made. When
 //! the cut would give more than [`MAX_CELLS`] cells (or an operand's function has no period),
-//! [`plan`] declines and the front densifies as before. Cells cut along m alone read one B
-//! ([`Plan::same_b`]): the front then lets the element pair pack it once for all of them
-//! (`Pair::with_shared_b`).
+//! [`plan`] declines and the front densifies as before; it declines too where C itself would be
+//! cut (its cells store through maps of short runs; the dense C is faster). Cells cut along m
+//! alone read one B ([`Plan::same_b`]): the front then lets the element pair pack it once for
+//! all of them (`Pair::with_shared_b`).
 
 use std::vec::Vec;
 
@@ -400,6 +401,14 @@ where
     let gk = groups(k, [cols_key(&fa), rows_key(&fb)])?;
     let gn = groups(n, [cols_key(&fb), cols_key(&fc)])?;
     if gm.len() * gk.len() * gn.len() > MAX_CELLS {
+        return None;
+    }
+    // a swizzled C cut into cells: each cell's C is a map of short runs in a changing order
+    // (`Sw<3,3,3>` on 256 columns: runs of 8, 16 and 64), so most of its tiles are merged from
+    // stack tiles on the blocked engine, while the dense C of the copy route takes the
+    // unpacked tiles of a row-major product: densified it ran faster (Zen 5, AVX-512, f32
+    // 256³; BENCHMARKS.md, session 11)
+    if fc.cut != Cut::None && gm.len() * gn.len() > 1 {
         return None;
     }
     type Group<'g> = (&'g [usize], Option<(usize, isize)>);

@@ -8,6 +8,9 @@ use crate::walk::kernels::transpose;
 
 /// A 16-bit floating-point input type: [`half::f16`] or [`half::bf16`].
 pub trait Half: Copy + Send + Sync + 'static {
+    /// Whether the type is bf16 (widened by a 16-bit shift) rather than f16 (`vcvtph2ps`).
+    #[doc(hidden)]
+    const BF16: bool = false;
     /// The value as `f32` (exact).
     fn to_f32(self) -> f32;
     /// `dst[i] = src[i].to_f32()`, 8 at a time when `simd` (the CPU has AVX2 and F16C).
@@ -43,6 +46,7 @@ impl Half for half::f16 {
 }
 
 impl Half for half::bf16 {
+    const BF16: bool = true;
     #[inline(always)]
     fn to_f32(self) -> f32 {
         half::bf16::to_f32(self)
@@ -101,6 +105,13 @@ impl<H: Half> Panels<f32> for Rows<'_, H> {
                     }
                     down(&stage, panel, rows, kc, r);
                 }
+                #[cfg(target_arch = "x86_64")]
+                Some(mp) if self.simd => {
+                    // any affine layout: each rectangle where both maps run arithmetically (an
+                    // NZ/ZN fractal's rows by its C0 k steps) widened straight into the panel,
+                    // 8 × 8 squares at a time through registers
+                    rects(self, mp, panel, (vbase, rows, r), (p0, kc));
+                }
                 Some(mp) if rows * kc <= STAGE => {
                     // any affine layout: each row widened into the stage run by run along k
                     // (an NZ/ZN fractal's C0 elements are one run: 8 at a time), then one
@@ -149,6 +160,172 @@ impl<H: Half> Panels<f32> for Rows<'_, H> {
             }
         }
     }
+}
+
+/// The panel of rows `vbase .. vbase + rows` (of `r`), k steps `p0 .. p0 + kc`, of an operand
+/// read through axis maps (`s.simd`: AVX2 and F16C): cut into the rectangles where both maps
+/// run arithmetically, each widened straight into the panel (`panel[p·r + i]`) — those unit
+/// stride along k by [`squares`] (8 × 8 through registers), the others element by element.
+#[cfg(target_arch = "x86_64")]
+fn rects<H: Half>(
+    s: &Rows<'_, H>,
+    mp: super::maps::Mapped<'_>,
+    panel: &mut [f32],
+    (vbase, rows, r): (usize, usize, usize),
+    (p0, kc): (usize, usize),
+) {
+    assert!(s.simd && rows <= r && panel.len() >= r * kc);
+    let mut i = 0;
+    while i < rows {
+        let vi = vbase + i;
+        let li = (mp.rows.run[vi] as usize).clamp(1, rows - i);
+        let sv = mp.rows.step(vi);
+        let mut p = 0;
+        while p < kc {
+            let pk = p0 + p;
+            let lp = (mp.cols.run[pk] as usize).clamp(1, kc - p);
+            let sk = mp.cols.step(pk);
+            let first = s.origin + mp.rows.off[vi] + mp.cols.off[pk];
+            // the rectangle: out[q·r + t] = src[first + t·sv + q·sk], t < li, q < lp
+            let out = &mut panel[p * r + i..];
+            let last = first + (li as isize - 1) * sv + (lp as isize - 1);
+            if sk == 1 && sv > 0 && lp >= 8 && first >= 0 && (last as usize) < s.src.len() {
+                assert!(out.len() > (lp - 1) * r + li - 1);
+                // SAFETY: AVX2 and F16C are available (`s.simd`); every source element
+                // `first + t·sv + q` (t < li, q < lp) lies in `s.src` (`sv > 0`, the first at
+                // `first ≥ 0`, the last at `last < len`), every destination `q·r + t` in `out`
+                // (asserted); `out` is a `&mut` slice, distinct from the source.
+                unsafe {
+                    squares::<H>(
+                        out.as_mut_ptr(),
+                        r,
+                        s.src.as_ptr().offset(first),
+                        sv as usize,
+                        li,
+                        lp,
+                    )
+                };
+            } else if sv == 1 && li >= 8 {
+                // unit stride along the panel: one run of `li` per k step
+                for q in 0..lp {
+                    let at = (first + q as isize * sk) as usize;
+                    H::widen_run(&s.src[at..at + li], &mut out[q * r..q * r + li], true);
+                }
+            } else {
+                for q in 0..lp {
+                    for t in 0..li {
+                        let at = first + t as isize * sv + q as isize * sk;
+                        out[q * r + t] = s.src[at as usize].to_f32();
+                    }
+                }
+            }
+            p += lp;
+        }
+        i += li;
+    }
+}
+
+/// `out[q·ld + t] = widen(src[t·sv + q])` for `t < rows`, `q < cols`: 8 × 8 squares widened
+/// (`vcvtph2ps`, or bf16's shift) and transposed in registers ([`tr8`]), leftover rows 8 k steps
+/// at a time through a small buffer, leftover k steps element by element.
+///
+/// # Safety
+/// AVX2 and F16C are available; `src` is readable for every `t·sv + q` and `out` writable for
+/// every `q·ld + t`; the two do not overlap.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn squares<H: Half>(
+    out: *mut f32,
+    ld: usize,
+    src: *const H,
+    sv: usize,
+    rows: usize,
+    cols: usize,
+) {
+    use core::arch::x86_64::*;
+    // SAFETY: (whole body) the caller's contract: every load reads 8 source elements of one
+    // row of the block (`q + 8 ≤ cols`), every store writes destination elements of it.
+    unsafe {
+        let load = |p: *const H| -> __m256 {
+            let h = _mm_loadu_si128(p.cast());
+            if H::BF16 {
+                _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(h)))
+            } else {
+                _mm256_cvtph_ps(h)
+            }
+        };
+        let mut q = 0;
+        while q + 8 <= cols {
+            let mut t = 0;
+            while t + 8 <= rows {
+                let x: [__m256; 8] = core::array::from_fn(|u| load(src.add((t + u) * sv + q)));
+                for (u, v) in tr8(x).into_iter().enumerate() {
+                    _mm256_storeu_ps(out.add((q + u) * ld + t), v);
+                }
+                t += 8;
+            }
+            while t < rows {
+                let mut w = [0f32; 8];
+                _mm256_storeu_ps(w.as_mut_ptr(), load(src.add(t * sv + q)));
+                for (u, &x) in w.iter().enumerate() {
+                    *out.add((q + u) * ld + t) = x;
+                }
+                t += 1;
+            }
+            q += 8;
+        }
+        for q in q..cols {
+            for t in 0..rows {
+                *out.add(q * ld + t) = (*src.add(t * sv + q)).to_f32();
+            }
+        }
+    }
+}
+
+/// The 8 × 8 transpose of 32-bit lanes: lane `j` of row `i` to lane `i` of row `j` (bits
+/// moved, never computed on).
+///
+/// # Safety
+/// AVX2 is available.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn tr8(r: [core::arch::x86_64::__m256; 8]) -> [core::arch::x86_64::__m256; 8] {
+    use core::arch::x86_64::*;
+    let (t0, t1) = (
+        _mm256_unpacklo_ps(r[0], r[1]),
+        _mm256_unpackhi_ps(r[0], r[1]),
+    );
+    let (t2, t3) = (
+        _mm256_unpacklo_ps(r[2], r[3]),
+        _mm256_unpackhi_ps(r[2], r[3]),
+    );
+    let (t4, t5) = (
+        _mm256_unpacklo_ps(r[4], r[5]),
+        _mm256_unpackhi_ps(r[4], r[5]),
+    );
+    let (t6, t7) = (
+        _mm256_unpacklo_ps(r[6], r[7]),
+        _mm256_unpackhi_ps(r[6], r[7]),
+    );
+    let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+    let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+    let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+    let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+    let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+    let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+    let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+    let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+    [
+        _mm256_permute2f128_ps::<0x20>(u0, u4),
+        _mm256_permute2f128_ps::<0x20>(u1, u5),
+        _mm256_permute2f128_ps::<0x20>(u2, u6),
+        _mm256_permute2f128_ps::<0x20>(u3, u7),
+        _mm256_permute2f128_ps::<0x31>(u0, u4),
+        _mm256_permute2f128_ps::<0x31>(u1, u5),
+        _mm256_permute2f128_ps::<0x31>(u2, u6),
+        _mm256_permute2f128_ps::<0x31>(u3, u7),
+    ]
 }
 
 /// The stage's `rows` rows of `kc` widened values into the panel (row `i`, step `p` at
