@@ -40,7 +40,14 @@
 //! four panels pass over the same 512 k values of A (in L2) before the next ones, their `f32`
 //! sums kept in a buffer between the passes. Every block of B is unpacked once per call. AVX2
 //! tiles of 3 rows × 16 columns: six `i16` (or `i32`) sums, six `f32` accumulators, two B
-//! vectors and one broadcast activation quad in registers. On aarch64 with dotprod, NEON tiles
+//! vectors and one broadcast activation quad in registers. With AVX512-VNNI at the AVX-512
+//! level, zmm tiles of two tiles of A (6 rows) × 16 columns ([`x86::tile_zmm`]): a panel's k
+//! quad of 16 columns is one zmm, one `vpdpbusd` per row and quad; `Q8_0` there takes A's
+//! codes shifted (+128, or +64 for 7-bit codes) as the unsigned operand and B's codes as the
+//! signed one (AVX-512 has no `vpsignb`), the sums started at `−shift·Σ c`. With AVX-VNNI at
+//! the AVX2 level, the 3 × 16 tile on ymm `vpdpbusd` ([`x86::tile_vnni`]). Every x86 tile
+//! gives the same integer sums and scales them in the same order: the same results, bit for
+//! bit. On aarch64 with dotprod, NEON tiles
 //! of the same shape on the same packing (`sdot` by element, in two passes of eight columns).
 //! Plain Rust below AVX2 and without dotprod. Threads split the panels.
 //!
@@ -2092,11 +2099,12 @@ mod tests {
     fn every_tile_matches_the_quantized_reference() {
         let mut g = Lcg(41);
         for &(m, k, n) in &[
-            (1usize, 32usize, 16usize),
-            (5, 32, 17),
-            (6, 64, 16),
-            (7, 96, 33),
-            (12, 128, 31),
+            // (m ≤ 8 takes the decode route: f32 activations)
+            (9usize, 32usize, 16usize),
+            (10, 32, 17),
+            (11, 64, 16),
+            (12, 96, 33),
+            (14, 128, 31),
             (13, 1120, 40),
             (20, 256, 70),
         ] {
