@@ -2,7 +2,7 @@
 //! process, the two alternating: `quant_routes Q4_0|Q8_0|AWQ M K N REPS` prints both best wall
 //! times and the 8-bit route's relative error against the dequantized product (a sample of C).
 //! Also the program callgrind counts: `valgrind --tool=callgrind quant_routes Q4_0 192 4096 4096 1`.
-//! `ONLY8=1` times the 8-bit route alone. `BITS=7`: 7-bit activations (`QuantB::int7_activations`) instead of 8-bit.
+//! `BITS=7`: 7-bit activations (`QuantB::int7_activations`) instead of 8-bit.
 use layout::gemm::{MatMut, MatRef, QuantB, gemm_quant};
 use layout::isa::Isa;
 use layout::packed::{
@@ -43,16 +43,11 @@ fn main() {
     };
     let seven = std::env::var("BITS").is_ok_and(|b| b == "7");
     let mut c = vec![0f32; m * n];
-    // ONLY8=1: the 8-bit route alone (no f32 route timed)
-    let only8 = std::env::var("ONLY8").is_ok_and(|v| v == "1");
     let mut best = f64::MAX;
     let mut best32 = f64::MAX;
     for _ in 0..reps {
         // the 8-bit route last: C keeps its result for the error below
         for int8 in [false, true] {
-            if !int8 && only8 {
-                continue;
-            }
             let t = std::time::Instant::now();
             gemm_quant(
                 Isa::selected_for_gemm(),
