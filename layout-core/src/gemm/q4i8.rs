@@ -40,7 +40,14 @@
 //! four panels pass over the same 512 k values of A (in L2) before the next ones, their `f32`
 //! sums kept in a buffer between the passes. Every block of B is unpacked once per call. AVX2
 //! tiles of 3 rows × 16 columns: six `i16` (or `i32`) sums, six `f32` accumulators, two B
-//! vectors and one broadcast activation quad in registers. On aarch64 with dotprod, NEON tiles
+//! vectors and one broadcast activation quad in registers. With AVX512-VNNI at the AVX-512
+//! level, zmm tiles of two tiles of A (6 rows) × 16 columns ([`x86::tile_zmm`]): a panel's k
+//! quad of 16 columns is one zmm, one `vpdpbusd` per row and quad; `Q8_0` there takes A's
+//! codes shifted (+128, or +64 for 7-bit codes) as the unsigned operand and B's codes as the
+//! signed one (AVX-512 has no `vpsignb`), the sums started at `−shift·Σ c`. With AVX-VNNI at
+//! the AVX2 level, the 3 × 16 tile on ymm `vpdpbusd` ([`x86::tile_vnni`]). Every x86 tile
+//! gives the same integer sums and scales them in the same order: the same results, bit for
+//! bit. On aarch64 with dotprod, NEON tiles
 //! of the same shape on the same packing (`sdot` by element, in two passes of eight columns).
 //! Plain Rust below AVX2 and without dotprod. Threads split the panels.
 //!
@@ -74,6 +81,29 @@ const ATILE: usize = QK * MB;
 const KCB: usize = 16;
 /// Panels of B per pass over A (their `f32` sums kept between the passes).
 const NCP: usize = 4;
+/// Tiles of A per zmm tile ([`x86::tile_zmm`]: `3·ZT` rows × 16 columns).
+const ZT: usize = 2;
+
+/// Whether `isa` runs the zmm tile ([`x86::tile_zmm`]): AVX512-VNNI at the AVX-512 level.
+fn wide(isa: Isa) -> bool {
+    cfg!(target_arch = "x86_64") && crate::isa::vnni(isa) == Some(crate::isa::Vnni::Avx512)
+}
+
+/// The shift of A's codes (stored `+shift` as unsigned bytes, B's codes the signed operand,
+/// the sums started at `−shift·Σ c`), or 0: `Q8_0` on the zmm tile (128 on 8-bit activations,
+/// 64 on 7-bit ones) and on the AVX2 tile of [`unsigned_acts`] (64).
+fn act_shift(isa: Isa, kind: Kind, codes: Codes) -> u8 {
+    if kind == Kind::Signed && wide(isa) {
+        match codes {
+            Codes::Eight => 128,
+            Codes::Seven => 64,
+        }
+    } else if unsigned_acts(isa, kind, codes) {
+        64
+    } else {
+        0
+    }
+}
 
 /// Whether `q` takes this route: `Q4_0`, `Q8_0`, and groups of a multiple of 32 rows whose
 /// zero points are exact and whose scale may be factored out of a group's sum.
@@ -194,9 +224,10 @@ fn quantize_row(
     }
 }
 
-/// A quantized to `codes` (see [`Acts`]); with `shift`, the codes of every row stored +64
-/// (in [1, 127], for [`x86::tile_u7`]; the offsets and sums stay the signed codes').
-fn quantize_a(isa: Isa, a: &View<'_, f32>, m: usize, k: usize, codes: Codes, shift: bool) -> Acts {
+/// A quantized to `codes` (see [`Acts`]); with `shift` > 0, the codes of every row stored
+/// `+shift` as unsigned bytes (64: in [1, 127], for [`x86::tile_u7`]; 128: in [1, 255], for the
+/// zmm tile's `Q8_0`, [`x86::tile_zmm`]; the offsets and sums stay the signed codes').
+fn quantize_a(isa: Isa, a: &View<'_, f32>, m: usize, k: usize, codes: Codes, shift: u8) -> Acts {
     let qmax = codes.max();
     let kb = k / QK;
     let tiles = m.div_ceil(MB);
@@ -251,10 +282,11 @@ fn quantize_a(isa: Isa, a: &View<'_, f32>, m: usize, k: usize, codes: Codes, shi
             bad.push(i);
         }
     }
-    if shift {
-        // codes in [−63, 63] (zeros for the rows left to the f32 route, whose scales are 0)
+    if shift > 0 {
+        // codes in [−63, 63] (64) or [−127, 127] (128), as bytes (zeros for the rows left to
+        // the f32 route, whose scales are 0)
         for x in q.iter_mut() {
-            *x += 64;
+            *x = (*x as u8).wrapping_add(shift) as i8;
         }
     }
     Acts {
@@ -618,8 +650,8 @@ fn run_with<W: Weights>(
     (c, sc): (&mut [f32], Strided),
 ) -> Vec<usize> {
     debug_assert_eq!((b.k(), b.n()), (k, n));
-    let u7 = unsigned_acts(isa, W::KIND, codes);
-    let acts = quantize_a(isa, &a, m, k, codes, u7);
+    let shift = act_shift(isa, W::KIND, codes);
+    let acts = quantize_a(isa, &a, m, k, codes, shift);
     if acts.bad.len() == m {
         return acts.bad;
     }
@@ -646,8 +678,8 @@ fn run_with<W: Weights>(
         // A's KCB blocks of all rows stay in L2 while NCP panels pass; the f32 sums of those
         // panels wait in `acc`)
         let mut codes = std::vec![0u8; KCB * planes * PLANE];
-        // `Q8_0` with unsigned activations: −64·Σ codes per block and column
-        let mut sums = std::vec![0i32; if u7 { KCB * NB } else { 0 }];
+        // `Q8_0` with unsigned activations: −shift·Σ codes per block and column
+        let mut sums = std::vec![0i32; if shift > 0 { KCB * NB } else { 0 }];
         let mut scales = std::vec![0f32; KCB * NB];
         let zlen = if W::KIND == Kind::Zeros { KCB * NB } else { 0 };
         let mut zeros = std::vec![0f32; zlen];
@@ -665,8 +697,8 @@ fn run_with<W: Weights>(
                         zeros: &mut zeros,
                     };
                     b.unpack(isa, jp, blocks.clone(), o);
-                    if u7 {
-                        code_sums(isa, &codes, blocks.len(), &mut sums);
+                    if shift > 0 {
+                        code_sums(isa, &codes, blocks.len(), shift, &mut sums);
                     }
                     let panel = Panel {
                         codes: &codes,
@@ -674,10 +706,12 @@ fn run_with<W: Weights>(
                         zeros: &zeros,
                         sums: &sums,
                     };
-                    for ti in 0..tiles {
-                        let at = ti * NCP + (jp - jc);
-                        let t = &mut acc[at];
-                        tile::<W>(isa, u7, &acts, ti, blocks.clone(), &panel, t);
+                    // `acc` is `[panel][tile]`: the zmm tile's tiles of A side by side
+                    let base = (jp - jc) * tiles;
+                    let step = if wide(isa) { ZT } else { 1 };
+                    for t0 in (0..tiles).step_by(step) {
+                        let t = &mut acc[base + t0..base + tiles.min(t0 + step)];
+                        tile::<W>(isa, shift, &acts, t0, blocks.clone(), &panel, t);
                     }
                 }
             }
@@ -686,7 +720,7 @@ fn run_with<W: Weights>(
                 for jp in jps.clone() {
                     b.zero_terms(jp, &mut sz);
                     for i in 0..m {
-                        let accr = &mut acc[(i / MB) * NCP + (jp - jc)][i % MB];
+                        let accr = &mut acc[(jp - jc) * tiles + i / MB][i % MB];
                         zero_pass(isa, &ta[i * groups..(i + 1) * groups], &sz, accr);
                     }
                 }
@@ -698,7 +732,7 @@ fn run_with<W: Weights>(
                 }
                 for jp in jps.clone() {
                     let cols = NB.min(n - jp * NB);
-                    let accr = &acc[(i / MB) * NCP + (jp - jc)][i % MB];
+                    let accr = &acc[(jp - jc) * tiles + i / MB][i % MB];
                     for (cj, &x) in accr.iter().enumerate().take(cols) {
                         // SAFETY: (i, NB·jp + cj) is an element of C (i < m, cj < cols ≤
                         // n − NB·jp) in this thread's panels.
@@ -752,27 +786,27 @@ struct Panel<'a> {
     codes: &'a [u8],
     scales: &'a [f32],
     zeros: &'a [f32],
-    /// `−64·Σ c` per `[block][column]` over the `Q8_0` codes' plane (the tiles of
-    /// [`unsigned_acts`] only: x86).
+    /// `−shift·Σ c` per `[block][column]` over the `Q8_0` codes' plane (the tiles of
+    /// [`act_shift`] only: x86).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     sums: &'a [i32],
 }
 
-/// `sums[b][c] = −64·Σ_e c` over the 32 codes `c` of block `b` and column `c` in the
+/// `sums[b][c] = −shift·Σ_e c` over the 32 codes `c` of block `b` and column `c` in the
 /// `Q8_0` codes' plane (plane 1 of two), for `kb` blocks.
-fn code_sums(isa: Isa, codes: &[u8], kb: usize, sums: &mut [i32]) {
+fn code_sums(isa: Isa, codes: &[u8], kb: usize, shift: u8, sums: &mut [i32]) {
     assert!(codes.len() >= kb * 2 * PLANE && sums.len() >= kb * NB);
     #[cfg(target_arch = "x86_64")]
     if isa >= Isa::Avx2 {
         // SAFETY: AVX2 available (the front checked `isa`); the lengths asserted above.
-        unsafe { x86::code_sums(codes, kb, sums) };
+        unsafe { x86::code_sums(codes, kb, shift, sums) };
         return;
     }
     let _ = isa;
     for (bi, s) in sums.chunks_exact_mut(NB).take(kb).enumerate() {
         let plane = &codes[(2 * bi + 1) * PLANE..(2 * bi + 2) * PLANE];
         for (c, x) in s.iter_mut().enumerate() {
-            *x = -64
+            *x = -i32::from(shift)
                 * (0..QK)
                     .map(|e| i32::from(plane[slot(e, c)] as i8))
                     .sum::<i32>();
@@ -780,9 +814,44 @@ fn code_sums(isa: Isa, codes: &[u8], kb: usize, sums: &mut [i32]) {
     }
 }
 
-/// One tile: A's tile `ti` × the panel over `blocks` (the panel's first blocks), added into
-/// `acc`.
+/// A's tiles `t0 .. t0 + accs.len()` × the panel over `blocks` (the panel's first blocks),
+/// added into `accs` (one per tile): all at once on the zmm tile ([`wide`], at most [`ZT`]
+/// tiles), else one at a time. `shift`: [`act_shift`].
 fn tile<W: Weights>(
+    isa: Isa,
+    shift: u8,
+    acts: &Acts,
+    t0: usize,
+    blocks: Range<usize>,
+    b: &Panel<'_>,
+    accs: &mut [[[f32; NB]; MB]],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if wide(isa) {
+        let (b0, kb) = (t0 * acts.kb + blocks.start, blocks.len());
+        let t = x86::ZTile {
+            qa: &acts.q[b0 * ATILE..],
+            da: &acts.d[b0 * MB..],
+            off: &acts.off[b0 * MB..],
+            stride: acts.kb,
+            codes: b.codes,
+            scales: b.scales,
+            sums: b.sums,
+            kb,
+        };
+        // SAFETY: AVX2, FMA and AVX512-VNNI available (`wide` asked the CPU at the AVX-512
+        // level); the kernel checks its slices' bounds.
+        unsafe { x86::tile_zmm::<W>(&t, accs, shift > 0) };
+        return;
+    }
+    for (o, acc) in accs.iter_mut().enumerate() {
+        tile_one::<W>(isa, shift > 0, acts, t0 + o, blocks.clone(), b, acc);
+    }
+}
+
+/// One tile: A's tile `ti` × the panel over `blocks` (the panel's first blocks), added into
+/// `acc`; `u7`: [`unsigned_acts`].
+fn tile_one<W: Weights>(
     isa: Isa,
     u7: bool,
     acts: &Acts,
@@ -814,11 +883,11 @@ fn tile<W: Weights>(
             sums: b.sums,
             kb,
         };
-        // SAFETY: AVX2 and FMA available (the front checked `isa`), AVX512-VNNI with VL
-        // where `vnni` answered it; the slices hold `kb` blocks of the tile and of the panel
-        // (the asserts above and the slicing).
+        // SAFETY: AVX2 and FMA available (the front checked `isa`), AVX-VNNI where `vnni`
+        // answered it; the slices hold `kb` blocks of the tile and of the panel (the asserts
+        // above and the slicing).
         unsafe {
-            if crate::isa::vnni(isa) == Some(crate::isa::Vnni::Avx512) {
+            if crate::isa::vnni(isa) == Some(crate::isa::Vnni::Avx) {
                 x86::tile_vnni::<W>(&t, acc, u7);
             } else if u7 {
                 x86::tile_u7(&t, acc);
@@ -871,7 +940,7 @@ mod x86 {
     use core::arch::asm;
     use core::arch::x86_64::*;
 
-    use super::{ATILE, Kind, MB, NB, PLANE, QK, Split, Weights};
+    use super::{ATILE, Kind, MB, NB, PLANE, QK, Split, Weights, ZT};
 
     /// The tile's six integer sums, pinned in registers after each k quad: without it the
     /// compiler reassociates a block's sums accumulator by accumulator and keeps all sixteen
@@ -1258,17 +1327,17 @@ mod x86 {
                 let a = _mm256_set1_epi32(a4);
                 for h in 0..2 {
                     sr[h] = match MODE {
-                        U7 => _mm256_dpbusd_epi32(sr[h], a, bv[h]),
-                        SIGNED => _mm256_dpbusd_epi32(sr[h], bv[h], _mm256_sign_epi8(a, sg[h])),
-                        _ => _mm256_dpbusd_epi32(sr[h], bv[h], a),
+                        U7 => _mm256_dpbusd_avx_epi32(sr[h], a, bv[h]),
+                        SIGNED => _mm256_dpbusd_avx_epi32(sr[h], bv[h], _mm256_sign_epi8(a, sg[h])),
+                        _ => _mm256_dpbusd_avx_epi32(sr[h], bv[h], a),
                     };
                 }
             }
         }
     }
 
-    /// Every kind's tile on AVX512-VNNI (the AVX-512 level): per block eight k quads of
-    /// `vpdpbusd` on ymm (EVEX), exact in `i32` lanes, in two sets of six sums (even and odd
+    /// Every kind's tile on AVX-VNNI (the AVX2 level, or the AVX-512 level without
+    /// AVX512-VNNI): per block eight k quads of `vpdpbusd` on ymm (VEX), exact in `i32` lanes, in two sets of six sums (even and odd
     /// quads: twelve independent chains hide its latency) added at the block's end, then
     /// [`scale_sums`]. The same integer sums as the `vpmaddubsw` tiles:
     /// - `Q4_0` and groups: `vpdpbusd`(codes, broadcast activations), `Q4_0`'s lanes starting
@@ -1277,9 +1346,9 @@ mod x86 {
     /// - `Q8_0` on 7-bit activations (`u7`): `vpdpbusd`(activations, codes) from `−64·Σc`.
     ///
     /// # Safety
-    /// AVX2, FMA and AVX512-VNNI with VL available; the slices as for [`tile_nibbles`]
+    /// AVX2, FMA and AVX-VNNI available; the slices as for [`tile_nibbles`]
     /// (`Kind::Nibbles`, `Kind::Zeros`), [`tile_signed`] or [`tile_u7`] (`u7`).
-    #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512vnni")]
+    #[target_feature(enable = "avx2,fma,avxvnni")]
     pub(super) unsafe fn tile_vnni<W: Weights>(t: &Tile<'_>, acc: &mut [[f32; NB]; MB], u7: bool) {
         // SAFETY: forwarded contract.
         unsafe {
@@ -1308,7 +1377,7 @@ mod x86 {
         let planes = if MODE == UNSIGNED { 1 } else { 2 };
         t.check(planes, false);
         assert!(MODE != U7 || t.sums.len() >= t.kb * NB);
-        // SAFETY: AVX2, FMA, AVX512-VNNI with VL (the caller's contract); every read is
+        // SAFETY: AVX2, FMA, AVX-VNNI (the caller's contract); every read is
         // inside the slices (checked above: block `bi < kb` reads `qa[bi·96 .. +96]`,
         // `da`/`off` `[bi·3 .. +3]`, `codes[bi·planes·512 .. +planes·512]`, `scales[bi·16 ..
         // +16]`, `U7`: `sums[bi·16 .. +16]`).
@@ -1429,17 +1498,18 @@ mod x86 {
 
     /// [`super::code_sums`]: per block, the codes' plane summed by `vpmaddubsw`(ones) over
     /// its eight quads in `i16` (`|Σ| ≤ 16·128`), `vpmaddwd`(ones) into a column's `i32`,
-    /// times −64.
+    /// times `−shift`.
     ///
     /// # Safety
     /// AVX2 available; `codes` holds `kb·1024` bytes, `sums` `kb·16` values.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn code_sums(codes: &[u8], kb: usize, sums: &mut [i32]) {
+    pub(super) unsafe fn code_sums(codes: &[u8], kb: usize, shift: u8, sums: &mut [i32]) {
         assert!(codes.len() >= kb * 2 * PLANE && sums.len() >= kb * NB);
         // SAFETY: AVX2 (the caller's contract); block `bi` reads `codes[(2bi + 1)·512 ..
         // +512]` and writes `sums[16bi .. +16]`, inside both (asserted).
         unsafe {
             let (ones8, ones16) = (_mm256_set1_epi8(1), _mm256_set1_epi16(1));
+            let by = _mm256_set1_epi32(-i32::from(shift));
             for bi in 0..kb {
                 let plane = codes.as_ptr().add((2 * bi + 1) * PLANE);
                 let mut s = [_mm256_setzero_si256(); 2];
@@ -1450,8 +1520,7 @@ mod x86 {
                     }
                 }
                 for (h, sh) in s.iter().enumerate() {
-                    let x = _mm256_slli_epi32(_mm256_madd_epi16(*sh, ones16), 6);
-                    let y = _mm256_sub_epi32(_mm256_setzero_si256(), x);
+                    let y = _mm256_mullo_epi32(_mm256_madd_epi16(*sh, ones16), by);
                     _mm256_storeu_si256(sums.as_mut_ptr().add(bi * NB + 8 * h).cast(), y);
                 }
             }
@@ -1508,6 +1577,177 @@ mod x86 {
                 da = da.add(MB);
             }
             store_acc(acc, &f);
+        }
+    }
+    /// One tile of A's `T` tiles (`3·T` rows) and one panel of B, as [`super::tile`] slices
+    /// them for [`tile_zmm`]: tile `t`'s block `bi` at `qa[(t·stride + bi)·96 ..]`,
+    /// `da`/`off` `[(t·stride + bi)·3 ..]`.
+    pub(super) struct ZTile<'a> {
+        pub qa: &'a [i8],
+        pub da: &'a [f32],
+        pub off: &'a [i32],
+        /// Blocks per tile of A (the tiles' distance).
+        pub stride: usize,
+        pub codes: &'a [u8],
+        pub scales: &'a [f32],
+        pub sums: &'a [i32],
+        pub kb: usize,
+    }
+
+    impl ZTile<'_> {
+        /// The bounds [`zmm_loop`] reads within for `tiles` tiles of A (`planes` code planes
+        /// per block, the code sums where `sums`).
+        fn check(&self, tiles: usize, planes: usize, sums: bool) {
+            let (kb, last) = (self.kb, (tiles - 1) * self.stride);
+            assert!(tiles >= 1 && kb <= self.stride);
+            assert!(self.qa.len() >= (last + kb) * ATILE && self.da.len() >= (last + kb) * MB);
+            assert!(self.off.len() >= (last + kb) * MB);
+            assert!(self.codes.len() >= kb * planes * PLANE && self.scales.len() >= kb * NB);
+            assert!(!sums || self.sums.len() >= kb * NB);
+        }
+    }
+
+    /// What [`zmm_loop`] multiplies: the codes (u8: `Q4_0`, groups) by the activations.
+    const Z_UNSIGNED: u8 = 0;
+    /// What [`zmm_loop`] multiplies: the shifted activations (u8, [`super::act_shift`]) by the
+    /// `Q8_0` codes.
+    const Z_SHIFTED: u8 = 1;
+
+    /// Every kind's tile on AVX512-VNNI (the AVX-512 level): `accs.len()` (1 ..= [`ZT`])
+    /// tiles of A, `3·accs.len()` rows × sixteen columns, one zmm of `i32` sums per row (the
+    /// panel's quad of 16 columns × 4 k is one zmm), per block eight k quads of `vpdpbusd`
+    /// (zmm) in two sets of sums (even and odd quads) added at the block's end, then
+    /// converted and scaled by `d_b·d_a` as [`scale_sums`] does (the same `f32` operations
+    /// in the same order: the results are those of the ymm tiles, bit for bit):
+    /// - `Q4_0` and groups: `vpdpbusd`(codes, broadcast activations), `Q4_0`'s sums starting
+    ///   at A's whole offset `−8·Σq`, groups' at 0 (their zeros' term: [`super::zero_pass`]);
+    /// - `Q8_0` (`shifted`): `vpdpbusd`(activations + shift, codes) from `−shift·Σc`
+    ///   ([`super::code_sums`]), so the sums end at `Σ c·q_a` (no `vpsignb` in AVX-512).
+    ///
+    /// # Safety
+    /// AVX2, FMA, AVX-512 F and AVX512-VNNI available; `t` holds `accs.len()` tiles of A
+    /// and the panel's `kb` blocks (checked).
+    #[target_feature(enable = "avx2,fma,avx512f,avx512vnni")]
+    pub(super) unsafe fn tile_zmm<W: Weights>(
+        t: &ZTile<'_>,
+        accs: &mut [[[f32; NB]; MB]],
+        shifted: bool,
+    ) {
+        const { assert!(ZT == 2) };
+        debug_assert_eq!(shifted, W::KIND == Kind::Signed);
+        // SAFETY: forwarded contract (the tiles' count matches `accs`).
+        unsafe {
+            match (accs, shifted, W::KIND == Kind::Nibbles) {
+                ([a0], true, _) => zmm_loop::<Z_SHIFTED, false, 1>(t, [a0]),
+                ([a0], false, true) => zmm_loop::<Z_UNSIGNED, true, 1>(t, [a0]),
+                ([a0], false, false) => zmm_loop::<Z_UNSIGNED, false, 1>(t, [a0]),
+                ([a0, a1], true, _) => zmm_loop::<Z_SHIFTED, false, 2>(t, [a0, a1]),
+                ([a0, a1], false, true) => zmm_loop::<Z_UNSIGNED, true, 2>(t, [a0, a1]),
+                ([a0, a1], false, false) => zmm_loop::<Z_UNSIGNED, false, 2>(t, [a0, a1]),
+                _ => unreachable!("one or two tiles of A"),
+            }
+        }
+    }
+
+    /// One k quad `q` of [`zmm_loop`] into the sums `s`: B's quad one zmm, each row's
+    /// activation quad broadcast.
+    ///
+    /// # Safety
+    /// As [`zmm_loop`] for the block at `cu` (its multiplied plane) and `qa` (tile 0; tile
+    /// `t` `t·ts` codes on).
+    #[inline(always)]
+    unsafe fn zmm_quad<const MODE: u8, const T: usize>(
+        s: &mut [[__m512i; MB]; T],
+        cu: *const u8,
+        qa: *const i8,
+        ts: usize,
+        q: usize,
+    ) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let b = _mm512_loadu_si512(cu.add(q * 4 * NB).cast());
+            for (t, st) in s.iter_mut().enumerate() {
+                for (r, sr) in st.iter_mut().enumerate() {
+                    let a4 = qa
+                        .add(t * ts + r * QK + q * 4)
+                        .cast::<i32>()
+                        .read_unaligned();
+                    let a = _mm512_set1_epi32(a4);
+                    *sr = if MODE == Z_SHIFTED {
+                        _mm512_dpbusd_epi32(*sr, a, b)
+                    } else {
+                        _mm512_dpbusd_epi32(*sr, b, a)
+                    };
+                }
+            }
+        }
+    }
+
+    /// [`tile_zmm`]'s block loop for one `MODE` and `T` tiles of A, the sums starting at A's
+    /// offsets where `OFFSETS` (`Q4_0`).
+    ///
+    /// # Safety
+    /// As [`tile_zmm`].
+    #[inline(always)]
+    unsafe fn zmm_loop<const MODE: u8, const OFFSETS: bool, const T: usize>(
+        t: &ZTile<'_>,
+        accs: [&mut [[f32; NB]; MB]; T],
+    ) {
+        let planes = if MODE == Z_SHIFTED { 2 } else { 1 };
+        t.check(T, planes, MODE == Z_SHIFTED);
+        let (ts, ds) = (t.stride * ATILE, t.stride * MB);
+        // SAFETY: AVX2, FMA, AVX-512 F, AVX512-VNNI (the caller's contract); every read is
+        // inside the slices (checked above: tile `u < T`, block `bi < kb` reads
+        // `qa[u·ts + bi·96 .. +96]`, `da`/`off` `[u·ds + bi·3 .. +3]`, `codes[bi·planes·512
+        // .. +planes·512]`, `scales[bi·16 .. +16]`, shifted: `sums[bi·16 .. +16]`); `accs`'
+        // rows hold 16 values.
+        unsafe {
+            let mut f = accs
+                .each_ref()
+                .map(|a| a.map(|r| _mm512_loadu_ps(r.as_ptr())));
+            let (mut qa, mut cb) = (t.qa.as_ptr(), t.codes.as_ptr());
+            let (mut da, mut off) = (t.da.as_ptr(), t.off.as_ptr());
+            let (mut sc, mut su) = (t.scales.as_ptr(), t.sums.as_ptr());
+            for _ in 0..t.kb {
+                let mut s0 = [[_mm512_setzero_si512(); MB]; T];
+                let mut s1 = s0;
+                if OFFSETS {
+                    for (u, su0) in s0.iter_mut().enumerate() {
+                        for (r, sr) in su0.iter_mut().enumerate() {
+                            let o = *off.add(u * ds + r);
+                            *sr = _mm512_set1_epi32(i32::from(o as i16) + (o >> 16));
+                        }
+                    }
+                } else if MODE == Z_SHIFTED {
+                    s0 = [[_mm512_loadu_si512(su.cast()); MB]; T];
+                }
+                let cu = if MODE == Z_SHIFTED { cb.add(PLANE) } else { cb };
+                for q in (0..QK / 4).step_by(2) {
+                    zmm_quad::<MODE, T>(&mut s0, cu, qa, ts, q);
+                    zmm_quad::<MODE, T>(&mut s1, cu, qa, ts, q + 1);
+                }
+                let scl = _mm512_loadu_ps(sc);
+                for (u, (fu, (su0, su1))) in f.iter_mut().zip(s0.iter().zip(&s1)).enumerate() {
+                    for (r, fr) in fu.iter_mut().enumerate() {
+                        let y = _mm512_cvtepi32_ps(_mm512_add_epi32(su0[r], su1[r]));
+                        let scale = _mm512_mul_ps(scl, _mm512_set1_ps(*da.add(u * ds + r)));
+                        *fr = _mm512_fmadd_ps(y, scale, *fr);
+                    }
+                }
+                cb = cb.add(planes * PLANE);
+                sc = sc.add(NB);
+                if MODE == Z_SHIFTED {
+                    su = su.add(NB);
+                }
+                qa = qa.add(ATILE);
+                da = da.add(MB);
+                off = off.add(MB);
+            }
+            for (a, fa) in accs.into_iter().zip(&f) {
+                for (o, v) in a.iter_mut().zip(fa) {
+                    _mm512_storeu_ps(o.as_mut_ptr(), *v);
+                }
+            }
         }
     }
 }
@@ -1845,6 +2085,104 @@ mod tests {
             Owned::Q4(x) => x.into(),
             Owned::Q8(x) => x.into(),
             Owned::G(x) => (&**x).into(),
+        }
+    }
+
+    /// Random (non-integer) A and weights, random group scales: every instruction set's
+    /// result is within rounding of the naive product of A quantized as the route quantizes
+    /// it (per row and 32-block, [`super::block_scale`], [`super::quantize_block`]) and the
+    /// dequantized weights, and the x86 SIMD levels' results (the zmm tile at the AVX-512
+    /// level, the VNNI-ymm or AVX2 tiles at the AVX2 level) are equal bit for bit (exact
+    /// integer sums, the same `f32` scaling in the same order); shapes on and off the zmm
+    /// tile's 6 rows and the 16-column panels, k from one block to three passes of 16.
+    #[test]
+    fn every_tile_matches_the_quantized_reference() {
+        let mut g = Lcg(41);
+        for &(m, k, n) in &[
+            // (m ≤ 8 takes the decode route: f32 activations)
+            (9usize, 32usize, 16usize),
+            (10, 32, 17),
+            (11, 64, 16),
+            (12, 96, 33),
+            (14, 128, 31),
+            (13, 1120, 40),
+            (20, 256, 70),
+        ] {
+            let wf: Vec<f32> = (0..k * n)
+                .map(|_| g.int(-1000, 1000) as f32 / 1000.0)
+                .collect();
+            let mut fmts: Vec<(String, Owned)> = std::vec![
+                ("Q4_0".into(), Owned::Q4(quantize_q4_0(k, n, &wf).unwrap())),
+                ("Q8_0".into(), Owned::Q8(quantize_q8_0(k, n, &wf).unwrap())),
+            ];
+            for group in [32, 128] {
+                if k.is_multiple_of(group) {
+                    for kind in 0..2 {
+                        let g4 = group4(k, n, group, kind, &mut g);
+                        let scales: Vec<f32> = (0..k / group * n)
+                            .map(|_| g.int(1, 1000) as f32 / 4096.0)
+                            .collect();
+                        let (quant, codes, zeros) =
+                            (*g4.quant(), g4.weights().clone(), g4.zeros().clone());
+                        let g4 = Group4Matrix::new(quant, codes, scales, zeros).unwrap();
+                        fmts.push((
+                            std::format!("group4 {kind} g{group}"),
+                            Owned::G(Box::new(g4)),
+                        ));
+                    }
+                }
+            }
+            let a: Vec<f32> = (0..m * k)
+                .map(|_| g.int(-1000, 1000) as f32 / 997.0)
+                .collect();
+            for (name, q) in &fmts {
+                let w = quant_ref(q).dequantize().unwrap();
+                for codes in [Codes::Eight, Codes::Seven] {
+                    // A as the route quantizes it: (scale, codes) per row and block
+                    let qmax = codes.max();
+                    let mut aq = std::vec![0i8; m * k];
+                    let mut ad = std::vec![0f32; m * k / 32];
+                    for (bi, blk) in a.chunks_exact(32).enumerate() {
+                        let amax = blk.iter().fold(0f32, |x, e| x.max(e.abs()));
+                        let (scale, inv) = super::block_scale(amax, qmax);
+                        super::quantize_block(blk, inv, qmax, &mut aq[bi * 32..bi * 32 + 32]);
+                        ad[bi] = scale;
+                    }
+                    let mut simd: Option<(Isa, Vec<f32>)> = None;
+                    for isa in Isa::available() {
+                        let c = plain(isa, 1, (m, k, n), &a, quant_ref(q), codes);
+                        for i in 0..m {
+                            for j in 0..n {
+                                let (mut want, mut mag) = (0f64, 0f64);
+                                for p in 0..k {
+                                    let t = f64::from(ad[(i * k + p) / 32])
+                                        * f64::from(aq[i * k + p])
+                                        * f64::from(w[p * n + j]);
+                                    (want, mag) = (want + t, mag + t.abs());
+                                }
+                                let got = f64::from(c[i * n + j]);
+                                assert!(
+                                    (got - want).abs() <= 1e-5 * mag + 1e-30,
+                                    "{name} {isa:?} {codes:?} {m}x{k}x{n} ({i},{j}): {got} vs {want}"
+                                );
+                            }
+                        }
+                        if cfg!(target_arch = "x86_64") && isa >= Isa::Avx2 {
+                            match &simd {
+                                Some((i0, c0)) => {
+                                    let same =
+                                        c0.iter().zip(&c).all(|(x, y)| x.to_bits() == y.to_bits());
+                                    assert!(
+                                        same,
+                                        "{name} {codes:?} {m}x{k}x{n}: {isa:?} vs {i0:?}"
+                                    );
+                                }
+                                None => simd = Some((isa, c)),
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 
