@@ -65,17 +65,30 @@ where
     LB: layout::AnyLayout + 'static,
     LC: layout::AnyLayout + 'static,
 {
-    let a: Vec<u8> = data(m * k, 1)
+    // buffers as long as each layout's span (an NZ operand pads its fractals: 16 × 16 u8 spans
+    // 16 × 32)
+    let a: Vec<u8> = data(span(&la, m * k), 1)
         .into_iter()
         .map(|x| (x + 4.0) as u8)
         .collect();
-    let b: Vec<i8> = data(k * n, 2).into_iter().map(|x| x as i8).collect();
+    let b: Vec<i8> = data(span(&lb, k * n), 2)
+        .into_iter()
+        .map(|x| x as i8)
+        .collect();
+    let cn = span(&lc, m * n);
     let a = Tensor::new(a, la).unwrap();
     let b = Tensor::new(b, lb).unwrap();
-    let mut c = Tensor::new(vec![0i32; m * n], lc).unwrap();
+    let mut c = Tensor::new(vec![0i32; cn], lc).unwrap();
     Box::new(move || {
         gemm::gemm(1i32, black_box(&a), black_box(&b), 0, &mut c).unwrap();
     })
+}
+
+/// The buffer length a tensor of layout `l` needs: at least `len`, and its cosize.
+fn span<L: layout::AnyLayout>(l: &L, len: usize) -> usize {
+    l.to_dyn()
+        .map_or(len, |d| usize::try_from(d.cosize()).unwrap_or(len))
+        .max(len)
 }
 
 /// u8 × i8 → i32: row-major against the Ascend formats (C0 = 32 for 1-byte elements: 16 × 32

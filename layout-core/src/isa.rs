@@ -369,7 +369,7 @@ fn request_tile_data() -> bool {
 pub(crate) enum Vnni {
     /// AVX-VNNI: the VEX-encoded 256-bit form.
     Avx,
-    /// AVX512-VNNI (the GEMM's zmm tiles; 256-bit EVEX forms with AVX512VL).
+    /// AVX512-VNNI (the GEMM's zmm tiles, the quantized prefill's among them).
     Avx512,
 }
 
