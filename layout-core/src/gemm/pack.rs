@@ -402,6 +402,52 @@ fn fractal_simd<T: Element>(cols: usize) -> bool {
     (w == 4 && cols == 8) || (w == 8 && cols == 4)
 }
 
+/// The 8 × 8 transpose of 32-bit lanes: lane `j` of row `i` to lane `i` of row `j` (bits
+/// moved, never computed on).
+///
+/// # Safety
+/// AVX2 is available.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn tr8(r: [core::arch::x86_64::__m256; 8]) -> [core::arch::x86_64::__m256; 8] {
+    use core::arch::x86_64::*;
+    let (t0, t1) = (
+        _mm256_unpacklo_ps(r[0], r[1]),
+        _mm256_unpackhi_ps(r[0], r[1]),
+    );
+    let (t2, t3) = (
+        _mm256_unpacklo_ps(r[2], r[3]),
+        _mm256_unpackhi_ps(r[2], r[3]),
+    );
+    let (t4, t5) = (
+        _mm256_unpacklo_ps(r[4], r[5]),
+        _mm256_unpackhi_ps(r[4], r[5]),
+    );
+    let (t6, t7) = (
+        _mm256_unpacklo_ps(r[6], r[7]),
+        _mm256_unpackhi_ps(r[6], r[7]),
+    );
+    let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+    let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+    let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+    let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+    let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+    let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+    let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+    let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+    [
+        _mm256_permute2f128_ps::<0x20>(u0, u4),
+        _mm256_permute2f128_ps::<0x20>(u1, u5),
+        _mm256_permute2f128_ps::<0x20>(u2, u6),
+        _mm256_permute2f128_ps::<0x20>(u3, u7),
+        _mm256_permute2f128_ps::<0x31>(u0, u4),
+        _mm256_permute2f128_ps::<0x31>(u1, u5),
+        _mm256_permute2f128_ps::<0x31>(u2, u6),
+        _mm256_permute2f128_ps::<0x31>(u3, u7),
+    ]
+}
+
 /// `out[q·ld + t] = src[t·sv + q]` for `t < rows` and `q < 8` (4-byte `T`) or `q < 4` (8-byte
 /// `T`): an NZ fractal's rows moved down a panel, eight (four) rows at a time as an in-register
 /// square transpose, the rows left over as one more square with zero rows and masked stores.
@@ -420,46 +466,6 @@ unsafe fn down_simd<T: Element>(out: *mut T, ld: usize, src: *const T, sv: usize
         let mut t = 0;
         if core::mem::size_of::<T>() == 4 {
             let (o, s) = (out.cast::<f32>(), src.cast::<f32>());
-            // the 8 × 8 transpose of rows `$r` (a macro: inlined into this AVX2 function)
-            macro_rules! tr8 {
-                ($r:expr) => {{
-                    let r: [__m256; 8] = $r;
-                    let (t0, t1) = (
-                        _mm256_unpacklo_ps(r[0], r[1]),
-                        _mm256_unpackhi_ps(r[0], r[1]),
-                    );
-                    let (t2, t3) = (
-                        _mm256_unpacklo_ps(r[2], r[3]),
-                        _mm256_unpackhi_ps(r[2], r[3]),
-                    );
-                    let (t4, t5) = (
-                        _mm256_unpacklo_ps(r[4], r[5]),
-                        _mm256_unpackhi_ps(r[4], r[5]),
-                    );
-                    let (t6, t7) = (
-                        _mm256_unpacklo_ps(r[6], r[7]),
-                        _mm256_unpackhi_ps(r[6], r[7]),
-                    );
-                    let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
-                    let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
-                    let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
-                    let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
-                    let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
-                    let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
-                    let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
-                    let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
-                    [
-                        _mm256_permute2f128_ps::<0x20>(u0, u4),
-                        _mm256_permute2f128_ps::<0x20>(u1, u5),
-                        _mm256_permute2f128_ps::<0x20>(u2, u6),
-                        _mm256_permute2f128_ps::<0x20>(u3, u7),
-                        _mm256_permute2f128_ps::<0x31>(u0, u4),
-                        _mm256_permute2f128_ps::<0x31>(u1, u5),
-                        _mm256_permute2f128_ps::<0x31>(u2, u6),
-                        _mm256_permute2f128_ps::<0x31>(u3, u7),
-                    ]
-                }};
-            }
             // whole squares of 8 rows: each register holds half a row `i` beside the same half
             // of row `i + 4` (a 128-bit load and an insert from memory, which is a load, not a
             // shuffle), so two in-lane 4 × 4 transposes finish the square: 16 shuffles and 8
@@ -513,7 +519,7 @@ unsafe fn down_simd<T: Element>(out: *mut T, ld: usize, src: *const T, sv: usize
                     _mm256_set1_epi32(n as i32),
                     _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
                 );
-                let cols = tr8!(r);
+                let cols = tr8(r);
                 if t == 0 && ld == n && n >= 4 {
                     // the block is the whole panel (a 6-row B panel): each column's 8 lanes end
                     // where the next column starts, so plain stores in column order leave every

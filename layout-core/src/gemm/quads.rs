@@ -775,7 +775,7 @@ mod x86 {
                         let v = _mm256_loadu_si256(src.add((t + u) * sv + 4 * q).cast());
                         _mm256_castsi256_ps(_mm256_xor_si256(v, flip))
                     });
-                    let y = super::super::widen::tr8(x);
+                    let y = super::super::pack::tr8(x);
                     for (u, v) in y.into_iter().enumerate() {
                         _mm256_storeu_ps(out.add(4 * ((q + u) * ld + t)).cast(), v);
                     }

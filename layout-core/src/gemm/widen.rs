@@ -226,7 +226,7 @@ fn rects<H: Half>(
 }
 
 /// `out[q·ld + t] = widen(src[t·sv + q])` for `t < rows`, `q < cols`: 8 × 8 squares widened
-/// (`vcvtph2ps`, or bf16's shift) and transposed in registers ([`tr8`]), leftover rows 8 k steps
+/// (`vcvtph2ps`, or bf16's shift) and transposed in registers ([`tr8`](super::pack::tr8)), leftover rows 8 k steps
 /// at a time through a small buffer, leftover k steps element by element.
 ///
 /// # Safety
@@ -259,7 +259,7 @@ unsafe fn squares<H: Half>(
             let mut t = 0;
             while t + 8 <= rows {
                 let x: [__m256; 8] = core::array::from_fn(|u| load(src.add((t + u) * sv + q)));
-                for (u, v) in tr8(x).into_iter().enumerate() {
+                for (u, v) in super::pack::tr8(x).into_iter().enumerate() {
                     _mm256_storeu_ps(out.add((q + u) * ld + t), v);
                 }
                 t += 8;
@@ -280,52 +280,6 @@ unsafe fn squares<H: Half>(
             }
         }
     }
-}
-
-/// The 8 × 8 transpose of 32-bit lanes: lane `j` of row `i` to lane `i` of row `j` (bits
-/// moved, never computed on).
-///
-/// # Safety
-/// AVX2 is available.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(crate) unsafe fn tr8(r: [core::arch::x86_64::__m256; 8]) -> [core::arch::x86_64::__m256; 8] {
-    use core::arch::x86_64::*;
-    let (t0, t1) = (
-        _mm256_unpacklo_ps(r[0], r[1]),
-        _mm256_unpackhi_ps(r[0], r[1]),
-    );
-    let (t2, t3) = (
-        _mm256_unpacklo_ps(r[2], r[3]),
-        _mm256_unpackhi_ps(r[2], r[3]),
-    );
-    let (t4, t5) = (
-        _mm256_unpacklo_ps(r[4], r[5]),
-        _mm256_unpackhi_ps(r[4], r[5]),
-    );
-    let (t6, t7) = (
-        _mm256_unpacklo_ps(r[6], r[7]),
-        _mm256_unpackhi_ps(r[6], r[7]),
-    );
-    let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
-    let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
-    let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
-    let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
-    let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
-    let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
-    let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
-    let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
-    [
-        _mm256_permute2f128_ps::<0x20>(u0, u4),
-        _mm256_permute2f128_ps::<0x20>(u1, u5),
-        _mm256_permute2f128_ps::<0x20>(u2, u6),
-        _mm256_permute2f128_ps::<0x20>(u3, u7),
-        _mm256_permute2f128_ps::<0x31>(u0, u4),
-        _mm256_permute2f128_ps::<0x31>(u1, u5),
-        _mm256_permute2f128_ps::<0x31>(u2, u6),
-        _mm256_permute2f128_ps::<0x31>(u3, u7),
-    ]
 }
 
 /// The stage's `rows` rows of `kc` widened values into the panel (row `i`, step `p` at
