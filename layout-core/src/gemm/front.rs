@@ -366,6 +366,45 @@ const fn is_dyn<LA: AnyLayout, LB: AnyLayout, LC: AnyLayout>() -> bool {
     LA::IS_DYN && LB::IS_DYN && LC::IS_DYN
 }
 
+/// The tensors `a`, `b`, `c` as strided matrices of geometries `g` (each buffer from its
+/// lowest element) through [`strided`]; `None` where a lowest element lies past its buffer
+/// (then the general form decides).
+#[allow(clippy::too_many_arguments)]
+fn on_geometry<A, B, SA, LA, SB, LB, SC, LC>(
+    op: &'static str,
+    opts: Options,
+    alpha: A::Out,
+    [ga, gb, gc]: [tensor::Geometry; 3],
+    a: &Tensor<SA, LA>,
+    b: &Tensor<SB, LB>,
+    beta: A::Out,
+    c: &mut Tensor<SC, LC>,
+) -> Option<Result<(), GemmError>>
+where
+    A: Pair<B>,
+    SA: Storage<Elem = A>,
+    SB: Storage<Elem = B>,
+    SC: StorageMut<Elem = A::Out>,
+    LA: AnyLayout,
+    LB: AnyLayout,
+    LC: AnyLayout,
+{
+    let (ad, bd) = (
+        a.as_slice().get(ga.lowest..)?,
+        b.as_slice().get(gb.lowest..)?,
+    );
+    let cd = c.as_mut_slice().get_mut(gc.lowest..)?;
+    Some(strided(
+        op,
+        opts,
+        alpha,
+        ga.mat(ad),
+        gb.mat(bd),
+        beta,
+        gc.mat_mut(cd),
+    ))
+}
+
 /// `C ← α·A·B + β·C` on rank-2 tensors of any layouts and any element pair: the checks, the
 /// rule, then static tiles (layouts that are constants of their types) → strided operands in
 /// place ([`strided`]) → any affine layout through its axis maps (others densified by the copy
@@ -447,18 +486,9 @@ where
             tensor::flat_geometry(b.layout(), b.base_offset()),
             tensor::flat_geometry(c.layout(), c.base_offset()),
         )
-        && let (Some(ad), Some(bd)) = (a.as_slice().get(ga.lowest..), b.as_slice().get(gb.lowest..))
-        && let Some(cd) = c.as_mut_slice().get_mut(gc.lowest..)
+        && let Some(done) = on_geometry(op, opts, alpha, [ga, gb, gc], a, b, beta, c)
     {
-        return strided(
-            op,
-            opts,
-            alpha,
-            ga.mat(ad),
-            gb.mat(bd),
-            beta,
-            gc.mat_mut(cd),
-        );
+        return done;
     }
     let mkn = tensor::product_extents(op, a.layout(), b.layout(), c.layout())?;
     isa_checked(op, opts.isa, A::has_kernel(opts.isa))?;
@@ -479,18 +509,9 @@ where
     if let Ok(ga) = tensor::geometry(op, Operand::A, a.layout(), a.base_offset())
         && let Ok(gb) = tensor::geometry(op, Operand::B, b.layout(), b.base_offset())
         && let Ok(gc) = tensor::geometry(op, Operand::C, c.layout(), c.base_offset())
-        && let (Some(ad), Some(bd)) = (a.as_slice().get(ga.lowest..), b.as_slice().get(gb.lowest..))
-        && let Some(cd) = c.as_mut_slice().get_mut(gc.lowest..)
+        && let Some(done) = on_geometry(op, opts, alpha, [ga, gb, gc], a, b, beta, c)
     {
-        return strided(
-            op,
-            opts,
-            alpha,
-            ga.mat(ad),
-            gb.mat(bd),
-            beta,
-            gc.mat_mut(cd),
-        );
+        return done;
     }
     // a layout that is not affine but affine on few classes of rows or columns (a swizzle):
     // each class read in place through its axis maps, one sub-product per class, each routed
