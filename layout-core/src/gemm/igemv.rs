@@ -141,8 +141,9 @@ fn by_rows<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, lo: usize, hi: usize
         let len = YBLOCK.min(hi - j0);
         let acc = &mut acc[..len];
         acc.fill(0);
-        // the vector part (16 columns at a time, in the kernel's lane order) and the rest
-        let vec = simd_rows(isa, g, j0, acc);
+        // the vector part (64 columns at a time on VNNI, then 16 at a time, each in its
+        // kernel's lane order) and the rest
+        let (v64, vec) = simd_rows(isa, g, j0, acc);
         for p in 0..g.k {
             let x = xv(g, p);
             let row = (g.sm.origin + p as isize * g.sm.rs + j0 as isize) as usize;
@@ -151,9 +152,12 @@ fn by_rows<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, lo: usize, hi: usize
             }
         }
         for (t, &s) in acc.iter().enumerate() {
-            // the AVX2 vector part's lanes: slot s of a 16-column group holds column PERM[s]
-            // (NEON's are in column order)
-            let j = if cfg!(target_arch = "x86_64") && t < vec {
+            // the x86 vector parts' lanes: slot s of a 64-column VNNI group holds column
+            // PERM64(s), slot s of a 16-column AVX2 group column PERM[s] (NEON's are in column
+            // order)
+            let j = if t < v64 {
+                t - t % 64 + perm64(t % 64)
+            } else if cfg!(target_arch = "x86_64") && t < vec {
                 t - t % 16 + PERM[t % 16]
             } else {
                 t
@@ -169,10 +173,32 @@ fn by_rows<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, lo: usize, hi: usize
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const PERM: [usize; 16] = [0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15];
 
+/// Column of slot `s` of a 64-column group of the VNNI row form: its vector `i = s / 16` holds,
+/// in 128-bit lane `l`, columns `16·l + 4·i ..` (`vpunpck{l,h}{bw,wd}` work within lanes).
+#[inline(always)]
+const fn perm64(s: usize) -> usize {
+    16 * ((s / 4) % 4) + 4 * (s / 16) + s % 4
+}
+
+/// Whether the row and column forms may run `vpdpbusd` on 512-bit vectors for the pair: one
+/// side unsigned, the other signed (`u8 × i8` or `i8 × u8`, whichever is the vector), and
+/// AVX512-VNNI allowed at `isa`.
+#[cfg(target_arch = "x86_64")]
+fn zmm_vnni<X: Int8, Y: Int8>(isa: Isa) -> bool {
+    X::SIGNED != Y::SIGNED && crate::isa::vnni(isa) == Some(crate::isa::Vnni::Avx512)
+}
+
 /// The vector part of the row form: accumulates `Σₚ x[p]·M[p][j0 + j]` into `acc` for the
-/// first `16·⌊len/16⌋` columns (slot order [`PERM`] within each group of 16 on x86-64, column
-/// order on aarch64) and returns that count; 0 where `isa` has no vector kernel.
-fn simd_rows<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, j0: usize, acc: &mut [i32]) -> usize {
+/// first `16·⌊len/16⌋` columns and returns `(v64, vec)`: slots below `v64` (a multiple of 64,
+/// on AVX512-VNNI) in [`perm64`] order within each group of 64, slots `v64 .. vec` in
+/// [`PERM`] order within each group of 16 on x86-64 (column order on aarch64); `(0, 0)` where
+/// `isa` has no vector kernel.
+fn simd_rows<X: Int8, Y: Int8>(
+    isa: Isa,
+    g: &IGemv<'_, X, Y>,
+    j0: usize,
+    acc: &mut [i32],
+) -> (usize, usize) {
     #[cfg(target_arch = "x86_64")]
     if isa >= Isa::Avx2 {
         let vec = acc.len() / 16 * 16;
@@ -182,14 +208,28 @@ fn simd_rows<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, j0: usize, acc: &m
             let first = g.sm.origin + j0 as isize;
             let last = g.sm.origin + (g.k - 1) as isize * g.sm.rs + (j0 + vec) as isize;
             if g.sm.rs <= 0 || first < 0 || last as usize > g.m.len() {
-                return 0;
+                return (0, 0);
             }
-            // SAFETY: AVX2 is available (the front checked `isa`); every row p < k holds the
-            // columns j0 .. j0 + vec (checked just above: rows ascend from `first` ≥ 0, the
-            // last ends in bounds); `acc` holds `vec` slots.
-            unsafe { x86::rows(g, j0, &mut acc[..vec]) };
+            let v64 = if zmm_vnni::<X, Y>(isa) {
+                acc.len() / 64 * 64
+            } else {
+                0
+            };
+            if v64 > 0 {
+                // SAFETY: AVX512-VNNI (with F and BW) is available (`zmm_vnni`, the front
+                // checked `isa`); every row p < k holds the columns j0 .. j0 + v64 ⊆ .. vec
+                // (checked above); `acc` holds `v64` slots.
+                unsafe { x86::rows_vnni(g, j0, &mut acc[..v64]) };
+            }
+            if vec > v64 {
+                // SAFETY: AVX2 is available (the front checked `isa`); every row p < k holds
+                // the columns j0 + v64 .. j0 + vec (checked just above: rows ascend from
+                // `first` ≥ 0, the last ends in bounds); the slice holds `vec - v64` slots.
+                unsafe { x86::rows(g, j0 + v64, &mut acc[v64..vec]) };
+            }
+            return (v64, vec);
         }
-        return vec;
+        return (0, 0);
     }
     #[cfg(target_arch = "aarch64")]
     if isa == Isa::Neon {
@@ -205,10 +245,10 @@ fn simd_rows<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, j0: usize, acc: &m
             // j0 .. j0 + vec (checked just above); `acc` holds `vec` slots.
             unsafe { neon::rows(g, j0, &mut acc[..vec]) };
         }
-        return vec;
+        return (0, vec);
     }
     let _ = (isa, g, j0, acc);
-    0
+    (0, 0)
 }
 
 /// The column form over columns `lo .. hi` (M's columns and x unit stride).
@@ -226,11 +266,18 @@ fn by_columns<X: Int8, Y: Int8>(isa: Isa, g: &IGemv<'_, X, Y>, lo: usize, hi: us
     let mut j = lo;
     #[cfg(target_arch = "x86_64")]
     if isa >= Isa::Avx2 {
+        let vnni = zmm_vnni::<X, Y>(isa);
         while j + 4 <= hi {
             let cols = [col(j), col(j + 1), col(j + 2), col(j + 3)];
-            // SAFETY: AVX2 available (the front checked `isa`); x and the four columns hold k
-            // values each (sliced above).
-            let s = unsafe { x86::dots4(xs, cols) };
+            let s = if vnni {
+                // SAFETY: AVX512-VNNI (with F and BW) available (`zmm_vnni`); x and the four
+                // columns hold k values each (sliced above).
+                unsafe { x86::dots4_vnni(xs, cols) }
+            } else {
+                // SAFETY: AVX2 available (the front checked `isa`); x and the four columns
+                // hold k values each (sliced above).
+                unsafe { x86::dots4(xs, cols) }
+            };
             for (c, s) in s.into_iter().enumerate() {
                 // SAFETY: j + c < hi: a column of this thread's range.
                 unsafe { store(g, j + c, s) };
@@ -338,6 +385,131 @@ mod x86 {
                 }
             }
             p += 4;
+        }
+    }
+
+    /// `vpdpbusd` with the operands in the order the pair asks: the unsigned one first.
+    ///
+    /// # Safety
+    /// AVX512-VNNI available.
+    #[inline(always)]
+    unsafe fn dpbusd<X: Int8>(acc: __m512i, x: __m512i, m: __m512i) -> __m512i {
+        // SAFETY: the caller's contract.
+        unsafe {
+            if X::SIGNED {
+                _mm512_dpbusd_epi32(acc, m, x)
+            } else {
+                _mm512_dpbusd_epi32(acc, x, m)
+            }
+        }
+    }
+
+    /// The AVX512-VNNI row form for a mixed-sign pair: `acc[slot] += Σₚ x[p]·M[p][j0 +
+    /// perm64(slot)]` over every row. Eight rows per pass: each four rows' 64 columns are
+    /// interleaved into byte quads in registers (two rounds of `vpunpck`) and multiplied by the
+    /// broadcast quad of x with `vpdpbusd` (exact products, wrapping sums).
+    ///
+    /// # Safety
+    /// AVX512-VNNI (with F and BW) available; x and M of opposite signedness; every row
+    /// p < k of M holds columns `j0 .. j0 + acc.len()` (`acc.len()` a multiple of 64).
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vnni")]
+    pub(super) unsafe fn rows_vnni<X: Int8, Y: Int8>(
+        g: &IGemv<'_, X, Y>,
+        j0: usize,
+        acc: &mut [i32],
+    ) {
+        let k = g.k;
+        let row = |p: usize| {
+            // SAFETY: (pointer arithmetic only) inside M's slice by the caller's contract.
+            unsafe {
+                g.m.as_ptr()
+                    .offset(g.sm.origin + p as isize * g.sm.rs + j0 as isize)
+                    .cast::<u8>()
+            }
+        };
+        // x[p .. p + 4] as raw bytes in one i32 (0 past k)
+        let quad = |p: usize| {
+            let b = |t: usize| {
+                if p + t < k {
+                    i32::from(super::xv(g, p + t) as u8)
+                } else {
+                    0
+                }
+            };
+            b(0) | b(1) << 8 | b(2) << 16 | b(3) << 24
+        };
+        let groups = acc.len() / 64;
+        let accp = acc.as_mut_ptr();
+        let mut p = 0;
+        while p < k {
+            // rows p .. p + 8 (missing rows read as row p with a zero x: exact)
+            let r: [*const u8; 8] =
+                core::array::from_fn(|t| row(if p + t < k { p + t } else { p }));
+            // SAFETY: the caller's contract: AVX512-VNNI with F and BW, rows in bounds for the
+            // groups' columns, `acc` holds 64 slots per group.
+            unsafe {
+                let xq = [_mm512_set1_epi32(quad(p)), _mm512_set1_epi32(quad(p + 4))];
+                for q in 0..groups {
+                    let a = accp.add(64 * q);
+                    let mut v: [__m512i; 4] =
+                        core::array::from_fn(|i| _mm512_loadu_si512(a.add(16 * i).cast()));
+                    for (h, &x) in xq.iter().enumerate() {
+                        let w: [__m512i; 4] = core::array::from_fn(|t| {
+                            _mm512_loadu_si512(r[4 * h + t].add(64 * q).cast())
+                        });
+                        let (t0, t1) = (
+                            _mm512_unpacklo_epi8(w[0], w[1]),
+                            _mm512_unpackhi_epi8(w[0], w[1]),
+                        );
+                        let (t2, t3) = (
+                            _mm512_unpacklo_epi8(w[2], w[3]),
+                            _mm512_unpackhi_epi8(w[2], w[3]),
+                        );
+                        // vector i, lane l: columns 16·l + 4·i .. + 4 (`perm64`)
+                        let quads = [
+                            _mm512_unpacklo_epi16(t0, t2),
+                            _mm512_unpackhi_epi16(t0, t2),
+                            _mm512_unpacklo_epi16(t1, t3),
+                            _mm512_unpackhi_epi16(t1, t3),
+                        ];
+                        for (vi, m) in v.iter_mut().zip(quads) {
+                            *vi = dpbusd::<X>(*vi, x, m);
+                        }
+                    }
+                    for (i, &vi) in v.iter().enumerate() {
+                        _mm512_storeu_si512(a.add(16 * i).cast(), vi);
+                    }
+                }
+            }
+            p += 8;
+        }
+    }
+
+    /// Four dot products `Σₚ x[p]·cols[c][p]` of a mixed-sign pair, wrapping: 64 values per
+    /// `vpdpbusd`, the tail by a masked load (zeros past k: exact).
+    ///
+    /// # Safety
+    /// AVX512-VNNI (with F and BW) available; x and the columns of opposite signedness; every
+    /// column as long as `x`.
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vnni")]
+    pub(super) unsafe fn dots4_vnni<X: Int8, Y: Int8>(x: &[X], cols: [&[Y]; 4]) -> [i32; 4] {
+        let k = x.len();
+        // SAFETY: the caller's contract: AVX512-VNNI with F and BW; x and the columns hold k
+        // values each, read below k only (the tail's mask stops at k).
+        unsafe {
+            let mut acc = [_mm512_setzero_si512(); 4];
+            let mut p = 0;
+            while p < k {
+                let left = k - p;
+                let mask: __mmask64 = if left >= 64 { !0 } else { (1u64 << left) - 1 };
+                let xv = _mm512_maskz_loadu_epi8(mask, x.as_ptr().add(p).cast());
+                for (a, c) in acc.iter_mut().zip(&cols) {
+                    let cv = _mm512_maskz_loadu_epi8(mask, c.as_ptr().add(p).cast());
+                    *a = dpbusd::<X>(*a, xv, cv);
+                }
+                p += 64;
+            }
+            acc.map(|a| _mm512_reduce_add_epi32(a))
         }
     }
 
@@ -545,6 +717,11 @@ mod tests {
                 (1, 64, 33),
                 (2100, 5, 1),
                 (19, 300, 1),
+                // the VNNI row form's 64-column groups beside AVX2's 16 and the scalar rest,
+                // rows a multiple of its eight and not; the column form's masked tail
+                (1, 13, 181),
+                (1, 8, 64),
+                (6, 129, 1),
             ] {
                 for (ars, acs, brs, bcs, crs, ccs) in [
                     (k as isize, 1, n as isize, 1, n as isize, 1),
