@@ -41,8 +41,10 @@ struct IGemv<'a, X, Y> {
 // call returns.
 unsafe impl<X: Sync, Y: Sync> Sync for IGemv<'_, X, Y> {}
 
-/// Columns of y accumulated per pass of the row form (4 KiB of `i32` in L1).
-const YBLOCK: usize = 1024;
+/// Columns of y accumulated per pass of the row form (16 KiB of `i32` in L1; each row's
+/// run is then 4 KiB long enough for the hardware prefetcher: 1.2× on a 4096-column i8
+/// matrix on Zen 5, both the AVX2 and the VNNI form).
+const YBLOCK: usize = 4096;
 
 /// The product as a matrix–vector product when m or n is 1 and the matrix streams in one of its
 /// contiguous orders (`false`, nothing touched, otherwise).
@@ -722,6 +724,8 @@ mod tests {
                 (1, 13, 181),
                 (1, 8, 64),
                 (6, 129, 1),
+                // past one y block
+                (1, 5, YBLOCK + 64 + 16 + 3),
             ] {
                 for (ars, acs, brs, bcs, crs, ccs) in [
                     (k as isize, 1, n as isize, 1, n as isize, 1),

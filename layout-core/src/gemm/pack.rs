@@ -156,7 +156,17 @@ pub(crate) fn pack<T: Element>(
         return pack_mapped(dst, s, mp, v0, p0, len, kc, r);
     }
     let panels = len.div_ceil(r);
-    for (pi, panel) in dst[..panels * r * kc].chunks_exact_mut(r * kc).enumerate() {
+    // unit stride along the packed dimension: the whole panels row by row, a group at a time
+    let grouped = if s.sv == 1 && len >= 2 * r {
+        grouped(dst, s, v0, p0, len / r, kc, r)
+    } else {
+        0
+    };
+    for (pi, panel) in dst[..panels * r * kc]
+        .chunks_exact_mut(r * kc)
+        .enumerate()
+        .skip(grouped)
+    {
         let vbase = v0 + pi * r;
         let rows = r.min(len - pi * r);
         let first = s.origin + vbase as isize * s.sv + p0 as isize * s.sk;
@@ -626,6 +636,69 @@ fn down_runs<T: Element, const R: usize>(out: &mut [T], ld: usize, b: Rows<'_, T
             .try_into()
             .expect("a run of R elements");
         *dst = *src;
+    }
+}
+
+/// Bytes of one source row a group of [`grouped`] panels spans.
+const GROUP_BYTES: usize = 1024;
+
+/// Packs the first `full` whole micro-panels of `r` rows (unit stride along the packed
+/// dimension, `first` + v + p·sk) k step by k step across a group of panels spanning about
+/// [`GROUP_BYTES`] of each source row, and returns how many it packed (0 for a panel height
+/// with no compile-time copy). Panel by panel, each k step reads one short run (128 bytes
+/// for 32 f32) a whole row stride from the last; along the group it reads a kibibyte in
+/// order, which the hardware prefetcher follows. Zen 5, f32 with row-major operands (B packed
+/// per call), best of 20 on a loaded machine: 16 × 1024 × 1024 127–129 → 148–155 GFLOP/s,
+/// 64 × 2048 × 2048 149–157 → 171, 16 × 4096 × 4096 34–37 → 47–69.
+fn grouped<T: Element>(
+    dst: &mut [T],
+    s: Rows<'_, T>,
+    v0: usize,
+    p0: usize,
+    full: usize,
+    kc: usize,
+    r: usize,
+) -> usize {
+    match r {
+        32 => grouped_runs::<T, 32>(dst, s, v0, p0, full, kc),
+        16 => grouped_runs::<T, 16>(dst, s, v0, p0, full, kc),
+        12 => grouped_runs::<T, 12>(dst, s, v0, p0, full, kc),
+        8 => grouped_runs::<T, 8>(dst, s, v0, p0, full, kc),
+        6 => grouped_runs::<T, 6>(dst, s, v0, p0, full, kc),
+        4 => grouped_runs::<T, 4>(dst, s, v0, p0, full, kc),
+        _ => return 0,
+    }
+    full
+}
+
+/// [`grouped`] for a panel height `R` known at compile time.
+fn grouped_runs<T: Element, const R: usize>(
+    dst: &mut [T],
+    s: Rows<'_, T>,
+    v0: usize,
+    p0: usize,
+    full: usize,
+    kc: usize,
+) {
+    let group = (GROUP_BYTES / (R * core::mem::size_of::<T>())).max(1);
+    let mut g0 = 0;
+    while g0 < full {
+        let np = group.min(full - g0);
+        let first = s.origin + (v0 + g0 * R) as isize + p0 as isize * s.sk;
+        let out = &mut dst[g0 * R * kc..(g0 + np) * R * kc];
+        for p in 0..kc {
+            let at = (first + p as isize * s.sk) as usize;
+            let src = &s.src[at..at + np * R];
+            for (j, run) in src.chunks_exact(R).enumerate() {
+                let o = j * R * kc + p * R;
+                let run: &[T; R] = run.try_into().expect("a run of R elements");
+                let to: &mut [T; R] = (&mut out[o..o + R])
+                    .try_into()
+                    .expect("a run of R elements");
+                *to = *run;
+            }
+        }
+        g0 += np;
     }
 }
 
