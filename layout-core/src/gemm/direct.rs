@@ -508,7 +508,19 @@ unsafe fn tile_body<L: Lanes, const MV: usize, const NR: usize, const FULL: bool
         let whole = |v: usize| FULL || v + 1 < MV;
         let mut acc = [[L::zero(); MV]; NR];
         let mut a = t.a;
-        let mut b = t.b;
+        // B's row p through bases three columns apart, each advanced along k on its own: a
+        // broadcast's address is a base plus 0, 1 or 2 column strides (one addressing mode),
+        // not the end of a chain of additions across the tile (LLVM made one: 11 dependent
+        // adds per k step bounded a one-vector 12-column tile, whose 12 FMAs issue in 6
+        // cycles, at about half speed). Bases past the tile are computed, never read
+        // (`wrapping_offset`).
+        const BASES: usize = 4;
+        let groups = NR.div_ceil(3);
+        debug_assert!(groups <= BASES);
+        let mut bases = [t.b; BASES];
+        for q in 1..groups {
+            bases[q] = t.b.wrapping_offset(3 * q as isize * t.csb);
+        }
         for _ in 0..t.k {
             let mut av = [L::zero(); MV];
             for v in 0..MV {
@@ -519,13 +531,16 @@ unsafe fn tile_body<L: Lanes, const MV: usize, const NR: usize, const FULL: bool
                 };
             }
             for j in 0..NR {
-                let bj = L::splat(*b.offset(j as isize * t.csb));
+                // B(p, j): an element of B (the caller's contract)
+                let bj = L::splat(*bases[j / 3].wrapping_offset((j % 3) as isize * t.csb));
                 for v in 0..MV {
                     acc[j][v] = L::fma(av[v], bj, acc[j][v]);
                 }
             }
             a = a.offset(t.lda);
-            b = b.offset(t.rsb);
+            for base in bases.iter_mut().take(groups) {
+                *base = base.wrapping_offset(t.rsb);
+            }
         }
         let alpha = L::splat(t.alpha);
         let read_c = t.beta != <L::E as Scalar>::ZERO;
