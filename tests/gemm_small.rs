@@ -257,7 +257,11 @@ fn tiny_entries_on_the_selected_instruction_set() {
             for k in [1usize, 8, 9, 64] {
                 t += 1;
                 let o = t % 6;
-                let g = (geom(m, k, o), geom(k, n, (o + 1) % 6), geom(m, n, (o + 4) % 6));
+                let g = (
+                    geom(m, k, o),
+                    geom(k, n, (o + 1) % 6),
+                    geom(m, n, (o + 4) % 6),
+                );
                 let (alpha, beta) = kinds[t % 4];
                 check_blas(|x| x as f32, [m, k, n], g, alpha, beta);
                 check_blas(|x| x, [m, k, n], g, alpha, beta);

@@ -349,12 +349,7 @@ pub(crate) fn strided<A: Pair<B>, B>(
     // the route's first steps for a tiny product: matrix × vector takes m = 1 or n = 1 (left
     // to `route`), the unpacked tiles the others (one thread: the thread rule above)
     let [m, _, n] = p.mkn;
-    if is_tiny(p.mkn)
-        && opts.packing == Packing::Auto
-        && m > 1
-        && n > 1
-        && A::tiny(&mut product)
-    {
+    if is_tiny(p.mkn) && opts.packing == Packing::Auto && m > 1 && n > 1 && A::tiny(&mut product) {
         return Ok(());
     }
     route(product);
