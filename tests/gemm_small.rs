@@ -8,6 +8,9 @@ use layout::gemm::{self, GemmError, Isa, MatMut, MatRef, Options, Packing};
 use layout::{DynLayout, Tensor};
 use proptest::prelude::*;
 
+#[path = "support/runner.rs"]
+mod runner;
+
 /// A deterministic small integer in −3..=3.
 fn val(i: usize, seed: usize) -> f64 {
     ((i * 7 + seed * 13 + i / 5) % 7) as f64 - 3.0
@@ -137,9 +140,15 @@ fn check<T: layout::gemm::Element + Into<f64>>(
         }
     }
     // elements of C's span outside C are untouched
+    let mut inside = vec![false; tc.len()];
+    for i in 0..m {
+        for j in 0..n {
+            inside[gc.at(i, j)] = true;
+        }
+    }
     for (o, (&x, &w)) in tc.iter().zip(&c).enumerate() {
         let x: f64 = x.into();
-        if (0..m).all(|i| (0..n).all(|j| gc.at(i, j) != o)) {
+        if !inside[o] {
             assert!(
                 x == w || (x.is_nan() && w.is_nan()),
                 "{m}×{k}×{n} wrote {o} outside C"
@@ -192,6 +201,194 @@ fn small_strided_products_match_the_definition() {
                 }
             }
         }
+    }
+}
+
+/// The tiny route (`front::strided`: every extent at most 64, m, n ≥ 2, `Packing::Auto`) on
+/// every available instruction set: whole domains of m ≤ 18 and 31–34 (one and two vectors of
+/// rows, their masked edges) by n ≤ 13, 25, 26 (one tile of every width, then the loop nest) at
+/// k = 1, 7,
+/// and the edges of the route (extents 63, 64, 65), each in column-major, row-major and mixed
+/// odd-stride orders, with the α/β kinds rotating (α = 0: A and B are NaN and must not be read;
+/// β = 0: C is NaN and must not be read).
+#[test]
+fn tiny_products_match_the_definition() {
+    let kinds = [(1.0, 0.0), (-2.0, 0.5), (0.0, 0.0), (0.5, 1.0), (0.0, 2.0)];
+    let mut shapes = Vec::new();
+    for m in (1..=18).chain(31..=34) {
+        for n in (1..=13).chain([25, 26]) {
+            for k in [1usize, 7] {
+                shapes.push([m, k, n]);
+            }
+        }
+    }
+    for m in [2usize, 16, 63, 64, 65] {
+        for n in [2usize, 13, 63, 64, 65] {
+            for k in [3usize, 64, 65] {
+                shapes.push([m, k, n]);
+            }
+        }
+    }
+    for isa in Isa::available() {
+        let opts = Options::from(isa);
+        for (t, &[m, k, n]) in shapes.iter().enumerate() {
+            let order = t % 6;
+            let gs = [
+                (geom(m, k, 0), geom(k, n, 0), geom(m, n, 0)),
+                (geom(m, k, 1), geom(k, n, 1), geom(m, n, 1)),
+                (
+                    geom(m, k, order),
+                    geom(k, n, (order + 3) % 6),
+                    geom(m, n, (order + 2) % 6),
+                ),
+            ];
+            for (gi, g) in gs.into_iter().enumerate() {
+                let (alpha, beta) = kinds[(t + gi) % kinds.len()];
+                check::<f32>(|x| x as f32, opts, [m, k, n], g, alpha, beta);
+                check::<f64>(|x| x, opts, [m, k, n], g, alpha, beta);
+            }
+        }
+    }
+}
+
+/// `sgemm`, `dgemm` and `gemm_with` on [`Options::default`] (the instruction set
+/// `LAYOUT_GEMM_ISA` selects: run under each by the test below) on tiny products of every
+/// α/β kind, column-major, row-major and odd strides, against the definition.
+#[test]
+fn tiny_entries_on_the_selected_instruction_set() {
+    let kinds = [(1.0, 0.0), (-2.0, 0.5), (0.0, 0.0), (0.5, 1.0)];
+    let mut t = 0;
+    for m in [1usize, 2, 4, 5, 9, 16, 17, 33, 64] {
+        for n in [1usize, 2, 7, 12, 13, 25, 64] {
+            for k in [1usize, 8, 9, 64] {
+                t += 1;
+                let o = t % 6;
+                let g = (
+                    geom(m, k, o),
+                    geom(k, n, (o + 1) % 6),
+                    geom(m, n, (o + 4) % 6),
+                );
+                let (alpha, beta) = kinds[t % 4];
+                check_blas(|x| x as f32, [m, k, n], g, alpha, beta);
+                check_blas(|x| x, [m, k, n], g, alpha, beta);
+                let gc = (geom(m, k, 0), geom(k, n, 0), geom(m, n, 0));
+                check::<f32>(|x| x as f32, Options::default(), [m, k, n], gc, alpha, beta);
+                let gr = (geom(m, k, 1), geom(k, n, 1), geom(m, n, 1));
+                check::<f64>(|x| x, Options::default(), [m, k, n], gr, alpha, beta);
+            }
+        }
+    }
+}
+
+/// The test above in child processes of this executable under every `LAYOUT_GEMM_ISA`
+/// (AVX-512, AVX2 and the portable tiles each run the entries' tiny products).
+#[test]
+fn tiny_entries_under_every_instruction_set_override() {
+    let exe = std::env::current_exe().unwrap();
+    for isa in ["avx512", "avx2", "portable"] {
+        let out = runner::command(&exe)
+            .args([
+                "--exact",
+                "tiny_entries_on_the_selected_instruction_set",
+                "--test-threads=1",
+            ])
+            .env("LAYOUT_GEMM_ISA", isa)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "LAYOUT_GEMM_ISA={isa}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains("1 passed"),
+            "LAYOUT_GEMM_ISA={isa}: the test did not run: {text}"
+        );
+    }
+}
+
+/// The element types of the BLAS-style entries.
+trait Blas: layout::gemm::Element + Into<f64> {
+    /// `sgemm` or `dgemm`.
+    #[allow(clippy::too_many_arguments)]
+    fn gemm(
+        mkn: [usize; 3],
+        alpha: Self,
+        a: (&[Self], Geom),
+        b: (&[Self], Geom),
+        beta: Self,
+        c: (&mut [Self], Geom),
+    ) -> Result<(), GemmError>;
+}
+
+macro_rules! blas {
+    ($t:ty, $f:path) => {
+        impl Blas for $t {
+            fn gemm(
+                [m, k, n]: [usize; 3],
+                alpha: $t,
+                (a, ga): (&[$t], Geom),
+                (b, gb): (&[$t], Geom),
+                beta: $t,
+                (c, gc): (&mut [$t], Geom),
+            ) -> Result<(), GemmError> {
+                $f(
+                    m, k, n, alpha, a, ga.rs, ga.cs, b, gb.rs, gb.cs, beta, c, gc.rs, gc.cs,
+                )
+            }
+        }
+    };
+}
+blas!(f32, gemm::sgemm);
+blas!(f64, gemm::dgemm);
+
+/// [`check`] through `sgemm`/`dgemm`.
+fn check_blas<T: Blas>(
+    of: impl Fn(f64) -> T,
+    mkn: [usize; 3],
+    (ga, gb, gc): (Geom, Geom, Geom),
+    alpha: f64,
+    beta: f64,
+) {
+    let [m, _, n] = mkn;
+    let fill = |g: Geom, seed: usize, nan: bool| -> Vec<f64> {
+        (0..g.span().0)
+            .map(|i| if nan { f64::NAN } else { val(i, seed) })
+            .collect()
+    };
+    let (a, b, c) = (
+        fill(ga, 1, alpha == 0.0),
+        fill(gb, 2, alpha == 0.0),
+        fill(gc, 3, beta == 0.0),
+    );
+    let want = naive(mkn, alpha, (&a, ga), (&b, gb), beta, (&c, gc));
+    let conv = |v: &[f64]| v.iter().map(|&x| of(x)).collect::<Vec<T>>();
+    let (ta, tb, mut tc) = (conv(&a), conv(&b), conv(&c));
+    T::gemm(
+        mkn,
+        of(alpha),
+        (&ta, ga),
+        (&tb, gb),
+        of(beta),
+        (&mut tc, gc),
+    )
+    .unwrap();
+    let mut inside = vec![false; tc.len()];
+    for i in 0..m {
+        for j in 0..n {
+            inside[gc.at(i, j)] = true;
+        }
+    }
+    for (o, &x) in tc.iter().enumerate() {
+        let inside = inside[o];
+        let x: f64 = x.into();
+        let w = if inside { want[o] } else { c[o] };
+        assert!(
+            x == w || (!inside && x.is_nan() && w.is_nan()),
+            "{:?} {mkn:?} {ga:?} {gb:?} {gc:?} α={alpha} β={beta} at {o}: {x} ≠ {w}",
+            Isa::selected_for_gemm()
+        );
     }
 }
 

@@ -43,6 +43,18 @@ pub(crate) fn check_operand(
         col_stride: cs,
         ..
     } = shape;
+    // the common case in fewer operations, with the answer of the general form below:
+    // non-empty, non-negative strides and every factor below 2³¹, so that no product or sum
+    // overflows (an extent of 0 wraps to the largest `usize`, a negative stride is as large)
+    let (r1, c1) = (rows.wrapping_sub(1), cols.wrapping_sub(1));
+    if (r1 | c1 | rs as usize | cs as usize) < 1 << 31 {
+        // span ≤ 2·(2³¹ − 1)² + 1 < isize::MAX
+        let needed = r1 * rs as usize + c1 * cs as usize + 1;
+        if needed > len {
+            return Err(too_short(op, shape, needed, len));
+        }
+        return Ok(Strided { origin: 0, rs, cs });
+    }
     if rows == 0 || cols == 0 {
         return Ok(Strided { origin: 0, rs, cs });
     }

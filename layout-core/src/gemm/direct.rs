@@ -46,6 +46,89 @@ pub(crate) unsafe fn run<K: Kernels>(d: Direct<'_, K::E>, threads: usize, any_si
     unsafe { run_typed::<K>(d, threads, any_size) }
 }
 
+/// The fused tiny route (`front::strided`, every extent at most `front::TINY`, m, n ≥ 2): the
+/// outer-product tiles [`run_typed`] would run, without its thread split and k blocks (one
+/// thread and one k block at these sizes) and, for a product of one tile, without the loop
+/// nest. `false` (nothing touched) where [`run_typed`] would take the dot-product tiles or
+/// decline (the strides), so that the route that follows decides as before.
+///
+/// # Safety
+/// The instruction set of `K` is available; the operands of `d` are checked in bounds.
+#[inline]
+pub(crate) unsafe fn tiny<K: Kernels>(d: Direct<'_, K::E>) -> bool {
+    let Direct {
+        m,
+        k,
+        n,
+        alpha,
+        a,
+        sa,
+        b,
+        sb,
+        beta,
+        c,
+        sc,
+    } = d;
+    debug_assert!(k <= DIRECT_KC && m >= 2 && n >= 2);
+    let unit = |s: isize, e: usize| s == 1 || e == 1;
+    // `run_typed`'s dot-product case (a row-major A times a column-major B, few rows or
+    // columns): left to it
+    if (m <= 4 || n <= 4) && unit(sa.cs, k) && unit(sb.rs, k) {
+        return false;
+    }
+    let (a, b, c) = (a.as_ptr(), b.as_ptr(), c.as_mut_ptr());
+    let t = |s: Strided| Strided {
+        origin: s.origin,
+        rs: s.cs,
+        cs: s.rs,
+    };
+    let s = if unit(sc.rs, m) && unit(sa.rs, m) {
+        // SAFETY: the origins are elements (0, 0), in bounds (checked).
+        unsafe {
+            Shape {
+                m,
+                k,
+                n,
+                alpha,
+                beta,
+                a: a.offset(sa.origin),
+                sa,
+                b: b.offset(sb.origin),
+                sb,
+                c: c.offset(sc.origin),
+                sc,
+            }
+        }
+    } else if unit(sc.cs, n) && unit(sb.cs, n) {
+        // SAFETY: as above (Cᵀ = Bᵀ·Aᵀ: the same elements).
+        unsafe {
+            Shape {
+                m: n,
+                k,
+                n: m,
+                alpha,
+                beta,
+                a: b.offset(sb.origin),
+                sa: t(sb),
+                b: a.offset(sa.origin),
+                sb: t(sa),
+                c: c.offset(sc.origin),
+                sc: t(sc),
+            }
+        }
+    } else {
+        return false;
+    };
+    // `run_typed`'s size rule (which a tiny product passes on any cache of 64 KiB or more)
+    let block_bytes = s.m * s.k * core::mem::size_of::<K::E>();
+    if block_bytes > max_a_bytes::<K>() && s.n > K::NR {
+        return false;
+    }
+    // SAFETY: the instruction set (caller); A and C rows unit stride; operands checked.
+    unsafe { K::tiny(s) };
+    true
+}
+
 /// The vector operations of one element type on one instruction set, with masks for the m edge
 /// (implemented by zero-sized markers: `Avx512S`/`Avx512D`, `Avx2S`/`Avx2D`). Every method is
 /// `#[inline(always)]`, compiled inside a `#[target_feature]` kernel.
@@ -370,6 +453,26 @@ pub(crate) struct TileArgs<T> {
     beta: T,
 }
 
+impl<T: Copy> TileArgs<T> {
+    /// The whole of `s` as one tile (its m rows, its n columns: the caller's tile).
+    #[inline(always)]
+    fn whole(s: &Shape<T>) -> TileArgs<T> {
+        TileArgs {
+            k: s.k,
+            a: s.a,
+            lda: s.sa.cs,
+            b: s.b,
+            rsb: s.sb.rs,
+            csb: s.sb.cs,
+            c: s.c,
+            ldc: s.sc.cs,
+            rows: s.m,
+            alpha: s.alpha,
+            beta: s.beta,
+        }
+    }
+}
+
 /// The tile body.
 ///
 /// # Safety
@@ -405,7 +508,19 @@ unsafe fn tile_body<L: Lanes, const MV: usize, const NR: usize, const FULL: bool
         let whole = |v: usize| FULL || v + 1 < MV;
         let mut acc = [[L::zero(); MV]; NR];
         let mut a = t.a;
-        let mut b = t.b;
+        // B's row p through bases three columns apart, each advanced along k on its own: a
+        // broadcast's address is a base plus 0, 1 or 2 column strides (one addressing mode),
+        // not the end of a chain of additions across the tile (LLVM made one: 11 dependent
+        // adds per k step bounded a one-vector 12-column tile, whose 12 FMAs issue in 6
+        // cycles, at about half speed). Bases past the tile are computed, never read
+        // (`wrapping_offset`).
+        const BASES: usize = 4;
+        let groups = NR.div_ceil(3);
+        debug_assert!(groups <= BASES);
+        let mut bases = [t.b; BASES];
+        for q in 1..groups {
+            bases[q] = t.b.wrapping_offset(3 * q as isize * t.csb);
+        }
         for _ in 0..t.k {
             let mut av = [L::zero(); MV];
             for v in 0..MV {
@@ -416,13 +531,16 @@ unsafe fn tile_body<L: Lanes, const MV: usize, const NR: usize, const FULL: bool
                 };
             }
             for j in 0..NR {
-                let bj = L::splat(*b.offset(j as isize * t.csb));
+                // B(p, j): an element of B (the caller's contract)
+                let bj = L::splat(*bases[j / 3].wrapping_offset((j % 3) as isize * t.csb));
                 for v in 0..MV {
                     acc[j][v] = L::fma(av[v], bj, acc[j][v]);
                 }
             }
             a = a.offset(t.lda);
-            b = b.offset(t.rsb);
+            for base in bases.iter_mut().take(groups) {
+                *base = base.wrapping_offset(t.rsb);
+            }
         }
         let alpha = L::splat(t.alpha);
         let read_c = t.beta != <L::E as Scalar>::ZERO;
@@ -693,6 +811,26 @@ macro_rules! kernels {
                 unsafe { outer::<$l, $tall, 1>(s, by_mv) }
             }
             #[target_feature(enable = $feat)]
+            unsafe fn tiny(s: Shape<<$l as Lanes>::E>) {
+                const MV: usize = [$($mvs),*].len();
+                let lanes = <$l as Lanes>::LANES;
+                // SAFETY: forwarded contract (the tile is the whole of C); the instruction set
+                // is enabled here.
+                unsafe {
+                    if s.m <= lanes && s.n <= $wnr {
+                        // one vector of rows, one tile: `outer`'s wide tile without its loops
+                        $wide::<$l, 1>(s.n, TileArgs::whole(&s))
+                    } else if s.m <= MV * lanes && s.n <= $nr {
+                        match s.m.div_ceil(lanes) {
+                            $($mvs => $by_nr::<$l, $mvs>(s.n, TileArgs::whole(&s)),)*
+                            _ => unreachable!("a tile of {} rows", s.m),
+                        }
+                    } else {
+                        Self::outer(s)
+                    }
+                }
+            }
+            #[target_feature(enable = $feat)]
             unsafe fn dot(s: Shape<<$l as Lanes>::E>) {
                 // SAFETY: forwarded contract; the instruction set is enabled here.
                 unsafe { dot::<$l>(s) }
@@ -728,6 +866,12 @@ pub(crate) trait Kernels: Lanes {
     /// # Safety
     /// The instruction set; A columns and B rows unit stride; operands in bounds.
     unsafe fn dot(s: Shape<Self::E>);
+    /// [`Kernels::outer`] for a tiny product ([`tiny`]): a product of one tile goes straight
+    /// to it (no loop nest), others through the same loops as `outer`.
+    ///
+    /// # Safety
+    /// As [`Kernels::outer`].
+    unsafe fn tiny(s: Shape<Self::E>);
 }
 
 // AVX-512: 32 × 12 f32 / 32 × 6 f64 tiles (24 of 32 registers); A blocks up to 512 KiB (half of

@@ -85,7 +85,39 @@ macro_rules! unpacked {
             let _ = (isa, d, threads, any_size);
             false
         }
+        #[inline]
+        fn tiny(isa: Isa, d: Direct<'_, $t>) -> bool {
+            // as `unpacked`: a `Direct` comes from a checked `Product` only
+            #[cfg(target_arch = "x86_64")]
+            {
+                match isa {
+                    Isa::Avx512 => {
+                        // SAFETY: AVX-512 is available (the front's check); `d` is checked.
+                        return unsafe { direct::tiny::<direct::$z>(d) };
+                    }
+                    Isa::Avx2 => {
+                        // SAFETY: AVX2 and FMA are available (the front's check); `d` is checked.
+                        return unsafe { direct::tiny::<direct::$y>(d) };
+                    }
+                    Isa::Portable | Isa::Neon => {}
+                }
+            }
+            let _ = (isa, d);
+            false
+        }
     };
+}
+
+/// Whether [`Element::kernel`] has a kernel for `isa` in this build, without making it (no
+/// [`Memo`] lookup: the front asks this on every call): every target has the portable tiles,
+/// x86-64 AVX2 and AVX-512, aarch64 NEON.
+#[inline]
+pub(crate) const fn has_kernel(isa: Isa) -> bool {
+    match isa {
+        Isa::Portable => true,
+        Isa::Avx2 | Isa::Avx512 => cfg!(target_arch = "x86_64"),
+        Isa::Neon => cfg!(target_arch = "aarch64"),
+    }
 }
 
 impl Element for f32 {
@@ -319,4 +351,18 @@ pub(crate) fn with_cached<T, R>(
     f: impl FnOnce(&mut Vec<T>, &mut Vec<T>) -> R,
 ) -> R {
     lend(cache, |(a, b)| f(a, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`has_kernel`] answers as the kernel table does, for both element types.
+    #[test]
+    fn has_kernel_is_the_table() {
+        for isa in Isa::ALL {
+            assert_eq!(has_kernel(isa), f32::kernel(isa).is_some(), "{isa:?}");
+            assert_eq!(has_kernel(isa), f64::kernel(isa).is_some(), "{isa:?}");
+        }
+    }
 }

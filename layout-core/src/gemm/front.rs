@@ -290,7 +290,25 @@ pub(crate) fn prepare_batch<'a, T: Scalar>(
     }))
 }
 
-/// `C ← α·A·B + β·C` on strided matrices of any element pair: [`prepare`], then [`route`].
+/// The largest extent of a tiny product (m, k and n each at most this): [`strided`] sends it
+/// straight to the pair's tiny tiles ([`Pair::tiny`]) after the checks.
+pub(crate) const TINY: usize = 64;
+
+// a tiny product runs on the calling thread under the thread rule ([`threads`]): the tiny route
+// needs no thread split
+const _: () = assert!(TINY * TINY * TINY <= PARALLEL_MIN_WORK);
+
+/// Whether every extent is in `1..=TINY`, in one comparison (an extent of 0 wraps to the
+/// largest `usize`).
+#[inline(always)]
+fn is_tiny([m, k, n]: [usize; 3]) -> bool {
+    (m.wrapping_sub(1) | k.wrapping_sub(1) | n.wrapping_sub(1)) < TINY
+}
+
+/// `C ← α·A·B + β·C` on strided matrices of any element pair: [`prepare`], then [`route`]
+/// (a tiny product, [`TINY`], with [`Packing::Auto`] and two rows and columns or more — the
+/// route's unpacked step — first offered to [`Pair::tiny`]: the same tiles without the route's
+/// layers).
 #[inline]
 pub(crate) fn strided<A: Pair<B>, B>(
     op: &'static str,
@@ -317,7 +335,7 @@ pub(crate) fn strided<A: Pair<B>, B>(
     let Some(b) = p.b else {
         unreachable!("a strided B is returned by prepare")
     };
-    route(Product {
+    let mut product = Product {
         mkn: p.mkn,
         isa: opts.isa,
         threads: p.threads,
@@ -327,7 +345,14 @@ pub(crate) fn strided<A: Pair<B>, B>(
         a: p.a,
         b,
         c: p.c,
-    });
+    };
+    // the route's first steps for a tiny product: matrix × vector takes m = 1 or n = 1 (left
+    // to `route`), the unpacked tiles the others (one thread: the thread rule above)
+    let [m, _, n] = p.mkn;
+    if is_tiny(p.mkn) && opts.packing == Packing::Auto && m > 1 && n > 1 && A::tiny(&mut product) {
+        return Ok(());
+    }
+    route(product);
     Ok(())
 }
 

@@ -91,6 +91,11 @@ pub trait Element:
     /// suit them (with `any_size`, whatever its size); `false` (nothing touched) otherwise.
     #[doc(hidden)]
     fn unpacked(isa: Isa, d: Direct<'_, Self>, threads: usize, any_size: bool) -> bool;
+    /// Runs a checked tiny product (every extent at most `front::TINY`, m, n ≥ 2, one
+    /// thread) on the unpacked tiles of `isa` where [`Element::unpacked`] would run them as
+    /// outer products; `false` (nothing touched) otherwise.
+    #[doc(hidden)]
+    fn tiny(isa: Isa, d: Direct<'_, Self>) -> bool;
     /// Runs a checked product on the k-vector route (A's rows and B's columns read in place,
     /// contiguous along k: A·Bᵀ of row-major operands) if it suits them;
     /// `false` (nothing touched) otherwise.

@@ -113,6 +113,16 @@ pub trait Pair<B>: sealed::Sealed<B> + Copy + Default + Send + Sync + 'static {
         false
     }
 
+    /// The fused route for tiny strided products (`front::strided`: every extent at most
+    /// `front::TINY`, m, n ≥ 2, [`Packing::Auto`], one thread): `true` when it ran, `false`
+    /// (nothing touched) when the pair has no such kernel or [`Pair::small`] would not run the
+    /// product as outer-product tiles (the route then runs as for any product).
+    #[doc(hidden)]
+    fn tiny(p: &mut Product<'_, Self, B, Self::Out>) -> bool {
+        let _ = p;
+        false
+    }
+
     /// The k-vector route for small products whose A rows and B columns are contiguous along
     /// k (strided or mapped): `true` when it ran, `false` (nothing touched) otherwise.
     #[doc(hidden)]
@@ -178,8 +188,9 @@ impl<T: Element> Pair<T> for T {
         super::pack::panel_layout(1, r, k)
     }
 
+    #[inline]
     fn has_kernel(isa: Isa) -> bool {
-        T::kernel(isa).is_some()
+        super::dispatch::has_kernel(isa)
     }
 
     fn gemv(p: &mut Product<'_, T, T, T>) -> bool {
@@ -198,6 +209,25 @@ impl<T: Element> Pair<T> for T {
     #[inline]
     fn small(p: &mut Product<'_, T, T, T>) -> bool {
         unpacked(p)
+    }
+
+    #[inline]
+    fn tiny(p: &mut Product<'_, T, T, T>) -> bool {
+        let [m, k, n] = p.mkn;
+        let d = Direct {
+            m,
+            k,
+            n,
+            alpha: p.alpha,
+            a: p.a.data,
+            sa: p.a.at,
+            b: p.b.data,
+            sb: p.b.at,
+            beta: p.beta,
+            c: &mut *p.c.c,
+            sc: p.c.sc,
+        };
+        T::tiny(p.isa, d)
     }
 
     fn kvec(p: &mut Product<'_, T, T, T>) -> bool {
