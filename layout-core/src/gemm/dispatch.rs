@@ -40,8 +40,8 @@ impl<T: Copy> Memo<T> {
 /// ([`KernelInfo::with_strided_in_place`]). Zen 5, CPU time: f32 (session 11, BENCHMARKS.md)
 /// column-major 1024³ 208–210 → 221–223 GFLOP/s and 512³ 232–244 → 244–249 in place; 2048³
 /// row-major measured 0.96–0.98 of packing, hence the bound. f64 (session 12, with the A block
-/// of [`avx512_a_max`]): 512³ 0.93 → 0.96 of faer, 1024³ even; packing its B was 3–4 % of a
-/// 512³ call. On an Intel Xeon (Sapphire Rapids) both pack.
+/// of [`avx512_a_max`]): 512³ 0.93 → 0.955 of the best peer, 1024³ even; packing its B was
+/// 3–4 % of a 512³ call. On an Intel Xeon (Sapphire Rapids) both pack.
 #[cfg(target_arch = "x86_64")]
 const AMD_AVX512_STRIDED_PANELS: usize = 32;
 
@@ -60,9 +60,10 @@ fn avx512_strided_panels() -> usize {
 const A_MAX: usize = 384 << 10;
 
 /// The AVX-512 f32/f64 kernels' bound on the packed A block: on an AMD CPU with at least 1 MiB
-/// of L2 per core (Zen 4, Zen 5) half of L2, else [`A_MAX`]. Zen 5 (L2 1 MiB, session 12,
-/// BENCHMARKS.md): with B read in place, f32 1024³ 0.97 → 0.98–1.0 and f64 512³ 0.95 → 0.96–0.98
-/// of the best peer (MC 384 → 512 rows f32, 192 → 256 f64: 512 and 1024 rows in equal blocks).
+/// of L2 per core (Zen 4, Zen 5) half of L2, else [`A_MAX`] (MC 384 → 512 rows f32, 192 → 256
+/// f64: 512 and 1024 rows in equal blocks). Zen 5 (L2 1 MiB, session 12, BENCHMARKS.md), ÷ the
+/// best peer, within one binary: f32 1024³ 0.96 → 0.985, f64 512³ with B in place 0.95 → 0.97;
+/// against the session-start binary f32 measured even.
 #[cfg(target_arch = "x86_64")]
 fn avx512_a_max() -> usize {
     let l2 = crate::isa::Caches::get().l2;
