@@ -224,6 +224,7 @@ fn shapes() -> Vec<(usize, usize, usize)> {
         (67, 2, 45),   // k ≪ m, n
         (65, 257, 37), // one full KC block and one of 1
         (401, 3, 29),  // crosses MC for every kernel
+        (530, 3, 29),  // crosses MC = 512 rows (AVX-512 f32 on AMD with 1 MiB of L2)
         (3, 2, 4100),  // crosses NC
         (70, 9, 16),   // 16 columns: the narrow tiles where a kernel has them (2 × 8, not 12 + 4)
         (16, 300, 70), // 16 rows, C row-major runs Cᵀ: narrow again, two k blocks

@@ -35,29 +35,55 @@ impl<T: Copy> Memo<T> {
     }
 }
 
-/// The most A micro-panels (32 rows each: 1024 rows) for which the AVX-512 f32 kernel reads a
-/// strided B with k contiguous in place on an AMD CPU
-/// ([`KernelInfo::with_strided_in_place`]). Zen 5, CPU time, session 11 (BENCHMARKS.md):
-/// column-major f32 1024³ 208–210 → 221–223 GFLOP/s and 512³ 232–244 → 244–249 in place;
-/// 2048³ row-major measured 0.96–0.98 of packing, hence the bound. f64 measured even
-/// (512³ +2 %, 1024³ −2 %) and keeps packing; on an Intel Xeon (Sapphire Rapids) both pack.
+/// The most A micro-panels (32 rows each: 1024 rows) for which the AVX-512 f32 and f64 kernels
+/// read a strided B with k contiguous in place on an AMD CPU
+/// ([`KernelInfo::with_strided_in_place`]). Zen 5, CPU time: f32 (session 11, BENCHMARKS.md)
+/// column-major 1024³ 208–210 → 221–223 GFLOP/s and 512³ 232–244 → 244–249 in place; 2048³
+/// row-major measured 0.96–0.98 of packing, hence the bound. f64 (session 12, with the A block
+/// of [`avx512_a_max`]): 512³ 0.93 → 0.955 of the best peer, 1024³ even; packing its B was
+/// 3–4 % of a 512³ call. On an Intel Xeon (Sapphire Rapids) both pack.
 #[cfg(target_arch = "x86_64")]
-const AMD_AVX512_F32_STRIDED_PANELS: usize = 32;
+const AMD_AVX512_STRIDED_PANELS: usize = 32;
 
-/// [`AMD_AVX512_F32_STRIDED_PANELS`] on AMD, else 0 (packed).
+/// [`AMD_AVX512_STRIDED_PANELS`] on AMD, else 0 (packed).
 #[cfg(target_arch = "x86_64")]
-fn avx512_f32_strided_panels() -> usize {
+fn avx512_strided_panels() -> usize {
     if crate::isa::is_amd() {
-        AMD_AVX512_F32_STRIDED_PANELS
+        AMD_AVX512_STRIDED_PANELS
     } else {
         0
     }
 }
 
+/// The f32/f64 kernels' bound on the packed A block: 384 KiB (measured on Zen 3/4/5 and the
+/// Sapphire Rapids, [`KernelInfo::sized`]).
+const A_MAX: usize = 384 << 10;
+
+/// The AVX-512 f32/f64 kernels' bound on the packed A block: on an AMD CPU with at least 1 MiB
+/// of L2 per core (Zen 4, Zen 5) half of L2, else [`A_MAX`] (MC 384 → 512 rows f32, 192 → 256
+/// f64: 512 and 1024 rows in equal blocks). Zen 5 (L2 1 MiB, session 12, BENCHMARKS.md), ÷ the
+/// best peer, within one binary: f32 1024³ 0.96 → 0.985, f64 512³ with B in place 0.95 → 0.97;
+/// against the session-start binary f32 measured even.
+#[cfg(target_arch = "x86_64")]
+fn avx512_a_max() -> usize {
+    let l2 = crate::isa::Caches::get().l2;
+    if crate::isa::is_amd() && l2 >= 1 << 20 {
+        (l2 / 2).max(A_MAX)
+    } else {
+        A_MAX
+    }
+}
+
 /// The f32/f64 kernels' blocking ([`KernelInfo::sized`]): KC at most 256, the A block at most
-/// 384 KiB.
+/// [`A_MAX`].
 fn info<T>(mr: usize, nr: usize, ukr: super::kernel::Ukr<T>) -> KernelInfo<T> {
-    KernelInfo::sized(mr, nr, 256, 384 << 10, ukr)
+    KernelInfo::sized(mr, nr, 256, A_MAX, ukr)
+}
+
+/// [`info`] for the AVX-512 kernels: the A block at most [`avx512_a_max`].
+#[cfg(target_arch = "x86_64")]
+fn info_avx512<T>(mr: usize, nr: usize, ukr: super::kernel::Ukr<T>) -> KernelInfo<T> {
+    KernelInfo::sized(mr, nr, 256, avx512_a_max(), ukr)
 }
 
 /// `Element::unpacked` for one element type: its AVX-512 and
@@ -155,7 +181,7 @@ impl Element for f32 {
                     .with_lanes(run)
                     .with_in_place(super::x86::avx512_f32_runs_in_place)
                     .with_narrow_in_place(super::x86::avx512_f32_runs_narrow_in_place)
-                    .with_strided_in_place(avx512_f32_strided_panels()),
+                    .with_strided_in_place(avx512_strided_panels()),
             );
         }
         let _ = (isa, run);
@@ -185,12 +211,12 @@ fn kernel_of_f32(isa: Isa) -> Option<KernelInfo<f32>> {
         Isa::Avx512 => {
             let (mr, nr) = super::x86::AVX512_F32;
             Some(
-                info(mr, nr, super::x86::avx512_f32)
+                info_avx512(mr, nr, super::x86::avx512_f32)
                     .with_narrow(super::x86::AVX512_F32_NARROW, super::x86::avx512_f32_narrow)
                     .with_narrow_in_place(super::x86::avx512_f32_narrow_in_place)
                     .with_lanes(16)
                     .with_in_place(super::x86::avx512_f32_in_place)
-                    .with_strided_in_place(avx512_f32_strided_panels()),
+                    .with_strided_in_place(avx512_strided_panels()),
             )
         }
         #[cfg(target_arch = "aarch64")]
@@ -278,12 +304,12 @@ fn kernel_of_f64(isa: Isa) -> Option<KernelInfo<f64>> {
         Isa::Avx512 => {
             let (mr, nr) = super::x86::AVX512_F64;
             Some(
-                info(mr, nr, super::x86::avx512_f64)
+                info_avx512(mr, nr, super::x86::avx512_f64)
                     .with_narrow(super::x86::AVX512_F64_NARROW, super::x86::avx512_f64_narrow)
                     .with_narrow_in_place(super::x86::avx512_f64_narrow_in_place)
                     .with_lanes(8)
                     .with_in_place(super::x86::avx512_f64_in_place)
-                    .without_strided_in_place(),
+                    .with_strided_in_place(avx512_strided_panels()),
             )
         }
         #[cfg(target_arch = "aarch64")]

@@ -239,7 +239,8 @@ impl<T, P> KernelInfo<T, P> {
     ///   through (BLIS's haswell, zen3 and skx configurations: KC = 256 for f32/f64).
     /// - **MC** (a multiple of MR): the packed A block (MC × KC), re-read from L2 for every B
     ///   micro-panel, takes at most three quarters of L2 and at most `a_max` bytes (384 KiB for
-    ///   f32/f64, measured on Zen 3/4/5; a 256 KiB L2 gives 192 KiB). Half of Zen 3's L2
+    ///   f32/f64, measured on Zen 3/4/5; a 256 KiB L2 gives 192 KiB; the AVX-512 kernels on an
+    ///   AMD CPU with 1 MiB of L2 or more take half of it, `dispatch::avx512_a_max`). Half of Zen 3's L2
     ///   (MC = 256 f32 / 128 f64) was simulated (cachegrind with Zen 3's L1d and L2) at 5–10 %
     ///   more L2 misses at 512³ and 1024³ than 384 KiB: B's block is re-read once per A block.
     /// - **NC** (a multiple of NR, about 4096 at most): the KC × NC B block takes at most a
