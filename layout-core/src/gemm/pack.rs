@@ -432,6 +432,7 @@ fn zmm_rows() -> bool {
 /// first input's at index `l`, the second's at `lanes + l`) — and then (`last`) puts the
 /// lanes in `n` order: lane `p` of the result is the stage's natural lane `q(p)`, whose top
 /// bit is `p`'s lowest and whose other bits are `p`'s shifted down by one.
+#[cfg(target_arch = "x86_64")]
 const fn stage_idx(lanes: usize, lb: u32, hi: bool, last: bool) -> [i64; 16] {
     let mut idx = [0i64; 16];
     let bits = lanes.trailing_zeros();
@@ -525,7 +526,8 @@ unsafe fn down_zmm<T: Element>(out: *mut T, ld: usize, src: *const T, rows: usiz
                 })
             };
             while t + 16 <= rows {
-                let x: [__m512; 8] = core::array::from_fn(|r| _mm512_loadu_ps(s.add(t * 8 + 16 * r)));
+                let x: [__m512; 8] =
+                    core::array::from_fn(|r| _mm512_loadu_ps(s.add(t * 8 + 16 * r)));
                 let y = stage(stage(stage(x, 2, &i0), 1, &i1), 0, &i2);
                 for (q, v) in y.into_iter().enumerate() {
                     _mm512_storeu_ps(o.add(q * ld + t), v);
@@ -551,7 +553,8 @@ unsafe fn down_zmm<T: Element>(out: *mut T, ld: usize, src: *const T, rows: usiz
                 })
             };
             while t + 8 <= rows {
-                let x: [__m512d; 4] = core::array::from_fn(|r| _mm512_loadu_pd(s.add(t * 4 + 8 * r)));
+                let x: [__m512d; 4] =
+                    core::array::from_fn(|r| _mm512_loadu_pd(s.add(t * 4 + 8 * r)));
                 let y = stage(stage(x, 1, &i0), 0, &i1);
                 for (q, v) in y.into_iter().enumerate() {
                     _mm512_storeu_pd(o.add(q * ld + t), v);
@@ -1010,12 +1013,8 @@ mod tests {
             for k in [c0, 3 * c0, 5 * c0] {
                 let src: std::vec::Vec<T> = (0..n * k).map(|x| T::from(x as u16 + 1)).collect();
                 let rows = AxisMap::new("t", &[n as i64], &[c0 as i64]).unwrap();
-                let cols = AxisMap::new(
-                    "t",
-                    &[c0 as i64, (k / c0) as i64],
-                    &[1, (c0 * n) as i64],
-                )
-                .unwrap();
+                let cols = AxisMap::new("t", &[c0 as i64, (k / c0) as i64], &[1, (c0 * n) as i64])
+                    .unwrap();
                 let at = |v: usize, p: usize| (rows.off[v] + cols.off[p]) as usize;
                 let s = Rows {
                     src: &src,
