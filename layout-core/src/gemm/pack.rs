@@ -341,6 +341,22 @@ fn rect<T: Element>(
             // the block's source rows `t·sv .. t·sv + cols` (`t < rows`), bounds-checked
             let at = b.origin as usize;
             let src = &b.src[at..at + (rows - 1) * b.sv as usize + cols];
+            // a contiguous block (a compact ZN B: its rows one after another) on AVX-512: whole
+            // groups of 16 (f32) / 8 (f64) rows as zmm transposes (`down_zmm`), the rest below
+            let done = if b.sv == cols as isize && zmm_rows() {
+                // SAFETY: AVX-512F is available (`zmm_rows`), `T` is f32 by 8 or f64 by 4
+                // (`fractal_simd`), the block's `rows·cols` elements are `src` (sv = cols), every
+                // destination `q·ld + t` (`t < rows`) is in `out` (checked above); `out` is a
+                // `&mut` slice, distinct from the source.
+                unsafe { down_zmm::<T>(out.as_mut_ptr(), ld, src.as_ptr(), rows) }
+            } else {
+                0
+            };
+            if done == rows {
+                return;
+            }
+            let (src, out) = (&src[done * b.sv as usize..], &mut out[done..]);
+            let rows = rows - done;
             // SAFETY: AVX2 is available (`simd`) and `T` is f32 by 8 or f64 by 4 (`fractal_simd`); every
             // source row lies in `src` (just sliced; rows do not overlap as sv ≥ cols), every
             // destination `q·ld + t` in `out` (`out.len() ≥ (cols − 1)·ld + rows`, checked
@@ -410,6 +426,154 @@ fn fractal_rows<T: Element>(simd: bool, b: Rows<'_, T>, cols: usize) -> bool {
 fn fractal_simd<T: Element>(cols: usize) -> bool {
     let w = core::mem::size_of::<T>();
     (w == 4 && cols == 8) || (w == 8 && cols == 4)
+}
+
+/// Whether [`down_zmm`] may run: the AVX-512 level is selected (decided once per process).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn zmm_rows() -> bool {
+    static ZMM: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ZMM.get_or_init(|| crate::isa::Isa::selected() >= crate::isa::Isa::Avx512)
+}
+
+/// The lane indices of one `vpermt2ps`/`vpermt2pd` stage of [`down_zmm`] over vectors of
+/// `lanes` lanes: the stage swaps a register bit with lane bit `lb` — the output of the pair
+/// whose register bit is `hi` takes the lanes whose bit `lb` is `hi` from both inputs (the
+/// first input's at index `l`, the second's at `lanes + l`) — and then (`last`) puts the
+/// lanes in `n` order: lane `p` of the result is the stage's natural lane `q(p)`, whose top
+/// bit is `p`'s lowest and whose other bits are `p`'s shifted down by one.
+#[cfg(target_arch = "x86_64")]
+const fn stage_idx(lanes: usize, lb: u32, hi: bool, last: bool) -> [i64; 16] {
+    let mut idx = [0i64; 16];
+    let bits = lanes.trailing_zeros();
+    let bit = 1usize << lb;
+    let mut p = 0;
+    while p < lanes {
+        let l = if last {
+            ((p & 1) << (bits - 1)) | (p >> 1)
+        } else {
+            p
+        };
+        idx[p] = if !hi {
+            if l & bit == 0 {
+                l as i64
+            } else {
+                (lanes + (l & !bit)) as i64
+            }
+        } else if l & bit == 0 {
+            (l | bit) as i64
+        } else {
+            (lanes + l) as i64
+        };
+        p += 1;
+    }
+    idx
+}
+
+/// One stage's index vector of 32-bit lanes ([`stage_idx`] over 16 lanes).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn idx32(i: [i64; 16]) -> core::arch::x86_64::__m512i {
+    use core::arch::x86_64::*;
+    let v: [i32; 16] = core::array::from_fn(|l| i[l] as i32);
+    // SAFETY: AVX-512F is enabled on this function; `v` is 64 readable bytes.
+    unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
+}
+
+/// One stage's index vector of 64-bit lanes ([`stage_idx`] over 8 lanes).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn idx64(i: [i64; 16]) -> core::arch::x86_64::__m512i {
+    use core::arch::x86_64::*;
+    let v: [i64; 8] = core::array::from_fn(|l| i[l]);
+    // SAFETY: AVX-512F is enabled on this function; `v` is 64 readable bytes.
+    unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
+}
+
+/// [`down_simd`] for a contiguous block (rows `cols` apart: a compact ZN B's rows, 8 f32 or 4
+/// f64 k values each) on AVX-512: whole groups of 16 f32 (8 f64) rows — one fractal of 128
+/// f32, 32 f64 — loaded as 8 (4) zmm of two rows each and transposed by three (two) stages of
+/// two-source lane permutes, each swapping a register bit with a lane bit, the last also
+/// putting the lanes in row order: 24 (8) permutes and 8 (4) zmm stores of 16 (8) rows, one
+/// per k step. Returns the rows done (a multiple of 16 / 8); the caller moves the rest. Bits
+/// are moved, never computed on.
+///
+/// # Safety
+/// AVX-512F is available; `T` is f32 or f64 ([`fractal_simd`]); `src` is readable for the
+/// block's `rows·cols` elements and `out` writable for every `q·ld + t` (`q < cols`, `t <
+/// rows`); the two do not overlap.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn down_zmm<T: Element>(out: *mut T, ld: usize, src: *const T, rows: usize) -> usize {
+    use core::arch::x86_64::*;
+    let mut t = 0;
+    // SAFETY: (whole body) the caller's contract: every load reads 64 bytes of the block's
+    // rows `t .. t + 16` (`t + 16 ≤ rows`), every store writes `out[q·ld + t ..][..16]`.
+    unsafe {
+        if core::mem::size_of::<T>() == 4 {
+            let (o, s) = (out.cast::<f32>(), src.cast::<f32>());
+            // register r = rows (2r, 2r + 1), lane = (row bit 0, k bits 2..0); three stages
+            // swap register bit b with lane bit b (b = 2, 1, 0), the last reordering the lanes
+            let i0 = [
+                idx32(const { stage_idx(16, 2, false, false) }),
+                idx32(const { stage_idx(16, 2, true, false) }),
+            ];
+            let i1 = [
+                idx32(const { stage_idx(16, 1, false, false) }),
+                idx32(const { stage_idx(16, 1, true, false) }),
+            ];
+            let i2 = [
+                idx32(const { stage_idx(16, 0, false, true) }),
+                idx32(const { stage_idx(16, 0, true, true) }),
+            ];
+            let stage = |x: [__m512; 8], b: usize, idx: &[__m512i; 2]| -> [__m512; 8] {
+                let bit = 1 << b;
+                core::array::from_fn(|r| {
+                    let lo = r & !bit;
+                    _mm512_permutex2var_ps(x[lo], idx[usize::from(r & bit != 0)], x[lo | bit])
+                })
+            };
+            while t + 16 <= rows {
+                let x: [__m512; 8] =
+                    core::array::from_fn(|r| _mm512_loadu_ps(s.add(t * 8 + 16 * r)));
+                let y = stage(stage(stage(x, 2, &i0), 1, &i1), 0, &i2);
+                for (q, v) in y.into_iter().enumerate() {
+                    _mm512_storeu_ps(o.add(q * ld + t), v);
+                }
+                t += 16;
+            }
+        } else {
+            let (o, s) = (out.cast::<f64>(), src.cast::<f64>());
+            // register r = rows (2r, 2r + 1), lane = (row bit 0, k bits 1..0): two stages
+            let i0 = [
+                idx64(const { stage_idx(8, 1, false, false) }),
+                idx64(const { stage_idx(8, 1, true, false) }),
+            ];
+            let i1 = [
+                idx64(const { stage_idx(8, 0, false, true) }),
+                idx64(const { stage_idx(8, 0, true, true) }),
+            ];
+            let stage = |x: [__m512d; 4], b: usize, idx: &[__m512i; 2]| -> [__m512d; 4] {
+                let bit = 1 << b;
+                core::array::from_fn(|r| {
+                    let lo = r & !bit;
+                    _mm512_permutex2var_pd(x[lo], idx[usize::from(r & bit != 0)], x[lo | bit])
+                })
+            };
+            while t + 8 <= rows {
+                let x: [__m512d; 4] =
+                    core::array::from_fn(|r| _mm512_loadu_pd(s.add(t * 4 + 8 * r)));
+                let y = stage(stage(x, 1, &i0), 0, &i1);
+                for (q, v) in y.into_iter().enumerate() {
+                    _mm512_storeu_pd(o.add(q * ld + t), v);
+                }
+                t += 8;
+            }
+        }
+    }
+    t
 }
 
 /// The 8 × 8 transpose of 32-bit lanes: lane `j` of row `i` to lane `i` of row `j` (bits
@@ -908,5 +1072,68 @@ mod tests {
     fn six_row_panels_match_the_definition() {
         six_rows::<f32>();
         six_rows::<f64>();
+    }
+
+    /// A compact ZN B read through its axis maps (X = Bᵀ: row `v` at `v·c0`, k in runs of
+    /// `c0` contiguous values, the runs `c0·n` apart), packed into panels of every kernel
+    /// height against the definition: whole fractals of rows through `down_zmm` on AVX-512,
+    /// the rows left over (n not a multiple of 16, panels of 6 and 12, a start `v0` inside a
+    /// fractal) through `down_simd` or the scalar copies, k blocks starting inside a run and
+    /// ending inside one; the buffer past the panels untouched.
+    fn zn_rows<T: super::Element + From<u16>>(c0: usize) {
+        use super::super::maps::{AxisMap, Mapped};
+        for n in [1usize, 7, 16, 17, 32, 40, 64, 70] {
+            for k in [c0, 3 * c0, 5 * c0] {
+                let src: std::vec::Vec<T> = (0..n * k).map(|x| T::from(x as u16 + 1)).collect();
+                let rows = AxisMap::new("t", &[n as i64], &[c0 as i64]).unwrap();
+                let cols = AxisMap::new("t", &[c0 as i64, (k / c0) as i64], &[1, (c0 * n) as i64])
+                    .unwrap();
+                let at = |v: usize, p: usize| (rows.off[v] + cols.off[p]) as usize;
+                let s = Rows {
+                    src: &src,
+                    origin: 0,
+                    sv: 0,
+                    sk: 0,
+                    map: Some(Mapped {
+                        rows: &rows,
+                        cols: &cols,
+                    }),
+                    simd: false,
+                };
+                for r in [32usize, 16, 12, 8, 6] {
+                    for (v0, p0) in [(0, 0), (1, 1), (16, c0 / 2)] {
+                        if v0 >= n {
+                            continue;
+                        }
+                        let (len, kc) = (n - v0, k - p0 - usize::from(p0 > 0));
+                        let panels = len.div_ceil(r);
+                        let canary = T::from(0);
+                        let mut dst = std::vec![canary; panels * r * kc + 9];
+                        pack(&mut dst, s, v0, p0, len, kc, r);
+                        for t in 0..panels {
+                            for p in 0..kc {
+                                for i in 0..r {
+                                    let v = v0 + t * r + i;
+                                    let want = if v < n { src[at(v, p0 + p)] } else { canary };
+                                    assert_eq!(
+                                        dst[t * r * kc + p * r + i],
+                                        want,
+                                        "c0 {c0} n {n} k {k} r {r} v0 {v0} p0 {p0}: \
+                                         panel {t} step {p} row {i}"
+                                    );
+                                }
+                            }
+                        }
+                        assert!(dst[panels * r * kc..].iter().all(|&x| x == canary));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn zn_panels_match_the_definition() {
+        zn_rows::<f32>(8);
+        zn_rows::<f64>(4);
     }
 }
