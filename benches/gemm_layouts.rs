@@ -115,15 +115,7 @@ fn int8_families(s: usize) -> Vec<(&'static str, Run)> {
 
 /// [`product`] on f64 operands (`cap`: at least this many elements per buffer).
 #[allow(clippy::too_many_arguments)]
-fn product_f64<LA, LB, LC>(
-    la: LA,
-    lb: LB,
-    lc: LC,
-    m: usize,
-    k: usize,
-    n: usize,
-    cap: usize,
-) -> Run
+fn product_f64<LA, LB, LC>(la: LA, lb: LB, lc: LC, m: usize, k: usize, n: usize, cap: usize) -> Run
 where
     LA: layout::AnyLayout + 'static,
     LB: layout::AnyLayout + 'static,

@@ -108,7 +108,11 @@ macro_rules! checker {
                         }
                         for (x, (&got, &was)) in c2.iter().zip(&c).enumerate() {
                             if !inside[x] {
-                                assert_eq!(got.to_bits(), was.to_bits(), "{lc}: offset {x} written");
+                                assert_eq!(
+                                    got.to_bits(),
+                                    was.to_bits(),
+                                    "{lc}: offset {x} written"
+                                );
                             }
                         }
                     }

@@ -351,7 +351,12 @@ fn blocks<K: Kern>(
                         None => bbuf[jr * kcp..(jr + nr) * kcp].as_ptr(),
                     };
                     // the micro-panel's columns where they are
-                    let bin = in_place.map(|(f, src)| (f, columns(src, jc + jr, nrb, [nr, ki.in_place_edge], pc, kcb)));
+                    let bin = in_place.map(|(f, src)| {
+                        (
+                            f,
+                            columns(src, jc + jr, nrb, [nr, ki.in_place_edge], pc, kcb),
+                        )
+                    });
                     // the tile's width as the kernel stores it: an in-place edge tile may run
                     // at its own width
                     let tw = match &bin {
@@ -516,7 +521,11 @@ fn columns<P>(
     InPlace {
         cols: core::array::from_fn(|j| if j < nrb { at(j) } else { first }),
         koff,
-        nr: if nrb <= NARROW_IN_PLACE.max(edge) { nrb } else { nr },
+        nr: if nrb <= NARROW_IN_PLACE.max(edge) {
+            nrb
+        } else {
+            nr
+        },
     }
 }
 

@@ -674,7 +674,10 @@ pub(crate) unsafe fn tile_body_in_place_halves<
             // `NARROW_IN_PLACE`): the first half whole, the second at the edge's own width
             // (at most `NARROW_IN_PLACE`, as H > NARROW_IN_PLACE and NR = 2H ≤ 2·6); an edge
             // of at most H columns as one half of its own width, reading and storing only them
-            let lo = InPlace { nr: b.nr.min(H), ..*b };
+            let lo = InPlace {
+                nr: b.nr.min(H),
+                ..*b
+            };
             tile_body_in_place::<T, S, MV, H>(t, &lo);
             if b.nr <= H {
                 return;

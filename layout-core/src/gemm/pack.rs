@@ -321,7 +321,11 @@ fn gather_runs<T: Element>(
     {
         let w = core::mem::size_of::<T>();
         let per = 32 / w; // elements per ymm
-        if kc == 0 || panel.len() < r * kc || vbase + r > mp.rows.off.len() || p0 + kc > mp.cols.off.len() {
+        if kc == 0
+            || panel.len() < r * kc
+            || vbase + r > mp.rows.off.len()
+            || p0 + kc > mp.cols.off.len()
+        {
             return false;
         }
         // the panel's runs: (first panel row, offset, ymm vectors)
@@ -330,7 +334,7 @@ fn gather_runs<T: Element>(
         while i < r {
             let vi = vbase + i;
             let li = (mp.rows.run[vi] as usize).min(r - i);
-            if n == GATHER_RUNS || li < per || li % per != 0 || mp.rows.step(vi) != 1 {
+            if n == GATHER_RUNS || li < per || !li.is_multiple_of(per) || mp.rows.step(vi) != 1 {
                 return false;
             }
             runs[n] = (i, mp.rows.off[vi], li / per);
@@ -341,11 +345,24 @@ fn gather_runs<T: Element>(
         // every read inside the slice: the lowest and highest run offsets with the lowest and
         // highest k offsets of the block
         let koff = &mp.cols.off[p0..p0 + kc];
-        let (kmin, kmax) = koff.iter().fold((isize::MAX, isize::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        let (kmin, kmax) = koff.iter().fold((isize::MAX, isize::MIN), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        });
         let lo = runs.iter().map(|&(_, o, _)| o).min().unwrap_or(0);
-        let hi = runs.iter().map(|&(_, o, v)| o + (v * per) as isize).max().unwrap_or(0);
-        let inside = s.origin.checked_add(lo).and_then(|x| x.checked_add(kmin)).is_some_and(|x| x >= 0)
-            && s.origin.checked_add(hi).and_then(|x| x.checked_add(kmax)).is_some_and(|x| x >= 0 && x as usize <= s.src.len());
+        let hi = runs
+            .iter()
+            .map(|&(_, o, v)| o + (v * per) as isize)
+            .max()
+            .unwrap_or(0);
+        let inside = s
+            .origin
+            .checked_add(lo)
+            .and_then(|x| x.checked_add(kmin))
+            .is_some_and(|x| x >= 0)
+            && s.origin
+                .checked_add(hi)
+                .and_then(|x| x.checked_add(kmax))
+                .is_some_and(|x| x >= 0 && x as usize <= s.src.len());
         if !inside {
             return false;
         }
@@ -758,13 +775,19 @@ fn runs<T: Element, const R: usize>(panel: &mut [T], s: Rows<'_, T>, first: isiz
 /// row-major B packed as the vectorised operand at 256³ was 5 % of the call). `false` (nothing
 /// written) where AVX-512 is not selected, the width does not fit, or a step would leave the
 /// operand's slice.
-fn runs_zmm<T: Element>(panel: &mut [T], s: Rows<'_, T>, first: isize, r: usize, kc: usize) -> bool {
+fn runs_zmm<T: Element>(
+    panel: &mut [T],
+    s: Rows<'_, T>,
+    first: isize,
+    r: usize,
+    kc: usize,
+) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         let bytes = r * core::mem::size_of::<T>();
         let zmm = bytes / 64;
         if !matches!(zmm, 1 | 2 | 4)
-            || bytes % 64 != 0
+            || !bytes.is_multiple_of(64)
             || kc == 0
             || panel.len() < r * kc
             || crate::isa::Isa::selected() < crate::isa::Isa::Avx512
@@ -775,7 +798,12 @@ fn runs_zmm<T: Element>(panel: &mut [T], s: Rows<'_, T>, first: isize, r: usize,
         let last = (kc as isize - 1)
             .checked_mul(s.sk)
             .and_then(|x| x.checked_add(first));
-        let inside = |at: isize| at >= 0 && (at as usize).checked_add(r).is_some_and(|e| e <= s.src.len());
+        let inside = |at: isize| {
+            at >= 0
+                && (at as usize)
+                    .checked_add(r)
+                    .is_some_and(|e| e <= s.src.len())
+        };
         if !last.is_some_and(|l| inside(first) && inside(l)) {
             return false;
         }
@@ -816,15 +844,18 @@ unsafe fn runs512<const Z: usize>(dst: *mut u8, src: *const u8, sk: isize, kc: u
     unsafe {
         let mut p = 0;
         while p + 2 <= kc {
-            let (s0, s1) = (src.offset(p as isize * sk), src.offset((p + 1) as isize * sk));
+            let (s0, s1) = (
+                src.offset(p as isize * sk),
+                src.offset((p + 1) as isize * sk),
+            );
             let v0: [__m512; Z] = core::array::from_fn(|z| _mm512_loadu_ps(s0.add(64 * z).cast()));
             let v1: [__m512; Z] = core::array::from_fn(|z| _mm512_loadu_ps(s1.add(64 * z).cast()));
             let d = dst.add(p * 64 * Z);
-            for z in 0..Z {
-                _mm512_storeu_ps(d.add(64 * z).cast(), v0[z]);
+            for (z, &v) in v0.iter().enumerate() {
+                _mm512_storeu_ps(d.add(64 * z).cast(), v);
             }
-            for z in 0..Z {
-                _mm512_storeu_ps(d.add(64 * (Z + z)).cast(), v1[z]);
+            for (z, &v) in v1.iter().enumerate() {
+                _mm512_storeu_ps(d.add(64 * (Z + z)).cast(), v);
             }
             p += 2;
         }
@@ -1057,7 +1088,11 @@ mod tests {
             for p in 0..kc {
                 for i in 0..r {
                     let v = t * r + i;
-                    let want = if v < len { s.src[at(v0 + v, p0 + p)] } else { T::from(0) };
+                    let want = if v < len {
+                        s.src[at(v0 + v, p0 + p)]
+                    } else {
+                        T::from(0)
+                    };
                     assert_eq!(
                         dst[t * r * kc + p * r + i],
                         want,
@@ -1066,7 +1101,10 @@ mod tests {
                 }
             }
         }
-        assert!(dst[panels * r * kc..].iter().all(|&x| x == canary), "{what}: past the panels");
+        assert!(
+            dst[panels * r * kc..].iter().all(|&x| x == canary),
+            "{what}: past the panels"
+        );
     }
 
     /// Unit-stride rows (a row-major B as the vectorised operand): whole zmm moves per k step
@@ -1080,12 +1118,26 @@ mod tests {
                     let v0 = 3;
                     let sk = v0 + len + 11;
                     let k = p0 + kc;
-                    let src: std::vec::Vec<T> = (0..k * sk).map(|x| T::from((x % 60_000) as u16 + 1)).collect();
+                    let src: std::vec::Vec<T> = (0..k * sk)
+                        .map(|x| T::from((x % 60_000) as u16 + 1))
+                        .collect();
                     for back in [false, true] {
                         // backwards: step p at `(k − 1 − p)·sk`
-                        let (origin, skk) = if back { (((k - 1) * sk) as isize, -(sk as isize)) } else { (0, sk as isize) };
-                        let s = Rows { src: &src, origin, sv: 1, sk: skk, map: None, simd: false };
-                        let at = |v: usize, p: usize| (origin + v as isize + p as isize * skk) as usize;
+                        let (origin, skk) = if back {
+                            (((k - 1) * sk) as isize, -(sk as isize))
+                        } else {
+                            (0, sk as isize)
+                        };
+                        let s = Rows {
+                            src: &src,
+                            origin,
+                            sv: 1,
+                            sk: skk,
+                            map: None,
+                            simd: false,
+                        };
+                        let at =
+                            |v: usize, p: usize| (origin + v as isize + p as isize * skk) as usize;
                         against_definition(s, at, v0, p0, len, kc, r, "unit rows");
                     }
                 }
@@ -1117,16 +1169,40 @@ mod tests {
                 .collect();
             let kn = 45;
             let cols: std::vec::Vec<isize> = (0..kn)
-                .map(|p| ((p % 8) * run + (p / 8) * nb * run * 8 + if p % 16 >= 8 { 3 * run } else { 0 }) as isize)
+                .map(|p| {
+                    ((p % 8) * run + (p / 8) * nb * run * 8 + if p % 16 >= 8 { 3 * run } else { 0 })
+                        as isize
+                })
                 .collect();
-            let (rmap, cmap) = (AxisMap::from_offsets(rows.clone()).unwrap(), AxisMap::from_offsets(cols.clone()).unwrap());
-            let mp = Mapped { rows: &rmap, cols: &cmap };
+            let (rmap, cmap) = (
+                AxisMap::from_offsets(rows.clone()).unwrap(),
+                AxisMap::from_offsets(cols.clone()).unwrap(),
+            );
+            let mp = Mapped {
+                rows: &rmap,
+                cols: &cmap,
+            };
             let hi = rows.iter().max().unwrap() + cols.iter().max().unwrap() + 1;
-            let src: std::vec::Vec<T> = (0..hi as usize + 5).map(|x| T::from((x % 60_000) as u16 + 1)).collect();
+            let src: std::vec::Vec<T> = (0..hi as usize + 5)
+                .map(|x| T::from((x % 60_000) as u16 + 1))
+                .collect();
             for origin in [0isize, 5] {
-                let s = Rows { src: &src, origin, sv: 0, sk: 0, map: Some(mp), simd: false };
+                let s = Rows {
+                    src: &src,
+                    origin,
+                    sv: 0,
+                    sk: 0,
+                    map: Some(mp),
+                    simd: false,
+                };
                 let at = |v: usize, p: usize| (origin + rows[v] + cols[p]) as usize;
-                for (v0, len, r) in [(0, 32, 32), (run, 64, 32), (0, 40, 32), (2 * run, 16, 16), (0, 8 * run, 8)] {
+                for (v0, len, r) in [
+                    (0, 32, 32),
+                    (run, 64, 32),
+                    (0, 40, 32),
+                    (2 * run, 16, 16),
+                    (0, 8 * run, 8),
+                ] {
                     if v0 + len > nb * run {
                         continue;
                     }
