@@ -298,6 +298,7 @@ fn pack_mapped<T: Element>(
 }
 
 /// The most row runs [`gather_runs`] takes in one micro-panel.
+#[cfg(target_arch = "x86_64")]
 const GATHER_RUNS: usize = 8;
 
 /// A whole micro-panel of a mapped operand whose `r` rows are at most [`GATHER_RUNS`]
