@@ -113,12 +113,18 @@ fn int8_families(s: usize) -> Vec<(&'static str, Run)> {
     ]
 }
 
-/// [`product`] on f64 operands.
-fn product_f64(la: DynLayout, lb: DynLayout, lc: DynLayout, m: usize, k: usize, n: usize) -> Run {
+/// [`product`] on f64 operands (`cap`: at least this many elements per buffer).
+#[allow(clippy::too_many_arguments)]
+fn product_f64<LA, LB, LC>(la: LA, lb: LB, lc: LC, m: usize, k: usize, n: usize, cap: usize) -> Run
+where
+    LA: layout::AnyLayout + 'static,
+    LB: layout::AnyLayout + 'static,
+    LC: layout::AnyLayout + 'static,
+{
     let f = |v: Vec<f32>| v.into_iter().map(f64::from).collect::<Vec<_>>();
-    let a = Tensor::new(f(data(m * k, 1)), la).unwrap();
-    let b = Tensor::new(f(data(k * n, 2)), lb).unwrap();
-    let mut c = Tensor::new(vec![0f64; m * n], lc).unwrap();
+    let a = Tensor::new(f(data(cap.max(m * k), 1)), la).unwrap();
+    let b = Tensor::new(f(data(cap.max(k * n), 2)), lb).unwrap();
+    let mut c = Tensor::new(vec![0f64; cap.max(m * n)], lc).unwrap();
     Box::new(move || {
         gemm::gemm(1.0f64, black_box(&a), black_box(&b), 0.0, &mut c).unwrap();
     })
@@ -131,12 +137,51 @@ fn f64_families(s: usize) -> Vec<(&'static str, Run)> {
     let (s16, s4) = (s / 16, s / 4);
     let nz = d(format!("((16,{s16}),(4,{s4})):((4,64),(1,{}))", 4 * s));
     let zn = d(format!("((4,{s4}),(16,{s16})):((1,{}),(4,64))", 4 * s));
+    let i = s as i64;
+    let sw = |l: DynLayout| SwizzledLayout::new(Sw::<3, 3, 3>, 0i64, l);
+    let padded = d(format!("({s},{s}):({},1)", s + 16));
     vec![
         (
             "f64 row-major",
-            product_f64(rm(s, s), rm(s, s), rm(s, s), s, s, s),
+            product_f64(rm(s, s), rm(s, s), rm(s, s), s, s, s, 0),
         ),
-        ("f64 A NZ, B ZN, C NZ", product_f64(nz, zn, nz, s, s, s)),
+        ("f64 A NZ, B ZN, C NZ", product_f64(nz, zn, nz, s, s, s, 0)),
+        (
+            "f64 A RowMajorInterleaved<4>",
+            product_f64(
+                row_major_interleaved(4, i, i, 4 * i).unwrap(),
+                rm(s, s),
+                rm(s, s),
+                s,
+                s,
+                s,
+                0,
+            ),
+        ),
+        (
+            "f64 A, B RowMajorBlockLinear<8,8>",
+            product_f64(
+                row_major_block_linear(8, 8, i, i, 8 * i).unwrap(),
+                row_major_block_linear(8, 8, i, i, 8 * i).unwrap(),
+                rm(s, s),
+                s,
+                s,
+                s,
+                0,
+            ),
+        ),
+        (
+            "f64 A Sw<3,3,3> o row-major",
+            product_f64(sw(rm(s, s)), rm(s, s), rm(s, s), s, s, s, 0),
+        ),
+        (
+            "f64 C Sw<3,3,3> o row-major",
+            product_f64(rm(s, s), rm(s, s), sw(rm(s, s)), s, s, s, 0),
+        ),
+        (
+            "f64 A padded rows (ld = k + 16)",
+            product_f64(padded, rm(s, s), rm(s, s), s, s, s, 2 * s * s + 64),
+        ),
     ]
 }
 

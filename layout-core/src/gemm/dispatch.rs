@@ -216,6 +216,8 @@ fn kernel_of_f32(isa: Isa) -> Option<KernelInfo<f32>> {
                     .with_narrow_in_place(super::x86::avx512_f32_narrow_in_place)
                     .with_lanes(16)
                     .with_in_place(super::x86::avx512_f32_in_place)
+                    // (run in two halves of 6: edges of 6–11 columns as a half and a narrow one)
+                    .with_in_place_edge(nr - 1)
                     .with_strided_in_place(avx512_strided_panels()),
             )
         }

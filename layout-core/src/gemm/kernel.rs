@@ -228,6 +228,11 @@ pub struct KernelInfo<T, P = T> {
     /// The narrow kernel reading its broadcast operand in place, where it has one (the
     /// AVX-512 NZ-C tiles: a small NZ/ZZ A read through its axis maps).
     pub(crate) narrow_in_place: Option<UkrInPlace<T, P>>,
+    /// The widest edge tile (fewer than NR columns) that [`in_place`](Self::in_place) runs at
+    /// its own width and stores from its registers ([`InPlace::nr`]): [`NARROW_IN_PLACE`], or
+    /// NR − 1 for a kernel run in two halves whose second half takes the narrow widths
+    /// ([`tile_body_in_place_halves`]; [`with_in_place_edge`](Self::with_in_place_edge)).
+    pub(crate) in_place_edge: usize,
 }
 
 impl<T, P> KernelInfo<T, P> {
@@ -260,6 +265,18 @@ impl<T, P> KernelInfo<T, P> {
             strided_in_place: IN_PLACE_PANELS_STRIDED,
             narrow: None,
             narrow_in_place: None,
+            in_place_edge: NARROW_IN_PLACE,
+        }
+    }
+
+    /// The same kernel, whose in-place variant runs edge tiles of up to `edge` columns (fewer
+    /// than NR) at their own width ([`in_place_edge`](Self::in_place_edge)).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn with_in_place_edge(self, edge: usize) -> Self {
+        debug_assert!(edge < self.nr && edge >= NARROW_IN_PLACE);
+        KernelInfo {
+            in_place_edge: edge,
+            ..self
         }
     }
 
@@ -296,6 +313,7 @@ impl<T, P> KernelInfo<T, P> {
                     in_place: self.narrow_in_place,
                     narrow: None,
                     narrow_in_place: None,
+                    in_place_edge: NARROW_IN_PLACE,
                     ..*self
                 }
             }
@@ -622,7 +640,9 @@ pub(crate) unsafe fn tile_body_in_place<
 }
 
 /// [`tile_body_in_place`] for a whole tile run as two tiles of `H = NR / 2` columns each (an
-/// edge tile, `b.nr < NR`, runs as before).
+/// edge tile of at most [`NARROW_IN_PLACE`] columns runs as before; one of `H ..= NR − 1`
+/// columns, which a kernel with [`KernelInfo::in_place_edge`] past `NARROW_IN_PLACE` is given,
+/// as a whole first half and a second of its remaining width).
 ///
 /// For kernels whose NR column pointers, with A, the k offsets and the loop counter, exceed
 /// the general registers: the AVX-512 f32 32 × 12 kernel read in place kept its 12 column
@@ -645,12 +665,39 @@ pub(crate) unsafe fn tile_body_in_place_halves<
     b: &InPlace<T>,
 ) {
     const { assert!(2 * H == NR && NR <= MAX_NR_IN_PLACE && H > NARROW_IN_PLACE) };
+    const { assert!(H - 1 <= NARROW_IN_PLACE) };
     // SAFETY: (whole body) forwarded contract: with `b.nr == NR` every one of the NR columns
     // is readable at each k step and the tile's NR columns of C are the caller's; the second
-    // half's C columns start H columns on (`csc` apart), its B columns are `cols[H..NR]`.
+    // half's C columns start H columns on (`csc` apart), its B columns are `cols[H..NR]`. An
+    // edge tile's `b.nr` columns are readable and its C columns the caller's: the halves read
+    // and store columns `0 .. min(nr, H)` and `H .. nr` only.
     unsafe {
-        if b.nr != NR {
+        if b.nr <= NARROW_IN_PLACE {
             return tile_body_in_place::<T, S, MV, NR>(t, b);
+        }
+        if b.nr < NR {
+            // an edge tile of H + 1 .. NR − 1 columns (a kernel with `in_place_edge` past
+            // `NARROW_IN_PLACE`): the first half whole, the second at the edge's own width
+            // (at most `NARROW_IN_PLACE`, as H > NARROW_IN_PLACE and NR = 2H ≤ 2·6); an edge
+            // of at most H columns as one half of its own width, reading and storing only them
+            let lo = InPlace {
+                nr: b.nr.min(H),
+                ..*b
+            };
+            tile_body_in_place::<T, S, MV, H>(t, &lo);
+            if b.nr <= H {
+                return;
+            }
+            let hi = InPlace {
+                cols: core::array::from_fn(|j| if H + j < NR { b.cols[H + j] } else { b.cols[0] }),
+                koff: b.koff,
+                nr: b.nr - H,
+            };
+            let t2 = Tile {
+                c: t.c.wrapping_offset(H as isize * t.csc),
+                ..*t
+            };
+            return tile_body_in_place::<T, S, MV, H>(&t2, &hi);
         }
         let lo = Columns::<T, H> {
             cols: core::array::from_fn(|j| b.cols[j]),

@@ -945,6 +945,7 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
             strided_in_place: 0,
             narrow: None,
             narrow_in_place: None,
+            in_place_edge: super::kernel::NARROW_IN_PLACE,
         });
     }
     #[cfg(target_arch = "x86_64")]
