@@ -241,7 +241,7 @@ fn simd_rows<X: Int8, Y: Int8>(
             let first = g.sm.origin + j0 as isize;
             let last = g.sm.origin + (g.k - 1) as isize * g.sm.rs + (j0 + vec) as isize;
             if g.sm.rs <= 0 || first < 0 || last as usize > g.m.len() {
-                return 0;
+                return (0, 0);
             }
             // SAFETY: NEON is in every aarch64 CPU; every row p < k holds the columns
             // j0 .. j0 + vec (checked just above); `acc` holds `vec` slots.
