@@ -213,21 +213,8 @@ impl<T: Element> Pair<T> for T {
 
     #[inline]
     fn tiny(p: &mut Product<'_, T, T, T>) -> bool {
-        let [m, k, n] = p.mkn;
-        let d = Direct {
-            m,
-            k,
-            n,
-            alpha: p.alpha,
-            a: p.a.data,
-            sa: p.a.at,
-            b: p.b.data,
-            sb: p.b.at,
-            beta: p.beta,
-            c: &mut *p.c.c,
-            sc: p.c.sc,
-        };
-        T::tiny(p.isa, d)
+        let isa = p.isa;
+        T::tiny(isa, direct(p))
     }
 
     fn kvec(p: &mut Product<'_, T, T, T>) -> bool {
@@ -419,7 +406,15 @@ fn unpacked<T: Element>(p: &mut Product<'_, T, T, T>) -> bool {
     if m == 0 || n == 0 || k == 0 || !p.strided() {
         return false;
     }
-    let d = Direct {
+    let (isa, threads, never) = (p.isa, p.threads, p.packing == Packing::Never);
+    T::unpacked(isa, direct(p), threads, never)
+}
+
+/// The checked strided product `p` as the unpacked kernels take it.
+#[inline(always)]
+fn direct<'a, T: Element>(p: &'a mut Product<'_, T, T, T>) -> Direct<'a, T> {
+    let [m, k, n] = p.mkn;
+    Direct {
         m,
         k,
         n,
@@ -431,6 +426,5 @@ fn unpacked<T: Element>(p: &mut Product<'_, T, T, T>) -> bool {
         beta: p.beta,
         c: &mut *p.c.c,
         sc: p.c.sc,
-    };
-    T::unpacked(p.isa, d, p.threads, p.packing == Packing::Never)
+    }
 }
