@@ -4,7 +4,7 @@
 //! two threads, against a naive product read through `t[[i, j]]` (integer values: exact in any
 //! order), with every element of C's buffer outside its layout untouched and β = 0 never
 //! reading C. The sizes reach the paths of session 12: whole 32-row panels of a row-major or
-//! blocked vectorised operand (`pack::runs_zmm`, `pack::gather_runs`), swizzled cells of 6–11
+//! blocked vectorised operand (`pack::runs_zmm`, `pack::grouped`, the rectangles), swizzled cells of 6–11
 //! columns past a whole number of 12-column tiles (the AVX-512 f32 in-place kernel's edge tiles
 //! run at their own width, `KernelInfo::in_place_edge`), and a swizzled C of one class merged
 //! run by run (`block::merge_mapped`), with k past one k block.

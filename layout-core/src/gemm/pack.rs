@@ -271,10 +271,6 @@ fn pack_mapped<T: Element>(
     for (pi, panel) in dst[..panels * r * kc].chunks_exact_mut(r * kc).enumerate() {
         let vbase = v0 + pi * r;
         let rows = r.min(len - pi * r);
-        if rows == r && simd && gather_runs(panel, s, mp, vbase, p0, kc, r) {
-            // done: the panel's row runs copied k step by k step (`gather_runs`)
-            continue;
-        }
         if rows < r {
             for out in panel.chunks_exact_mut(r) {
                 out[rows..].fill(T::ZERO);
@@ -303,128 +299,6 @@ fn pack_mapped<T: Element>(
                 p += lp;
             }
             i += li;
-        }
-    }
-}
-
-/// The most row runs [`gather_runs`] takes in one micro-panel.
-#[cfg(target_arch = "x86_64")]
-const GATHER_RUNS: usize = 8;
-
-/// A whole micro-panel of a mapped operand whose `r` rows are at most [`GATHER_RUNS`]
-/// unit-stride runs of whole 32-byte vectors (a blocked format's tile rows, a swizzled
-/// operand's 8-element runs): for each k step, each run moved as ymm vectors from where it is
-/// (`origin + rows.off[v] + cols.off[p]`), whatever the column map. One lookup per k step
-/// instead of one rectangle per (row run × column run) (Zen 5, `RowMajorBlockLinear<8,8>` B
-/// at 256³: 8 × 8 rectangles of 32-byte moves were 7 % of the call). `false` (nothing written)
-/// where the runs do not fit or AVX2 is not available.
-#[allow(unused_variables)]
-fn gather_runs<T: Element>(
-    panel: &mut [T],
-    s: Rows<'_, T>,
-    mp: Mapped<'_>,
-    vbase: usize,
-    p0: usize,
-    kc: usize,
-    r: usize,
-) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let w = core::mem::size_of::<T>();
-        let per = 32 / w; // elements per ymm
-        if kc == 0
-            || panel.len() < r * kc
-            || vbase + r > mp.rows.off.len()
-            || p0 + kc > mp.cols.off.len()
-        {
-            return false;
-        }
-        // the panel's runs: (first panel row, offset, ymm vectors)
-        let mut runs = [(0usize, 0isize, 0usize); GATHER_RUNS];
-        let (mut n, mut i) = (0, 0);
-        while i < r {
-            let vi = vbase + i;
-            let li = (mp.rows.run[vi] as usize).min(r - i);
-            if n == GATHER_RUNS || li < per || !li.is_multiple_of(per) || mp.rows.step(vi) != 1 {
-                return false;
-            }
-            runs[n] = (i, mp.rows.off[vi], li / per);
-            n += 1;
-            i += li;
-        }
-        let runs = &runs[..n];
-        // every read inside the slice: the lowest and highest run offsets with the lowest and
-        // highest k offsets of the block
-        let koff = &mp.cols.off[p0..p0 + kc];
-        let (kmin, kmax) = koff.iter().fold((isize::MAX, isize::MIN), |(lo, hi), &x| {
-            (lo.min(x), hi.max(x))
-        });
-        let lo = runs.iter().map(|&(_, o, _)| o).min().unwrap_or(0);
-        let hi = runs
-            .iter()
-            .map(|&(_, o, v)| o + (v * per) as isize)
-            .max()
-            .unwrap_or(0);
-        let inside = s
-            .origin
-            .checked_add(lo)
-            .and_then(|x| x.checked_add(kmin))
-            .is_some_and(|x| x >= 0)
-            && s.origin
-                .checked_add(hi)
-                .and_then(|x| x.checked_add(kmax))
-                .is_some_and(|x| x >= 0 && x as usize <= s.src.len());
-        if !inside {
-            return false;
-        }
-        // SAFETY: AVX is available (the caller's `simd`: AVX2 selected); every read `origin +
-        // off + koff[p] .. + v·per` lies in `s.src` (checked just above over the extremes),
-        // every write `p·r + i .. + v·per` in `panel` (the runs tile `0 .. r`, `r·kc`
-        // elements); `panel` is a `&mut` slice, distinct from the source; `T` is f32 or f64.
-        unsafe {
-            gather_ymm(
-                panel.as_mut_ptr().cast(),
-                s.src.as_ptr().offset(s.origin).cast(),
-                w as isize,
-                runs,
-                koff,
-                r * w,
-            )
-        };
-        true
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
-}
-
-/// [`gather_runs`]'s copy in bytes: for each k step `p`, each run `(i, off, v)` moves `v` ymm
-/// from `src + (off + koff[p])·w` to `dst + p·row + i·w`.
-///
-/// # Safety
-/// AVX is available; every such read and write is in bounds.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-unsafe fn gather_ymm(
-    dst: *mut u8,
-    src: *const u8,
-    w: isize,
-    runs: &[(usize, isize, usize)],
-    koff: &[isize],
-    row: usize,
-) {
-    use core::arch::x86_64::*;
-    // SAFETY: (whole body) the caller's contract bounds every load and store.
-    unsafe {
-        for (p, &k) in koff.iter().enumerate() {
-            let d = dst.add(p * row);
-            for &(i, off, v) in runs {
-                let from = src.offset((off + k) * w);
-                let to = d.add(i * w as usize);
-                for q in 0..v {
-                    let x = _mm256_loadu_ps(from.add(32 * q).cast());
-                    _mm256_storeu_ps(to.add(32 * q).cast(), x);
-                }
-            }
         }
     }
 }
@@ -1493,7 +1367,7 @@ mod tests {
     /// Mapped operands whose rows are runs: a blocked format's 8-element tile rows (rows
     /// `(8, nb) : (1, 64)`, k `(8, kb) : (8, 8·nb·8)`), a swizzled cell's permuted 8-element
     /// runs with a permuted k map, runs of 4 (f64 ymm) and of 3 (not a vector: the rectangles),
-    /// whole and partial panels (`gather_runs` on AVX2 and AVX-512, the rectangles elsewhere).
+    /// whole and partial panels (the rectangles of `pack_mapped`).
     fn mapped_rows<T: super::Element + From<u16>>() {
         use crate::gemm::maps::{AxisMap, Mapped};
         for run in [3usize, 4, 8, 16] {
