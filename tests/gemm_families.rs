@@ -11,17 +11,11 @@
 
 mod support;
 
-use layout::gemm::{self, Isa, Options, Packing};
 use layout::named::blocked::{row_major_block_linear, row_major_interleaved};
-use layout::tensor::{Tensor, TensorIndex};
-use layout::{AnyLayout, DynLayout, Swizzle, SwizzledLayout};
+use layout::{DynLayout, Swizzle, SwizzledLayout};
 use proptest::prelude::*;
 use support::Seeded;
-
-fn span<L: AnyLayout>(l: &L) -> usize {
-    let (_, hi) = l.offset_bounds().unwrap();
-    hi as usize + 1
-}
+use support::routes::check_every_route;
 
 fn rm(r: i64, c: i64) -> DynLayout {
     format!("({r},{c}):({c},1)").parse().unwrap()
@@ -42,88 +36,6 @@ fn ld_of(inner: i64, class: i64) -> i64 {
     (class..).step_by(512).find(|&l| l >= inner).unwrap()
 }
 
-macro_rules! checker {
-    ($name:ident, $t:ty) => {
-        /// `gemm_tensors_with` on every route against the naive product (see the file's doc).
-        fn $name<LA, LB, LC>(rng: &mut Seeded, la: LA, lb: LB, lc: LC, alpha: $t, beta: $t)
-        where
-            LA: AnyLayout,
-            LB: AnyLayout,
-            LC: AnyLayout,
-            [i64; 2]: TensorIndex<LA> + TensorIndex<LB> + TensorIndex<LC>,
-        {
-            let buf = |rng: &mut Seeded, len: usize| -> Vec<$t> {
-                (0..len).map(|_| rng.range(-4, 5) as $t).collect()
-            };
-            let size = |d: layout::DynTuple, x: usize| d.mode(x).unwrap().size().unwrap();
-            let (m, k, n) = (
-                size(la.domain(), 0),
-                size(la.domain(), 1),
-                size(lb.domain(), 1),
-            );
-            let (a, b) = (buf(rng, span(&la)), buf(rng, span(&lb)));
-            let c = buf(rng, span(&lc));
-            let ta = Tensor::new(&a[..], la).unwrap();
-            let tb = Tensor::new(&b[..], lb).unwrap();
-            let c0 = Tensor::new(&c[..], lc).unwrap();
-            let want: Vec<$t> = (0..m * n)
-                .map(|x| {
-                    let (i, j) = (x % m, x / m);
-                    let s: $t = (0..k).map(|p| ta[[i, p]] * tb[[p, j]]).sum();
-                    if beta == 0.0 {
-                        alpha * s
-                    } else {
-                        alpha * s + beta * c0[[i, j]]
-                    }
-                })
-                .collect();
-            let mut inside = vec![false; c.len()];
-            for x in 0..m * n {
-                inside[lc.offset(x) as usize] = true;
-            }
-            for isa in Isa::available() {
-                for packing in [Packing::Auto, Packing::Always] {
-                    for threads in [1, 2] {
-                        let mut c2 = c.clone();
-                        if beta == 0.0 {
-                            for x in 0..m * n {
-                                c2[lc.offset(x) as usize] = <$t>::NAN;
-                            }
-                        }
-                        let mut tc = Tensor::new(&mut c2[..], lc).unwrap();
-                        let opts = Options {
-                            isa,
-                            threads,
-                            packing,
-                        };
-                        gemm::gemm_tensors_with(opts, alpha, &ta, &tb, beta, &mut tc).unwrap();
-                        for x in 0..m * n {
-                            let (i, j) = (x % m, x / m);
-                            assert_eq!(
-                                tc[[i, j]],
-                                want[x as usize],
-                                "{la} × {lb} → {lc}, α={alpha} β={beta} ({isa:?}, {packing:?}, \
-                                 {threads} threads) at ({i},{j})"
-                            );
-                        }
-                        for (x, (&got, &was)) in c2.iter().zip(&c).enumerate() {
-                            if !inside[x] {
-                                assert_eq!(
-                                    got.to_bits(),
-                                    was.to_bits(),
-                                    "{lc}: offset {x} written"
-                                );
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    };
-}
-checker!(check32, f32);
-checker!(check64, f64);
-
 const SCALARS: [(i8, i8); 3] = [(1, 0), (-1, 1), (2, -1)];
 
 /// Every family at one `(m, k, n)` (the interleaved one where m is a multiple of 4, the blocked
@@ -134,8 +46,8 @@ fn families(rng: &mut Seeded, (m, k, n): (i64, i64, i64), case: usize) {
     let (a32, b32, a64, b64) = (a as f32, b as f32, a as f64, b as f64);
     macro_rules! both {
         ($la:expr, $lb:expr, $lc:expr) => {{
-            check32(rng, $la, $lb, $lc, a32, b32);
-            check64(rng, $la, $lb, $lc, a64, b64);
+            check_every_route(rng, $la, $lb, $lc, a32, b32).unwrap();
+            check_every_route(rng, $la, $lb, $lc, a64, b64).unwrap();
         }};
     }
     if m % 4 == 0 {

@@ -14,11 +14,10 @@
 mod cases;
 mod support;
 
-use layout::gemm::{self, Isa, Options, Packing};
-use layout::tensor::Tensor;
-use layout::{AnyLayout, DynLayout};
+use layout::DynLayout;
 use proptest::prelude::*;
 use support::Seeded;
+use support::routes::{Float, check_every_route};
 
 /// One product: C (m × n) in NZ with C0 = `c0` (`m = 16·m1`, `n = c0·n1`; `gap` fractals
 /// of unused elements after each fractal column), A (m × k) in ZZ or row-major, B (k × n) in
@@ -48,106 +47,40 @@ fn nz(c0: i64, m1: i64, n1: i64, gap: i64) -> DynLayout {
     ))
 }
 
-fn span<L: AnyLayout>(l: &L) -> usize {
-    let (_, hi) = l.offset_bounds().unwrap();
-    hi as usize + 1
+/// `case` (C0 = `c0`: 8 for f32, 4 for f64) through every route; the first mismatch.
+fn check<T: Float>(case: &Case, seed: u64, c0: i64) -> Result<(), String> {
+    let (n, k) = (c0 * case.n1, case.k);
+    let mut rng = Seeded(seed);
+    let lc = nz(c0, case.m1, case.n1, case.gap);
+    let la = if case.a_fractal {
+        // ZZ: ((16, m1), (c0, k/c0)) with the fractals of a row of fractals together
+        let k1 = k / c0;
+        parse(format!(
+            "((16,{}),({c0},{k1})):(({c0},{}),(1,{}))",
+            case.m1,
+            16 * c0 * k1,
+            16 * c0
+        ))
+    } else {
+        parse(format!("({},{k}):({k},1)", 16 * case.m1))
+    };
+    let lb = if case.b_fractal {
+        // ZN-like: k in groups of c0 contiguous values, n columns of each group
+        let k1 = k / c0;
+        parse(format!("(({c0},{k1}),{n}):((1,{}),{c0})", c0 * n))
+    } else {
+        parse(format!("({k},{n}):({n},1)"))
+    };
+    check_every_route(&mut rng, la, lb, lc, T::int(case.alpha), T::int(case.beta))
 }
 
-macro_rules! check {
-    ($name:ident, $t:ty, $c0:expr) => {
-        /// Runs `case` on every instruction set, packing and thread count; the first mismatch.
-        fn $name(case: &Case, seed: u64) -> Result<(), String> {
-            let c0: i64 = $c0;
-            let (m, n, k) = (16 * case.m1, c0 * case.n1, case.k);
-            let mut rng = Seeded(seed);
-            let lc = nz(c0, case.m1, case.n1, case.gap);
-            let la = if case.a_fractal {
-                // ZZ: ((16, m1), (c0, k/c0)) with the fractals of a row of fractals together
-                let k1 = k / c0;
-                parse(format!(
-                    "((16,{}),({c0},{k1})):(({c0},{}),(1,{}))",
-                    case.m1,
-                    16 * c0 * k1,
-                    16 * c0
-                ))
-            } else {
-                parse(format!("({m},{k}):({k},1)"))
-            };
-            let lb = if case.b_fractal {
-                // ZN-like: k in groups of c0 contiguous values, n columns of each group
-                let k1 = k / c0;
-                parse(format!("(({c0},{k1}),{n}):((1,{}),{c0})", c0 * n))
-            } else {
-                parse(format!("({k},{n}):({n},1)"))
-            };
-            let fill = |rng: &mut Seeded, len: usize| -> Vec<$t> {
-                (0..len).map(|_| rng.range(-4, 5) as $t).collect()
-            };
-            let a = fill(&mut rng, span(&la));
-            let b = fill(&mut rng, span(&lb));
-            let mut c = fill(&mut rng, span(&lc));
-            let (alpha, beta) = (case.alpha as $t, case.beta as $t);
-            if case.beta == 0 {
-                // β = 0: C is never read (a NaN would leak into the product)
-                c.iter_mut().for_each(|x| *x = <$t>::NAN);
-            }
-            let ta = Tensor::new(&a[..], la).unwrap();
-            let tb = Tensor::new(&b[..], lb).unwrap();
-            let c0t = Tensor::new(&c[..], lc).unwrap();
-            let mut want = vec![0 as $t; (m * n) as usize];
-            for i in 0..m {
-                for j in 0..n {
-                    let s: $t = (0..k).map(|p| ta[[i, p]] * tb[[p, j]]).sum();
-                    want[(i * n + j) as usize] = if case.beta == 0 {
-                        alpha * s
-                    } else {
-                        alpha * s + beta * c0t[[i, j]]
-                    };
-                }
-            }
-            let mut inside = vec![false; c.len()];
-            for x in 0..m * n {
-                inside[lc.offset(x) as usize] = true;
-            }
-            for isa in Isa::available() {
-                for packing in [Packing::Auto, Packing::Always] {
-                    for threads in [1, 2] {
-                        let mut c2 = c.clone();
-                        let mut tc = Tensor::new(&mut c2[..], lc).unwrap();
-                        let opts = Options {
-                            isa,
-                            threads,
-                            packing,
-                        };
-                        gemm::gemm_tensors_with(opts, alpha, &ta, &tb, beta, &mut tc)
-                            .map_err(|e| format!("{e:?}"))?;
-                        let at = format!(
-                            "{} {la} × {lb} → {lc}, α={alpha} β={beta} ({isa:?}, {packing:?}, \
-                             {threads} threads)",
-                            stringify!($t)
-                        );
-                        for i in 0..m {
-                            for j in 0..n {
-                                let (got, w) = (tc[[i, j]], want[(i * n + j) as usize]);
-                                if got != w {
-                                    return Err(format!("{at}: C({i},{j}) = {got}, want {w}"));
-                                }
-                            }
-                        }
-                        for (x, (&got, &was)) in c2.iter().zip(&c).enumerate() {
-                            if !inside[x] && got.to_bits() != was.to_bits() {
-                                return Err(format!("{at}: offset {x} outside C written"));
-                            }
-                        }
-                    }
-                }
-            }
-            Ok(())
-        }
-    };
+fn check_f32(case: &Case, seed: u64) -> Result<(), String> {
+    check::<f32>(case, seed, 8)
 }
-check!(check_f32, f32, 8);
-check!(check_f64, f64, 4);
+
+fn check_f64(case: &Case, seed: u64) -> Result<(), String> {
+    check::<f64>(case, seed, 4)
+}
 
 /// The sizes around the tiles and blocks, each with β = 0 (NaN C) and β ≠ 0.
 #[test]

@@ -11,15 +11,11 @@ use layout::named::{Padded, make_nz_layout, make_zn_layout, make_zz_layout};
 use layout::tensor::{Tensor, TensorIndex};
 use layout::{AnyLayout, DynLayout, Int, Layout, Swizzle, SwizzledLayout, layout};
 use support::Seeded;
+use support::routes::span;
 
 /// A buffer of `len` integer-valued elements (exact in any summation order).
 fn buf(rng: &mut Seeded, len: usize) -> Vec<f32> {
     (0..len).map(|_| rng.range(-4, 5) as f32).collect()
-}
-
-fn span<L: AnyLayout>(l: &L) -> usize {
-    let (_, hi) = l.offset_bounds().unwrap();
-    hi as usize + 1
 }
 
 /// Checks `gemm(α, A, B, β, C)` against the naive product read through `t[[i, j]]`.
@@ -593,9 +589,7 @@ fn swizzled_operands_across_calls_of_every_size() {
     }
 }
 
-/// `gemm_tensors_with` on every instruction set, packing rule and 1 or 2 threads against the
-/// naive product read through `t[[i, j]]` (integer values: exact in any order), and every
-/// element of C's buffer outside its layout untouched.
+/// [`support::routes::check_every_route`] on f32, panicking on the first mismatch.
 fn check_every_route<LA, LB, LC>(rng: &mut Seeded, la: LA, lb: LB, lc: LC, alpha: f32, beta: f32)
 where
     LA: AnyLayout,
@@ -603,67 +597,7 @@ where
     LC: AnyLayout,
     [i64; 2]: TensorIndex<LA> + TensorIndex<LB> + TensorIndex<LC>,
 {
-    use gemm::{Isa, Options, Packing};
-    let size = |d: layout::DynTuple, x: usize| d.mode(x).unwrap().size().unwrap();
-    let (m, k, n) = (
-        size(la.domain(), 0),
-        size(la.domain(), 1),
-        size(lb.domain(), 1),
-    );
-    let (a, b) = (buf(rng, span(&la)), buf(rng, span(&lb)));
-    let c = buf(rng, span(&lc));
-    let ta = Tensor::new(&a[..], la).unwrap();
-    let tb = Tensor::new(&b[..], lb).unwrap();
-    let c0 = Tensor::new(&c[..], lc).unwrap();
-    let want: Vec<f32> = (0..m * n)
-        .map(|x| {
-            let (i, j) = (x % m, x / m);
-            let s: f32 = (0..k).map(|p| ta[[i, p]] * tb[[p, j]]).sum();
-            if beta == 0.0 {
-                alpha * s
-            } else {
-                alpha * s + beta * c0[[i, j]]
-            }
-        })
-        .collect();
-    let mut inside = vec![false; c.len()];
-    for x in 0..m * n {
-        inside[lc.offset(x) as usize] = true;
-    }
-    for isa in Isa::available() {
-        for packing in [Packing::Auto, Packing::Always] {
-            for threads in [1, 2] {
-                let mut c2 = c.clone();
-                if beta == 0.0 {
-                    // β = 0 never reads C: NaN there must not leak into the result
-                    for x in 0..m * n {
-                        c2[lc.offset(x) as usize] = f32::NAN;
-                    }
-                }
-                let mut tc = Tensor::new(&mut c2[..], lc).unwrap();
-                let opts = Options {
-                    isa,
-                    threads,
-                    packing,
-                };
-                gemm::gemm_tensors_with(opts, alpha, &ta, &tb, beta, &mut tc).unwrap();
-                for x in 0..m * n {
-                    let (i, j) = (x % m, x / m);
-                    assert_eq!(
-                        tc[[i, j]],
-                        want[x as usize],
-                        "{la} × {lb} → {lc}, α={alpha} β={beta} ({isa:?}, {packing:?}, \
-                         {threads} threads) at ({i},{j})"
-                    );
-                }
-                for (x, (&got, &was)) in c2.iter().zip(&c).enumerate() {
-                    if !inside[x] {
-                        assert_eq!(got.to_bits(), was.to_bits(), "{lc}: offset {x} written");
-                    }
-                }
-            }
-        }
-    }
+    support::routes::check_every_route(rng, la, lb, lc, alpha, beta).unwrap();
 }
 
 /// A `rows × cols` operand with leading dimension `ld`, row-major or column-major, swizzled

@@ -8,6 +8,8 @@
 
 #![allow(dead_code)] // each test binary uses its own part
 
+pub mod routes;
+
 use layout::{DynLayout, DynTuple};
 
 /// SplitMix64: a tiny deterministic generator seeded by proptest.

@@ -56,74 +56,11 @@ pub(crate) unsafe fn run<K: Kernels>(d: Direct<'_, K::E>, threads: usize, any_si
 /// The instruction set of `K` is available; the operands of `d` are checked in bounds.
 #[inline]
 pub(crate) unsafe fn tiny<K: Kernels>(d: Direct<'_, K::E>) -> bool {
-    let Direct {
-        m,
-        k,
-        n,
-        alpha,
-        a,
-        sa,
-        b,
-        sb,
-        beta,
-        c,
-        sc,
-    } = d;
-    debug_assert!(k <= DIRECT_KC && m >= 2 && n >= 2);
-    let unit = |s: isize, e: usize| s == 1 || e == 1;
-    // `run_typed`'s dot-product case (a row-major A times a column-major B, few rows or
-    // columns): left to it
-    if (m <= 4 || n <= 4) && unit(sa.cs, k) && unit(sb.rs, k) {
-        return false;
-    }
-    let (a, b, c) = (a.as_ptr(), b.as_ptr(), c.as_mut_ptr());
-    let t = |s: Strided| Strided {
-        origin: s.origin,
-        rs: s.cs,
-        cs: s.rs,
-    };
-    let s = if unit(sc.rs, m) && unit(sa.rs, m) {
-        // SAFETY: the origins are elements (0, 0), in bounds (checked).
-        unsafe {
-            Shape {
-                m,
-                k,
-                n,
-                alpha,
-                beta,
-                a: a.offset(sa.origin),
-                sa,
-                b: b.offset(sb.origin),
-                sb,
-                c: c.offset(sc.origin),
-                sc,
-            }
-        }
-    } else if unit(sc.cs, n) && unit(sb.cs, n) {
-        // SAFETY: as above (Cᵀ = Bᵀ·Aᵀ: the same elements).
-        unsafe {
-            Shape {
-                m: n,
-                k,
-                n: m,
-                alpha,
-                beta,
-                a: b.offset(sb.origin),
-                sa: t(sb),
-                b: a.offset(sa.origin),
-                sb: t(sa),
-                c: c.offset(sc.origin),
-                sc: t(sc),
-            }
-        }
-    } else {
+    debug_assert!(d.k <= DIRECT_KC && d.m >= 2 && d.n >= 2);
+    // `run_typed`'s dot-product case and its declines are left to it
+    let Orient::Outer(s) = orient::<K>(d, false) else {
         return false;
     };
-    // `run_typed`'s size rule (which a tiny product passes on any cache of 64 KiB or more)
-    let block_bytes = s.m * s.k * core::mem::size_of::<K::E>();
-    if block_bytes > max_a_bytes::<K>() && s.n > K::NR {
-        return false;
-    }
     // SAFETY: the instruction set (caller); A and C rows unit stride; operands checked.
     unsafe { K::tiny(s) };
     true
@@ -885,13 +822,20 @@ kernels!(Avx512D, "avx512f", 6, by_nr_6, [1 2 3 4], 8, 12, by_nr_12, 1 << 19);
 kernels!(Avx2S, "avx2,fma", 6, by_nr_6, [1 2], 8, 8, by_nr_8, 1 << 17);
 kernels!(Avx2D, "avx2,fma", 6, by_nr_6, [1 2], 8, 8, by_nr_8, 1 << 17);
 
-/// Orient, choose a kernel, run it; `false` (nothing touched) when no unpacked kernel suits.
-///
-/// # Safety
-/// The instruction set of `K` is available; the operands were checked in bounds for their
-/// shapes and strides.
-#[inline]
-unsafe fn run_typed<K: Kernels>(p: Direct<'_, K::E>, threads: usize, any_size: bool) -> bool {
+/// How the unpacked kernels take a product, after [`orient`].
+enum Orient<T> {
+    /// The dot-product tiles (a row-major A times a column-major B, few rows or columns).
+    Dot(Shape<T>),
+    /// The outer-product tiles, as is or for `Cᵀ = Bᵀ·Aᵀ` (A's and C's rows unit stride).
+    Outer(Shape<T>),
+    /// Not this path: the strides, or A's block too large for L2 (unless `any_size`).
+    Decline,
+}
+
+/// The unpacked path's one stride and size rule, shared by [`run_typed`] and [`tiny`]: which
+/// tiles take `d`, in which orientation, or none (inlined: the tiny route's per-call cost).
+#[inline(always)]
+fn orient<K: Kernels>(d: Direct<'_, K::E>, any_size: bool) -> Orient<K::E> {
     let Direct {
         m,
         k,
@@ -904,7 +848,7 @@ unsafe fn run_typed<K: Kernels>(p: Direct<'_, K::E>, threads: usize, any_size: b
         beta,
         c,
         sc,
-    } = p;
+    } = d;
     let unit = |s: isize, e: usize| s == 1 || e == 1;
     let shape =
         |m, n, a: &[K::E], sa: Strided, b: &[K::E], sb: Strided, c: &mut [K::E], sc: Strided| {
@@ -930,12 +874,9 @@ unsafe fn run_typed<K: Kernels>(p: Direct<'_, K::E>, threads: usize, any_size: b
     if (m <= 4 || n <= 4) && unit(sa.cs, k) && unit(sb.rs, k) {
         let bytes = m.max(n).saturating_mul(k).saturating_mul(size);
         if bytes > max_a_bytes::<K>() && !any_size {
-            return false;
+            return Orient::Decline;
         }
-        // SAFETY: the instruction set (caller); A columns and B rows unit stride; operands
-        // checked.
-        unsafe { K::dot(shape(m, n, a, sa, b, sb, c, sc)) };
-        return true;
+        return Orient::Dot(shape(m, n, a, sa, b, sb, c, sc));
     }
     // outer products: C's and A's rows unit stride, as is or for Cᵀ = Bᵀ·Aᵀ
     let t = |s: Strided| Strided {
@@ -948,14 +889,34 @@ unsafe fn run_typed<K: Kernels>(p: Direct<'_, K::E>, threads: usize, any_size: b
     } else if unit(sc.cs, n) && unit(sb.cs, n) {
         shape(n, m, b, t(sb), a, t(sa), c, t(sc))
     } else {
-        return false;
+        return Orient::Decline;
     };
     // A block of KC columns is re-read for every block of NR columns of C: it must stay in L2
     // (or there is one block of columns)
     let block_bytes = s.m.saturating_mul(s.k.min(DIRECT_KC)).saturating_mul(size);
     if block_bytes > max_a_bytes::<K>() && s.n > K::NR && !any_size {
-        return false;
+        return Orient::Decline;
     }
+    Orient::Outer(s)
+}
+
+/// Orient, choose a kernel, run it; `false` (nothing touched) when no unpacked kernel suits.
+///
+/// # Safety
+/// The instruction set of `K` is available; the operands were checked in bounds for their
+/// shapes and strides.
+#[inline]
+unsafe fn run_typed<K: Kernels>(p: Direct<'_, K::E>, threads: usize, any_size: bool) -> bool {
+    let s = match orient::<K>(p, any_size) {
+        Orient::Dot(s) => {
+            // SAFETY: the instruction set (caller); A columns and B rows unit stride; operands
+            // checked.
+            unsafe { K::dot(s) };
+            return true;
+        }
+        Orient::Outer(s) => s,
+        Orient::Decline => return false,
+    };
     let parts = threads.min(s.n / K::NR).max(1);
     if parts == 1 {
         // SAFETY: the instruction set (caller); A and C rows unit stride; operands checked.
