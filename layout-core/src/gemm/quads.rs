@@ -417,6 +417,7 @@ fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8, (r, step): (usize, usize),
         };
         return;
     }
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
     let sse2 = cfg!(target_arch = "x86_64") && how != Zip::Scalar;
     // panel by panel: rows t0 … t0 + rows − 1 at `base + 4j`
     let (mut t0, mut base) = (0, 0);
