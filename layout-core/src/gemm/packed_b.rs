@@ -490,7 +490,11 @@ impl Packable for i8 {
             kc: plan.1,
             kstep: 4,
         };
-        let bytes = super::quads::Bytes { rows: src, flip: 0 };
+        let bytes = super::quads::Bytes {
+            rows: src,
+            flip: 0,
+            zip: super::quads::Zip::at(isa),
+        };
         let built = build(op, [b.rows, b.cols], &plan, &bytes)?;
         let mut pb = PackedB::of(isa, &plan, [b.rows, b.cols], built);
         pb.bmax = super::quads::max_abs(&src, b.cols, b.rows);

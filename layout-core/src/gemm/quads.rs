@@ -95,6 +95,33 @@ impl Kern for Quads {
 pub(crate) struct Bytes<'a, S> {
     pub rows: Rows<'a, S>,
     pub flip: u8,
+    /// How the packed dimension contiguous is zipped into quads ([`zip4`]).
+    pub zip: Zip,
+}
+
+/// How [`zip4`] moves its bytes, chosen from the product's level ([`Zip::at`]) so that each
+/// `LAYOUT_GEMM_ISA` override runs its own path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Zip {
+    /// Byte by byte (plain Rust): the portable level, and off x86-64.
+    Scalar,
+    /// SSE2 unpacks, 16 elements a step where 16 lie in one panel (the AVX2 level).
+    Sse2,
+    /// AVX-512 BW, 64 elements a step, whole panels of any width ([`super::quads_zmm::zip4`]).
+    Avx512,
+}
+
+impl Zip {
+    /// The zip for a product at level `isa`.
+    pub(crate) fn at(isa: Isa) -> Zip {
+        if !cfg!(target_arch = "x86_64") || isa < Isa::Avx2 {
+            Zip::Scalar
+        } else if isa >= Isa::Avx512 {
+            Zip::Avx512
+        } else {
+            Zip::Sse2
+        }
+    }
 }
 
 impl<S: Byte> Panels<u8> for Bytes<'_, S> {
@@ -123,6 +150,7 @@ impl<S: Byte> Panels<u8> for Bytes<'_, S> {
                         [x(0), x(1), x(2), x(3)],
                         f,
                         (r, r * kcp),
+                        self.zip,
                     );
                     continue;
                 }
@@ -359,10 +387,11 @@ impl<S: Byte> MapBits for [S] {
 
 /// `out[place(i) + e] = x[e][i] ⊕ f` for every i, with `place(i) = (i / r)·step + 4·(i mod r)`
 /// (the four rows of one k quad interleaved into panels of `r` rows, `step` bytes apart,
-/// `step ≥ 4r`): SSE2 byte and word unpacks 16 rows at a time on x86-64 where 16 rows lie in
-/// one panel.
+/// `step ≥ 4r`), by `how`: AVX-512 64 elements a step for every panel width
+/// ([`super::quads_zmm::zip4`]); SSE2 byte and word unpacks 16 rows at a time where 16 rows lie
+/// in one panel (the rest byte by byte); or byte by byte.
 #[inline(always)]
-fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8, (r, step): (usize, usize)) {
+fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8, (r, step): (usize, usize), how: Zip) {
     let len = x[0].len();
     let place = |i: usize| (i / r) * step + 4 * (i % r);
     // `place` grows with i (step ≥ 4r), so the last element's four bytes bound every write
@@ -372,11 +401,29 @@ fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8, (r, step): (usize, usize))
             && x.iter().all(|r| r.len() == len)
             && (len == 0 || place(len - 1) + 4 <= out.len())
     );
+    #[cfg(target_arch = "x86_64")]
+    if how == Zip::Avx512 && len > 0 {
+        // SAFETY: `Zip::Avx512` is chosen only at the AVX-512 level (F and BW available);
+        // r > 0, step ≥ 4r, each row holds len bytes and `out` reaches place(len − 1) + 4
+        // (asserted above); `S` is a byte (`u8` or `i8`).
+        unsafe {
+            super::quads_zmm::zip4(
+                out.as_mut_ptr(),
+                x.map(|r| r.as_ptr().cast::<u8>()),
+                len,
+                f,
+                (r, step),
+            )
+        };
+        return;
+    }
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+    let sse2 = cfg!(target_arch = "x86_64") && how != Zip::Scalar;
     // panel by panel: rows t0 … t0 + rows − 1 at `base + 4j`
     let (mut t0, mut base) = (0, 0);
     // panels of 16 rows (the AVX2 tiles' MR): one SSE2 step per whole panel, no loop inside it
     #[cfg(target_arch = "x86_64")]
-    if r == 16 {
+    if r == 16 && sse2 {
         use core::arch::x86_64::*;
         // SAFETY: SSE2 is part of x86-64.
         let flip = unsafe { _mm_set1_epi8(f as i8) };
@@ -404,7 +451,7 @@ fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8, (r, step): (usize, usize))
         #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut j = 0;
         #[cfg(target_arch = "x86_64")]
-        while j + 16 <= rows {
+        while sse2 && j + 16 <= rows {
             use core::arch::x86_64::*;
             let i = t0 + j;
             // SAFETY: SSE2 is part of x86-64; each row holds `len ≥ i + 16` bytes; rows i …
@@ -423,6 +470,42 @@ fn zip4<S: Byte>(out: &mut [u8], x: [&[S]; 4], f: u8, (r, step): (usize, usize))
                 _mm_storeu_si128(o.add(3), _mm_unpackhi_epi16(b, d));
             }
             j += 16;
+        }
+        // the panel's last n < 16 rows (all of a 4-, 6-, 8- or 12-row panel): 16 zipped
+        // where the rows hold 16 bytes from there, the first n quads stored
+        #[cfg(target_arch = "x86_64")]
+        if sse2 && j < rows && t0 + j + 16 <= len {
+            use core::arch::x86_64::*;
+            let (i, n) = (t0 + j, rows - j);
+            // SAFETY: SSE2 is part of x86-64; each row holds `len ≥ i + 16` bytes; the stores
+            // cover `out[base + 4j ..][..4n]`, the quads of rows t0 + j … t0 + rows − 1 of this
+            // panel, which end at `place(t0 + rows − 1) + 4 ≤ out.len()` (asserted above); `S`
+            // is a byte.
+            unsafe {
+                let flip = _mm_set1_epi8(f as i8);
+                let v = x.map(|r| _mm_xor_si128(_mm_loadu_si128(r.as_ptr().add(i).cast()), flip));
+                let (a, b) = (_mm_unpacklo_epi8(v[0], v[1]), _mm_unpackhi_epi8(v[0], v[1]));
+                let (c, d) = (_mm_unpacklo_epi8(v[2], v[3]), _mm_unpackhi_epi8(v[2], v[3]));
+                let q = [
+                    _mm_unpacklo_epi16(a, c),
+                    _mm_unpackhi_epi16(a, c),
+                    _mm_unpacklo_epi16(b, d),
+                    _mm_unpackhi_epi16(b, d),
+                ];
+                let o = out.as_mut_ptr().add(base + 4 * j);
+                for (u, &qu) in q.iter().enumerate().take(n / 4) {
+                    _mm_storeu_si128(o.add(16 * u).cast(), qu);
+                }
+                let (mut o, mut last) = (o.add(16 * (n / 4)), q[(n / 4).min(3)]);
+                if n % 4 >= 2 {
+                    _mm_storel_epi64(o.cast(), last);
+                    (o, last) = (o.add(8), _mm_srli_si128::<8>(last));
+                }
+                if n % 2 == 1 {
+                    o.cast::<i32>().write_unaligned(_mm_cvtsi128_si32(last));
+                }
+            }
+            j = rows;
         }
         for j in j..rows {
             for (e, r) in x.iter().enumerate() {
@@ -1307,6 +1390,7 @@ pub(crate) fn run<A: Byte + Int8>(p: Product<'_, A, i8, i32>, dot: Dot) {
     let asrc = Bytes {
         rows: Rows { simd, ..p.a.rows() },
         flip,
+        zip: Zip::at(p.isa),
     };
     let bt = Rows {
         simd,
@@ -1326,7 +1410,11 @@ pub(crate) fn run<A: Byte + Int8>(p: Product<'_, A, i8, i32>, dot: Dot) {
     let Some(ki) = kernel(dot, !transposes(m, n, crs, ccs)) else {
         unreachable!("`choice` checked the kernel")
     };
-    let bsrc = Bytes { rows: bt, flip: 0 };
+    let bsrc = Bytes {
+        rows: bt,
+        flip: 0,
+        zip: Zip::at(p.isa),
+    };
     let sums = A::SIGNED.then(|| column_sums(&bt, n, p.mkn[1]));
     let Product {
         mkn,
@@ -1394,6 +1482,7 @@ fn run_rows<A: Byte + Int8>(p: Product<'_, A, i8, i32>, dot: Dot, g: x86::UkrRow
     let bsrc = Bytes {
         rows: p.b.transposed().rows(),
         flip: 0,
+        zip: Zip::at(p.isa),
     };
     let [m, k, n] = p.mkn;
     let Product {
@@ -1491,6 +1580,7 @@ impl<A: Byte> RowsJob<'_, A> {
                             let part = Bytes {
                                 rows: *self.a,
                                 flip: 0,
+                                zip: self.bsrc.zip,
                             };
                             part.pack(abuf, jr, pc, nrb, kcb, nr);
                         }
@@ -1615,6 +1705,7 @@ pub(crate) fn run_packed<A: Byte + Int8>(
     let asrc = Bytes {
         rows: p.a.rows(),
         flip,
+        zip: Zip::at(p.isa),
     };
     let [m, k, _] = p.mkn;
     let fits = || a_fits(&asrc.rows, flip, bmax, m, k);
@@ -1730,6 +1821,91 @@ mod tests {
     use super::*;
     use crate::gemm::{MatMut, MatRef, Options, Packing};
     use std::vec;
+
+    /// The zips this machine runs: scalar always, SSE2 on x86-64, AVX-512 where available.
+    fn zips() -> Vec<Zip> {
+        [Isa::Portable, Isa::Avx2, Isa::Avx512]
+            .into_iter()
+            .filter(|i| i.is_available())
+            .map(Zip::at)
+            .collect()
+    }
+
+    /// [`zip4`] by `how` against its definition on `len` elements of four rows (source
+    /// `S`, read from `off` into each row), every byte of the output compared: the placed
+    /// quads and the untouched bytes between and after them.
+    fn zip_case<S: Byte + Copy>(
+        how: Zip,
+        rows: &[Vec<S>; 4],
+        (off, len): (usize, usize),
+        f: u8,
+        (r, step): (usize, usize),
+    ) {
+        let place = |i: usize| (i / r) * step + 4 * (i % r);
+        let size = if len == 0 { 3 } else { place(len - 1) + 4 };
+        let mut want = vec![0xA5u8; size + 67];
+        for i in 0..len {
+            for (e, x) in rows.iter().enumerate() {
+                want[place(i) + e] = x[off + i].bits() ^ f;
+            }
+        }
+        let mut got = vec![0xA5u8; size + 67];
+        let x: [&[S]; 4] = core::array::from_fn(|e| &rows[e][off..off + len]);
+        zip4(&mut got[..size], x, f, (r, step), how);
+        assert!(
+            got == want,
+            "{how:?} r {r} step {step} len {len} off {off} flip {f:#x}: first difference at {:?}",
+            got.iter().zip(&want).position(|(a, b)| a != b)
+        );
+    }
+
+    /// Every zip against the definition over whole small domains: every panel width the
+    /// kernels use (4, 6, 8, 12, 16, 32) and a few others, every length 0 ..= 70 (none or
+    /// some of them multiples of 16 and 64) and 127 ..= 130, dense panels and panels with a
+    /// gap after them, `u8` and `i8` rows under both flips, rows starting off alignment.
+    #[test]
+    fn every_zip_matches_the_definition() {
+        let rows_u8: [Vec<u8>; 4] =
+            core::array::from_fn(|e| (0..200).map(|i| (i * 37 + e * 101 + 3) as u8).collect());
+        let rows_i8: [Vec<i8>; 4] = core::array::from_fn(|e| {
+            (0..200)
+                .map(|i| (i * 53 + e * 29 + 7) as u8 as i8)
+                .collect()
+        });
+        for how in zips() {
+            for r in [1, 4, 6, 8, 12, 16, 20, 32, 48, 64] {
+                for step in [4 * r, 4 * r + 8, 4 * r + 64] {
+                    for len in (0..=70).chain(127..=130) {
+                        for f in [0, 0x80] {
+                            let off = len % 3;
+                            zip_case(how, &rows_u8, (off, len), f, (r, step));
+                            zip_case(how, &rows_i8, (off, len), f, (r, step));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// [`zip4`] on random widths, gaps, lengths, offsets and flips, on every zip.
+        #[test]
+        fn zips_on_random_shapes(
+            r in 1usize..80,
+            gap in 0usize..3,
+            len in 0usize..190,
+            off in 0usize..8,
+            f in proptest::prelude::any::<u8>(),
+            seed in 0usize..1000,
+        ) {
+            let rows: [Vec<u8>; 4] = core::array::from_fn(|e| {
+                (0..200).map(|i| ((i + seed) * 131 + e * 17) as u8).collect()
+            });
+            for how in zips() {
+                zip_case(how, &rows, (off, len.min(200 - off)), f, (r, 4 * r + 4 * gap));
+            }
+        }
+    }
 
     /// The range scan of a mapped operand ([`mapped_max`], through [`max_of`]) against the
     /// definition: for fractal maps that fill their span and blocked maps with gaps, one

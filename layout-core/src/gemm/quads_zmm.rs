@@ -308,3 +308,134 @@ pub(crate) unsafe fn gemv(p: *const u8, a: *const u8, quads: usize, acc: *mut i3
         }
     }
 }
+
+/// Up to 64 elements `i .. i + n` (n ≤ 64) of four byte rows, each XORed with `flip`, zipped
+/// into byte quads (element t's four bytes `x[0][t], x[1][t], x[2][t], x[3][t]` one 32-bit
+/// lane): vector v holds elements `i + 16v .. i + 16v + 16` in order (`flip` past n). Below
+/// 64 the load is masked (a plain load where all 64 are: a masked zmm load measured half
+/// the speed of the whole zip at 16 × 4096 × 4096 on Zen 5). Two rounds
+/// of in-lane unpacks leave vector u's 128-bit lane l holding elements `16l + 4u ..` (the
+/// `perm64` order of `igemv`), and a 4 × 4 transpose of 128-bit lanes puts them in order.
+///
+/// # Safety
+/// AVX-512 F and BW available; each `x[e] + i` holds n readable bytes (the lanes past n are
+/// masked off and not read).
+#[inline]
+#[target_feature(enable = "avx2,avx512f,avx512bw")]
+unsafe fn zip64(x: [*const u8; 4], i: usize, n: usize, flip: __m512i) -> [__m512i; 4] {
+    // SAFETY: the caller's contract: n bytes readable from each `x[e] + i`, the rest masked
+    // (a plain load where all 64 are).
+    let w = x.map(|p| unsafe {
+        let v = if n >= 64 {
+            _mm512_loadu_si512(p.add(i).cast())
+        } else {
+            _mm512_maskz_loadu_epi8((1u64 << n) - 1, p.add(i).cast())
+        };
+        _mm512_xor_si512(v, flip)
+    });
+    let (t0, t1) = (
+        _mm512_unpacklo_epi8(w[0], w[1]),
+        _mm512_unpackhi_epi8(w[0], w[1]),
+    );
+    let (t2, t3) = (
+        _mm512_unpacklo_epi8(w[2], w[3]),
+        _mm512_unpackhi_epi8(w[2], w[3]),
+    );
+    // vector u, lane l: elements 16l + 4u .. + 4
+    let q = [
+        _mm512_unpacklo_epi16(t0, t2),
+        _mm512_unpackhi_epi16(t0, t2),
+        _mm512_unpacklo_epi16(t1, t3),
+        _mm512_unpackhi_epi16(t1, t3),
+    ];
+    // lanes (u, l) → (l, u)
+    let a = _mm512_shuffle_i64x2::<0x44>(q[0], q[1]);
+    let b = _mm512_shuffle_i64x2::<0xEE>(q[0], q[1]);
+    let c = _mm512_shuffle_i64x2::<0x44>(q[2], q[3]);
+    let d = _mm512_shuffle_i64x2::<0xEE>(q[2], q[3]);
+    [
+        _mm512_shuffle_i64x2::<0x88>(a, c),
+        _mm512_shuffle_i64x2::<0xDD>(a, c),
+        _mm512_shuffle_i64x2::<0x88>(b, d),
+        _mm512_shuffle_i64x2::<0xDD>(b, d),
+    ]
+}
+
+/// The first `n ≤ 16` quads of `v` stored at `o` (a masked store below 16).
+///
+/// # Safety
+/// AVX-512 F available; `o` valid for `4n` bytes of writes.
+#[inline]
+#[target_feature(enable = "avx2,avx512f")]
+unsafe fn put16(o: *mut u8, v: __m512i, n: usize) {
+    // SAFETY: the caller's contract: 4n writable bytes at `o` (lanes past n masked off).
+    unsafe {
+        if n >= 16 {
+            _mm512_storeu_si512(o.cast(), v);
+        } else {
+            _mm512_mask_storeu_epi32(o.cast(), ((1u32 << n) - 1) as __mmask16, v);
+        }
+    }
+}
+
+/// `quads::zip4` on 512-bit vectors: `out[place(t) + e] = x[e][t] ⊕ f` for t < len, with
+/// `place(t) = (t / r)·step + 4·(t mod r)`, 64 elements a step ([`zip64`]). Where r is a
+/// multiple of 16 every 16 zipped elements lie in one panel and go out as one store (whole
+/// 64-byte lines where the panels are 64-byte aligned); other widths (the tiles' 12, 8, 6, 4)
+/// go panel by panel, each panel's r ≤ 64 elements one masked step.
+///
+/// # Safety
+/// AVX-512 F and BW available; `r > 0`, `step ≥ 4r`; each `x[e]` holds `len` readable bytes;
+/// `out` is valid for writes up to `place(len − 1) + 4` (nothing where len = 0).
+#[target_feature(enable = "avx2,avx512f,avx512bw")]
+pub(crate) unsafe fn zip4(
+    out: *mut u8,
+    x: [*const u8; 4],
+    len: usize,
+    f: u8,
+    (r, step): (usize, usize),
+) {
+    let flip = _mm512_set1_epi8(f as i8);
+    let place = |t: usize| (t / r) * step + 4 * (t % r);
+    // SAFETY: (whole body) the caller's contract: every element read is below len, and every
+    // store covers the quads of elements t .. t + n (n ≤ 16, t + n ≤ len) lying in one panel,
+    // so it ends at place(t + n − 1) + 4 ≤ place(len − 1) + 4.
+    unsafe {
+        if r % 16 == 0 {
+            let mut i = 0;
+            while i < len {
+                let q = zip64(x, i, (len - i).min(64), flip);
+                for (v, &qv) in q.iter().enumerate() {
+                    let t = i + 16 * v;
+                    if t >= len {
+                        break;
+                    }
+                    // t is a multiple of 16, so elements t .. t + 16 share one panel
+                    put16(out.add(place(t)), qv, (len - t).min(16));
+                }
+                i += 64;
+            }
+            return;
+        }
+        let (mut t0, mut base) = (0, 0);
+        while t0 < len {
+            let rows = r.min(len - t0);
+            let mut j = 0;
+            while j < rows {
+                // every byte the rows hold from here (up to 64), so that a plain load runs
+                // wherever the next panels follow; the quads past the panel are not stored
+                let q = zip64(x, t0 + j, (len - t0 - j).min(64), flip);
+                for (v, &qv) in q.iter().enumerate() {
+                    let t = j + 16 * v;
+                    if t >= rows {
+                        break;
+                    }
+                    put16(out.add(base + 4 * t), qv, (rows - t).min(16));
+                }
+                j += 64;
+            }
+            t0 += r;
+            base += step;
+        }
+    }
+}
