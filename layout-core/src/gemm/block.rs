@@ -322,6 +322,18 @@ fn blocks<K: Kern>(
         }
         _ => None,
     };
+    // the vectorised operand read where it is too (no packing at all) when the broadcast one
+    // is, it is strided with its rows contiguous, the kernel has a variant for it, and its
+    // block fits the L2 share ([`vectors_in_place`]); its partial micro-panel is still packed
+    let vec_in_place = match (in_place, ki.in_place_a, ctx.asrc.vectors()) {
+        (Some(_), Some(fa), Some((base, ak)))
+            if !ctx.prepacked
+                && vectors_in_place(rows.len(), ki.kc.min(k), core::mem::size_of::<K::P>()) =>
+        {
+            Some((fa, base, ak))
+        }
+        _ => None,
+    };
     for jc in steps(cols.clone(), ki.nc) {
         let ncb = ki.nc.min(cols.end - jc);
         for pc in steps(0..k, ki.kc) {
@@ -336,10 +348,22 @@ fn blocks<K: Kern>(
             for ic in steps(rows.clone(), ki.mc) {
                 let mcb = ki.mc.min(rows.end - ic);
                 if !ctx.prepacked {
-                    ctx.asrc.pack(abuf, ic, pc, mcb, kcb, mr);
+                    match vec_in_place {
+                        None => ctx.asrc.pack(abuf, ic, pc, mcb, kcb, mr),
+                        // only the partial micro-panel, at its place in the block
+                        Some(_) => {
+                            let full = mcb / mr * mr;
+                            if full < mcb {
+                                let rest = &mut abuf[full * kcp..];
+                                ctx.asrc.pack(rest, ic + full, pc, mcb - full, kcb, mr);
+                            }
+                        }
+                    }
                 }
                 // where each whole row tile of the block starts in C and its row steps, found
                 // once per block instead of once per tile (a mapped C: `vector_runs`)
+                // the k stride of the vectorised operand read in place (`InPlace::ak`)
+                let ak = vec_in_place.map_or(mr as isize, |(_, _, ak)| ak);
                 let mut rows_at = [None; ROW_MEMO];
                 for (t, r) in rows_at.iter_mut().enumerate().take(mcb / mr) {
                     *r = row_place(ctx.cmap, sc, ic + t * mr, mr, ki.lanes);
@@ -354,7 +378,7 @@ fn blocks<K: Kern>(
                     let bin = in_place.map(|(f, src)| {
                         (
                             f,
-                            columns(src, jc + jr, nrb, [nr, ki.in_place_edge], pc, kcb),
+                            columns(src, jc + jr, nrb, [nr, ki.in_place_edge], pc, kcb, ak),
                         )
                     });
                     // the tile's width as the kernel stores it: an in-place edge tile may run
@@ -385,11 +409,21 @@ fn blocks<K: Kern>(
                         } else {
                             None
                         };
-                        let ap = match prepacked {
-                            Some(panel) => panel.as_ptr(),
-                            None => abuf[ir * kcp..(ir + mr) * kcp].as_ptr(),
-                        };
                         let i0 = ic + ir;
+                        // a whole row tile of a vectorised operand read in place: its kernel
+                        // and the tile's first row at the block's first k step
+                        let a_here = match vec_in_place {
+                            Some((fa, base, ak)) if mrb == mr => Some((
+                                fa,
+                                base.wrapping_offset(i0 as isize + pc as isize * ak),
+                            )),
+                            _ => None,
+                        };
+                        let ap = match (a_here, prepacked) {
+                            (Some((_, at)), _) => at,
+                            (None, Some(panel)) => panel.as_ptr(),
+                            (None, None) => abuf[ir * kcp..(ir + mr) * kcp].as_ptr(),
+                        };
                         // where the tile's corner is and its strides, when C runs
                         // arithmetically over the whole tile (its row vectors `vsc` apart)
                         let direct = match cols_at {
@@ -425,11 +459,15 @@ fn blocks<K: Kern>(
                             // vector's run); the kernel's ISA was checked available when `ki`
                             // was chosen. In place: every column `j < nrb` is a column of
                             // the operand and every `koff[p]` (`p < kcb`) one of its k offsets,
-                            // so each read is an element of it (a checked product).
+                            // so each read is an element of it (a checked product). The
+                            // vectorised operand in place (`a_here`, a whole row tile): rows
+                            // `i0 .. i0 + MR` (< m) at k steps `pc .. pc + kcb` (< k), each at
+                            // `base + i + p·ak` inside it (`Panels::vectors`).
                             unsafe {
-                                match &bin {
-                                    Some((f, b)) => f(&tile, b),
-                                    None => (ki.ukr)(&tile),
+                                match (&bin, a_here) {
+                                    (Some((_, b)), Some((fa, _))) => fa(&tile, b),
+                                    (Some((f, b)), None) => f(&tile, b),
+                                    (None, _) => (ki.ukr)(&tile),
                                 }
                             };
                         } else {
@@ -455,12 +493,13 @@ fn blocks<K: Kern>(
                                 csc: mr as isize,
                                 vsc: 0,
                             };
-                            // SAFETY: as above for a and b; C is the MAX_TILE ≥ MR·NR scratch
+                            // SAFETY: as above for a and b (either in place); C is the MAX_TILE ≥ MR·NR scratch
                             // tile (column-major, leading dimension MR), not read as β = 0.
                             unsafe {
-                                match &bin {
-                                    Some((f, b)) => f(&tile, b),
-                                    None => (ki.ukr)(&tile),
+                                match (&bin, a_here) {
+                                    (Some((_, b)), Some((fa, _))) => fa(&tile, b),
+                                    (Some((f, b)), None) => f(&tile, b),
+                                    (None, _) => (ki.ukr)(&tile),
                                 }
                             };
                             for j in 0..nrb {
@@ -507,6 +546,7 @@ fn columns<P>(
     [nr, edge]: [usize; 2],
     pc: usize,
     kcb: usize,
+    ak: isize,
 ) -> InPlace<P> {
     let at = |j: usize| match src {
         Where::Mapped(base, mp) => base.wrapping_offset(mp.rows.off[j0 + j]),
@@ -526,7 +566,17 @@ fn columns<P>(
         } else {
             nr
         },
+        ak,
     }
+}
+
+/// Whether the kernel's vectorised operand is read in place ([`KernelInfo::in_place_a`]) for
+/// a block of `rows` rows by `kc` k steps of `p`-byte elements: while that block takes at most
+/// half of L2, as the unpacked tiles' A block (`direct.rs`), which read the same operand the
+/// same way. Each row tile's k steps are then re-read from L2 by every micro-panel of the
+/// broadcast operand, as a packed block's would be, without its copy.
+fn vectors_in_place(rows: usize, kc: usize, p: usize) -> bool {
+    rows.saturating_mul(kc).saturating_mul(p) <= crate::isa::Caches::get().l2 / 2
 }
 
 /// The k offsets `0, 1, 2, …` of a strided operand read in place with k contiguous (the
