@@ -324,11 +324,16 @@ fn blocks<K: Kern>(
     };
     // the vectorised operand read where it is too (no packing at all) when the broadcast one
     // is, it is strided with its rows contiguous, the kernel has a variant for it, and its
-    // block fits the L2 share ([`vectors_in_place`]); its partial micro-panel is still packed
+    // block stays in L1 ([`vectors_in_place`]); its partial micro-panel is still packed
     let vec_in_place = match (in_place, ki.in_place_a, ctx.asrc.vectors()) {
         (Some(_), Some(fa), Some((base, ak)))
             if !ctx.prepacked
-                && vectors_in_place(rows.len(), ki.kc.min(k), core::mem::size_of::<K::P>()) =>
+                && vectors_in_place(
+                    rows.len().min(ki.mc),
+                    ki.kc.min(k),
+                    core::mem::size_of::<K::P>(),
+                    ak,
+                ) =>
         {
             Some((fa, base, ak))
         }
@@ -571,12 +576,25 @@ fn columns<P>(
 }
 
 /// Whether the kernel's vectorised operand is read in place ([`KernelInfo::in_place_a`]) for
-/// a block of `rows` rows by `kc` k steps of `p`-byte elements: while that block takes at most
-/// half of L2, as the unpacked tiles' A block (`direct.rs`), which read the same operand the
-/// same way. Each row tile's k steps are then re-read from L2 by every micro-panel of the
-/// broadcast operand, as a packed block's would be, without its copy.
-fn vectors_in_place(rows: usize, kc: usize, p: usize) -> bool {
-    rows.saturating_mul(kc).saturating_mul(p) <= crate::isa::Caches::get().l2 / 2
+/// a block of `rows` rows by `kc` k steps of `p`-byte elements, `ak` elements between k steps:
+/// while the block stays in half of L1d, counting only the sets of a 4 KiB way that its k
+/// steps reach (a stride of 2ʲ bytes reaches few of them). Every micro-panel of the broadcast
+/// operand re-reads the whole block; from L1 that costs no more than a packed block, from L2 at
+/// a stride it costs more than packing saves. Zen 5 (L1d 48 KiB), CPU time ÷ packed:
+/// `RowMajorInterleaved<4>` A × row-major B, f32 64³ (16 KiB block) 0.96, f64 64³ 1.00; f32
+/// 128³ 1.20 and 256³ 1.18, f64 128³ 1.08 and 256³ 1.04, which this bound keeps packed
+/// (BENCHMARKS.md, session 13).
+fn vectors_in_place(rows: usize, kc: usize, p: usize, ak: isize) -> bool {
+    const WAY: usize = 4096;
+    let l1 = crate::isa::Caches::get().l1d;
+    let row_bytes = rows.saturating_mul(p);
+    let lines = row_bytes.div_ceil(64);
+    let stride = ak.unsigned_abs().saturating_mul(p);
+    // the distinct places in a way that the k steps start at, each covering `lines` sets
+    let g = if stride == 0 { WAY } else { 1usize << stride.trailing_zeros().min(12) };
+    let sets = (WAY / g).saturating_mul(lines).min(WAY / 64);
+    let ways = l1 / WAY;
+    kc.saturating_mul(lines) <= sets * ways / 2
 }
 
 /// The k offsets `0, 1, 2, …` of a strided operand read in place with k contiguous (the
@@ -736,6 +754,86 @@ mod tests {
     use crate::gemm::pack::Rows;
     use crate::isa::Isa;
     use std::vec;
+
+    /// Both operands read in place (`KernelInfo::in_place_a`): a vectorised operand of
+    /// unit-stride rows and a padded k stride, a broadcast one strided with k contiguous, on
+    /// every instruction set with a KC of 16 so that k crosses several k blocks (each tile's
+    /// first row at `base + i0 + pc·ak`), m below, at and past whole row tiles (the partial
+    /// micro-panel packed), one and two threads, α and β, against the naive product; the
+    /// guard elements around C untouched.
+    fn both_in_place<T: Element + From<i8>>() {
+        for isa in Isa::available() {
+            let Some(mut ki) = T::kernel(isa) else {
+                continue;
+            };
+            ki.kc = 16;
+            let mr = ki.mr;
+            for (m, k, n) in [(1, 3, 2), (mr, 40, 7), (mr + 1, 17, 13), (3 * mr - 5, 33, 5)] {
+                let (lda, ldb) = (m + 3, k + 2);
+                let val = |x: usize| T::from(((x * 7 + 3) % 9) as i8 - 4);
+                // A: column-major of leading dimension lda (rows contiguous); B column-major
+                // of ldb, read as Bᵀ with k contiguous
+                let a: Vec<T> = (0..lda * k).map(val).collect();
+                let b: Vec<T> = (0..ldb * n).map(|x| val(x + 5)).collect();
+                let asrc = Rows {
+                    src: &a[..],
+                    origin: 0,
+                    sv: 1,
+                    sk: lda as isize,
+                    map: None,
+                    simd: false,
+                };
+                let bsrc = Rows {
+                    src: &b[..],
+                    origin: 0,
+                    sv: ldb as isize,
+                    sk: 1,
+                    map: None,
+                    simd: false,
+                };
+                let guard = 16usize;
+                let c0: Vec<T> = (0..m * n + 2 * guard).map(|x| val(x + 2)).collect();
+                let (alpha, beta) = (T::from(2), T::from(-1));
+                for threads in [1, 2] {
+                    let mut c = c0.clone();
+                    let out = Out {
+                        c: &mut c[..],
+                        sc: Strided {
+                            origin: guard as isize,
+                            rs: 1,
+                            cs: m as isize,
+                        },
+                        cmap: None,
+                    };
+                    run_panels::<T>(&ki, [m, k, n], alpha, &asrc, &bsrc, beta, out, threads);
+                    for j in 0..n {
+                        for i in 0..m {
+                            let s = (0..k).fold(T::ZERO, |s, p| s + a[i + p * lda] * b[p + j * ldb]);
+                            let at = guard + i + j * m;
+                            assert_eq!(
+                                c[at],
+                                alpha * s + beta * c0[at],
+                                "{isa:?}, {m}×{k}×{n}, {threads} threads: C({i},{j})"
+                            );
+                        }
+                    }
+                    for x in (0..guard).chain(guard + m * n..m * n + 2 * guard) {
+                        assert_eq!(c[x], c0[x], "{isa:?}: guard {x} written");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn both_operands_in_place_f32() {
+        both_in_place::<f32>();
+    }
+
+    #[test]
+    fn both_operands_in_place_f64() {
+        both_in_place::<f64>();
+    }
 
     /// Blocks of more row tiles than the per-block table of their places in C ([`ROW_MEMO`]):
     /// the tiles past it find their place one by one. A strided (column-major) C and an NZ-like

@@ -242,6 +242,9 @@ pub struct KernelInfo<T, P = T> {
     /// well: MR contiguous rows per k step, [`InPlace::ak`] apart (the user's row-major B under
     /// a row-major C whose A is read through its axis maps), where it has one.
     pub(crate) in_place_a: Option<UkrInPlace<T, P>>,
+    /// The narrow kernel's [`in_place_a`](Self::in_place_a) variant, where it has one
+    /// ([`fit`](Self::fit) takes it with the narrow kernel).
+    pub(crate) narrow_in_place_a: Option<UkrInPlace<T, P>>,
 }
 
 impl<T, P> KernelInfo<T, P> {
@@ -276,6 +279,7 @@ impl<T, P> KernelInfo<T, P> {
             narrow_in_place: None,
             in_place_edge: NARROW_IN_PLACE,
             in_place_a: None,
+            narrow_in_place_a: None,
         }
     }
 
@@ -324,7 +328,8 @@ impl<T, P> KernelInfo<T, P> {
                     narrow: None,
                     narrow_in_place: None,
                     in_place_edge: NARROW_IN_PLACE,
-                    in_place_a: None,
+                    in_place_a: self.narrow_in_place_a,
+                    narrow_in_place_a: None,
                     ..*self
                 }
             }
@@ -361,6 +366,17 @@ impl<T, P> KernelInfo<T, P> {
     pub(crate) fn with_in_place_a(self, f: UkrInPlace<T, P>) -> Self {
         KernelInfo {
             in_place_a: Some(f),
+            ..self
+        }
+    }
+
+    /// The same kernel, with `f` its narrow kernel's variant reading both operands in place
+    /// ([`narrow_in_place_a`](Self::narrow_in_place_a)).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn with_narrow_in_place_a(self, f: UkrInPlace<T, P>) -> Self {
+        debug_assert!(self.narrow.is_some());
+        KernelInfo {
+            narrow_in_place_a: Some(f),
             ..self
         }
     }
@@ -809,6 +825,25 @@ unsafe fn accumulate_at<
     // (p < k), and every k step of `b`.
     unsafe {
         let mut acc = [[S::zero(); MV]; NR];
+        if ak != (MV * S::LANES) as isize {
+            // A read in place (a run-time stride; a packed panel's constant MR takes the loop
+            // below, so the packed kernels compile as before): A's pointer moves on by `ak`
+            // each step, one register for the stride (`a + u·ak` for u < 4 took three, and the
+            // in-place kernels' column pointers then spilled)
+            for _ in 0..t.k / 4 {
+                for u in 0..4 {
+                    k_step::<T, S, MV, NR, B>(&mut acc, a, &b, u);
+                    a = a.offset(ak);
+                }
+                b.advance(4);
+            }
+            for _ in 0..t.k % 4 {
+                k_step::<T, S, MV, NR, B>(&mut acc, a, &b, 0);
+                a = a.offset(ak);
+                b.advance(1);
+            }
+            return acc;
+        }
         // four k steps per trip (one pointer update and branch per four)
         for _ in 0..t.k / 4 {
             for u in 0..4 {

@@ -240,6 +240,8 @@ in_place! {
     avx512_f64_in_place_a, "avx512f,fma", f64, Avx512F64, 4, 6, a;
     avx2_f32_in_place_a, "avx2,fma", f32, Avx2F32, 2, 6, a;
     avx2_f64_in_place_a, "avx2,fma", f64, Avx2F64, 2, 6, a;
+    avx512_f32_narrow_in_place_a, "avx512f,fma", f32, Avx512F32, 2, 8, a;
+    avx512_f64_narrow_in_place_a, "avx512f,fma", f64, Avx512F64, 4, 4, a;
 }
 
 // ---------------------------------------------------------------------------------------------
