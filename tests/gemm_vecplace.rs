@@ -11,11 +11,11 @@
 
 mod support;
 
+use layout::AnyLayout;
 use layout::DynLayout;
 use layout::gemm::{self, Isa, Options, Packing};
 use layout::named::blocked::{row_major_block_linear, row_major_interleaved};
 use layout::tensor::{Tensor, TensorIndex};
-use layout::AnyLayout;
 use proptest::prelude::*;
 use support::Seeded;
 
@@ -45,16 +45,26 @@ macro_rules! checker {
             let buf = |rng: &mut Seeded, len: usize| -> Vec<$t> {
                 (0..len).map(|_| rng.range(-4, 5) as $t).collect()
             };
-            let (a, b, c) = (buf(rng, span(&la)), buf(rng, span(&lb)), buf(rng, span(&lc)));
+            let (a, b, c) = (
+                buf(rng, span(&la)),
+                buf(rng, span(&lb)),
+                buf(rng, span(&lc)),
+            );
             let ta = Tensor::new(&a[..], la).unwrap();
-            let tb = Tensor::new(&b[..], lb.clone()).unwrap();
-            let c0 = Tensor::new(&c[..], lc.clone()).unwrap();
+            let tb = Tensor::new(&b[..], lb).unwrap();
+            let c0 = Tensor::new(&c[..], lc).unwrap();
             let want: Vec<$t> = (0..m * n)
                 .map(|x| {
                     let (i, j) = (x % m, x / m);
-                    let s: $t = (0..k).map(|p| ta[[i as i64, p as i64]] * tb[[p as i64, j as i64]]).sum();
+                    let s: $t = (0..k)
+                        .map(|p| ta[[i as i64, p as i64]] * tb[[p as i64, j as i64]])
+                        .sum();
                     let c = c0[[i as i64, j as i64]];
-                    if beta == 0.0 { alpha * s } else { alpha * s + beta * c }
+                    if beta == 0.0 {
+                        alpha * s
+                    } else {
+                        alpha * s + beta * c
+                    }
                 })
                 .collect();
             let mut inside = vec![false; c.len()];
@@ -70,8 +80,12 @@ macro_rules! checker {
                                 c2[lc.offset(x as i64) as usize] = <$t>::NAN;
                             }
                         }
-                        let mut tc = Tensor::new(&mut c2[..], lc.clone()).unwrap();
-                        let opts = Options { isa, threads, packing };
+                        let mut tc = Tensor::new(&mut c2[..], lc).unwrap();
+                        let opts = Options {
+                            isa,
+                            threads,
+                            packing,
+                        };
                         gemm::gemm_tensors_with(opts, alpha, &ta, &tb, beta, &mut tc).unwrap();
                         for x in 0..m * n {
                             let (i, j) = (x % m, x / m);
@@ -85,7 +99,11 @@ macro_rules! checker {
                         }
                         for (x, (&got, &was)) in c2.iter().zip(&c).enumerate() {
                             if !inside[x] {
-                                assert_eq!(got.to_bits(), was.to_bits(), "{lc}: offset {x} written");
+                                assert_eq!(
+                                    got.to_bits(),
+                                    was.to_bits(),
+                                    "{lc}: offset {x} written"
+                                );
                             }
                         }
                     }
@@ -101,17 +119,22 @@ const SCALARS: [(i8, i8); 3] = [(1, 0), (-1, 1), (2, -3)];
 
 /// An interleaved A (m a multiple of 4) and a blocked one (m, k multiples of 8) by a row-major
 /// B of leading dimension `n + pad_b` into a C of `n + pad_c`, f32 and f64.
-fn both_families(rng: &mut Seeded, (m, k, n): (i64, i64, i64), (pad_b, pad_c): (i64, i64), case: usize) {
+fn both_families(
+    rng: &mut Seeded,
+    (m, k, n): (i64, i64, i64),
+    (pad_b, pad_c): (i64, i64),
+    case: usize,
+) {
     let (a, b) = SCALARS[case % SCALARS.len()];
     let shape = (k, n, n + pad_b, n + pad_c);
     if m % 4 == 0 {
         let la = row_major_interleaved(4, m, k, 4 * k).unwrap();
-        check32(rng, la.clone(), shape, (a as f32, b as f32));
+        check32(rng, la, shape, (a as f32, b as f32));
         check64(rng, la, shape, (a as f64, b as f64));
     }
     if m % 8 == 0 && k % 8 == 0 {
         let la = row_major_block_linear(8, 8, m, k, 8 * k).unwrap();
-        check32(rng, la.clone(), shape, (a as f32, b as f32));
+        check32(rng, la, shape, (a as f32, b as f32));
         check64(rng, la, shape, (a as f64, b as f64));
     }
 }

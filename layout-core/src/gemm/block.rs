@@ -418,10 +418,9 @@ fn blocks<K: Kern>(
                         // a whole row tile of a vectorised operand read in place: its kernel
                         // and the tile's first row at the block's first k step
                         let a_here = match vec_in_place {
-                            Some((fa, base, ak)) if mrb == mr => Some((
-                                fa,
-                                base.wrapping_offset(i0 as isize + pc as isize * ak),
-                            )),
+                            Some((fa, base, ak)) if mrb == mr => {
+                                Some((fa, base.wrapping_offset(i0 as isize + pc as isize * ak)))
+                            }
                             _ => None,
                         };
                         let ap = match (a_here, prepacked) {
@@ -591,7 +590,11 @@ fn vectors_in_place(rows: usize, kc: usize, p: usize, ak: isize) -> bool {
     let lines = row_bytes.div_ceil(64);
     let stride = ak.unsigned_abs().saturating_mul(p);
     // the distinct places in a way that the k steps start at, each covering `lines` sets
-    let g = if stride == 0 { WAY } else { 1usize << stride.trailing_zeros().min(12) };
+    let g = if stride == 0 {
+        WAY
+    } else {
+        1usize << stride.trailing_zeros().min(12)
+    };
     let sets = (WAY / g).saturating_mul(lines).min(WAY / 64);
     let ways = l1 / WAY;
     kc.saturating_mul(lines) <= sets * ways / 2
@@ -768,7 +771,12 @@ mod tests {
             };
             ki.kc = 16;
             let mr = ki.mr;
-            for (m, k, n) in [(1, 3, 2), (mr, 40, 7), (mr + 1, 17, 13), (3 * mr - 5, 33, 5)] {
+            for (m, k, n) in [
+                (1, 3, 2),
+                (mr, 40, 7),
+                (mr + 1, 17, 13),
+                (3 * mr - 5, 33, 5),
+            ] {
                 let (lda, ldb) = (m + 3, k + 2);
                 let val = |x: usize| T::from(((x * 7 + 3) % 9) as i8 - 4);
                 // A: column-major of leading dimension lda (rows contiguous); B column-major
@@ -808,7 +816,8 @@ mod tests {
                     run_panels::<T>(&ki, [m, k, n], alpha, &asrc, &bsrc, beta, out, threads);
                     for j in 0..n {
                         for i in 0..m {
-                            let s = (0..k).fold(T::ZERO, |s, p| s + a[i + p * lda] * b[p + j * ldb]);
+                            let s =
+                                (0..k).fold(T::ZERO, |s, p| s + a[i + p * lda] * b[p + j * ldb]);
                             let at = guard + i + j * m;
                             assert_eq!(
                                 c[at],

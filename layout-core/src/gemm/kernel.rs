@@ -789,6 +789,7 @@ pub(crate) unsafe fn tile_body_in_place_halves<
 /// # Safety
 /// As [`tile_body`], with the broadcast values of every k step of the tile readable from `b`.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) unsafe fn accumulate<
     T: Element,
     S: Simd<T>,
