@@ -322,6 +322,23 @@ fn blocks<K: Kern>(
         }
         _ => None,
     };
+    // the vectorised operand read where it is too (no packing at all) when the broadcast one
+    // is, it is strided with its rows contiguous, the kernel has a variant for it, and its
+    // block stays in L1 ([`vectors_in_place`]); its partial micro-panel is still packed
+    let vec_in_place = match (in_place, ki.in_place_a, ctx.asrc.vectors()) {
+        (Some(_), Some(fa), Some((base, ak)))
+            if !ctx.prepacked
+                && vectors_in_place(
+                    rows.len().min(ki.mc),
+                    ki.kc.min(k),
+                    core::mem::size_of::<K::P>(),
+                    ak,
+                ) =>
+        {
+            Some((fa, base, ak))
+        }
+        _ => None,
+    };
     for jc in steps(cols.clone(), ki.nc) {
         let ncb = ki.nc.min(cols.end - jc);
         for pc in steps(0..k, ki.kc) {
@@ -336,10 +353,22 @@ fn blocks<K: Kern>(
             for ic in steps(rows.clone(), ki.mc) {
                 let mcb = ki.mc.min(rows.end - ic);
                 if !ctx.prepacked {
-                    ctx.asrc.pack(abuf, ic, pc, mcb, kcb, mr);
+                    match vec_in_place {
+                        None => ctx.asrc.pack(abuf, ic, pc, mcb, kcb, mr),
+                        // only the partial micro-panel, at its place in the block
+                        Some(_) => {
+                            let full = mcb / mr * mr;
+                            if full < mcb {
+                                let rest = &mut abuf[full * kcp..];
+                                ctx.asrc.pack(rest, ic + full, pc, mcb - full, kcb, mr);
+                            }
+                        }
+                    }
                 }
                 // where each whole row tile of the block starts in C and its row steps, found
                 // once per block instead of once per tile (a mapped C: `vector_runs`)
+                // the k stride of the vectorised operand read in place (`InPlace::ak`)
+                let ak = vec_in_place.map_or(mr as isize, |(_, _, ak)| ak);
                 let mut rows_at = [None; ROW_MEMO];
                 for (t, r) in rows_at.iter_mut().enumerate().take(mcb / mr) {
                     *r = row_place(ctx.cmap, sc, ic + t * mr, mr, ki.lanes);
@@ -354,7 +383,7 @@ fn blocks<K: Kern>(
                     let bin = in_place.map(|(f, src)| {
                         (
                             f,
-                            columns(src, jc + jr, nrb, [nr, ki.in_place_edge], pc, kcb),
+                            columns(src, jc + jr, nrb, [nr, ki.in_place_edge], pc, kcb, ak),
                         )
                     });
                     // the tile's width as the kernel stores it: an in-place edge tile may run
@@ -385,11 +414,20 @@ fn blocks<K: Kern>(
                         } else {
                             None
                         };
-                        let ap = match prepacked {
-                            Some(panel) => panel.as_ptr(),
-                            None => abuf[ir * kcp..(ir + mr) * kcp].as_ptr(),
-                        };
                         let i0 = ic + ir;
+                        // a whole row tile of a vectorised operand read in place: its kernel
+                        // and the tile's first row at the block's first k step
+                        let a_here = match vec_in_place {
+                            Some((fa, base, ak)) if mrb == mr => {
+                                Some((fa, base.wrapping_offset(i0 as isize + pc as isize * ak)))
+                            }
+                            _ => None,
+                        };
+                        let ap = match (a_here, prepacked) {
+                            (Some((_, at)), _) => at,
+                            (None, Some(panel)) => panel.as_ptr(),
+                            (None, None) => abuf[ir * kcp..(ir + mr) * kcp].as_ptr(),
+                        };
                         // where the tile's corner is and its strides, when C runs
                         // arithmetically over the whole tile (its row vectors `vsc` apart)
                         let direct = match cols_at {
@@ -425,11 +463,15 @@ fn blocks<K: Kern>(
                             // vector's run); the kernel's ISA was checked available when `ki`
                             // was chosen. In place: every column `j < nrb` is a column of
                             // the operand and every `koff[p]` (`p < kcb`) one of its k offsets,
-                            // so each read is an element of it (a checked product).
+                            // so each read is an element of it (a checked product). The
+                            // vectorised operand in place (`a_here`, a whole row tile): rows
+                            // `i0 .. i0 + MR` (< m) at k steps `pc .. pc + kcb` (< k), each at
+                            // `base + i + p·ak` inside it (`Panels::vectors`).
                             unsafe {
-                                match &bin {
-                                    Some((f, b)) => f(&tile, b),
-                                    None => (ki.ukr)(&tile),
+                                match (&bin, a_here) {
+                                    (Some((_, b)), Some((fa, _))) => fa(&tile, b),
+                                    (Some((f, b)), None) => f(&tile, b),
+                                    (None, _) => (ki.ukr)(&tile),
                                 }
                             };
                         } else {
@@ -455,12 +497,13 @@ fn blocks<K: Kern>(
                                 csc: mr as isize,
                                 vsc: 0,
                             };
-                            // SAFETY: as above for a and b; C is the MAX_TILE ≥ MR·NR scratch
+                            // SAFETY: as above for a and b (either in place); C is the MAX_TILE ≥ MR·NR scratch
                             // tile (column-major, leading dimension MR), not read as β = 0.
                             unsafe {
-                                match &bin {
-                                    Some((f, b)) => f(&tile, b),
-                                    None => (ki.ukr)(&tile),
+                                match (&bin, a_here) {
+                                    (Some((_, b)), Some((fa, _))) => fa(&tile, b),
+                                    (Some((f, b)), None) => f(&tile, b),
+                                    (None, _) => (ki.ukr)(&tile),
                                 }
                             };
                             for j in 0..nrb {
@@ -507,6 +550,7 @@ fn columns<P>(
     [nr, edge]: [usize; 2],
     pc: usize,
     kcb: usize,
+    ak: isize,
 ) -> InPlace<P> {
     let at = |j: usize| match src {
         Where::Mapped(base, mp) => base.wrapping_offset(mp.rows.off[j0 + j]),
@@ -526,7 +570,34 @@ fn columns<P>(
         } else {
             nr
         },
+        ak,
     }
+}
+
+/// Whether the kernel's vectorised operand is read in place ([`KernelInfo::in_place_a`]) for
+/// a block of `rows` rows by `kc` k steps of `p`-byte elements, `ak` elements between k steps:
+/// while the block stays in half of L1d, counting only the sets of a 4 KiB way that its k
+/// steps reach (a stride of 2ʲ bytes reaches few of them). Every micro-panel of the broadcast
+/// operand re-reads the whole block; from L1 that costs no more than a packed block, from L2 at
+/// a stride it costs more than packing saves. Zen 5 (L1d 48 KiB), CPU time ÷ packed:
+/// `RowMajorInterleaved<4>` A × row-major B, f32 64³ (16 KiB block) 0.96, f64 64³ 1.00; f32
+/// 128³ 1.20 and 256³ 1.18, f64 128³ 1.08 and 256³ 1.04, which this bound keeps packed
+/// (BENCHMARKS.md, session 13).
+fn vectors_in_place(rows: usize, kc: usize, p: usize, ak: isize) -> bool {
+    const WAY: usize = 4096;
+    let l1 = crate::isa::Caches::get().l1d;
+    let row_bytes = rows.saturating_mul(p);
+    let lines = row_bytes.div_ceil(64);
+    let stride = ak.unsigned_abs().saturating_mul(p);
+    // the distinct places in a way that the k steps start at, each covering `lines` sets
+    let g = if stride == 0 {
+        WAY
+    } else {
+        1usize << stride.trailing_zeros().min(12)
+    };
+    let sets = (WAY / g).saturating_mul(lines).min(WAY / 64);
+    let ways = l1 / WAY;
+    kc.saturating_mul(lines) <= sets * ways / 2
 }
 
 /// The k offsets `0, 1, 2, …` of a strided operand read in place with k contiguous (the
@@ -686,6 +757,92 @@ mod tests {
     use crate::gemm::pack::Rows;
     use crate::isa::Isa;
     use std::vec;
+
+    /// Both operands read in place (`KernelInfo::in_place_a`): a vectorised operand of
+    /// unit-stride rows and a padded k stride, a broadcast one strided with k contiguous, on
+    /// every instruction set with a KC of 16 so that k crosses several k blocks (each tile's
+    /// first row at `base + i0 + pc·ak`), m below, at and past whole row tiles (the partial
+    /// micro-panel packed), one and two threads, α and β, against the naive product; the
+    /// guard elements around C untouched.
+    fn both_in_place<T: Element + From<i8>>() {
+        for isa in Isa::available() {
+            let Some(mut ki) = T::kernel(isa) else {
+                continue;
+            };
+            ki.kc = 16;
+            let mr = ki.mr;
+            for (m, k, n) in [
+                (1, 3, 2),
+                (mr, 40, 7),
+                (mr + 1, 17, 13),
+                (3 * mr - 5, 33, 5),
+            ] {
+                let (lda, ldb) = (m + 3, k + 2);
+                let val = |x: usize| T::from(((x * 7 + 3) % 9) as i8 - 4);
+                // A: column-major of leading dimension lda (rows contiguous); B column-major
+                // of ldb, read as Bᵀ with k contiguous
+                let a: Vec<T> = (0..lda * k).map(val).collect();
+                let b: Vec<T> = (0..ldb * n).map(|x| val(x + 5)).collect();
+                let asrc = Rows {
+                    src: &a[..],
+                    origin: 0,
+                    sv: 1,
+                    sk: lda as isize,
+                    map: None,
+                    simd: false,
+                };
+                let bsrc = Rows {
+                    src: &b[..],
+                    origin: 0,
+                    sv: ldb as isize,
+                    sk: 1,
+                    map: None,
+                    simd: false,
+                };
+                let guard = 16usize;
+                let c0: Vec<T> = (0..m * n + 2 * guard).map(|x| val(x + 2)).collect();
+                let (alpha, beta) = (T::from(2), T::from(-1));
+                for threads in [1, 2] {
+                    let mut c = c0.clone();
+                    let out = Out {
+                        c: &mut c[..],
+                        sc: Strided {
+                            origin: guard as isize,
+                            rs: 1,
+                            cs: m as isize,
+                        },
+                        cmap: None,
+                    };
+                    run_panels::<T>(&ki, [m, k, n], alpha, &asrc, &bsrc, beta, out, threads);
+                    for j in 0..n {
+                        for i in 0..m {
+                            let s =
+                                (0..k).fold(T::ZERO, |s, p| s + a[i + p * lda] * b[p + j * ldb]);
+                            let at = guard + i + j * m;
+                            assert_eq!(
+                                c[at],
+                                alpha * s + beta * c0[at],
+                                "{isa:?}, {m}×{k}×{n}, {threads} threads: C({i},{j})"
+                            );
+                        }
+                    }
+                    for x in (0..guard).chain(guard + m * n..m * n + 2 * guard) {
+                        assert_eq!(c[x], c0[x], "{isa:?}: guard {x} written");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn both_operands_in_place_f32() {
+        both_in_place::<f32>();
+    }
+
+    #[test]
+    fn both_operands_in_place_f64() {
+        both_in_place::<f64>();
+    }
 
     /// Blocks of more row tiles than the per-block table of their places in C ([`ROW_MEMO`]):
     /// the tiles past it find their place one by one. A strided (column-major) C and an NZ-like

@@ -204,7 +204,8 @@ fn kernel_of_f32(isa: Isa) -> Option<KernelInfo<f32>> {
             Some(
                 info(mr, nr, super::x86::avx2_f32)
                     .with_lanes(8)
-                    .with_in_place(super::x86::avx2_f32_in_place),
+                    .with_in_place(super::x86::avx2_f32_in_place)
+                    .with_in_place_a(super::x86::avx2_f32_in_place_a),
             )
         }
         #[cfg(target_arch = "x86_64")]
@@ -214,8 +215,10 @@ fn kernel_of_f32(isa: Isa) -> Option<KernelInfo<f32>> {
                 info_avx512(mr, nr, super::x86::avx512_f32)
                     .with_narrow(super::x86::AVX512_F32_NARROW, super::x86::avx512_f32_narrow)
                     .with_narrow_in_place(super::x86::avx512_f32_narrow_in_place)
+                    .with_narrow_in_place_a(super::x86::avx512_f32_narrow_in_place_a)
                     .with_lanes(16)
                     .with_in_place(super::x86::avx512_f32_in_place)
+                    .with_in_place_a(super::x86::avx512_f32_in_place_a)
                     // (run in two halves of 6: edges of 6–11 columns as a half and a narrow one)
                     .with_in_place_edge(nr - 1)
                     .with_strided_in_place(avx512_strided_panels()),
@@ -299,7 +302,8 @@ fn kernel_of_f64(isa: Isa) -> Option<KernelInfo<f64>> {
             Some(
                 info(mr, nr, super::x86::avx2_f64)
                     .with_lanes(4)
-                    .with_in_place(super::x86::avx2_f64_in_place),
+                    .with_in_place(super::x86::avx2_f64_in_place)
+                    .with_in_place_a(super::x86::avx2_f64_in_place_a),
             )
         }
         #[cfg(target_arch = "x86_64")]
@@ -309,8 +313,10 @@ fn kernel_of_f64(isa: Isa) -> Option<KernelInfo<f64>> {
                 info_avx512(mr, nr, super::x86::avx512_f64)
                     .with_narrow(super::x86::AVX512_F64_NARROW, super::x86::avx512_f64_narrow)
                     .with_narrow_in_place(super::x86::avx512_f64_narrow_in_place)
+                    .with_narrow_in_place_a(super::x86::avx512_f64_narrow_in_place_a)
                     .with_lanes(8)
                     .with_in_place(super::x86::avx512_f64_in_place)
+                    .with_in_place_a(super::x86::avx512_f64_in_place_a)
                     .with_strided_in_place(avx512_strided_panels()),
             )
         }

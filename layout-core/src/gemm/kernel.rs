@@ -188,6 +188,11 @@ pub(crate) struct InPlace<P> {
     /// The tile's columns: the kernel's NR, or for an edge tile at most [`NARROW_IN_PLACE`]
     /// (and fewer than NR), which runs the kernel of its own width and stores only its columns.
     pub nr: usize,
+    /// For a kernel that reads its vectorised operand in place too
+    /// ([`KernelInfo::in_place_a`]): that operand's k stride in elements (`Tile::a` is the
+    /// tile's first row at its first k step, k step `p`'s MR contiguous rows at
+    /// `a + p·ak`). The other kernels ignore it (their k step is MR, a packed micro-panel).
+    pub ak: isize,
 }
 
 /// The widest edge tile an in-place kernel runs at its own width ([`InPlace::nr`]); wider
@@ -233,6 +238,13 @@ pub struct KernelInfo<T, P = T> {
     /// NR − 1 for a kernel run in two halves whose second half takes the narrow widths
     /// ([`tile_body_in_place_halves`]; [`with_in_place_edge`](Self::with_in_place_edge)).
     pub(crate) in_place_edge: usize,
+    /// The [`in_place`](Self::in_place) kernel reading its vectorised operand in place as
+    /// well: MR contiguous rows per k step, [`InPlace::ak`] apart (the user's row-major B under
+    /// a row-major C whose A is read through its axis maps), where it has one.
+    pub(crate) in_place_a: Option<UkrInPlace<T, P>>,
+    /// The narrow kernel's [`in_place_a`](Self::in_place_a) variant, where it has one
+    /// ([`fit`](Self::fit) takes it with the narrow kernel).
+    pub(crate) narrow_in_place_a: Option<UkrInPlace<T, P>>,
 }
 
 impl<T, P> KernelInfo<T, P> {
@@ -266,6 +278,8 @@ impl<T, P> KernelInfo<T, P> {
             narrow: None,
             narrow_in_place: None,
             in_place_edge: NARROW_IN_PLACE,
+            in_place_a: None,
+            narrow_in_place_a: None,
         }
     }
 
@@ -314,6 +328,8 @@ impl<T, P> KernelInfo<T, P> {
                     narrow: None,
                     narrow_in_place: None,
                     in_place_edge: NARROW_IN_PLACE,
+                    in_place_a: self.narrow_in_place_a,
+                    narrow_in_place_a: None,
                     ..*self
                 }
             }
@@ -340,6 +356,27 @@ impl<T, P> KernelInfo<T, P> {
     pub(crate) fn with_in_place(self, f: UkrInPlace<T, P>) -> Self {
         KernelInfo {
             in_place: Some(f),
+            ..self
+        }
+    }
+
+    /// The same kernel, with `f` its variant reading both operands in place
+    /// ([`in_place_a`](Self::in_place_a)).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn with_in_place_a(self, f: UkrInPlace<T, P>) -> Self {
+        KernelInfo {
+            in_place_a: Some(f),
+            ..self
+        }
+    }
+
+    /// The same kernel, with `f` its narrow kernel's variant reading both operands in place
+    /// ([`narrow_in_place_a`](Self::narrow_in_place_a)).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn with_narrow_in_place_a(self, f: UkrInPlace<T, P>) -> Self {
+        debug_assert!(self.narrow.is_some());
+        KernelInfo {
+            narrow_in_place_a: Some(f),
             ..self
         }
     }
@@ -589,7 +626,7 @@ pub(crate) unsafe fn tile_body<T: Element, S: Simd<T>, const MV: usize, const NR
     t: &Tile<T>,
 ) {
     // SAFETY: forwarded contract (NR·k packed values at `t.b`).
-    unsafe { tile_body_from::<T, S, MV, NR, _>(t, Packed(t.b)) }
+    unsafe { tile_body_from::<T, S, MV, NR, _>(t, Packed(t.b), (MV * S::LANES) as isize) }
 }
 
 /// [`tile_body`] with the broadcast operand read in place ([`UkrInPlace`]).
@@ -598,6 +635,7 @@ pub(crate) unsafe fn tile_body<T: Element, S: Simd<T>, const MV: usize, const NR
 /// As [`UkrInPlace`], with MR = `MV·S::LANES`, NR ≤ [`MAX_NR_IN_PLACE`]; the instruction set of
 /// `S` is available.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
 pub(crate) unsafe fn tile_body_in_place<
     T: Element,
     S: Simd<T>,
@@ -607,13 +645,35 @@ pub(crate) unsafe fn tile_body_in_place<
     t: &Tile<T>,
     b: &InPlace<T>,
 ) {
+    // SAFETY: forwarded contract (A packed: k steps MR apart).
+    unsafe { tile_body_in_place_at::<T, S, MV, NR, false>(t, b) }
+}
+
+/// [`tile_body_in_place`], with the vectorised operand's k step [`InPlace::ak`] where `AK`
+/// (read in place too: [`KernelInfo::in_place_a`]), else MR (a packed micro-panel, the same
+/// code as [`tile_body_in_place`]).
+///
+/// # Safety
+/// As [`tile_body_in_place`]; with `AK`, `t.a.offset(p·b.ak)` is valid for MR reads for every
+/// k step `p < t.k` instead of a packed micro-panel.
+#[inline(always)]
+pub(crate) unsafe fn tile_body_in_place_at<
+    T: Element,
+    S: Simd<T>,
+    const MV: usize,
+    const NR: usize,
+    const AK: bool,
+>(
+    t: &Tile<T>,
+    b: &InPlace<T>,
+) {
     const { assert!(NR <= MAX_NR_IN_PLACE) };
     /// The body for `N` columns (`N ≤ NR`, checked by the caller's match).
     ///
     /// # Safety
-    /// As [`tile_body_in_place`], with `N` columns read and stored.
+    /// As [`tile_body_in_place_at`], with `N` columns read and stored.
     #[inline(always)]
-    unsafe fn narrow<T: Element, S: Simd<T>, const MV: usize, const N: usize>(
+    unsafe fn narrow<T: Element, S: Simd<T>, const MV: usize, const N: usize, const AK: bool>(
         t: &Tile<T>,
         b: &InPlace<T>,
     ) {
@@ -621,20 +681,21 @@ pub(crate) unsafe fn tile_body_in_place<
             cols: core::array::from_fn(|j| b.cols[j]),
             koff: b.koff,
         };
-        // SAFETY: forwarded contract (every column's k steps readable).
-        unsafe { tile_body_from::<T, S, MV, N, _>(t, src) }
+        let ak = if AK { b.ak } else { (MV * S::LANES) as isize };
+        // SAFETY: forwarded contract (every column's k steps readable, A's at `ak` apart).
+        unsafe { tile_body_from::<T, S, MV, N, _>(t, src, ak) }
     }
     const { assert!(NARROW_IN_PLACE == 5) };
     // SAFETY: (every arm) forwarded contract, the arm's width at most NR (an edge tile's own
     // columns, each readable and stored; `b.nr` is NR or at most `NARROW_IN_PLACE`).
     unsafe {
         match b.nr {
-            1 if NR > 1 => narrow::<T, S, MV, 1>(t, b),
-            2 if NR > 2 => narrow::<T, S, MV, 2>(t, b),
-            3 if NR > 3 => narrow::<T, S, MV, 3>(t, b),
-            4 if NR > 4 => narrow::<T, S, MV, 4>(t, b),
-            5 if NR > 5 => narrow::<T, S, MV, 5>(t, b),
-            _ => narrow::<T, S, MV, NR>(t, b),
+            1 if NR > 1 => narrow::<T, S, MV, 1, AK>(t, b),
+            2 if NR > 2 => narrow::<T, S, MV, 2, AK>(t, b),
+            3 if NR > 3 => narrow::<T, S, MV, 3, AK>(t, b),
+            4 if NR > 4 => narrow::<T, S, MV, 4, AK>(t, b),
+            5 if NR > 5 => narrow::<T, S, MV, 5, AK>(t, b),
+            _ => narrow::<T, S, MV, NR, AK>(t, b),
         }
     }
 }
@@ -650,8 +711,11 @@ pub(crate) unsafe fn tile_body_in_place<
 /// steps, 39 % of the AVX-512 peak at 1024³). Each half keeps 6 pointers and its 12
 /// accumulators in registers; the A micro-panel is read twice, from L1.
 ///
+/// With `AK`, the vectorised operand is read in place too, k steps [`InPlace::ak`] apart
+/// ([`tile_body_in_place_at`]).
+///
 /// # Safety
-/// As [`tile_body_in_place`], with `2·H == NR`.
+/// As [`tile_body_in_place_at`], with `2·H == NR`.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) unsafe fn tile_body_in_place_halves<
@@ -660,6 +724,7 @@ pub(crate) unsafe fn tile_body_in_place_halves<
     const MV: usize,
     const NR: usize,
     const H: usize,
+    const AK: bool,
 >(
     t: &Tile<T>,
     b: &InPlace<T>,
@@ -673,7 +738,7 @@ pub(crate) unsafe fn tile_body_in_place_halves<
     // and store columns `0 .. min(nr, H)` and `H .. nr` only.
     unsafe {
         if b.nr <= NARROW_IN_PLACE {
-            return tile_body_in_place::<T, S, MV, NR>(t, b);
+            return tile_body_in_place_at::<T, S, MV, NR, AK>(t, b);
         }
         if b.nr < NR {
             // an edge tile of H + 1 .. NR − 1 columns (a kernel with `in_place_edge` past
@@ -684,7 +749,7 @@ pub(crate) unsafe fn tile_body_in_place_halves<
                 nr: b.nr.min(H),
                 ..*b
             };
-            tile_body_in_place::<T, S, MV, H>(t, &lo);
+            tile_body_in_place_at::<T, S, MV, H, AK>(t, &lo);
             if b.nr <= H {
                 return;
             }
@@ -692,18 +757,20 @@ pub(crate) unsafe fn tile_body_in_place_halves<
                 cols: core::array::from_fn(|j| if H + j < NR { b.cols[H + j] } else { b.cols[0] }),
                 koff: b.koff,
                 nr: b.nr - H,
+                ak: b.ak,
             };
             let t2 = Tile {
                 c: t.c.wrapping_offset(H as isize * t.csc),
                 ..*t
             };
-            return tile_body_in_place::<T, S, MV, H>(&t2, &hi);
+            return tile_body_in_place_at::<T, S, MV, H, AK>(&t2, &hi);
         }
+        let ak = if AK { b.ak } else { (MV * S::LANES) as isize };
         let lo = Columns::<T, H> {
             cols: core::array::from_fn(|j| b.cols[j]),
             koff: b.koff,
         };
-        tile_body_from::<T, S, MV, H, _>(t, lo);
+        tile_body_from::<T, S, MV, H, _>(t, lo, ak);
         let hi = Columns::<T, H> {
             cols: core::array::from_fn(|j| b.cols[H + j]),
             koff: b.koff,
@@ -712,7 +779,7 @@ pub(crate) unsafe fn tile_body_in_place_halves<
             c: t.c.wrapping_offset(H as isize * t.csc),
             ..*t
         };
-        tile_body_from::<T, S, MV, H, _>(&t2, hi);
+        tile_body_from::<T, S, MV, H, _>(&t2, hi, ak);
     }
 }
 
@@ -722,6 +789,7 @@ pub(crate) unsafe fn tile_body_in_place_halves<
 /// # Safety
 /// As [`tile_body`], with the broadcast values of every k step of the tile readable from `b`.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) unsafe fn accumulate<
     T: Element,
     S: Simd<T>,
@@ -730,35 +798,76 @@ pub(crate) unsafe fn accumulate<
     B: BSource<T, NR>,
 >(
     t: &Tile<T>,
-    mut b: B,
+    b: B,
 ) -> [[S::V; MV]; NR] {
-    let mr = MV * S::LANES;
+    // SAFETY: forwarded contract (a packed micro-panel: k steps MR apart).
+    unsafe { accumulate_at::<T, S, MV, NR, B>(t, b, (MV * S::LANES) as isize) }
+}
+
+/// [`accumulate`] with A's k steps `ak` elements apart: MR for a packed micro-panel (a
+/// constant, so the packed kernels compile as before), a stride for A read in place.
+///
+/// # Safety
+/// As [`accumulate`], with MR readable elements at `t.a.offset(p·ak)` for every `p < t.k`.
+#[inline(always)]
+unsafe fn accumulate_at<
+    T: Element,
+    S: Simd<T>,
+    const MV: usize,
+    const NR: usize,
+    B: BSource<T, NR>,
+>(
+    t: &Tile<T>,
+    mut b: B,
+    ak: isize,
+) -> [[S::V; MV]; NR] {
     let mut a = t.a;
-    // SAFETY: the caller guarantees the ISA and MR·k readable elements of A at `t.a`, and
-    // every k step of `b`.
+    // SAFETY: the caller guarantees the ISA, MR readable elements of A at each `t.a + p·ak`
+    // (p < k), and every k step of `b`.
     unsafe {
         let mut acc = [[S::zero(); MV]; NR];
+        if ak != (MV * S::LANES) as isize {
+            // A read in place (a run-time stride; a packed panel's constant MR takes the loop
+            // below, so the packed kernels compile as before): A's pointer moves on by `ak`
+            // each step, one register for the stride (`a + u·ak` for u < 4 took three, and the
+            // in-place kernels' column pointers then spilled)
+            for _ in 0..t.k / 4 {
+                for u in 0..4 {
+                    k_step::<T, S, MV, NR, B>(&mut acc, a, &b, u);
+                    a = a.offset(ak);
+                }
+                b.advance(4);
+            }
+            for _ in 0..t.k % 4 {
+                k_step::<T, S, MV, NR, B>(&mut acc, a, &b, 0);
+                a = a.offset(ak);
+                b.advance(1);
+            }
+            return acc;
+        }
         // four k steps per trip (one pointer update and branch per four)
         for _ in 0..t.k / 4 {
             for u in 0..4 {
-                k_step::<T, S, MV, NR, B>(&mut acc, a.add(u * mr), &b, u);
+                k_step::<T, S, MV, NR, B>(&mut acc, a.offset(u as isize * ak), &b, u);
             }
-            a = a.add(4 * mr);
+            a = a.offset(4 * ak);
             b.advance(4);
         }
         for _ in 0..t.k % 4 {
             k_step::<T, S, MV, NR, B>(&mut acc, a, &b, 0);
-            a = a.add(mr);
+            a = a.offset(ak);
             b.advance(1);
         }
         acc
     }
 }
 
-/// The microkernel body over any source of the broadcast operand.
+/// The microkernel body over any source of the broadcast operand, A's k steps `ak` apart
+/// ([`accumulate_at`]).
 ///
 /// # Safety
-/// As [`Ukr`] with the broadcast values of every k step of the tile readable from `b`.
+/// As [`Ukr`] with the broadcast values of every k step of the tile readable from `b` and MR
+/// elements of A at each `t.a + p·ak`.
 #[inline(always)]
 unsafe fn tile_body_from<
     T: Element,
@@ -769,6 +878,7 @@ unsafe fn tile_body_from<
 >(
     t: &Tile<T>,
     b: B,
+    ak: isize,
 ) {
     let lanes = S::LANES;
     let mr = MV * lanes;
@@ -790,7 +900,7 @@ unsafe fn tile_body_from<
                 }
             }
         }
-        let acc = accumulate::<T, S, MV, NR, B>(t, b);
+        let acc = accumulate_at::<T, S, MV, NR, B>(t, b, ak);
         let alpha = S::splat(t.alpha);
         if t.rsc == 1 {
             // columns of the tile are contiguous: vector loads and stores of C

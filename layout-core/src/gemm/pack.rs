@@ -39,6 +39,13 @@ pub(crate) trait Panels<P>: Sync {
     fn in_place(&self) -> Option<Where<'_, P>> {
         None
     }
+    /// X read where it is as the kernel's vectorised operand
+    /// ([`KernelInfo::in_place_a`](super::kernel::KernelInfo::in_place_a)): `(base, sk)` with
+    /// X(v, p) at `base.offset(v + p·sk)` (its rows contiguous, any k stride), every such
+    /// element of X inside the operand. `None` for sources that must pack.
+    fn vectors(&self) -> Option<(*const P, isize)> {
+        None
+    }
 }
 
 /// Where the elements of an operand read in place are ([`Panels::in_place`]).
@@ -93,6 +100,14 @@ impl<T: Element> Panels<T> for Rows<'_, T> {
             Some(mp) => Some(Where::Mapped(base, mp)),
             None if self.sk == 1 => Some(Where::Strided(base, self.sv)),
             None => None,
+        }
+    }
+    fn vectors(&self) -> Option<(*const T, isize)> {
+        // a strided operand whose rows are contiguous: every `origin + v + p·sk` indexes `src`
+        // (checked by `check_operand`)
+        match self.map {
+            None if self.sv == 1 => Some((self.src.as_ptr().wrapping_offset(self.origin), self.sk)),
+            _ => None,
         }
     }
 }

@@ -1029,6 +1029,8 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
             narrow: None,
             narrow_in_place: None,
             in_place_edge: super::kernel::NARROW_IN_PLACE,
+            in_place_a: None,
+            narrow_in_place_a: None,
         });
     }
     #[cfg(target_arch = "x86_64")]

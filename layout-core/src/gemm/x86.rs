@@ -6,8 +6,8 @@
 use core::arch::x86_64::*;
 
 use super::kernel::{
-    Columns, InPlace, MAX_NR_IN_PLACE, NARROW_IN_PLACE, Simd, Tile, tile_body, tile_body_in_place,
-    tile_body_in_place_halves,
+    Columns, InPlace, MAX_NR_IN_PLACE, NARROW_IN_PLACE, Simd, Tile, tile_body,
+    tile_body_in_place_at, tile_body_in_place_halves,
 };
 
 /// AVX-512F, 16 × f32.
@@ -202,9 +202,11 @@ pub(crate) unsafe fn avx2_f64(t: &Tile<f64>) {
 }
 
 /// The kernels above with their broadcast operand read in place (`UkrInPlace`): one function
-/// per kernel, the same body over a different source of B's values.
+/// per kernel, the same body over a different source of B's values; those marked `a` read
+/// their vectorised operand in place too, k steps `InPlace::ak` apart (`KernelInfo::in_place_a`).
 macro_rules! in_place {
-    ($($name:ident, $feat:literal, $t:ty, $s:ty, $mv:literal, $nr:literal $(/ $h:literal)?;)*) => {$(
+    ($($name:ident, $feat:literal, $t:ty, $s:ty, $mv:literal, $nr:literal $(/ $h:literal)?
+       $(, $a:ident)?;)*) => {$(
         /// The kernel of the same shape reading its broadcast operand in place.
         ///
         /// # Safety
@@ -212,14 +214,16 @@ macro_rules! in_place {
         #[target_feature(enable = $feat)]
         pub(crate) unsafe fn $name(t: &Tile<$t>, b: &InPlace<$t>) {
             // SAFETY: forwarded contract; the features are enabled on this function.
-            unsafe { in_place!(@body $t, $s, $mv, $nr $(/ $h)?; t, b) }
+            unsafe { in_place!(@body $t, $s, $mv, $nr $(/ $h)?, in_place!(@ak $($a)?); t, b) }
         }
     )*};
-    (@body $t:ty, $s:ty, $mv:literal, $nr:literal; $tile:ident, $b:ident) => {
-        tile_body_in_place::<$t, $s, $mv, $nr>($tile, $b)
+    (@ak) => { false };
+    (@ak a) => { true };
+    (@body $t:ty, $s:ty, $mv:literal, $nr:literal, $ak:expr; $tile:ident, $b:ident) => {
+        tile_body_in_place_at::<$t, $s, $mv, $nr, { $ak }>($tile, $b)
     };
-    (@body $t:ty, $s:ty, $mv:literal, $nr:literal / $h:literal; $tile:ident, $b:ident) => {
-        tile_body_in_place_halves::<$t, $s, $mv, $nr, $h>($tile, $b)
+    (@body $t:ty, $s:ty, $mv:literal, $nr:literal / $h:literal, $ak:expr; $tile:ident, $b:ident) => {
+        tile_body_in_place_halves::<$t, $s, $mv, $nr, $h, { $ak }>($tile, $b)
     };
 }
 in_place! {
@@ -231,6 +235,13 @@ in_place! {
     avx512_f64_narrow_in_place, "avx512f,fma", f64, Avx512F64, 4, 4;
     avx2_f32_in_place, "avx2,fma", f32, Avx2F32, 2, 6;
     avx2_f64_in_place, "avx2,fma", f64, Avx2F64, 2, 6;
+    // both operands in place (`KernelInfo::in_place_a`): the user's row-major B under a named A
+    avx512_f32_in_place_a, "avx512f,fma", f32, Avx512F32, 2, 12 / 6, a;
+    avx512_f64_in_place_a, "avx512f,fma", f64, Avx512F64, 4, 6, a;
+    avx2_f32_in_place_a, "avx2,fma", f32, Avx2F32, 2, 6, a;
+    avx2_f64_in_place_a, "avx2,fma", f64, Avx2F64, 2, 6, a;
+    avx512_f32_narrow_in_place_a, "avx512f,fma", f32, Avx512F32, 2, 8, a;
+    avx512_f64_narrow_in_place_a, "avx512f,fma", f64, Avx512F64, 4, 4, a;
 }
 
 // ---------------------------------------------------------------------------------------------
