@@ -1618,13 +1618,20 @@ fn main() {
             .map(|&n| (n, n, n))
             .collect(),
     };
-    // SIZES=512,1024: those cubes instead of the set's shapes; DTYPE=f32|f64: that type alone
-    // (with ONLY=name, one library at one shape: a profile of its call alone)
+    // SIZES=512,1024,64x1024x1024: those cubes (or m×k×n) instead of the set's shapes;
+    // DTYPE=f32|f64: that type alone (with ONLY=name, one library at one shape: a profile of
+    // its call alone)
     let shapes = match std::env::var("SIZES") {
         Ok(s) => s
             .split(',')
-            .filter_map(|x| x.trim().parse().ok())
-            .map(|n: usize| (n, n, n))
+            .filter_map(|x| {
+                let d: Vec<usize> = x.split('x').filter_map(|v| v.trim().parse().ok()).collect();
+                match d[..] {
+                    [n] => Some((n, n, n)),
+                    [m, k, n] => Some((m, k, n)),
+                    _ => None,
+                }
+            })
             .collect(),
         Err(_) => shapes,
     };
