@@ -1618,11 +1618,33 @@ fn main() {
             .map(|&n| (n, n, n))
             .collect(),
     };
+    // SIZES=512,1024,64x1024x1024: those cubes (or m×k×n) instead of the set's shapes;
+    // DTYPE=f32|f64: that type alone (with ONLY=name, one library at one shape: a profile of
+    // its call alone)
+    let shapes = match std::env::var("SIZES") {
+        Ok(s) => s
+            .split(',')
+            .filter_map(|x| {
+                let d: Vec<usize> = x.split('x').filter_map(|v| v.trim().parse().ok()).collect();
+                match d[..] {
+                    [n] => Some((n, n, n)),
+                    [m, k, n] => Some((m, k, n)),
+                    _ => None,
+                }
+            })
+            .collect(),
+        Err(_) => shapes,
+    };
+    let dtype = std::env::var("DTYPE").unwrap_or_default();
     let small = set == "small";
     let mut rows = Vec::new();
     for &(m, k, n) in &shapes {
-        rows.push(measure::<f32>(m, k, n, threads, rounds, &blas, small));
-        rows.push(measure::<f64>(m, k, n, threads, rounds, &blas, small));
+        if dtype != "f64" {
+            rows.push(measure::<f32>(m, k, n, threads, rounds, &blas, small));
+        }
+        if dtype != "f32" {
+            rows.push(measure::<f64>(m, k, n, threads, rounds, &blas, small));
+        }
         eprintln!("done {m}x{k}x{n}");
     }
     print(&rows);

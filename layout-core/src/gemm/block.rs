@@ -145,7 +145,19 @@ pub(crate) fn run_panels<'s, K: Kern>(
         };
     }
     // few columns: the kernel's narrow variant where its tiles waste fewer of them
-    let fitted = ki.fit(n);
+    let mut fitted = ki.fit(n);
+    // a strided broadcast operand read in place (the choice `blocks` makes for every part, as
+    // each has at most m rows) takes the kernel's blocking for it (`KernelInfo::strided_kc`),
+    // judged on the whole m so that every thread count blocks k alike (bit-identical results);
+    // from `STRIDED_KC_MIN_PANELS` micro-panels of rows on
+    if fitted.strided_kc.is_some()
+        && K::KSTEP == 1
+        && fitted.in_place.is_some()
+        && (STRIDED_KC_MIN_PANELS * fitted.mr..=fitted.strided_in_place * fitted.mr).contains(&m)
+        && matches!(bsrc.in_place(), Some(Where::Strided(..)))
+    {
+        fitted = fitted.for_strided_in_place();
+    }
     let ki = &fitted;
     let ctx = Ctx {
         k,
@@ -260,6 +272,12 @@ struct Ctx<'a, K: Kern> {
     cmap: Option<Mapped<'a>>,
     c: CPtr<K::C>,
 }
+
+/// The fewest micro-panels of rows (m ÷ MR) for which a strided broadcast operand read in place
+/// takes the kernel's own blocking for it (`KernelInfo::strided_kc`): Zen 5, f64 64 × 4096 × 64
+/// measured 1.00–1.05 of the best peer at KC 256 and 0.94–1.04 at KC 512 (session 13,
+/// BENCHMARKS.md), so few rows keep the packed route's KC.
+const STRIDED_KC_MIN_PANELS: usize = 8;
 
 /// The five loops over rows `rows` and columns `cols` of C.
 fn loops<K: Kern>(

@@ -55,6 +55,16 @@ fn avx512_strided_panels() -> usize {
     }
 }
 
+/// The AVX-512 f64 kernel's KC bound when it reads a strided B in place
+/// ([`KernelInfo::with_strided_kc`]): 512 on an AMD CPU, else the packed route's 256. Zen 5
+/// (session 13, BENCHMARKS.md), CPU time ÷ the best peer (gemm / faer, both KC 512), within one
+/// binary: 512³ 0.95 → 1.00, 1024³ 1.01 → 1.03; the packed route (2048³) measured 0.97 → 0.91
+/// at KC 512, so it keeps 256; f32 was even.
+#[cfg(target_arch = "x86_64")]
+fn avx512_f64_strided_kc() -> usize {
+    if crate::isa::is_amd() { 512 } else { 256 }
+}
+
 /// The f32/f64 kernels' bound on the packed A block: 384 KiB (measured on Zen 3/4/5 and the
 /// Sapphire Rapids, [`KernelInfo::sized`]).
 const A_MAX: usize = 384 << 10;
@@ -317,7 +327,8 @@ fn kernel_of_f64(isa: Isa) -> Option<KernelInfo<f64>> {
                     .with_lanes(8)
                     .with_in_place(super::x86::avx512_f64_in_place)
                     .with_in_place_a(super::x86::avx512_f64_in_place_a)
-                    .with_strided_in_place(avx512_strided_panels()),
+                    .with_strided_in_place(avx512_strided_panels())
+                    .with_strided_kc(avx512_f64_strided_kc(), avx512_a_max()),
             )
         }
         #[cfg(target_arch = "aarch64")]

@@ -226,6 +226,10 @@ pub struct KernelInfo<T, P = T> {
     /// (its packing a transpose); 0 where packing it measured faster
     /// ([`without_strided_in_place`](Self::without_strided_in_place)).
     pub(crate) strided_in_place: usize,
+    /// `[KC, MC]` for a product whose broadcast operand is strided and read in place
+    /// ([`with_strided_kc`](Self::with_strided_kc)); `None`: [`kc`](Self::kc) and
+    /// [`mc`](Self::mc) as for a packed one.
+    pub(crate) strided_kc: Option<[usize; 2]>,
     /// The same MR with fewer columns (`(NR', kernel)`, NR' < NR), for a product whose
     /// broadcast extent is small: [`fit`](Self::fit) picks it where its tiles waste fewer
     /// columns (16 columns: two 8-column tiles instead of 12 + a 4-column edge).
@@ -275,6 +279,7 @@ impl<T, P> KernelInfo<T, P> {
             in_place: None,
             lanes: 0,
             strided_in_place: IN_PLACE_PANELS_STRIDED,
+            strided_kc: None,
             narrow: None,
             narrow_in_place: None,
             in_place_edge: NARROW_IN_PLACE,
@@ -397,6 +402,38 @@ impl<T, P> KernelInfo<T, P> {
         KernelInfo {
             strided_in_place: panels,
             ..self
+        }
+    }
+
+    /// The same kernel, taking KC up to `kc_max` (and MC from it, the A block still at most
+    /// `a_max` bytes: [`blocking`]) when its broadcast operand is strided and read in place
+    /// ([`strided_kc`](Self::strided_kc)). The AVX-512 f64 kernel on AMD: KC 256 → 512, Zen 5
+    /// (BENCHMARKS.md, session 13).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn with_strided_kc(self, kc_max: usize, a_max: usize) -> Self {
+        let p = core::mem::size_of::<P>();
+        let [kc, mc, _] = blocking(
+            crate::isa::Caches::get(),
+            [self.mr, self.nr, p],
+            kc_max,
+            a_max,
+        );
+        KernelInfo {
+            strided_kc: Some([kc, mc]),
+            ..self
+        }
+    }
+
+    /// The blocking of a product whose broadcast operand is strided and read in place
+    /// ([`strided_kc`](Self::strided_kc)): this kernel with its KC and MC replaced.
+    pub(crate) fn for_strided_in_place(&self) -> Self
+    where
+        T: Copy,
+        P: Copy,
+    {
+        match self.strided_kc {
+            Some([kc, mc]) => KernelInfo { kc, mc, ..*self },
+            None => *self,
         }
     }
 

@@ -1026,6 +1026,7 @@ fn kernel(dot: Dot, unsigned_vectors: bool) -> Option<KernelInfo<i32, u8>> {
             in_place: None,
             lanes: 0,
             strided_in_place: 0,
+            strided_kc: None,
             narrow: None,
             narrow_in_place: None,
             in_place_edge: super::kernel::NARROW_IN_PLACE,
