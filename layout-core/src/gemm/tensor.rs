@@ -88,8 +88,16 @@ pub(crate) fn geometry<L: AnyLayout>(
     base: usize,
 ) -> Result<Geometry, GemmError> {
     let not = |rank| GemmError::NotMatrix { op, operand, rank };
-    let l = layout.to_dyn().map_err(|_| not(0))?;
-    let axes = Axes::new(&l);
+    // a run-time layout read in place (no copy of its leaves), others converted
+    let owned;
+    let l = match layout.as_dyn() {
+        Some(l) => l,
+        None => {
+            owned = layout.to_dyn().map_err(|_| not(0))?;
+            &owned
+        }
+    };
+    let axes = Axes::new(l);
     if axes.rank != 2 {
         return Err(not(axes.rank));
     }
@@ -123,8 +131,17 @@ fn extents<L: AnyLayout>(
     operand: Operand,
     l: &L,
 ) -> Result<(usize, usize), GemmError> {
-    let d = l.domain();
     let not = |rank| GemmError::NotMatrix { op, operand, rank };
+    // a run-time layout of two top-level modes: each extent the product of its mode's leaves,
+    // read in place (the domain below is a built tuple: its profile walked per mode)
+    if let Some(dl) = l.as_dyn() {
+        let axes = Axes::new(dl);
+        if !dl.profile().is_leaf() && axes.rank == 2 {
+            let size = |k| usize::try_from(axes.extent(k)).map_err(|_| not(2));
+            return Ok((size(0)?, size(1)?));
+        }
+    }
+    let d = l.domain();
     if d.is_leaf() || d.rank() != 2 {
         return Err(not(if d.is_leaf() { 1 } else { d.rank() }));
     }
@@ -278,15 +295,24 @@ fn affine_form<X: Copy + Default, S: Storage<Elem = X>, L: AnyLayout>(
     } else {
         Some(densify(op, operand, t, read, v)?)
     };
-    let l = match dense {
-        Some(dl) => dl,
-        None => t.layout().to_dyn().map_err(|_| GemmError::NotMatrix {
-            op,
-            operand,
-            rank: 2,
-        })?,
+    // a run-time layout is looked up in place (no copy of its leaves)
+    let owned;
+    let l = match (dense, t.layout().as_dyn()) {
+        (Some(dl), _) => {
+            owned = dl;
+            &owned
+        }
+        (None, Some(l)) => l,
+        (None, None) => {
+            owned = t.layout().to_dyn().map_err(|_| GemmError::NotMatrix {
+                op,
+                operand,
+                rank: 2,
+            })?;
+            &owned
+        }
     };
-    let x = access_cached(op, operand, &l)?;
+    let x = access_cached(op, operand, l)?;
     Ok((dense, x))
 }
 
