@@ -146,7 +146,7 @@ fn nested_operands_over_small_domains() {
         for k in 1..=7 {
             for n in 1..=7 {
                 seed += 1;
-                let beta0 = seed % 3 == 0;
+                let beta0 = seed.is_multiple_of(3);
                 check_f32([m, k, n], beta0, seed).unwrap();
                 check_f64([m, k, n], !beta0, seed.wrapping_mul(31)).unwrap();
             }
@@ -178,8 +178,16 @@ fn layouts_that_are_not_matrices() {
     };
     for operand in 0..3 {
         assert_eq!(rank_of("24:1", operand), Some(1), "operand {operand}");
-        assert_eq!(rank_of("(2,3,4):(1,2,6)", operand), Some(3), "operand {operand}");
-        assert_eq!(rank_of("((2,3,4)):((1,2,6))", operand), Some(1), "operand {operand}");
+        assert_eq!(
+            rank_of("(2,3,4):(1,2,6)", operand),
+            Some(3),
+            "operand {operand}"
+        );
+        assert_eq!(
+            rank_of("((2,3,4)):((1,2,6))", operand),
+            Some(1),
+            "operand {operand}"
+        );
     }
 }
 
