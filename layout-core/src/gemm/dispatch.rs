@@ -181,8 +181,11 @@ impl Element for f32 {
         // AVX-512: the 32 × 12 zmm tile storing each zmm in two 8-element runs (an NZ C)
         #[cfg(target_arch = "x86_64")]
         if isa == Isa::Avx512 && run == super::x86::HALVES_RUN_F32 {
+            // made once (its blocking divides the cache sizes: a small NZ product asked for it
+            // on every call)
+            static RUNS: std::sync::OnceLock<KernelInfo<f32>> = std::sync::OnceLock::new();
             let (mr, nr) = super::x86::AVX512_F32;
-            return Some(
+            return Some(*RUNS.get_or_init(|| {
                 info(mr, nr, super::x86::avx512_f32_runs)
                     .with_narrow(
                         super::x86::AVX512_F32_NARROW,
@@ -191,8 +194,8 @@ impl Element for f32 {
                     .with_lanes(run)
                     .with_in_place(super::x86::avx512_f32_runs_in_place)
                     .with_narrow_in_place(super::x86::avx512_f32_runs_narrow_in_place)
-                    .with_strided_in_place(avx512_strided_panels()),
-            );
+                    .with_strided_in_place(avx512_strided_panels())
+            }));
         }
         let _ = (isa, run);
         None
@@ -271,8 +274,10 @@ impl Element for f64 {
         // AVX-512: the 32 × 6 zmm tile storing each zmm in two 4-element runs (an NZ C)
         #[cfg(target_arch = "x86_64")]
         if isa == Isa::Avx512 && run == super::x86::HALVES_RUN_F64 {
+            // made once (see the f32 table)
+            static RUNS: std::sync::OnceLock<KernelInfo<f64>> = std::sync::OnceLock::new();
             let (mr, nr) = super::x86::AVX512_F64;
-            return Some(
+            return Some(*RUNS.get_or_init(|| {
                 info(mr, nr, super::x86::avx512_f64_runs)
                     .with_narrow(
                         super::x86::AVX512_F64_NARROW,
@@ -281,8 +286,8 @@ impl Element for f64 {
                     .with_lanes(run)
                     .with_in_place(super::x86::avx512_f64_runs_in_place)
                     .with_narrow_in_place(super::x86::avx512_f64_runs_narrow_in_place)
-                    .without_strided_in_place(),
-            );
+                    .without_strided_in_place()
+            }));
         }
         #[cfg(target_arch = "aarch64")]
         if isa == Isa::Neon && run == super::neon::FRACTAL_F64.0 {

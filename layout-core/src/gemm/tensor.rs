@@ -88,8 +88,16 @@ pub(crate) fn geometry<L: AnyLayout>(
     base: usize,
 ) -> Result<Geometry, GemmError> {
     let not = |rank| GemmError::NotMatrix { op, operand, rank };
-    let l = layout.to_dyn().map_err(|_| not(0))?;
-    let axes = Axes::new(&l);
+    // a run-time layout read in place (no copy of its leaves), others converted
+    let owned;
+    let l = match layout.as_dyn() {
+        Some(l) => l,
+        None => {
+            owned = layout.to_dyn().map_err(|_| not(0))?;
+            &owned
+        }
+    };
+    let axes = Axes::new(l);
     if axes.rank != 2 {
         return Err(not(axes.rank));
     }
@@ -123,8 +131,14 @@ fn extents<L: AnyLayout>(
     operand: Operand,
     l: &L,
 ) -> Result<(usize, usize), GemmError> {
-    let d = l.domain();
     let not = |rank| GemmError::NotMatrix { op, operand, rank };
+    // a run-time layout of two top-level modes: each extent the product of its mode's leaves,
+    // read in place (the domain below is a built tuple: its profile walked per mode)
+    if let Some((r, c)) = l.as_dyn().and_then(pair_extents) {
+        let size = |e: i64| usize::try_from(e).map_err(|_| not(2));
+        return Ok((size(r)?, size(c)?));
+    }
+    let d = l.domain();
     if d.is_leaf() || d.rank() != 2 {
         return Err(not(if d.is_leaf() { 1 } else { d.rank() }));
     }
@@ -134,6 +148,36 @@ fn extents<L: AnyLayout>(
             .ok_or(not(2))
     };
     Ok((size(0)?, size(1)?))
+}
+
+/// The extents of a run-time layout of two top-level modes (each the product of its mode's
+/// shape leaves), in one pass over its profile; `None` for any other rank (then the domain
+/// decides, and names the rank).
+fn pair_extents(l: &DynLayout) -> Option<(i64, i64)> {
+    use crate::tuple::{CLOSE, OPEN};
+    let p = l.profile();
+    if p.is_leaf() {
+        return None;
+    }
+    let toks = p.tokens();
+    let inner = toks.get(1..toks.len().checked_sub(1)?)?;
+    let shape = l.shape_leaves();
+    let (mut ext, mut rank, mut depth, mut leaf) = ([1i64; 2], 0usize, 0usize, 0usize);
+    for &t in inner {
+        match t {
+            OPEN => depth += 1,
+            CLOSE => depth = depth.checked_sub(1)?,
+            _ => {
+                let e = ext.get_mut(rank)?;
+                *e = e.checked_mul(*shape.get(leaf)?)?;
+                leaf += 1;
+            }
+        }
+        if depth == 0 {
+            rank += 1;
+        }
+    }
+    (rank == 2).then_some((ext[0], ext[1]))
 }
 
 /// The extents `[m, k, n]` of a product, checked: A m × k, B k × n, C m × n.
@@ -278,15 +322,24 @@ fn affine_form<X: Copy + Default, S: Storage<Elem = X>, L: AnyLayout>(
     } else {
         Some(densify(op, operand, t, read, v)?)
     };
-    let l = match dense {
-        Some(dl) => dl,
-        None => t.layout().to_dyn().map_err(|_| GemmError::NotMatrix {
-            op,
-            operand,
-            rank: 2,
-        })?,
+    // a run-time layout is looked up in place (no copy of its leaves)
+    let owned;
+    let l = match (dense, t.layout().as_dyn()) {
+        (Some(dl), _) => {
+            owned = dl;
+            &owned
+        }
+        (None, Some(l)) => l,
+        (None, None) => {
+            owned = t.layout().to_dyn().map_err(|_| GemmError::NotMatrix {
+                op,
+                operand,
+                rank: 2,
+            })?;
+            &owned
+        }
     };
-    let x = access_cached(op, operand, &l)?;
+    let x = access_cached(op, operand, l)?;
     Ok((dense, x))
 }
 
@@ -400,6 +453,33 @@ where
 mod tests {
     use super::*;
     use crate::gemm::error::Operand;
+
+    /// `pair_extents` is the domain's two mode sizes for every rank-2 layout and `None` for
+    /// the others.
+    #[test]
+    fn pair_extents_are_the_mode_sizes() {
+        for s in [
+            "(3,4):(1,3)",
+            "((16,4),(8,8)):((8,128),(1,512))",
+            "((2,3),(2,4)):((1,4),(2,12))",
+            "((2,(3,1)),((1,5),2)):((1,(2,0)),((0,6),30))",
+            "(7,(2,2)):(4,(1,2))",
+        ] {
+            let l: DynLayout = s.parse().unwrap();
+            let d = l.domain();
+            let want = (d.mode_size(0).unwrap(), d.mode_size(1).unwrap());
+            assert_eq!(pair_extents(&l), Some(want), "{s}");
+        }
+        for s in [
+            "12:1",
+            "(12):(1)",
+            "(2,3,4):(1,2,6)",
+            "((2,3),4,5):((1,2),6,24)",
+        ] {
+            let l: DynLayout = s.parse().unwrap();
+            assert_eq!(pair_extents(&l), None, "{s}");
+        }
+    }
 
     /// `flat_geometry` answers exactly for the flat pairs, and agrees with `geometry` there;
     /// nested, rank-1 and rank-3 layouts are left to `geometry`.

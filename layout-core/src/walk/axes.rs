@@ -1,5 +1,6 @@
 //! Axes: the top-level modes of a layout, read leaf range by leaf range.
 
+use crate::tuple::{CLOSE, OPEN};
 use crate::{DynLayout, MAX_LEAVES};
 
 /// The top-level modes of a run-time layout, with the leaf range of each.
@@ -12,11 +13,32 @@ pub(crate) struct Axes<'a> {
 
 impl<'a> Axes<'a> {
     pub fn new(l: &'a DynLayout) -> Axes<'a> {
-        let rank = l.rank();
+        let p = l.profile();
         let mut spans = [(0, 0); MAX_LEAVES];
-        for (k, s) in spans.iter_mut().enumerate().take(rank) {
-            if let Some(sp) = l.profile().mode_span(k) {
-                *s = sp.leaf;
+        if p.is_leaf() {
+            spans[0] = (0, 1);
+            return Axes { l, spans, rank: 1 };
+        }
+        // one pass over the profile's tokens inside its outer parentheses: a top-level mode
+        // ends where the depth returns to 0 (a walk per mode, `Profile::mode_span`, costs a
+        // pass each: the GEMM front reads the axes of three operands per call)
+        let toks = p.tokens();
+        let inner = toks.get(1..toks.len().saturating_sub(1)).unwrap_or(&[]);
+        let (mut rank, mut depth, mut leaves, mut start) = (0usize, 0usize, 0usize, 0usize);
+        for &t in inner {
+            if depth == 0 {
+                start = leaves;
+            }
+            match t {
+                OPEN => depth += 1,
+                CLOSE => depth = depth.saturating_sub(1),
+                _ => leaves += 1,
+            }
+            if depth == 0 {
+                if let Some(s) = spans.get_mut(rank) {
+                    *s = (start, leaves);
+                }
+                rank += 1;
             }
         }
         Axes { l, spans, rank }
@@ -75,5 +97,33 @@ impl<'a> Axes<'a> {
             *v = self.extent(k);
         }
         (e, self.rank)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one-pass spans are `Profile::mode_span`'s leaf ranges, mode by mode, and the rank
+    /// is the layout's.
+    #[test]
+    fn spans_are_the_modes_leaf_ranges() {
+        for s in [
+            "7:1",
+            "(3,4):(1,3)",
+            "((16,4),(8,8)):((8,128),(1,512))",
+            "((2,3),(2,4)):((1,4),(2,12))",
+            "(2,(3,(4,5)),6):(1,(2,(6,24)),120)",
+            "((2,(3,4)),5):((1,(2,6)),24)",
+            "(2,3,4):(1,2,6)",
+        ] {
+            let l: DynLayout = s.parse().unwrap();
+            let ax = Axes::new(&l);
+            assert_eq!(ax.rank, l.rank(), "{s}");
+            for k in 0..ax.rank {
+                let sp = l.profile().mode_span(k).unwrap();
+                assert_eq!(ax.spans[k], sp.leaf, "{s} mode {k}");
+            }
+        }
     }
 }
