@@ -160,6 +160,7 @@ pub(crate) fn run_panels<'s, K: Kern>(
     }
     let ki = &fitted;
     let ctx = Ctx {
+        m,
         k,
         alpha,
         beta,
@@ -261,6 +262,10 @@ unsafe impl<T: Send> Sync for CPtr<T> {}
 
 /// A normalised problem (C's rows vectorised) shared by the threads of one call.
 struct Ctx<'a, K: Kern> {
+    /// The whole product's rows (every thread's part has at most these): the in-place choices
+    /// are made on it, so that every thread count runs each tile on the same kernel, reading
+    /// its operands the same way (bit-identical results).
+    m: usize,
     k: usize,
     alpha: K::C,
     beta: K::C,
@@ -330,9 +335,9 @@ fn blocks<K: Kern>(
         (Some(f), Some(src))
             if K::KSTEP == 1
                 && match src {
-                    Where::Mapped(..) => rows.len() <= IN_PLACE_PANELS * mr,
+                    Where::Mapped(..) => ctx.m <= IN_PLACE_PANELS * mr,
                     Where::Strided(..) => {
-                        rows.len() <= ki.strided_in_place * mr && ki.kc <= STEPS.len()
+                        ctx.m <= ki.strided_in_place * mr && ki.kc <= STEPS.len()
                     }
                 } =>
         {
@@ -347,7 +352,7 @@ fn blocks<K: Kern>(
         (Some(_), Some(fa), Some((base, ak)))
             if !ctx.prepacked
                 && vectors_in_place(
-                    rows.len().min(ki.mc),
+                    ctx.m.min(ki.mc),
                     ki.kc.min(k),
                     core::mem::size_of::<K::P>(),
                     ak,
