@@ -11,109 +11,29 @@
 
 mod support;
 
-use layout::AnyLayout;
-use layout::DynLayout;
-use layout::gemm::{self, Isa, Options, Packing};
 use layout::named::blocked::{row_major_block_linear, row_major_interleaved};
-use layout::tensor::{Tensor, TensorIndex};
+use layout::{AnyLayout, DynLayout};
 use proptest::prelude::*;
 use support::Seeded;
-
-fn span<L: AnyLayout>(l: &L) -> usize {
-    let (_, hi) = l.offset_bounds().unwrap();
-    hi as usize + 1
-}
+use support::routes::{Float, check_every_route};
 
 /// Row-major `r × c` with leading dimension `ld`.
 fn padded(r: i64, c: i64, ld: i64) -> DynLayout {
     format!("({r},{c}):({ld},1)").parse().unwrap()
 }
 
-macro_rules! checker {
-    ($name:ident, $t:ty) => {
-        /// `gemm_tensors_with` on every route against the naive product (see the file's doc).
-        fn $name<LA>(rng: &mut Seeded, la: LA, (k, n, ldb, ldc): (i64, i64, i64, i64), ab: ($t, $t))
-        where
-            LA: AnyLayout,
-            [i64; 2]: TensorIndex<LA> + TensorIndex<DynLayout>,
-        {
-            let (alpha, beta) = ab;
-            let m = la.domain().mode(0).unwrap().size().unwrap();
-            let (lb, lc) = (padded(k, n, ldb), padded(m, n, ldc));
-            let m = m as usize;
-            let (k, n) = (k as usize, n as usize);
-            let buf = |rng: &mut Seeded, len: usize| -> Vec<$t> {
-                (0..len).map(|_| rng.range(-4, 5) as $t).collect()
-            };
-            let (a, b, c) = (
-                buf(rng, span(&la)),
-                buf(rng, span(&lb)),
-                buf(rng, span(&lc)),
-            );
-            let ta = Tensor::new(&a[..], la).unwrap();
-            let tb = Tensor::new(&b[..], lb).unwrap();
-            let c0 = Tensor::new(&c[..], lc).unwrap();
-            let want: Vec<$t> = (0..m * n)
-                .map(|x| {
-                    let (i, j) = (x % m, x / m);
-                    let s: $t = (0..k)
-                        .map(|p| ta[[i as i64, p as i64]] * tb[[p as i64, j as i64]])
-                        .sum();
-                    let c = c0[[i as i64, j as i64]];
-                    if beta == 0.0 {
-                        alpha * s
-                    } else {
-                        alpha * s + beta * c
-                    }
-                })
-                .collect();
-            let mut inside = vec![false; c.len()];
-            for x in 0..m * n {
-                inside[lc.offset(x as i64) as usize] = true;
-            }
-            for isa in Isa::available() {
-                for packing in [Packing::Auto, Packing::Always] {
-                    for threads in [1, 2] {
-                        let mut c2 = c.clone();
-                        if beta == 0.0 {
-                            for x in 0..m * n {
-                                c2[lc.offset(x as i64) as usize] = <$t>::NAN;
-                            }
-                        }
-                        let mut tc = Tensor::new(&mut c2[..], lc).unwrap();
-                        let opts = Options {
-                            isa,
-                            threads,
-                            packing,
-                        };
-                        gemm::gemm_tensors_with(opts, alpha, &ta, &tb, beta, &mut tc).unwrap();
-                        for x in 0..m * n {
-                            let (i, j) = (x % m, x / m);
-                            assert_eq!(
-                                tc[[i as i64, j as i64]],
-                                want[x],
-                                "{} × {lb} → {lc}, α={alpha} β={beta} ({isa:?}, {packing:?}, \
-                                 {threads} threads) at ({i},{j})",
-                                ta.layout()
-                            );
-                        }
-                        for (x, (&got, &was)) in c2.iter().zip(&c).enumerate() {
-                            if !inside[x] {
-                                assert_eq!(
-                                    got.to_bits(),
-                                    was.to_bits(),
-                                    "{lc}: offset {x} written"
-                                );
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    };
+/// `A (m × k) · B (k × n, leading dimension ldb) → C (m × n, leading dimension ldc)` through
+/// every route ([`support::routes::check_every_route`]).
+fn check<T: Float>(
+    rng: &mut Seeded,
+    la: DynLayout,
+    (k, n, ldb, ldc): (i64, i64, i64, i64),
+    (alpha, beta): (i8, i8),
+) {
+    let m = la.domain().mode(0).unwrap().size().unwrap();
+    let (lb, lc) = (padded(k, n, ldb), padded(m, n, ldc));
+    check_every_route(rng, la, lb, lc, T::int(alpha.into()), T::int(beta.into())).unwrap();
 }
-checker!(check32, f32);
-checker!(check64, f64);
 
 const SCALARS: [(i8, i8); 3] = [(1, 0), (-1, 1), (2, -3)];
 
@@ -129,13 +49,13 @@ fn both_families(
     let shape = (k, n, n + pad_b, n + pad_c);
     if m % 4 == 0 {
         let la = row_major_interleaved(4, m, k, 4 * k).unwrap();
-        check32(rng, la, shape, (a as f32, b as f32));
-        check64(rng, la, shape, (a as f64, b as f64));
+        check::<f32>(rng, la, shape, (a, b));
+        check::<f64>(rng, la, shape, (a, b));
     }
     if m % 8 == 0 && k % 8 == 0 {
         let la = row_major_block_linear(8, 8, m, k, 8 * k).unwrap();
-        check32(rng, la, shape, (a as f32, b as f32));
-        check64(rng, la, shape, (a as f64, b as f64));
+        check::<f32>(rng, la, shape, (a, b));
+        check::<f64>(rng, la, shape, (a, b));
     }
 }
 

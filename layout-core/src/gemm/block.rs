@@ -336,9 +336,7 @@ fn blocks<K: Kern>(
             if K::KSTEP == 1
                 && match src {
                     Where::Mapped(..) => ctx.m <= IN_PLACE_PANELS * mr,
-                    Where::Strided(..) => {
-                        ctx.m <= ki.strided_in_place * mr && ki.kc <= STEPS.len()
-                    }
+                    Where::Strided(..) => ctx.m <= ki.strided_in_place * mr && ki.kc <= STEPS.len(),
                 } =>
         {
             Some((f, src))
