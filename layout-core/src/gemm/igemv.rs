@@ -459,21 +459,8 @@ mod x86 {
                         let w: [__m512i; 4] = core::array::from_fn(|t| {
                             _mm512_loadu_si512(r[4 * h + t].add(64 * q).cast())
                         });
-                        let (t0, t1) = (
-                            _mm512_unpacklo_epi8(w[0], w[1]),
-                            _mm512_unpackhi_epi8(w[0], w[1]),
-                        );
-                        let (t2, t3) = (
-                            _mm512_unpacklo_epi8(w[2], w[3]),
-                            _mm512_unpackhi_epi8(w[2], w[3]),
-                        );
                         // vector i, lane l: columns 16·l + 4·i .. + 4 (`perm64`)
-                        let quads = [
-                            _mm512_unpacklo_epi16(t0, t2),
-                            _mm512_unpackhi_epi16(t0, t2),
-                            _mm512_unpacklo_epi16(t1, t3),
-                            _mm512_unpackhi_epi16(t1, t3),
-                        ];
+                        let quads = crate::gemm::quads_zmm::quads64(w);
                         for (vi, m) in v.iter_mut().zip(quads) {
                             *vi = dpbusd::<X>(*vi, x, m);
                         }

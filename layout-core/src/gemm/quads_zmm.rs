@@ -309,6 +309,34 @@ pub(crate) unsafe fn gemv(p: *const u8, a: *const u8, quads: usize, acc: *mut i3
     }
 }
 
+/// The byte quads of four rows' 64 bytes (element t's four bytes `w[0][t] … w[3][t]` one
+/// 32-bit lane) by two rounds of in-lane unpacks: vector u's 128-bit lane l holds elements
+/// `16l + 4u .. + 4` (the `perm64` order of `igemv`). Shared by [`zip4`]'s packing and
+/// `igemv`'s VNNI rows.
+///
+/// # Safety
+/// AVX-512 BW available (inlined into a kernel compiled with it).
+#[inline(always)]
+pub(crate) unsafe fn quads64(w: [__m512i; 4]) -> [__m512i; 4] {
+    // SAFETY: AVX-512 BW (the caller's contract); the unpacks only move register lanes.
+    unsafe {
+        let (t0, t1) = (
+            _mm512_unpacklo_epi8(w[0], w[1]),
+            _mm512_unpackhi_epi8(w[0], w[1]),
+        );
+        let (t2, t3) = (
+            _mm512_unpacklo_epi8(w[2], w[3]),
+            _mm512_unpackhi_epi8(w[2], w[3]),
+        );
+        [
+            _mm512_unpacklo_epi16(t0, t2),
+            _mm512_unpackhi_epi16(t0, t2),
+            _mm512_unpacklo_epi16(t1, t3),
+            _mm512_unpackhi_epi16(t1, t3),
+        ]
+    }
+}
+
 /// Up to 64 elements `i .. i + n` (n ≤ 64) of four byte rows, each XORed with `flip`, zipped
 /// into byte quads (element t's four bytes `x[0][t], x[1][t], x[2][t], x[3][t]` one 32-bit
 /// lane): vector v holds elements `i + 16v .. i + 16v + 16` in order (`flip` past n). Below
@@ -333,21 +361,8 @@ unsafe fn zip64(x: [*const u8; 4], i: usize, n: usize, flip: __m512i) -> [__m512
         };
         _mm512_xor_si512(v, flip)
     });
-    let (t0, t1) = (
-        _mm512_unpacklo_epi8(w[0], w[1]),
-        _mm512_unpackhi_epi8(w[0], w[1]),
-    );
-    let (t2, t3) = (
-        _mm512_unpacklo_epi8(w[2], w[3]),
-        _mm512_unpackhi_epi8(w[2], w[3]),
-    );
-    // vector u, lane l: elements 16l + 4u .. + 4
-    let q = [
-        _mm512_unpacklo_epi16(t0, t2),
-        _mm512_unpackhi_epi16(t0, t2),
-        _mm512_unpacklo_epi16(t1, t3),
-        _mm512_unpackhi_epi16(t1, t3),
-    ];
+    // SAFETY: AVX-512 BW (the caller's contract).
+    let q = unsafe { quads64(w) };
     // lanes (u, l) → (l, u)
     let a = _mm512_shuffle_i64x2::<0x44>(q[0], q[1]);
     let b = _mm512_shuffle_i64x2::<0xEE>(q[0], q[1]);

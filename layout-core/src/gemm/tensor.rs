@@ -151,33 +151,20 @@ fn extents<L: AnyLayout>(
 }
 
 /// The extents of a run-time layout of two top-level modes (each the product of its mode's
-/// shape leaves), in one pass over its profile; `None` for any other rank (then the domain
-/// decides, and names the rank).
+/// shape leaves, [`Axes`]' one pass over the profile), checked; `None` for any other rank (then
+/// the domain decides, and names the rank).
 fn pair_extents(l: &DynLayout) -> Option<(i64, i64)> {
-    use crate::tuple::{CLOSE, OPEN};
-    let p = l.profile();
-    if p.is_leaf() {
+    let ax = Axes::new(l);
+    let ext = |k| {
+        ax.leaves(k)
+            .0
+            .iter()
+            .try_fold(1i64, |x, &e| x.checked_mul(e))
+    };
+    if ax.rank != 2 {
         return None;
     }
-    let toks = p.tokens();
-    let inner = toks.get(1..toks.len().checked_sub(1)?)?;
-    let shape = l.shape_leaves();
-    let (mut ext, mut rank, mut depth, mut leaf) = ([1i64; 2], 0usize, 0usize, 0usize);
-    for &t in inner {
-        match t {
-            OPEN => depth += 1,
-            CLOSE => depth = depth.checked_sub(1)?,
-            _ => {
-                let e = ext.get_mut(rank)?;
-                *e = e.checked_mul(*shape.get(leaf)?)?;
-                leaf += 1;
-            }
-        }
-        if depth == 0 {
-            rank += 1;
-        }
-    }
-    (rank == 2).then_some((ext[0], ext[1]))
+    Some((ext(0)?, ext(1)?))
 }
 
 /// The extents `[m, k, n]` of a product, checked: A m × k, B k × n, C m × n.
